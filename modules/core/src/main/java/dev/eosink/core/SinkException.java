@@ -1,0 +1,23 @@
+package dev.eosink.core;
+
+import java.io.IOException;
+
+/**
+ * Every failure the sink reports: the message always names the sink, the subtask and, where one is
+ * involved, the table, the transaction id, the checkpoint and what to do about it.
+ *
+ * <p>It is an {@link IOException} because the Sink V2 methods declare that; Flink fails the task
+ * and restarts it per the job's restart strategy, and the restarted task recovers idempotently.
+ */
+public class SinkException extends IOException {
+
+    private static final long serialVersionUID = 1L;
+
+    public SinkException(String message) {
+        super(message);
+    }
+
+    public SinkException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,158 @@
+package dev.eosink.core;
+
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The name of one database transaction of one sink subtask: {@code eos1/<sinkId>/<subtask>/<checkpoint>/<run>}.
+ *
+ * <p>Invariants this name keeps, on which recovery relies:
+ *
+ * <ul>
+ *   <li>Unique per sink, subtask, checkpoint and run: two sinks in one job differ by sink id, two
+ *       subtasks by index, two epochs by checkpoint, and two attempts that restart from the same
+ *       checkpoint by the random {@code run} token. No two live transactions can share a name.
+ *   <li>Parseable back: the startup cleanup and the operator tooling read sink id, subtask and
+ *       checkpoint from nothing but the name found in the database.
+ *   <li>{@code checkpointId} is never larger than the checkpoint whose barrier prepared the
+ *       transaction (it is the last checkpoint this writer snapshotted, plus one). Every checkpoint
+ *       that completed before the barrier was snapshotted by this writer, so a transaction whose
+ *       checkpoint did not complete always carries a number greater than the checkpoint a later run
+ *       restores from. That is what lets the startup cleanup roll back exactly those.
+ *   <li>At most {@link #MAX_LENGTH} bytes: PostgreSQL's gid limit is 200 bytes.
+ * </ul>
+ */
+public final class TransactionId implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The first path element of every name; bump it if the layout ever changes. */
+    public static final String PREFIX = "eos1";
+
+    /** Sink ids: a stable, human-readable name. No '/', so that names parse unambiguously. */
+    public static final Pattern SINK_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,99}");
+
+    private static final Pattern RUN = Pattern.compile("[a-z0-9]{8}");
+
+    /** PostgreSQL refuses gids of 200 bytes or more. */
+    public static final int MAX_LENGTH = 199;
+
+    private final String sinkId;
+    private final int subtask;
+    private final long checkpointId;
+    private final String run;
+
+    public TransactionId(String sinkId, int subtask, long checkpointId, String run) {
+        this.sinkId = checkSinkId(sinkId);
+        if (subtask < 0) {
+            throw new IllegalArgumentException("subtask must be >= 0, was " + subtask);
+        }
+        if (checkpointId < 0) {
+            throw new IllegalArgumentException("checkpointId must be >= 0, was " + checkpointId);
+        }
+        if (run == null || !RUN.matcher(run).matches()) {
+            throw new IllegalArgumentException("run token must be 8 characters [a-z0-9], was " + run);
+        }
+        this.subtask = subtask;
+        this.checkpointId = checkpointId;
+        this.run = run;
+    }
+
+    /** A fresh random run token: one per writer instance, so restarted attempts never reuse a name. */
+    public static String newRunToken() {
+        SecureRandom random = new SecureRandom();
+        char[] chars = new char[8];
+        String alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+        for (int i = 0; i < chars.length; i++) {
+            chars[i] = alphabet.charAt(random.nextInt(alphabet.length()));
+        }
+        return new String(chars);
+    }
+
+    /** Validates a sink id, with a message that says what is allowed. */
+    public static String checkSinkId(String sinkId) {
+        if (sinkId == null || !SINK_ID.matcher(sinkId).matches()) {
+            throw new IllegalArgumentException(
+                    "Invalid sink id '"
+                            + sinkId
+                            + "': a sink id is 1 to 100 characters of letters, digits, '_', '.' and '-', "
+                            + "starting with a letter or digit. It must stay the same across restarts "
+                            + "of the job, and differ between sinks writing to the same database.");
+        }
+        return sinkId;
+    }
+
+    /** The name prefix shared by every transaction of one sink: what cleanup and tooling filter on. */
+    public static String sinkPrefix(String sinkId) {
+        return PREFIX + "/" + checkSinkId(sinkId) + "/";
+    }
+
+    /** Parses a name written by {@link #toString()}; empty for anything else (other sinks, other tools). */
+    public static Optional<TransactionId> parse(String name) {
+        if (name == null) {
+            return Optional.empty();
+        }
+        String[] parts = name.split("/", -1);
+        if (parts.length != 5 || !PREFIX.equals(parts[0])) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(
+                    new TransactionId(
+                            parts[1], Integer.parseInt(parts[2]), Long.parseLong(parts[3]), parts[4]));
+        } catch (IllegalArgumentException e) { // includes NumberFormatException
+            return Optional.empty();
+        }
+    }
+
+    public String sinkId() {
+        return sinkId;
+    }
+
+    public int subtask() {
+        return subtask;
+    }
+
+    public long checkpointId() {
+        return checkpointId;
+    }
+
+    public String run() {
+        return run;
+    }
+
+    /** The name as stored in the database (PostgreSQL's gid). */
+    @Override
+    public String toString() {
+        String name = PREFIX + "/" + sinkId + "/" + subtask + "/" + checkpointId + "/" + run;
+        // Cannot happen with a valid sink id (100 chars) and numeric fields; kept as a tripwire.
+        if (name.getBytes(StandardCharsets.UTF_8).length > MAX_LENGTH) {
+            throw new IllegalStateException("transaction id longer than " + MAX_LENGTH + " bytes: " + name);
+        }
+        return name;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof TransactionId)) {
+            return false;
+        }
+        TransactionId that = (TransactionId) o;
+        return subtask == that.subtask
+                && checkpointId == that.checkpointId
+                && sinkId.equals(that.sinkId)
+                && run.equals(that.run);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(sinkId, subtask, checkpointId, run);
+    }
+}

@@ -1,0 +1,214 @@
+package dev.eosink.core.protocol;
+
+import dev.eosink.core.SinkException;
+import dev.eosink.core.SinkSettings;
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.TransactionLostException;
+import dev.eosink.core.spi.CommitSession;
+import dev.eosink.core.spi.RetriableCommitException;
+import dev.eosink.core.spi.SubtaskContext;
+
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.Collection;
+
+/**
+ * The committer half of the two-phase commit. Flink calls it only for checkpoints that completed
+ * (and, on restore, for the committables of the restored checkpoint), in checkpoint order.
+ *
+ * <p>Every commit ends in exactly one of three ways, decided here and nowhere else:
+ *
+ * <ol>
+ *   <li><b>Committed</b>, by this call, or earlier: if the name is no longer prepared, the marker
+ *       row written inside the transaction proves it committed ({@code signalAlreadyCommitted}).
+ *       This is what makes re-commits after a restore idempotent.
+ *   <li><b>Retried</b>, when the outcome is unknown (connection lost during COMMIT PREPARED,
+ *       another session finishing the same transaction): look again, up to {@code commitRetries}
+ *       times with backoff; then fail the task, and the restored committer tries again.
+ *   <li><b>Lost</b>: neither prepared nor marked. Someone rolled it back; its rows are gone. The
+ *       sink never assumes success: it fails, naming the transaction, checkpoint and subtask.
+ * </ol>
+ */
+public final class ExactlyOnceCommitter implements Committer<PreparedTransaction> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExactlyOnceCommitter.class);
+
+    private final SubtaskContext context;
+    private final SinkSettings settings;
+    private final String target;
+    private final CommitSession session;
+    private final Counter committed;
+    private final Counter alreadyCommitted;
+    private final Counter retries;
+    private long lastPruneMillis;
+
+    public ExactlyOnceCommitter(
+            SubtaskContext context,
+            SinkSettings settings,
+            String target,
+            CommitSession session,
+            MetricGroup metrics) {
+        this.context = context;
+        this.settings = settings;
+        this.target = target;
+        this.session = session;
+        MetricGroup group = metrics.addGroup("eosink");
+        this.committed = group.counter("transactionsCommitted");
+        this.alreadyCommitted = group.counter("transactionsAlreadyCommitted");
+        this.retries = group.counter("commitRetries");
+    }
+
+    @Override
+    public void commit(Collection<CommitRequest<PreparedTransaction>> requests)
+            throws IOException, InterruptedException {
+        for (CommitRequest<PreparedTransaction> request : requests) {
+            PreparedTransaction tx = request.getCommittable();
+            try {
+                if (commitOne(tx.id())) {
+                    committed.inc();
+                    LOG.debug(
+                            "{}: committed {} ({} rows, {} ms after prepare)",
+                            context,
+                            tx.id(),
+                            tx.rows(),
+                            System.currentTimeMillis() - tx.preparedAtMillis());
+                } else {
+                    alreadyCommitted.inc();
+                    request.signalAlreadyCommitted();
+                    LOG.info("{}: {} was already committed (marker found)", context, tx.id());
+                }
+            } catch (TransactionLostException lost) {
+                LOG.error(lost.getMessage());
+                // Throws: the task fails and the message reaches the job's exception history.
+                request.signalFailedWithUnknownReason(lost);
+            }
+        }
+        pruneMarkersIfDue();
+    }
+
+    /**
+     * Commits one transaction.
+     *
+     * @return true if this call committed it, false if it had been committed before (proved by
+     *     its marker)
+     * @throws TransactionLostException if it is neither prepared nor committed
+     * @throws SinkException if the outcome stays unknown after the configured retries, or on a
+     *     fatal error
+     */
+    boolean commitOne(TransactionId id) throws IOException, InterruptedException {
+        RetriableCommitException last = null;
+        for (int attempt = 0; attempt <= settings.commitRetries(); attempt++) {
+            if (attempt > 0) {
+                retries.inc();
+                long backoff = backoffMillis(attempt);
+                LOG.warn(
+                        "{}: commit of {} (checkpoint {}) failed with an unknown outcome, attempt {} of {}; "
+                                + "looking again in {} ms: {}",
+                        context,
+                        id,
+                        id.checkpointId(),
+                        attempt,
+                        settings.commitRetries() + 1,
+                        backoff,
+                        last.getMessage());
+                Thread.sleep(backoff); // an interrupt propagates: the task is being cancelled
+            }
+            try {
+                switch (session.commit(id)) {
+                    case COMMITTED:
+                        return true;
+                    case NOT_FOUND:
+                        if (session.isMarked(id)) {
+                            return false;
+                        }
+                        throw lost(id);
+                    default:
+                        throw new IllegalStateException("unknown commit outcome");
+                }
+            } catch (RetriableCommitException e) {
+                last = e;
+            }
+        }
+        throw new SinkException(
+                context
+                        + ": could not commit prepared transaction "
+                        + id
+                        + " of checkpoint "
+                        + id.checkpointId()
+                        + " into "
+                        + target
+                        + " after "
+                        + (settings.commitRetries() + 1)
+                        + " attempts; the outcome is unknown. The task fails and the restored committer "
+                        + "commits it again (idempotently). If this repeats, check the database's "
+                        + "availability and that the sink's role can run COMMIT PREPARED.",
+                last);
+    }
+
+    private long backoffMillis(int attempt) {
+        long base = settings.commitRetryBackoff().toMillis();
+        // Exponential, capped at 32x the base: long enough to ride out a server restart.
+        return base << Math.min(attempt - 1, 5);
+    }
+
+    private TransactionLostException lost(TransactionId id) {
+        return new TransactionLostException(
+                context
+                        + ": prepared transaction "
+                        + id
+                        + " of checkpoint "
+                        + id.checkpointId()
+                        + " (written by subtask "
+                        + id.subtask()
+                        + ") into "
+                        + target
+                        + " is gone and its marker row is absent: it was rolled back by someone other than "
+                        + "this job, and its rows are LOST. Completed checkpoint "
+                        + id.checkpointId()
+                        + " promised them. Likely causes: ROLLBACK PREPARED by an operator, a second job "
+                        + "with sink id '"
+                        + id.sinkId()
+                        + "', or marker rows pruned before an old savepoint was restored (markerRetention "
+                        + settings.markerRetention()
+                        + "). Remedy: replay the lost input (restore from a checkpoint before "
+                        + id.checkpointId()
+                        + "), and make sure nothing else resolves this sink's prepared transactions.");
+    }
+
+    private void pruneMarkersIfDue() {
+        // One subtask prunes for the whole sink; any would do, one is enough.
+        if (context.subtask() != 0) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        if (now - lastPruneMillis < settings.markerPruneInterval().toMillis()) {
+            return;
+        }
+        lastPruneMillis = now;
+        try {
+            long pruned = session.pruneMarkers(settings.markerRetention());
+            if (pruned > 0) {
+                LOG.info("{}: pruned {} marker rows older than {}", context, pruned, settings.markerRetention());
+            }
+        } catch (IOException e) {
+            // Pruning is housekeeping; failing the job for it would trade availability for nothing.
+            LOG.warn("{}: pruning marker rows failed, will try again later", context, e);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        session.close();
+    }
+
+    @Override
+    public String toString() {
+        return "ExactlyOnceCommitter{" + context + ", " + target + "}";
+    }
+}

@@ -1,0 +1,256 @@
+package dev.eosink.core.protocol;
+
+import dev.eosink.core.LeftoverPolicy;
+import dev.eosink.core.SinkException;
+import dev.eosink.core.SinkSettings;
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.WriterSession;
+
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The writer half of the two-phase commit. Between two barriers every record goes into one open
+ * database transaction; at the barrier ({@link #prepareCommit()}) that transaction is prepared under
+ * a fresh {@link TransactionId} and handed to Flink as a {@link PreparedTransaction}. The writer
+ * never commits: only the committer does, once the checkpoint is complete.
+ *
+ * <p>Invariants:
+ *
+ * <ul>
+ *   <li>An epoch with no record prepares nothing and emits no committable.
+ *   <li>A transaction is named with {@code lastSnapshottedCheckpoint + 1}, never more than the
+ *       checkpoint whose barrier prepares it (Flink calls {@code prepareCommit} before {@code
+ *       snapshotState} of the same checkpoint).
+ *   <li>Before the first record, the startup recovery ({@link RecoveryPlan}) has rolled back
+ *       exactly the owned transactions no restored committer will commit, under the ownership
+ *       guard of every subtask index involved.
+ *   <li>On close (cancel, failure) only the open, unprepared transaction is rolled back; prepared
+ *       ones belong to checkpoints and are left to the committer or the next start.
+ * </ul>
+ */
+public final class ExactlyOnceWriter<IN>
+        implements CommittingSinkWriter<IN, PreparedTransaction>, StatefulSinkWriter<IN, WriterState> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExactlyOnceWriter.class);
+
+    private final SubtaskContext context;
+    private final SinkSettings settings;
+    private final String target;
+    private final WriterSession<IN> session;
+    private final String run = TransactionId.newRunToken();
+
+    /** The last checkpoint this writer snapshotted (or restored from); 0 before the first. */
+    private long lastCheckpointId;
+
+    private long recordsInEpoch;
+
+    public ExactlyOnceWriter(
+            SubtaskContext context,
+            SinkSettings settings,
+            String target,
+            WriterSession<IN> session,
+            Collection<WriterState> restoredStates)
+            throws IOException {
+        this.context = context;
+        this.settings = settings;
+        this.target = target;
+        this.session = session;
+        this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
+        warnOnSinkIdChange(restoredStates);
+        try {
+            recover();
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(e);
+            throw e;
+        }
+    }
+
+    private void warnOnSinkIdChange(Collection<WriterState> restoredStates) {
+        List<String> otherIds =
+                restoredStates.stream()
+                        .map(WriterState::sinkId)
+                        .filter(id -> !id.equals(context.sinkId()))
+                        .distinct()
+                        .collect(Collectors.toList());
+        if (!otherIds.isEmpty()) {
+            LOG.warn(
+                    "{}: restored state was written by sink id(s) {}. Prepared transactions of those ids "
+                            + "are no longer managed by this job; list and resolve them with "
+                            + "sql/03-prepared-transactions.sql.",
+                    context,
+                    otherIds);
+        }
+    }
+
+    /** Rolls back this subtask's leftovers per {@link RecoveryPlan}, under the ownership guards. */
+    private void recover() throws IOException {
+        session.claim(context.subtask(), settings.claimWait().toMillis());
+        List<TransactionId> prepared = session.listPrepared();
+        RecoveryPlan plan =
+                RecoveryPlan.decide(
+                        prepared,
+                        context.sinkId(),
+                        context.subtask(),
+                        context.parallelism(),
+                        context.restoredCheckpointId());
+
+        if (plan.freshStart() && !plan.toRollBack().isEmpty()) {
+            if (settings.leftoverPolicy() == LeftoverPolicy.FAIL) {
+                throw new SinkException(
+                        context
+                                + ": found "
+                                + plan.toRollBack().size()
+                                + " prepared transaction(s) of this sink id left by an earlier run "
+                                + names(plan.toRollBack())
+                                + ", and the job starts without restored state. Remedy: restore the job "
+                                + "from its latest checkpoint or savepoint so they are committed; or resolve "
+                                + "them by hand (sql/03-prepared-transactions.sql); or set leftoverPolicy "
+                                + "ROLLBACK to roll them back at start.");
+            }
+            LOG.warn(
+                    "{}: fresh start (no restored state) found {} prepared transaction(s) of this sink id left "
+                            + "by an earlier run; rolling them back (leftoverPolicy=ROLLBACK): {}",
+                    context,
+                    plan.toRollBack().size(),
+                    names(plan.toRollBack()));
+        }
+
+        // Adopted indices come from a larger earlier parallelism. If a live session still guards one,
+        // a second job with this sink id is running: claim() refuses rather than destroy its work.
+        for (int adopted : plan.adoptedSubtasks()) {
+            session.claim(adopted, settings.claimWait().toMillis());
+        }
+        for (TransactionId id : plan.toRollBack()) {
+            session.rollbackPrepared(id);
+            LOG.info(
+                    "{}: rolled back prepared transaction {} (checkpoint {} did not complete before restored "
+                            + "checkpoint {})",
+                    context,
+                    id,
+                    id.checkpointId(),
+                    context.restoredCheckpointId().isPresent()
+                            ? context.restoredCheckpointId().getAsLong()
+                            : "none");
+        }
+        for (int adopted : plan.adoptedSubtasks()) {
+            session.release(adopted);
+        }
+        if (!plan.leftForCommitter().isEmpty()) {
+            LOG.info(
+                    "{}: left {} prepared transaction(s) at or before restored checkpoint {} to the restored "
+                            + "committer: {}",
+                    context,
+                    plan.leftForCommitter().size(),
+                    context.restoredCheckpointId().getAsLong(),
+                    names(plan.leftForCommitter()));
+        }
+    }
+
+    @Override
+    public void write(IN element, Context ctx) throws IOException {
+        try {
+            session.write(element, recordsInEpoch);
+        } catch (IOException | RuntimeException e) {
+            throw epochFailure(e);
+        }
+        recordsInEpoch++;
+    }
+
+    @Override
+    public void flush(boolean endOfInput) throws IOException {
+        try {
+            session.flush();
+        } catch (IOException | RuntimeException e) {
+            throw epochFailure(e);
+        }
+    }
+
+    @Override
+    public Collection<PreparedTransaction> prepareCommit() throws IOException {
+        if (recordsInEpoch == 0) {
+            return Collections.emptyList();
+        }
+        TransactionId id =
+                new TransactionId(context.sinkId(), context.subtask(), lastCheckpointId + 1, run);
+        long rows = recordsInEpoch;
+        try {
+            session.prepare(id, rows);
+        } catch (IOException | RuntimeException e) {
+            throw epochFailure(e);
+        }
+        recordsInEpoch = 0;
+        LOG.debug("{}: prepared {} with {} rows", context, id, rows);
+        return Collections.singletonList(new PreparedTransaction(id, rows, System.currentTimeMillis()));
+    }
+
+    /** Adds who and when to a failure of the open epoch: sink, subtask, checkpoint. */
+    private SinkException epochFailure(Exception e) {
+        return new SinkException(
+                context
+                        + ", "
+                        + target
+                        + ", epoch of checkpoint "
+                        + (lastCheckpointId + 1)
+                        + " (after completed checkpoint "
+                        + lastCheckpointId
+                        + ", "
+                        + recordsInEpoch
+                        + " records so far): "
+                        + e.getMessage(),
+                e);
+    }
+
+    @Override
+    public List<WriterState> snapshotState(long checkpointId) {
+        lastCheckpointId = checkpointId;
+        return Collections.singletonList(new WriterState(context.sinkId(), context.subtask(), checkpointId));
+    }
+
+    @Override
+    public void close() throws Exception {
+        closeQuietly(null);
+    }
+
+    private void closeQuietly(Throwable primary) {
+        try {
+            session.abortOpen();
+        } catch (IOException | RuntimeException e) {
+            // The connection may be what failed; the server rolls back an open transaction when its
+            // session ends, so nothing is left behind either way.
+            if (primary != null) {
+                primary.addSuppressed(e);
+            } else {
+                LOG.debug("{}: rolling back the open transaction on close failed", context, e);
+            }
+        }
+        try {
+            session.close();
+        } catch (IOException | RuntimeException e) {
+            if (primary != null) {
+                primary.addSuppressed(e);
+            } else {
+                LOG.debug("{}: closing the session failed", context, e);
+            }
+        }
+    }
+
+    private static String names(List<TransactionId> ids) {
+        return ids.stream().map(TransactionId::toString).collect(Collectors.joining(", ", "[", "]"));
+    }
+
+    @Override
+    public String toString() {
+        return "ExactlyOnceWriter{" + context + ", " + target + ", run=" + run + "}";
+    }
+}

@@ -1,0 +1,117 @@
+package dev.eosink.core.protocol;
+
+import dev.eosink.core.TransactionId;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * Decides, at writer start, which prepared transactions found in the database this subtask rolls
+ * back. This is the one place where the sink destroys prepared work, so its rules are strict:
+ *
+ * <ol>
+ *   <li><b>Ownership.</b> A transaction prepared by subtask {@code s} is owned by the subtask
+ *       {@code s mod parallelism} of the new run. Every old index has exactly one owner, whatever
+ *       the old and new parallelism (rescale up, down, or an upscale that failed and went back), and
+ *       no two subtasks ever act on the same transaction.
+ *   <li><b>Restored run: roll back only what no committer will commit.</b> A committable in restored
+ *       state belongs to a checkpoint at or before the restored one; a transaction named with a
+ *       later checkpoint belongs to a checkpoint that did not complete (see {@link TransactionId}'s
+ *       naming invariant). So exactly the owned transactions with {@code checkpoint > restored} are
+ *       rolled back; the others are left alone, for the restored committer (on whichever subtask
+ *       Flink gave the committable to) to commit.
+ *   <li><b>Fresh run: everything owned is a leftover</b> of an earlier run of the same sink id that
+ *       died without committing. There is no committer state that could commit it; what happens is
+ *       the user's {@link dev.eosink.core.LeftoverPolicy}.
+ * </ol>
+ *
+ * <p>Leftovers of other sink ids are never looked at: every name carries its sink id.
+ */
+public final class RecoveryPlan {
+
+    private final List<TransactionId> toRollBack;
+    private final List<TransactionId> leftForCommitter;
+    private final SortedSet<Integer> adoptedSubtasks;
+    private final boolean freshStart;
+
+    private RecoveryPlan(
+            List<TransactionId> toRollBack,
+            List<TransactionId> leftForCommitter,
+            SortedSet<Integer> adoptedSubtasks,
+            boolean freshStart) {
+        this.toRollBack = Collections.unmodifiableList(toRollBack);
+        this.leftForCommitter = Collections.unmodifiableList(leftForCommitter);
+        this.adoptedSubtasks = Collections.unmodifiableSortedSet(adoptedSubtasks);
+        this.freshStart = freshStart;
+    }
+
+    /**
+     * @param prepared the sink's prepared transactions found in the database (any subtask, any run)
+     * @param restoredCheckpointId the checkpoint the job restored from; empty on a fresh start
+     */
+    public static RecoveryPlan decide(
+            Collection<TransactionId> prepared,
+            String sinkId,
+            int subtask,
+            int parallelism,
+            OptionalLong restoredCheckpointId) {
+        if (subtask < 0 || parallelism <= 0 || subtask >= parallelism) {
+            throw new IllegalArgumentException("subtask " + subtask + " of parallelism " + parallelism);
+        }
+        List<TransactionId> rollBack = new ArrayList<>();
+        List<TransactionId> keep = new ArrayList<>();
+        SortedSet<Integer> adopted = new TreeSet<>();
+        for (TransactionId id : prepared) {
+            if (!id.sinkId().equals(sinkId) || !isOwner(subtask, parallelism, id.subtask())) {
+                continue;
+            }
+            boolean newerThanRestored =
+                    restoredCheckpointId.isEmpty() || id.checkpointId() > restoredCheckpointId.getAsLong();
+            if (newerThanRestored) {
+                rollBack.add(id);
+                if (id.subtask() != subtask) {
+                    adopted.add(id.subtask());
+                }
+            } else {
+                keep.add(id);
+            }
+        }
+        rollBack.sort(RecoveryPlan::byCheckpoint);
+        keep.sort(RecoveryPlan::byCheckpoint);
+        return new RecoveryPlan(rollBack, keep, adopted, restoredCheckpointId.isEmpty());
+    }
+
+    /** Whether the new subtask {@code subtask} of {@code parallelism} owns old subtask index {@code oldSubtask}. */
+    public static boolean isOwner(int subtask, int parallelism, int oldSubtask) {
+        return oldSubtask % parallelism == subtask;
+    }
+
+    private static int byCheckpoint(TransactionId a, TransactionId b) {
+        int c = Long.compare(a.checkpointId(), b.checkpointId());
+        return c != 0 ? c : a.toString().compareTo(b.toString());
+    }
+
+    /** Owned transactions to roll back, oldest checkpoint first. */
+    public List<TransactionId> toRollBack() {
+        return toRollBack;
+    }
+
+    /** Owned transactions at or before the restored checkpoint: a restored committer commits them. */
+    public List<TransactionId> leftForCommitter() {
+        return leftForCommitter;
+    }
+
+    /** Old subtask indices other than this subtask's own whose transactions this plan rolls back. */
+    public SortedSet<Integer> adoptedSubtasks() {
+        return adoptedSubtasks;
+    }
+
+    public boolean freshStart() {
+        return freshStart;
+    }
+}

@@ -1,0 +1,17 @@
+package dev.eosink.core.spi;
+
+import java.io.IOException;
+
+/**
+ * A commit attempt whose outcome is unknown or may still change: the connection was lost during
+ * the call, the server restarted, or another session is finishing the same transaction
+ * (PostgreSQL 55000). The committer looks again, then retries with a bound.
+ */
+public class RetriableCommitException extends IOException {
+
+    private static final long serialVersionUID = 1L;
+
+    public RetriableCommitException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

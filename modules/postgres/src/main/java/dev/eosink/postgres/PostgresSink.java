@@ -1,0 +1,29 @@
+package dev.eosink.postgres;
+
+/**
+ * The entry point: an exactly-once Flink sink into PostgreSQL.
+ *
+ * <pre>{@code
+ * stream.sinkTo(
+ *     PostgresSink.<Order>builder()
+ *         .jdbcUrl("jdbc:postgresql://db:5432/shop")
+ *         .username("flink").password(secret)
+ *         .sinkId("orders")
+ *         .table("public", "orders")
+ *         .columns("id", "customer", "amount")
+ *         .rows(o -> new Object[] {o.id, o.customer, o.amount})
+ *         .build());
+ * }</pre>
+ *
+ * <p>Each parallel subtask writes into one PostgreSQL transaction per checkpoint, prepares it with
+ * {@code PREPARE TRANSACTION} at the barrier and commits it with {@code COMMIT PREPARED} only once
+ * the checkpoint is complete. See the README for the guarantees and what the database needs.
+ */
+public final class PostgresSink {
+
+    private PostgresSink() {}
+
+    public static <IN> PostgresSinkBuilder<IN> builder() {
+        return new PostgresSinkBuilder<>();
+    }
+}

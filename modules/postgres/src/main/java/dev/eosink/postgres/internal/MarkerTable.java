@@ -1,0 +1,52 @@
+package dev.eosink.postgres.internal;
+
+import java.io.Serializable;
+
+/**
+ * The marker table: one row per prepared transaction, written inside that transaction. A row is
+ * visible exactly when its transaction committed, so it is the proof the committer needs when a
+ * transaction name is no longer prepared: committed before a crash, or rolled back by someone else.
+ * The DDL here is the same as sql/01-marker-table.sql.
+ */
+public final class MarkerTable implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final SqlIdentifier table;
+
+    public MarkerTable(SqlIdentifier table) {
+        this.table = table;
+    }
+
+    public SqlIdentifier table() {
+        return table;
+    }
+
+    /** The table and the index pruning uses; the same as sql/01-marker-table.sql. */
+    public String createSql() {
+        return "CREATE TABLE IF NOT EXISTS "
+                + table.sql()
+                + " (gid text PRIMARY KEY, sink_id text NOT NULL, subtask integer NOT NULL,"
+                + " checkpoint_id bigint NOT NULL, row_count bigint NOT NULL,"
+                + " created_at timestamptz NOT NULL DEFAULT now()); "
+                + "CREATE INDEX IF NOT EXISTS "
+                + SqlIdentifier.quote(table.name() + "_sink_created")
+                + " ON "
+                + table.sql()
+                + " (sink_id, created_at)";
+    }
+
+    public String insertSql() {
+        return "INSERT INTO " + table.sql() + " (gid, sink_id, subtask, checkpoint_id, row_count) VALUES (?, ?, ?, ?, ?)";
+    }
+
+    public String existsSql() {
+        return "SELECT 1 FROM " + table.sql() + " WHERE gid = ?";
+    }
+
+    public String pruneSql() {
+        return "DELETE FROM "
+                + table.sql()
+                + " WHERE sink_id = ? AND created_at < now() - make_interval(secs => ?)";
+    }
+}

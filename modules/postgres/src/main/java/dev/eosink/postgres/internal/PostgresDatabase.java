@@ -1,0 +1,319 @@
+package dev.eosink.postgres.internal;
+
+import dev.eosink.core.SinkException;
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CommitSession;
+import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.TransactionalDatabase;
+import dev.eosink.core.spi.WriterSession;
+import dev.eosink.postgres.PostgresConnection;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.zip.CRC32;
+
+/**
+ * PostgreSQL's native two-phase commit ({@code PREPARE TRANSACTION} / {@code COMMIT PREPARED}) as a
+ * {@link TransactionalDatabase}. Opening a writer checks everything that would otherwise fail at the
+ * first checkpoint: that prepared transactions are enabled and plentiful enough, that the marker
+ * table exists and the role may use it, that the target table and columns exist and may be written.
+ */
+public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresDatabase.class);
+
+    /** Prepared transactions one subtask can hold at once: the one being committed and the next. */
+    static final int PREPARED_PER_SUBTASK = 2;
+
+    private final PostgresConnection connection;
+    private final InsertStatement<IN> statement;
+    private final MarkerTable markers;
+    private final boolean createMarkerTable;
+    private final int batchSize;
+
+    public PostgresDatabase(
+            PostgresConnection connection,
+            InsertStatement<IN> statement,
+            MarkerTable markers,
+            boolean createMarkerTable,
+            int batchSize) {
+        this.connection = connection;
+        this.statement = statement;
+        this.markers = markers;
+        this.createMarkerTable = createMarkerTable;
+        this.batchSize = batchSize;
+    }
+
+    InsertStatement<IN> statement() {
+        return statement;
+    }
+
+    MarkerTable markers() {
+        return markers;
+    }
+
+    int batchSize() {
+        return batchSize;
+    }
+
+    public PostgresConnection connection() {
+        return connection;
+    }
+
+    @Override
+    public String target() {
+        return statement.describe();
+    }
+
+    /** The advisory-lock class of a sink id: a stable 32-bit hash, so every job computes the same. */
+    static int lockClass(String sinkId) {
+        CRC32 crc = new CRC32();
+        crc.update(("eosink/" + sinkId).getBytes(StandardCharsets.UTF_8));
+        return (int) crc.getValue();
+    }
+
+    @Override
+    public WriterSession<IN> openWriter(SubtaskContext context) throws IOException {
+        Connection c = connect(context, "writer");
+        try {
+            c.setAutoCommit(true);
+            checkPreparedTransactions(c, context);
+            ensureMarkerTable(c, context);
+            checkTarget(c, context);
+            return new PostgresWriterSession<>(context, this, c);
+        } catch (SQLException e) {
+            closeQuietly(c, e);
+            throw new SinkException(
+                    context + ": checking PostgreSQL at " + connection.describe() + " failed: " + e.getMessage(), e);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(c, e);
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(Connection c, Exception primary) {
+        try {
+            c.close();
+        } catch (SQLException suppressed) {
+            primary.addSuppressed(suppressed);
+        }
+    }
+
+    @Override
+    public CommitSession openCommitter(SubtaskContext context) throws IOException {
+        String name = applicationName(context, "committer");
+        return new PostgresCommitSession(context, markers, connection.pool(name, name, 2));
+    }
+
+    private Connection connect(SubtaskContext context, String role) throws SinkException {
+        try {
+            return connection.open(applicationName(context, role));
+        } catch (SQLException e) {
+            throw new SinkException(
+                    context
+                            + ": could not connect to PostgreSQL at "
+                            + connection.describe()
+                            + ": "
+                            + e.getMessage()
+                            + " (SQLSTATE "
+                            + e.getSQLState()
+                            + "). Remedy: check the JDBC URL, the credentials and that the server accepts "
+                            + "connections from the task managers.",
+                    e);
+        }
+    }
+
+    /** application_name: how operators and tests recognize the sink's sessions in pg_stat_activity. */
+    static String applicationName(SubtaskContext context, String role) {
+        return "eosink/" + context.sinkId() + "/" + context.subtask() + "/" + role;
+    }
+
+    static List<TransactionId> listPrepared(Connection c, String sinkId) throws SQLException {
+        List<TransactionId> ids = new ArrayList<>();
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, ?)")) {
+            s.setString(1, TransactionId.sinkPrefix(sinkId));
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    Optional<TransactionId> id = TransactionId.parse(rs.getString(1));
+                    if (id.isPresent()) {
+                        ids.add(id.get());
+                    } else {
+                        LOG.warn("Ignoring prepared transaction '{}': it starts like this sink's but does not parse", rs.getString(1));
+                    }
+                }
+            }
+        }
+        return ids;
+    }
+
+    private void checkPreparedTransactions(Connection c, SubtaskContext context) throws SQLException, SinkException {
+        int max;
+        int used;
+        try (Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT current_setting('max_prepared_transactions')::int, (SELECT count(*) FROM pg_prepared_xacts)")) {
+            rs.next();
+            max = rs.getInt(1);
+            used = rs.getInt(2);
+        }
+        int needed = PREPARED_PER_SUBTASK * context.parallelism();
+        if (max < needed) {
+            throw new SinkException(
+                    context
+                            + ": PostgreSQL at "
+                            + connection.describe()
+                            + " has max_prepared_transactions = "
+                            + max
+                            + (max == 0 ? ", which disables PREPARE TRANSACTION" : "")
+                            + "; this sink needs at least "
+                            + needed
+                            + " ("
+                            + PREPARED_PER_SUBTASK
+                            + " per subtask x parallelism "
+                            + context.parallelism()
+                            + "), more with several sinks or concurrent checkpoints. Remedy: set "
+                            + "max_prepared_transactions in postgresql.conf (see sql/00-server-settings.sql) and "
+                            + "restart PostgreSQL.");
+        }
+        if (max - used < needed) {
+            LOG.warn(
+                    "{}: only {} of max_prepared_transactions = {} are free ({} in use); this sink may need {}. "
+                            + "Lingering prepared transactions hold locks and block VACUUM: see "
+                            + "sql/03-prepared-transactions.sql.",
+                    context,
+                    max - used,
+                    max,
+                    used,
+                    needed);
+        }
+    }
+
+    private void ensureMarkerTable(Connection c, SubtaskContext context) throws SQLException, SinkException {
+        if (!exists(c, markers.table())) {
+            if (!createMarkerTable) {
+                throw new SinkException(
+                        context
+                                + ": marker table "
+                                + markers.table()
+                                + " does not exist. Remedy: have a database administrator run "
+                                + "sql/01-marker-table.sql, or allow the sink to create it (createMarkerTable(true)).");
+            }
+            try (Statement s = c.createStatement()) {
+                s.execute(markers.createSql());
+                LOG.info("{}: created marker table {}", context, markers.table());
+            } catch (SQLException e) {
+                // Several subtasks may race on CREATE TABLE IF NOT EXISTS; the loser sees a
+                // duplicate. Anything else is a real problem (usually privileges).
+                if (!exists(c, markers.table())) {
+                    throw new SinkException(
+                            context
+                                    + ": could not create marker table "
+                                    + markers.table()
+                                    + ": "
+                                    + e.getMessage()
+                                    + ". Remedy: have a database administrator run sql/01-marker-table.sql and "
+                                    + "grant the sink's role INSERT, SELECT, DELETE on it.",
+                            e);
+                }
+            }
+        }
+        List<String> missing = missingPrivileges(c, markers.table(), "INSERT", "SELECT", "DELETE");
+        if (!missing.isEmpty()) {
+            throw new SinkException(
+                    context
+                            + ": the role lacks "
+                            + missing
+                            + " on marker table "
+                            + markers.table()
+                            + ". Remedy: GRANT INSERT, SELECT, DELETE ON "
+                            + markers.table()
+                            + " TO <sink role> (see sql/02-sink-role.sql).");
+        }
+    }
+
+    private void checkTarget(Connection c, SubtaskContext context) throws SQLException, SinkException {
+        SqlIdentifier table = statement.table();
+        if (table == null) {
+            return; // user SQL: it is checked by the database at the first batch
+        }
+        if (!exists(c, table)) {
+            throw new SinkException(
+                    context + ": table " + table + " does not exist (names are case-sensitive as given). Remedy: "
+                            + "create it, or fix the table name given to the sink.");
+        }
+        List<String> missing = missingPrivileges(c, table, "INSERT");
+        if (!missing.isEmpty()) {
+            throw new SinkException(
+                    context + ": the role lacks INSERT on table " + table + ". Remedy: GRANT INSERT ON " + table
+                            + " TO <sink role>.");
+        }
+        String probe =
+                "SELECT "
+                        + statement.columnsOrEmpty().stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
+                        + " FROM "
+                        + table.sql()
+                        + " WHERE false";
+        try (Statement s = c.createStatement()) {
+            s.executeQuery(probe).close();
+        } catch (SQLException e) {
+            if ("42703".equals(e.getSQLState())) {
+                throw new SinkException(
+                        context + ": table " + table + " lacks a column the sink writes: " + e.getMessage()
+                                + ". Columns configured: " + statement.columnsOrEmpty() + ".",
+                        e);
+            }
+            if (!"42501".equals(e.getSQLState())) { // SELECT is not needed to insert
+                throw e;
+            }
+        }
+    }
+
+    private static boolean exists(Connection c, SqlIdentifier table) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+            s.setString(1, table.sql());
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    private static List<String> missingPrivileges(Connection c, SqlIdentifier table, String... privileges)
+            throws SQLException {
+        List<String> missing = new ArrayList<>();
+        try (PreparedStatement s = c.prepareStatement("SELECT has_table_privilege(to_regclass(?), ?)")) {
+            for (String privilege : privileges) {
+                s.setString(1, table.sql());
+                s.setString(2, privilege);
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    if (!rs.getBoolean(1)) {
+                        missing.add(privilege);
+                    }
+                }
+            }
+        }
+        return missing;
+    }
+
+    @Override
+    public String toString() {
+        return "PostgresDatabase{" + connection.describe() + ", " + target() + ", markers " + markers.table() + "}";
+    }
+}

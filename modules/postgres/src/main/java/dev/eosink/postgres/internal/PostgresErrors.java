@@ -1,0 +1,97 @@
+package dev.eosink.postgres.internal;
+
+import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientException;
+
+/**
+ * The one table that sorts PostgreSQL errors (by SQLSTATE) for the protocol. Commit paths ask
+ * {@link #onCommit}; write paths ask {@link #onWrite} to phrase what happened to the epoch.
+ *
+ * <pre>
+ * SQLSTATE        meaning                                      on COMMIT/ROLLBACK PREPARED
+ * 42704           no prepared transaction of that gid           NOT_FOUND: check the marker
+ * 55000           gid is being finished by another session      RETRY
+ * 08xxx           connection failure (lost, refused, broken)    RETRY
+ * 57P01..57P03    admin/crash shutdown, server starting up      RETRY
+ * 53xxx           out of resources (connections, memory)        RETRY
+ * 40001, 40P01    serialization failure, deadlock               RETRY
+ * 0A000           prepared in another database                  FATAL (connect to the same database)
+ * 42501           prepared by another role                      FATAL (same role, or a superuser)
+ * anything else                                                 FATAL
+ * </pre>
+ */
+public final class PostgresErrors {
+
+    /** What an error on COMMIT PREPARED or ROLLBACK PREPARED means for the protocol. */
+    public enum OnCommit {
+        NOT_FOUND,
+        RETRY,
+        FATAL
+    }
+
+    private PostgresErrors() {}
+
+    public static OnCommit onCommit(SQLException e) {
+        String state = e.getSQLState();
+        if ("42704".equals(state)) {
+            return OnCommit.NOT_FOUND;
+        }
+        if (isTransient(e)) {
+            return OnCommit.RETRY;
+        }
+        return OnCommit.FATAL;
+    }
+
+    /** Connection-level or momentary: the same statement may succeed later, perhaps on a new connection. */
+    public static boolean isTransient(SQLException e) {
+        if (e instanceof SQLTransientException || e instanceof SQLRecoverableException) {
+            return true;
+        }
+        String state = e.getSQLState();
+        if (state == null) {
+            // pgjdbc reports some I/O failures without a state; treat them as a lost connection.
+            return e.getCause() instanceof java.io.IOException;
+        }
+        return state.startsWith("08")
+                || state.startsWith("53")
+                || state.equals("55000")
+                || state.equals("57P01")
+                || state.equals("57P02")
+                || state.equals("57P03")
+                || state.equals("40001")
+                || state.equals("40P01");
+    }
+
+    /** The remedy to print for a fatal commit error, or empty. */
+    public static String commitRemedy(SQLException e) {
+        String state = e.getSQLState();
+        if ("0A000".equals(state)) {
+            return " Remedy: the committer must connect to the same database as the writer that prepared "
+                    + "the transaction.";
+        }
+        if ("42501".equals(state)) {
+            return " Remedy: commit with the role that prepared the transaction, or a superuser "
+                    + "(PostgreSQL allows nobody else to finish a prepared transaction).";
+        }
+        return "";
+    }
+
+    /** How to phrase a failed write: bad data, a lost connection, or something else. */
+    public static String onWrite(SQLException e) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        if (state.startsWith("22") || state.startsWith("23")) {
+            return "the database rejected a record (SQLSTATE "
+                    + state
+                    + "). Nothing of this epoch becomes visible; the job will fail the same way after every "
+                    + "restart until the record is fixed or filtered upstream";
+        }
+        if (isTransient(e)) {
+            return "the connection of the open transaction was lost (SQLSTATE "
+                    + state
+                    + "): the rows of this epoch are gone with it and will be replayed from the last "
+                    + "checkpoint after the restart";
+        }
+        return "the statement failed (SQLSTATE " + state + "); nothing of this epoch becomes visible";
+    }
+}

@@ -1,0 +1,318 @@
+package dev.eosink.postgres.internal;
+
+import dev.eosink.core.SinkException;
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.WriterSession;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.sql.BatchUpdateException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One writer subtask's PostgreSQL session: a dedicated connection (never pooled: it carries the open
+ * transaction and the ownership guard) that batches inserts into the open transaction and ends it
+ * with {@code PREPARE TRANSACTION}, which detaches it from the session.
+ *
+ * <p>The ownership guard is a session-level advisory lock per sink id and subtask index, held by this
+ * connection as long as it lives. A second job with the same sink id cannot take it, and PostgreSQL
+ * releases it by itself when the session ends, however the task died.
+ */
+final class PostgresWriterSession<IN> implements WriterSession<IN> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresWriterSession.class);
+    private static final Pattern BATCH_ENTRY = Pattern.compile("Batch entry (\\d+)");
+    private static final int MAX_RENDERED = 300;
+
+    private final SubtaskContext context;
+    private final PostgresDatabase<IN> database;
+    private final Connection connection;
+    private final int lockClass;
+
+    private PreparedStatement insert;
+    private PreparedStatement marker;
+
+    /** Records in the current, not yet executed batch, for error messages. */
+    private final List<IN> batch = new ArrayList<>();
+    private long batchFirstPosition;
+    private boolean transactionOpen;
+
+    PostgresWriterSession(SubtaskContext context, PostgresDatabase<IN> database, Connection connection) {
+        this.context = context;
+        this.database = database;
+        this.connection = connection;
+        this.lockClass = PostgresDatabase.lockClass(context.sinkId());
+    }
+
+    @Override
+    public void claim(int subtask, long waitMillis) throws IOException {
+        long deadline = System.currentTimeMillis() + waitMillis;
+        try (PreparedStatement s = connection.prepareStatement("SELECT pg_try_advisory_lock(?, ?)")) {
+            s.setInt(1, lockClass);
+            s.setInt(2, subtask);
+            while (true) {
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    if (rs.getBoolean(1)) {
+                        return;
+                    }
+                }
+                if (System.currentTimeMillis() >= deadline) {
+                    throw new SinkException(
+                            context
+                                    + ": another live session holds the ownership guard of sink id '"
+                                    + context.sinkId()
+                                    + "' subtask "
+                                    + subtask
+                                    + " ("
+                                    + holder(subtask)
+                                    + ") and did not release it within "
+                                    + waitMillis
+                                    + " ms. Two jobs with the same sink id would roll back each other's "
+                                    + "transactions, so this one refuses to start. Remedy: stop the other job, or "
+                                    + "give this sink a different sink id.");
+                }
+                Thread.sleep(Math.min(500, Math.max(1, deadline - System.currentTimeMillis())));
+            }
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not take the ownership guard of subtask " + subtask + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SinkException(context + ": interrupted while waiting for the ownership guard", e);
+        }
+    }
+
+    /** Who holds the guard, from pg_locks and pg_stat_activity, for the refusal message. */
+    private String holder(int subtask) {
+        String sql =
+                "SELECT a.pid, a.application_name, a.client_addr, a.backend_start FROM pg_locks l "
+                        + "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+                        + "AND l.classid = ?::oid AND l.objid = ?::oid AND l.objsubid = 2 AND l.pid <> pg_backend_pid()";
+        try (PreparedStatement s = connection.prepareStatement(sql)) {
+            s.setLong(1, Integer.toUnsignedLong(lockClass));
+            s.setLong(2, subtask);
+            try (ResultSet rs = s.executeQuery()) {
+                if (rs.next()) {
+                    return "held by backend pid "
+                            + rs.getInt(1)
+                            + ", application_name '"
+                            + rs.getString(2)
+                            + "', client "
+                            + rs.getString(3)
+                            + ", connected since "
+                            + rs.getTimestamp(4);
+                }
+                return "holder not visible to this role";
+            }
+        } catch (SQLException e) {
+            return "holder unknown: " + e.getMessage();
+        }
+    }
+
+    @Override
+    public void release(int subtask) throws IOException {
+        try (PreparedStatement s = connection.prepareStatement("SELECT pg_advisory_unlock(?, ?)")) {
+            s.setInt(1, lockClass);
+            s.setInt(2, subtask);
+            s.execute();
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not release the guard of subtask " + subtask, e);
+        }
+    }
+
+    @Override
+    public List<TransactionId> listPrepared() throws IOException {
+        try {
+            return PostgresDatabase.listPrepared(connection, context.sinkId());
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not list prepared transactions: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void rollbackPrepared(TransactionId id) throws IOException {
+        try (Statement s = connection.createStatement()) {
+            s.execute("ROLLBACK PREPARED " + SqlIdentifier.literal(id.toString()));
+        } catch (SQLException e) {
+            if ("42704".equals(e.getSQLState())) {
+                LOG.info("{}: {} was already gone when rolling it back", context, id);
+                return;
+            }
+            throw new SinkException(
+                    context
+                            + ": could not roll back prepared transaction "
+                            + id
+                            + " (checkpoint "
+                            + id.checkpointId()
+                            + ", subtask "
+                            + id.subtask()
+                            + "): "
+                            + e.getMessage()
+                            + PostgresErrors.commitRemedy(e),
+                    e);
+        }
+    }
+
+    @Override
+    public void write(IN record, long positionInEpoch) throws IOException {
+        try {
+            if (!transactionOpen) {
+                begin();
+            }
+            if (batch.isEmpty()) {
+                batchFirstPosition = positionInEpoch;
+            }
+            batch.add(record);
+            database.statement().bind(insert, record);
+            insert.addBatch();
+        } catch (Exception e) {
+            throw writeError(e, positionInEpoch, record);
+        }
+        if (batch.size() >= database.batchSize()) {
+            flush();
+        }
+    }
+
+    private void begin() throws SQLException {
+        // Autocommit off: the driver opens the transaction with the first statement. Statements are
+        // prepared once per session and reused across transactions.
+        connection.setAutoCommit(false);
+        if (insert == null) {
+            insert = connection.prepareStatement(database.statement().sql());
+            marker = connection.prepareStatement(database.markers().insertSql());
+        }
+        transactionOpen = true;
+    }
+
+    @Override
+    public void flush() throws IOException {
+        if (batch.isEmpty()) {
+            return;
+        }
+        try {
+            insert.executeBatch();
+        } catch (SQLException e) {
+            long position = batchFirstPosition;
+            IN record = null;
+            Matcher m = BATCH_ENTRY.matcher(String.valueOf(e.getMessage()));
+            if (e instanceof BatchUpdateException && m.find()) {
+                int entry = Integer.parseInt(m.group(1));
+                if (entry < batch.size()) {
+                    position += entry;
+                    record = batch.get(entry);
+                }
+            }
+            throw writeError(e, position, record);
+        }
+        batch.clear();
+    }
+
+    @Override
+    public void prepare(TransactionId id, long rows) throws IOException {
+        flush();
+        try {
+            marker.setString(1, id.toString());
+            marker.setString(2, id.sinkId());
+            marker.setInt(3, id.subtask());
+            marker.setLong(4, id.checkpointId());
+            marker.setLong(5, rows);
+            marker.executeUpdate();
+            try (Statement s = connection.createStatement()) {
+                s.execute("PREPARE TRANSACTION " + SqlIdentifier.literal(id.toString()));
+            }
+            transactionOpen = false;
+        } catch (SQLException e) {
+            throw new SinkException(
+                    "could not prepare transaction "
+                            + id
+                            + " ("
+                            + rows
+                            + " rows into "
+                            + database.statement().describe()
+                            + "): "
+                            + rootMessage(e)
+                            + ". Nothing of this epoch becomes visible."
+                            + (e.getMessage() != null && e.getMessage().contains("max_prepared_transactions")
+                                    ? " Remedy: raise max_prepared_transactions (sql/00-server-settings.sql)."
+                                    : ""),
+                    e);
+        }
+    }
+
+    @Override
+    public void abortOpen() throws IOException {
+        batch.clear();
+        if (!transactionOpen) {
+            return;
+        }
+        transactionOpen = false;
+        try {
+            if (!connection.isClosed()) {
+                connection.rollback();
+            }
+        } catch (SQLException e) {
+            throw new SinkException(context + ": rolling back the open transaction failed", e);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            connection.close(); // ends the session: releases the guards, rolls back anything open
+        } catch (SQLException e) {
+            throw new SinkException(context + ": closing the connection failed", e);
+        }
+    }
+
+    private SinkException writeError(Exception e, long position, IN record) {
+        String what =
+                e instanceof SQLException
+                        ? PostgresErrors.onWrite((SQLException) e)
+                        : "the record could not be bound to the statement";
+        return new SinkException(
+                "writing into "
+                        + database.statement().describe()
+                        + " failed at record #"
+                        + position
+                        + " of the epoch"
+                        + (record != null ? " " + render(record) : "")
+                        + ": "
+                        + rootMessage(e)
+                        + ". Cause: "
+                        + what
+                        + ".",
+                e);
+    }
+
+    private static String render(Object record) {
+        String s;
+        try {
+            s = String.valueOf(record);
+        } catch (RuntimeException e) {
+            s = record.getClass().getName() + " (toString failed)";
+        }
+        return "[" + (s.length() > MAX_RENDERED ? s.substring(0, MAX_RENDERED) + "..." : s) + "]";
+    }
+
+    /** The server's message of the first error in a chain (pgjdbc hides it behind getNextException). */
+    static String rootMessage(Exception e) {
+        if (e instanceof SQLException) {
+            SQLException next = ((SQLException) e).getNextException();
+            if (next != null && next.getMessage() != null) {
+                return next.getMessage().replaceAll("\\s+", " ");
+            }
+        }
+        return String.valueOf(e.getMessage()).replaceAll("\\s+", " ");
+    }
+}

@@ -1,0 +1,187 @@
+package dev.eosink.postgres;
+
+import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.core.TransactionId;
+import dev.eosink.testing.PostgresFixture;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What every exactly-once integration test shares: a real PostgreSQL (the fixture), a MiniCluster,
+ * a fresh table and sink id per test, a replayable source of ids 0..n-1, and the final check of
+ * exact counts.
+ */
+public abstract class ExactlyOnceTestBase {
+
+    protected static final int SLOTS = 4;
+
+    @RegisterExtension
+    protected static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(SLOTS)
+                            .build());
+
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+    protected final PostgresFixture db = PostgresFixture.get();
+
+    /** Unique per test: the table and the sink id. */
+    protected String table;
+
+    protected String sinkId;
+
+    @BeforeEach
+    void createTable(TestInfo info) {
+        String method = info.getTestMethod().map(m -> m.getName()).orElse("t");
+        String base = (getClass().getSimpleName() + "_" + method).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+        if (base.length() > 40) {
+            base = base.substring(0, 40);
+        }
+        String unique = base + "_" + SEQUENCE.incrementAndGet() + "_" + (System.nanoTime() % 100000);
+        table = unique;
+        sinkId = unique.replace('_', '-');
+        db.execute("CREATE TABLE " + table + " (id bigint NOT NULL, payload text NOT NULL)");
+        Faults.reset(sinkId);
+    }
+
+    @AfterEach
+    void cleanUp() {
+        // Never leave prepared transactions behind for the next test, even when this one failed.
+        db.rollbackPrepared(TransactionId.sinkPrefix(sinkId));
+        Faults.reset(sinkId);
+    }
+
+    /** The sink under test: table mode, columns (id, payload). */
+    protected PostgresSinkBuilder<Long> sinkBuilder(String sinkId, String table) {
+        return PostgresSink.<Long>builder()
+                .jdbcUrl(db.jdbcUrl())
+                .username(db.user())
+                .password(db.password())
+                .sinkId(sinkId)
+                .table(table)
+                .columns("id", "payload")
+                .rows(id -> new Object[] {id, "row-" + id})
+                .batchSize(100)
+                .claimWait(Duration.ofSeconds(20))
+                .commitRetryBackoff(Duration.ofMillis(50));
+    }
+
+    protected ExactlyOnceSink<Long> faultySink() {
+        return FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table).build());
+    }
+
+    /** A streaming environment with fast checkpoints and restarts. */
+    protected static StreamExecutionEnvironment env(int parallelism, long checkpointMillis) {
+        return env(parallelism, checkpointMillis, new Configuration());
+    }
+
+    /**
+     * A streaming environment with fast checkpoints and restarts; {@code conf} may add or override
+     * options (a savepoint to restore from: {@code StateRecoveryOptions.SAVEPOINT_PATH}).
+     */
+    protected static StreamExecutionEnvironment env(int parallelism, long checkpointMillis, Configuration extra) {
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 50);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        conf.addAll(extra);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(parallelism);
+        env.enableCheckpointing(checkpointMillis);
+        return env;
+    }
+
+    /** Ids 0..n-1, replayable from checkpoints, at about {@code perSecond} records per second. */
+    protected static DataStream<Long> ids(StreamExecutionEnvironment env, long n, double perSecond) {
+        DataGeneratorSource<Long> source =
+                new DataGeneratorSource<>(
+                        (GeneratorFunction<Long, Long>) index -> index,
+                        n,
+                        RateLimiterStrategy.perSecond(perSecond),
+                        Types.LONG);
+        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids");
+    }
+
+    /**
+     * Leaves a prepared transaction named {@code gid} holding ids {@code from..to-1} and its marker,
+     * as a run that died after PREPARE would.
+     */
+    protected void stagePrepared(String gid, long from, long to) throws java.sql.SQLException {
+        db.execute(new dev.eosink.postgres.internal.MarkerTable(
+                new dev.eosink.postgres.internal.SqlIdentifier(null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE)).createSql());
+        TransactionId id = TransactionId.parse(gid).orElseThrow();
+        try (java.sql.Connection c = db.connect()) {
+            c.setAutoCommit(false);
+            try (java.sql.Statement s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO " + table + " SELECT g, 'staged' FROM generate_series(" + from + ", " + (to - 1) + ") g");
+                s.executeUpdate("INSERT INTO " + PostgresSinkBuilder.DEFAULT_MARKER_TABLE
+                        + " (gid, sink_id, subtask, checkpoint_id, row_count) VALUES ('" + gid + "', '" + id.sinkId() + "', "
+                        + id.subtask() + ", " + id.checkpointId() + ", " + (to - from) + ")");
+                s.execute("PREPARE TRANSACTION '" + gid + "'");
+            }
+            c.setAutoCommit(true);
+        }
+    }
+
+    /** Waits until the table shows at least {@code n} committed rows. */
+    protected void awaitRows(long n, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (rows() < n) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + n + " rows in " + table + ", have " + rows());
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    protected long rows() {
+        return db.count("SELECT count(*) FROM " + table);
+    }
+
+    protected long distinctRows() {
+        return db.count("SELECT count(DISTINCT id) FROM " + table);
+    }
+
+    protected List<String> preparedLeft() {
+        return db.preparedGids(TransactionId.sinkPrefix(sinkId));
+    }
+
+    /**
+     * The end of every exactly-once test: exactly ids 0..n-1, each once, nothing prepared left.
+     */
+    protected void assertExactlyOnce(long n) {
+        long rows = rows();
+        long distinct = distinctRows();
+        long inRange = db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ?", n);
+        long duplicates = rows - distinct;
+        long missing = n - inRange;
+        assertThat(preparedLeft()).as("prepared transactions of sink %s left behind", sinkId).isEmpty();
+        assertThat(duplicates).as("duplicate rows in %s", table).isZero();
+        assertThat(missing).as("missing ids in %s", table).isZero();
+        assertThat(rows).as("rows in %s", table).isEqualTo(n);
+    }
+}

@@ -1,0 +1,71 @@
+package dev.eosink.postgres;
+
+import dev.eosink.core.ExactlyOnceSink;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Properties;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class PostgresSinkBuilderTest {
+
+    private static PostgresSinkBuilder<Long> valid() {
+        return PostgresSink.<Long>builder()
+                .jdbcUrl("jdbc:postgresql://localhost:5432/db")
+                .username("u")
+                .password("s3cret-pw")
+                .sinkId("orders")
+                .table("orders")
+                .columns("id")
+                .rows(id -> new Object[] {id});
+    }
+
+    @Test
+    void buildsAndNeverRendersThePassword() {
+        ExactlyOnceSink<Long> sink = valid().build();
+        assertThat(sink.toString()).contains("orders").doesNotContain("s3cret-pw");
+        assertThat(sink.database().toString()).doesNotContain("s3cret-pw");
+    }
+
+    @Test
+    void passwordInTheUrlIsRedacted() {
+        String url = "jdbc:postgresql://h/db?user=u&password=s3cret-pw&ssl=true";
+        assertThat(PostgresConnection.redact(url)).isEqualTo("jdbc:postgresql://h/db?user=u&password=***&ssl=true");
+        assertThat(PostgresConnection.of(url, new Properties()).toString()).doesNotContain("s3cret-pw");
+    }
+
+    @Test
+    void sinkIdIsRequiredAndChecked() {
+        assertThatThrownBy(() -> PostgresSink.<Long>builder().jdbcUrl("jdbc:postgresql://h/db").table("t").columns("id")
+                        .rows(x -> new Object[] {x}).build())
+                .hasMessageContaining("sinkId is required");
+        assertThatThrownBy(() -> valid().sinkId("has/slash")).hasMessageContaining("Invalid sink id");
+        assertThatThrownBy(() -> valid().sinkId("x".repeat(101))).hasMessageContaining("1 to 100 characters");
+    }
+
+    @Test
+    void tableModeAndSqlModeExcludeEachOther() {
+        assertThatThrownBy(() -> valid().sql("INSERT INTO t VALUES (?)", (ps, x) -> ps.setLong(1, x)).build())
+                .hasMessageContaining("sink 'orders'")
+                .hasMessageContaining("either table");
+        assertThatThrownBy(() -> PostgresSink.<Long>builder().jdbcUrl("jdbc:postgresql://h/db").sinkId("s").table("t").build())
+                .hasMessageContaining("missing columns rows");
+    }
+
+    @Test
+    void badSettingsNameTheSetting() {
+        assertThatThrownBy(() -> valid().batchSize(0)).hasMessageContaining("batchSize");
+        assertThatThrownBy(() -> valid().columns("a", "a")).hasMessageContaining("listed twice");
+        assertThatThrownBy(() -> valid().jdbcUrl("jdbc:mysql://h/db")).hasMessageContaining("Not a PostgreSQL JDBC URL");
+        assertThatThrownBy(() -> valid().commitRetries(-1).build()).hasMessageContaining("commitRetries");
+    }
+
+    @Test
+    void exactlyOneConnectionSource() {
+        assertThatThrownBy(() -> PostgresSink.<Long>builder().sinkId("s").table("t").columns("id")
+                        .rows(x -> new Object[] {x}).build())
+                .hasMessageContaining("exactly one of jdbcUrl");
+    }
+}

@@ -1,0 +1,20 @@
+-- Server settings the exactly-once sink needs. Run as a superuser, then RESTART PostgreSQL:
+-- max_prepared_transactions only takes effect at server start.
+--
+-- max_prepared_transactions: PREPARE TRANSACTION is disabled while it is 0 (the default).
+-- The sink holds up to 2 prepared transactions per parallel subtask (the checkpoint being
+-- committed and the next one), per sink. Size it as:
+--     sum over all exactly-once sinks of (2 x parallelism), plus headroom for concurrent
+--     checkpoints and for anything else on this server that uses two-phase commit.
+-- Each slot costs a few hundred bytes of shared memory; 64 or 128 is a common choice.
+-- The sink checks this at job start and refuses to run with too few.
+ALTER SYSTEM SET max_prepared_transactions = 64;
+
+-- max_connections must be at least max_prepared_transactions' companion: each writer subtask
+-- holds one connection, each committer subtask up to two (a small pool).
+-- ALTER SYSTEM SET max_connections = 200;
+
+-- Do NOT set idle_in_transaction_session_timeout below your checkpoint interval for the sink's
+-- role: the writer keeps a transaction open between two checkpoints. If the server kills it, the
+-- task fails and replays from the last checkpoint (correct, but wasted work).
+-- ALTER ROLE flink_sink SET idle_in_transaction_session_timeout = 0;

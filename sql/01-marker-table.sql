@@ -1,0 +1,16 @@
+-- The marker table: one row per prepared transaction, written inside that transaction.
+-- A row is visible exactly when its transaction committed. When a transaction id is no longer
+-- among the prepared transactions, its row is the only proof that it committed (and was not
+-- rolled back by someone else). The sink creates this table itself when it may
+-- (createMarkerTable(true), the default); run this when the sink's role may not create tables.
+-- Rows older than the sink's markerRetention (7 days by default) are pruned by the sink.
+CREATE TABLE IF NOT EXISTS eosink_markers (
+    gid           text        PRIMARY KEY,     -- the prepared transaction's id: eos1/<sink>/<subtask>/<checkpoint>/<run>
+    sink_id       text        NOT NULL,
+    subtask       integer     NOT NULL,
+    checkpoint_id bigint      NOT NULL,
+    row_count     bigint      NOT NULL,
+    created_at    timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE INDEX IF NOT EXISTS eosink_markers_sink_created ON eosink_markers (sink_id, created_at);
