@@ -6,6 +6,8 @@ import dev.eosink.core.protocol.PreparedTransaction;
 import dev.eosink.core.protocol.PreparedTransactionSerializer;
 import dev.eosink.core.protocol.WriterState;
 import dev.eosink.core.protocol.WriterStateSerializer;
+import dev.eosink.core.spi.HookedDatabase;
+import dev.eosink.core.spi.LifecycleHook;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 
@@ -61,6 +63,14 @@ public class ExactlyOnceSink<IN>
 
     public SinkSettings settings() {
         return settings;
+    }
+
+    /**
+     * The same sink, calling {@code hook} at every point of each transaction's life: for failure
+     * injection in tests and demos, or instrumentation.
+     */
+    public ExactlyOnceSink<IN> withLifecycleHook(LifecycleHook hook) {
+        return new ExactlyOnceSink<>(new HookedDatabase<>(database, hook), settings);
     }
 
     @Override

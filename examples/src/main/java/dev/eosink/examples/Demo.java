@@ -1,0 +1,251 @@
+package dev.eosink.examples;
+
+import dev.eosink.core.TransactionId;
+
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+
+/**
+ * The main job, runnable on a laptop or a cluster: replayable orders, windowed totals per customer
+ * (or raw events), the exactly-once PostgreSQL sink, failures injected at random moments, and a
+ * verdict computed from the generator, not from Flink. Exit code 0 only when the table is exact.
+ */
+public final class Demo {
+
+    public static void main(String[] args) throws Exception {
+        DemoOptions o;
+        try {
+            o = DemoOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            if (!e.getMessage().isEmpty()) {
+                System.err.println("error: " + e.getMessage());
+            }
+            System.err.println(DemoOptions.USAGE);
+            System.exit(2);
+            return;
+        }
+        System.exit(run(o));
+    }
+
+    static int run(DemoOptions o) throws Exception {
+        Chaos.resetCounters();
+        String url = o.postgresUrl;
+        String user = o.user;
+        String password = o.password;
+        if (url == null) {
+            String[] embedded = EmbeddedDatabase.start();
+            url = embedded[0];
+            user = embedded[1];
+            password = embedded[2];
+        }
+        OrderGenerator generator = OrderGenerator.defaults();
+        Properties props = new Properties();
+        if (user != null) {
+            props.setProperty("user", user);
+        }
+        if (password != null) {
+            props.setProperty("password", password);
+        }
+
+        try (Connection c = DriverManager.getConnection(url, props)) {
+            if ("verify".equals(o.mode)) {
+                Verdict v = Verdict.check(c, o.job, o.table, o.sinkId, generator, o.events);
+                System.out.println(v);
+                return v.exact() ? 0 : 1;
+            }
+
+            Configuration conf = flinkConfiguration(o);
+            boolean restoring = conf.getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent();
+            prepareTable(c, o, restoring);
+
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+            boolean local = env instanceof LocalStreamEnvironment;
+            boolean chaos = o.chaos != null ? o.chaos : local;
+            env.setParallelism(o.parallelism);
+            Jobs.Target target = new Jobs.Target(url, user, password, o.table, o.sinkId, chaos);
+            var orders = Jobs.orders(env, generator, o.events, o.rate, chaos);
+            if ("events".equals(o.job)) {
+                Jobs.rawEvents(orders, target);
+            } else {
+                Jobs.windowedTotals(orders, target);
+            }
+
+            System.out.printf(
+                    "eosink demo: %s job, %,d orders at %,.0f/s, parallelism %d, %s, chaos %s, into table %s "
+                            + "(sink id %s)%n",
+                    o.job, o.events, o.rate, o.parallelism, restoring
+                            ? "restoring " + conf.get(StateRecoveryOptions.SAVEPOINT_PATH)
+                            : "fresh start",
+                    chaos ? "on (" + o.faults + " failures, seed " + o.seed + ")" : "off", o.table, o.sinkId);
+            if (chaos && !local) {
+                System.out.println("note: chaos strikes only where the job runs in this JVM (a local MiniCluster)");
+            }
+            if (chaos) {
+                Chaos.start(o.seed, o.chaosMinMillis, o.chaosMaxMillis, o.faults);
+            }
+
+            long start = System.nanoTime();
+            JobClient job = env.executeAsync("eosink demo: " + o.job);
+            // A local MiniCluster shuts down with the job, so wait on the result, not on status calls.
+            CompletableFuture<JobExecutionResult> result = job.getJobExecutionResult();
+            while (!result.isDone()) {
+                try {
+                    result.get(2, TimeUnit.SECONDS);
+                } catch (TimeoutException | ExecutionException e) {
+                    // still running, or failed: the loop condition decides
+                }
+                progress(c, o, start);
+            }
+            Chaos.stop();
+            String failure = null;
+            try {
+                result.get();
+            } catch (ExecutionException e) {
+                failure = rootMessage(e);
+            }
+            JobStatus status = failure == null ? JobStatus.FINISHED : JobStatus.FAILED;
+            System.out.printf("job %s after %.1f s; failures survived: %d %s%n",
+                    status, (System.nanoTime() - start) / 1e9, Chaos.fired(), Chaos.firedByKind());
+            if (failure != null) {
+                System.out.println("job failed: " + failure);
+            }
+            Verdict v = Verdict.check(c, o.job, o.table, o.sinkId, generator, o.events);
+            System.out.println("verdict: " + v);
+            return status == JobStatus.FINISHED && v.exact() ? 0 : 1;
+        }
+    }
+
+    /** -D options, plus the demo's defaults for what they do not set. */
+    static Configuration flinkConfiguration(DemoOptions o) throws IOException {
+        Configuration conf = Configuration.fromMap(o.flinkConf);
+        if (!conf.contains(CheckpointingOptions.CHECKPOINTING_INTERVAL)) {
+            conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
+        }
+        if (!conf.contains(CheckpointingOptions.CHECKPOINTS_DIRECTORY)) {
+            conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, o.checkpointDir.toAbsolutePath().toUri().toString());
+        }
+        if (!conf.contains(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION)) {
+            // Kept when the job is cancelled or the process dies, so a killed run can be resumed.
+            conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        }
+        if (!conf.contains(RestartStrategyOptions.RESTART_STRATEGY)) {
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1_000);
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
+        }
+        if (o.resume) {
+            Path latest = latestCheckpoint(o.checkpointDir)
+                    .orElseThrow(() -> new IllegalArgumentException("--resume: no retained checkpoint under " + o.checkpointDir));
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, latest.toUri().toString());
+        }
+        return conf;
+    }
+
+    /** The newest chk-N directory with a _metadata file, across all job ids under {@code dir}. */
+    static Optional<Path> latestCheckpoint(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return Optional.empty();
+        }
+        try (Stream<Path> files = Files.walk(dir, 3)) {
+            return files.filter(p -> p.getFileName().toString().equals("_metadata"))
+                    .map(Path::getParent)
+                    .filter(p -> p.getFileName().toString().startsWith("chk-"))
+                    .max(Comparator.comparingLong(Demo::modified));
+        }
+    }
+
+    private static long modified(Path p) {
+        try {
+            return Files.getLastModifiedTime(p.resolve("_metadata")).toMillis();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * A fresh run starts from an empty table. Prepared transactions of an earlier run hold locks on the
+     * table (DROP would wait for them forever), so they are rolled back first: a fresh run discards them.
+     */
+    private static void prepareTable(Connection c, DemoOptions o, boolean restoring) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            if (!restoring) {
+                for (String gid : preparedOf(c, o.sinkId)) {
+                    s.execute("ROLLBACK PREPARED '" + gid.replace("'", "''") + "'");
+                    System.out.println("rolled back leftover prepared transaction " + gid);
+                }
+                s.execute("DROP TABLE IF EXISTS " + Verdict.quote(o.table));
+            }
+            try (ResultSet rs = s.executeQuery("SELECT to_regclass('" + Verdict.quote(o.table).replace("'", "''") + "') IS NULL")) {
+                rs.next();
+                if (rs.getBoolean(1)) {
+                    s.execute(Jobs.createTableSql(o.job, o.table));
+                }
+            }
+        }
+    }
+
+    private static List<String> preparedOf(Connection c, String sinkId) throws SQLException {
+        List<String> gids = new ArrayList<>();
+        try (PreparedStatement s = c.prepareStatement("SELECT gid FROM pg_prepared_xacts WHERE starts_with(gid, ?)")) {
+            s.setString(1, TransactionId.sinkPrefix(sinkId));
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    gids.add(rs.getString(1));
+                }
+            }
+        }
+        return gids;
+    }
+
+    private static void progress(Connection c, DemoOptions o, long start) {
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long committed;
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + Verdict.quote(o.table))) {
+            rs.next();
+            committed = rs.getLong(1);
+        } catch (SQLException e) {
+            committed = -1;
+        }
+        System.out.printf(
+                "[%5.0fs] events generated %,d (incl. replays) | %s committed %,d | checkpoint %d | failures survived %d | %,.0f events/s%n",
+                seconds, Chaos.events(), "events".equals(o.job) ? "rows" : "windows", committed, Chaos.checkpoints(),
+                Chaos.fired(), Chaos.events() / Math.max(seconds, 0.001));
+    }
+
+    private static String rootMessage(Throwable t) {
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getClass().getSimpleName() + ": " + t.getMessage();
+    }
+}

@@ -1,0 +1,129 @@
+package dev.eosink.examples;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The demo's command line: {@code [run|verify] [--option value]... [-Dflink.key=value]...}. */
+final class DemoOptions {
+
+    String mode = "run";
+    String job = "windows";
+    String postgresUrl;
+    String user;
+    String password = System.getenv("EOSINK_DEMO_PASSWORD");
+    long events = 300_000;
+    double rate = 10_000;
+    int parallelism = 2;
+    Boolean chaos; // default: on for local runs, off on a cluster
+    int faults = 6;
+    long chaosMinMillis = 3_000;
+    long chaosMaxMillis = 8_000;
+    long seed = System.nanoTime();
+    String table;
+    String sinkId;
+    Path checkpointDir = Path.of(System.getProperty("java.io.tmpdir"), "eosink-demo", "checkpoints");
+    boolean resume;
+    final Map<String, String> flinkConf = new LinkedHashMap<>();
+
+    static final String USAGE =
+            "usage: demo [run|verify] [options] [-D<flink.key>=<value>...]\n"
+                    + "  run                 run the job, then verify the table (default)\n"
+                    + "  verify              only verify an existing table against the generator settings\n"
+                    + "  --job windows|events  windowed totals per customer (default) or one row per order\n"
+                    + "  --postgres-url URL  jdbc:postgresql://host:port/db (default: start an embedded PostgreSQL)\n"
+                    + "  --user U            database user (password: env EOSINK_DEMO_PASSWORD)\n"
+                    + "  --events N          orders to generate (default 300000)\n"
+                    + "  --rate R            orders per second, all subtasks together (default 10000)\n"
+                    + "  --parallelism P     (default 2)\n"
+                    + "  --chaos on|off      inject failures at random moments (default: on locally)\n"
+                    + "  --faults K          how many failures to inject (default 6)\n"
+                    + "  --seed S            seed of the failure schedule\n"
+                    + "  --table T, --sink-id ID   (default window_totals/demo-windows, order_events/demo-events)\n"
+                    + "  --checkpoint-dir D  retained checkpoints (default $TMPDIR/eosink-demo/checkpoints)\n"
+                    + "  --resume            resume from the latest retained checkpoint in --checkpoint-dir\n"
+                    + "  -Dkey=value         any Flink option, e.g. -Dexecution.checkpointing.interval=500ms\n"
+                    + "                      or -Dexecution.state-recovery.path=file:///.../chk-42";
+
+    static DemoOptions parse(String[] args) {
+        DemoOptions o = new DemoOptions();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.startsWith("-D") && a.contains("=")) {
+                String kv = a.substring(2);
+                o.flinkConf.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+                continue;
+            }
+            switch (a) {
+                case "run":
+                case "verify":
+                    o.mode = a;
+                    break;
+                case "--job":
+                    o.job = value(args, ++i, a);
+                    if (!o.job.equals("windows") && !o.job.equals("events")) {
+                        throw new IllegalArgumentException("--job is windows or events, not " + o.job);
+                    }
+                    break;
+                case "--postgres-url":
+                    o.postgresUrl = value(args, ++i, a);
+                    break;
+                case "--user":
+                    o.user = value(args, ++i, a);
+                    break;
+                case "--events":
+                    o.events = Long.parseLong(value(args, ++i, a).replace("_", ""));
+                    break;
+                case "--rate":
+                    o.rate = Double.parseDouble(value(args, ++i, a).replace("_", ""));
+                    break;
+                case "--parallelism":
+                    o.parallelism = Integer.parseInt(value(args, ++i, a));
+                    break;
+                case "--chaos":
+                    o.chaos = "on".equals(value(args, ++i, a)) || "true".equals(args[i]);
+                    break;
+                case "--faults":
+                    o.faults = Integer.parseInt(value(args, ++i, a));
+                    break;
+                case "--seed":
+                    o.seed = Long.parseLong(value(args, ++i, a));
+                    break;
+                case "--table":
+                    o.table = value(args, ++i, a);
+                    break;
+                case "--sink-id":
+                    o.sinkId = value(args, ++i, a);
+                    break;
+                case "--checkpoint-dir":
+                    o.checkpointDir = Path.of(value(args, ++i, a));
+                    break;
+                case "--resume":
+                    o.resume = true;
+                    break;
+                case "-h":
+                case "--help":
+                    throw new IllegalArgumentException("");
+                default:
+                    throw new IllegalArgumentException("unknown argument: " + a);
+            }
+        }
+        if (o.table == null) {
+            o.table = o.job.equals("events") ? "order_events" : "window_totals";
+        }
+        if (o.sinkId == null) {
+            o.sinkId = "demo-" + o.job;
+        }
+        if (o.events < 1 || o.events > Integer.MAX_VALUE || o.rate <= 0 || o.parallelism < 1) {
+            throw new IllegalArgumentException("--events 1.." + Integer.MAX_VALUE + ", --rate > 0, --parallelism >= 1");
+        }
+        return o;
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args[i];
+    }
+}

@@ -1,0 +1,56 @@
+package dev.eosink.examples;
+
+import dev.eosink.testing.PostgresFixture;
+
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Each example end to end on a local MiniCluster, with failures injected, judged by its verdict. */
+class ExamplesITCase {
+
+    private final PostgresFixture db = PostgresFixture.get();
+
+    @Test
+    void windowedTotalsSurviveInjectedFailuresExactly() throws Exception {
+        assertExactRun("windows", "it_window_totals", "it-windows");
+    }
+
+    @Test
+    void rawEventsSurviveInjectedFailuresExactly() throws Exception {
+        assertExactRun("events", "it_order_events", "it-events");
+    }
+
+    private void assertExactRun(String job, String table, String sinkId) throws Exception {
+        DemoOptions o = DemoOptions.parse(new String[] {
+            "--job", job, "--postgres-url", db.jdbcUrl(), "--user", db.user(),
+            "--events", "60000", "--rate", "6000", "--chaos", "on", "--faults", "4", "--seed", "42",
+            "--table", table, "--sink-id", sinkId,
+            "-Dexecution.checkpointing.interval=300ms"
+        });
+        o.password = db.password();
+        // Short gaps between faults so all four strike within the run.
+        o.chaosMinMillis = 1_000;
+        o.chaosMaxMillis = 2_000;
+
+        int exit = Demo.run(o);
+
+        Map<Chaos.Kind, Long> fired = Chaos.firedByKind();
+        assertThat(Chaos.fired()).as("failures survived %s", fired).isGreaterThanOrEqualTo(3);
+        assertThat(fired.values().stream().filter(n -> n > 0).count()).as("kinds of failure %s", fired).isGreaterThanOrEqualTo(3);
+        try (Connection c = db.connect()) {
+            Verdict v = Verdict.check(c, job, table, sinkId, OrderGenerator.defaults(), 60_000);
+            assertThat(v.duplicates).as(v.toString()).isZero();
+            assertThat(v.missing).as(v.toString()).isZero();
+            assertThat(v.unexpected).as(v.toString()).isZero();
+            assertThat(v.wrong).as(v.toString()).isZero();
+            assertThat(v.preparedLeft).as(v.toString()).isZero();
+            assertThat(v.rows).as(v.toString()).isEqualTo(v.expected);
+            assertThat(v.exact()).isTrue();
+        }
+        assertThat(exit).as("exit code").isZero();
+    }
+}

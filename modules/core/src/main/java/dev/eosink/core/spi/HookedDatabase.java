@@ -1,0 +1,119 @@
+package dev.eosink.core.spi;
+
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.LifecycleHook.Point;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A {@link TransactionalDatabase} that calls a {@link LifecycleHook} at every point of the
+ * lifecycle and otherwise does exactly what the wrapped database does.
+ */
+public final class HookedDatabase<IN> implements TransactionalDatabase<IN> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final TransactionalDatabase<IN> database;
+    private final LifecycleHook hook;
+
+    public HookedDatabase(TransactionalDatabase<IN> database, LifecycleHook hook) {
+        this.database = Objects.requireNonNull(database, "database");
+        this.hook = Objects.requireNonNull(hook, "hook");
+    }
+
+    @Override
+    public String target() {
+        return database.target();
+    }
+
+    @Override
+    public WriterSession<IN> openWriter(SubtaskContext context) throws IOException {
+        WriterSession<IN> session = database.openWriter(context);
+        return new WriterSession<>() {
+            @Override
+            public void claim(int subtask, long waitMillis) throws IOException {
+                session.claim(subtask, waitMillis);
+            }
+
+            @Override
+            public void release(int subtask) throws IOException {
+                session.release(subtask);
+            }
+
+            @Override
+            public List<TransactionId> listPrepared() throws IOException {
+                return session.listPrepared();
+            }
+
+            @Override
+            public void rollbackPrepared(TransactionId id) throws IOException {
+                session.rollbackPrepared(id);
+            }
+
+            @Override
+            public void write(IN record, long positionInEpoch) throws IOException {
+                hook.at(Point.WRITE, context, null);
+                session.write(record, positionInEpoch);
+            }
+
+            @Override
+            public void flush() throws IOException {
+                session.flush();
+            }
+
+            @Override
+            public void prepare(TransactionId id, long rows) throws IOException {
+                hook.at(Point.BEFORE_PREPARE, context, id);
+                session.prepare(id, rows);
+                hook.at(Point.AFTER_PREPARE, context, id);
+            }
+
+            @Override
+            public void abortOpen() throws IOException {
+                session.abortOpen();
+            }
+
+            @Override
+            public void close() throws IOException {
+                session.close();
+            }
+        };
+    }
+
+    @Override
+    public CommitSession openCommitter(SubtaskContext context) throws IOException {
+        CommitSession session = database.openCommitter(context);
+        return new CommitSession() {
+            @Override
+            public Attempt commit(TransactionId id) throws IOException {
+                hook.at(Point.BEFORE_COMMIT, context, id);
+                Attempt attempt = session.commit(id);
+                hook.at(Point.AFTER_COMMIT, context, id);
+                return attempt;
+            }
+
+            @Override
+            public boolean isMarked(TransactionId id) throws IOException {
+                return session.isMarked(id);
+            }
+
+            @Override
+            public long pruneMarkers(Duration retention) throws IOException {
+                return session.pruneMarkers(retention);
+            }
+
+            @Override
+            public void close() throws IOException {
+                session.close();
+            }
+        };
+    }
+
+    @Override
+    public String toString() {
+        return "HookedDatabase{" + database + "}";
+    }
+}
