@@ -136,9 +136,19 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         }
     }
 
-    /** application_name: how operators and tests recognize the sink's sessions in pg_stat_activity. */
+    /**
+     * application_name: how operators and tests recognize the sink's sessions in pg_stat_activity.
+     * PostgreSQL truncates it to 63 bytes; a long sink id is shortened here instead, so that the
+     * subtask and role at the end survive.
+     */
     static String applicationName(SubtaskContext context, String role) {
-        return "eosink/" + context.sinkId() + "/" + context.subtask() + "/" + role;
+        String suffix = "/" + context.subtask() + "/" + role;
+        String sinkId = context.sinkId(); // ASCII by construction (TransactionId.SINK_ID)
+        int room = 63 - "eosink/".length() - suffix.length();
+        if (sinkId.length() > room) {
+            sinkId = sinkId.substring(0, room - 1) + "~";
+        }
+        return "eosink/" + sinkId + suffix;
     }
 
     static List<TransactionId> listPrepared(Connection c, String sinkId) throws SQLException {
