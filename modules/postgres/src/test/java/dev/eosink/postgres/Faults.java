@@ -3,7 +3,9 @@ package dev.eosink.postgres;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * Failure injection shared between a test and the job it runs on a MiniCluster in the same JVM.
@@ -54,11 +56,22 @@ public final class Faults {
 
     private static final class Armed {
         final int nth;
+        final Predicate<Arrival> when; // null: fire at the nth arrival
         final Action action;
+        final AtomicBoolean done = new AtomicBoolean();
 
-        Armed(int nth, Action action) {
+        Armed(int nth, Predicate<Arrival> when, Action action) {
             this.nth = nth;
+            this.when = when;
             this.action = action;
+        }
+
+        boolean fires(Arrival arrival) {
+            if (when == null) {
+                return arrival.n == nth;
+            }
+            // Arrivals of several subtasks may test at once: only one of them fires.
+            return when.test(arrival) && done.compareAndSet(false, true);
         }
     }
 
@@ -93,7 +106,19 @@ public final class Faults {
         String key = key(sinkId, point);
         HITS.put(key, new AtomicInteger());
         FIRED.put(key, new AtomicInteger());
-        ARMED.put(key, new Armed(nth, action));
+        ARMED.put(key, new Armed(nth, null, action));
+    }
+
+    /**
+     * Run {@code action} at the first arrival of {@code sinkId} at {@code point} that {@code when}
+     * accepts, once: for faults that must hit one particular transaction (say, the last one of a
+     * job) rather than whatever arrives n-th.
+     */
+    public static void armWhen(String sinkId, Point point, Predicate<Arrival> when, Action action) {
+        String key = key(sinkId, point);
+        HITS.put(key, new AtomicInteger());
+        FIRED.put(key, new AtomicInteger());
+        ARMED.put(key, new Armed(0, java.util.Objects.requireNonNull(when, "when"), action));
     }
 
     public static int fired(String sinkId, Point point) {
@@ -123,9 +148,13 @@ public final class Faults {
         String key = key(sinkId, point);
         int n = HITS.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
         Armed armed = ARMED.get(key);
-        if (armed != null && n == armed.nth) {
+        if (armed == null) {
+            return;
+        }
+        Arrival arrival = new Arrival(sinkId, point, subtask, attempt, transactionId, n);
+        if (armed.fires(arrival)) {
             FIRED.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
-            armed.action.run(new Arrival(sinkId, point, subtask, attempt, transactionId, n));
+            armed.action.run(arrival);
         }
     }
 

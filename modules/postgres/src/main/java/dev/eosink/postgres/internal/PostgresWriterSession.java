@@ -214,8 +214,33 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                 }
             }
             throw writeError(e, position, record);
+        } catch (AssertionError e) {
+            throw writeError(batchAssertion(e), batchFirstPosition, null);
         }
         batch.clear();
+    }
+
+    /**
+     * pgjdbc before 42.7.13, on a JVM with assertions enabled ({@code -ea}), throws an {@link
+     * AssertionError} ("pgStatement.getConnection().getAutoCommit() should not throw") instead of a
+     * {@link BatchUpdateException} when the session dies during a batch: it asks the closed connection
+     * for its autocommit mode (pgjdbc issues 1458 and 3180, fixed by pull request 4187). Left alone,
+     * that Error escapes every handler of the sink, and the task fails with the driver's message
+     * instead of one that names the sink, subtask and epoch. It is the same event as an I/O error, so
+     * it is reported as one; any other assertion from the driver is reported as what it is.
+     */
+    private SQLException batchAssertion(AssertionError e) {
+        boolean closed;
+        try {
+            closed = connection.isClosed();
+        } catch (SQLException ignored) {
+            closed = true;
+        }
+        if (closed) {
+            return new SQLException(
+                    "the connection was lost during the batch (pgjdbc reported only: " + e.getMessage() + ")", "08006", e);
+        }
+        return new SQLException("the JDBC driver failed during the batch: " + e, null, e);
     }
 
     @Override
