@@ -169,9 +169,9 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
                         + ") into "
                         + target
                         + " is gone and its marker row is absent: it was rolled back by someone other than "
-                        + "this job, and its rows are LOST. Completed checkpoint "
+                        + "this job, and its rows are LOST, although a completed checkpoint (numbered "
                         + id.checkpointId()
-                        + " promised them. Likely causes: ROLLBACK PREPARED by an operator, a second job "
+                        + " or later) promised them. Likely causes: ROLLBACK PREPARED by an operator, a second job "
                         + "with sink id '"
                         + id.sinkId()
                         + "', or marker rows pruned before an old savepoint was restored (markerRetention "

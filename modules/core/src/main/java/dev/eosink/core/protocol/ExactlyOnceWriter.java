@@ -202,9 +202,9 @@ public final class ExactlyOnceWriter<IN>
                         + target
                         + ", epoch of checkpoint "
                         + (lastCheckpointId + 1)
-                        + " (after completed checkpoint "
+                        + " (the epoch after checkpoint "
                         + lastCheckpointId
-                        + ", "
+                        + ", the last one this writer snapshotted; "
                         + recordsInEpoch
                         + " records so far): "
                         + e.getMessage(),
