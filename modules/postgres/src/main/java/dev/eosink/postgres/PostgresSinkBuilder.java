@@ -44,6 +44,9 @@ public final class PostgresSinkBuilder<IN> {
     private JdbcStatementBuilder<IN> statementBuilder;
 
     private int batchSize = DEFAULT_BATCH_SIZE;
+    private WriteMethod writeMethod = WriteMethod.COPY;
+    private List<String> upsertKey;
+    private RowKindFunction<IN> rowKind;
     private SqlIdentifier markerTable = new SqlIdentifier(null, DEFAULT_MARKER_TABLE);
     private boolean createMarkerTable = true;
     private LeftoverPolicy leftoverPolicy = LeftoverPolicy.ROLLBACK;
@@ -147,6 +150,36 @@ public final class PostgresSinkBuilder<IN> {
             throw new IllegalArgumentException("batchSize must be >= 1, was " + batchSize);
         }
         this.batchSize = batchSize;
+        return this;
+    }
+
+    /**
+     * How inserts travel into the open transaction (default {@link WriteMethod#COPY}; {@code sql(...)}
+     * always uses batches).
+     */
+    public PostgresSinkBuilder<IN> writeMethod(WriteMethod method) {
+        this.writeMethod = Objects.requireNonNull(method, "method");
+        return this;
+    }
+
+    /**
+     * Upsert instead of insert: {@code INSERT ... ON CONFLICT (key) DO UPDATE} every other column. The
+     * key columns must be among {@link #columns} and carry a unique index. Within one batch the last
+     * record of a key wins.
+     */
+    public PostgresSinkBuilder<IN> upsert(String... keyColumns) {
+        if (keyColumns.length == 0) {
+            throw new IllegalArgumentException("upsert: give the key column(s)");
+        }
+        List<String> keys = Arrays.asList(keyColumns);
+        keys.forEach(c -> new SqlIdentifier(null, c));
+        this.upsertKey = new ArrayList<>(keys);
+        return this;
+    }
+
+    /** For changelog streams with {@link #upsert}: which records are deletes. */
+    public PostgresSinkBuilder<IN> changelog(RowKindFunction<IN> rowKind) {
+        this.rowKind = Objects.requireNonNull(rowKind, "rowKind");
         return this;
     }
 

@@ -1,0 +1,15 @@
+package dev.eosink.postgres;
+
+import org.apache.flink.types.RowKind;
+
+import java.io.Serializable;
+
+/**
+ * Tells a changelog record's kind. With {@link PostgresSinkBuilder#upsert}, INSERT and UPDATE_AFTER
+ * upsert the row, DELETE deletes it by key, UPDATE_BEFORE is ignored (the UPDATE_AFTER that follows
+ * carries the new row).
+ */
+@FunctionalInterface
+public interface RowKindFunction<IN> extends Serializable {
+    RowKind kindOf(IN record);
+}

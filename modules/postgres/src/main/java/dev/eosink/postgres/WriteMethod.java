@@ -1,0 +1,13 @@
+package dev.eosink.postgres;
+
+/** How rows travel into the open transaction. Both are inside the same prepared transaction. */
+public enum WriteMethod {
+    /**
+     * Binary {@code COPY ... FROM STDIN}, streamed as records arrive: the fastest path, and memory stays
+     * at one small buffer whatever the checkpoint interval. The default for inserts into a table whose
+     * column types it can encode (see the README); otherwise the sink falls back to {@link #BATCH}.
+     */
+    COPY,
+    /** JDBC batches of prepared {@code INSERT}s ({@code batchSize} per round trip). */
+    BATCH
+}
