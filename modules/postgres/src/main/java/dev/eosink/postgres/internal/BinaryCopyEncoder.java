@@ -1,0 +1,356 @@
+package dev.eosink.postgres.internal;
+
+import java.io.Serializable;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Encodes rows in PostgreSQL's binary COPY format ({@code COPY ... FROM STDIN (FORMAT binary)}): a
+ * header, then per row a field count and each field as length + the type's binary "send" form, then
+ * a trailer. One encoder per column, chosen from the column's type at writer start; a value whose Java
+ * type does not fit the column is refused with a message naming the column.
+ *
+ * <p>Binary input is parsed by the server with the column's type modifier, so {@code varchar(n)},
+ * {@code numeric(p,s)} and constraints are enforced exactly as for INSERT.
+ */
+public final class BinaryCopyEncoder implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static final byte[] TRAILER = {(byte) 0xff, (byte) 0xff};
+
+    /** Microseconds between 1970-01-01 and PostgreSQL's epoch 2000-01-01. */
+    private static final long PG_EPOCH_MICROS = 946_684_800_000_000L;
+    private static final long PG_EPOCH_DAYS = 10_957L;
+
+    private final List<String> columns;
+    private final Column[] encoders;
+
+    private BinaryCopyEncoder(List<String> columns, Column[] encoders) {
+        this.columns = columns;
+        this.encoders = encoders;
+    }
+
+    /**
+     * An encoder for columns of the given PostgreSQL types (as {@code pg_type.typname}: int8, text,
+     * timestamptz, ...), or empty when a type has no binary encoder here (the sink then uses INSERT).
+     */
+    public static Optional<BinaryCopyEncoder> forTypes(List<String> columns, List<String> typeNames) {
+        Column[] encoders = new Column[typeNames.size()];
+        for (int i = 0; i < encoders.length; i++) {
+            Column c = forType(typeNames.get(i));
+            if (c == null) {
+                return Optional.empty();
+            }
+            encoders[i] = c;
+        }
+        return Optional.of(new BinaryCopyEncoder(List.copyOf(columns), encoders));
+    }
+
+    /** The type names this encoder supports. */
+    public static final List<String> SUPPORTED = List.of(
+            "int2", "int4", "int8", "float4", "float8", "bool", "numeric", "text", "varchar", "bpchar", "name",
+            "json", "jsonb", "bytea", "uuid", "date", "timestamp", "timestamptz");
+
+    private static Column forType(String type) {
+        switch (type.toLowerCase(Locale.ROOT)) {
+            case "int2": return (out, v) -> { out.int32(2); out.int16(checkedLong(v, Short.MIN_VALUE, Short.MAX_VALUE, "smallint")); };
+            case "int4": return (out, v) -> { out.int32(4); out.int32((int) checkedLong(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "integer")); };
+            case "int8": return (out, v) -> { out.int32(8); out.int64(checkedLong(v, Long.MIN_VALUE, Long.MAX_VALUE, "bigint")); };
+            case "float4": return (out, v) -> { out.int32(4); out.int32(Float.floatToIntBits(number(v, "real").floatValue())); };
+            case "float8": return (out, v) -> { out.int32(8); out.int64(Double.doubleToLongBits(number(v, "double precision").doubleValue())); };
+            case "bool": return (out, v) -> { out.int32(1); out.byte1(bool(v) ? 1 : 0); };
+            case "numeric": return BinaryCopyEncoder::numeric;
+            case "text": case "varchar": case "bpchar": case "name": case "json":
+                return (out, v) -> out.bytes(text(v).getBytes(StandardCharsets.UTF_8));
+            case "jsonb":
+                return (out, v) -> {
+                    byte[] b = text(v).getBytes(StandardCharsets.UTF_8);
+                    out.int32(b.length + 1);
+                    out.byte1(1); // jsonb binary format version
+                    out.raw(b);
+                };
+            case "bytea":
+                return (out, v) -> {
+                    if (!(v instanceof byte[])) {
+                        throw mismatch(v, "bytea (byte[])");
+                    }
+                    out.bytes((byte[]) v);
+                };
+            case "uuid":
+                return (out, v) -> {
+                    UUID u = v instanceof UUID ? (UUID) v : v instanceof String ? UUID.fromString((String) v) : null;
+                    if (u == null) {
+                        throw mismatch(v, "uuid (java.util.UUID or String)");
+                    }
+                    out.int32(16);
+                    out.int64(u.getMostSignificantBits());
+                    out.int64(u.getLeastSignificantBits());
+                };
+            case "date":
+                return (out, v) -> {
+                    LocalDate d = v instanceof LocalDate ? (LocalDate) v
+                            : v instanceof java.sql.Date ? ((java.sql.Date) v).toLocalDate() : null;
+                    if (d == null) {
+                        throw mismatch(v, "date (LocalDate or java.sql.Date)");
+                    }
+                    out.int32(4);
+                    out.int32(Math.toIntExact(d.toEpochDay() - PG_EPOCH_DAYS));
+                };
+            case "timestamp":
+                return (out, v) -> {
+                    LocalDateTime t = v instanceof LocalDateTime ? (LocalDateTime) v
+                            : v instanceof java.sql.Timestamp ? ((java.sql.Timestamp) v).toLocalDateTime() : null;
+                    if (t == null) {
+                        throw mismatch(v, "timestamp (LocalDateTime or java.sql.Timestamp)");
+                    }
+                    out.int32(8);
+                    out.int64(micros(t.toInstant(ZoneOffset.UTC)) - PG_EPOCH_MICROS);
+                };
+            case "timestamptz":
+                return (out, v) -> {
+                    Instant t = v instanceof Instant ? (Instant) v
+                            : v instanceof OffsetDateTime ? ((OffsetDateTime) v).toInstant()
+                            : v instanceof ZonedDateTime ? ((ZonedDateTime) v).toInstant()
+                            : v instanceof java.sql.Timestamp ? ((java.sql.Timestamp) v).toInstant() : null;
+                    if (t == null) {
+                        throw mismatch(v, "timestamptz (Instant, OffsetDateTime, ZonedDateTime or java.sql.Timestamp)");
+                    }
+                    out.int32(8);
+                    out.int64(micros(t) - PG_EPOCH_MICROS);
+                };
+            default:
+                return null;
+        }
+    }
+
+    public static void header(Buffer out) {
+        out.raw(HEADER);
+    }
+
+    public static void trailer(Buffer out) {
+        out.raw(TRAILER);
+    }
+
+    /** Appends one row; on a bad value nothing of the row is appended and the message names the column. */
+    public void row(Buffer out, Object[] values) {
+        if (values == null || values.length != encoders.length) {
+            throw new IllegalArgumentException("the row mapper returned "
+                    + (values == null ? "null" : values.length + " values") + " for " + encoders.length + " columns " + columns);
+        }
+        int mark = out.size();
+        out.int16(encoders.length);
+        for (int i = 0; i < encoders.length; i++) {
+            try {
+                if (values[i] == null) {
+                    out.int32(-1);
+                } else {
+                    encoders[i].encode(out, values[i]);
+                }
+            } catch (RuntimeException e) {
+                out.truncate(mark); // nothing of a refused row reaches the server
+                throw new IllegalArgumentException("column \"" + columns.get(i) + "\": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface Column extends Serializable {
+        void encode(Buffer out, Object value);
+    }
+
+    private static long micros(Instant t) {
+        return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1_000);
+    }
+
+    private static Number number(Object v, String type) {
+        if (v instanceof Number) {
+            return (Number) v;
+        }
+        throw mismatch(v, type);
+    }
+
+    private static long checkedLong(Object v, long min, long max, String type) {
+        if (!(v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte)) {
+            throw mismatch(v, type + " (an integral Number)");
+        }
+        long l = ((Number) v).longValue();
+        if (l < min || l > max) {
+            throw new IllegalArgumentException("value " + l + " out of range for " + type);
+        }
+        return l;
+    }
+
+    private static boolean bool(Object v) {
+        if (v instanceof Boolean) {
+            return (Boolean) v;
+        }
+        throw mismatch(v, "boolean");
+    }
+
+    private static String text(Object v) {
+        if (v instanceof String || v instanceof Character || v instanceof CharSequence) {
+            String s = v.toString();
+            if (s.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("text values cannot contain NUL (0x00)");
+            }
+            return s;
+        }
+        throw mismatch(v, "text (String)");
+    }
+
+    private static IllegalArgumentException mismatch(Object v, String expected) {
+        return new IllegalArgumentException("expected " + expected + ", got " + v.getClass().getName());
+    }
+
+    /** numeric's binary form: ndigits, weight, sign, dscale, then base-10000 digits. */
+    private static void numeric(Buffer out, Object v) {
+        BigDecimal d;
+        if (v instanceof BigDecimal) {
+            d = (BigDecimal) v;
+        } else if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+            d = BigDecimal.valueOf(((Number) v).longValue());
+        } else if (v instanceof BigInteger) {
+            d = new BigDecimal((BigInteger) v);
+        } else if (v instanceof Double || v instanceof Float) {
+            double x = ((Number) v).doubleValue();
+            if (Double.isNaN(x)) {
+                out.int32(8);
+                out.int16(0);
+                out.int16(0);
+                out.int16(0xC000);
+                out.int16(0);
+                return;
+            }
+            if (Double.isInfinite(x)) {
+                throw new IllegalArgumentException("infinite value for numeric");
+            }
+            d = new BigDecimal(Double.toString(x));
+        } else {
+            throw mismatch(v, "numeric (BigDecimal or a Number)");
+        }
+        int sign = d.signum() < 0 ? 0x4000 : 0;
+        d = d.abs();
+        if (d.scale() < 0) {
+            d = d.setScale(0);
+        }
+        int dscale = d.scale();
+        String digits = d.unscaledValue().toString();
+        String intPart = digits.length() > dscale ? digits.substring(0, digits.length() - dscale) : "";
+        String fracPart = digits.length() > dscale ? digits.substring(digits.length() - dscale)
+                : "0".repeat(dscale - digits.length()) + digits;
+        int intPad = (4 - intPart.length() % 4) % 4;
+        intPart = "0".repeat(intPad) + intPart;
+        int fracPad = (4 - fracPart.length() % 4) % 4;
+        fracPart = fracPart + "0".repeat(fracPad);
+        int intGroups = intPart.length() / 4;
+        short[] groups = new short[intGroups + fracPart.length() / 4];
+        for (int i = 0; i < groups.length; i++) {
+            String g = i < intGroups ? intPart.substring(i * 4, i * 4 + 4) : fracPart.substring((i - intGroups) * 4, (i - intGroups) * 4 + 4);
+            groups[i] = Short.parseShort(g);
+        }
+        int weight = intGroups - 1;
+        int first = 0;
+        while (first < groups.length && groups[first] == 0) {
+            first++;
+            weight--;
+        }
+        int last = groups.length;
+        while (last > first && groups[last - 1] == 0) {
+            last--;
+        }
+        short[] kept = Arrays.copyOfRange(groups, first, last);
+        if (kept.length == 0) {
+            weight = 0;
+            sign = 0;
+        }
+        out.int32(8 + 2 * kept.length);
+        out.int16(kept.length);
+        out.int16(weight);
+        out.int16(sign);
+        out.int16(dscale);
+        for (short g : kept) {
+            out.int16(g);
+        }
+    }
+
+    /** A growable byte buffer the COPY writer drains into the connection when it is full enough. */
+    public static final class Buffer {
+        private byte[] bytes;
+        private int size;
+
+        public Buffer(int capacity) {
+            bytes = new byte[capacity];
+        }
+
+        public int size() {
+            return size;
+        }
+
+        public byte[] array() {
+            return bytes;
+        }
+
+        public void clear() {
+            size = 0;
+        }
+
+        void truncate(int mark) {
+            size = mark;
+        }
+
+        private void ensure(int more) {
+            if (size + more > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + more));
+            }
+        }
+
+        void byte1(int b) {
+            ensure(1);
+            bytes[size++] = (byte) b;
+        }
+
+        void int16(long v) {
+            ensure(2);
+            bytes[size++] = (byte) (v >>> 8);
+            bytes[size++] = (byte) v;
+        }
+
+        void int32(int v) {
+            ensure(4);
+            bytes[size++] = (byte) (v >>> 24);
+            bytes[size++] = (byte) (v >>> 16);
+            bytes[size++] = (byte) (v >>> 8);
+            bytes[size++] = (byte) v;
+        }
+
+        void int64(long v) {
+            int32((int) (v >>> 32));
+            int32((int) v);
+        }
+
+        void raw(byte[] b) {
+            ensure(b.length);
+            System.arraycopy(b, 0, bytes, size, b.length);
+            size += b.length;
+        }
+
+        void bytes(byte[] b) {
+            int32(b.length);
+            raw(b);
+        }
+    }
+}
