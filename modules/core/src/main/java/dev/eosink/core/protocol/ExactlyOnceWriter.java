@@ -194,7 +194,10 @@ public final class ExactlyOnceWriter<IN>
         return Collections.singletonList(new PreparedTransaction(id, rows, System.currentTimeMillis()));
     }
 
-    /** Adds who and when to a failure of the open epoch: sink, subtask, checkpoint. */
+    /**
+     * Adds who and when to a failure of the open epoch: sink, subtask, target and checkpoint. The
+     * session's message says where in the epoch ("record #k") and why.
+     */
     private SinkException epochFailure(Exception e) {
         return new SinkException(
                 context
@@ -202,9 +205,11 @@ public final class ExactlyOnceWriter<IN>
                         + target
                         + ", epoch of checkpoint "
                         + (lastCheckpointId + 1)
-                        + " (the epoch after checkpoint "
-                        + lastCheckpointId
-                        + ", the last one this writer snapshotted; "
+                        + " ("
+                        + (lastCheckpointId == 0
+                                ? "the first epoch, no checkpoint before it"
+                                : "the records after checkpoint " + lastCheckpointId + ", the last one this writer snapshotted")
+                        + "; "
                         + recordsInEpoch
                         + " records so far): "
                         + e.getMessage(),

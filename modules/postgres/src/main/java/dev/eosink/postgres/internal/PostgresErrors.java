@@ -30,6 +30,11 @@ public final class PostgresErrors {
         FATAL
     }
 
+    /** What every message about a refused record ends with: the failure repeats until the data changes. */
+    public static final String SAME_AFTER_RESTART =
+            "Nothing of this epoch becomes visible; the job will fail the same way after every restart until "
+                    + "the record is fixed or filtered upstream";
+
     private PostgresErrors() {}
 
     public static OnCommit onCommit(SQLException e) {
@@ -81,17 +86,21 @@ public final class PostgresErrors {
     public static String onWrite(SQLException e) {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
         if (state.startsWith("22") || state.startsWith("23")) {
-            return "the database rejected a record (SQLSTATE "
-                    + state
-                    + "). Nothing of this epoch becomes visible; the job will fail the same way after every "
-                    + "restart until the record is fixed or filtered upstream";
+            return "The database rejected a record (SQLSTATE " + state + "). " + SAME_AFTER_RESTART;
+        }
+        if ("42804".equals(state)) {
+            // datatype_mismatch: the bound Java value has a type the column does not accept (a String
+            // for a bigint). It comes from the row mapper or statement builder, per record or for all.
+            return "A bound value has a type that its column does not accept (SQLSTATE 42804): the row mapper or "
+                    + "statement builder must bind a value of the column's type, or the statement must cast it. "
+                    + SAME_AFTER_RESTART;
         }
         if (isTransient(e)) {
-            return "the connection of the open transaction was lost (SQLSTATE "
+            return "The connection of the open transaction was lost (SQLSTATE "
                     + state
-                    + "): the rows of this epoch are gone with it and will be replayed from the last "
-                    + "checkpoint after the restart";
+                    + "): the rows of this epoch are gone with it and will be replayed from the last checkpoint "
+                    + "after the restart";
         }
-        return "the statement failed (SQLSTATE " + state + "); nothing of this epoch becomes visible";
+        return "The statement failed (SQLSTATE " + state + "); nothing of this epoch becomes visible";
     }
 }

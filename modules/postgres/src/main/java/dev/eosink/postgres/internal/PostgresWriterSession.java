@@ -5,6 +5,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 
+import org.postgresql.core.BaseConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -170,15 +171,16 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             if (!transactionOpen) {
                 begin();
             }
-            if (batch.isEmpty()) {
-                batchFirstPosition = positionInEpoch;
-            }
-            batch.add(record);
             database.statement().bind(insert, record);
             insert.addBatch();
         } catch (Exception e) {
-            throw writeError(e, positionInEpoch, record);
+            throw writeError(e, Position.exact(positionInEpoch, record));
         }
+        // Kept in step with the JDBC batch: entry i of the batch is batch.get(i).
+        if (batch.isEmpty()) {
+            batchFirstPosition = positionInEpoch;
+        }
+        batch.add(record);
         if (batch.size() >= database.batchSize()) {
             flush();
         }
@@ -203,19 +205,10 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         try {
             insert.executeBatch();
         } catch (SQLException e) {
-            long position = batchFirstPosition;
-            IN record = null;
-            Matcher m = BATCH_ENTRY.matcher(String.valueOf(e.getMessage()));
-            if (e instanceof BatchUpdateException && m.find()) {
-                int entry = Integer.parseInt(m.group(1));
-                if (entry < batch.size()) {
-                    position += entry;
-                    record = batch.get(entry);
-                }
-            }
-            throw writeError(e, position, record);
+            throw writeError(e, failedEntry(e));
         } catch (AssertionError e) {
-            throw writeError(batchAssertion(e), batchFirstPosition, null);
+            SQLException lost = batchAssertion(e);
+            throw writeError(lost, failedEntry(lost));
         }
         batch.clear();
     }
@@ -243,9 +236,49 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         return new SQLException("the JDBC driver failed during the batch: " + e, null, e);
     }
 
+    /**
+     * Which record of the batch the database refused, as far as it can honestly be told. pgjdbc sends
+     * each batch entry as its own statement and reports the first that failed as "Batch entry N"
+     * (N counts from 0); that N is the record. With reWriteBatchedInserts it merges entries into
+     * multi-row INSERTs and N counts those, so N says nothing about the record. A lost connection, or
+     * a driver speaking another language, names no entry at all.
+     */
+    private Position failedEntry(SQLException e) {
+        Position wholeBatch = Position.batch(batchFirstPosition, batchFirstPosition + batch.size() - 1);
+        if (batch.size() == 1) {
+            return Position.exact(batchFirstPosition, batch.get(0));
+        }
+        if (!(e instanceof BatchUpdateException)) {
+            return wholeBatch.because("the failure was not about one entry of the batch");
+        }
+        if (rewritesBatches()) {
+            return wholeBatch.because(
+                    "reWriteBatchedInserts=true sends the batch as multi-row INSERTs, so PostgreSQL's error "
+                            + "cannot be traced to one record; set reWriteBatchedInserts=false or batchSize(1) "
+                            + "to see the record");
+        }
+        Matcher m = BATCH_ENTRY.matcher(String.valueOf(e.getMessage()));
+        if (m.find()) {
+            int entry = Integer.parseInt(m.group(1));
+            if (entry < batch.size()) {
+                return Position.exact(batchFirstPosition + entry, batch.get(entry));
+            }
+        }
+        return wholeBatch.because("the driver did not name the failing batch entry");
+    }
+
+    private boolean rewritesBatches() {
+        try {
+            return connection.unwrap(BaseConnection.class).getQueryExecutor().isReWriteBatchedInsertsEnabled();
+        } catch (SQLException | RuntimeException e) {
+            return true; // cannot tell: do not trust an entry number
+        }
+    }
+
     @Override
     public void prepare(TransactionId id, long rows) throws IOException {
         flush();
+        boolean markerWritten = false;
         try {
             marker.setString(1, id.toString());
             marker.setString(2, id.sinkId());
@@ -253,11 +286,16 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             marker.setLong(4, id.checkpointId());
             marker.setLong(5, rows);
             marker.executeUpdate();
+            markerWritten = true;
             try (Statement s = connection.createStatement()) {
                 s.execute("PREPARE TRANSACTION " + SqlIdentifier.literal(id.toString()));
             }
             transactionOpen = false;
         } catch (SQLException e) {
+            String state = e.getSQLState() == null ? "" : e.getSQLState();
+            // PREPARE runs the constraints deferred to the end of the transaction: a row of this epoch,
+            // but no longer a position in it.
+            boolean deferredConstraint = markerWritten && state.startsWith("23");
             throw new SinkException(
                     "could not prepare transaction "
                             + id
@@ -265,9 +303,19 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                             + rows
                             + " rows into "
                             + database.statement().describe()
+                            + (markerWritten ? "" : "; writing its marker row into " + database.markers().table() + " failed")
                             + "): "
-                            + rootMessage(e)
-                            + ". Nothing of this epoch becomes visible."
+                            + sentence(rootMessage(e))
+                            + " (SQLSTATE "
+                            + state
+                            + ")."
+                            + (deferredConstraint
+                                    ? " A constraint checked at the end of the transaction (DEFERRABLE INITIALLY "
+                                            + "DEFERRED) refused a row of this epoch; which record it came from is not "
+                                            + "known at PREPARE, the detail above names the row. The job will fail the "
+                                            + "same way after every restart until the record is fixed or filtered upstream."
+                                    : "")
+                            + " Nothing of this epoch becomes visible."
                             + (e.getMessage() != null && e.getMessage().contains("max_prepared_transactions")
                                     ? " Remedy: raise max_prepared_transactions (sql/00-server-settings.sql)."
                                     : ""),
@@ -300,24 +348,67 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         }
     }
 
-    private SinkException writeError(Exception e, long position, IN record) {
-        String what =
-                e instanceof SQLException
-                        ? PostgresErrors.onWrite((SQLException) e)
-                        : "the record could not be bound to the statement";
+    private SinkException writeError(Exception e, Position position) {
+        String reason;
+        String what;
+        if (e instanceof SQLException) {
+            SQLException sql = (SQLException) e;
+            reason = sentence(rootMessage(sql));
+            what = PostgresErrors.onWrite(sql);
+        } else {
+            // The user's row mapper or JdbcStatementBuilder threw: name the exception, it is all there is.
+            reason = "the row mapper or statement builder threw " + e.getClass().getName() + ": " + e.getMessage();
+            what = "The record could not be turned into statement parameters, so nothing was sent for it. "
+                    + PostgresErrors.SAME_AFTER_RESTART;
+        }
         return new SinkException(
-                "writing into "
-                        + database.statement().describe()
-                        + " failed at record #"
-                        + position
-                        + " of the epoch"
-                        + (record != null ? " " + render(record) : "")
-                        + ": "
-                        + rootMessage(e)
-                        + ". Cause: "
-                        + what
-                        + ".",
+                "writing into " + database.statement().describe() + " failed " + position.describe() + ": " + reason
+                        + ". " + what + ".",
                 e);
+    }
+
+    /** Where in the epoch a write failed: one record, or only the batch it was in, and why. */
+    private static final class Position {
+        private final long first;
+        private final long last;
+        private final Object record; // null when only the batch is known
+        private final String unknownBecause;
+
+        private Position(long first, long last, Object record, String unknownBecause) {
+            this.first = first;
+            this.last = last;
+            this.record = record;
+            this.unknownBecause = unknownBecause;
+        }
+
+        static Position exact(long position, Object record) {
+            return new Position(position, position, record, null);
+        }
+
+        static Position batch(long first, long last) {
+            return new Position(first, last, null, null);
+        }
+
+        Position because(String why) {
+            return new Position(first, last, null, why);
+        }
+
+        String describe() {
+            if (record != null) {
+                return "at record #" + first + " of the epoch (counting from 0) " + render(record);
+            }
+            return "in the batch of records #" + first + " to #" + last + " of the epoch (counting from 0); "
+                    + "which of them the database refused is not known: " + unknownBecause;
+        }
+    }
+
+    /** The text without its final full stop, so that messages can go on after it. */
+    private static String sentence(String text) {
+        String t = text.trim();
+        while (t.endsWith(".")) {
+            t = t.substring(0, t.length() - 1);
+        }
+        return t;
     }
 
     private static String render(Object record) {

@@ -46,5 +46,9 @@ class PostgresErrorsTest {
         assertThat(PostgresErrors.onWrite(state("23502"))).contains("rejected a record").contains("23502");
         assertThat(PostgresErrors.onWrite(state("22001"))).contains("rejected a record");
         assertThat(PostgresErrors.onWrite(state("08006"))).contains("connection").contains("replayed");
+        assertThat(PostgresErrors.onWrite(state("42804")))
+                .contains("does not accept")
+                .contains("42804")
+                .contains("fail the same way after every restart");
     }
 }
