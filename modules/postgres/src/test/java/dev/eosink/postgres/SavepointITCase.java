@@ -95,6 +95,63 @@ class SavepointITCase extends RestoreTestBase {
     }
 
     /**
+     * Hard case 10 with a detour (and hard case 6): an operator restores an older savepoint S0, that run
+     * dies with the transactions of its first checkpoint prepared, and the operator then restores the
+     * newer savepoint S1. The dead run numbered its transactions from S0 on, so its leftovers carry a
+     * checkpoint number at or below S1's, yet they are in no restored committer's state: they belong
+     * to another lineage of the job. The run from S1 must roll them back (once every restored committer
+     * has committed what it holds, which is certain once a checkpoint of the new run is under way), not
+     * leave them prepared forever, holding their locks and VACUUM back; and it must not commit them.
+     */
+    @Test
+    void restoreASavepointAfterARunFromAnOlderOneDied(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        StreamExecutionEnvironment first = manualEnv(2);
+        pipeline(first, N, 400);
+        JobClient job = first.executeAsync("first run");
+        awaitOpenTransactions(2);
+        long c1 = checkpoint(client, job.getJobID());
+        await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c1 + " committed");
+        awaitOpenTransactions(2);
+        String s0 = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        awaitOpenTransactions(2);
+        checkpoint(client, job.getJobID());
+        awaitOpenTransactions(2);
+        String s1 = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        long s0Id = checkpointIdOf(s0);
+        long s1Id = checkpointIdOf(s1);
+        checkpointUntilFinished(client, job);
+        assertExactlyOnce(N);
+        Set<Long> beforeS1 =
+                longs("SELECT id FROM " + table + " WHERE xmin::text IN "
+                                + "(SELECT xmin::text FROM eosink_markers WHERE sink_id = ? AND checkpoint_id <= ?)",
+                        sinkId, s1Id);
+
+        StreamExecutionEnvironment second = manualEnv(2, restoreFrom(s0));
+        pipeline(second, N, 400);
+        JobClient fromS0 = second.executeAsync("restored from S0, dies");
+        awaitOpenTransactions(2);
+        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 1, holdAfterPrepare());
+        client.triggerCheckpoint(fromS0.getJobID(), CheckpointType.CONFIGURED); // never completes
+        awaitPrepared(s0Id + 1, 2);
+        fromS0.cancel().get();
+        awaitStatus(fromS0, JobStatus.CANCELED);
+        await(() -> writerSessions() == 0, "writer sessions of " + sinkId + " to close");
+        List<String> orphans = preparedLeft();
+        assertThat(orphans).hasSize(2);
+        assertThat(checkpoints(prepared())).as("named below S1 (%s)", s1Id).containsExactly(s0Id + 1);
+        assertThat(s0Id + 1).isLessThanOrEqualTo(s1Id);
+        assertThat(rows()).isEqualTo(N);
+
+        StreamExecutionEnvironment third = env(2, 200, restoreFrom(s1));
+        pipeline(third, N, 5_000);
+        third.execute("restored from S1");
+
+        assertThat(markedGids()).as("committed").doesNotContainAnyElementsOf(orphans);
+        assertOnceBeforeTwiceAfter(beforeS1);
+    }
+
+    /**
      * The end of a rewind to savepoint S: every id the snapshot accounts for ({@code beforeS}) once,
      * every later id twice (once from the first run, once from the replay), none missing, none more
      * than twice, and nothing prepared left.
