@@ -43,7 +43,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -347,9 +346,5 @@ abstract class RestoreTestBase extends ExactlyOnceTestBase {
         } catch (SQLException e) {
             throw new IllegalStateException("failed: " + sql, e);
         }
-    }
-
-    static Optional<TransactionId> parse(String gid) {
-        return TransactionId.parse(gid);
     }
 }
