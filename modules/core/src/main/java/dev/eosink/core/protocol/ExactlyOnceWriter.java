@@ -17,6 +17,9 @@ import java.io.IOException;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
@@ -35,6 +38,10 @@ import java.util.stream.Collectors;
  *   <li>Before the first record, the startup recovery ({@link RecoveryPlan}) has rolled back
  *       exactly the owned transactions no restored committer will commit, under the ownership
  *       guard of every subtask index involved.
+ *   <li>At the first checkpoint after a restore, every owned transaction named at or before the
+ *       restored checkpoint that is still prepared is rolled back: every restored committer has
+ *       committed what it holds by then, so such a transaction is an orphan of another run of the
+ *       same sink id ({@link RecoveryPlan#orphans}).
  *   <li>On close (cancel, failure) only the open, unprepared transaction is rolled back; prepared
  *       ones belong to checkpoints and are left to the committer or the next start.
  * </ul>
@@ -52,6 +59,12 @@ public final class ExactlyOnceWriter<IN>
 
     /** The last checkpoint this writer snapshotted (or restored from); 0 before the first. */
     private long lastCheckpointId;
+
+    /**
+     * The startup decision, while some owned transactions it left to the restored committers may be
+     * orphans; null once they are resolved (or if there were none).
+     */
+    private RecoveryPlan awaitingRestoredCommits;
 
     private long recordsInEpoch;
 
@@ -126,27 +139,17 @@ public final class ExactlyOnceWriter<IN>
                     names(plan.toRollBack()));
         }
 
-        // Adopted indices come from a larger earlier parallelism. If a live session still guards one,
-        // a second job with this sink id is running: claim() refuses rather than destroy its work.
-        for (int adopted : plan.adoptedSubtasks()) {
-            session.claim(adopted, settings.claimWait().toMillis());
-        }
-        for (TransactionId id : plan.toRollBack()) {
-            session.rollbackPrepared(id);
-            LOG.info(
-                    "{}: rolled back prepared transaction {} (checkpoint {} did not complete before restored "
-                            + "checkpoint {})",
-                    context,
-                    id,
-                    id.checkpointId(),
-                    context.restoredCheckpointId().isPresent()
-                            ? context.restoredCheckpointId().getAsLong()
-                            : "none");
-        }
-        for (int adopted : plan.adoptedSubtasks()) {
-            session.release(adopted);
-        }
+        rollBack(plan.toRollBack(), id -> LOG.info(
+                "{}: rolled back prepared transaction {} (checkpoint {} did not complete before restored "
+                        + "checkpoint {})",
+                context,
+                id,
+                id.checkpointId(),
+                context.restoredCheckpointId().isPresent()
+                        ? context.restoredCheckpointId().getAsLong()
+                        : "none"));
         if (!plan.leftForCommitter().isEmpty()) {
+            awaitingRestoredCommits = plan;
             LOG.info(
                     "{}: left {} prepared transaction(s) at or before restored checkpoint {} to the restored "
                             + "committer: {}",
@@ -155,6 +158,59 @@ public final class ExactlyOnceWriter<IN>
                     context.restoredCheckpointId().getAsLong(),
                     names(plan.leftForCommitter()));
         }
+    }
+
+    /**
+     * Rolls back prepared transactions this subtask owns, under the ownership guard of every other
+     * subtask index among them. Adopted indices come from a larger earlier parallelism. If a live
+     * session still guards one, a second job with this sink id is running: claim() refuses rather
+     * than destroy its work.
+     */
+    private void rollBack(List<TransactionId> ids, Consumer<TransactionId> log)
+            throws IOException {
+        SortedSet<Integer> adopted = new TreeSet<>();
+        for (TransactionId id : ids) {
+            if (id.subtask() != context.subtask()) {
+                adopted.add(id.subtask());
+            }
+        }
+        for (int index : adopted) {
+            session.claim(index, settings.claimWait().toMillis());
+        }
+        for (TransactionId id : ids) {
+            session.rollbackPrepared(id);
+            log.accept(id);
+        }
+        for (int index : adopted) {
+            session.release(index);
+        }
+    }
+
+    /**
+     * Runs at the first checkpoint after a restore. Flink triggers a checkpoint only once every task
+     * runs, that is after every restored committer committed the committables it holds (a commit it
+     * cannot finish fails its task first). An owned transaction named at or before the restored
+     * checkpoint that is still prepared now is therefore held by no committer: it was prepared by
+     * another run of this sink id (one restored from an older savepoint or checkpoint, or a fresh
+     * one) whose checkpoint never completed. Nothing will ever commit it; left alone it would hold
+     * its locks and VACUUM back forever.
+     */
+    private void rollBackOrphans(long checkpointId) throws IOException {
+        RecoveryPlan plan = awaitingRestoredCommits;
+        List<TransactionId> orphans = plan.orphans(session.listPrepared());
+        long restored = context.restoredCheckpointId().getAsLong();
+        rollBack(orphans, id -> LOG.warn(
+                "{}: rolled back prepared transaction {} of checkpoint {}: it is named at or before restored "
+                        + "checkpoint {}, yet no restored committer committed it before checkpoint {} began, so "
+                        + "it belongs to another run of sink id '{}' (one restored from another savepoint or "
+                        + "checkpoint, or started fresh) that died before its checkpoint completed",
+                context,
+                id,
+                id.checkpointId(),
+                restored,
+                checkpointId,
+                context.sinkId()));
+        awaitingRestoredCommits = null;
     }
 
     @Override
@@ -217,7 +273,12 @@ public final class ExactlyOnceWriter<IN>
     }
 
     @Override
-    public List<WriterState> snapshotState(long checkpointId) {
+    public List<WriterState> snapshotState(long checkpointId) throws IOException {
+        // Only here, never in prepareCommit(): that also runs at the end of input, which may come
+        // before every task has restored; a snapshot is always part of a triggered checkpoint.
+        if (awaitingRestoredCommits != null) {
+            rollBackOrphans(checkpointId);
+        }
         lastCheckpointId = checkpointId;
         return Collections.singletonList(new WriterState(context.sinkId(), context.subtask(), checkpointId));
     }

@@ -5,6 +5,7 @@ import dev.eosink.core.TransactionId;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.SortedSet;
@@ -22,9 +23,18 @@ import java.util.TreeSet;
  *   <li><b>Restored run: roll back only what no committer will commit.</b> A committable in restored
  *       state belongs to a checkpoint at or before the restored one; a transaction named with a
  *       later checkpoint belongs to a checkpoint that did not complete (see {@link TransactionId}'s
- *       naming invariant). So exactly the owned transactions with {@code checkpoint > restored} are
- *       rolled back; the others are left alone, for the restored committer (on whichever subtask
- *       Flink gave the committable to) to commit.
+ *       naming invariant). So at start exactly the owned transactions with {@code checkpoint >
+ *       restored} are rolled back; the others are left alone, for the restored committer (on
+ *       whichever subtask Flink gave the committable to) to commit.
+ *   <li><b>Restored run, once the restored commits are done: roll back the orphans.</b> A name at or
+ *       before the restored checkpoint does not prove that the restored state holds it: another
+ *       lineage of the job (a run restored from an older savepoint, or a fresh run, that died
+ *       before its checkpoint completed) numbered its transactions from a lower checkpoint on. Flink
+ *       triggers a checkpoint only when every task is running, that is after every restored
+ *       committer committed what it holds (or failed its task). So when the first checkpoint of the
+ *       restored run reaches the writer, an owned transaction from {@link #leftForCommitter()} that
+ *       is still prepared is held by no committer: {@link #orphans} rolls it back. Left alone, it
+ *       would hold its locks and VACUUM back forever.
  *   <li><b>Fresh run: everything owned is a leftover</b> of an earlier run of the same sink id that
  *       died without committing. There is no committer state that could commit it; what happens is
  *       the user's {@link dev.eosink.core.LeftoverPolicy}.
@@ -86,6 +96,17 @@ public final class RecoveryPlan {
         return new RecoveryPlan(rollBack, keep, adopted, restoredCheckpointId.isEmpty());
     }
 
+    /**
+     * The orphans among {@link #leftForCommitter()}: those still prepared once a checkpoint of the
+     * restored run has begun (so every restored committer has committed what it holds), given the
+     * sink's prepared transactions listed at that moment. Sorted oldest checkpoint first.
+     */
+    public List<TransactionId> orphans(Collection<TransactionId> stillPrepared) {
+        List<TransactionId> orphans = new ArrayList<>(leftForCommitter);
+        orphans.retainAll(new HashSet<>(stillPrepared));
+        return orphans;
+    }
+
     /** Whether the new subtask {@code subtask} of {@code parallelism} owns old subtask index {@code oldSubtask}. */
     public static boolean isOwner(int subtask, int parallelism, int oldSubtask) {
         return oldSubtask % parallelism == subtask;
@@ -101,7 +122,10 @@ public final class RecoveryPlan {
         return toRollBack;
     }
 
-    /** Owned transactions at or before the restored checkpoint: a restored committer commits them. */
+    /**
+     * Owned transactions at or before the restored checkpoint: a restored committer commits those it
+     * holds; the others are {@link #orphans}.
+     */
     public List<TransactionId> leftForCommitter() {
         return leftForCommitter;
     }

@@ -9,6 +9,10 @@ import java.util.List;
  * One writer subtask's connection to the database. It holds at most one open transaction, which it
  * begins lazily at the first record of an epoch, so that an empty epoch prepares nothing.
  *
+ * <p>{@link #claim}, {@link #release}, {@link #listPrepared} and {@link #rollbackPrepared} run at start
+ * and between epochs (never while a transaction is open): the writer's recovery also runs at the
+ * first checkpoint after a restore.
+ *
  * <p>A session never reconnects on its own: if the connection of an open transaction is lost, the
  * rows of that epoch are gone, and only a replay from the last checkpoint can restore them. Every
  * method then throws, and Flink restarts the task.

@@ -42,6 +42,22 @@ class RecoveryPlanTest {
         assertThat(plan.leftForCommitter()).isEmpty();
     }
 
+    /**
+     * Names at or before the restored checkpoint are left at start, whatever their run; those still
+     * prepared once the restored committers are done are orphans of another run.
+     */
+    @Test
+    void transactionsLeftForTheCommitterThatStayPreparedAreOrphans() {
+        TransactionId held = new TransactionId("s", 0, 4, "aaaaaaaa");
+        TransactionId other = new TransactionId("s", 0, 3, "bbbbbbbb");
+        TransactionId notOwned = new TransactionId("s", 1, 3, "bbbbbbbb");
+        RecoveryPlan plan = RecoveryPlan.decide(List.of(held, other, notOwned), "s", 0, 2, OptionalLong.of(4));
+        assertThat(plan.toRollBack()).isEmpty();
+        assertThat(plan.leftForCommitter()).containsExactly(other, held);
+        assertThat(plan.orphans(List.of(other, notOwned, new TransactionId("s", 0, 5, "cccccccc")))).containsExactly(other);
+        assertThat(plan.orphans(List.of())).isEmpty();
+    }
+
     /** After any rescale, every old subtask index has exactly one owner among the new subtasks. */
     @Test
     void everyOldSubtaskHasExactlyOneOwnerAfterRescale() {

@@ -56,9 +56,28 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         this.lockClass = PostgresDatabase.lockClass(context.sinkId());
     }
 
+    /**
+     * Recovery and ownership statements run between epochs, each in its own transaction: ROLLBACK
+     * PREPARED refuses to run inside a transaction block, and after the first epoch the connection
+     * is left with autocommit off (see {@link #begin()}). The next record turns it off again.
+     */
+    private void betweenEpochs(String what) throws SQLException {
+        if (transactionOpen) {
+            throw new IllegalStateException(context + ": " + what + " while the epoch's transaction is open");
+        }
+        if (!connection.getAutoCommit()) {
+            connection.setAutoCommit(true);
+        }
+    }
+
     @Override
     public void claim(int subtask, long waitMillis) throws IOException {
         long deadline = System.currentTimeMillis() + waitMillis;
+        try {
+            betweenEpochs("claiming the guard of subtask " + subtask);
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not take the ownership guard of subtask " + subtask + ": " + e.getMessage(), e);
+        }
         try (PreparedStatement s = connection.prepareStatement("SELECT pg_try_advisory_lock(?, ?)")) {
             s.setInt(1, lockClass);
             s.setInt(2, subtask);
@@ -124,6 +143,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     @Override
     public void release(int subtask) throws IOException {
         try (PreparedStatement s = connection.prepareStatement("SELECT pg_advisory_unlock(?, ?)")) {
+            betweenEpochs("releasing the guard of subtask " + subtask);
             s.setInt(1, lockClass);
             s.setInt(2, subtask);
             s.execute();
@@ -135,6 +155,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     @Override
     public List<TransactionId> listPrepared() throws IOException {
         try {
+            betweenEpochs("listing prepared transactions");
             return PostgresDatabase.listPrepared(connection, context.sinkId());
         } catch (SQLException e) {
             throw new SinkException(context + ": could not list prepared transactions: " + e.getMessage(), e);
@@ -144,6 +165,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     @Override
     public void rollbackPrepared(TransactionId id) throws IOException {
         try (Statement s = connection.createStatement()) {
+            betweenEpochs("rolling back " + id);
             s.execute("ROLLBACK PREPARED " + SqlIdentifier.literal(id.toString()));
         } catch (SQLException e) {
             if ("42704".equals(e.getSQLState())) {

@@ -1,0 +1,262 @@
+package dev.eosink.postgres;
+
+import dev.eosink.core.TransactionId;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.core.execution.CheckpointType;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectClusterClient;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * How the sink's transactions follow Flink's savepoints, stops and cancels: restoring an older
+ * savepoint (hard case 10), stop-with-savepoint with and without drain, and cancel (hard case 11).
+ */
+class SavepointITCase extends RestoreTestBase {
+
+    private static final long N = 4_000;
+
+    /**
+     * Hard case 10: restore from an OLDER savepoint after the job went on and finished. The restored
+     * committers re-commit the savepoint's transactions, which the first run committed long ago: the
+     * gid is gone, the marker proves the commit, and the job goes on (it must not fail with "LOST").
+     * The replay from the savepoint's source position writes every later id a second time: rewinding
+     * a job re-delivers what came after the savepoint, which exactly-once cannot undo (README). The
+     * restored run's new checkpoints reuse the checkpoint numbers of the first run's later ones and
+     * are committed all the same: no "highest committed checkpoint" watermark skips them.
+     */
+    @Test
+    void restoreFromAnOlderSavepointRecommitsIdempotentlyAndReplaysTheRest(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        StreamExecutionEnvironment first = manualEnv(2);
+        pipeline(first, N, 400);
+        JobClient job = first.executeAsync("first run");
+        awaitOpenTransactions(2);
+        long c1 = checkpoint(client, job.getJobID());
+        await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c1 + " committed");
+        awaitOpenTransactions(2); // both writers prepare at the savepoint's barrier
+        String s1 = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        long s1Id = checkpointIdOf(s1);
+        List<String> ofS1 = preparedLeft();
+        assertThat(ofS1).as("prepared at S1's barrier").hasSize(2);
+
+        checkpointUntilFinished(client, job); // the next checkpoint commits S1's transactions too
+        assertExactlyOnce(N);
+
+        // The ids S1 accounts for (its source position) are exactly the rows of the transactions named
+        // with a checkpoint <= S1. A writer names a transaction with the last checkpoint it snapshotted
+        // + 1, and every writer snapshotted S1 (a savepoint is a snapshot like any checkpoint): so a
+        // transaction prepared after S1's barrier carries a number > S1, and one prepared at or before
+        // it a number <= S1. The marker row is written inside its transaction, so its xmin is the
+        // transaction's xid, and so is the xmin of every row the transaction inserted.
+        Set<Long> beforeS1 =
+                longs("SELECT id FROM " + table + " WHERE xmin::text IN "
+                                + "(SELECT xmin::text FROM eosink_markers WHERE sink_id = ? AND checkpoint_id <= ?)",
+                        sinkId, s1Id);
+        long markedBeforeS1 =
+                db.count("SELECT coalesce(sum(row_count), 0) FROM eosink_markers WHERE sink_id = ? AND checkpoint_id <= ?",
+                        sinkId, s1Id);
+        assertThat((long) beforeS1.size()).as("rows of S1's transactions and earlier").isEqualTo(markedBeforeS1);
+        assertThat(beforeS1.size()).as("S1 taken mid-way").isBetween(1, (int) N - 1);
+        assertThat(markedGids()).containsAll(ofS1);
+
+        List<String> recommitted = new CopyOnWriteArrayList<>();
+        // The first commit of the restored run is a restored committable: restored committers commit in
+        // their initialization, before any task runs and so before any new checkpoint.
+        Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 1, a -> recommitted.add(a.transactionId));
+        StreamExecutionEnvironment second = env(2, 200, restoreFrom(s1)); // no restarts: a LOST fails it
+        pipeline(second, N, 5_000);
+        second.execute("restored from the older savepoint S1");
+
+        assertThat(recommitted).as("re-committed, already committed by the first run").hasSize(1);
+        assertThat(ofS1).contains(recommitted.get(0));
+        assertOnceBeforeTwiceAfter(beforeS1);
+    }
+
+    /**
+     * Hard case 10 with a detour (and hard case 6): an operator restores an older savepoint S0, that run
+     * dies with the transactions of its first checkpoint prepared, and the operator then restores the
+     * newer savepoint S1. The dead run numbered its transactions from S0 on, so its leftovers carry a
+     * checkpoint number at or below S1's, yet they are in no restored committer's state: they belong
+     * to another lineage of the job. The run from S1 must roll them back (once every restored committer
+     * has committed what it holds, which is certain once a checkpoint of the new run is under way), not
+     * leave them prepared forever, holding their locks and VACUUM back; and it must not commit them.
+     */
+    @Test
+    void restoreASavepointAfterARunFromAnOlderOneDied(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        StreamExecutionEnvironment first = manualEnv(2);
+        pipeline(first, N, 400);
+        JobClient job = first.executeAsync("first run");
+        awaitOpenTransactions(2);
+        long c1 = checkpoint(client, job.getJobID());
+        await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c1 + " committed");
+        awaitOpenTransactions(2);
+        String s0 = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        awaitOpenTransactions(2);
+        checkpoint(client, job.getJobID());
+        awaitOpenTransactions(2);
+        String s1 = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        long s0Id = checkpointIdOf(s0);
+        long s1Id = checkpointIdOf(s1);
+        checkpointUntilFinished(client, job);
+        assertExactlyOnce(N);
+        Set<Long> beforeS1 =
+                longs("SELECT id FROM " + table + " WHERE xmin::text IN "
+                                + "(SELECT xmin::text FROM eosink_markers WHERE sink_id = ? AND checkpoint_id <= ?)",
+                        sinkId, s1Id);
+
+        StreamExecutionEnvironment second = manualEnv(2, restoreFrom(s0));
+        pipeline(second, N, 400);
+        JobClient fromS0 = second.executeAsync("restored from S0, dies");
+        awaitOpenTransactions(2);
+        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 1, holdAfterPrepare());
+        client.triggerCheckpoint(fromS0.getJobID(), CheckpointType.CONFIGURED); // never completes
+        awaitPrepared(s0Id + 1, 2);
+        fromS0.cancel().get();
+        awaitStatus(fromS0, JobStatus.CANCELED);
+        await(() -> writerSessions() == 0, "writer sessions of " + sinkId + " to close");
+        List<String> orphans = preparedLeft();
+        assertThat(orphans).hasSize(2);
+        assertThat(checkpoints(prepared())).as("named below S1 (%s)", s1Id).containsExactly(s0Id + 1);
+        assertThat(s0Id + 1).isLessThanOrEqualTo(s1Id);
+        assertThat(rows()).isEqualTo(N);
+
+        StreamExecutionEnvironment third = env(2, 200, restoreFrom(s1));
+        pipeline(third, N, 5_000);
+        third.execute("restored from S1");
+
+        assertThat(markedGids()).as("committed").doesNotContainAnyElementsOf(orphans);
+        assertOnceBeforeTwiceAfter(beforeS1);
+    }
+
+    /**
+     * The end of a rewind to savepoint S: every id the snapshot accounts for ({@code beforeS}) once,
+     * every later id twice (once from the first run, once from the replay), none missing, none more
+     * than twice, and nothing prepared left.
+     */
+    private void assertOnceBeforeTwiceAfter(Set<Long> beforeS) {
+        assertThat(preparedLeft()).as("prepared transactions of sink %s left behind", sinkId).isEmpty();
+        Map<Long, Long> expected = new HashMap<>();
+        for (long id = 0; id < N; id++) {
+            expected.put(id, beforeS.contains(id) ? 1L : 2L);
+        }
+        Map<Long, Long> actual = idCounts();
+        assertThat(actual.values()).as("no id more than twice").allMatch(count -> count <= 2);
+        assertThat(actual.keySet()).as("ids present").isEqualTo(expected.keySet());
+        assertThat(rows()).isEqualTo(N + (N - beforeS.size()));
+        assertThat(actual).as("before the savepoint once, after it twice").isEqualTo(expected);
+    }
+
+    /**
+     * Hard case 11, stop-with-savepoint with and without drain: unlike a plain savepoint, a stop
+     * notifies the savepoint's completion, so everything up to it is committed and nothing is left
+     * prepared once the job has stopped. Resuming from that savepoint re-commits its transactions
+     * (already committed, proved by marker) and writes the rest: exact.
+     */
+    @ParameterizedTest(name = "drain = {0}")
+    @ValueSource(booleans = {false, true})
+    void stopWithSavepointCommitsEverythingUpToIt(
+            boolean drain, @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        StreamExecutionEnvironment env = manualEnv(2);
+        pipeline(env, N, 400);
+        JobClient job = env.executeAsync("stop with savepoint, drain = " + drain);
+        awaitOpenTransactions(2);
+        long c1 = checkpoint(client, job.getJobID());
+        await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c1 + " committed");
+        awaitOpenTransactions(2); // both writers have rows in the stop's epoch
+
+        String savepoint = job.stopWithSavepoint(drain, dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        awaitStatus(job, JobStatus.FINISHED);
+        long savepointId = checkpointIdOf(savepoint);
+
+        assertThat(preparedLeft()).as("prepared right after the stop").isEmpty();
+        Set<String> ofSavepoint =
+                markedGids().stream()
+                        .filter(g -> TransactionId.parse(g).orElseThrow().checkpointId() == savepointId)
+                        .collect(Collectors.toSet());
+        assertThat(ofSavepoint).as("committed transactions of the stop's savepoint").hasSize(2);
+        long atStop = rows();
+        assertThat(atStop).as("rows at the stop").isBetween(1L, N - 1).isEqualTo(distinctRows()).isEqualTo(markedRows());
+
+        List<String> recommitted = new CopyOnWriteArrayList<>();
+        Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 1, a -> recommitted.add(a.transactionId));
+        StreamExecutionEnvironment resumed = env(2, 200, restoreFrom(savepoint));
+        pipeline(resumed, N, 5_000);
+        resumed.execute("resumed");
+
+        assertThat(recommitted).hasSize(1);
+        assertThat(ofSavepoint).as("the first commit after resuming re-commits the stop's").contains(recommitted.get(0));
+        assertExactlyOnce(N);
+    }
+
+    /**
+     * Hard case 11, cancel: cancelling a running job rolls back only the open, unprepared transaction;
+     * the transactions prepared for a checkpoint still pending stay prepared (they belong to Flink's
+     * checkpoint, not to the task). Resuming from the latest retained checkpoint rolls those back
+     * (their checkpoint did not complete), re-commits the retained checkpoint's (already committed),
+     * replays the rest: exact, nothing prepared left.
+     */
+    @Test
+    void cancelRollsBackOnlyTheOpenTransactionAndTheRetainedCheckpointResumes(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        Configuration retained = new Configuration();
+        retained.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        retained.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toUri().toString());
+        retained.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        StreamExecutionEnvironment env = manualEnv(2, retained);
+        pipeline(env, N, 300);
+        JobClient job = env.executeAsync("cancelled");
+        JobID jobId = job.getJobID();
+        awaitOpenTransactions(2);
+        checkpoint(client, jobId);
+        awaitOpenTransactions(2);
+        long c2 = checkpoint(client, jobId);
+        await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c2 + " committed");
+        long committed = rows();
+
+        awaitOpenTransactions(2);
+        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 1, holdAfterPrepare());
+        client.triggerCheckpoint(jobId, CheckpointType.CONFIGURED); // pending until the cancel
+        awaitPrepared(c2 + 1, 2);
+        awaitOpenTransactions(1); // the writer not held goes on writing after the pending barrier
+        List<String> preparedAtCancel = preparedLeft();
+
+        job.cancel().get();
+        awaitStatus(job, JobStatus.CANCELED);
+        await(() -> writerSessions() == 0, "writer sessions of " + sinkId + " to close");
+
+        assertThat(preparedLeft()).as("prepared after the cancel: the pending checkpoint's, untouched").isEqualTo(preparedAtCancel);
+        assertThat(rows()).as("rows of the open transaction never became visible").isEqualTo(committed);
+
+        Path latest = newestRetainedCheckpoint(dir, jobId);
+        assertThat(checkpointIdOf(latest.toUri().toString())).as("latest retained checkpoint").isEqualTo(c2);
+        StreamExecutionEnvironment resumed = env(2, 200, restoreFrom(latest.toUri().toString()));
+        pipeline(resumed, N, 5_000);
+        resumed.execute("resumed from " + latest.getFileName());
+
+        assertThat(markedGids()).doesNotContainAnyElementsOf(preparedAtCancel);
+        assertExactlyOnce(N);
+    }
+}
