@@ -248,6 +248,18 @@ public final class PostgresSinkBuilder<IN> {
                     "sink '" + sinkId + "': give either table(...) + columns(...) + rows(...), or sql(...) with a "
                             + "JdbcStatementBuilder, not both and not neither");
         }
+        if (upsertKey != null || rowKind != null) {
+            if (!tableMode) {
+                throw new IllegalStateException("sink '" + sinkId + "': upsert(...) and changelog(...) need table(...) + "
+                        + "columns(...) + rows(...); with sql(...) write the ON CONFLICT clause yourself");
+            }
+            if (upsertKey == null) {
+                throw new IllegalStateException("sink '" + sinkId + "': changelog(...) deletes by key: also give upsert(key columns)");
+            }
+            if (columns != null && !columns.containsAll(upsertKey)) {
+                throw new IllegalStateException("sink '" + sinkId + "': upsert key " + upsertKey + " must be among the columns " + columns);
+            }
+        }
         InsertStatement<IN> statement;
         if (tableMode) {
             if (table == null || columns == null || rowMapper == null) {
@@ -273,7 +285,15 @@ public final class PostgresSinkBuilder<IN> {
                         markerRetention,
                         markerPruneInterval);
         return new ExactlyOnceSink<>(
-                new PostgresDatabase<>(connection, statement, new MarkerTable(markerTable), createMarkerTable, batchSize),
+                new PostgresDatabase<>(
+                        connection,
+                        statement,
+                        new MarkerTable(markerTable),
+                        createMarkerTable,
+                        batchSize,
+                        writeMethod,
+                        upsertKey,
+                        rowKind),
                 settings);
     }
 }

@@ -202,6 +202,11 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
             }
 
             @Override
+            public boolean waitsForOwnCommits() {
+                return w.waitsForOwnCommits();
+            }
+
+            @Override
             public void abortOpen() throws IOException {
                 resetEpoch();
                 w.abortOpen();

@@ -70,7 +70,9 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
         for (CommitRequest<PreparedTransaction> request : requests) {
             PreparedTransaction tx = request.getCommittable();
             try {
-                if (commitOne(tx.id())) {
+                boolean committedNow = commitOne(tx.id());
+                CommitSignals.committed(tx.id());
+                if (committedNow) {
                     committed.inc();
                     LOG.debug(
                             "{}: committed {} ({} rows, {} ms after prepare)",

@@ -7,6 +7,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 
+import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 
@@ -68,6 +69,21 @@ public final class ExactlyOnceWriter<IN>
 
     private long recordsInEpoch;
 
+    /**
+     * How long a writer lets its task process other work (the commit of its previous transaction)
+     * before writing rows that may wait for that transaction's locks. After a declined checkpoint the
+     * commit only comes with the next completed checkpoint, which cannot happen while the writer
+     * waits; then it writes anyway, and the database's lock timeout turns a real conflict into a
+     * failover.
+     */
+    static final long OWN_COMMIT_WAIT_MILLIS = 30_000;
+
+    /** The task's mailbox, to let it deliver commits while the writer waits for one; null: never waits. */
+    private final MailboxExecutor mailbox;
+
+    /** This writer's last prepared transaction, while the next writes must wait for its commit. */
+    private TransactionId awaitingCommit;
+
     public ExactlyOnceWriter(
             SubtaskContext context,
             SinkSettings settings,
@@ -75,6 +91,18 @@ public final class ExactlyOnceWriter<IN>
             WriterSession<IN> session,
             Collection<WriterState> restoredStates)
             throws IOException {
+        this(context, settings, target, session, restoredStates, null);
+    }
+
+    public ExactlyOnceWriter(
+            SubtaskContext context,
+            SinkSettings settings,
+            String target,
+            WriterSession<IN> session,
+            Collection<WriterState> restoredStates,
+            MailboxExecutor mailbox)
+            throws IOException {
+        this.mailbox = mailbox;
         this.context = context;
         this.settings = settings;
         this.target = target;
@@ -215,6 +243,9 @@ public final class ExactlyOnceWriter<IN>
 
     @Override
     public void write(IN element, Context ctx) throws IOException {
+        if (awaitingCommit != null) {
+            awaitOwnCommit();
+        }
         try {
             session.write(element, recordsInEpoch);
         } catch (IOException | RuntimeException e) {
@@ -242,12 +273,46 @@ public final class ExactlyOnceWriter<IN>
         long rows = recordsInEpoch;
         try {
             session.prepare(id, rows);
+            if (mailbox != null && session.waitsForOwnCommits()) {
+                CommitSignals.expect(id);
+                awaitingCommit = id;
+            }
         } catch (IOException | RuntimeException e) {
             throw epochFailure(e);
         }
         recordsInEpoch = 0;
         LOG.debug("{}: prepared {} with {} rows", context, id, rows);
         return Collections.singletonList(new PreparedTransaction(id, rows, System.currentTimeMillis()));
+    }
+
+    /**
+     * Lets the task run its mailbox (where the committer's notification arrives) until the committer
+     * has committed this writer's previous transaction, so that writes of the next epoch never wait
+     * for row locks that only that commit releases: the commit could never run while the task thread
+     * waits on the database.
+     */
+    private void awaitOwnCommit() throws IOException {
+        TransactionId id = awaitingCommit;
+        long deadline = System.nanoTime() + OWN_COMMIT_WAIT_MILLIS * 1_000_000L;
+        try {
+            while (!CommitSignals.isCommitted(id)) {
+                if (!mailbox.tryYield()) {
+                    if (System.nanoTime() > deadline) {
+                        LOG.warn("{}: {} was not committed within {} ms (its checkpoint may have been declined); "
+                                        + "writing on, a write that needs its locks will fail at the lock timeout",
+                                context, id, OWN_COMMIT_WAIT_MILLIS);
+                        break;
+                    }
+                    Thread.sleep(1);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SinkException(context + ": interrupted while waiting for the commit of " + id, e);
+        } finally {
+            CommitSignals.forget(id);
+            awaitingCommit = null;
+        }
     }
 
     /**

@@ -32,6 +32,12 @@ public final class HookedDatabase<IN> implements TransactionalDatabase<IN> {
     @Override
     public WriterSession<IN> openWriter(SubtaskContext context) throws IOException {
         WriterSession<IN> session = database.openWriter(context);
+        try {
+            hook.at(Point.WRITER_OPENED, context, null);
+        } catch (IOException | RuntimeException e) {
+            session.close();
+            throw e;
+        }
         return new WriterSession<>() {
             @Override
             public void claim(int subtask, long waitMillis) throws IOException {
@@ -69,6 +75,11 @@ public final class HookedDatabase<IN> implements TransactionalDatabase<IN> {
                 hook.at(Point.BEFORE_PREPARE, context, id);
                 session.prepare(id, rows);
                 hook.at(Point.AFTER_PREPARE, context, id);
+            }
+
+            @Override
+            public boolean waitsForOwnCommits() {
+                return session.waitsForOwnCommits();
             }
 
             @Override

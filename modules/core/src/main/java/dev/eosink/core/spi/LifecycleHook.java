@@ -15,6 +15,8 @@ public interface LifecycleHook extends Serializable {
 
     /** The points a hook sees, in the order a transaction passes them. */
     enum Point {
+        /** A writer's session was opened (its start-up checks and recovery come next). */
+        WRITER_OPENED,
         /** A record is about to be written into the open transaction. */
         WRITE,
         /** At the barrier, before the transaction is prepared. */
@@ -28,7 +30,7 @@ public interface LifecycleHook extends Serializable {
     }
 
     /**
-     * @param transaction the transaction concerned; null at {@link Point#WRITE}
+     * @param transaction the transaction concerned; null at {@link Point#WRITER_OPENED} and {@link Point#WRITE}
      */
     void at(Point point, SubtaskContext context, TransactionId transaction) throws IOException;
 }

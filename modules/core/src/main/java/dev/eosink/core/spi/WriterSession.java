@@ -55,6 +55,16 @@ public interface WriterSession<IN> extends AutoCloseable {
      */
     void prepare(TransactionId id, long rows) throws IOException;
 
+    /**
+     * Whether a write may have to wait for a row lock held by this writer's own previous, prepared
+     * transaction (an upsert of a key the previous epoch wrote). Such a wait can never end by itself:
+     * the commit that releases the lock is delivered to the same task thread. The writer then lets
+     * the task process that commit before it writes again.
+     */
+    default boolean waitsForOwnCommits() {
+        return false;
+    }
+
     /** Rolls back the open, unprepared transaction if there is one. Never touches prepared ones. */
     void abortOpen() throws IOException;
 

@@ -65,6 +65,21 @@ public abstract class InsertStatement<IN> implements Serializable {
         }
 
         @Override
+        public Object[] toRow(IN record) throws Exception {
+            Object[] row = mapper.toRow(record);
+            if (row == null || row.length != columns.size()) {
+                throw new IllegalArgumentException(
+                        "the row mapper returned "
+                                + (row == null ? "null" : row.length + " values")
+                                + " for "
+                                + columns.size()
+                                + " columns "
+                                + columns);
+            }
+            return row;
+        }
+
+        @Override
         public void bind(PreparedStatement statement, IN record) throws Exception {
             Object[] row = mapper.toRow(record);
             if (row == null || row.length != columns.size()) {
@@ -126,6 +141,29 @@ public abstract class InsertStatement<IN> implements Serializable {
             String oneLine = sql.replaceAll("\\s+", " ").trim();
             return "statement '" + (oneLine.length() > 120 ? oneLine.substring(0, 117) + "..." : oneLine) + "'";
         }
+    }
+
+    /**
+     * The generated INSERT with each parameter cast to its column's type ({@code ?::jsonb}): the driver
+     * binds Java strings as varchar, which PostgreSQL will not assign to json, uuid and other columns
+     * without a cast. User SQL is returned as given.
+     */
+    public String sqlWithCasts(List<String> columnTypes) {
+        if (table() == null) {
+            return sql();
+        }
+        return "INSERT INTO "
+                + table().sql()
+                + " ("
+                + columnsOrEmpty().stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
+                + ") VALUES ("
+                + columnTypes.stream().map(t -> "?::" + t).collect(Collectors.joining(", "))
+                + ")";
+    }
+
+    /** The row of a generated statement's columns; only for {@link #forColumns} statements. */
+    public Object[] toRow(IN record) throws Exception {
+        throw new UnsupportedOperationException("user SQL has no row mapper");
     }
 
     /** The column list of a generated statement, for validation; empty for user SQL. */

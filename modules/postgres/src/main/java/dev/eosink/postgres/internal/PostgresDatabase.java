@@ -7,6 +7,8 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.postgres.PostgresConnection;
+import dev.eosink.postgres.RowKindFunction;
+import dev.eosink.postgres.WriteMethod;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +37,9 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(PostgresDatabase.class);
 
+    /** The writer session's lock_timeout: a write waiting longer for a row lock fails the task. */
+    static final int WRITER_LOCK_TIMEOUT_SECONDS = 60;
+
     /** Prepared transactions one subtask can hold at once: the one being committed and the next. */
     static final int PREPARED_PER_SUBTASK = 2;
 
@@ -43,18 +48,31 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     private final MarkerTable markers;
     private final boolean createMarkerTable;
     private final int batchSize;
+    private final WriteMethod writeMethod;
+    private final List<String> upsertKey; // null: insert
+    private final RowKindFunction<IN> rowKind; // null: every record is an INSERT
 
     public PostgresDatabase(
             PostgresConnection connection,
             InsertStatement<IN> statement,
             MarkerTable markers,
             boolean createMarkerTable,
-            int batchSize) {
+            int batchSize,
+            WriteMethod writeMethod,
+            List<String> upsertKey,
+            RowKindFunction<IN> rowKind) {
         this.connection = connection;
         this.statement = statement;
         this.markers = markers;
         this.createMarkerTable = createMarkerTable;
         this.batchSize = batchSize;
+        this.writeMethod = writeMethod;
+        this.upsertKey = upsertKey == null ? null : List.copyOf(upsertKey);
+        this.rowKind = rowKind;
+    }
+
+    RowKindFunction<IN> rowKind() {
+        return rowKind;
     }
 
     InsertStatement<IN> statement() {
@@ -90,10 +108,22 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         Connection c = connect(context, "writer");
         try {
             c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) {
+                // A writer must never wait forever on a row lock: a lock held by a prepared
+                // transaction is released only by a commit that may need this very task thread.
+                s.execute("SET lock_timeout = '" + WRITER_LOCK_TIMEOUT_SECONDS + "s'");
+            }
             checkPreparedTransactions(c, context);
             ensureMarkerTable(c, context);
             checkTarget(c, context);
-            return new PostgresWriterSession<>(context, this, c);
+            List<String[]> types = statement.table() == null
+                    ? List.of()
+                    : columnTypes(c, statement.table(), statement.columnsOrEmpty());
+            Object path = rowPath(c, context, types);
+            String insertSql = statement.sqlWithCasts(types.stream().map(t -> t[1]).collect(Collectors.toList()));
+            return new PostgresWriterSession<>(context, this, c, insertSql,
+                    path instanceof CopyStream ? (CopyStream) path : null,
+                    path instanceof UpsertBuffer ? (UpsertBuffer) path : null);
         } catch (SQLException e) {
             closeQuietly(c, e);
             throw new SinkException(
@@ -291,6 +321,70 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             if (!"42501".equals(e.getSQLState())) { // SELECT is not needed to insert
                 throw e;
             }
+        }
+    }
+
+    /**
+     * How rows reach the table: upserts through {@link UpsertBuffer}, inserts through binary COPY when
+     * every column's type has an encoder, otherwise (or when asked) through JDBC batches (null).
+     */
+    private Object rowPath(Connection c, SubtaskContext context, List<String[]> types) throws SQLException, SinkException {
+        SqlIdentifier table = statement.table();
+        if (table == null) {
+            return null; // user SQL
+        }
+        List<String> columns = statement.columnsOrEmpty();
+        if (upsertKey != null) {
+            UpsertBuffer upserts = new UpsertBuffer(
+                    table, columns, types.stream().map(t -> t[1]).collect(Collectors.toList()), upsertKey);
+            checkUpsertKey(c, context, upserts);
+            return upserts;
+        }
+        if (writeMethod != WriteMethod.COPY) {
+            return null;
+        }
+        Optional<BinaryCopyEncoder> encoder =
+                BinaryCopyEncoder.forTypes(columns, types.stream().map(t -> t[0]).collect(Collectors.toList()));
+        if (encoder.isEmpty()) {
+            LOG.info("{}: {} has a column type without a binary COPY encoder ({}); writing with JDBC batches",
+                    context, table, types.stream().map(t -> t[0]).collect(Collectors.toList()));
+            return null;
+        }
+        return new CopyStream(c, table, columns, encoder.get(), batchSize);
+    }
+
+    /** Per column, in the given order: {typname, format_type}. */
+    private static List<String[]> columnTypes(Connection c, SqlIdentifier table, List<String> columns) throws SQLException {
+        List<String[]> types = new ArrayList<>();
+        try (PreparedStatement s = c.prepareStatement(
+                "SELECT t.typname, format_type(a.atttypid, NULL) FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
+                        + "WHERE a.attrelid = to_regclass(?) AND a.attname = ? AND a.attnum > 0 AND NOT a.attisdropped")) {
+            for (String column : columns) {
+                s.setString(1, table.sql());
+                s.setString(2, column);
+                try (ResultSet rs = s.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new SQLException("column \"" + column + "\" of " + table + " does not exist", "42703");
+                    }
+                    types.add(new String[] {rs.getString(1), rs.getString(2)});
+                }
+            }
+        }
+        return types;
+    }
+
+    /** ON CONFLICT needs a unique index on exactly the key columns: EXPLAIN finds out without writing. */
+    private void checkUpsertKey(Connection c, SubtaskContext context, UpsertBuffer upserts) throws SinkException, SQLException {
+        try (Statement s = c.createStatement()) {
+            s.executeQuery("EXPLAIN " + upserts.upsertSql().replace("?", "NULL")).close();
+        } catch (SQLException e) {
+            if ("42P10".equals(e.getSQLState())) {
+                throw new SinkException(context + ": upsert key " + upsertKey + " of table " + statement.table()
+                        + " has no unique index or constraint on exactly those columns, which INSERT ... ON CONFLICT "
+                        + "needs. Remedy: CREATE UNIQUE INDEX ON " + statement.table() + " (" + String.join(", ", upsertKey)
+                        + "), or give upsert(...) the columns of the primary key.", e);
+            }
+            throw e;
         }
     }
 

@@ -95,6 +95,12 @@ public final class PostgresErrors {
                     + "statement builder must bind a value of the column's type, or the statement must cast it. "
                     + SAME_AFTER_RESTART;
         }
+        if ("55P03".equals(state)) {
+            return "A write waited longer than lock_timeout for a row lock (SQLSTATE 55P03), usually one held by a "
+                    + "prepared transaction that is not committed yet (a declined checkpoint's, or another job's "
+                    + "writing the same keys; key the stream by the upsert key so one subtask owns each key). The "
+                    + "task fails over; the restored job commits or rolls back that transaction first";
+        }
         if (isTransient(e)) {
             return "The connection of the open transaction was lost (SQLSTATE "
                     + state

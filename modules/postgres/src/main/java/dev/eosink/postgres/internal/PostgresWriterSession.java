@@ -5,6 +5,9 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 
+import dev.eosink.postgres.RowKindFunction;
+
+import org.apache.flink.types.RowKind;
 import org.postgresql.core.BaseConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,11 +52,29 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     private long batchFirstPosition;
     private boolean transactionOpen;
 
-    PostgresWriterSession(SubtaskContext context, PostgresDatabase<IN> database, Connection connection) {
+    /** Binary COPY of inserts, or null. */
+    private final CopyStream copy;
+    /** Upserts and deletes by key, or null. With neither, JDBC batches of the insert statement. */
+    private final UpsertBuffer upserts;
+    private long rowsInEpoch;
+
+    /** The batch path's statement: the generated INSERT with casts, or the user's SQL. */
+    private final String insertSql;
+
+    PostgresWriterSession(
+            SubtaskContext context,
+            PostgresDatabase<IN> database,
+            Connection connection,
+            String insertSql,
+            CopyStream copy,
+            UpsertBuffer upserts) {
+        this.insertSql = insertSql;
         this.context = context;
         this.database = database;
         this.connection = connection;
         this.lockClass = PostgresDatabase.lockClass(context.sinkId());
+        this.copy = copy;
+        this.upserts = upserts;
     }
 
     /**
@@ -189,6 +210,10 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
 
     @Override
     public void write(IN record, long positionInEpoch) throws IOException {
+        if (copy != null || upserts != null) {
+            writeRow(record, positionInEpoch);
+            return;
+        }
         try {
             if (!transactionOpen) {
                 begin();
@@ -208,19 +233,79 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         }
     }
 
+    /** The COPY and upsert paths: a row from the row mapper, streamed or buffered per key. */
+    private void writeRow(IN record, long positionInEpoch) throws IOException {
+        try {
+            if (!transactionOpen) {
+                begin();
+            }
+            Object[] row = database.statement().toRow(record);
+            if (copy != null) {
+                copy.add(row);
+            } else {
+                RowKindFunction<IN> kinds = database.rowKind();
+                upserts.add(row, kinds == null ? RowKind.INSERT : kinds.kindOf(record), positionInEpoch);
+            }
+            rowsInEpoch++;
+        } catch (SQLException e) {
+            // The server refused a row sent earlier (COPY streams ahead of its answers).
+            throw writeError(e, copyPosition(e));
+        } catch (Exception e) {
+            throw writeError(e, Position.exact(positionInEpoch, record));
+        }
+        if (upserts != null && upserts.size() >= database.batchSize()) {
+            flush();
+        }
+    }
+
+    private Position copyPosition(SQLException e) {
+        java.util.OptionalLong row = CopyStream.failedRow(e);
+        return row.isPresent()
+                ? Position.row(row.getAsLong())
+                : Position.batch(0, Math.max(0, rowsInEpoch - 1)).because("the database did not name the row");
+    }
+
     private void begin() throws SQLException {
         // Autocommit off: the driver opens the transaction with the first statement. Statements are
         // prepared once per session and reused across transactions.
         connection.setAutoCommit(false);
-        if (insert == null) {
-            insert = connection.prepareStatement(database.statement().sql());
+        if (marker == null) {
             marker = connection.prepareStatement(database.markers().insertSql());
         }
+        if (copy != null) {
+            copy.start();
+        } else if (upserts == null && insert == null) {
+            insert = connection.prepareStatement(insertSql);
+        }
+        rowsInEpoch = 0;
         transactionOpen = true;
     }
 
     @Override
     public void flush() throws IOException {
+        if (copy != null) {
+            if (copy.active()) {
+                try {
+                    copy.send();
+                } catch (SQLException e) {
+                    throw writeError(e, copyPosition(e));
+                }
+            }
+            return;
+        }
+        if (upserts != null) {
+            if (upserts.size() > 0) {
+                long first = upserts.firstPosition();
+                long last = upserts.lastPosition();
+                try {
+                    upserts.execute(connection);
+                } catch (SQLException e) {
+                    throw writeError(e, Position.batch(first, last)
+                            .because("one statement upserts the whole batch (the last record of each key)"));
+                }
+            }
+            return;
+        }
         if (batch.isEmpty()) {
             return;
         }
@@ -300,6 +385,19 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     @Override
     public void prepare(TransactionId id, long rows) throws IOException {
         flush();
+        if (copy != null && copy.active()) {
+            long stored;
+            try {
+                stored = copy.end();
+            } catch (SQLException e) {
+                throw writeError(e, copyPosition(e));
+            }
+            if (stored != rows) {
+                // Never prepare what does not match what Flink handed over.
+                throw new SinkException("COPY into " + database.statement().describe() + " stored " + stored
+                        + " rows, but the epoch has " + rows + " records; refusing to prepare " + id);
+            }
+        }
         boolean markerWritten = false;
         try {
             marker.setString(1, id.toString());
@@ -345,9 +443,29 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         }
     }
 
+    /** Upserts may touch rows the previous, still prepared epoch wrote; inserts never wait for them. */
+    @Override
+    public boolean waitsForOwnCommits() {
+        return upserts != null;
+    }
+
     @Override
     public void abortOpen() throws IOException {
         batch.clear();
+        if (upserts != null) {
+            upserts.clear();
+        }
+        if (copy != null && !copy.cancel()) {
+            // The COPY could not be cancelled (the connection broke mid-COPY) and pgjdbc would make a
+            // ROLLBACK wait for it forever. Closing ends the session, which rolls the transaction back.
+            transactionOpen = false;
+            try {
+                connection.close();
+            } catch (SQLException e) {
+                throw new SinkException(context + ": closing the connection of a broken COPY failed", e);
+            }
+            return;
+        }
         if (!transactionOpen) {
             return;
         }
@@ -407,6 +525,11 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             return new Position(position, position, record, null);
         }
 
+        /** The row is known by its position only (a COPY error names its line, not the record). */
+        static Position row(long position) {
+            return new Position(position, position, null, null);
+        }
+
         static Position batch(long first, long last) {
             return new Position(first, last, null, null);
         }
@@ -418,6 +541,9 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         String describe() {
             if (record != null) {
                 return "at record #" + first + " of the epoch (counting from 0) " + render(record);
+            }
+            if (unknownBecause == null) {
+                return "at record #" + first + " of the epoch (counting from 0; the database's message shows the row)";
             }
             return "in the batch of records #" + first + " to #" + last + " of the epoch (counting from 0); "
                     + "which of them the database refused is not known: " + unknownBecause;

@@ -1,0 +1,136 @@
+package dev.eosink.postgres.internal;
+
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyIn;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.OptionalLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One epoch's rows as a binary {@code COPY ... FROM STDIN}, streamed to the server as they arrive:
+ * rows are encoded into a small buffer that is sent whenever it fills, so memory stays at one buffer
+ * whatever the checkpoint interval. The COPY is ended at the barrier, before the marker row and
+ * PREPARE, all inside the epoch's transaction.
+ */
+final class CopyStream {
+
+    /** Sent to the server whenever this much is buffered. */
+    static final int SEND_BYTES = 64 * 1024;
+
+    private static final Pattern COPY_LINE = Pattern.compile("COPY [^,]*, line (\\d+)");
+
+    private final Connection connection;
+    private final String sql;
+    private final BinaryCopyEncoder encoder;
+    private final BinaryCopyEncoder.Buffer buffer = new BinaryCopyEncoder.Buffer(SEND_BYTES + 4096);
+    private CopyIn copy;
+    /** A COPY could not be cancelled: the connection must not be used again. */
+    private boolean unusable;
+
+    /** Rows held before they are sent, whatever their size: the builder's batchSize. */
+    private final int maxRows;
+    private int rowsBuffered;
+
+    CopyStream(Connection connection, SqlIdentifier table, java.util.List<String> columns, BinaryCopyEncoder encoder,
+            int maxRows) {
+        this.connection = connection;
+        this.maxRows = maxRows;
+        this.encoder = encoder;
+        this.sql = "COPY " + table.sql() + " ("
+                + columns.stream().map(SqlIdentifier::quote).collect(java.util.stream.Collectors.joining(", "))
+                + ") FROM STDIN (FORMAT binary)";
+    }
+
+    boolean active() {
+        return copy != null;
+    }
+
+    /** Starts the COPY (in the open transaction: autocommit is off). */
+    void start() throws SQLException {
+        unusable = false;
+        copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(sql);
+        buffer.clear();
+        BinaryCopyEncoder.header(buffer);
+    }
+
+    /** Encodes one row; refuses a value that does not fit its column before anything is sent. */
+    void add(Object[] row) throws SQLException {
+        encoder.row(buffer, row);
+        if (++rowsBuffered >= maxRows || buffer.size() >= SEND_BYTES) {
+            send();
+        }
+    }
+
+    /** Sends what is buffered. A server error about an earlier row may surface here. */
+    void send() throws SQLException {
+        if (buffer.size() > 0) {
+            try {
+                copy.writeToCopy(buffer.array(), 0, buffer.size());
+                rowsBuffered = 0;
+            } catch (SQLException e) {
+                cancel(); // a failed COPY must release the connection, or every later statement waits forever
+                throw e;
+            }
+            buffer.clear();
+        }
+    }
+
+    /** Ends the COPY; returns the rows the server stored. Constraint violations surface here at the latest. */
+    long end() throws SQLException {
+        BinaryCopyEncoder.trailer(buffer);
+        send();
+        try {
+            long rows = copy.endCopy();
+            copy = null;
+            return rows;
+        } catch (SQLException e) {
+            cancel();
+            throw e;
+        }
+    }
+
+    /**
+     * Abandons the COPY (the transaction is rolled back next). pgjdbc holds the connection for an
+     * active COPY until it is ended or cancelled; any other statement, a ROLLBACK included, waits for
+     * it. Returns false when the COPY could not be cancelled, so the connection must be closed (which
+     * ends the session and its transaction) rather than used again.
+     */
+    boolean cancel() {
+        CopyIn active = copy;
+        copy = null;
+        buffer.clear();
+        if (active != null) {
+            try {
+                if (active.isActive()) {
+                    active.cancelCopy();
+                }
+                unusable |= active.isActive();
+            } catch (SQLException e) {
+                unusable = true;
+            }
+        }
+        return !unusable;
+    }
+
+    /**
+     * The 0-based position in the epoch of the row a COPY error is about: PostgreSQL names it as
+     * "COPY table, line N" (for binary COPY, N counts rows from 1), and each epoch has its own COPY.
+     */
+    static OptionalLong failedRow(SQLException e) {
+        if (e instanceof PSQLException) {
+            ServerErrorMessage m = ((PSQLException) e).getServerErrorMessage();
+            if (m != null && m.getWhere() != null) {
+                Matcher line = COPY_LINE.matcher(m.getWhere());
+                if (line.find()) {
+                    return OptionalLong.of(Long.parseLong(line.group(1)) - 1);
+                }
+            }
+        }
+        return OptionalLong.empty();
+    }
+}
