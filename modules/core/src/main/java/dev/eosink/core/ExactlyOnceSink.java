@@ -73,7 +73,12 @@ public class ExactlyOnceSink<IN>
             WriterInitContext context, Collection<WriterState> recoveredState) throws IOException {
         SubtaskContext subtask = subtaskContext(context);
         return new ExactlyOnceWriter<>(
-                subtask, settings, database.target(), database.openWriter(subtask), recoveredState);
+                subtask,
+                settings,
+                database.target(),
+                database.openWriter(subtask),
+                recoveredState,
+                context.metricGroup().getNumRecordsSendCounter());
     }
 
     @Override
