@@ -15,6 +15,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.util.ExceptionUtils;
 
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -331,7 +332,7 @@ class BadInputITCase extends ExactlyOnceTestBase {
         assertThat(rows()).isZero();
         assertThat(preparedLeft())
                 .as("subtask 0's end-of-input transaction, for checkpoint 1")
-                .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+                .singleElement(InstanceOfAssertFactories.STRING)
                 .startsWith("eos1/" + sinkId + "/0/1/");
 
         StreamExecutionEnvironment again = env(2, 200);

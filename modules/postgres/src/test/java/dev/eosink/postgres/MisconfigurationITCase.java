@@ -47,8 +47,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  *
  * <p>"At start" is proven twice over: the jobs checkpoint once an hour and read an endless source, so
  * nothing but opening the writer can end them; and the sink's error carries {@code openWriter} in its
- * stack. Every job that connects does so as a role of its own with a password, given both as a property
- * and in the JDBC URL, and no message in the whole failure chain may contain it.
+ * stack. Every job expected to fail connects as a role of this test's own with a password, given both as a
+ * property and in the JDBC URL, and no message in its whole failure chain may contain that password.
  *
  * <p>The privileges come from sql/02-sink-role.sql itself (names substituted), so the script the README
  * points operators to is the one proven sufficient here, and each of its grants is proven necessary.
