@@ -1,13 +1,31 @@
--- The least a sink's role needs. Replace flink_sink, the password and the target table.
+-- The least a sink's role needs, proven sufficient and each grant necessary by
+-- MisconfigurationITCase (which runs this very script with the names replaced).
+-- Replace flink_sink, the password, the schema app and the table app.orders with yours.
 -- It does not need to be a superuser. PostgreSQL lets only the role that prepared a transaction
--- (or a superuser) commit or roll it back: writer and committer must use the same role.
+-- (or a superuser) commit or roll it back: writer and committer must use the same role, and so
+-- must every later run of the job (its startup recovery rolls back what earlier runs prepared).
 CREATE ROLE flink_sink LOGIN PASSWORD 'change-me';
 
--- The target table(s): INSERT (plus UPDATE/DELETE if you write upserts or deletes).
-GRANT INSERT ON public.orders TO flink_sink;
+-- The schema of the target table and of the marker table: USAGE, without which the sink cannot
+-- even see its tables. Schema public has it for everyone by default; any other schema needs it.
+GRANT USAGE ON SCHEMA app TO flink_sink;
 
--- The marker table: written inside each transaction, read to prove commits, pruned.
-GRANT INSERT, SELECT, DELETE ON eosink_markers TO flink_sink;
+-- The target table(s): INSERT (plus UPDATE/DELETE if your statement upserts or deletes; SELECT
+-- only if your statement reads, e.g. ON CONFLICT ... WHERE). A serial/bigserial column's default
+-- also needs USAGE on its sequence; an identity column does not.
+GRANT INSERT ON app.orders TO flink_sink;
 
--- Reading pg_prepared_xacts, pg_locks and pg_stat_activity needs no grant.
--- Advisory locks (the guard against two jobs with one sink id) need no grant.
+-- The marker table (sql/01-marker-table.sql, run by an administrator in schema app): INSERT, one
+-- row inside each transaction; SELECT, to prove a commit; DELETE, to prune old rows. Configure the
+-- sink with markerTable("app", "eosink_markers") unless it is on the role's search_path.
+GRANT INSERT, SELECT, DELETE ON app.eosink_markers TO flink_sink;
+
+-- Instead of the marker table grant above: let the sink create the table itself
+-- (createMarkerTable(true), the default) with CREATE on its schema. The role then owns it.
+-- Since PostgreSQL 15 nobody but the owner may create in schema public without this grant.
+--   GRANT CREATE ON SCHEMA app TO flink_sink;
+
+-- Needs no grant: CONNECT on the database (PUBLIC has it unless revoked; then
+-- GRANT CONNECT ON DATABASE ... TO flink_sink), reading pg_prepared_xacts, pg_locks and
+-- pg_stat_activity, advisory locks (the guard against two jobs with one sink id),
+-- PREPARE TRANSACTION, and COMMIT/ROLLBACK PREPARED of its own transactions.

@@ -20,6 +20,7 @@ import org.apache.flink.api.connector.sink2.SupportsCommitter;
 import org.apache.flink.api.connector.sink2.SupportsWriterState;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreWriteTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -88,6 +89,7 @@ public class ExactlyOnceSink<IN>
                 database.target(),
                 database.openWriter(subtask),
                 recoveredState,
+                context.metricGroup().getNumRecordsSendCounter(),
                 context.getMailboxExecutor());
     }
 
@@ -110,8 +112,18 @@ public class ExactlyOnceSink<IN>
     }
 
     /**
-     * Runs while the job graph is built, so a job that can never commit is refused before it starts:
-     * a streaming job without checkpointing would write into transactions that are never prepared.
+     * Runs while the job graph is built, so a job that cannot be exactly-once is refused before it
+     * starts:
+     *
+     * <ul>
+     *   <li>a streaming job without checkpointing would write into transactions that are never
+     *       prepared;
+     *   <li>at-least-once checkpoints do not align barriers: records that arrive after the barrier
+     *       on one input, while another input's barrier is still on its way, go into the epoch
+     *       that the checkpoint commits, yet a restore from that checkpoint replays them, and they
+     *       are written twice. (Unaligned exactly-once checkpoints are fine: such records are
+     *       stored with the checkpoint and written only in the next epoch.)
+     * </ul>
      */
     @Override
     public DataStream<IN> addPreWriteTopology(DataStream<IN> input) {
@@ -127,6 +139,20 @@ public class ExactlyOnceSink<IN>
                             + "streaming job has checkpointing disabled, so nothing would ever be committed. "
                             + "Remedy: enable checkpointing (env.enableCheckpointing(10_000) or "
                             + "-Dexecution.checkpointing.interval=10s), or run the job in BATCH mode.");
+        }
+        if (mode != RuntimeExecutionMode.BATCH
+                && env.getCheckpointConfig().isCheckpointingEnabled()
+                && env.getCheckpointConfig().getCheckpointingConsistencyMode() == CheckpointingMode.AT_LEAST_ONCE) {
+            throw new IllegalStateException(
+                    "sink '"
+                            + settings.sinkId()
+                            + "' into "
+                            + database.target()
+                            + " is exactly-once, and this job checkpoints AT_LEAST_ONCE: without aligned "
+                            + "barriers, records that arrive after a checkpoint's barrier are committed with "
+                            + "that checkpoint and written again when the job restores from it. Remedy: "
+                            + "checkpoint EXACTLY_ONCE (the default; -Dexecution.checkpointing.mode=EXACTLY_ONCE), "
+                            + "aligned or unaligned.");
         }
         return input;
     }

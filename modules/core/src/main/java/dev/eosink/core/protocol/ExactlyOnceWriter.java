@@ -10,6 +10,8 @@ import dev.eosink.core.spi.WriterSession;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.SimpleCounter;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,6 +86,17 @@ public final class ExactlyOnceWriter<IN>
     /** This writer's last prepared transaction, while the next writes must wait for its commit. */
     private TransactionId awaitingCommit;
 
+    /** Of {@link #recordsInEpoch}, those already counted in {@link #numRecordsSend}. */
+    private long recordsCountedAsSent;
+
+    /**
+     * Flink's standard sink metric (FLIP-33), which only the writer can count: records sent to the
+     * database, into the open transaction, whether that transaction later commits or not. Counted
+     * when the writer flushes (at every barrier and at end of input), because a batch may hold
+     * records until then.
+     */
+    private final Counter numRecordsSend;
+
     public ExactlyOnceWriter(
             SubtaskContext context,
             SinkSettings settings,
@@ -91,7 +104,7 @@ public final class ExactlyOnceWriter<IN>
             WriterSession<IN> session,
             Collection<WriterState> restoredStates)
             throws IOException {
-        this(context, settings, target, session, restoredStates, null);
+        this(context, settings, target, session, restoredStates, new SimpleCounter(), null);
     }
 
     public ExactlyOnceWriter(
@@ -100,6 +113,18 @@ public final class ExactlyOnceWriter<IN>
             String target,
             WriterSession<IN> session,
             Collection<WriterState> restoredStates,
+            Counter numRecordsSend)
+            throws IOException {
+        this(context, settings, target, session, restoredStates, numRecordsSend, null);
+    }
+
+    public ExactlyOnceWriter(
+            SubtaskContext context,
+            SinkSettings settings,
+            String target,
+            WriterSession<IN> session,
+            Collection<WriterState> restoredStates,
+            Counter numRecordsSend,
             MailboxExecutor mailbox)
             throws IOException {
         this.mailbox = mailbox;
@@ -107,6 +132,7 @@ public final class ExactlyOnceWriter<IN>
         this.settings = settings;
         this.target = target;
         this.session = session;
+        this.numRecordsSend = numRecordsSend;
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
         warnOnSinkIdChange(restoredStates);
         try {
@@ -261,6 +287,8 @@ public final class ExactlyOnceWriter<IN>
         } catch (IOException | RuntimeException e) {
             throw epochFailure(e);
         }
+        numRecordsSend.inc(recordsInEpoch - recordsCountedAsSent);
+        recordsCountedAsSent = recordsInEpoch;
     }
 
     @Override
@@ -281,6 +309,7 @@ public final class ExactlyOnceWriter<IN>
             throw epochFailure(e);
         }
         recordsInEpoch = 0;
+        recordsCountedAsSent = 0;
         LOG.debug("{}: prepared {} with {} rows", context, id, rows);
         return Collections.singletonList(new PreparedTransaction(id, rows, System.currentTimeMillis()));
     }

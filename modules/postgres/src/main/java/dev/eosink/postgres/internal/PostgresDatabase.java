@@ -245,6 +245,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     }
 
     private void ensureMarkerTable(Connection c, SubtaskContext context) throws SQLException, SinkException {
+        String role = currentRole(c);
+        checkSchemaUsage(c, context, role, markers.table(), "marker table");
         if (!exists(c, markers.table())) {
             if (!createMarkerTable) {
                 throw new SinkException(
@@ -266,9 +268,17 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                                     + ": could not create marker table "
                                     + markers.table()
                                     + ": "
-                                    + e.getMessage()
+                                    + oneLine(e)
                                     + ". Remedy: have a database administrator run sql/01-marker-table.sql and "
-                                    + "grant the sink's role INSERT, SELECT, DELETE on it.",
+                                    + "GRANT INSERT, SELECT, DELETE ON "
+                                    + markers.table()
+                                    + " TO "
+                                    + role
+                                    + ", or let the sink create it: GRANT CREATE ON SCHEMA "
+                                    + SqlIdentifier.quote(schemaOf(c, markers.table()))
+                                    + " TO "
+                                    + role
+                                    + " (see sql/02-sink-role.sql).",
                             e);
                 }
             }
@@ -277,31 +287,40 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         if (!missing.isEmpty()) {
             throw new SinkException(
                     context
-                            + ": the role lacks "
+                            + ": the role "
+                            + role
+                            + " lacks "
                             + missing
                             + " on marker table "
                             + markers.table()
-                            + ". Remedy: GRANT INSERT, SELECT, DELETE ON "
+                            + " (INSERT writes a marker inside each transaction, SELECT proves a commit, DELETE "
+                            + "prunes). Remedy: GRANT INSERT, SELECT, DELETE ON "
                             + markers.table()
-                            + " TO <sink role> (see sql/02-sink-role.sql).");
+                            + " TO "
+                            + role
+                            + " (see sql/02-sink-role.sql).");
         }
     }
 
     private void checkTarget(Connection c, SubtaskContext context) throws SQLException, SinkException {
         SqlIdentifier table = statement.table();
         if (table == null) {
-            return; // user SQL: it is checked by the database at the first batch
+            checkUserSql(c, context);
+            return;
         }
+        String role = currentRole(c);
+        checkSchemaUsage(c, context, role, table, "table");
         if (!exists(c, table)) {
             throw new SinkException(
-                    context + ": table " + table + " does not exist (names are case-sensitive as given). Remedy: "
+                    context + ": table " + table + " does not exist (names are case-sensitive as given; without a "
+                            + "schema, only schemas on the search_path that the role may use are searched). Remedy: "
                             + "create it, or fix the table name given to the sink.");
         }
         List<String> missing = missingPrivileges(c, table, "INSERT");
         if (!missing.isEmpty()) {
             throw new SinkException(
-                    context + ": the role lacks INSERT on table " + table + ". Remedy: GRANT INSERT ON " + table
-                            + " TO <sink role>.");
+                    context + ": the role " + role + " lacks INSERT on table " + table + ". Remedy: GRANT INSERT ON "
+                            + table + " TO " + role + " (see sql/02-sink-role.sql).");
         }
         String probe =
                 "SELECT "
@@ -314,8 +333,9 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         } catch (SQLException e) {
             if ("42703".equals(e.getSQLState())) {
                 throw new SinkException(
-                        context + ": table " + table + " lacks a column the sink writes: " + e.getMessage()
-                                + ". Columns configured: " + statement.columnsOrEmpty() + ".",
+                        context + ": table " + table + " lacks a column the sink writes: " + oneLine(e)
+                                + ". Columns configured: " + statement.columnsOrEmpty() + ". Remedy: add the column to "
+                                + "the table, or fix columns(...) (names are case-sensitive as given).",
                         e);
             }
             if (!"42501".equals(e.getSQLState())) { // SELECT is not needed to insert
@@ -385,6 +405,74 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                         + "), or give upsert(...) the columns of the primary key.", e);
             }
             throw e;
+        }
+    }
+
+    /**
+     * User SQL names its tables itself: let PostgreSQL parse it now (Parse/Describe, nothing is
+     * executed), so that a wrong table or column is found at start and not at the first batch.
+     * Privileges are checked only when a statement runs, so a missing one still shows at the first
+     * batch.
+     */
+    private void checkUserSql(Connection c, SubtaskContext context) throws SinkException {
+        try (PreparedStatement s = c.prepareStatement(statement.sql())) {
+            s.getParameterMetaData();
+        } catch (SQLException e) {
+            throw new SinkException(
+                    context + ": " + statement.describe() + " is refused by PostgreSQL: "
+                            + oneLine(e) + " (SQLSTATE "
+                            + e.getSQLState() + "). Remedy: fix the statement given to sql(...).",
+                    e);
+        }
+    }
+
+    /**
+     * A table in a schema the role may not use cannot be found at all (to_regclass itself fails), so
+     * the schema is checked first, when it is named.
+     */
+    private static void checkSchemaUsage(
+            Connection c, SubtaskContext context, String role, SqlIdentifier table, String what)
+            throws SQLException, SinkException {
+        if (table.schema() == null) {
+            return;
+        }
+        try (PreparedStatement s =
+                c.prepareStatement("SELECT has_schema_privilege(oid, 'USAGE') FROM pg_namespace WHERE nspname = ?")) {
+            s.setString(1, table.schema());
+            try (ResultSet rs = s.executeQuery()) {
+                if (rs.next() && !rs.getBoolean(1)) {
+                    throw new SinkException(
+                            context + ": the role " + role + " lacks USAGE on schema " + SqlIdentifier.quote(table.schema())
+                                    + ", so it cannot use " + what + " " + table + ". Remedy: GRANT USAGE ON SCHEMA "
+                                    + SqlIdentifier.quote(table.schema()) + " TO " + role + " (see sql/02-sink-role.sql).");
+                }
+            }
+        }
+    }
+
+    /** The server's message on one line (it puts Detail, Hint and Position on lines of their own). */
+    private static String oneLine(SQLException e) {
+        return String.valueOf(e.getMessage()).replaceAll("\\s+", " ").trim();
+    }
+
+    /** The role the sink's sessions run as, quoted, for remedies the operator can paste. */
+    private static String currentRole(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT current_user")) {
+            rs.next();
+            return SqlIdentifier.quote(rs.getString(1));
+        }
+    }
+
+    /** The schema a table is or would be created in: its own, or the first usable one on the search_path. */
+    private static String schemaOf(Connection c, SqlIdentifier table) throws SQLException {
+        if (table.schema() != null) {
+            return table.schema();
+        }
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT coalesce(current_schema(), 'public')")) {
+            rs.next();
+            return rs.getString(1);
         }
     }
 

@@ -1,0 +1,495 @@
+package dev.eosink.postgres;
+
+import dev.eosink.core.SinkException;
+import dev.eosink.core.TransactionId;
+import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.StandalonePostgres;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.ExceptionUtils;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * Hard case 15: a sink that cannot work must say so when the job starts, not at its first checkpoint, in a
+ * message that names the sink, the subtask and the remedy, and never the password.
+ *
+ * <p>"At start" is proven twice over: the jobs checkpoint once an hour and read an endless source, so
+ * nothing but opening the writer can end them; and the sink's error carries {@code openWriter} in its
+ * stack. Every job expected to fail connects as a role of this test's own with a password, given both as a
+ * property and in the JDBC URL, and no message in its whole failure chain may contain that password.
+ *
+ * <p>The privileges come from sql/02-sink-role.sql itself (names substituted), so the script the README
+ * points operators to is the one proven sufficient here, and each of its grants is proven necessary.
+ */
+class MisconfigurationITCase extends ExactlyOnceTestBase {
+
+    private static final long NO_CHECKPOINT = Duration.ofHours(1).toMillis();
+
+    /** A role, its password and a schema of this test's own. */
+    private String role;
+
+    private final String password = "pw-" + UUID.randomUUID();
+
+    private String schema;
+
+    @BeforeEach
+    void createRoleAndSchema() {
+        role = "eosink_" + sinkId.replace('-', '_');
+        schema = table + "_s";
+        createSchemaAndTable(db);
+    }
+
+    private void createSchemaAndTable(PostgresFixture server) {
+        server.execute("CREATE SCHEMA " + schema + "; CREATE TABLE " + schema + "." + table
+                + " (id bigint NOT NULL, payload text NOT NULL)");
+    }
+
+    @AfterEach
+    void dropRoleAndSchema() {
+        db.rollbackPrepared(TransactionId.sinkPrefix(sinkId));
+        db.execute("DROP SCHEMA " + schema + " CASCADE");
+        db.execute("DO $$ BEGIN IF EXISTS (SELECT FROM pg_roles WHERE rolname = '" + role + "') THEN "
+                + "EXECUTE 'DROP OWNED BY " + role + "'; EXECUTE 'DROP ROLE " + role + "'; END IF; END $$");
+    }
+
+    // ------------------------------------------------------------------ server settings
+
+    @Test
+    void preparedTransactionsDisabled() throws Exception {
+        try (StandalonePostgres server = PostgresFixture.startNew(Map.of("max_prepared_transactions", "0"))) {
+            createSchemaAndTable(server);
+            createRole(server);
+            SinkException e = failsAtStart(1, sinkAs(server, role));
+
+            assertThat(e.getMessage())
+                    .containsSubsequence(
+                            sinkAndSubtask(0, 1),
+                            "has max_prepared_transactions = 0, which disables PREPARE TRANSACTION",
+                            "this sink needs at least 2 (2 per subtask x parallelism 1)",
+                            "Remedy: set max_prepared_transactions in postgresql.conf (see sql/00-server-settings.sql) "
+                                    + "and restart PostgreSQL");
+            assertThat(server.count("SELECT count(*) FROM " + schema + "." + table)).isZero();
+        }
+    }
+
+    /**
+     * 3 prepared transactions fit one subtask (it needs 2) but not two (4): parallelism 2 is refused at start,
+     * and parallelism 1 on the same server runs, exact.
+     */
+    @Test
+    void tooFewPreparedTransactionsForTheParallelism() throws Exception {
+        try (StandalonePostgres server = PostgresFixture.startNew(Map.of("max_prepared_transactions", "3"))) {
+            createSchemaAndTable(server);
+            createRole(server);
+            SinkException e = failsAtStart(2, sinkAs(server, role));
+
+            assertThat(e.getMessage())
+                    .matches("(?s)sink '" + sinkId + "' subtask [01]/2 \\(attempt 0\\).*")
+                    .containsSubsequence(
+                            "has max_prepared_transactions = 3",
+                            "this sink needs at least 4 (2 per subtask x parallelism 2)",
+                            "more with several sinks or concurrent checkpoints",
+                            "Remedy: set max_prepared_transactions in postgresql.conf");
+            assertThat(server.count("SELECT count(*) FROM " + schema + "." + table)).isZero();
+
+            StreamExecutionEnvironment env = env(1, 100);
+            ids(env, 500, 2_000).sinkTo(sinkAs(server, "postgres").build());
+            env.execute("parallelism 1 fits");
+            assertThat(server.count("SELECT count(*) FROM " + schema + "." + table)).isEqualTo(500);
+            assertThat(server.count("SELECT count(DISTINCT id) FROM " + schema + "." + table)).isEqualTo(500);
+            assertThat(server.preparedGids(TransactionId.sinkPrefix(sinkId))).isEmpty();
+        }
+    }
+
+    // ------------------------------------------------------------------ privileges
+
+    /**
+     * sql/02-sink-role.sql is enough for everything the sink does: prepare, commit, prove commits by the
+     * marker, roll back a leftover at a fresh start and a newer transaction after a failover, prune old
+     * markers. The role is no superuser and owns nothing.
+     */
+    @Test
+    void leastPrivilegedRoleRunsTheWholeProtocol() throws Exception {
+        grantPerScript();
+        // A leftover of an earlier run of this sink id, prepared by the sink's role: the fresh start rolls it back.
+        String leftover = "eos1/" + sinkId + "/1/3/aaaaaaaa";
+        try (Connection c = connectAs(role)) {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO " + schema + "." + table + " SELECT g, 'leftover' FROM generate_series(1000000, 1000099) g");
+                s.executeUpdate("INSERT INTO " + schema + ".eosink_markers (gid, sink_id, subtask, checkpoint_id, row_count) "
+                        + "VALUES ('" + leftover + "', '" + sinkId + "', 1, 3, 100)");
+                s.execute("PREPARE TRANSACTION '" + leftover + "'");
+            }
+            c.setAutoCommit(true);
+        }
+        // Markers older than the retention: the first commit of subtask 0 prunes them (DELETE).
+        db.execute("INSERT INTO " + schema + ".eosink_markers (gid, sink_id, subtask, checkpoint_id, row_count, created_at) "
+                + "SELECT 'eos1/" + sinkId + "/0/' || g || '/oldoldol', '" + sinkId + "', 0, g, 1, now() - interval '8 days' "
+                + "FROM generate_series(1, 5) g");
+        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3);
+
+        StreamExecutionEnvironment env = env(2, 100);
+        ids(env, 3_000, 3_000).sinkTo(FaultInjectingDatabase.wrap(sinkAs(db, role).build()));
+        env.execute("least-privileged role");
+
+        assertThat(db.count("SELECT count(*) FROM pg_roles WHERE rolname = ? AND NOT rolsuper AND NOT rolcreaterole", role))
+                .isEqualTo(1);
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).as("failovers").isEqualTo(1);
+        String target = schema + "." + table;
+        assertThat(db.count("SELECT count(*) FROM " + target)).isEqualTo(3_000);
+        assertThat(db.count("SELECT count(DISTINCT id) FROM " + target + " WHERE id >= 0 AND id < 3000")).isEqualTo(3_000);
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared left").isEmpty();
+        assertThat(db.count("SELECT count(*) FROM " + schema + ".eosink_markers WHERE created_at < now() - interval '7 days'"))
+                .as("markers past their retention")
+                .isZero();
+        assertThat(db.count("SELECT count(*) FROM " + schema + ".eosink_markers WHERE sink_id = ? AND gid <> ?", sinkId, leftover))
+                .as("markers of this run")
+                .isPositive();
+    }
+
+    @Test
+    void missingInsertOnTheTable() throws Exception {
+        grantPerScript();
+        db.execute("REVOKE INSERT ON " + schema + "." + table + " FROM " + role);
+
+        SinkException e = failsAtStart(1, sinkAs(db, role));
+
+        String target = "\"" + schema + "\".\"" + table + "\"";
+        assertThat(e.getMessage())
+                .containsSubsequence(
+                        sinkAndSubtask(0, 1),
+                        "the role \"" + role + "\" lacks INSERT on table " + target,
+                        "Remedy: GRANT INSERT ON " + target + " TO \"" + role + "\"");
+        assertThat(rowsIn(schema + "." + table)).isZero();
+    }
+
+    /** Each other grant of the script is needed too, and its absence is named with its remedy at start. */
+    @ParameterizedTest(name = "without {0}")
+    @ValueSource(strings = {"USAGE ON SCHEMA", "INSERT ON MARKERS", "SELECT ON MARKERS", "DELETE ON MARKERS"})
+    void everyGrantOfTheScriptIsNeeded(String missing) throws Exception {
+        grantPerScript();
+        String markers = "\"" + schema + "\".\"eosink_markers\"";
+        String expected;
+        switch (missing) {
+            case "USAGE ON SCHEMA":
+                db.execute("REVOKE USAGE ON SCHEMA " + schema + " FROM " + role);
+                expected = "Remedy: GRANT USAGE ON SCHEMA \"" + schema + "\" TO \"" + role + "\"";
+                break;
+            default:
+                String privilege = missing.split(" ")[0];
+                db.execute("REVOKE " + privilege + " ON " + schema + ".eosink_markers FROM " + role);
+                expected = "the role \"" + role + "\" lacks [" + privilege + "] on marker table " + markers;
+        }
+
+        SinkException e = failsAtStart(1, sinkAs(db, role));
+
+        assertThat(e.getMessage()).containsSubsequence(sinkAndSubtask(0, 1), expected, "sql/02-sink-role.sql");
+        assertThat(rowsIn(schema + "." + table)).isZero();
+    }
+
+    /** Without CREATE on the schema the sink cannot create its marker table; the message gives both ways out. */
+    @Test
+    void roleWithoutCreateCannotCreateTheMarkerTable() throws Exception {
+        createRole(db);
+        db.execute("GRANT USAGE ON SCHEMA " + schema + " TO " + role + "; GRANT INSERT ON " + schema + "." + table + " TO " + role);
+
+        SinkException e = failsAtStart(1, sinkAs(db, role));
+
+        assertThat(e.getMessage())
+                .containsSubsequence(
+                        sinkAndSubtask(0, 1),
+                        "could not create marker table \"" + schema + "\".\"eosink_markers\"",
+                        "permission denied for schema " + schema,
+                        "Remedy:",
+                        "sql/01-marker-table.sql",
+                        "GRANT CREATE ON SCHEMA \"" + schema + "\" TO \"" + role + "\"");
+        assertThat(db.count("SELECT count(*) FROM pg_class WHERE relname = 'eosink_markers' AND relnamespace = ?::regnamespace", schema))
+                .isZero();
+    }
+
+    /** With CREATE on the schema (and nothing on the marker table) the sink creates and owns it, and runs. */
+    @Test
+    void roleWithCreateOnTheSchemaCreatesTheMarkerTable() throws Exception {
+        createRole(db);
+        db.execute("GRANT USAGE, CREATE ON SCHEMA " + schema + " TO " + role + "; GRANT INSERT ON " + schema + "." + table + " TO " + role);
+
+        StreamExecutionEnvironment env = env(2, 100);
+        ids(env, 1_000, 2_000).sinkTo(sinkAs(db, role).build());
+        env.execute("creates its marker table");
+
+        assertThat(rowsIn(schema + "." + table)).isEqualTo(1_000);
+        assertThat(db.count("SELECT count(DISTINCT id) FROM " + schema + "." + table)).isEqualTo(1_000);
+        assertThat(db.count("SELECT count(*) FROM pg_tables WHERE schemaname = ? AND tablename = 'eosink_markers' AND tableowner = ?",
+                        schema, role))
+                .isEqualTo(1);
+        assertThat(preparedLeft()).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ the sink's own configuration
+
+    @Test
+    void missingMarkerTableMayNotBeCreated() throws Exception {
+        grantPerScript();
+        PostgresSinkBuilder<Long> sink = sinkAs(db, role).markerTable(schema, "no_markers_here").createMarkerTable(false);
+
+        SinkException e = failsAtStart(1, sink);
+
+        assertThat(e.getMessage())
+                .containsSubsequence(
+                        sinkAndSubtask(0, 1),
+                        "marker table \"" + schema + "\".\"no_markers_here\" does not exist",
+                        "Remedy: have a database administrator run sql/01-marker-table.sql",
+                        "createMarkerTable(true)");
+    }
+
+    @Test
+    void missingColumn() throws Exception {
+        grantPerScript();
+        PostgresSinkBuilder<Long> sink = sinkAs(db, role).columns("id", "payload", "amount").rows(id -> new Object[] {id, "p", 1});
+
+        SinkException e = failsAtStart(1, sink);
+
+        assertThat(e.getMessage())
+                .containsSubsequence(
+                        sinkAndSubtask(0, 1),
+                        "table \"" + schema + "\".\"" + table + "\" lacks a column the sink writes",
+                        "column \"amount\" does not exist",
+                        "Columns configured: [id, payload, amount]",
+                        "Remedy: add the column to the table, or fix columns(...)");
+    }
+
+    @Test
+    void tableDoesNotExist() throws Exception {
+        grantPerScript();
+        SinkException e = failsAtStart(1, sinkAs(db, role).table(schema, "no_such_table"));
+
+        assertThat(e.getMessage())
+                .containsSubsequence(
+                        sinkAndSubtask(0, 1),
+                        "table \"" + schema + "\".\"no_such_table\" does not exist",
+                        "Remedy: create it, or fix the table name given to the sink");
+    }
+
+    /** Names are quoted as given: "Orders" is not orders. */
+    @Test
+    void tableNamesAreCaseSensitive() throws Exception {
+        grantPerScript();
+        SinkException e = failsAtStart(1, sinkAs(db, role).table(schema, table.toUpperCase()));
+
+        assertThat(e.getMessage())
+                .containsSubsequence(
+                        sinkAndSubtask(0, 1),
+                        "table \"" + schema + "\".\"" + table.toUpperCase() + "\" does not exist",
+                        "names are case-sensitive as given");
+    }
+
+    /** User SQL is parsed by PostgreSQL when the writer opens, so a wrong table is found at start too. */
+    @Test
+    void userSqlIntoAMissingTable() throws Exception {
+        grantPerScript();
+        String sql = "INSERT INTO " + schema + ".no_such_table (id, payload) VALUES (?, ?)";
+        PostgresSinkBuilder<Long> sink =
+                PostgresSink.<Long>builder()
+                        .jdbcUrl(urlWithPassword(db))
+                        .username(role)
+                        .password(password)
+                        .sinkId(sinkId)
+                        .markerTable(schema, "eosink_markers")
+                        .sql(sql, (ps, id) -> {
+                            ps.setLong(1, id);
+                            ps.setString(2, "row-" + id);
+                        });
+
+        SinkException e = failsAtStart(1, sink);
+
+        assertThat(e.getMessage())
+                .containsSubsequence(
+                        sinkAndSubtask(0, 1),
+                        "statement '" + sql + "'",
+                        "relation \"" + schema + ".no_such_table\" does not exist",
+                        "SQLSTATE 42P01",
+                        "Remedy: fix the statement given to sql(...)");
+    }
+
+    // ------------------------------------------------------------------ job and connection
+
+    /** Refused while the job graph is built: no job is submitted, no connection is opened. */
+    @Test
+    void streamingWithoutCheckpointing() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(StartupRecoveryITCase.noRestarts());
+        env.setParallelism(1);
+        endless(env).sinkTo(sinkBuilder(sinkId, table).build());
+
+        assertThatThrownBy(env::getStreamGraph)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContainingAll(
+                        "sink '" + sinkId + "' into table \"" + table + "\" is exactly-once",
+                        "this streaming job has checkpointing disabled, so nothing would ever be committed",
+                        "Remedy: enable checkpointing (env.enableCheckpointing(10_000) or "
+                                + "-Dexecution.checkpointing.interval=10s), or run the job in BATCH mode");
+        assertThat(db.count("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ?", "eosink/" + sinkId + "/%"))
+                .isZero();
+    }
+
+    /** At-least-once checkpoints would commit records that a restore replays: refused while the graph is built. */
+    @Test
+    void atLeastOnceCheckpointing() {
+        StreamExecutionEnvironment env = env(1, NO_CHECKPOINT, StartupRecoveryITCase.noRestarts());
+        env.getCheckpointConfig().setCheckpointingConsistencyMode(CheckpointingMode.AT_LEAST_ONCE);
+        endless(env).sinkTo(sinkBuilder(sinkId, table).build());
+
+        assertThatThrownBy(env::getStreamGraph)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContainingAll(
+                        "sink '" + sinkId + "' into table \"" + table + "\" is exactly-once, and this job checkpoints "
+                                + "AT_LEAST_ONCE",
+                        "written again when the job restores from it",
+                        "Remedy: checkpoint EXACTLY_ONCE");
+    }
+
+    @Test
+    void unreachableDatabase() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        String url = "jdbc:postgresql://localhost:" + closedPort + "/postgres?connectTimeout=5&password=" + password;
+        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table).jdbcUrl(url).username(role).password(password);
+
+        SinkException e = failsAtStart(1, sink);
+
+        assertThat(e.getMessage())
+                .containsSubsequence(
+                        sinkAndSubtask(0, 1),
+                        "could not connect to PostgreSQL at jdbc:postgresql://localhost:" + closedPort
+                                + "/postgres?connectTimeout=5&password=***",
+                        "Connection to localhost:" + closedPort + " refused",
+                        "SQLSTATE 08001",
+                        "Remedy: check the JDBC URL, the credentials and that the server accepts connections");
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private String sinkAndSubtask(int subtask, int parallelism) {
+        return "sink '" + sinkId + "' subtask " + subtask + "/" + parallelism + " (attempt 0)";
+    }
+
+    /** The test's sink, connecting as {@code user} with this test's password in the URL and as a property. */
+    private PostgresSinkBuilder<Long> sinkAs(PostgresFixture server, String user) {
+        return sinkBuilder(sinkId, table)
+                .jdbcUrl(urlWithPassword(server))
+                .username(user)
+                .password(password)
+                .table(schema, table)
+                .markerTable(schema, "eosink_markers");
+    }
+
+    private String urlWithPassword(PostgresFixture server) {
+        return server.jdbcUrl() + (server.jdbcUrl().contains("?") ? "&" : "?") + "password=" + password;
+    }
+
+    private void createRole(PostgresFixture server) {
+        server.execute("CREATE ROLE " + role + " LOGIN PASSWORD '" + password + "'");
+    }
+
+    private Connection connectAs(String user) throws java.sql.SQLException {
+        Properties properties = new Properties();
+        properties.setProperty("user", user);
+        properties.setProperty("password", password);
+        return DriverManager.getConnection(db.jdbcUrl(), properties);
+    }
+
+    /**
+     * Creates the marker table with sql/01-marker-table.sql and the role with sql/02-sink-role.sql, in this
+     * test's schema, with the scripts' example names replaced by this test's.
+     */
+    private void grantPerScript() throws IOException {
+        db.execute("SET search_path = " + schema + "; " + script("01-marker-table.sql"));
+        String grants =
+                script("02-sink-role.sql")
+                        .replace("flink_sink", role)
+                        .replace("'change-me'", "'" + password + "'")
+                        .replaceAll("\\bapp\\b", schema)
+                        .replaceAll("\\borders\\b", table);
+        db.execute(grants);
+    }
+
+    /** A script of the repository's sql/ folder, comments removed. */
+    private static String script(String name) throws IOException {
+        Path path = Paths.get("../../sql", name);
+        return Files.readAllLines(path, StandardCharsets.UTF_8).stream()
+                .map(line -> line.replaceAll("--.*$", ""))
+                .filter(line -> !line.isBlank())
+                .collect(Collectors.joining("\n"));
+    }
+
+    private long rowsIn(String qualifiedTable) {
+        return db.count("SELECT count(*) FROM " + qualifiedTable);
+    }
+
+    /** Ids 0, 1, 2, ... for ever (about 100 a second): a job over it can only end by failing. */
+    private static DataStream<Long> endless(StreamExecutionEnvironment env) {
+        DataGeneratorSource<Long> source =
+                new DataGeneratorSource<>(
+                        (GeneratorFunction<Long, Long>) index -> index,
+                        Long.MAX_VALUE,
+                        RateLimiterStrategy.perSecond(100),
+                        Types.LONG);
+        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "endless ids");
+    }
+
+    /**
+     * Runs the sink over an endless source with hourly checkpoints and no restarts: the job can only end by
+     * failing, and the sink's error must come from opening the writer. No message in the failure chain may
+     * contain the password.
+     */
+    private SinkException failsAtStart(int parallelism, PostgresSinkBuilder<Long> sink) {
+        StreamExecutionEnvironment env = env(parallelism, NO_CHECKPOINT, StartupRecoveryITCase.noRestarts());
+        endless(env).sinkTo(sink.build());
+        Throwable thrown = catchThrowable(() -> env.execute("misconfigured"));
+
+        assertThat(thrown).as("the job must fail").isNotNull();
+        String everything = ExceptionUtils.stringifyException(thrown);
+        assertThat(everything).as("the failure chain").doesNotContain(password);
+        SinkException e =
+                ExceptionUtils.findThrowable(thrown, SinkException.class)
+                        .orElseThrow(() -> new AssertionError("no SinkException in\n" + everything));
+        assertThat(Arrays.stream(e.getStackTrace()).map(StackTraceElement::getMethodName))
+                .as("found when the writer opens")
+                .contains("openWriter");
+        return e;
+    }
+}
