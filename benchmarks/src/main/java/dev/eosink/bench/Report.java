@@ -326,11 +326,11 @@ final class Report {
                 .append("`withTransactionPerConnection(true)` (PostgreSQL allows one XA transaction per connection), ")
                 .append("maxRetries 0 (required); at-least-once with the default 3 retries. Batch size as ours, batch interval 0. ")
                 .append("The same URL for every Flink sink (ours included), with reWriteBatchedInserts=").append(o.rewriteBatchedInserts).append(".\n");
-        b.append("- Known peer failure: flink-connector-jdbc's XA writer fails the job when a subtask takes part in a second ")
-                .append("checkpoint after its end of input (`JdbcWriter.snapshotState` → `XaTransaction.createTx`: ")
-                .append("\"currentXid not null\"). At parallelism 2 this happens when the subtasks finish a checkpoint apart, ")
-                .append("so that the checkpoint after the first one's end fails (\"unknown task\") and the other subtask has to ")
-                .append("snapshot again. A failed run is repeated up to ").append(o.retries)
+        b.append("- Known peer failure: flink-connector-jdbc's XA writer fails the job when a subtask snapshots a second ")
+                .append("time after its end of input (`JdbcWriter.snapshotState` → `XaTransaction.createTx`: \"currentXid not null\"): ")
+                .append("when the next checkpoint reaches it before the first one after the end of input is confirmed, or when that ")
+                .append("one failed (at parallelism 2, a subtask that already finished makes it fail with \"unknown task\"). ")
+                .append("The shorter the run and the interval, the likelier (smoke runs hit it often). A failed run is repeated up to ").append(o.retries)
                 .append(" times (unless the database refused the data, which a repeat only reproduces); ")
                 .append("every failed attempt is listed in the throughput table.\n");
         b.append("- Per-run results and logs: `").append(runsDir).append("` (not kept in git).\n");
