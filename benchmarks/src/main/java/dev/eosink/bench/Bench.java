@@ -200,6 +200,7 @@ public final class Bench {
                 "--url", spec.writer.flink ? flinkUrl() : url,
                 "--user", user,
                 "--table", table,
+                "--stall-s", String.valueOf(o.stallS),
                 "--result", result.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("EOSINK_BENCH_PASSWORD", password);
@@ -284,12 +285,14 @@ public final class Bench {
     }
 
     /**
-     * A failure that a repeat would only reproduce: the database refused the data (integrity
-     * constraint, SQLSTATE class 23) or the statement (class 42), or the table came out wrong.
+     * A failure that a repeat would only reproduce (or that costs minutes each time): the database
+     * refused the data (integrity constraint, SQLSTATE class 23) or the statement (class 42), the table
+     * came out wrong, or the run stalled or timed out.
      */
     private static boolean deterministic(Measured m) {
         String state = m.result.get("sql_state", "");
-        return state.startsWith("23") || state.startsWith("42") || m.failure.startsWith("table check");
+        return state.startsWith("23") || state.startsWith("42") || m.failure.startsWith("table check")
+                || m.failure.startsWith("stalled") || m.failure.startsWith("timeout");
     }
 
     private static String firstDatabaseError(Path log) {

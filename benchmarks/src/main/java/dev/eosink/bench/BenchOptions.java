@@ -45,6 +45,8 @@ final class BenchOptions {
                     "  --rewrite-batched-inserts on|off   pgjdbc reWriteBatchedInserts for every Flink sink (default on)",
                     "  --jvm-opts \"...\"         JVM options of each run (default \"-Xmx1g -XX:+UseG1GC\")",
                     "  --retries K              a failed run is repeated up to K times, each failed attempt reported (default 2)",
+                    "  --stall-s S              a run in which nothing reaches the sink and nothing commits for S seconds",
+                    "                           fails at once, naming what PostgreSQL waits for (default 60)",
                     "  --timeout-s S            per run (default 120 + rows/5000)");
 
     long rows = DEFAULT_ROWS;
@@ -67,6 +69,7 @@ final class BenchOptions {
     private boolean jvmOptsGiven;
     long timeoutS = -1;
     int retries = 2;
+    long stallS = -1;
     private boolean retriesGiven;
     String commandLine;
 
@@ -145,6 +148,9 @@ final class BenchOptions {
                     o.jvmOpts = value(args, ++i, a);
                     o.jvmOptsGiven = true;
                     break;
+                case "--stall-s":
+                    o.stallS = positive(a, value(args, ++i, a));
+                    break;
                 case "--retries":
                     o.retries = Integer.parseInt(value(args, ++i, a));
                     o.retriesGiven = true;
@@ -176,6 +182,9 @@ final class BenchOptions {
             if (o.out == null) {
                 o.out = DEFAULT_OUT.resolve("tmp").resolve("smoke-" + timestamp());
             }
+            if (o.stallS < 0) {
+                o.stallS = 20;
+            }
             if (!o.retriesGiven) {
                 o.retries = 4; // the XA peer's end-of-input failure at p2 (see latest.md) must not fail CI
             }
@@ -185,6 +194,9 @@ final class BenchOptions {
         }
         if (o.out == null) {
             o.out = DEFAULT_OUT;
+        }
+        if (o.stallS < 0) {
+            o.stallS = Math.max(60, 3 * Math.max(o.heapIntervalMs, o.intervalMs) / 1000);
         }
         if (o.timeoutS < 0) {
             o.timeoutS = 120 + o.rows / 5000 + 3 * Math.max(o.heapIntervalMs, o.intervalMs) / 1000;

@@ -32,6 +32,10 @@ final class Probe {
     static final AtomicLong firstRowMicros = new AtomicLong(Long.MAX_VALUE);
     /** The last end of input seen by a sink subtask (its last record has passed). */
     static final AtomicLong endOfInputMicros = new AtomicLong(0);
+    /** Records that reached the sink, published every {@link ProbeOperator#PUBLISH} records per subtask. */
+    static final AtomicLong recordsSeen = new AtomicLong(0);
+    /** Commits seen by the hook (eosink writers only). */
+    static final AtomicLong commits = new AtomicLong(0);
     /** The end of the last commit seen by the hook (eosink writers only). */
     static final AtomicLong lastCommitMicros = new AtomicLong(0);
 
@@ -95,6 +99,7 @@ final class Probe {
     static void afterCommit(String transaction) {
         long now = System.nanoTime();
         lastCommitMicros.accumulateAndGet(wallMicros(), Math::max);
+        commits.incrementAndGet();
         Long start = commitNanos.remove(transaction);
         if (start != null) {
             synchronized (Probe.class) {

@@ -15,8 +15,10 @@ final class ProbeOperator<T> extends AbstractStreamOperator<T>
         implements OneInputStreamOperator<T, T>, BoundedOneInput {
 
     private static final long serialVersionUID = 1L;
+    static final int PUBLISH = 4096;
 
     private transient boolean seen;
+    private transient int unpublished;
     private transient int subtask;
 
     @Override
@@ -31,6 +33,10 @@ final class ProbeOperator<T> extends AbstractStreamOperator<T>
             seen = true;
             Probe.firstRow();
         }
+        if (++unpublished == PUBLISH) {
+            Probe.recordsSeen.addAndGet(PUBLISH);
+            unpublished = 0;
+        }
         output.collect(element);
     }
 
@@ -42,6 +48,8 @@ final class ProbeOperator<T> extends AbstractStreamOperator<T>
 
     @Override
     public void endInput() {
+        Probe.recordsSeen.addAndGet(unpublished);
+        unpublished = 0;
         Probe.endOfInput(subtask);
     }
 }

@@ -333,6 +333,9 @@ final class Report {
                 .append("The shorter the run and the interval, the likelier (smoke runs hit it often). A failed run is repeated up to ").append(o.retries)
                 .append(" times (unless the database refused the data, which a repeat only reproduces); ")
                 .append("every failed attempt is listed in the throughput table.\n");
+        b.append("- A run in which no record reaches the sink and nothing commits for ").append(o.stallS)
+                .append(" s fails at once (\"stalled\"), naming what the database's sessions wait for; one that takes longer than ")
+                .append(o.timeoutS).append(" s is killed. Neither is repeated.\n");
         b.append("- Per-run results and logs: `").append(runsDir).append("` (not kept in git).\n");
         return b.toString();
     }

@@ -17,7 +17,12 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
+import java.io.IOException;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Properties;
 
@@ -49,9 +54,14 @@ public final class RunOne {
         String table = a.getProperty("table");
         Path resultFile = Path.of(a.getProperty("result"));
 
+        long stallS = Long.parseLong(a.getProperty("stall-s", "60"));
+
         Probe.watchHeap();
-        RunResult result = new RunResult();
         long start = Probe.wallMicros();
+        Thread watchdog = new Thread(() -> watch(stallS, start, resultFile, url, user, password), "bench-stall-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        RunResult result = new RunResult();
         try {
             if (writer == Writer.RAW_COPY) {
                 Properties props = new Properties();
@@ -73,24 +83,105 @@ public final class RunOne {
             }
             t.printStackTrace();
         }
-        long end = Probe.wallMicros();
-        result.set("start_us", start);
-        result.set("job_end_us", end);
-        if (Probe.firstRowMicros.get() != Long.MAX_VALUE) {
-            result.set("first_row_us", Probe.firstRowMicros.get());
+        finish(result, start, resultFile);
+    }
+
+    private static boolean finished;
+
+    /** Writes the result once (the main thread or the watchdog, whichever comes first) and ends the JVM. */
+    private static void finish(RunResult result, long start, Path resultFile) {
+        synchronized (RunOne.class) {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            result.set("start_us", start);
+            result.set("job_end_us", Probe.wallMicros());
+            if (Probe.firstRowMicros.get() != Long.MAX_VALUE) {
+                result.set("first_row_us", Probe.firstRowMicros.get());
+            }
+            result.set("records_at_sink", Probe.recordsSeen.get());
+            result.set("end_of_input_us", Probe.endOfInputMicros.get());
+            result.set("last_commit_us", Probe.lastCommitMicros.get());
+            result.setList("barrier_to_prepared_us", Probe.copy(Probe.barrierToPrepared));
+            result.setList("prepare_us", Probe.copy(Probe.prepareOnly));
+            result.setList("notify_to_committed_us", Probe.copy(Probe.notifyToCommitted));
+            result.set("peak_heap_after_gc_bytes", Probe.peakHeapAfterGc.get());
+            result.set("gc_count", Probe.gcCount.get());
+            result.set("max_heap_bytes", Runtime.getRuntime().maxMemory());
+            try {
+                result.write(resultFile);
+            } catch (IOException e) {
+                e.printStackTrace();
+            }
+            System.out.flush();
+            // The MiniCluster may leave non-daemon threads behind, or be stuck: do not wait for it.
+            Runtime.getRuntime().halt(0);
         }
-        result.set("end_of_input_us", Probe.endOfInputMicros.get());
-        result.set("last_commit_us", Probe.lastCommitMicros.get());
-        result.setList("barrier_to_prepared_us", Probe.copy(Probe.barrierToPrepared));
-        result.setList("prepare_us", Probe.copy(Probe.prepareOnly));
-        result.setList("notify_to_committed_us", Probe.copy(Probe.notifyToCommitted));
-        result.set("peak_heap_after_gc_bytes", Probe.peakHeapAfterGc.get());
-        result.set("gc_count", Probe.gcCount.get());
-        result.set("max_heap_bytes", Runtime.getRuntime().maxMemory());
-        result.write(resultFile);
-        System.out.flush();
-        // The MiniCluster may leave non-daemon threads behind.
-        System.exit(0);
+    }
+
+    /**
+     * Ends a run that stopped moving: once the first record has reached the sink, if neither the
+     * records at the sink nor the commits change for {@code stallS} seconds, the run fails at once with
+     * what PostgreSQL sessions are waiting for, instead of running into the orchestrator's timeout.
+     */
+    private static void watch(long stallS, long start, Path resultFile, String url, String user, String password) {
+        long last = -1;
+        long since = System.nanoTime();
+        while (true) {
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (Probe.firstRowMicros.get() == Long.MAX_VALUE) {
+                since = System.nanoTime();
+                continue;
+            }
+            long progress = Probe.recordsSeen.get() + Probe.commits.get();
+            if (progress != last) {
+                last = progress;
+                since = System.nanoTime();
+                continue;
+            }
+            if (System.nanoTime() - since >= stallS * 1_000_000_000L) {
+                RunResult r = new RunResult();
+                r.set("status", "failed");
+                r.set("reason", RunResult.oneLine("stalled: nothing reached the sink and nothing was committed for "
+                        + stallS + " s (" + Probe.recordsSeen.get() + " records at the sink so far)"
+                        + waiting(url, user, password)));
+                r.set("stalled", "true");
+                System.out.println("stalled; ending the run");
+                finish(r, start, resultFile);
+            }
+        }
+    }
+
+    /** The sessions of this database that wait on a lock, and for what: the usual cause of a stall. */
+    private static String waiting(String url, String user, String password) {
+        Properties props = new Properties();
+        props.setProperty("user", user);
+        if (!password.isEmpty()) {
+            props.setProperty("password", password);
+        }
+        StringBuilder b = new StringBuilder();
+        try (Connection c = DriverManager.getConnection(url, props);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        // pg_blocking_pids names a prepared transaction that holds the lock as pid 0
+                        "SELECT a.wait_event_type || '/' || a.wait_event, left(a.query, 80), "
+                                + "0 = ANY (pg_blocking_pids(a.pid)), array_to_string(pg_blocking_pids(a.pid), ',') "
+                                + "FROM pg_stat_activity a WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() "
+                                + "AND a.wait_event_type = 'Lock'")) {
+            while (rs.next()) {
+                b.append("; a session waits on ").append(rs.getString(1)).append(" in '").append(rs.getString(2))
+                        .append("', blocked by ")
+                        .append(rs.getBoolean(3) ? "a prepared transaction" : "backend(s) " + rs.getString(4));
+            }
+        } catch (Exception e) {
+            b.append("; (could not ask PostgreSQL what waits: ").append(e.getMessage()).append(")");
+        }
+        return b.toString();
     }
 
     private static void runFlink(Writer writer, Sinks.Target target, long rows, int parallelism, long intervalMs)
