@@ -59,7 +59,9 @@ class BenchSmokeITCase {
             assertThat(f).as("fields of '%s'", line).hasSize(5);
             String key = f[0] + "," + f[1] + "," + f[2];
             assertThat(seen.add(key)).as("one line per case; '%s' twice", key).isTrue();
-            assertThat(f[3]).as("rows/s of %s (report:%n%s)", key, md).isNotEmpty();
+            String row = "| " + f[0] + " | " + f[1] + " | " + f[2] + " |";
+            String why = md.lines().filter(l -> l.startsWith(row)).findFirst().orElse("(no row in latest.md)");
+            assertThat(f[3]).as("rows/s of %s; latest.md: %s", key, why).isNotEmpty();
             assertThat(Double.parseDouble(f[3])).as("rows/s of %s", key).isPositive();
             assertThat(Double.parseDouble(f[4])).as("ratio to raw COPY of %s", key).isPositive();
         }
