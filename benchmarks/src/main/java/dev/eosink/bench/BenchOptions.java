@@ -1,0 +1,248 @@
+package dev.eosink.bench;
+
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/** The options of {@code ./bench}. */
+final class BenchOptions {
+
+    /** About 10-15 minutes for a default run (3 rounds) on a quiet 2-core machine. */
+    static final long DEFAULT_ROWS = 1_500_000;
+    static final long SMOKE_ROWS = 2_000;
+    static final Path DEFAULT_OUT = Path.of("benchmarks", "results");
+
+    static final String USAGE =
+            String.join(
+                    "\n",
+                    "usage: ./bench [options]",
+                    "",
+                    "Runs, side by side, in alternating order, one JVM per measured run: raw COPY (no Flink), the",
+                    "eosink sink (COPY writer, batch writer, upsert) and flink-connector-jdbc 4.0's exactly-once (XA)",
+                    "and at-least-once sinks, at parallelism 1 and 2, on the same job and a fresh table each; then the",
+                    "heap of eo-copy at a long checkpoint interval. Writes benchmarks/results/latest.{md,csv,png} and",
+                    "the results block of README.md; per-run logs go to benchmarks/results/tmp/ (not in git).",
+                    "",
+                    "  --rows N                 rows per run (default " + DEFAULT_ROWS + ": about 10-15 min on 2 quiet cores)",
+                    "  --rounds R               rounds; every case runs once per round, medians reported (default 3)",
+                    "  --smoke                  tiny run (" + SMOKE_ROWS + " rows, 1 round, all writers, short intervals, C1 only)",
+                    "                           into benchmarks/results/tmp/smoke-<time>/: checks that it works, not speed",
+                    "  --postgres-url URL       an external PostgreSQL instead of the embedded one; --user U (default",
+                    "                           postgres), password from EOSINK_BENCH_PASSWORD. Needs",
+                    "                           max_prepared_transactions >= 64; track_commit_timestamp=on for the",
+                    "                           commit-time end of a run (otherwise: job end, see latest.md)",
+                    "  --out DIR                where latest.* go (default benchmarks/results; the README block is",
+                    "                           only rewritten for the default)",
+                    "  --writers a,b,...        a subset of raw-copy,eo-copy,eo-batch,eo-upsert,peer-eo-xa,peer-alo,peer-alo-upsert",
+                    "  --parallelism 1,2        parallelisms (default 1,2)",
+                    "  --interval-ms MS         checkpoint interval of the throughput runs (default 1000)",
+                    "  --heap-interval-ms MS    the long interval of the heap comparison (default 10000); --no-heap skips it",
+                    "  --batch-size N           JDBC batch size of every batching sink (default 1000)",
+                    "  --rewrite-batched-inserts on|off   pgjdbc reWriteBatchedInserts for every Flink sink (default on)",
+                    "  --jvm-opts \"...\"         JVM options of each run (default \"-Xmx1g -XX:+UseG1GC\")",
+                    "  --retries K              a failed run is repeated up to K times, each failed attempt reported (default 2)",
+                    "  --stall-s S              a run in which nothing reaches the sink and nothing commits for S seconds",
+                    "                           fails at once, naming what PostgreSQL waits for (default 60)",
+                    "  --timeout-s S            per run (default 120 + rows/5000)");
+
+    long rows = DEFAULT_ROWS;
+    int rounds = 3;
+    boolean smoke;
+    String postgresUrl;
+    String user = "postgres";
+    String password = "";
+    Path out;
+    List<Writer> writers = new ArrayList<>(Arrays.asList(Writer.values()));
+    List<Integer> parallelisms = List.of(1, 2);
+    long intervalMs = 1000;
+    long heapIntervalMs = 10_000;
+    boolean heap = true;
+    int batchSize = 1000;
+    boolean rewriteBatchedInserts = true;
+    static final String JVM_OPTS = "-Xmx1g -XX:+UseG1GC";
+    static final String SMOKE_JVM_OPTS = "-Xmx512m -XX:+UseG1GC -XX:TieredStopAtLevel=1";
+    String jvmOpts = JVM_OPTS;
+    private boolean jvmOptsGiven;
+    long timeoutS = -1;
+    int retries = 2;
+    long stallS = -1;
+    private boolean retriesGiven;
+    String commandLine;
+
+    private boolean rowsGiven;
+    private boolean roundsGiven;
+    private boolean intervalGiven;
+    private boolean heapIntervalGiven;
+
+    static BenchOptions parse(String[] args) {
+        BenchOptions o = new BenchOptions();
+        o.commandLine = "./bench" + (args.length == 0 ? "" : " " + String.join(" ", quoted(args)));
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--help":
+                case "-h":
+                    throw new IllegalArgumentException("");
+                case "--smoke":
+                    o.smoke = true;
+                    break;
+                case "--no-heap":
+                    o.heap = false;
+                    break;
+                case "--rows":
+                    o.rows = positive(a, value(args, ++i, a));
+                    o.rowsGiven = true;
+                    break;
+                case "--rounds":
+                    o.rounds = (int) positive(a, value(args, ++i, a));
+                    o.roundsGiven = true;
+                    break;
+                case "--postgres-url":
+                    o.postgresUrl = value(args, ++i, a);
+                    if (!o.postgresUrl.startsWith("jdbc:postgresql:")) {
+                        throw new IllegalArgumentException("--postgres-url: give jdbc:postgresql://host:port/db");
+                    }
+                    break;
+                case "--user":
+                    o.user = value(args, ++i, a);
+                    break;
+                case "--out":
+                    o.out = Path.of(value(args, ++i, a));
+                    break;
+                case "--writers":
+                    o.writers = new ArrayList<>();
+                    for (String w : value(args, ++i, a).split(",")) {
+                        o.writers.add(Writer.byId(w.trim()));
+                    }
+                    break;
+                case "--parallelism":
+                    List<Integer> ps = new ArrayList<>();
+                    for (String p : value(args, ++i, a).split(",")) {
+                        ps.add((int) positive(a, p.trim()));
+                    }
+                    o.parallelisms = ps;
+                    break;
+                case "--interval-ms":
+                    o.intervalMs = positive(a, value(args, ++i, a));
+                    o.intervalGiven = true;
+                    break;
+                case "--heap-interval-ms":
+                    o.heapIntervalMs = positive(a, value(args, ++i, a));
+                    o.heapIntervalGiven = true;
+                    break;
+                case "--batch-size":
+                    o.batchSize = (int) positive(a, value(args, ++i, a));
+                    break;
+                case "--rewrite-batched-inserts":
+                    String v = value(args, ++i, a).toLowerCase(Locale.ROOT);
+                    if (!v.equals("on") && !v.equals("off")) {
+                        throw new IllegalArgumentException(a + ": on or off");
+                    }
+                    o.rewriteBatchedInserts = v.equals("on");
+                    break;
+                case "--jvm-opts":
+                    o.jvmOpts = value(args, ++i, a);
+                    o.jvmOptsGiven = true;
+                    break;
+                case "--stall-s":
+                    o.stallS = positive(a, value(args, ++i, a));
+                    break;
+                case "--retries":
+                    o.retries = Integer.parseInt(value(args, ++i, a));
+                    o.retriesGiven = true;
+                    if (o.retries < 0) {
+                        throw new IllegalArgumentException("--retries must be >= 0");
+                    }
+                    break;
+                case "--timeout-s":
+                    o.timeoutS = positive(a, value(args, ++i, a));
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option " + a);
+            }
+        }
+        if (o.smoke) {
+            if (!o.rowsGiven) {
+                o.rows = SMOKE_ROWS;
+            }
+            if (!o.roundsGiven) {
+                o.rounds = 1;
+            }
+            // Each Flink job waits for one more checkpoint after its last record: keep that short.
+            if (!o.intervalGiven) {
+                o.intervalMs = 300;
+            }
+            if (!o.heapIntervalGiven) {
+                o.heapIntervalMs = 1000;
+            }
+            if (o.out == null) {
+                o.out = DEFAULT_OUT.resolve("tmp").resolve("smoke-" + timestamp());
+            }
+            if (o.stallS < 0) {
+                o.stallS = 20;
+            }
+            if (!o.retriesGiven) {
+                o.retries = 4; // the XA peer's end-of-input failure at p2 (see latest.md) must not fail CI
+            }
+            if (!o.jvmOptsGiven) {
+                o.jvmOpts = SMOKE_JVM_OPTS; // starts faster; a smoke run measures nothing
+            }
+        }
+        if (o.out == null) {
+            o.out = DEFAULT_OUT;
+        }
+        if (o.stallS < 0) {
+            o.stallS = Math.max(60, 3 * Math.max(o.heapIntervalMs, o.intervalMs) / 1000);
+        }
+        if (o.timeoutS < 0) {
+            o.timeoutS = 120 + o.rows / 5000 + 3 * Math.max(o.heapIntervalMs, o.intervalMs) / 1000;
+        }
+        if (o.rows > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("--rows: at most " + Integer.MAX_VALUE);
+        }
+        o.password = System.getenv().getOrDefault("EOSINK_BENCH_PASSWORD", "");
+        return o;
+    }
+
+    /** Whether latest.* go to the committed results directory (and README.md is updated). */
+    boolean isDefaultOut() {
+        return !smoke && out.normalize().equals(DEFAULT_OUT);
+    }
+
+    static String timestamp() {
+        return LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static long positive(String option, String value) {
+        long v;
+        try {
+            v = Long.parseLong(value.replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + ": not a number: " + value);
+        }
+        if (v < 1) {
+            throw new IllegalArgumentException(option + " must be >= 1");
+        }
+        return v;
+    }
+
+    private static List<String> quoted(String[] args) {
+        List<String> list = new ArrayList<>();
+        for (String a : args) {
+            a = a.replaceAll("(?i)([?&]password=)[^&]*", "$1***");
+            list.add(a.matches("[A-Za-z0-9_./:=,@%+*?&-]+") ? a : "'" + a.replace("'", "'\\''") + "'");
+        }
+        return list;
+    }
+}

@@ -1,0 +1,141 @@
+package dev.eosink.bench;
+
+import dev.eosink.postgres.PostgresSink;
+import dev.eosink.postgres.PostgresSinkBuilder;
+import dev.eosink.postgres.WriteMethod;
+
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
+import org.apache.flink.connector.jdbc.JdbcExactlyOnceOptions;
+import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
+import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
+import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
+import org.apache.flink.util.function.SerializableSupplier;
+
+import org.postgresql.xa.PGXADataSource;
+
+import javax.sql.XADataSource;
+
+/**
+ * The sink under test for each Flink writer, all on the same URL, table and batch size. Written
+ * against the builder's API only, so it measures whatever {@code writeMethod}, {@code upsert} do in
+ * the eosink version on the classpath.
+ */
+final class Sinks {
+
+    private Sinks() {}
+
+    static final class Target {
+        final String url;
+        final String user;
+        final String password;
+        final String table;
+        final int batchSize;
+
+        Target(String url, String user, String password, String table, int batchSize) {
+            this.url = url;
+            this.user = user;
+            this.password = password;
+            this.table = table;
+            this.batchSize = batchSize;
+        }
+    }
+
+    static Sink<BenchRow> build(Writer writer, Target t) {
+        switch (writer) {
+            case EO_COPY:
+                return eosink(t).writeMethod(WriteMethod.COPY).build().withLifecycleHook(new TimingHook());
+            case EO_BATCH:
+                return eosink(t).writeMethod(WriteMethod.BATCH).build().withLifecycleHook(new TimingHook());
+            case EO_UPSERT:
+                return eosink(t).upsert("id").build().withLifecycleHook(new TimingHook());
+            case PEER_EO_XA:
+                return JdbcSink.<BenchRow>builder()
+                        .withQueryStatement(insertSql(t.table), BIND)
+                        // The XA sink refuses retries (duplicates, FLINK-22311).
+                        .withExecutionOptions(execution(t.batchSize, 0))
+                        .buildExactlyOnce(
+                                JdbcExactlyOnceOptions.builder()
+                                        // PostgreSQL allows one XA transaction per connection: a pool of
+                                        // connections, one per prepared transaction (the connector's docs).
+                                        .withTransactionPerConnection(true)
+                                        .build(),
+                                xaDataSource(t.url, t.user, t.password));
+            case PEER_ALO:
+                return JdbcSink.<BenchRow>builder()
+                        .withQueryStatement(insertSql(t.table), BIND)
+                        .withExecutionOptions(execution(t.batchSize, JdbcExecutionOptions.DEFAULT_MAX_RETRY_TIMES))
+                        .buildAtLeastOnce(connection(t));
+            case PEER_ALO_UPSERT:
+                return JdbcSink.<BenchRow>builder()
+                        .withQueryStatement(
+                                insertSql(t.table)
+                                        + " ON CONFLICT (id) DO UPDATE SET k = EXCLUDED.k, v = EXCLUDED.v, ts = EXCLUDED.ts",
+                                BIND)
+                        .withExecutionOptions(execution(t.batchSize, JdbcExecutionOptions.DEFAULT_MAX_RETRY_TIMES))
+                        .buildAtLeastOnce(connection(t));
+            default:
+                throw new IllegalArgumentException(writer.id + " is not a Flink sink");
+        }
+    }
+
+    private static PostgresSinkBuilder<BenchRow> eosink(Target t) {
+        PostgresSinkBuilder<BenchRow> b =
+                PostgresSink.<BenchRow>builder()
+                        .jdbcUrl(t.url)
+                        .username(t.user)
+                        .sinkId(t.table)
+                        .table(t.table)
+                        .columns("id", "k", "v", "ts")
+                        .rows(BenchRow::toRow)
+                        .batchSize(t.batchSize);
+        if (!t.password.isEmpty()) {
+            b.password(t.password);
+        }
+        return b;
+    }
+
+    static String insertSql(String table) {
+        return "INSERT INTO " + table + " (" + Workload.COLUMNS + ") VALUES (?, ?, ?, ?)";
+    }
+
+    private static final JdbcStatementBuilder<BenchRow> BIND =
+            (ps, r) -> {
+                ps.setLong(1, r.id);
+                ps.setString(2, r.k);
+                ps.setLong(3, r.v);
+                ps.setObject(4, r.ts());
+            };
+
+    private static JdbcExecutionOptions execution(int batchSize, int maxRetries) {
+        return JdbcExecutionOptions.builder()
+                .withBatchSize(batchSize)
+                .withBatchIntervalMs(0)
+                .withMaxRetries(maxRetries)
+                .build();
+    }
+
+    private static JdbcConnectionOptions connection(Target t) {
+        JdbcConnectionOptions.JdbcConnectionOptionsBuilder b =
+                new JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
+                        .withUrl(t.url)
+                        .withDriverName("org.postgresql.Driver")
+                        .withUsername(t.user);
+        if (!t.password.isEmpty()) {
+            b.withPassword(t.password);
+        }
+        return b.build();
+    }
+
+    private static SerializableSupplier<XADataSource> xaDataSource(String url, String user, String password) {
+        return () -> {
+            PGXADataSource ds = new PGXADataSource();
+            ds.setUrl(url); // parses the URL's parameters (reWriteBatchedInserts, ...) too
+            ds.setUser(user);
+            if (!password.isEmpty()) {
+                ds.setPassword(password);
+            }
+            return ds;
+        };
+    }
+}

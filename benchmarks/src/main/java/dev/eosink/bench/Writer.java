@@ -1,0 +1,59 @@
+package dev.eosink.bench;
+
+import dev.eosink.bench.Workload.Case;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/** The ways of writing that the benchmark compares; {@link #id} is the name in the CSV. */
+enum Writer {
+    /** pgjdbc CopyManager, binary COPY, no Flink: the limit. */
+    RAW_COPY("raw-copy", Case.APPEND, false, "raw COPY ... FROM STDIN (binary), pgjdbc CopyManager, no Flink"),
+    /** eosink, writeMethod(COPY). */
+    EO_COPY("eo-copy", Case.APPEND, true, "eosink exactly-once, writeMethod(COPY)"),
+    /** eosink, writeMethod(BATCH). */
+    EO_BATCH("eo-batch", Case.APPEND, true, "eosink exactly-once, writeMethod(BATCH)"),
+    /** eosink, upsert("id"). */
+    EO_UPSERT("eo-upsert", Case.UPSERT, true, "eosink exactly-once, upsert(\"id\")"),
+    /** flink-connector-jdbc 4.0, exactly-once (XA, PGXADataSource). */
+    PEER_EO_XA("peer-eo-xa", Case.APPEND, true, "flink-connector-jdbc 4.0.0-2.0 exactly-once (XA)"),
+    /** flink-connector-jdbc 4.0, at-least-once, INSERT. */
+    PEER_ALO("peer-alo", Case.APPEND, true, "flink-connector-jdbc 4.0.0-2.0 at-least-once, INSERT"),
+    /** flink-connector-jdbc 4.0, at-least-once, INSERT ... ON CONFLICT (id) DO UPDATE. */
+    PEER_ALO_UPSERT(
+            "peer-alo-upsert",
+            Case.UPSERT,
+            true,
+            "flink-connector-jdbc 4.0.0-2.0 at-least-once, INSERT ... ON CONFLICT (id) DO UPDATE");
+
+    final String id;
+    final Case workload;
+    final boolean flink;
+    final String description;
+
+    Writer(String id, Case workload, boolean flink, String description) {
+        this.id = id;
+        this.workload = workload;
+        this.flink = flink;
+        this.description = description;
+    }
+
+    boolean isEosink() {
+        return this == EO_COPY || this == EO_BATCH || this == EO_UPSERT;
+    }
+
+    static Writer byId(String id) {
+        for (Writer w : values()) {
+            if (w.id.equals(id)) {
+                return w;
+            }
+        }
+        throw new IllegalArgumentException(
+                "unknown writer '" + id + "'; one of " + ids(Arrays.asList(values())));
+    }
+
+    static String ids(List<Writer> writers) {
+        return writers.stream().map(w -> w.id).collect(Collectors.joining(", "));
+    }
+}

@@ -1,0 +1,79 @@
+package dev.eosink.bench;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code ./bench --smoke} end to end, as CI runs it: every writer at parallelism 1 and 2 in a JVM of
+ * its own against a real PostgreSQL, tables checked, report written. It checks that the benchmark
+ * works, not how fast anything is.
+ */
+class BenchSmokeITCase {
+
+    @TempDir
+    Path out;
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void smokeRunWritesOneCsvLinePerCase() throws Exception {
+        List<String> args = new ArrayList<>(List.of("--smoke", "--out", out.toString()));
+        String external = setting("EOSINK_TEST_JDBC_URL");
+        if (external != null && !external.isBlank()) {
+            args.addAll(List.of("--postgres-url", external.trim(), "--user", orElse(setting("EOSINK_TEST_USER"), "postgres")));
+        }
+        BenchOptions o = BenchOptions.parse(args.toArray(new String[0]));
+        if (external != null && !external.isBlank()) {
+            o.password = orElse(setting("EOSINK_TEST_PASSWORD"), "");
+        }
+
+        new Bench(o).run();
+
+        Path csv = out.resolve("latest.csv");
+        String md = Files.exists(out.resolve("latest.md")) ? Files.readString(out.resolve("latest.md")) : "(no latest.md)";
+        assertThat(csv).exists();
+        assertThat(out.resolve("latest.png")).exists().isNotEmptyFile();
+        List<String> lines = Files.readAllLines(csv);
+        assertThat(lines).as("latest.csv").isNotEmpty();
+        assertThat(lines.get(0)).isEqualTo("case,writer,parallelism,rows_per_s,ratio_to_copy");
+
+        Set<String> expected = new LinkedHashSet<>();
+        for (Writer w : Writer.values()) {
+            for (int p : List.of(1, 2)) {
+                expected.add(w.workload.id() + "," + w.id + "," + p);
+            }
+        }
+        Set<String> seen = new LinkedHashSet<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            assertThat(f).as("fields of '%s'", line).hasSize(5);
+            String key = f[0] + "," + f[1] + "," + f[2];
+            assertThat(seen.add(key)).as("one line per case; '%s' twice", key).isTrue();
+            String row = "| " + f[0] + " | " + f[1] + " | " + f[2] + " |";
+            String why = md.lines().filter(l -> l.startsWith(row)).findFirst().orElse("(no row in latest.md)");
+            assertThat(f[3]).as("rows/s of %s; latest.md: %s", key, why).isNotEmpty();
+            assertThat(Double.parseDouble(f[3])).as("rows/s of %s", key).isPositive();
+            assertThat(Double.parseDouble(f[4])).as("ratio to raw COPY of %s", key).isPositive();
+        }
+        assertThat(seen).as("cases in latest.csv").containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    private static String setting(String name) {
+        String v = System.getProperty(name);
+        return v != null ? v : System.getenv(name);
+    }
+
+    private static String orElse(String v, String fallback) {
+        return v == null || v.isBlank() ? fallback : v;
+    }
+}
