@@ -58,6 +58,15 @@ class BadInputITCase extends ExactlyOnceTestBase {
     private static final int RECORDS = 50;
     private static final long BAD = 37;
 
+    /**
+     * These cases are about the JDBC batch path, where the batch size decides when a bad record surfaces;
+     * the binary COPY path (the default) has its own cases in {@link WriteMethodsITCase}.
+     */
+    @Override
+    protected PostgresSinkBuilder<Long> sinkBuilder(String sinkId, String table) {
+        return super.sinkBuilder(sinkId, table).writeMethod(WriteMethod.BATCH);
+    }
+
     /** No periodic checkpoint before the failure: the failing epoch is the first one. */
     private static final long NO_CHECKPOINT = Duration.ofHours(1).toMillis();
 

@@ -154,6 +154,39 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
         assertThat(db.count("SELECT count(*) FROM " + kv + " WHERE note IS NOT NULL AND v % 5 = 0")).isZero();
     }
 
+    /** A NULL in a NOT NULL column through COPY: the row is named, nothing is visible. */
+    @Test
+    void copyRefusesANullForANotNullColumn() throws Exception {
+        StreamExecutionEnvironment env = env(1, 60_000, StartupRecoveryITCase.noRestarts());
+        ids(env, 3_000, 100_000).sinkTo(sinkBuilder(sinkId, table)
+                .rows(id -> new Object[] {id, id == 2_500 ? null : "row-" + id})
+                .build());
+        Throwable thrown = catchThrowable(() -> env.execute("null in copy"));
+        assertThat(sinkError(thrown))
+                .hasMessageContaining("epoch of checkpoint 1")
+                .hasMessageContaining("record #2500 of the epoch (counting from 0) [2500]")
+                .hasMessageContaining("violates not-null constraint")
+                .hasMessageContaining("SQLSTATE 23502");
+        assertThat(rows()).isZero();
+        assertThat(preparedLeft()).isEmpty();
+    }
+
+    /** A value of the wrong Java type never reaches the server: the column and types are named. */
+    @Test
+    void copyRefusesAValueOfTheWrongType() throws Exception {
+        StreamExecutionEnvironment env = env(1, 60_000, StartupRecoveryITCase.noRestarts());
+        ids(env, 100, 100_000).sinkTo(sinkBuilder(sinkId, table)
+                .rows(id -> new Object[] {id == 42 ? (Object) "forty-two" : id, "row-" + id})
+                .build());
+        Throwable thrown = catchThrowable(() -> env.execute("wrong type in copy"));
+        assertThat(sinkError(thrown))
+                .hasMessageContaining("record #42 of the epoch (counting from 0) [42]")
+                .hasMessageContaining("column \"id\": expected bigint")
+                .hasMessageContaining("got java.lang.String");
+        assertThat(rows()).isZero();
+        assertThat(preparedLeft()).isEmpty();
+    }
+
     /** The outermost SinkException in a job failure's cause chain: the message the user reads. */
     static Throwable sinkError(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
@@ -179,7 +212,7 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
         assertThat(sinkError(thrown))
                 .hasMessageContaining("sink '" + sinkId + "' subtask 0/1")
                 .hasMessageContaining("epoch of checkpoint 1")
-                .hasMessageContaining("record #1234 of the epoch")
+                .hasMessageContaining("record #1234 of the epoch (counting from 0) [1234]")
                 .hasMessageContaining("small_ids")
                 .hasMessageContaining("table \"" + table + "\"");
         assertThat(rows()).isZero();

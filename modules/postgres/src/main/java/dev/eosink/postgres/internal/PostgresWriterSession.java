@@ -52,6 +52,12 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     private long batchFirstPosition;
     private boolean transactionOpen;
 
+    /**
+     * The latest records sent by COPY, newest last, so that a row the server refuses (it names the
+     * row's line, usually within the last chunk or two sent) can be shown; at most two batches.
+     */
+    private final java.util.ArrayDeque<IN> recent = new java.util.ArrayDeque<>();
+
     /** Binary COPY of inserts, or null. */
     private final CopyStream copy;
     /** Upserts and deletes by key, or null. With neither, JDBC batches of the insert statement. */
@@ -242,6 +248,10 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             Object[] row = database.statement().toRow(record);
             if (copy != null) {
                 copy.add(row);
+                recent.addLast(record);
+                if (recent.size() > 2 * database.batchSize()) {
+                    recent.removeFirst();
+                }
             } else {
                 RowKindFunction<IN> kinds = database.rowKind();
                 upserts.add(row, kinds == null ? RowKind.INSERT : kinds.kindOf(record), positionInEpoch);
@@ -260,9 +270,20 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
 
     private Position copyPosition(SQLException e) {
         java.util.OptionalLong row = CopyStream.failedRow(e);
-        return row.isPresent()
-                ? Position.row(row.getAsLong())
-                : Position.batch(0, Math.max(0, rowsInEpoch - 1)).because("the database did not name the row");
+        if (row.isEmpty()) {
+            return Position.batch(0, Math.max(0, rowsInEpoch - 1)).because("the database did not name the row");
+        }
+        long position = row.getAsLong();
+        long oldestKept = rowsInEpoch - recent.size(); // positions of recent are oldestKept .. rowsInEpoch-1
+        if (position >= oldestKept && position < rowsInEpoch) {
+            int index = (int) (position - oldestKept);
+            java.util.Iterator<IN> it = recent.iterator();
+            for (int i = 0; i < index; i++) {
+                it.next();
+            }
+            return Position.exact(position, it.next());
+        }
+        return Position.row(position);
     }
 
     private void begin() throws SQLException {
@@ -278,6 +299,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             insert = connection.prepareStatement(insertSql);
         }
         rowsInEpoch = 0;
+        recent.clear();
         transactionOpen = true;
     }
 
