@@ -136,7 +136,10 @@ abstract class RestoreTestBase extends ExactlyOnceTestBase {
 
     /** The sink under test with failure injection and small batches, so an open epoch shows in the database soon. */
     ExactlyOnceSink<Long> sink() {
-        return FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table).batchSize(10).build());
+        // JDBC batches of 10: these tests pace themselves on writers whose open transaction already
+        // holds rows on the server (an xid in pg_stat_activity). A COPY's rows stay in the server's
+        // multi-insert buffer (up to 1000 rows) before they get an xid, so they would not show.
+        return FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table).writeMethod(WriteMethod.BATCH).batchSize(10).build());
     }
 
     /** Source, rebalance, sink: the one topology every run of these tests uses. */

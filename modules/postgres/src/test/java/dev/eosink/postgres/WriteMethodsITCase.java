@@ -84,24 +84,23 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
 
             assertThat(db.count("SELECT count(*) FROM " + copyTable)).isEqualTo(3_000);
             assertThat(db.count("SELECT count(*) FROM " + batchTable)).isEqualTo(3_000);
-            // Compare as text: json has no equality operator, and text shows every digit.
-            String asText = "SELECT id, " + String.join(", ", textOf(NAMES)) + " FROM ";
-            assertThat(db.count("SELECT count(*) FROM ((" + asText + copyTable + ") EXCEPT (" + asText + batchTable + ")) d"))
-                    .as("rows of the COPY table that differ from the batch table")
-                    .isZero();
+            // Compare column by column as text: json has no equality operator, and text shows every digit.
+            java.util.List<String> differing = new java.util.ArrayList<>();
+            for (String column : NAMES) {
+                long diff = db.count("SELECT count(*) FROM " + copyTable + " c JOIN " + batchTable + " b USING (id) "
+                        + "WHERE c." + column + "::text IS DISTINCT FROM b." + column + "::text");
+                if (diff > 0) {
+                    differing.add(column + " (" + diff + " rows, e.g. " + db.count(
+                            "SELECT min(id) FROM " + copyTable + " c JOIN " + batchTable + " b USING (id) WHERE c." + column
+                                    + "::text IS DISTINCT FROM b." + column + "::text") + ")");
+                }
+            }
+            assertThat(differing).as("columns where COPY and batch stored different values").isEmpty();
             assertThat(db.count("SELECT count(*) FROM " + copyTable + " WHERE n2 IS NULL OR tz IS NULL")).isZero();
             assertThat(db.preparedGids("eos1/" + sinkId)).isEmpty();
         } finally {
             db.rollbackPrepared("eos1/" + sinkId);
         }
-    }
-
-    private static String[] textOf(String[] names) {
-        String[] out = new String[names.length];
-        for (int i = 0; i < names.length; i++) {
-            out[i] = names[i] + "::text";
-        }
-        return out;
     }
 
     private static Object[] withId(Long id) {
@@ -164,7 +163,8 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
         Throwable thrown = catchThrowable(() -> env.execute("null in copy"));
         assertThat(sinkError(thrown))
                 .hasMessageContaining("epoch of checkpoint 1")
-                .hasMessageContaining("record #2500 of the epoch (counting from 0) [2500]")
+                .hasMessageContaining("record #2500 of the epoch")
+                .hasMessageContaining("Failing row contains (2500, null)")
                 .hasMessageContaining("violates not-null constraint")
                 .hasMessageContaining("SQLSTATE 23502");
         assertThat(rows()).isZero();
@@ -212,7 +212,8 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
         assertThat(sinkError(thrown))
                 .hasMessageContaining("sink '" + sinkId + "' subtask 0/1")
                 .hasMessageContaining("epoch of checkpoint 1")
-                .hasMessageContaining("record #1234 of the epoch (counting from 0) [1234]")
+                .hasMessageContaining("record #1234 of the epoch")
+                .hasMessageContaining("Failing row contains (1234, row-1234)")
                 .hasMessageContaining("small_ids")
                 .hasMessageContaining("table \"" + table + "\"");
         assertThat(rows()).isZero();

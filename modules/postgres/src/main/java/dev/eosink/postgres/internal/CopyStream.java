@@ -71,6 +71,7 @@ final class CopyStream {
         if (buffer.size() > 0) {
             try {
                 copy.writeToCopy(buffer.array(), 0, buffer.size());
+                copy.flushCopy(); // pgjdbc buffers until flushed: rows must reach the server as they come
                 rowsBuffered = 0;
             } catch (SQLException e) {
                 cancel(); // a failed COPY must release the connection, or every later statement waits forever

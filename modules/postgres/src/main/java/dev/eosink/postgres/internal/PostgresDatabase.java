@@ -386,7 +386,10 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     if (!rs.next()) {
                         throw new SQLException("column \"" + column + "\" of " + table + " does not exist", "42703");
                     }
-                    types.add(new String[] {rs.getString(1), rs.getString(2)});
+                    // format_type without a modifier names char(n) "character", which is char(1): a
+                    // cast to it would truncate. bpchar is the unbounded spelling.
+                    String cast = "bpchar".equals(rs.getString(1)) ? "bpchar" : rs.getString(2);
+                    types.add(new String[] {rs.getString(1), cast});
                 }
             }
         }
