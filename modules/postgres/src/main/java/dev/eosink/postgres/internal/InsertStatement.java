@@ -81,16 +81,7 @@ public abstract class InsertStatement<IN> implements Serializable {
 
         @Override
         public void bind(PreparedStatement statement, IN record) throws Exception {
-            Object[] row = mapper.toRow(record);
-            if (row == null || row.length != columns.size()) {
-                throw new IllegalArgumentException(
-                        "the row mapper returned "
-                                + (row == null ? "null" : row.length + " values")
-                                + " for "
-                                + columns.size()
-                                + " columns "
-                                + columns);
-            }
+            Object[] row = toRow(record);
             for (int i = 0; i < row.length; i++) {
                 statement.setObject(i + 1, row[i]);
             }
