@@ -383,6 +383,10 @@ public final class ExactlyOnceWriter<IN>
     }
 
     private void closeQuietly(Throwable primary) {
+        if (awaitingCommit != null) {
+            CommitSignals.forget(awaitingCommit); // nobody will wait for it any more
+            awaitingCommit = null;
+        }
         try {
             session.abortOpen();
         } catch (IOException | RuntimeException e) {
