@@ -21,7 +21,6 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.SortedSet;
-import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -222,12 +221,7 @@ public final class ExactlyOnceWriter<IN>
      */
     private void rollBack(List<TransactionId> ids, Consumer<TransactionId> log)
             throws IOException {
-        SortedSet<Integer> adopted = new TreeSet<>();
-        for (TransactionId id : ids) {
-            if (id.subtask() != context.subtask()) {
-                adopted.add(id.subtask());
-            }
-        }
+        SortedSet<Integer> adopted = RecoveryPlan.adoptedSubtasks(ids, context.subtask());
         for (int index : adopted) {
             session.claim(index, settings.claimWait().toMillis());
         }

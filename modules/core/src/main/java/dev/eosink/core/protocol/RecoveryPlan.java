@@ -46,17 +46,14 @@ public final class RecoveryPlan {
 
     private final List<TransactionId> toRollBack;
     private final List<TransactionId> leftForCommitter;
-    private final SortedSet<Integer> adoptedSubtasks;
     private final boolean freshStart;
 
     private RecoveryPlan(
             List<TransactionId> toRollBack,
             List<TransactionId> leftForCommitter,
-            SortedSet<Integer> adoptedSubtasks,
             boolean freshStart) {
         this.toRollBack = Collections.unmodifiableList(toRollBack);
         this.leftForCommitter = Collections.unmodifiableList(leftForCommitter);
-        this.adoptedSubtasks = Collections.unmodifiableSortedSet(adoptedSubtasks);
         this.freshStart = freshStart;
     }
 
@@ -75,7 +72,6 @@ public final class RecoveryPlan {
         }
         List<TransactionId> rollBack = new ArrayList<>();
         List<TransactionId> keep = new ArrayList<>();
-        SortedSet<Integer> adopted = new TreeSet<>();
         for (TransactionId id : prepared) {
             if (!id.sinkId().equals(sinkId) || !isOwner(subtask, parallelism, id.subtask())) {
                 continue;
@@ -84,16 +80,13 @@ public final class RecoveryPlan {
                     restoredCheckpointId.isEmpty() || id.checkpointId() > restoredCheckpointId.getAsLong();
             if (newerThanRestored) {
                 rollBack.add(id);
-                if (id.subtask() != subtask) {
-                    adopted.add(id.subtask());
-                }
             } else {
                 keep.add(id);
             }
         }
         rollBack.sort(RecoveryPlan::byCheckpoint);
         keep.sort(RecoveryPlan::byCheckpoint);
-        return new RecoveryPlan(rollBack, keep, adopted, restoredCheckpointId.isEmpty());
+        return new RecoveryPlan(rollBack, keep, restoredCheckpointId.isEmpty());
     }
 
     /**
@@ -130,9 +123,18 @@ public final class RecoveryPlan {
         return leftForCommitter;
     }
 
-    /** Old subtask indices other than this subtask's own whose transactions this plan rolls back. */
-    public SortedSet<Integer> adoptedSubtasks() {
-        return adoptedSubtasks;
+    /**
+     * The old subtask indices other than {@code subtask} among {@code ids}: indices this subtask adopted
+     * from a larger earlier parallelism, whose ownership guards it must hold while it rolls them back.
+     */
+    public static SortedSet<Integer> adoptedSubtasks(Collection<TransactionId> ids, int subtask) {
+        SortedSet<Integer> adopted = new TreeSet<>();
+        for (TransactionId id : ids) {
+            if (id.subtask() != subtask) {
+                adopted.add(id.subtask());
+            }
+        }
+        return Collections.unmodifiableSortedSet(adopted);
     }
 
     public boolean freshStart() {

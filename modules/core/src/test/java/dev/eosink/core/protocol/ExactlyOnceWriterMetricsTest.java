@@ -3,7 +3,6 @@ package dev.eosink.core.protocol;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
-import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.metrics.SimpleCounter;
 
@@ -54,23 +53,9 @@ class ExactlyOnceWriterMetricsTest {
     }
 
     /** Buffers writes until flush, like the JDBC batch. */
-    private static final class BufferingSession implements WriterSession<String> {
+    private static final class BufferingSession extends NoOpWriterSession {
         final List<String> buffer = new ArrayList<>();
         final List<String> sent = new ArrayList<>();
-
-        @Override
-        public void claim(int subtask, long waitMillis) {}
-
-        @Override
-        public void release(int subtask) {}
-
-        @Override
-        public List<TransactionId> listPrepared() {
-            return List.of();
-        }
-
-        @Override
-        public void rollbackPrepared(TransactionId id) {}
 
         @Override
         public void write(String record, long positionInEpoch) {
@@ -92,8 +77,5 @@ class ExactlyOnceWriterMetricsTest {
         public void abortOpen() {
             buffer.clear();
         }
-
-        @Override
-        public void close() {}
     }
 }

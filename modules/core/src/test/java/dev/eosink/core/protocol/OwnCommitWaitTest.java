@@ -60,28 +60,11 @@ class OwnCommitWaitTest {
     }
 
     private ExactlyOnceWriter<String> writer(boolean waits) throws Exception {
-        WriterSession<String> session = new WriterSession<>() {
-            @Override
-            public void claim(int subtask, long waitMillis) {}
-
-            @Override
-            public void release(int subtask) {}
-
-            @Override
-            public List<TransactionId> listPrepared() {
-                return List.of();
-            }
-
-            @Override
-            public void rollbackPrepared(TransactionId id) {}
-
+        WriterSession<String> session = new NoOpWriterSession() {
             @Override
             public void write(String record, long positionInEpoch) {
                 events.add("write " + record);
             }
-
-            @Override
-            public void flush() {}
 
             @Override
             public void prepare(TransactionId id, long rows) {
@@ -92,12 +75,6 @@ class OwnCommitWaitTest {
             public boolean waitsForOwnCommits() {
                 return waits;
             }
-
-            @Override
-            public void abortOpen() {}
-
-            @Override
-            public void close() {}
         };
         MailboxExecutor mailbox = new MailboxExecutor() {
             @Override

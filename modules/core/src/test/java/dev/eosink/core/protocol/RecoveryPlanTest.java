@@ -77,7 +77,7 @@ class RecoveryPlanTest {
                 total += plan.toRollBack().size();
                 for (TransactionId id : plan.toRollBack()) {
                     if (id.subtask() != sub) {
-                        assertThat(plan.adoptedSubtasks()).contains(id.subtask());
+                        assertThat(RecoveryPlan.adoptedSubtasks(plan.toRollBack(), sub)).contains(id.subtask());
                     }
                 }
             }
@@ -94,7 +94,7 @@ class RecoveryPlanTest {
         RecoveryPlan p0 = RecoveryPlan.decide(found, "s", 0, 2, OptionalLong.of(10));
         RecoveryPlan p1 = RecoveryPlan.decide(found, "s", 1, 2, OptionalLong.of(10));
         assertThat(p0.toRollBack()).containsExactly(tx(0, 11), tx(2, 11));
-        assertThat(p0.adoptedSubtasks()).containsExactly(2);
+        assertThat(RecoveryPlan.adoptedSubtasks(p0.toRollBack(), 0)).containsExactly(2);
         assertThat(p1.toRollBack()).containsExactly(tx(1, 11), tx(3, 11));
     }
 }
