@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.Driver;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,6 +29,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -76,7 +78,7 @@ public final class Demo {
             props.setProperty("password", password);
         }
 
-        try (Connection c = DriverManager.getConnection(url, props)) {
+        try (Connection c = connect(url, props)) {
             if ("verify".equals(o.mode)) {
                 Verdict v = Verdict.check(c, o.job, o.table, o.sinkId, generator, o.events);
                 System.out.println(v);
@@ -141,6 +143,24 @@ public final class Demo {
             Verdict v = Verdict.check(c, o.job, o.table, o.sinkId, generator, o.events);
             System.out.println("verdict: " + v);
             return status == JobStatus.FINISHED && v.exact() ? 0 : 1;
+        }
+    }
+
+    /**
+     * {@code DriverManager} only hands out drivers loaded by the caller's class loader. Under
+     * {@code flink run} this class comes from the job jar's own class loader, while {@code DriverManager}
+     * may have registered the drivers of the parent class path already: then ask the jar's drivers.
+     */
+    static Connection connect(String url, Properties props) throws SQLException {
+        try {
+            return DriverManager.getConnection(url, props);
+        } catch (SQLException noDriver) {
+            for (Driver driver : ServiceLoader.load(Driver.class, Demo.class.getClassLoader())) {
+                if (driver.acceptsURL(url)) {
+                    return driver.connect(url, props);
+                }
+            }
+            throw noDriver;
         }
     }
 

