@@ -1,0 +1,159 @@
+package dev.eosink.testing;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyIn;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Arrays;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The proxy against the real PostgreSQL, and what its faults do to pgjdbc: what a socket timeout
+ * bounds and, above all, what it does not (a write into a stalled peer).
+ */
+class TcpProxyITCase {
+
+    private static PostgresFixture pg;
+    private static TcpProxy proxy;
+
+    @BeforeAll
+    static void start() throws Exception {
+        pg = PostgresFixture.get();
+        proxy = TcpProxy.to(pg.jdbcUrl());
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+    }
+
+    private static Connection throughProxy(int socketTimeoutSeconds) throws SQLException {
+        Properties properties = pg.connectionProperties();
+        properties.setProperty("socketTimeout", String.valueOf(socketTimeoutSeconds));
+        return DriverManager.getConnection(proxy.jdbcUrl(pg.jdbcUrl()), properties);
+    }
+
+    @Test
+    void forwardsAndCutsEveryConnection() throws Exception {
+        assertThat(proxy.jdbcUrl("jdbc:postgresql://db.example:5432/shop?ssl=true"))
+                .isEqualTo("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/shop?ssl=true");
+        int cutsBefore = proxy.cuts();
+        try (Connection a = throughProxy(5); Connection b = throughProxy(5)) {
+            assertThat(count(a, "SELECT 41 + 1")).isEqualTo(42);
+            assertThat(proxy.openConnections()).isGreaterThanOrEqualTo(2);
+            proxy.cutAll();
+            assertThatThrownBy(() -> count(a, "SELECT 1")).isInstanceOf(SQLException.class).hasMessageContaining("I/O error");
+            assertThatThrownBy(() -> count(b, "SELECT 1")).isInstanceOf(SQLException.class);
+        }
+        assertThat(proxy.cuts() - cutsBefore).isGreaterThanOrEqualTo(2);
+        try (Connection again = throughProxy(5)) {
+            assertThat(count(again, "SELECT 1")).isEqualTo(1);
+        }
+    }
+
+    /** A stalled read ends with the socket timeout; after resume, new connections work. */
+    @Test
+    void stalledReadEndsWithTheSocketTimeout() throws Exception {
+        try (Connection c = throughProxy(1)) {
+            proxy.stall();
+            long t0 = System.nanoTime();
+            try {
+                assertThatThrownBy(() -> count(c, "SELECT 1")).isInstanceOf(SQLException.class)
+                        .hasMessageContaining("I/O error");
+            } finally {
+                proxy.resume();
+            }
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isBetween(900L, 5_000L);
+        }
+        try (Connection c = throughProxy(5)) {
+            assertThat(count(c, "SELECT 1")).isEqualTo(1);
+        }
+    }
+
+    /**
+     * The trap: a socket timeout bounds reads only. COPY data written into a stalled peer blocks once
+     * the buffers in between are full, and stays blocked however long the socket timeout is past; only
+     * aborting the connection from another thread (pgjdbc closes the socket) ends the write.
+     */
+    @Test
+    void stalledWriteIgnoresTheSocketTimeoutUntilTheConnectionIsAborted() throws Exception {
+        String table = "proxy_copy_" + UUID.randomUUID().toString().replace("-", "");
+        pg.execute("CREATE TABLE " + table + " (t text)");
+        try (Connection c = throughProxy(1)) {
+            c.setAutoCommit(false);
+            CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY " + table + " FROM STDIN");
+            byte[] rows = new byte[1 << 20];
+            Arrays.fill(rows, (byte) 'x');
+            for (int i = 1023; i < rows.length; i += 1024) {
+                rows[i] = '\n';
+            }
+            proxy.stall();
+            CompletableFuture<Long> writing = CompletableFuture.supplyAsync(() -> {
+                long written = 0;
+                try {
+                    for (int i = 0; i < 256; i++) { // 256 MiB: far more than any buffer on the way
+                        copy.writeToCopy(rows, 0, rows.length);
+                        copy.flushCopy();
+                        written += rows.length;
+                    }
+                } catch (SQLException e) {
+                    throw new IllegalStateException("write ended after " + written + " bytes", e);
+                }
+                return written;
+            });
+            try {
+                Thread.sleep(4_000); // four socket timeouts
+                assertThat(writing).as("COPY write into a stalled peer, 4 s after a 1 s socket timeout").isNotDone();
+
+                long t0 = System.nanoTime();
+                c.abort(Runnable::run);
+                assertThatThrownBy(() -> writing.get(10, TimeUnit.SECONDS)).hasRootCauseInstanceOf(java.io.IOException.class);
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("ms from abort to the write's end")
+                        .isLessThan(2_000);
+            } finally {
+                proxy.resume();
+            }
+        } finally {
+            pg.execute("DROP TABLE " + table);
+        }
+    }
+
+    /** The request reaches the server and is carried out; its answer never reaches the client. */
+    @Test
+    void cutWhenTheClientSendsARequestLosesOnlyTheAnswer() throws Exception {
+        String table = "proxy_cut_" + UUID.randomUUID().toString().replace("-", "");
+        pg.execute("CREATE TABLE " + table + " (id int)");
+        try (Connection c = throughProxy(5)) {
+            proxy.cutWhenClientSends("INSERT INTO " + table);
+            int cutsBefore = proxy.cuts();
+            assertThatThrownBy(() -> {
+                try (Statement s = c.createStatement()) {
+                    s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
+                }
+            }).isInstanceOf(SQLException.class).hasMessageContaining("I/O error");
+            assertThat(proxy.cuts() - cutsBefore).isEqualTo(1);
+            assertThat(pg.count("SELECT count(*) FROM " + table)).as("the insert was committed").isEqualTo(1);
+        } finally {
+            pg.execute("DROP TABLE " + table);
+        }
+    }
+
+    private static long count(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
