@@ -63,14 +63,14 @@ class ProcessClusterITCase {
 
             // 3. During recovery: the restored tasks are initializing (rolling back, committing).
             cluster.await("restored tasks initializing", Duration.ofSeconds(90),
-                    () -> call(() -> cluster.tasksIn(job, "INITIALIZING") + cluster.tasksIn(job, "DEPLOYING") > 0));
+                    () -> cluster.tasksIn(job, "INITIALIZING") + cluster.tasksIn(job, "DEPLOYING") > 0);
             killAndReplace(cluster, "during recovery", job);
 
-            cluster.await("the job to finish", Duration.ofSeconds(180), () -> call(() -> {
+            cluster.await("the job to finish", Duration.ofSeconds(180), () -> {
                 JobStatus status = cluster.status(job);
                 assertThat(status).as("job status; faults: %s", faults).isNotIn(JobStatus.FAILED, JobStatus.CANCELED);
                 return status == JobStatus.FINISHED;
-            }));
+            });
             assertThat(faults).hasSize(3);
         }
 
@@ -87,7 +87,7 @@ class ProcessClusterITCase {
 
     private void awaitCheckpoints(ProcessCluster cluster, JobID job, long atLeast) throws Exception {
         cluster.await(atLeast + " completed checkpoints", Duration.ofSeconds(120),
-                () -> call(() -> cluster.completedCheckpoints(job) >= atLeast));
+                () -> cluster.completedCheckpoints(job) >= atLeast);
     }
 
     /** SIGKILLs one TaskManager running the job's tasks and starts a replacement. */
@@ -100,22 +100,9 @@ class ProcessClusterITCase {
         String replacement = cluster.startTaskManager();
         // The kill must have hit the job: Flink noticed and restarted it (heartbeat or lost connections).
         cluster.await("a restart after killing " + victim, Duration.ofSeconds(60),
-                () -> call(() -> cluster.failures(job).size() > failovers));
+                () -> cluster.failures(job).size() > failovers);
         System.out.printf("killed %s %s; failovers so far: %s; replacement %s%n",
                 victim, when, cluster.failures(job), replacement);
     }
 
-    private interface Check {
-        boolean get() throws Exception;
-    }
-
-    private static boolean call(Check check) {
-        try {
-            return check.get();
-        } catch (RuntimeException | AssertionError e) {
-            throw e;
-        } catch (Exception e) {
-            return false; // REST momentarily unavailable: ask again
-        }
-    }
 }

@@ -34,8 +34,9 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
 /**
@@ -207,22 +208,33 @@ public final class ProcessCluster implements AutoCloseable {
         return rest("/overview").path("taskmanagers").asInt();
     }
 
-    public void awaitTaskManagers(int n, Duration timeout) throws Exception {
-        await("" + n + " task managers registered", timeout, () -> {
-            try {
-                return registeredTaskManagers() == n;
-            } catch (IOException e) {
-                return false; // REST endpoint not up yet
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        });
+    /** Whether every task of the job is RUNNING (or already FINISHED). */
+    public boolean allTasksRunning(JobID job) throws IOException, InterruptedException {
+        int all = 0;
+        int running = 0;
+        for (JsonNode vertex : rest("/jobs/" + job).path("vertices")) {
+            all += vertex.path("parallelism").asInt();
+            running += vertex.path("tasks").path("RUNNING").asInt() + vertex.path("tasks").path("FINISHED").asInt();
+        }
+        return all > 0 && running == all;
     }
 
-    public void await(String what, Duration timeout, BooleanSupplier condition) throws Exception {
+    public void awaitTaskManagers(int n, Duration timeout) throws Exception {
+        await(n + " task managers registered", timeout, () -> registeredTaskManagers() == n);
+    }
+
+    /** A condition on the cluster, asked over REST. */
+    public interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    /**
+     * Polls {@code condition} until it holds. A REST call that fails (the endpoint is not up yet, or
+     * busy with a failover) counts as "not yet"; assertion errors and runtime exceptions end the wait.
+     */
+    public void await(String what, Duration timeout, Condition condition) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
+        while (!holds(condition)) {
             if (!jobManager.isAlive()) {
                 throw new IllegalStateException("the job manager died; its log:\n" + tail("jobmanager", 60));
             }
@@ -241,6 +253,14 @@ public final class ProcessCluster implements AutoCloseable {
             return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
         } catch (IOException e) {
             return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    private static boolean holds(Condition condition) throws Exception {
+        try {
+            return condition.holds();
+        } catch (IOException | ExecutionException | TimeoutException e) {
+            return false;
         }
     }
 
