@@ -244,6 +244,8 @@ class SoakITCase {
             String latency, Duration wall) {
         StringBuilder r = new StringBuilder();
         r.append("# Soak report\n\n");
+        r.append("- command: `./soak ").append(System.getProperty("soak.command", "(SoakITCase)"))
+                .append("` at commit ").append(System.getProperty("soak.commit", "unknown")).append('\n');
         r.append(String.format("- %.1f minutes of faults, one every %d-%d s; wall time %.1f min; %s%n", minutes,
                 minGap / 1000, maxGap / 1000, wall.toSeconds() / 60.0, String.format("%d cores, Java %s", Runtime.getRuntime().availableProcessors(), Runtime.version().feature())));
         r.append(String.format("- job: windowed totals, %,d orders at %,d/s, parallelism 2, checkpoints every 1 s, "
