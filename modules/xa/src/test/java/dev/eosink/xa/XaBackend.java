@@ -52,6 +52,12 @@ abstract class XaBackend {
     /** Cuts every connection the sink has open, as a network failure would. */
     abstract int killSinkSessions(String sinkId);
 
+    /**
+     * Whether a prepared branch stays attached to the session that prepared it until that session ends
+     * (MariaDB), rather than leaving it idle at once (pgjdbc). What the dialect assumes, pinned by a test.
+     */
+    abstract boolean keepsPreparedBranchAttached();
+
     /** The password the sink connects with, for the test that it never shows. */
     abstract String sinkPassword();
 
@@ -197,6 +203,11 @@ abstract class XaBackend {
         }
 
         @Override
+        boolean keepsPreparedBranchAttached() {
+            return true;
+        }
+
+        @Override
         String sinkPassword() {
             return MariaDbFixture.SINK_PASSWORD;
         }
@@ -261,6 +272,11 @@ abstract class XaBackend {
         @Override
         int killSinkSessions(String sinkId) {
             return db.terminateBackends("eosink-xa/" + sinkId + "/%");
+        }
+
+        @Override
+        boolean keepsPreparedBranchAttached() {
+            return false;
         }
 
         @Override

@@ -5,6 +5,7 @@ import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.TransactionId;
 import dev.eosink.postgres.FaultInjectingDatabase;
 import dev.eosink.postgres.Faults;
+import dev.eosink.xa.internal.XaIds;
 
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -29,7 +30,14 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import javax.sql.XAConnection;
+import javax.sql.XADataSource;
+import javax.transaction.xa.XAException;
+import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
+
 import java.nio.file.Path;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -381,6 +389,68 @@ abstract class XaHardCases {
         if (!db.sinkPassword().isEmpty()) {
             assertThat(messages).doesNotContain(db.sinkPassword());
         }
+    }
+
+    /**
+     * What the dialects assume of the database and its driver, measured: where a prepared branch lives,
+     * who may commit it, that it survives its session's end, and that an unknown Xid answers XAER_NOTA.
+     * Runs as the sink's own (least-privileged) user, so it also shows that this user may list branches.
+     */
+    @Test
+    void preparedBranchesBehaveAsTheDialectAssumes() throws Exception {
+        XADataSource ds = db.xaDataSource();
+        Xid xid = XaIds.toXid(new TransactionId(sinkId, 0, 1, "aaaaaaaa"));
+        Xid next = XaIds.toXid(new TransactionId(sinkId, 0, 2, "aaaaaaaa"));
+        XAConnection preparer = ds.getXAConnection();
+        XAConnection other = ds.getXAConnection();
+        try {
+            XAResource mine = preparer.getXAResource();
+            mine.start(xid, XAResource.TMNOFLAGS);
+            try (Statement s = preparer.getConnection().createStatement()) {
+                s.executeUpdate("INSERT INTO " + table + " (id, payload) VALUES (1, 'one')");
+            }
+            mine.end(xid, XAResource.TMSUCCESS);
+            assertThat(mine.prepare(xid)).isEqualTo(XAResource.XA_OK);
+            XAResource theirs = other.getXAResource();
+            assertThat(List.of(theirs.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN)))
+                    .as("recover lists the branch to the sink's user").contains(xid);
+            if (db.keepsPreparedBranchAttached()) {
+                assertThat(xaError(() -> mine.start(next, XAResource.TMNOFLAGS))).as("next start on the preparer")
+                        .isEqualTo(XAException.XAER_RMFAIL);
+                assertThat(xaError(() -> theirs.commit(xid, false))).as("commit elsewhere while the preparer lives")
+                        .isEqualTo(XAException.XAER_NOTA);
+                preparer.close(); // detaches the branch; it survives
+                assertThat(List.of(theirs.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN))).contains(xid);
+                theirs.commit(xid, false);
+            } else {
+                theirs.commit(xid, false); // while the preparer is open
+                mine.start(next, XAResource.TMNOFLAGS); // the preparer is idle again
+                mine.end(next, XAResource.TMFAIL);
+                mine.rollback(next);
+            }
+            assertThat(rows()).isEqualTo(1);
+            assertThat(xaError(() -> theirs.commit(xid, false))).as("commit again").isEqualTo(XAException.XAER_NOTA);
+            assertThat(xaError(() -> theirs.rollback(xid))).as("rollback of a finished branch").isEqualTo(XAException.XAER_NOTA);
+        } finally {
+            preparer.close();
+            other.close();
+        }
+        assertThat(preparedLeft()).isEmpty();
+    }
+
+    interface XaCall {
+        void run() throws Exception;
+    }
+
+    static int xaError(XaCall call) {
+        try {
+            call.run();
+        } catch (XAException e) {
+            return e.errorCode;
+        } catch (Exception e) {
+            throw new AssertionError("expected an XAException, got " + e, e);
+        }
+        throw new AssertionError("expected an XAException, the call succeeded");
     }
 
     static String messages(Throwable t) {
