@@ -229,6 +229,15 @@ public final class MariaDbFixture {
         return serverUrl + DATABASE;
     }
 
+    /** An administrator of the server: root of the own mariadbd, or EOSINK_TEST_MARIADB_USER. */
+    public String adminUser() {
+        return adminUser;
+    }
+
+    public String adminPassword() {
+        return adminPassword;
+    }
+
     public Properties adminProperties() {
         Properties p = new Properties();
         p.setProperty("user", adminUser);
