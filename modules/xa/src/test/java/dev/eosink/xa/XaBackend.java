@@ -125,6 +125,16 @@ abstract class XaBackend {
         }
     }
 
+    /** Rolls back one prepared branch from outside the job, as an operator might. */
+    void rollbackOne(TransactionId id) throws Exception {
+        XAConnection xa = xaDataSource().getXAConnection();
+        try {
+            xa.getXAResource().rollback(XaIds.toXid(id));
+        } finally {
+            xa.close();
+        }
+    }
+
     /** Rolls back every prepared branch of the sink: cleanup after a test, whatever happened. */
     void rollbackPrepared(String sinkId) {
         try {

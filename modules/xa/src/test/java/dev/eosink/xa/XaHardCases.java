@@ -227,6 +227,39 @@ abstract class XaHardCases {
         assertExactlyOnce(4_000);
     }
 
+    /**
+     * Hard case 4, the other way: a branch a completed checkpoint promised is rolled back by someone else
+     * before the commit. The commit answers XAER_NOTA, the branch is not prepared any more, its marker is
+     * absent: the job fails loudly naming the transaction, never assuming success.
+     */
+    @Test
+    void branchRolledBackBySomeoneElseFailsTheJobLoudly() throws Exception {
+        Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 2,
+                a -> {
+                    try {
+                        db.rollbackOne(TransactionId.parse(a.transactionId).orElseThrow());
+                    } catch (Exception e) {
+                        throw new java.io.IOException(e);
+                    }
+                });
+        StreamExecutionEnvironment env = env(1, 200, noRestarts());
+        ids(env, 3_000, 3_000).sinkTo(faultySink());
+        Throwable failure = null;
+        try {
+            env.execute("lost branch");
+        } catch (Exception e) {
+            failure = e;
+        }
+        assertThat(Faults.fired(sinkId, Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
+        assertThat(failure).as("the job fails").isNotNull();
+        assertThat(messages(failure))
+                .contains("LOST")
+                .contains("eos1/" + sinkId + "/0/")
+                .contains("sink '" + sinkId + "' subtask 0/1")
+                .contains("marker row is absent");
+        assertThat(rows()).as("rows of the lost branch are missing, never assumed committed").isLessThan(3_000);
+    }
+
     /** Hard case 5: every connection cut right before a commit: the committer reconnects and retries. */
     @Test
     void commitOnALostConnectionIsRetriedOnANewOne() throws Exception {
