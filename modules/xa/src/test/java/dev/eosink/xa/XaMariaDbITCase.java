@@ -1,10 +1,46 @@
 package dev.eosink.xa;
 
+import dev.eosink.testing.MariaDbFixture;
+
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
 /** The XA hard-case suite against a real MariaDB (its own mariadbd, or EOSINK_TEST_MARIADB_URL). */
 class XaMariaDbITCase extends XaHardCases {
 
     @Override
     XaBackend backend() {
         return new XaBackend.MariaDb();
+    }
+
+    /** Hard case 15 where passwords are checked: a wrong one is refused at start, and never shown. */
+    @Test
+    void wrongPasswordIsRefusedAtStartWithoutShowingIt() {
+        String wrong = "wrong-pw-" + System.nanoTime();
+        StreamExecutionEnvironment env = env(1, 200, noRestarts());
+        ids(env, 10, 1_000).sinkTo(XaSink.<Long>builder()
+                .jdbcUrl(MariaDbFixture.get().jdbcUrl())
+                .username(MariaDbFixture.SINK_USER)
+                .password(wrong)
+                .sinkId(sinkId)
+                .table(table)
+                .columns("id", "payload")
+                .rows(id -> new Object[] {id, "x"})
+                .build());
+        Throwable failure = null;
+        try {
+            env.execute("wrong password");
+        } catch (Exception e) {
+            failure = e;
+        }
+        assertThat(failure).isNotNull();
+        assertThat(messages(failure))
+                .contains("sink '" + sinkId + "' subtask 0/1")
+                .contains("could not connect")
+                .contains("Remedy")
+                .doesNotContain(wrong);
     }
 }

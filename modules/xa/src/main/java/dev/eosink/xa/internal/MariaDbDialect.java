@@ -23,6 +23,10 @@ import java.sql.SQLException;
  *       does. The target and marker tables must be InnoDB.
  *   <li>{@code GET_LOCK(name, 0)} is a session lock, released when the session ends: the ownership
  *       guard. Names are at most 64 characters, hence the sink hash instead of the sink id.
+ *   <li>{@code XA RECOVER} and {@code GET_LOCK} are server-wide, not per database: a sink id must be
+ *       unique per server. The guard enforces that for live jobs (a sink with the same id on another
+ *       database of the same server is refused like a second job); recovery would otherwise treat
+ *       the other database's branches as its own.
  * </ul>
  */
 final class MariaDbDialect extends XaDialect {
