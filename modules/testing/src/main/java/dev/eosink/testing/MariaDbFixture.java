@@ -52,15 +52,84 @@ public final class MariaDbFixture {
     private final String serverUrl; // without database
     private final String adminUser;
     private final String adminPassword;
-    private final Process process; // null for an external server
+    /** The running mariadbd, null for an external server (or between {@link #crash()} and {@link #restart()}). */
+    private Process process;
+    private final List<String> startCommand; // null for an external server
     private final Path dataDirectory;
 
-    private MariaDbFixture(String serverUrl, String adminUser, String adminPassword, Process process, Path dataDirectory) {
+    private MariaDbFixture(String serverUrl, String adminUser, String adminPassword, List<String> startCommand,
+            Path dataDirectory) {
         this.serverUrl = serverUrl;
         this.adminUser = adminUser;
         this.adminPassword = adminPassword;
-        this.process = process;
+        this.startCommand = startCommand;
         this.dataDirectory = dataDirectory;
+    }
+
+    /**
+     * A further mariadbd of its own (whatever {@link #get()} chose), for tests that crash and restart
+     * their server. The shutdown hook stops it.
+     */
+    public static MariaDbFixture startNew() {
+        MariaDbFixture own;
+        try {
+            own = startLocal();
+        } catch (IOException e) {
+            throw new IllegalStateException("could not start mariadbd: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting mariadbd", e);
+        }
+        own.prepareDatabase();
+        Runtime.getRuntime().addShutdownHook(new Thread(own::stop, "eosink-mariadb-standalone-stop"));
+        return own;
+    }
+
+    /** kill -9 of mariadbd: every session ends at once, prepared branches must survive in the data directory. */
+    public void crash() {
+        if (startCommand == null) {
+            throw new IllegalStateException("cannot crash an external server");
+        }
+        Process p = process;
+        process = null;
+        if (p != null) {
+            p.destroyForcibly();
+            try {
+                p.waitFor(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Starts mariadbd again on the same port and data directory (crash recovery included) and waits for it. */
+    public void restart() {
+        try {
+            launch();
+        } catch (IOException e) {
+            throw new IllegalStateException("could not restart mariadbd: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while restarting mariadbd", e);
+        }
+    }
+
+    private void launch() throws IOException, InterruptedException {
+        process = new ProcessBuilder(startCommand).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dataDirectory.resolve("server.log").toFile())).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try (Connection c = connectAdmin("")) {
+                return;
+            } catch (SQLException e) {
+                if (!process.isAlive() || System.nanoTime() > deadline) {
+                    throw new IllegalStateException("mariadbd (" + startCommand.get(0) + ") did not accept connections at "
+                            + serverUrl + "; see " + dataDirectory.resolve("error.log") + ": "
+                            + tail(dataDirectory.resolve("error.log")), e);
+                }
+                Thread.sleep(100);
+            }
+        }
     }
 
     /** The shared server, started on the first call. Throws (never returns null) if none can be had. */
@@ -159,22 +228,14 @@ public final class MariaDbFixture {
         if (root) {
             start.add("--user=root");
         }
-        Process process = new ProcessBuilder(start).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("server.log").toFile()).start();
-        MariaDbFixture fixture = new MariaDbFixture("jdbc:mariadb://127.0.0.1:" + port + "/", "root", "", process, dir);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            try (Connection c = fixture.connectAdmin("")) {
-                return fixture;
-            } catch (SQLException e) {
-                if (!process.isAlive() || System.nanoTime() > deadline) {
-                    fixture.stop();
-                    throw new IllegalStateException("mariadbd (" + server + ") did not accept connections on port " + port
-                            + "; see " + dir.resolve("error.log") + ": " + tail(dir.resolve("error.log")), e);
-                }
-                Thread.sleep(100);
-            }
+        MariaDbFixture fixture = new MariaDbFixture("jdbc:mariadb://127.0.0.1:" + port + "/", "root", "", start, dir);
+        try {
+            fixture.launch();
+        } catch (RuntimeException e) {
+            fixture.stop();
+            throw e;
         }
+        return fixture;
     }
 
     private static void run(List<String> command, Path log) throws IOException, InterruptedException {
@@ -206,19 +267,23 @@ public final class MariaDbFixture {
     }
 
     private void stop() {
-        if (process == null) {
+        if (startCommand == null) {
             return;
         }
-        process.destroy();
-        try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
+        Process p = process;
+        process = null;
+        if (p != null) {
+            p.destroy();
+            try {
+                if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
         try (Stream<Path> files = Files.walk(dataDirectory)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         } catch (IOException e) {
             LOG.debug("could not delete {}", dataDirectory, e);
         }
@@ -327,6 +392,6 @@ public final class MariaDbFixture {
 
     @Override
     public String toString() {
-        return "MariaDB at " + serverUrl + (process == null ? " (external)" : " (own mariadbd)");
+        return "MariaDB at " + serverUrl + (startCommand == null ? " (external)" : " (own mariadbd)");
     }
 }

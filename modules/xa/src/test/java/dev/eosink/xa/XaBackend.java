@@ -165,7 +165,19 @@ abstract class XaBackend {
 
     /** MariaDB: the fixture's own mariadbd (or EOSINK_TEST_MARIADB_URL); the sink connects as a least-privileged user. */
     static final class MariaDb extends XaBackend {
-        private final MariaDbFixture db = MariaDbFixture.get();
+        private final MariaDbFixture db;
+
+        MariaDb() {
+            this(MariaDbFixture.get());
+        }
+
+        MariaDb(MariaDbFixture db) {
+            this.db = db;
+        }
+
+        MariaDbFixture fixture() {
+            return db;
+        }
 
         @Override
         String name() {

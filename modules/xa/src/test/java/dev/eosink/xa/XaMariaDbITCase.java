@@ -1,5 +1,7 @@
 package dev.eosink.xa;
 
+import dev.eosink.postgres.FaultInjectingDatabase;
+import dev.eosink.postgres.Faults;
 import dev.eosink.testing.MariaDbFixture;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -14,6 +16,40 @@ class XaMariaDbITCase extends XaHardCases {
     @Override
     XaBackend backend() {
         return new XaBackend.MariaDb();
+    }
+
+    /**
+     * Hard cases 1, 3 and 12 at once: mariadbd is killed (kill -9) right after a writer prepared, and
+     * restarted. Every session dies; the prepared branches survive the crash; the job fails over, the
+     * restored committers commit what completed checkpoints promised, the writers roll back the branch of
+     * the checkpoint that never completed, and the replay writes the rest once.
+     */
+    @Test
+    void serverCrashRightAfterPrepareLosesNothingAndDuplicatesNothing() throws Exception {
+        MariaDbFixture own = MariaDbFixture.startNew();
+        XaBackend crashy = new XaBackend.MariaDb(own);
+        crashy.createTable(table);
+        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3, a -> {
+            own.crash();
+            own.restart();
+        });
+        try {
+            StreamExecutionEnvironment env = env(2, 200);
+            ids(env, 4_000, 3_000).sinkTo(FaultInjectingDatabase.wrap(crashy.connect(XaSink.<Long>builder())
+                    .sinkId(sinkId)
+                    .table(table)
+                    .columns("id", "payload")
+                    .rows(id -> new Object[] {id, "row-" + id})
+                    .batchSize(100)
+                    .claimWait(java.time.Duration.ofSeconds(20))
+                    .commitRetryBackoff(java.time.Duration.ofMillis(50))
+                    .build()));
+            env.execute("mariadbd killed after prepare");
+            assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
+            assertExactlyOnce(crashy, 4_000);
+        } finally {
+            crashy.rollbackPrepared(sinkId);
+        }
     }
 
     /** Hard case 15 where passwords are checked: a wrong one is refused at start, and never shown. */

@@ -19,7 +19,8 @@ import java.sql.SQLException;
  *       not commit this one.
  *   <li>A prepared branch that wrote rows survives {@code kill -9} of mariadbd ("Transaction N was in
  *       the XA prepared state" at restart) and commits afterwards; an empty prepared branch does not
- *       survive. Every branch of this sink writes its marker row, so none is empty.
+ *       survive. Every branch of this sink writes its marker row, so none is empty ({@code
+ *       XaMariaDbITCase.serverCrashRightAfterPrepareLosesNothingAndDuplicatesNothing}).
  *   <li>{@code XA RECOVER} needs no privilege on MariaDB 10.11 (every user sees every branch); MySQL 8
  *       needs XA_RECOVER_ADMIN.
  *   <li>Only InnoDB takes part in XA: rows in a MyISAM table are visible at once, whatever the branch
