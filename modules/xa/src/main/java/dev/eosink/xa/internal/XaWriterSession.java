@@ -47,6 +47,7 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
 
     private static final Logger LOG = LoggerFactory.getLogger(XaWriterSession.class);
     private static final int MAX_RENDERED = 300;
+    private static final int GUARD_CHECK_SECONDS = 10;
 
     private final SubtaskContext context;
     private final XaDatabase<IN> database;
@@ -151,6 +152,14 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
     public void begin(TransactionId id) throws IOException {
         Xid xid = XaIds.toXid(id);
         try {
+            // The guard's session holds the ownership locks; if it died (connection cut, server restart),
+            // the locks are gone and a second job could take them. Unlike the PostgreSQL writer, whose one
+            // connection carries both, the next epoch here would not notice: ask once per epoch.
+            if (!guard.isValid(GUARD_CHECK_SECONDS)) {
+                throw new SinkException(context + ": the guard connection, which holds this subtask's ownership "
+                        + "guard, was lost; without it a second job with sink id '" + context.sinkId() + "' could "
+                        + "take over. The task fails and the restarted one claims the guard again.");
+            }
             if (epochXa == null) {
                 epochXa = database.open(context, "writer");
                 epoch = epochXa.getConnection();
