@@ -220,6 +220,9 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
             index = 0;
         } else if (e instanceof BatchUpdateException) {
             int[] counts = ((BatchUpdateException) e).getUpdateCounts();
+            // Only a driver that stopped at the failing entry tells which it was. Both drivers measured here
+            // mark every entry EXECUTE_FAILED instead (the whole batch is one statement or one bulk), and
+            // the first EXECUTE_FAILED would name record #0: the range is the honest answer then.
             if (counts != null && counts.length < batch.size()) {
                 index = counts.length;
             }
