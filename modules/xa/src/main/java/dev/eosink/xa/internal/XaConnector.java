@@ -90,7 +90,9 @@ public final class XaConnector implements Serializable {
             full.append(separator).append(encode(key)).append('=').append(encode(properties.getProperty(key)));
             separator = "&";
         }
-        full.append(separator).append("connectionAttributes=program_name:").append(encode(applicationName.replace(',', '_')));
+        // program_name in performance_schema.session_connect_attrs. The name is [A-Za-z0-9_.-/] (sink ids
+        // are), none of which the URL or the attribute list treats specially.
+        full.append(separator).append("connectionAttributes=program_name:").append(applicationName);
         MariaDbDataSource maria = new MariaDbDataSource(full.toString());
         if (properties.getProperty("user") != null) {
             maria.setUser(properties.getProperty("user"));
