@@ -150,9 +150,19 @@ final class XaCommitSession implements CommitSession {
         return ids;
     }
 
+    /** The committer's connection for a plain query; a failure to connect is an unknown outcome, retried. */
+    private Connection plain(TransactionId id) throws IOException {
+        try {
+            return connection().getConnection();
+        } catch (SQLException | SinkException e) {
+            drop();
+            throw new RetriableCommitException("connecting to look up the marker of " + id + ": " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public boolean isMarked(TransactionId id) throws IOException {
-        try (PreparedStatement s = connection().getConnection().prepareStatement(
+        try (PreparedStatement s = plain(id).prepareStatement(
                 dialect.markerExistsSql(database.markerSchema(), database.markerTable()))) {
             s.setString(1, id.toString());
             try (ResultSet rs = s.executeQuery()) {
