@@ -3,6 +3,7 @@ package dev.eosink.xa;
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.TransactionId;
+import dev.eosink.postgres.CheckpointCounter;
 import dev.eosink.postgres.FaultInjectingDatabase;
 import dev.eosink.postgres.Faults;
 import dev.eosink.xa.internal.XaIds;
@@ -220,6 +221,20 @@ abstract class XaHardCases {
         assertThat(XaDecliner.abortedCheckpoint(sinkId)).isEqualTo(XaDecliner.failedCheckpoint(sinkId));
         assertThat(Faults.writerAttempts(sinkId, 0)).as("no failover").containsExactly(0);
         assertExactlyOnce(4_000);
+    }
+
+    /** Hard case 13: an epoch without records starts no branch, prepares nothing and writes no marker. */
+    @Test
+    void emptyCheckpointsPrepareNothing() throws Exception {
+        StreamExecutionEnvironment env = env(1, 50);
+        CheckpointCounter.reset(sinkId);
+        ids(env, 20, 8).map(new CheckpointCounter<>(sinkId)).sinkTo(faultySink());
+        env.execute("mostly empty epochs");
+        long prepares = Faults.hits(sinkId, Faults.Point.BEFORE_PREPARE);
+        long markers = db.count("SELECT count(*) FROM " + XaBackend.MARKERS + " WHERE sink_id = ?", sinkId);
+        assertThat(prepares).isEqualTo(markers).isBetween(1L, 20L);
+        assertThat(CheckpointCounter.completed(sinkId)).as("completed checkpoints").isGreaterThan(2L * prepares);
+        assertExactlyOnce(20);
     }
 
     /** Hard case 12: the epoch's connection dies mid-epoch (every session of the sink is cut): replayed once. */
