@@ -31,6 +31,7 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import javax.sql.XAConnection;
@@ -331,22 +332,23 @@ abstract class XaHardCases {
     }
 
     /**
-     * Hard cases 6, 7 and 10: a job at parallelism 2 takes a plain savepoint (both writers prepare, nothing
-     * is committed) and is cancelled; a branch of a later checkpoint that never completed is left too. The
-     * job restored from the savepoint at parallelism 1 commits the savepoint's branches of both old
-     * subtasks, its writer adopts old subtask 1 and rolls back the later branch, and the replay writes
-     * the rest once.
+     * Hard cases 6, 7 and 10: a job takes a plain savepoint (every writer prepares, nothing is committed)
+     * and is cancelled; a branch of a later checkpoint that never completed is left too (of the old
+     * subtask {@code from - 1}). The job restored from the savepoint at another parallelism commits the
+     * savepoint's branches of every old subtask (2 -> 1: subtask 0 adopts old subtask 1), rolls back the
+     * later branch, and the replay writes the rest once.
      */
-    @Test
-    void restoreFromSavepointAtLowerParallelismCommitsItsBranchesAndRollsBackTheRest(@TempDir Path dir)
-            throws Exception {
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({"2, 1", "1, 2"})
+    void restoreFromSavepointAtAnotherParallelismCommitsItsBranchesAndRollsBackTheRest(
+            int from, int to, @TempDir Path dir) throws Exception {
         long n = 4_000;
-        StreamExecutionEnvironment first = env(2, Duration.ofHours(1).toMillis());
+        StreamExecutionEnvironment first = env(from, Duration.ofHours(1).toMillis());
         ids(first, n, 400).sinkTo(faultySink()).uid("sink");
-        JobClient job = first.executeAsync("savepoint at parallelism 2");
-        await(() -> Faults.hits(sinkId, Faults.Point.WRITE) > 400, "rows in both writers' open branches");
+        JobClient job = first.executeAsync("savepoint at parallelism " + from);
+        await(() -> Faults.hits(sinkId, Faults.Point.WRITE) > 400, "rows in every writer's open branch");
         String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
-        assertThat(preparedLeft()).as("a plain savepoint prepares and does not commit").hasSize(2);
+        assertThat(preparedLeft()).as("a plain savepoint prepares and does not commit").hasSize(from);
         assertThat(rows()).isZero();
         job.cancel().get();
         await(() -> {
@@ -356,14 +358,14 @@ abstract class XaHardCases {
                 return false;
             }
         }, "cancel");
-        assertThat(preparedLeft()).as("cancel rolls back only the open branch").hasSize(2);
-        db.stagePrepared(table, new TransactionId(sinkId, 1, 1_000, "zzzzzzzz"), 1_000_000, 1_000_050);
+        assertThat(preparedLeft()).as("cancel rolls back only the open branch").hasSize(from);
+        db.stagePrepared(table, new TransactionId(sinkId, from - 1, 1_000, "zzzzzzzz"), 1_000_000, 1_000_050);
 
         Configuration restore = noRestarts();
         restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-        StreamExecutionEnvironment second = env(1, 200, restore);
+        StreamExecutionEnvironment second = env(to, 200, restore);
         ids(second, n, 5_000).sinkTo(sinkBuilder().build()).uid("sink");
-        second.execute("restored at parallelism 1");
+        second.execute("restored at parallelism " + to);
         assertExactlyOnce(n);
     }
 
