@@ -45,6 +45,8 @@ final class XaCommitSession implements CommitSession {
     private final SubtaskContext context;
     private final XaDatabase<?> database;
     private XAConnection xa;
+    /** The one handle of {@link #xa} (pgjdbc closes the previous handle on every getConnection()). */
+    private Connection handle;
     private XaDialect dialect;
 
     XaCommitSession(SubtaskContext context, XaDatabase<?> database) {
@@ -55,16 +57,23 @@ final class XaCommitSession implements CommitSession {
     private XAConnection connection() throws SQLException, SinkException {
         if (xa == null) {
             xa = database.open(context, "committer");
-            Connection c = xa.getConnection();
-            c.setAutoCommit(true);
-            dialect = XaDialect.of(c);
+            handle = xa.getConnection();
+            handle.setAutoCommit(true);
+            dialect = XaDialect.of(handle);
         }
         return xa;
+    }
+
+    /** The plain JDBC handle of the committer's connection, for marker queries. */
+    private Connection handle() throws SQLException, SinkException {
+        connection();
+        return handle;
     }
 
     private void drop() {
         XAConnection c = xa;
         xa = null;
+        handle = null;
         if (c != null) {
             try {
                 c.close();
@@ -153,7 +162,7 @@ final class XaCommitSession implements CommitSession {
     /** The committer's connection for a plain query; a failure to connect is an unknown outcome, retried. */
     private Connection plain(TransactionId id) throws IOException {
         try {
-            return connection().getConnection();
+            return handle();
         } catch (SQLException | SinkException e) {
             drop();
             throw new RetriableCommitException("connecting to look up the marker of " + id + ": " + e.getMessage(), e);
@@ -181,7 +190,7 @@ final class XaCommitSession implements CommitSession {
 
     @Override
     public long pruneMarkers(Duration retention) throws IOException {
-        try (PreparedStatement s = connection().getConnection().prepareStatement(
+        try (PreparedStatement s = handle().prepareStatement(
                 dialect.markerPruneSql(database.markerSchema(), database.markerTable()))) {
             s.setString(1, context.sinkId());
             s.setDouble(2, retention.toMillis() / 1000.0);

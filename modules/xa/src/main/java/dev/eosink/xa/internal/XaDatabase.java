@@ -110,7 +110,7 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
                         + "cannot be detected; never run two.", context, dialect.name(), context.sinkId());
             }
             String sql = table == null ? statement.sql() : dialect.insertSql(schema, table, columns);
-            return new XaWriterSession<>(context, this, dialect, guard, sql);
+            return new XaWriterSession<>(context, this, dialect, guard, c, sql);
         } catch (SQLException e) {
             closeQuietly(guard, e);
             throw new SinkException(context + ": checking the database at " + connector.describe() + " failed: "

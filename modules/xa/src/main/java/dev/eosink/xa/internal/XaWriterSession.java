@@ -69,13 +69,17 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
     private final List<IN> batch = new ArrayList<>();
     private long batchFirstPosition;
 
-    XaWriterSession(SubtaskContext context, XaDatabase<IN> database, XaDialect dialect, XAConnection guardXa, String insertSql)
-            throws SQLException {
+    /**
+     * @param guard the handle of {@code guardXa} already in use: a second {@code getConnection()} would
+     *     close it (pgjdbc hands out one live handle per XA connection)
+     */
+    XaWriterSession(SubtaskContext context, XaDatabase<IN> database, XaDialect dialect, XAConnection guardXa,
+            Connection guard, String insertSql) {
         this.context = context;
         this.database = database;
         this.dialect = dialect;
         this.guardXa = guardXa;
-        this.guard = guardXa.getConnection();
+        this.guard = guard;
         this.insertSql = insertSql;
         this.sinkHash = XaIds.sinkHash(context.sinkId());
     }
