@@ -2,6 +2,10 @@ package dev.eosink.xa.internal;
 
 import javax.transaction.xa.XAException;
 
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
@@ -39,8 +43,14 @@ import java.util.Map;
  * XAER_RMFAIL             RETRY (connection lost)      RETRY                 RETRY                 RETRY
  * XAER_DUPID              FATAL (name collision)       FATAL                 FATAL                 FATAL
  * XAER_OUTSIDE            FATAL (local transaction)    FATAL                 FATAL                 FATAL
+ * no code (0), connection
+ *   lost underneath         as XAER_RMFAIL               as XAER_RMFAIL        as XAER_RMFAIL        as XAER_RMFAIL
  * any other code          FATAL                        FATAL                 FATAL                 FATAL
  * </pre>
+ *
+ * <p>"No code, connection lost": MariaDB Connector/J reports a connection lost during an XA call as an
+ * XAException with error code 0 and the socket failure (SQLSTATE 08xxx) as its cause, measured on a
+ * commit whose session was killed. That is XAER_RMFAIL in all but name.
  *
  * <p>KNOWN on commit is never taken as "committed": the committer asks the database whether the
  * branch is still prepared (MariaDB answers XAER_NOTA for a branch still attached to the session that
@@ -137,7 +147,25 @@ public final class XaErrors {
 
     /** The table's verdict; an error code XA does not define (drivers use 0 for "no code") is FATAL. */
     public static Handling of(Operation operation, XAException e) {
-        return of(operation, e.errorCode);
+        return of(operation, code(e));
+    }
+
+    /**
+     * The error code the table is read with: the XAException's own, or XAER_RMFAIL for an exception
+     * without an XA code whose cause is a lost connection.
+     */
+    public static int code(XAException e) {
+        if (CODES.containsKey(e.errorCode)) {
+            return e.errorCode;
+        }
+        for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            if (c instanceof SQLTransientConnectionException || c instanceof SQLNonTransientConnectionException
+                    || c instanceof SQLRecoverableException
+                    || (c instanceof SQLException && String.valueOf(((SQLException) c).getSQLState()).startsWith("08"))) {
+                return XAException.XAER_RMFAIL;
+            }
+        }
+        return e.errorCode;
     }
 
     public static Handling of(Operation operation, int errorCode) {

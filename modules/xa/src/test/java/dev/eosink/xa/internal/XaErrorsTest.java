@@ -54,6 +54,21 @@ class XaErrorsTest {
         assertThat(XaErrors.of(Operation.COMMIT, 0)).as("a driver's 'no code'").isEqualTo(Handling.FATAL);
     }
 
+    /** MariaDB Connector/J: a commit on a killed session is XAException(0) caused by "Socket error" (08000). */
+    @Test
+    void aConnectionLostUnderAnXaExceptionWithoutCodeIsRetried() {
+        XAException socket = new XAException("(conn=106) Socket error");
+        socket.errorCode = 0;
+        socket.initCause(new java.sql.SQLNonTransientConnectionException("(conn=106) Socket error", "08000"));
+        assertThat(XaErrors.of(Operation.COMMIT, socket)).isEqualTo(Handling.RETRY);
+        assertThat(XaErrors.of(Operation.PREPARE, socket)).isEqualTo(Handling.RETRY);
+
+        XAException syntax = new XAException("You have an error in your SQL syntax");
+        syntax.errorCode = 0;
+        syntax.initCause(new java.sql.SQLSyntaxErrorException("You have an error in your SQL syntax", "42000"));
+        assertThat(XaErrors.of(Operation.COMMIT, syntax)).isEqualTo(Handling.FATAL);
+    }
+
     @Test
     void aLeftoverThatWasHeuristicallyCommittedIsNotRolledBackQuietly() {
         assertThat(XaErrors.of(Operation.ROLLBACK, XAException.XAER_NOTA)).isEqualTo(Handling.KNOWN);
