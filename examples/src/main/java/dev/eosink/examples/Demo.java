@@ -1,6 +1,5 @@
 package dev.eosink.examples;
 
-import dev.eosink.core.TransactionId;
 
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.JobStatus;
@@ -19,14 +18,11 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Driver;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.ServiceLoader;
@@ -216,41 +212,26 @@ public final class Demo {
      * table (DROP would wait for them forever), so they are rolled back first: a fresh run discards them.
      */
     private static void prepareTable(Connection c, DemoOptions o, boolean restoring) throws SQLException {
+        DemoDatabase db = DemoDatabase.of(c);
         try (Statement s = c.createStatement()) {
             if (!restoring) {
-                for (String gid : preparedOf(c, o.sinkId)) {
-                    s.execute("ROLLBACK PREPARED '" + gid.replace("'", "''") + "'");
-                    System.out.println("rolled back leftover prepared transaction " + gid);
+                for (String prepared : db.prepared(c, o.sinkId)) {
+                    db.rollback(c, prepared);
+                    System.out.println("rolled back leftover prepared transaction " + prepared);
                 }
-                s.execute("DROP TABLE IF EXISTS " + Verdict.quote(o.table));
+                s.execute("DROP TABLE IF EXISTS " + db.quote(o.table));
             }
-            try (ResultSet rs = s.executeQuery("SELECT to_regclass('" + Verdict.quote(o.table).replace("'", "''") + "') IS NULL")) {
-                rs.next();
-                if (rs.getBoolean(1)) {
-                    s.execute(Jobs.createTableSql(o.job, o.table));
-                }
+            if (db.tableMissing(c, o.table)) {
+                s.execute(db.createTableSql(o.job, o.table));
             }
         }
-    }
-
-    private static List<String> preparedOf(Connection c, String sinkId) throws SQLException {
-        List<String> gids = new ArrayList<>();
-        try (PreparedStatement s = c.prepareStatement("SELECT gid FROM pg_prepared_xacts WHERE starts_with(gid, ?)")) {
-            s.setString(1, TransactionId.sinkPrefix(sinkId));
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    gids.add(rs.getString(1));
-                }
-            }
-        }
-        return gids;
     }
 
     private static void progress(Connection c, DemoOptions o, long start) {
         double seconds = (System.nanoTime() - start) / 1e9;
         long committed;
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + Verdict.quote(o.table))) {
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + DemoDatabase.of(c).quote(o.table))) {
             rs.next();
             committed = rs.getLong(1);
         } catch (SQLException e) {

@@ -32,6 +32,7 @@ final class DemoOptions {
                     + "  verify              only verify an existing table against the generator settings\n"
                     + "  --job windows|events  windowed totals per customer (default) or one row per order\n"
                     + "  --postgres-url URL  jdbc:postgresql://host:port/db (default: start an embedded PostgreSQL)\n"
+                    + "  --mariadb-url URL   jdbc:mariadb://host:port/db: write to MariaDB through the XA sink instead\n"
                     + "  --user U            database user (password: env EOSINK_DEMO_PASSWORD)\n"
                     + "  --events N          orders to generate (default 300000)\n"
                     + "  --rate R            orders per second, all subtasks together (default 10000)\n"
@@ -67,6 +68,13 @@ final class DemoOptions {
                     break;
                 case "--postgres-url":
                     o.postgresUrl = value(args, ++i, a);
+                    break;
+                case "--mariadb-url":
+                    // The same option as --postgres-url underneath: the URL's scheme picks the sink.
+                    o.postgresUrl = value(args, ++i, a);
+                    if (!o.postgresUrl.startsWith("jdbc:mariadb:")) {
+                        throw new IllegalArgumentException("--mariadb-url takes jdbc:mariadb://host:port/database");
+                    }
                     break;
                 case "--user":
                     o.user = value(args, ++i, a);

@@ -3,6 +3,9 @@ package dev.eosink.examples;
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.postgres.PostgresSink;
 import dev.eosink.postgres.PostgresSinkBuilder;
+import dev.eosink.postgres.RowMapper;
+import dev.eosink.xa.XaSink;
+import dev.eosink.xa.XaSinkBuilder;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.AggregateFunction;
@@ -75,42 +78,66 @@ public final class Jobs {
                 .name("window totals")
                 .map(new Chaos.ChaosMap<>(false))
                 .name("checkpoint listener" + (target.chaos ? " + declines" : ""))
-                .sinkTo(sink(target, windowTotalsSink(target)))
-                .name("postgres: " + target.table);
+                .sinkTo(sink(target, WINDOW_COLUMNS, windowTotalRows()))
+                .name(DemoDatabase.of(target.jdbcUrl).name().toLowerCase(java.util.Locale.ROOT) + ": " + target.table);
     }
 
     /** orders -> exactly-once sink, one row per order. */
     public static void rawEvents(DataStream<Order> orders, Target target) {
         orders.map(new Chaos.ChaosMap<>(false))
                 .name("checkpoint listener" + (target.chaos ? " + declines" : ""))
-                .sinkTo(sink(target, rawEventsSink(target)))
-                .name("postgres: " + target.table);
+                .sinkTo(sink(target, EVENT_COLUMNS, orderRows()))
+                .name(DemoDatabase.of(target.jdbcUrl).name().toLowerCase(java.util.Locale.ROOT) + ": " + target.table);
     }
 
-    private static PostgresSinkBuilder<WindowTotal> windowTotalsSink(Target t) {
-        return PostgresSink.<WindowTotal>builder()
-                .table(t.table)
-                .columns("customer", "window_start", "window_end", "order_count", "amount_cents")
-                .rows(w -> new Object[] {w.customer, time(w.windowStartMillis), time(w.windowEndMillis), w.orderCount, w.amountCents});
+    private static final String[] WINDOW_COLUMNS = {"customer", "window_start", "window_end", "order_count", "amount_cents"};
+    private static final String[] EVENT_COLUMNS = {"order_id", "customer", "amount_cents", "event_time"};
+
+    private static RowMapper<WindowTotal> windowTotalRows() {
+        return w -> new Object[] {w.customer, time(w.windowStartMillis), time(w.windowEndMillis), w.orderCount, w.amountCents};
     }
 
-    private static PostgresSinkBuilder<Order> rawEventsSink(Target t) {
-        return PostgresSink.<Order>builder()
-                .table(t.table)
-                .columns("order_id", "customer", "amount_cents", "event_time")
-                .rows(o -> new Object[] {o.orderId, o.customer, o.amountCents, time(o.eventTimeMillis)});
+    private static RowMapper<Order> orderRows() {
+        return o -> new Object[] {o.orderId, o.customer, o.amountCents, time(o.eventTimeMillis)};
     }
 
-    private static <T> ExactlyOnceSink<T> sink(Target t, PostgresSinkBuilder<T> builder) {
-        builder.jdbcUrl(t.jdbcUrl).sinkId(t.sinkId);
-        if (t.user != null) {
-            builder.username(t.user);
+    /**
+     * PostgreSQL through its own sink; a MariaDB URL through the XA sink, with times as UTC
+     * LocalDateTime for its DATETIME columns (which have no time zone).
+     */
+    private static <T> ExactlyOnceSink<T> sink(Target t, String[] columns, RowMapper<T> rows) {
+        ExactlyOnceSink<T> sink;
+        if (DemoDatabase.of(t.jdbcUrl) == DemoDatabase.MARIADB) {
+            XaSinkBuilder<T> builder = XaSink.<T>builder().jdbcUrl(t.jdbcUrl).sinkId(t.sinkId).table(t.table)
+                    .columns(columns).rows(r -> utc(rows.toRow(r)));
+            if (t.user != null) {
+                builder.username(t.user);
+            }
+            if (t.password != null) {
+                builder.password(t.password);
+            }
+            sink = builder.build();
+        } else {
+            PostgresSinkBuilder<T> builder = PostgresSink.<T>builder().jdbcUrl(t.jdbcUrl).sinkId(t.sinkId).table(t.table)
+                    .columns(columns).rows(rows);
+            if (t.user != null) {
+                builder.username(t.user);
+            }
+            if (t.password != null) {
+                builder.password(t.password);
+            }
+            sink = builder.build();
         }
-        if (t.password != null) {
-            builder.password(t.password);
-        }
-        ExactlyOnceSink<T> sink = builder.build();
         return t.chaos ? sink.withLifecycleHook(Chaos.sinkHook()) : sink;
+    }
+
+    private static Object[] utc(Object[] row) {
+        for (int i = 0; i < row.length; i++) {
+            if (row[i] instanceof OffsetDateTime) {
+                row[i] = ((OffsetDateTime) row[i]).withOffsetSameInstant(ZoneOffset.UTC).toLocalDateTime();
+            }
+        }
+        return row;
     }
 
     static OffsetDateTime time(long millis) {

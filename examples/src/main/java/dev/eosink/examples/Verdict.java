@@ -1,7 +1,6 @@
 package dev.eosink.examples;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -62,6 +61,7 @@ public final class Verdict {
 
     private static Verdict windows(Connection c, String table, OrderGenerator generator, long events, long prepared)
             throws SQLException {
+        DemoDatabase db = DemoDatabase.of(c);
         long window = Jobs.WINDOW.toMillis();
         Map<Long, long[]> expected = new HashMap<>();
         for (long i = 0; i < events; i++) {
@@ -78,8 +78,8 @@ public final class Verdict {
         Set<Long> seen = new HashSet<>();
         try (Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery(
-                        "SELECT customer, (extract(epoch FROM window_start) * 1000)::bigint, order_count, amount_cents FROM "
-                                + quote(table))) {
+                        "SELECT customer, " + db.epochMillis("window_start") + ", order_count, amount_cents FROM "
+                                + db.quote(table))) {
             while (rs.next()) {
                 rows++;
                 long key = key(rs.getInt(1), rs.getLong(2));
@@ -106,11 +106,12 @@ public final class Verdict {
         long unexpected = 0;
         long wrong = 0;
         java.util.BitSet seen = new java.util.BitSet();
+        DemoDatabase db = DemoDatabase.of(c);
         try (Statement s = c.createStatement()) {
             s.setFetchSize(10_000);
             c.setAutoCommit(false); // a cursor, not the whole table in memory
             try (ResultSet rs = s.executeQuery(
-                    "SELECT order_id, customer, amount_cents, (extract(epoch FROM event_time) * 1000)::bigint FROM " + quote(table))) {
+                    "SELECT order_id, customer, amount_cents, " + db.epochMillis("event_time") + " FROM " + db.quote(table))) {
                 while (rs.next()) {
                     rows++;
                     long id = rs.getLong(1);
@@ -138,21 +139,10 @@ public final class Verdict {
     }
 
     static long prepared(Connection c, String sinkId) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(
-                "SELECT count(*) FROM pg_prepared_xacts WHERE starts_with(gid, ?)")) {
-            s.setString(1, dev.eosink.core.TransactionId.sinkPrefix(sinkId));
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
+        return DemoDatabase.of(c).prepared(c, sinkId).size();
     }
 
     private static long key(int customer, long windowStart) {
         return windowStart * 4096 + customer; // customers < 4096, window starts are multiples of 10 s
-    }
-
-    static String quote(String table) {
-        return '"' + table.replace("\"", "\"\"") + '"';
     }
 }

@@ -1,5 +1,6 @@
 package dev.eosink.examples;
 
+import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.PostgresFixture;
 
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,48 @@ class ExamplesITCase {
     @Test
     void rawEventsSurviveInjectedFailuresExactly() throws Exception {
         assertExactRun("events", "it_order_events", "it-events");
+    }
+
+    /** The same job into MariaDB through the XA sink (--mariadb-url), judged by the same verdict. */
+    @Test
+    void rawEventsIntoMariaDbThroughXaSurviveInjectedFailuresExactly() throws Exception {
+        MariaDbFixture maria = MariaDbFixture.get();
+        // The demo drops and creates its table, so it runs as an administrator here.
+        DemoOptions o = options("events", "it_order_events_xa", "it-events-xa", "--mariadb-url", maria.jdbcUrl(),
+                maria.adminUser());
+        o.password = maria.adminPassword().isEmpty() ? null : maria.adminPassword();
+        int exit = Demo.run(o);
+        try (Connection c = maria.connect()) {
+            assertExact(c, "events", "it_order_events_xa", "it-events-xa");
+        }
+        assertThat(exit).as("exit code").isZero();
+    }
+
+    private static DemoOptions options(String job, String table, String sinkId, String urlOption, String url, String user) {
+        DemoOptions o = DemoOptions.parse(new String[] {
+            "--job", job, urlOption, url, "--user", user,
+            "--events", "60000", "--rate", "6000", "--chaos", "on", "--faults", "4", "--seed", "42",
+            "--table", table, "--sink-id", sinkId,
+            "-Dexecution.checkpointing.interval=300ms"
+        });
+        // Short gaps between faults so all four strike within the run.
+        o.chaosMinMillis = 1_000;
+        o.chaosMaxMillis = 2_000;
+        return o;
+    }
+
+    private static void assertExact(Connection c, String job, String table, String sinkId) throws Exception {
+        Map<Chaos.Kind, Long> fired = Chaos.firedByKind();
+        assertThat(Chaos.fired()).as("failures survived %s", fired).isGreaterThanOrEqualTo(3);
+        assertThat(fired.values().stream().filter(n -> n > 0).count()).as("kinds of failure %s", fired).isGreaterThanOrEqualTo(3);
+        Verdict v = Verdict.check(c, job, table, sinkId, OrderGenerator.defaults(), 60_000);
+        assertThat(v.duplicates).as(v.toString()).isZero();
+        assertThat(v.missing).as(v.toString()).isZero();
+        assertThat(v.unexpected).as(v.toString()).isZero();
+        assertThat(v.wrong).as(v.toString()).isZero();
+        assertThat(v.preparedLeft).as(v.toString()).isZero();
+        assertThat(v.rows).as(v.toString()).isEqualTo(v.expected);
+        assertThat(v.exact()).isTrue();
     }
 
     private void assertExactRun(String job, String table, String sinkId) throws Exception {

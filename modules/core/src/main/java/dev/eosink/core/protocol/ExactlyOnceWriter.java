@@ -70,6 +70,9 @@ public final class ExactlyOnceWriter<IN>
 
     private long recordsInEpoch;
 
+    /** The name of the open epoch's transaction, given to the session when the epoch began; null between epochs. */
+    private TransactionId epochId;
+
     /**
      * How long a writer lets its task process other work (the commit of its previous transaction)
      * before writing rows that may wait for that transaction's locks. After a declined checkpoint the
@@ -267,6 +270,11 @@ public final class ExactlyOnceWriter<IN>
             awaitOwnCommit();
         }
         try {
+            if (recordsInEpoch == 0) {
+                // The epoch's name is known now: no checkpoint is snapshotted until its barrier.
+                epochId = nextTransactionId();
+                session.begin(epochId);
+            }
             session.write(element, recordsInEpoch);
         } catch (IOException | RuntimeException e) {
             throw epochFailure(e);
@@ -290,8 +298,11 @@ public final class ExactlyOnceWriter<IN>
         if (recordsInEpoch == 0) {
             return Collections.emptyList();
         }
-        TransactionId id =
-                new TransactionId(context.sinkId(), context.subtask(), lastCheckpointId + 1, run);
+        TransactionId id = nextTransactionId();
+        if (!id.equals(epochId)) {
+            // A tripwire for the invariant begin() relies on; a session already started the epoch as epochId.
+            throw new IllegalStateException(context + ": the epoch began as " + epochId + " but prepares as " + id);
+        }
         long rows = recordsInEpoch;
         try {
             session.prepare(id, rows);
@@ -304,8 +315,14 @@ public final class ExactlyOnceWriter<IN>
         }
         recordsInEpoch = 0;
         recordsCountedAsSent = 0;
+        epochId = null;
         LOG.debug("{}: prepared {} with {} rows", context, id, rows);
         return Collections.singletonList(new PreparedTransaction(id, rows, System.currentTimeMillis()));
+    }
+
+    /** The name of the transaction of the epoch after the last snapshotted checkpoint. */
+    private TransactionId nextTransactionId() {
+        return new TransactionId(context.sinkId(), context.subtask(), lastCheckpointId + 1, run);
     }
 
     /**

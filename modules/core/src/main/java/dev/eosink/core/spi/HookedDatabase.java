@@ -60,6 +60,11 @@ public final class HookedDatabase<IN> implements TransactionalDatabase<IN> {
             }
 
             @Override
+            public void begin(TransactionId id) throws IOException {
+                session.begin(id);
+            }
+
+            @Override
             public void write(IN record, long positionInEpoch) throws IOException {
                 hook.at(Point.WRITE, context, null);
                 session.write(record, positionInEpoch);

@@ -39,6 +39,15 @@ public interface WriterSession<IN> extends AutoCloseable {
     void rollbackPrepared(TransactionId id) throws IOException;
 
     /**
+     * Called before the first record of an epoch with the name that {@link #prepare} of this epoch
+     * will receive. The name is fixed when the epoch begins: every checkpoint the writer snapshots
+     * falls between two epochs, never inside one. Sessions whose transactions must be named when
+     * they begin use it (XA's {@code start(xid)}); PostgreSQL names a transaction only at {@code
+     * PREPARE TRANSACTION} and ignores it.
+     */
+    default void begin(TransactionId id) throws IOException {}
+
+    /**
      * Adds a record to the open transaction, beginning one if none is open. The record may be
      * buffered up to the configured batch size.
      *

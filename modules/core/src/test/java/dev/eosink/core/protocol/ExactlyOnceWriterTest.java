@@ -66,6 +66,25 @@ class ExactlyOnceWriterTest {
         assertThat(session.listed).as("no second look").isEqualTo(listed);
     }
 
+    /** XA names a transaction when it starts: the name given at the epoch's first record is the one prepared. */
+    @Test
+    void anEpochIsNamedWhenItBeginsExactlyAsItIsPrepared() throws Exception {
+        FakeSession session = new FakeSession();
+        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(7));
+        writer.snapshotState(8); // an empty epoch: nothing begins
+        assertThat(session.begun).isEmpty();
+        writer.write("a", null);
+        writer.write("b", null);
+        writer.prepareCommit();
+        writer.snapshotState(9);
+        writer.write("c", null);
+        writer.prepareCommit();
+        assertThat(session.begun).hasSize(2);
+        assertThat(session.begun.get(0).checkpointId()).isEqualTo(9);
+        assertThat(session.begun.get(1).checkpointId()).isEqualTo(10);
+        assertThat(session.prepared).containsExactlyElementsOf(session.begun);
+    }
+
     private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored) throws Exception {
         SubtaskContext context = new SubtaskContext("orders", 0, 1, 0, "job", restored);
         return new ExactlyOnceWriter<>(context, SinkSettings.defaults("orders"), "table t", session, List.of());
@@ -76,6 +95,7 @@ class ExactlyOnceWriterTest {
         final List<TransactionId> rolledBack = new ArrayList<>();
         final List<Integer> claimed = new ArrayList<>();
         final List<Integer> released = new ArrayList<>();
+        final List<TransactionId> begun = new ArrayList<>();
         int listed;
         boolean open;
 
@@ -104,6 +124,12 @@ class ExactlyOnceWriterTest {
             assertThat(open).as("rollback while a transaction is open").isFalse();
             prepared.remove(id);
             rolledBack.add(id);
+        }
+
+        @Override
+        public void begin(TransactionId id) {
+            assertThat(open).as("begin while a transaction is open").isFalse();
+            begun.add(id);
         }
 
         @Override

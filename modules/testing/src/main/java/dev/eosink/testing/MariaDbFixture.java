@@ -1,0 +1,397 @@
+package dev.eosink.testing;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A real MariaDB for tests: the server named by {@code EOSINK_TEST_MARIADB_URL} (with {@code
+ * EOSINK_TEST_MARIADB_USER} / {@code EOSINK_TEST_MARIADB_PASSWORD}, an administrator), or a {@code
+ * mariadbd} of its own on a temporary data directory and a free port, started from the binaries of the
+ * Debian package {@code mariadb-server} (which {@code .ci/run} installs; it never starts the system
+ * service). No binary and no URL is a failure with the remedy, never a skipped test.
+ *
+ * <p>Tests connect as an administrator ({@link #adminProperties()}); the sink under test connects as
+ * {@value #SINK_USER}, a user with only the privileges the README asks for, so that tests can cut
+ * exactly the sink's sessions ({@link #killSessionsOf}).
+ */
+public final class MariaDbFixture {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MariaDbFixture.class);
+
+    static final String ENV_URL = "EOSINK_TEST_MARIADB_URL";
+    static final String ENV_USER = "EOSINK_TEST_MARIADB_USER";
+    static final String ENV_PASSWORD = "EOSINK_TEST_MARIADB_PASSWORD";
+    static final String ENV_BIN = "EOSINK_MARIADB_BIN";
+
+    public static final String DATABASE = "eosink";
+    public static final String SINK_USER = "eosink_sink";
+    public static final String SINK_PASSWORD = "sink-secret-pw";
+
+    private static final Object LOCK = new Object();
+    private static MariaDbFixture shared;
+    private static RuntimeException sharedFailure;
+
+    private final String serverUrl; // without database
+    private final String adminUser;
+    private final String adminPassword;
+    /** The running mariadbd, null for an external server (or between {@link #crash()} and {@link #restart()}). */
+    private Process process;
+    private final List<String> startCommand; // null for an external server
+    private final Path dataDirectory;
+
+    private MariaDbFixture(String serverUrl, String adminUser, String adminPassword, List<String> startCommand,
+            Path dataDirectory) {
+        this.serverUrl = serverUrl;
+        this.adminUser = adminUser;
+        this.adminPassword = adminPassword;
+        this.startCommand = startCommand;
+        this.dataDirectory = dataDirectory;
+    }
+
+    /**
+     * A further mariadbd of its own (whatever {@link #get()} chose), for tests that crash and restart
+     * their server. The shutdown hook stops it.
+     */
+    public static MariaDbFixture startNew() {
+        MariaDbFixture own;
+        try {
+            own = startLocal();
+        } catch (IOException e) {
+            throw new IllegalStateException("could not start mariadbd: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting mariadbd", e);
+        }
+        own.prepareDatabase();
+        Runtime.getRuntime().addShutdownHook(new Thread(own::stop, "eosink-mariadb-standalone-stop"));
+        return own;
+    }
+
+    /** kill -9 of mariadbd: every session ends at once, prepared branches must survive in the data directory. */
+    public void crash() {
+        if (startCommand == null) {
+            throw new IllegalStateException("cannot crash an external server");
+        }
+        Process p = process;
+        process = null;
+        if (p != null) {
+            p.destroyForcibly();
+            try {
+                p.waitFor(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Starts mariadbd again on the same port and data directory (crash recovery included) and waits for it. */
+    public void restart() {
+        try {
+            launch();
+        } catch (IOException e) {
+            throw new IllegalStateException("could not restart mariadbd: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while restarting mariadbd", e);
+        }
+    }
+
+    private void launch() throws IOException, InterruptedException {
+        process = new ProcessBuilder(startCommand).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dataDirectory.resolve("server.log").toFile())).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try (Connection c = connectAdmin("")) {
+                return;
+            } catch (SQLException e) {
+                if (!process.isAlive() || System.nanoTime() > deadline) {
+                    throw new IllegalStateException("mariadbd (" + startCommand.get(0) + ") did not accept connections at "
+                            + serverUrl + "; see " + dataDirectory.resolve("error.log") + ": "
+                            + tail(dataDirectory.resolve("error.log")), e);
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    /** The shared server, started on the first call. Throws (never returns null) if none can be had. */
+    public static MariaDbFixture get() {
+        synchronized (LOCK) {
+            if (shared != null) {
+                return shared;
+            }
+            if (sharedFailure != null) {
+                throw new IllegalStateException("MariaDB for tests could not be started earlier in this JVM", sharedFailure);
+            }
+            long t0 = System.nanoTime();
+            try {
+                shared = resolve();
+                shared.prepareDatabase();
+            } catch (RuntimeException e) {
+                sharedFailure = e;
+                throw e;
+            }
+            Runtime.getRuntime().addShutdownHook(new Thread(shared::stop, "eosink-mariadb-fixture-stop"));
+            LOG.info("MariaDB for tests ready in {} ms at {}", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
+                    shared.serverUrl);
+            return shared;
+        }
+    }
+
+    private static MariaDbFixture resolve() {
+        String url = System.getenv(ENV_URL);
+        if (url != null && !url.isBlank()) {
+            String base = url.trim().replaceAll("/[^/?]*(\\?.*)?$", "/");
+            return new MariaDbFixture(base, env(ENV_USER, "root"), env(ENV_PASSWORD, ""), null, null);
+        }
+        try {
+            return startLocal();
+        } catch (IOException e) {
+            throw new IllegalStateException("could not start mariadbd: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting mariadbd", e);
+        }
+    }
+
+    private static String env(String name, String fallback) {
+        String v = System.getenv(name);
+        return v == null ? fallback : v;
+    }
+
+    private static Path binary(String... names) {
+        List<String> dirs = new ArrayList<>();
+        String configured = System.getenv(ENV_BIN);
+        if (configured != null) {
+            dirs.add(configured);
+        }
+        dirs.add("/usr/sbin");
+        dirs.add("/usr/bin");
+        dirs.add("/usr/local/bin");
+        dirs.add("/usr/local/mysql/bin");
+        for (String path : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            dirs.add(path);
+        }
+        for (String name : names) {
+            for (String dir : dirs) {
+                Path p = Path.of(dir, name);
+                if (Files.isExecutable(p)) {
+                    return p;
+                }
+            }
+        }
+        throw new IllegalStateException("No MariaDB server binary (" + String.join(", ", names) + ") found in "
+                + dirs + ". Remedy: install the Debian package (apt-get install -y mariadb-server; .ci/run does), set "
+                + ENV_BIN + " to the directory holding mariadbd and mariadb-install-db, or point " + ENV_URL
+                + " at a running server (jdbc:mariadb://host:3306/ with " + ENV_USER + "/" + ENV_PASSWORD
+                + " of an administrator).");
+    }
+
+    private static MariaDbFixture startLocal() throws IOException, InterruptedException {
+        Path server = binary("mariadbd", "mysqld");
+        Path install = binary("mariadb-install-db", "mysql_install_db");
+        Path dir = Files.createTempDirectory("eosink-mariadb-");
+        Path data = dir.resolve("data");
+        boolean root = "root".equals(System.getProperty("user.name"));
+        List<String> init = new ArrayList<>(List.of(install.toString(), "--no-defaults", "--datadir=" + data,
+                "--auth-root-authentication-method=normal", "--skip-test-db"));
+        if (root) {
+            init.add("--user=root"); // mariadbd refuses to run as root unless told to
+        }
+        run(init, dir.resolve("install.log"));
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        List<String> start = new ArrayList<>(List.of(server.toString(), "--no-defaults", "--datadir=" + data,
+                "--port=" + port, "--bind-address=127.0.0.1", "--socket=" + dir.resolve("mysqld.sock"),
+                "--pid-file=" + dir.resolve("mysqld.pid"), "--log-error=" + dir.resolve("error.log"),
+                "--innodb-buffer-pool-size=64M", "--max-connections=300", "--skip-name-resolve"));
+        if (root) {
+            start.add("--user=root");
+        }
+        MariaDbFixture fixture = new MariaDbFixture("jdbc:mariadb://127.0.0.1:" + port + "/", "root", "", start, dir);
+        try {
+            fixture.launch();
+        } catch (RuntimeException e) {
+            fixture.stop();
+            throw e;
+        }
+        return fixture;
+    }
+
+    private static void run(List<String> command, Path log) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IllegalStateException(String.join(" ", command) + " failed: " + tail(log));
+        }
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /** The test database and the sink's user, with the least privileges the sink needs. */
+    private void prepareDatabase() {
+        try (Connection c = connectAdmin(""); Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE IF NOT EXISTS " + DATABASE);
+            s.execute("CREATE USER IF NOT EXISTS '" + SINK_USER + "'@'%' IDENTIFIED BY '" + SINK_PASSWORD + "'");
+            s.execute("GRANT SELECT, INSERT, DELETE, CREATE ON " + DATABASE + ".* TO '" + SINK_USER + "'@'%'");
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not prepare database " + DATABASE + " at " + serverUrl, e);
+        }
+    }
+
+    private void stop() {
+        if (startCommand == null) {
+            return;
+        }
+        Process p = process;
+        process = null;
+        if (p != null) {
+            p.destroy();
+            try {
+                if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        try (Stream<Path> files = Files.walk(dataDirectory)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException e) {
+            LOG.debug("could not delete {}", dataDirectory, e);
+        }
+    }
+
+    /** {@code jdbc:mariadb://host:port/eosink}: for the sink, with {@link #SINK_USER}. */
+    public String jdbcUrl() {
+        return serverUrl + DATABASE;
+    }
+
+    /** An administrator of the server: root of the own mariadbd, or EOSINK_TEST_MARIADB_USER. */
+    public String adminUser() {
+        return adminUser;
+    }
+
+    public String adminPassword() {
+        return adminPassword;
+    }
+
+    public Properties adminProperties() {
+        Properties p = new Properties();
+        p.setProperty("user", adminUser);
+        if (!adminPassword.isEmpty()) {
+            p.setProperty("password", adminPassword);
+        }
+        return p;
+    }
+
+    private Connection connectAdmin(String database) throws SQLException {
+        return DriverManager.getConnection(serverUrl + database, adminProperties());
+    }
+
+    /** An administrator's connection to the test database (autocommit on); the caller closes it. */
+    public Connection connect() throws SQLException {
+        return connectAdmin(DATABASE);
+    }
+
+    /** Runs one statement as administrator in the test database. */
+    public void execute(String sql) {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException("failed: " + sql, e);
+        }
+    }
+
+    /** A query returning one number. */
+    public long count(String sql, Object... params) {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("failed: " + sql, e);
+        }
+    }
+
+    /**
+     * {@code XA RECOVER}: the prepared branches of the whole server, as {@code formatID, gtrid, bqual}
+     * rows (gtrid and bqual as text).
+     */
+    public List<String[]> xaRecover() {
+        List<String[]> rows = new ArrayList<>();
+        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("XA RECOVER")) {
+            while (rs.next()) {
+                int gtridLength = rs.getInt(2);
+                byte[] data = rs.getBytes(4);
+                rows.add(new String[] {String.valueOf(rs.getInt(1)),
+                        new String(data, 0, gtridLength, java.nio.charset.StandardCharsets.ISO_8859_1),
+                        new String(data, gtridLength, data.length - gtridLength, java.nio.charset.StandardCharsets.ISO_8859_1)});
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("XA RECOVER failed", e);
+        }
+        return rows;
+    }
+
+    /** KILL every session of {@code user} (the sink's): cuts its connections as a network failure would. */
+    public int killSessionsOf(String user) {
+        int killed = 0;
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            List<Long> ids = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery("SELECT ID FROM information_schema.PROCESSLIST WHERE USER = '"
+                    + user.replace("'", "''") + "' AND ID <> CONNECTION_ID()")) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+            for (long id : ids) {
+                try {
+                    s.execute("KILL " + id);
+                    killed++;
+                } catch (SQLException e) {
+                    // gone meanwhile
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not kill the sessions of " + user, e);
+        }
+        return killed;
+    }
+
+    @Override
+    public String toString() {
+        return "MariaDB at " + serverUrl + (startCommand == null ? " (external)" : " (own mariadbd)");
+    }
+}

@@ -1,0 +1,29 @@
+package dev.eosink.xa;
+
+/**
+ * The entry point: an exactly-once Flink sink into any XA database.
+ *
+ * <pre>{@code
+ * stream.sinkTo(
+ *     XaSink.<Order>builder()
+ *         .jdbcUrl("jdbc:mariadb://db:3306/shop")
+ *         .username("flink").password(secret)
+ *         .sinkId("orders")
+ *         .table("orders")
+ *         .columns("id", "customer", "amount")
+ *         .rows(o -> new Object[] {o.id, o.customer, o.amount})
+ *         .build());
+ * }</pre>
+ *
+ * <p>Each parallel subtask writes one XA branch per checkpoint, prepares it at the barrier and commits
+ * it only once the checkpoint is complete. The protocol is the PostgreSQL module's (modules/core);
+ * see the README's "XA databases" for what each database needs.
+ */
+public final class XaSink {
+
+    private XaSink() {}
+
+    public static <IN> XaSinkBuilder<IN> builder() {
+        return new XaSinkBuilder<>();
+    }
+}

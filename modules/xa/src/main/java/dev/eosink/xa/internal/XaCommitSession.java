@@ -1,0 +1,208 @@
+package dev.eosink.xa.internal;
+
+import dev.eosink.core.SinkException;
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CommitSession;
+import dev.eosink.core.spi.RetriableCommitException;
+import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.xa.internal.XaErrors.Handling;
+import dev.eosink.xa.internal.XaErrors.Operation;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.XAConnection;
+import javax.transaction.xa.XAException;
+import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
+
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One committer subtask's XA connection: {@code XAResource.commit(xid, false)} of branches the writers
+ * prepared, from a connection of its own (XA lets any connection finish a prepared, detached branch).
+ * A connection that failed is dropped and the next attempt opens a new one.
+ *
+ * <p>Invariant: {@link Attempt#NOT_FOUND} is returned only when the branch is not prepared any more,
+ * asked of the database ({@code recover}) after the error: MariaDB answers XAER_NOTA for a branch that
+ * is prepared but still attached to the session that prepared it, and that must be retried, not
+ * resolved by the marker (which would call it lost).
+ */
+final class XaCommitSession implements CommitSession {
+
+    private static final Logger LOG = LoggerFactory.getLogger(XaCommitSession.class);
+
+    private final SubtaskContext context;
+    private final XaDatabase<?> database;
+    private XAConnection xa;
+    /** The one handle of {@link #xa} (pgjdbc closes the previous handle on every getConnection()). */
+    private Connection handle;
+    private XaDialect dialect;
+
+    XaCommitSession(SubtaskContext context, XaDatabase<?> database) {
+        this.context = context;
+        this.database = database;
+    }
+
+    private XAConnection connection() throws SQLException, SinkException {
+        if (xa == null) {
+            xa = database.open(context, "committer");
+            handle = xa.getConnection();
+            handle.setAutoCommit(true);
+            dialect = XaDialect.of(handle);
+        }
+        return xa;
+    }
+
+    /** The plain JDBC handle of the committer's connection, for marker queries. */
+    private Connection handle() throws SQLException, SinkException {
+        connection();
+        return handle;
+    }
+
+    private void drop() {
+        XAConnection c = xa;
+        xa = null;
+        handle = null;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                LOG.debug("{}: closing a failed committer connection failed", context, e);
+            }
+        }
+    }
+
+    @Override
+    public Attempt commit(TransactionId id) throws IOException {
+        Xid xid = XaIds.toXid(id);
+        XAResource resource;
+        try {
+            resource = connection().getXAResource();
+        } catch (SQLException | SinkException e) {
+            drop();
+            throw new RetriableCommitException("connecting to commit " + id + ": " + e.getMessage(), e);
+        }
+        try {
+            resource.commit(xid, false);
+            return Attempt.COMMITTED;
+        } catch (XAException e) {
+            switch (XaErrors.of(Operation.COMMIT, e)) {
+                case KNOWN:
+                    if (e.errorCode == XAException.XA_HEURCOM || e.errorCode == XAException.XA_HEURRB) {
+                        forget(resource, xid);
+                    }
+                    if (stillPrepared(resource, id)) {
+                        throw new RetriableCommitException("XA commit of " + id + " answered " + XaErrors.describe(e)
+                                + ", yet the branch is still prepared (still attached to the session that prepared it)", e);
+                    }
+                    return Attempt.NOT_FOUND; // the marker decides
+                case RETRY:
+                    drop();
+                    throw new RetriableCommitException("XA commit of " + id + " (" + XaIds.describe(xid) + "): "
+                            + XaErrors.describe(e), e);
+                default:
+                    throw new SinkException(context + ": XA commit of " + id + " (checkpoint " + id.checkpointId()
+                            + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + ") into "
+                            + database.target() + " failed: " + XaErrors.describe(e) + "."
+                            + XaErrors.remedy(Operation.COMMIT, e.errorCode), e);
+            }
+        }
+    }
+
+    private boolean stillPrepared(XAResource resource, TransactionId id) throws IOException {
+        try {
+            return recover(resource, context, dialect).contains(id);
+        } catch (SinkException e) {
+            drop();
+            throw new RetriableCommitException("listing prepared branches to resolve " + id + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void forget(XAResource resource, Xid xid) {
+        try {
+            resource.forget(xid);
+        } catch (XAException e) {
+            LOG.debug("{}: forget of heuristically completed {} failed: {}", context, XaIds.describe(xid), XaErrors.describe(e));
+        }
+    }
+
+    /** The prepared branches of this sink, whatever subtask or run, parsed from {@code recover}. */
+    static List<TransactionId> recover(XAResource resource, SubtaskContext context, XaDialect dialect)
+            throws SinkException {
+        Xid[] xids;
+        try {
+            // TMSTARTRSCAN: pgjdbc and MariaDB Connector/J return nothing without it.
+            xids = resource.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN);
+        } catch (XAException e) {
+            throw new SinkException(context + ": XA recover (listing prepared transactions) failed: "
+                    + XaErrors.describe(e) + "." + (XaErrors.of(Operation.RECOVER, e) == Handling.RETRY
+                            ? " The task fails and the restarted one tries again."
+                            : XaErrors.remedy(Operation.RECOVER, e.errorCode) + (dialect == null ? "" : dialect.recoverRemedy())),
+                    e);
+        }
+        List<TransactionId> ids = new ArrayList<>();
+        for (Xid xid : xids == null ? new Xid[0] : xids) {
+            Optional<TransactionId> id = XaIds.parse(xid, context.sinkId());
+            id.ifPresent(ids::add);
+        }
+        return ids;
+    }
+
+    /** The committer's connection for a plain query; a failure to connect is an unknown outcome, retried. */
+    private Connection plain(TransactionId id) throws IOException {
+        try {
+            return handle();
+        } catch (SQLException | SinkException e) {
+            drop();
+            throw new RetriableCommitException("connecting to look up the marker of " + id + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public boolean isMarked(TransactionId id) throws IOException {
+        try (PreparedStatement s = plain(id).prepareStatement(
+                dialect.markerExistsSql(database.markerSchema(), database.markerTable()))) {
+            s.setString(1, id.toString());
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next();
+            }
+        } catch (SQLException e) {
+            drop();
+            if (e instanceof SQLTransientException || e instanceof SQLRecoverableException
+                    || (e.getSQLState() != null && e.getSQLState().startsWith("08"))) {
+                throw new RetriableCommitException("marker lookup of " + id + ": " + e.getMessage(), e);
+            }
+            throw new SinkException(context + ": could not read marker table " + database.markerTable() + " for " + id
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public long pruneMarkers(Duration retention) throws IOException {
+        try (PreparedStatement s = handle().prepareStatement(
+                dialect.markerPruneSql(database.markerSchema(), database.markerTable()))) {
+            s.setString(1, context.sinkId());
+            s.setDouble(2, retention.toMillis() / 1000.0);
+            return s.executeUpdate();
+        } catch (SQLException e) {
+            drop();
+            throw new SinkException(context + ": pruning " + database.markerTable() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        drop();
+    }
+}

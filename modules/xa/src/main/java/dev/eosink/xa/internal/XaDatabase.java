@@ -1,0 +1,202 @@
+package dev.eosink.xa.internal;
+
+import dev.eosink.core.SinkException;
+import dev.eosink.core.spi.CommitSession;
+import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.TransactionalDatabase;
+import dev.eosink.core.spi.WriterSession;
+import dev.eosink.postgres.internal.InsertStatement;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.XAConnection;
+
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Any {@code javax.sql.XADataSource} as a {@link TransactionalDatabase}: each epoch is one XA branch
+ * (start at the epoch's first record, end + prepare at the barrier), committed by the committer with
+ * {@code XAResource.commit} from a connection of its own. The protocol is the core's; this class only
+ * checks the database at writer start and opens the sessions. What differs per database is in {@link
+ * XaDialect}, chosen from the connection's product name.
+ */
+public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(XaDatabase.class);
+
+    private final XaConnector connector;
+    private final InsertStatement<IN> statement;
+    /** Table mode: schema (nullable), table and columns; null table for user SQL. */
+    private final String schema;
+    private final String table;
+    private final List<String> columns;
+    private final String markerSchema;
+    private final String markerTable;
+    private final boolean createMarkerTable;
+    private final int batchSize;
+
+    public XaDatabase(
+            XaConnector connector,
+            InsertStatement<IN> statement,
+            String schema,
+            String table,
+            List<String> columns,
+            String markerSchema,
+            String markerTable,
+            boolean createMarkerTable,
+            int batchSize) {
+        this.connector = connector;
+        this.statement = statement;
+        this.schema = schema;
+        this.table = table;
+        this.columns = columns == null ? List.of() : List.copyOf(columns);
+        this.markerSchema = markerSchema;
+        this.markerTable = markerTable;
+        this.createMarkerTable = createMarkerTable;
+        this.batchSize = batchSize;
+    }
+
+    XaConnector connector() {
+        return connector;
+    }
+
+    InsertStatement<IN> statement() {
+        return statement;
+    }
+
+    int batchSize() {
+        return batchSize;
+    }
+
+    String markerSchema() {
+        return markerSchema;
+    }
+
+    String markerTable() {
+        return markerTable;
+    }
+
+    /** "table orders" or "table shop.orders", or the user's statement. Never credentials. */
+    @Override
+    public String target() {
+        return table == null ? statement.describe() : "table " + (schema == null ? "" : schema + ".") + table;
+    }
+
+    /** application_name (PostgreSQL) or program_name (MariaDB): how operators see the sink's sessions. */
+    static String applicationName(SubtaskContext context, String role) {
+        String name = "eosink-xa/" + context.sinkId() + "/" + context.subtask() + "/" + role;
+        return name.length() <= 63 ? name : "eosink-xa/" + XaIds.sinkHash(context.sinkId()) + "/" + context.subtask() + "/" + role;
+    }
+
+    @Override
+    public WriterSession<IN> openWriter(SubtaskContext context) throws IOException {
+        XAConnection guard = open(context, "guard");
+        try {
+            Connection c = guard.getConnection();
+            c.setAutoCommit(true);
+            XaDialect dialect = XaDialect.of(c);
+            dialect.checkServer(c, context, connector.describe());
+            ensureMarkerTable(c, context, dialect);
+            checkTarget(c, context, dialect);
+            if (!dialect.guardsOwnership()) {
+                LOG.warn("{}: {} has no session lock this sink knows, so a second live job with sink id '{}' "
+                        + "cannot be detected; never run two.", context, dialect.name(), context.sinkId());
+            }
+            String sql = table == null ? statement.sql() : dialect.insertSql(schema, table, columns);
+            return new XaWriterSession<>(context, this, dialect, guard, c, sql);
+        } catch (SQLException e) {
+            closeQuietly(guard, e);
+            throw new SinkException(context + ": checking the database at " + connector.describe() + " failed: "
+                    + e.getMessage(), e);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(guard, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public CommitSession openCommitter(SubtaskContext context) {
+        return new XaCommitSession(context, this);
+    }
+
+    XAConnection open(SubtaskContext context, String role) throws SinkException {
+        try {
+            return connector.open(applicationName(context, role));
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not connect to " + connector.describe() + ": " + e.getMessage()
+                    + " (SQLSTATE " + e.getSQLState() + "). Remedy: check the JDBC URL, the credentials and that the "
+                    + "server accepts connections from the task managers.", e);
+        }
+    }
+
+    static void closeQuietly(XAConnection c, Exception primary) {
+        try {
+            c.close();
+        } catch (SQLException suppressed) {
+            primary.addSuppressed(suppressed);
+        }
+    }
+
+    private void ensureMarkerTable(Connection c, SubtaskContext context, XaDialect dialect)
+            throws SQLException, SinkException {
+        String marker = dialect.qualified(markerSchema, markerTable);
+        if (createMarkerTable && !readable(c, dialect.markerExistsSql(markerSchema, markerTable))) {
+            try (Statement s = c.createStatement()) {
+                s.execute(dialect.markerDdl(markerSchema, markerTable));
+                LOG.info("{}: created marker table {}", context, marker);
+            } catch (SQLException e) {
+                // Several subtasks race on CREATE TABLE; the loser may fail, and then finds the table.
+                if (!readable(c, dialect.markerExistsSql(markerSchema, markerTable))) {
+                    throw new SinkException(context + ": could not create marker table " + marker + ": "
+                            + e.getMessage() + ". Remedy: create it (see the README, XA databases) and grant the sink's "
+                            + "user INSERT, SELECT, DELETE on it, or grant CREATE.", e);
+                }
+            }
+        }
+        if (!readable(c, dialect.markerExistsSql(markerSchema, markerTable))) {
+            throw new SinkException(context + ": marker table " + marker + " is missing or not readable by the sink's "
+                    + "user. Remedy: create it (README, XA databases) and GRANT INSERT, SELECT, DELETE on it, or allow "
+                    + "the sink to create it (createMarkerTable(true)).");
+        }
+        dialect.checkTransactional(c, context, markerSchema, markerTable);
+    }
+
+    /** Whether a probe of the marker table runs (for a gid that never exists). */
+    private static boolean readable(Connection c, String existsSql) {
+        try (java.sql.PreparedStatement s = c.prepareStatement(existsSql)) {
+            s.setString(1, "eosink-probe");
+            s.executeQuery().close();
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    private void checkTarget(Connection c, SubtaskContext context, XaDialect dialect) throws SQLException, SinkException {
+        if (table == null) {
+            return; // the user's statement is checked by the database at the first record
+        }
+        String probe = "SELECT " + columns.stream().map(dialect::quote).collect(Collectors.joining(", "))
+                + " FROM " + dialect.qualified(schema, table) + " WHERE 1 = 0";
+        try (Statement s = c.createStatement()) {
+            s.executeQuery(probe).close();
+        } catch (SQLException e) {
+            throw new SinkException(context + ": " + target() + " with columns " + columns + " cannot be read on "
+                    + connector.describe() + ": " + e.getMessage() + ". Remedy: create the table, fix the table or "
+                    + "column names given to the sink, or grant the sink's user SELECT and INSERT on it.", e);
+        }
+        dialect.checkTransactional(c, context, schema, table);
+    }
+
+    @Override
+    public String toString() {
+        return "XaDatabase{" + connector.describe() + ", " + target() + "}";
+    }
+}

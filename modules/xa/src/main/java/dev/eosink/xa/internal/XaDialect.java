@@ -1,0 +1,115 @@
+package dev.eosink.xa.internal;
+
+import dev.eosink.core.SinkException;
+import dev.eosink.core.spi.SubtaskContext;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * What differs between XA databases, and nothing else: the protocol, the Xid layout and the error
+ * table are the same for all. Chosen from the driver's product name when the writer connects.
+ */
+public abstract class XaDialect {
+
+    /** The dialect of the database a connection talks to. */
+    public static XaDialect of(Connection c) throws SQLException {
+        String product = c.getMetaData().getDatabaseProductName();
+        String p = product == null ? "" : product.toLowerCase(Locale.ROOT);
+        if (p.contains("mariadb") || p.contains("mysql")) {
+            return new MariaDbDialect();
+        }
+        if (p.contains("postgresql")) {
+            return new PostgresXaDialect();
+        }
+        return new GenericXaDialect(product);
+    }
+
+    /** "MariaDB", "PostgreSQL": for messages. */
+    public abstract String name();
+
+    /** Quotes one identifier (MariaDB backticks, standard double quotes). */
+    public abstract String quote(String identifier);
+
+    /** A possibly schema-qualified name, quoted. */
+    public String qualified(String schema, String name) {
+        return schema == null ? quote(name) : quote(schema) + "." + quote(name);
+    }
+
+    public String insertSql(String schema, String table, List<String> columns) {
+        return "INSERT INTO " + qualified(schema, table)
+                + " (" + columns.stream().map(this::quote).collect(Collectors.joining(", ")) + ") VALUES ("
+                + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
+    }
+
+    /**
+     * Whether the connection that prepared a branch can begin the next one. pgjdbc returns to idle
+     * after prepare; MariaDB keeps the prepared branch attached to its session, refuses the next
+     * XA START (XAER_RMFAIL) and lets no other session commit it (XAER_NOTA) until that session ends.
+     */
+    public abstract boolean keepsConnectionAfterPrepare();
+
+    /** Checks server settings the sink needs, at writer start. */
+    public void checkServer(Connection c, SubtaskContext context, String where) throws SQLException, SinkException {}
+
+    /** Checks that the target table takes part in transactions, at writer start. */
+    public void checkTransactional(Connection c, SubtaskContext context, String schema, String table)
+            throws SQLException, SinkException {}
+
+    /**
+     * Tries once to take the ownership guard of {@code (sinkHash, subtask)} on {@code guard}, a
+     * connection that lives as long as the writer; released when that session ends however it ends.
+     *
+     * @return false if another live session holds it
+     */
+    public abstract boolean tryLock(Connection guard, String sinkHash, int subtask) throws SQLException;
+
+    public abstract void unlock(Connection guard, String sinkHash, int subtask) throws SQLException;
+
+    /** Whether the ownership guard can see a second job; false only for the generic dialect. */
+    public boolean guardsOwnership() {
+        return true;
+    }
+
+    /** CREATE TABLE IF NOT EXISTS for the marker table (gid, sink_id, subtask, checkpoint_id, row_count, created_at). */
+    public abstract String markerDdl(String schema, String table);
+
+    public String markerInsertSql(String schema, String table) {
+        return "INSERT INTO " + qualified(schema, table)
+                + " (gid, sink_id, subtask, checkpoint_id, row_count) VALUES (?, ?, ?, ?, ?)";
+    }
+
+    public String markerExistsSql(String schema, String table) {
+        return "SELECT 1 FROM " + qualified(schema, table) + " WHERE gid = ?";
+    }
+
+    /** Deletes a sink's ({@code ?1}) markers older than {@code ?2} seconds, by the database's clock. */
+    public abstract String markerPruneSql(String schema, String table);
+
+    /** Added to a failed XA recover: how to let the sink's user list prepared branches. */
+    public String recoverRemedy() {
+        return "";
+    }
+
+    /** Runs a query with parameters that returns a single value. */
+    static Object single(Connection c, String sql, Object... params) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                s.setObject(i + 1, params[i]);
+            }
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? rs.getObject(1) : null;
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}

@@ -1,0 +1,363 @@
+package dev.eosink.xa.internal;
+
+import dev.eosink.core.SinkException;
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.WriterSession;
+import dev.eosink.xa.internal.XaErrors.Handling;
+import dev.eosink.xa.internal.XaErrors.Operation;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.XAConnection;
+import javax.transaction.xa.XAException;
+import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
+
+import java.io.IOException;
+import java.sql.BatchUpdateException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One writer subtask's XA session. Two connections:
+ *
+ * <ul>
+ *   <li>the <b>guard</b>, open as long as the writer lives: it holds the ownership guard (a session
+ *       lock the database releases when the session ends, however the task died), lists prepared
+ *       branches ({@code recover}) and rolls back leftovers. It is never inside a branch.
+ *   <li>the <b>epoch</b> connection, which carries the open branch: {@code start} at the epoch's first
+ *       record, batched statements, the marker row, {@code end} and {@code prepare} at the barrier.
+ *       Where the database keeps a prepared branch attached to its session (MariaDB), the epoch
+ *       connection is closed right after prepare, which detaches the branch so that the committer can
+ *       commit it; the next epoch opens a new one. pgjdbc goes back to idle and keeps it.
+ * </ul>
+ *
+ * <p>Invariants: at most one branch is open, and only between {@link #begin} and {@link #prepare};
+ * recovery calls run on the guard, never inside a branch; the marker row is written inside every
+ * branch before it is prepared, so every prepared branch writes (never XA_RDONLY) and its commit is
+ * provable. A lost epoch connection is never replaced mid-epoch: the failure reaches the core writer,
+ * the task fails and Flink replays the epoch.
+ */
+final class XaWriterSession<IN> implements WriterSession<IN> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(XaWriterSession.class);
+    private static final int MAX_RENDERED = 300;
+    private static final int GUARD_CHECK_SECONDS = 10;
+
+    private final SubtaskContext context;
+    private final XaDatabase<IN> database;
+    private final XaDialect dialect;
+    private final XAConnection guardXa;
+    private final Connection guard;
+    private final String insertSql;
+    private final String sinkHash;
+
+    private XAConnection epochXa;
+    private Connection epoch;
+    private PreparedStatement insert;
+    private PreparedStatement marker;
+    /** The open branch, between begin and prepare; null otherwise. */
+    private Xid open;
+    private TransactionId openId;
+
+    /** The records of the batch not yet executed, for error messages. */
+    private final List<IN> batch = new ArrayList<>();
+    private long batchFirstPosition;
+
+    /**
+     * @param guard the handle of {@code guardXa} already in use: a second {@code getConnection()} would
+     *     close it (pgjdbc hands out one live handle per XA connection)
+     */
+    XaWriterSession(SubtaskContext context, XaDatabase<IN> database, XaDialect dialect, XAConnection guardXa,
+            Connection guard, String insertSql) {
+        this.context = context;
+        this.database = database;
+        this.dialect = dialect;
+        this.guardXa = guardXa;
+        this.guard = guard;
+        this.insertSql = insertSql;
+        this.sinkHash = XaIds.sinkHash(context.sinkId());
+    }
+
+    @Override
+    public void claim(int subtask, long waitMillis) throws IOException {
+        long deadline = System.currentTimeMillis() + waitMillis;
+        try {
+            while (!dialect.tryLock(guard, sinkHash, subtask)) {
+                if (System.currentTimeMillis() >= deadline) {
+                    throw new SinkException(context + ": another live session holds the ownership guard of sink id '"
+                            + context.sinkId() + "' subtask " + subtask + " on " + dialect.name() + " and did not release "
+                            + "it within " + waitMillis + " ms. Two jobs with the same sink id would roll back each "
+                            + "other's transactions, so this one refuses to start. Remedy: stop the other job, or give "
+                            + "this sink a different sink id.");
+                }
+                Thread.sleep(Math.min(500, Math.max(1, deadline - System.currentTimeMillis())));
+            }
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not take the ownership guard of subtask " + subtask + ": "
+                    + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SinkException(context + ": interrupted while waiting for the ownership guard", e);
+        }
+    }
+
+    @Override
+    public void release(int subtask) throws IOException {
+        try {
+            dialect.unlock(guard, sinkHash, subtask);
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not release the guard of subtask " + subtask, e);
+        }
+    }
+
+    @Override
+    public List<TransactionId> listPrepared() throws IOException {
+        try {
+            return XaCommitSession.recover(guardXa.getXAResource(), context, dialect);
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not list prepared XA transactions: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void rollbackPrepared(TransactionId id) throws IOException {
+        Xid xid = XaIds.toXid(id);
+        try {
+            guardXa.getXAResource().rollback(xid);
+        } catch (XAException e) {
+            Handling handling = XaErrors.of(Operation.ROLLBACK, e);
+            if (handling == Handling.KNOWN) {
+                if (listPrepared().contains(id)) {
+                    // MariaDB: still attached to the session that prepared it (a task going away).
+                    throw new SinkException(context + ": rolling back " + id + " (" + XaIds.describe(xid)
+                            + ") failed with " + XaErrors.describe(e) + ", yet it is still prepared: the session that "
+                            + "prepared it has not ended. The task fails and the restarted one tries again.", e);
+                }
+                LOG.info("{}: {} was already gone when rolling it back ({})", context, id, XaErrors.name(e.errorCode));
+                return;
+            }
+            throw new SinkException(context + ": could not roll back prepared transaction " + id + " (checkpoint "
+                    + id.checkpointId() + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + "): "
+                    + XaErrors.describe(e) + "." + (handling == Handling.RETRY
+                            ? " The task fails and the restarted one tries again."
+                            : XaErrors.remedy(Operation.ROLLBACK, e.errorCode)), e);
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not roll back " + id + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void begin(TransactionId id) throws IOException {
+        Xid xid = XaIds.toXid(id);
+        try {
+            // The guard's session holds the ownership locks; if it died (connection cut, server restart),
+            // the locks are gone and a second job could take them. Unlike the PostgreSQL writer, whose one
+            // connection carries both, the next epoch here would not notice: ask once per epoch.
+            if (!guard.isValid(GUARD_CHECK_SECONDS)) {
+                throw new SinkException(context + ": the guard connection, which holds this subtask's ownership "
+                        + "guard, was lost; without it a second job with sink id '" + context.sinkId() + "' could "
+                        + "take over. The task fails and the restarted one claims the guard again.");
+            }
+            if (epochXa == null) {
+                epochXa = database.open(context, "writer");
+                epoch = epochXa.getConnection();
+                insert = epoch.prepareStatement(insertSql);
+                marker = epoch.prepareStatement(dialect.markerInsertSql(database.markerSchema(), database.markerTable()));
+            }
+            epochXa.getXAResource().start(xid, XAResource.TMNOFLAGS);
+            open = xid;
+            openId = id;
+        } catch (XAException e) {
+            throw xaFailure(Operation.START, id, e);
+        } catch (SQLException e) {
+            throw new SinkException("could not begin XA branch " + XaIds.describe(xid) + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void write(IN record, long positionInEpoch) throws IOException {
+        if (open == null) {
+            throw new IllegalStateException(context + ": write outside a branch (begin was not called)");
+        }
+        try {
+            database.statement().bind(insert, record);
+            insert.addBatch();
+        } catch (Exception e) {
+            throw writeError(e, "at record #" + positionInEpoch + " of the epoch (counting from 0) " + render(record));
+        }
+        if (batch.isEmpty()) {
+            batchFirstPosition = positionInEpoch;
+        }
+        batch.add(record);
+        if (batch.size() >= database.batchSize()) {
+            flush();
+        }
+    }
+
+    @Override
+    public void flush() throws IOException {
+        if (batch.isEmpty()) {
+            return;
+        }
+        try {
+            insert.executeBatch();
+        } catch (SQLException e) {
+            throw writeError(e, failedEntry(e));
+        }
+        batch.clear();
+    }
+
+    /**
+     * Which record the database refused: exact for a batch of one, or when the driver stopped at the
+     * first failing entry and says how many succeeded before it; otherwise the batch's range.
+     */
+    private String failedEntry(SQLException e) {
+        long last = batchFirstPosition + batch.size() - 1;
+        int index = -1;
+        if (batch.size() == 1) {
+            index = 0;
+        } else if (e instanceof BatchUpdateException) {
+            int[] counts = ((BatchUpdateException) e).getUpdateCounts();
+            // Only a driver that stopped at the failing entry tells which it was. Both drivers measured here
+            // mark every entry EXECUTE_FAILED instead (the whole batch is one statement or one bulk), and
+            // the first EXECUTE_FAILED would name record #0: the range is the honest answer then.
+            if (counts != null && counts.length < batch.size()) {
+                index = counts.length;
+            }
+        }
+        if (index >= 0) {
+            return "at record #" + (batchFirstPosition + index) + " of the epoch (counting from 0) " + render(batch.get(index));
+        }
+        return "in the batch of records #" + batchFirstPosition + " to #" + last + " of the epoch (counting from 0); "
+                + "the driver did not say which of them the database refused";
+    }
+
+    @Override
+    public void prepare(TransactionId id, long rows) throws IOException {
+        flush();
+        Xid xid = XaIds.toXid(id);
+        if (!xid.equals(open)) {
+            throw new IllegalStateException(context + ": prepare of " + id + " but the open branch is " + openId);
+        }
+        Operation step = Operation.END;
+        try {
+            marker.setString(1, id.toString());
+            marker.setString(2, id.sinkId());
+            marker.setInt(3, id.subtask());
+            marker.setLong(4, id.checkpointId());
+            marker.setLong(5, rows);
+            marker.executeUpdate();
+            XAResource xa = epochXa.getXAResource();
+            xa.end(xid, XAResource.TMSUCCESS);
+            step = Operation.PREPARE;
+            int vote = xa.prepare(xid);
+            open = null;
+            openId = null;
+            if (vote == XAResource.XA_RDONLY) {
+                throw new SinkException("XA branch " + XaIds.describe(xid) + " of " + id + " prepared read-only: its "
+                        + "marker row was not written, so its commit could never be proved." + XaErrors.remedy(
+                        Operation.PREPARE, XAException.XA_RDONLY));
+            }
+        } catch (XAException e) {
+            throw xaFailure(step, id, e);
+        } catch (SQLException e) {
+            throw new SinkException("could not write the marker row of " + id + " (" + rows + " rows into "
+                    + database.target() + ") into " + dialect.qualified(database.markerSchema(), database.markerTable())
+                    + ": " + e.getMessage() + ". Nothing of this epoch becomes visible.", e);
+        }
+        if (!dialect.keepsConnectionAfterPrepare()) {
+            closeEpochConnection(); // detaches the prepared branch (see MariaDbDialect)
+        }
+    }
+
+    private SinkException xaFailure(Operation operation, TransactionId id, XAException e) {
+        Handling handling = XaErrors.of(operation, e);
+        return new SinkException("XA " + operation.name().toLowerCase(java.util.Locale.ROOT) + " of branch "
+                + XaIds.describe(XaIds.toXid(id)) + " (" + id + ") into " + database.target() + " failed: "
+                + XaErrors.describe(e) + ". " + (handling == Handling.RETRY
+                        ? "The epoch's branch is gone or unusable; its rows will be replayed from the last checkpoint "
+                                + "after the restart."
+                        : "Nothing of this epoch becomes visible." + XaErrors.remedy(operation, e.errorCode)), e);
+    }
+
+    private SinkException writeError(Exception e, String where) {
+        String what;
+        if (e instanceof SQLException) {
+            SQLException sql = (SQLException) e;
+            String state = sql.getSQLState() == null ? "" : sql.getSQLState();
+            what = state.startsWith("22") || state.startsWith("23")
+                    ? "The database rejected a record (SQLSTATE " + state + "). Nothing of this epoch becomes visible; "
+                            + "the job will fail the same way after every restart until the record is fixed or filtered "
+                            + "upstream."
+                    : "The statement failed (SQLSTATE " + state + "); nothing of this epoch becomes visible, and it is "
+                            + "replayed from the last checkpoint after the restart.";
+        } else {
+            what = "The row mapper or statement builder threw " + e.getClass().getName() + "; nothing was sent for the "
+                    + "record, and nothing of this epoch becomes visible.";
+        }
+        return new SinkException("writing into " + database.target() + " failed " + where + ": "
+                + String.valueOf(e.getMessage()).replaceAll("\\s+", " ") + ". " + what, e);
+    }
+
+    @Override
+    public void abortOpen() throws IOException {
+        batch.clear();
+        if (open == null) {
+            return;
+        }
+        Xid xid = open;
+        open = null;
+        openId = null;
+        try {
+            XAResource xa = epochXa.getXAResource();
+            xa.end(xid, XAResource.TMFAIL);
+            xa.rollback(xid);
+        } catch (XAException | SQLException e) {
+            // The connection may be what failed. The database rolls back a branch that is not prepared
+            // when its session ends, so ending the session is the sure way.
+            LOG.debug("{}: rolling back the open branch failed ({}); closing its connection", context, e.getMessage());
+            closeEpochConnection();
+        }
+    }
+
+    private void closeEpochConnection() {
+        XAConnection c = epochXa;
+        epochXa = null;
+        epoch = null;
+        insert = null;
+        marker = null;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                LOG.debug("{}: closing the epoch connection failed", context, e);
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        closeEpochConnection();
+        try {
+            guardXa.close(); // ends the session: releases the guards
+        } catch (SQLException e) {
+            throw new SinkException(context + ": closing the guard connection failed", e);
+        }
+    }
+
+    private static String render(Object record) {
+        String s;
+        try {
+            s = String.valueOf(record);
+        } catch (RuntimeException e) {
+            s = record.getClass().getName() + " (toString failed)";
+        }
+        return "[" + (s.length() > MAX_RENDERED ? s.substring(0, MAX_RENDERED) + "..." : s) + "]";
+    }
+}

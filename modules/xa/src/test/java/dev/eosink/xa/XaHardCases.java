@@ -1,0 +1,525 @@
+package dev.eosink.xa;
+
+import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.core.LeftoverPolicy;
+import dev.eosink.core.TransactionId;
+import dev.eosink.postgres.CheckpointCounter;
+import dev.eosink.postgres.FaultInjectingDatabase;
+import dev.eosink.postgres.Faults;
+import dev.eosink.xa.internal.XaIds;
+
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import javax.sql.XAConnection;
+import javax.sql.XADataSource;
+import javax.transaction.xa.XAException;
+import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
+
+import java.nio.file.Path;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The hard cases of the core protocol (numbers from the brief's protocol.md) against a real XA
+ * database; {@link XaMariaDbITCase} and {@link XaPostgresITCase} run every test against theirs. Every
+ * exactly-once test ends with exact counts asked of the database: rows = expected, zero duplicates,
+ * zero missing, zero prepared XA branches of the sink left ({@code XA RECOVER}, {@code pg_prepared_xacts}).
+ */
+abstract class XaHardCases {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+    protected final XaBackend db = backend();
+
+    protected String table;
+    protected String sinkId;
+
+    abstract XaBackend backend();
+
+    @BeforeEach
+    void createTable(TestInfo info) {
+        String method = info.getTestMethod().map(m -> m.getName()).orElse("t").toLowerCase(Locale.ROOT);
+        String base = (method.length() > 20 ? method.substring(0, 20) : method).replaceAll("[^a-z0-9_]", "_");
+        table = "xa_" + base + "_" + SEQUENCE.incrementAndGet() + "_" + (System.nanoTime() % 100000);
+        sinkId = table.replace('_', '-');
+        db.createTable(table);
+        Faults.reset(sinkId);
+    }
+
+    @AfterEach
+    void cleanUp() {
+        db.rollbackPrepared(sinkId); // never leave branches behind for the next test, even when this one failed
+        Faults.reset(sinkId);
+    }
+
+    XaSinkBuilder<Long> sinkBuilder() {
+        return db.connect(XaSink.<Long>builder())
+                .sinkId(sinkId)
+                .table(table)
+                .columns("id", "payload")
+                .rows(id -> new Object[] {id, "row-" + id})
+                .batchSize(100)
+                .claimWait(Duration.ofSeconds(20))
+                .commitRetryBackoff(Duration.ofMillis(50));
+    }
+
+    ExactlyOnceSink<Long> faultySink() {
+        return FaultInjectingDatabase.wrap(sinkBuilder().build());
+    }
+
+    static StreamExecutionEnvironment env(int parallelism, long checkpointMillis, Configuration extra) {
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 50);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        conf.addAll(extra);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(parallelism);
+        env.enableCheckpointing(checkpointMillis);
+        return env;
+    }
+
+    static StreamExecutionEnvironment env(int parallelism, long checkpointMillis) {
+        return env(parallelism, checkpointMillis, new Configuration());
+    }
+
+    static Configuration noRestarts() {
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
+        return conf;
+    }
+
+    /** Ids 0..n-1, replayable from checkpoints, at about {@code perSecond}; the uid keeps its state across runs. */
+    static DataStream<Long> ids(StreamExecutionEnvironment env, long n, double perSecond) {
+        DataGeneratorSource<Long> source = new DataGeneratorSource<>(
+                (GeneratorFunction<Long, Long>) index -> index, n, RateLimiterStrategy.perSecond(perSecond), Types.LONG);
+        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids").uid("ids");
+    }
+
+    long rows() {
+        return db.count("SELECT count(*) FROM " + table);
+    }
+
+    List<String> preparedLeft() {
+        return db.preparedGtrids(sinkId);
+    }
+
+    /** Exactly ids 0..n-1, each once, and no prepared branch of the sink left in the database. */
+    void assertExactlyOnce(long n) {
+        assertExactlyOnce(db, n);
+    }
+
+    void assertExactlyOnce(XaBackend db, long n) {
+        long rows = db.count("SELECT count(*) FROM " + table);
+        long distinct = db.count("SELECT count(DISTINCT id) FROM " + table);
+        long inRange = db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ?", n);
+        assertThat(preparedLeft()).as("prepared XA branches of sink %s left on %s", sinkId, db).isEmpty();
+        assertThat(rows - distinct).as("duplicate rows in %s on %s", table, db).isZero();
+        assertThat(n - inRange).as("missing ids in %s on %s", table, db).isZero();
+        assertThat(rows).as("rows in %s on %s", table, db).isEqualTo(n);
+    }
+
+    static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** The straight path; hard case 11: a bounded job's last records are committed by its final checkpoint. */
+    @Test
+    void boundedJobCommitsEverythingExactlyOnce() throws Exception {
+        StreamExecutionEnvironment env = env(2, 200);
+        ids(env, 5_000, 5_000).sinkTo(sinkBuilder().build());
+        env.execute("bounded");
+        assertExactlyOnce(5_000);
+    }
+
+    /** Hard case 1: a failure between prepare and checkpoint completion; the restarted writer rolls it back. */
+    @Test
+    void failureAfterPrepareIsRolledBackByTheRestartedWriter() throws Exception {
+        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3);
+        StreamExecutionEnvironment env = env(2, 200);
+        ids(env, 4_000, 3_000).sinkTo(faultySink());
+        env.execute("failure after prepare");
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
+        assertExactlyOnce(4_000);
+    }
+
+    /** Hard case 3: a crash after the checkpoint completed, before the commit: the restored committer commits. */
+    @Test
+    void crashBeforeCommitIsCommittedByTheRestoredCommitter() throws Exception {
+        Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 2);
+        StreamExecutionEnvironment env = env(2, 200);
+        ids(env, 4_000, 3_000).sinkTo(faultySink());
+        env.execute("crash before commit");
+        assertThat(Faults.fired(sinkId, Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
+        assertExactlyOnce(4_000);
+    }
+
+    /**
+     * Hard case 4: the commit went through, the task died before Flink heard of it; the restored
+     * committer's commit answers XAER_NOTA, the branch is not in the recover list, and its marker row
+     * proves it committed. Nothing is written twice.
+     */
+    @Test
+    void commitDoneBeforeTheCrashIsProvedByItsMarker() throws Exception {
+        Faults.arm(sinkId, Faults.Point.AFTER_COMMIT, 2);
+        StreamExecutionEnvironment env = env(2, 200);
+        ids(env, 4_000, 3_000).sinkTo(faultySink());
+        env.execute("crash after commit");
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_COMMIT)).isEqualTo(1);
+        assertExactlyOnce(4_000);
+    }
+
+    /** Hard case 2: a checkpoint declined after the writers prepared it is committed by the next completed one. */
+    @Test
+    void declinedCheckpointIsCommittedByTheNextCompletedOne() throws Exception {
+        StreamExecutionEnvironment env = env(2, 200);
+        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
+        ids(env, 4_000, 3_000).map(new XaDecliner(sinkId, 3)).sinkTo(faultySink());
+        env.execute("declined checkpoint, tolerated");
+        assertThat(XaDecliner.failedCheckpoint(sinkId)).as("checkpoint declined").isPositive();
+        assertThat(XaDecliner.abortedCheckpoint(sinkId)).isEqualTo(XaDecliner.failedCheckpoint(sinkId));
+        assertThat(Faults.writerAttempts(sinkId, 0)).as("no failover").containsExactly(0);
+        assertExactlyOnce(4_000);
+    }
+
+    /** Hard case 13: an epoch without records starts no branch, prepares nothing and writes no marker. */
+    @Test
+    void emptyCheckpointsPrepareNothing() throws Exception {
+        StreamExecutionEnvironment env = env(1, 50);
+        CheckpointCounter.reset(sinkId);
+        ids(env, 20, 8).map(new CheckpointCounter<>(sinkId)).sinkTo(faultySink());
+        env.execute("mostly empty epochs");
+        long prepares = Faults.hits(sinkId, Faults.Point.BEFORE_PREPARE);
+        long markers = db.count("SELECT count(*) FROM " + XaBackend.MARKERS + " WHERE sink_id = ?", sinkId);
+        assertThat(prepares).isEqualTo(markers).isBetween(1L, 20L);
+        assertThat(CheckpointCounter.completed(sinkId)).as("completed checkpoints").isGreaterThan(2L * prepares);
+        assertExactlyOnce(20);
+    }
+
+    /** Hard case 12: the epoch's connection dies mid-epoch (every session of the sink is cut): replayed once. */
+    @Test
+    void lostConnectionMidEpochFailsTheTaskAndReplays() throws Exception {
+        Faults.arm(sinkId, Faults.Point.WRITE, 1_500, a -> assertThat(db.killSinkSessions(sinkId)).isPositive());
+        StreamExecutionEnvironment env = env(2, 200);
+        ids(env, 4_000, 3_000).sinkTo(faultySink());
+        env.execute("connections cut mid-epoch");
+        assertThat(Faults.fired(sinkId, Faults.Point.WRITE)).isEqualTo(1);
+        assertExactlyOnce(4_000);
+    }
+
+    /**
+     * Hard case 4, the other way: a branch a completed checkpoint promised is rolled back by someone else
+     * before the commit. The commit answers XAER_NOTA, the branch is not prepared any more, its marker is
+     * absent: the job fails loudly naming the transaction, never assuming success.
+     */
+    @Test
+    void branchRolledBackBySomeoneElseFailsTheJobLoudly() throws Exception {
+        Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 2,
+                a -> {
+                    try {
+                        db.rollbackOne(TransactionId.parse(a.transactionId).orElseThrow());
+                    } catch (Exception e) {
+                        throw new java.io.IOException(e);
+                    }
+                });
+        StreamExecutionEnvironment env = env(1, 200, noRestarts());
+        ids(env, 3_000, 3_000).sinkTo(faultySink());
+        Throwable failure = null;
+        try {
+            env.execute("lost branch");
+        } catch (Exception e) {
+            failure = e;
+        }
+        assertThat(Faults.fired(sinkId, Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
+        assertThat(failure).as("the job fails").isNotNull();
+        assertThat(messages(failure))
+                .contains("LOST")
+                .contains("eos1/" + sinkId + "/0/")
+                .contains("sink '" + sinkId + "' subtask 0/1")
+                .contains("marker row is absent");
+        assertThat(rows()).as("rows of the lost branch are missing, never assumed committed").isLessThan(3_000);
+    }
+
+    /** Hard case 5: every connection cut right before a commit: the committer reconnects and retries. */
+    @Test
+    void commitOnALostConnectionIsRetriedOnANewOne() throws Exception {
+        Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 3, a -> db.killSinkSessions(sinkId));
+        StreamExecutionEnvironment env = env(1, 200);
+        ids(env, 3_000, 3_000).sinkTo(faultySink());
+        env.execute("connections cut before a commit");
+        assertThat(Faults.fired(sinkId, Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
+        assertExactlyOnce(3_000);
+    }
+
+    /** Hard case 6: a fresh start rolls back its own sink's leftovers (any old subtask), and nothing else. */
+    @Test
+    void freshStartRollsBackOwnLeftoversOnly() throws Exception {
+        TransactionId own0 = new TransactionId(sinkId, 0, 7, "aaaaaaaa");
+        TransactionId own3 = new TransactionId(sinkId, 3, 2, "bbbbbbbb"); // an earlier run at parallelism 4
+        String otherSink = sinkId + "-other";
+        db.stagePrepared(table, own0, 1_000_000, 1_000_100);
+        db.stagePrepared(table, own3, 2_000_000, 2_000_050);
+        db.stagePrepared(table, new TransactionId(otherSink, 0, 7, "cccccccc"), 3_000_000, 3_000_010);
+        try {
+            assertThat(preparedLeft()).hasSize(2);
+            StreamExecutionEnvironment env = env(2, 200);
+            ids(env, 2_000, 4_000).sinkTo(sinkBuilder().build());
+            env.execute("fresh start with leftovers");
+            assertThat(db.preparedGtrids(otherSink)).as("another sink's branch is never touched").hasSize(1);
+            assertExactlyOnce(2_000); // the leftovers' ids (>= 1,000,000) never became visible
+        } finally {
+            db.rollbackPrepared(otherSink);
+        }
+        assertThat(rows()).isEqualTo(2_000);
+    }
+
+    /** Hard case 6, policy FAIL: refuse to start, name the transaction and the remedy, touch nothing. */
+    @Test
+    void freshStartWithLeftoversCanRefuseToStart() throws Exception {
+        TransactionId own = new TransactionId(sinkId, 0, 7, "aaaaaaaa");
+        db.stagePrepared(table, own, 1_000_000, 1_000_100);
+        StreamExecutionEnvironment env = env(1, 200, noRestarts());
+        ids(env, 100, 1_000).sinkTo(sinkBuilder().leftoverPolicy(LeftoverPolicy.FAIL).build());
+        assertThatThrownBy(() -> env.execute("refuses"))
+                .rootCause()
+                .hasMessageContaining("sink '" + sinkId + "' subtask 0/1")
+                .hasMessageContaining(own.toString())
+                .hasMessageContaining("restore the job from its latest checkpoint");
+        assertThat(preparedLeft()).hasSize(1);
+        assertThat(rows()).isZero();
+    }
+
+    /**
+     * Hard cases 6, 7 and 10: a job takes a plain savepoint (every writer prepares, nothing is committed)
+     * and is cancelled; a branch of a later checkpoint that never completed is left too (of the old
+     * subtask {@code from - 1}). The job restored from the savepoint at another parallelism commits the
+     * savepoint's branches of every old subtask (2 -> 1: subtask 0 adopts old subtask 1), rolls back the
+     * later branch, and the replay writes the rest once.
+     */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({"2, 1", "1, 2"})
+    void restoreFromSavepointAtAnotherParallelismCommitsItsBranchesAndRollsBackTheRest(
+            int from, int to, @TempDir Path dir) throws Exception {
+        long n = 4_000;
+        StreamExecutionEnvironment first = env(from, Duration.ofHours(1).toMillis());
+        ids(first, n, 400).sinkTo(faultySink()).uid("sink");
+        JobClient job = first.executeAsync("savepoint at parallelism " + from);
+        await(() -> Faults.hits(sinkId, Faults.Point.WRITE) > 400, "rows in every writer's open branch");
+        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        assertThat(preparedLeft()).as("a plain savepoint prepares and does not commit").hasSize(from);
+        assertThat(rows()).isZero();
+        job.cancel().get();
+        await(() -> {
+            try {
+                return job.getJobStatus().get() == JobStatus.CANCELED;
+            } catch (Exception e) {
+                return false;
+            }
+        }, "cancel");
+        assertThat(preparedLeft()).as("cancel rolls back only the open branch").hasSize(from);
+        db.stagePrepared(table, new TransactionId(sinkId, from - 1, 1_000, "zzzzzzzz"), 1_000_000, 1_000_050);
+
+        Configuration restore = noRestarts();
+        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        StreamExecutionEnvironment second = env(to, 200, restore);
+        ids(second, n, 5_000).sinkTo(sinkBuilder().build()).uid("sink");
+        second.execute("restored at parallelism " + to);
+        assertExactlyOnce(n);
+    }
+
+    /** Hard case 9: a second live job with the same sink id is refused and cannot harm the first. */
+    @Test
+    void secondLiveJobWithTheSameSinkIdIsRefused() throws Exception {
+        StreamExecutionEnvironment first = env(1, 200);
+        ids(first, 3_000, 1_000).sinkTo(sinkBuilder().build());
+        JobClient running = first.executeAsync("first");
+        await(() -> rows() > 100, "the first job's first commits");
+
+        StreamExecutionEnvironment second = env(1, 200, noRestarts());
+        ids(second, 100, 1_000).sinkTo(sinkBuilder().claimWait(Duration.ofSeconds(1)).build());
+        assertThatThrownBy(() -> second.execute("second"))
+                .rootCause()
+                .hasMessageContaining("another live session holds the ownership guard of sink id '" + sinkId + "'")
+                .hasMessageContaining("give this sink a different sink id");
+        running.getJobExecutionResult().get();
+        assertExactlyOnce(3_000);
+    }
+
+    /**
+     * Hard case 14: a record the database refuses (NULL into NOT NULL) fails the job with a message that
+     * names sink, table, subtask, checkpoint and record; nothing of its epoch becomes visible, nothing is
+     * left prepared, and the password never shows.
+     */
+    @ParameterizedTest(name = "batch size {0}")
+    @ValueSource(ints = {1, 100})
+    void badRecordFailsNamingSinkTableSubtaskAndCheckpoint(int batchSize) throws Exception {
+        StreamExecutionEnvironment env = env(1, 60_000, noRestarts());
+        ids(env, 1_000, 5_000).sinkTo(db.connect(XaSink.<Long>builder())
+                .sinkId(sinkId)
+                .table(table)
+                .columns("id", "payload")
+                .rows(id -> new Object[] {id, id == 42 ? null : "row-" + id})
+                .batchSize(batchSize)
+                .build());
+        Throwable failure = null;
+        try {
+            env.execute("bad record");
+        } catch (Exception e) {
+            failure = e;
+        }
+        assertThat(failure).as("the job fails").isNotNull();
+        String messages = messages(failure);
+        assertThat(messages)
+                .contains("sink '" + sinkId + "' subtask 0/1")
+                .contains("table " + table)
+                .contains("epoch of checkpoint 1");
+        // A batch of one names the record; a batch of 100 names its range (the drivers do not say which entry).
+        assertThat(messages).contains(batchSize == 1
+                ? "record #42 of the epoch (counting from 0) [42]"
+                : "in the batch of records #0 to #99 of the epoch");
+        if (!db.sinkPassword().isEmpty()) {
+            assertThat(messages).doesNotContain(db.sinkPassword());
+        }
+        assertThat(rows()).as("nothing of the epoch is visible").isZero();
+        assertThat(preparedLeft()).isEmpty();
+    }
+
+    /** Hard case 15: a missing table is found at job start, with the remedy, never the password. */
+    @Test
+    void missingTableIsFoundAtStartWithoutThePassword() {
+        StreamExecutionEnvironment env = env(1, 200, noRestarts());
+        ids(env, 10, 1_000).sinkTo(db.connect(XaSink.<Long>builder())
+                .sinkId(sinkId)
+                .table(table + "_missing")
+                .columns("id", "payload")
+                .rows(id -> new Object[] {id, "x"})
+                .build());
+        Throwable failure = null;
+        try {
+            env.execute("missing table");
+        } catch (Exception e) {
+            failure = e;
+        }
+        assertThat(failure).isNotNull();
+        String messages = messages(failure);
+        assertThat(messages).contains("sink '" + sinkId + "' subtask 0/1").contains(table + "_missing").contains("Remedy");
+        if (!db.sinkPassword().isEmpty()) {
+            assertThat(messages).doesNotContain(db.sinkPassword());
+        }
+    }
+
+    /**
+     * What the dialects assume of the database and its driver, measured: where a prepared branch lives,
+     * who may commit it, that it survives its session's end, and that an unknown Xid answers XAER_NOTA.
+     * Runs as the sink's own (least-privileged) user, so it also shows that this user may list branches.
+     */
+    @Test
+    void preparedBranchesBehaveAsTheDialectAssumes() throws Exception {
+        XADataSource ds = db.xaDataSource();
+        Xid xid = XaIds.toXid(new TransactionId(sinkId, 0, 1, "aaaaaaaa"));
+        Xid next = XaIds.toXid(new TransactionId(sinkId, 0, 2, "aaaaaaaa"));
+        XAConnection preparer = ds.getXAConnection();
+        XAConnection other = ds.getXAConnection();
+        try {
+            XAResource mine = preparer.getXAResource();
+            mine.start(xid, XAResource.TMNOFLAGS);
+            try (Statement s = preparer.getConnection().createStatement()) {
+                s.executeUpdate("INSERT INTO " + table + " (id, payload) VALUES (1, 'one')");
+            }
+            mine.end(xid, XAResource.TMSUCCESS);
+            assertThat(mine.prepare(xid)).isEqualTo(XAResource.XA_OK);
+            XAResource theirs = other.getXAResource();
+            assertThat(List.of(theirs.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN)))
+                    .as("recover lists the branch to the sink's user").contains(xid);
+            if (db.keepsPreparedBranchAttached()) {
+                assertThat(xaError(() -> mine.start(next, XAResource.TMNOFLAGS))).as("next start on the preparer")
+                        .isEqualTo(XAException.XAER_RMFAIL);
+                assertThat(xaError(() -> theirs.commit(xid, false))).as("commit elsewhere while the preparer lives")
+                        .isEqualTo(XAException.XAER_NOTA);
+                preparer.close(); // detaches the branch; it survives
+                assertThat(List.of(theirs.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN))).contains(xid);
+                theirs.commit(xid, false);
+            } else {
+                theirs.commit(xid, false); // while the preparer is open
+                mine.start(next, XAResource.TMNOFLAGS); // the preparer is idle again
+                mine.end(next, XAResource.TMFAIL);
+                mine.rollback(next);
+            }
+            assertThat(rows()).isEqualTo(1);
+            assertThat(xaError(() -> theirs.commit(xid, false))).as("commit again").isEqualTo(XAException.XAER_NOTA);
+            assertThat(xaError(() -> theirs.rollback(xid))).as("rollback of a finished branch").isEqualTo(XAException.XAER_NOTA);
+        } finally {
+            preparer.close();
+            other.close();
+        }
+        assertThat(preparedLeft()).isEmpty();
+    }
+
+    interface XaCall {
+        void run() throws Exception;
+    }
+
+    static int xaError(XaCall call) {
+        try {
+            call.run();
+        } catch (XAException e) {
+            return e.errorCode;
+        } catch (Exception e) {
+            throw new AssertionError("expected an XAException, got " + e, e);
+        }
+        throw new AssertionError("expected an XAException, the call succeeded");
+    }
+
+    static String messages(Throwable t) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            all.append(c).append('\n');
+            for (Throwable s : c.getSuppressed()) {
+                all.append(s).append('\n');
+            }
+        }
+        return all.toString();
+    }
+}
