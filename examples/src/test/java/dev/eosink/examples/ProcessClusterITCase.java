@@ -59,12 +59,14 @@ class ProcessClusterITCase {
             // 2. Right after a checkpoint completes: the committer is committing its transactions.
             long before = cluster.completedCheckpoints(job);
             awaitCheckpoints(cluster, job, before + 1);
-            killAndReplace(cluster, "right after checkpoint " + cluster.completedCheckpoints(job) + " completed", job);
+            String replacement =
+                    killAndReplace(cluster, "right after checkpoint " + cluster.completedCheckpoints(job) + " completed", job);
 
-            // 3. During recovery: the restored tasks are initializing (rolling back, committing).
-            cluster.await("restored tasks initializing", Duration.ofSeconds(90),
-                    () -> cluster.tasksIn(job, "INITIALIZING") + cluster.tasksIn(job, "DEPLOYING") > 0);
-            killAndReplace(cluster, "during recovery", job);
+            // 3. During recovery: the job waits for the replacement's slot, then deploys and restores
+            // its tasks there (writers roll back, committers commit what the checkpoint promised).
+            cluster.await("restored tasks deploying or initializing", Duration.ofSeconds(90),
+                    () -> cluster.tasksIn(job, "DEPLOYING") + cluster.tasksIn(job, "INITIALIZING") > 0);
+            killAndReplace(cluster, "during recovery", job, replacement);
 
             cluster.await("the job to finish", Duration.ofSeconds(180), () -> {
                 JobStatus status = cluster.status(job);
@@ -90,10 +92,13 @@ class ProcessClusterITCase {
                 () -> cluster.completedCheckpoints(job) >= atLeast);
     }
 
-    /** SIGKILLs one TaskManager running the job's tasks and starts a replacement. */
-    private void killAndReplace(ProcessCluster cluster, String when, JobID job) throws Exception {
+    /** SIGKILLs a random TaskManager (each runs one of the job's two task slots) and starts a replacement. */
+    private String killAndReplace(ProcessCluster cluster, String when, JobID job) throws Exception {
         List<String> running = cluster.taskManagers();
-        String victim = running.get(random.nextInt(running.size()));
+        return killAndReplace(cluster, when, job, running.get(random.nextInt(running.size())));
+    }
+
+    private String killAndReplace(ProcessCluster cluster, String when, JobID job, String victim) throws Exception {
         int failovers = cluster.failures(job).size();
         cluster.kill(victim);
         faults.add(victim + " " + when);
@@ -103,6 +108,7 @@ class ProcessClusterITCase {
                 () -> cluster.failures(job).size() > failovers);
         System.out.printf("killed %s %s; failovers so far: %s; replacement %s%n",
                 victim, when, cluster.failures(job), replacement);
+        return replacement;
     }
 
 }

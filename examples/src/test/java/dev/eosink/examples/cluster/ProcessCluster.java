@@ -90,6 +90,8 @@ public final class ProcessCluster implements AutoCloseable {
                 // A killed TaskManager is noticed within seconds, not after the 50 s default.
                 "heartbeat.interval: 1000",
                 "heartbeat.timeout: 6000",
+                // Job details over REST are cached this long: short, so tests see task states change.
+                "web.refresh-interval: 100ms",
                 "io.tmp.dirs: " + dir.resolve("tmp"),
                 ""));
         Files.writeString(confDir.resolve("log4j.properties"), String.join("\n",
