@@ -20,6 +20,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -51,6 +52,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     private final WriteMethod writeMethod;
     private final List<String> upsertKey; // null: insert
     private final RowKindFunction<IN> rowKind; // null: every record is an INSERT
+    /** Bound of every call into the driver during an epoch or a commit; ZERO: unbounded. */
+    private final Duration networkTimeout;
 
     public PostgresDatabase(
             PostgresConnection connection,
@@ -60,7 +63,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             int batchSize,
             WriteMethod writeMethod,
             List<String> upsertKey,
-            RowKindFunction<IN> rowKind) {
+            RowKindFunction<IN> rowKind,
+            Duration networkTimeout) {
         this.connection = connection;
         this.statement = statement;
         this.markers = markers;
@@ -69,6 +73,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         this.writeMethod = writeMethod;
         this.upsertKey = upsertKey == null ? null : List.copyOf(upsertKey);
         this.rowKind = rowKind;
+        this.networkTimeout = networkTimeout;
     }
 
     RowKindFunction<IN> rowKind() {
@@ -119,9 +124,10 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             List<String[]> types = statement.table() == null
                     ? List.of()
                     : columnTypes(c, statement.table(), statement.columnsOrEmpty());
-            Object path = rowPath(c, context, types);
+            IoWatchdog io = new IoWatchdog(c, networkTimeout);
+            Object path = rowPath(c, io, context, types);
             String insertSql = statement.sqlWithCasts(types.stream().map(t -> t[1]).collect(Collectors.toList()));
-            return new PostgresWriterSession<>(context, this, c, insertSql,
+            return new PostgresWriterSession<>(context, this, c, io, insertSql,
                     path instanceof CopyStream ? (CopyStream) path : null,
                     path instanceof UpsertBuffer ? (UpsertBuffer) path : null);
         } catch (SQLException e) {
@@ -145,7 +151,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     @Override
     public CommitSession openCommitter(SubtaskContext context) throws IOException {
         String name = applicationName(context, "committer");
-        return new PostgresCommitSession(context, markers, connection.pool(name, name, 2));
+        return new PostgresCommitSession(context, markers, connection.pool(name, name, 2), networkTimeout);
     }
 
     private Connection connect(SubtaskContext context, String role) throws SinkException {
@@ -348,7 +354,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
      * How rows reach the table: upserts through {@link UpsertBuffer}, inserts through binary COPY when
      * every column's type has an encoder, otherwise (or when asked) through JDBC batches (null).
      */
-    private Object rowPath(Connection c, SubtaskContext context, List<String[]> types) throws SQLException, SinkException {
+    private Object rowPath(Connection c, IoWatchdog io, SubtaskContext context, List<String[]> types)
+            throws SQLException, SinkException {
         SqlIdentifier table = statement.table();
         if (table == null) {
             return null; // user SQL
@@ -370,7 +377,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     context, table, types.stream().map(t -> t[0]).collect(Collectors.toList()));
             return null;
         }
-        return new CopyStream(c, table, columns, encoder.get(), batchSize);
+        return new CopyStream(c, io, table, columns, encoder.get(), batchSize);
     }
 
     /** Per column, in the given order: {typname, format_type}. */

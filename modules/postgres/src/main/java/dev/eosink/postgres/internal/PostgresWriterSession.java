@@ -42,6 +42,8 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     private final SubtaskContext context;
     private final PostgresDatabase<IN> database;
     private final Connection connection;
+    /** Bounds every call of an epoch (writes, PREPARE, rollback): see {@link IoWatchdog}. */
+    private final IoWatchdog io;
     private final int lockClass;
 
     private PreparedStatement insert;
@@ -71,6 +73,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             SubtaskContext context,
             PostgresDatabase<IN> database,
             Connection connection,
+            IoWatchdog io,
             String insertSql,
             CopyStream copy,
             UpsertBuffer upserts) {
@@ -78,6 +81,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         this.context = context;
         this.database = database;
         this.connection = connection;
+        this.io = io;
         this.lockClass = PostgresDatabase.lockClass(context.sinkId());
         this.copy = copy;
         this.upserts = upserts;
@@ -320,7 +324,10 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                 long first = upserts.firstPosition();
                 long last = upserts.lastPosition();
                 try {
-                    upserts.execute(connection);
+                    io.call("upserting a batch", () -> {
+                        upserts.execute(connection);
+                        return null;
+                    });
                 } catch (SQLException e) {
                     throw writeError(e, Position.batch(first, last)
                             .because("one statement upserts the whole batch (the last record of each key)"));
@@ -332,7 +339,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             return;
         }
         try {
-            insert.executeBatch();
+            io.call("sending a batch", insert::executeBatch);
         } catch (SQLException e) {
             throw writeError(e, failedEntry(e));
         } catch (AssertionError e) {
@@ -427,10 +434,10 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             marker.setInt(3, id.subtask());
             marker.setLong(4, id.checkpointId());
             marker.setLong(5, rows);
-            marker.executeUpdate();
+            io.call("writing the marker row", marker::executeUpdate);
             markerWritten = true;
             try (Statement s = connection.createStatement()) {
-                s.execute("PREPARE TRANSACTION " + SqlIdentifier.literal(id.toString()));
+                io.call("PREPARE TRANSACTION", () -> s.execute("PREPARE TRANSACTION " + SqlIdentifier.literal(id.toString())));
             }
             transactionOpen = false;
         } catch (SQLException e) {
@@ -494,7 +501,10 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         transactionOpen = false;
         try {
             if (!connection.isClosed()) {
-                connection.rollback();
+                io.call("rolling back the open transaction", () -> {
+                    connection.rollback();
+                    return null;
+                });
             }
         } catch (SQLException e) {
             throw new SinkException(context + ": rolling back the open transaction failed", e);
@@ -523,8 +533,11 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             what = "The record could not be turned into statement parameters, so nothing was sent for it. "
                     + PostgresErrors.SAME_AFTER_RESTART;
         }
+        // A lost connection is about no record: naming a batch "the database refused" would mislead.
+        boolean connectionLost = e instanceof SQLException && PostgresErrors.isTransient((SQLException) e);
         return new SinkException(
-                "writing into " + database.statement().describe() + " failed " + position.describe() + ": " + reason
+                "writing into " + database.statement().describe() + " failed"
+                        + (connectionLost ? "" : " " + position.describe()) + ": " + reason
                         + ". " + what + ".",
                 e);
     }
