@@ -47,7 +47,15 @@ public abstract class ExactlyOnceTestBase {
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
-    protected final PostgresFixture db = PostgresFixture.get();
+    protected final PostgresFixture db = server();
+
+    /**
+     * The server this class's tests run against: the shared one, unless a class needs one of its own
+     * (to crash it). Called while the test instance is constructed, so only static state is ready.
+     */
+    protected PostgresFixture server() {
+        return PostgresFixture.get();
+    }
 
     /** Unique per test: the table and the sink id. */
     protected String table;
