@@ -406,12 +406,12 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     /** ON CONFLICT needs a unique index on exactly the key columns: EXPLAIN finds out without writing. */
     private void checkUpsertKey(Connection c, SubtaskContext context, UpsertBuffer upserts) throws SinkException, SQLException {
         try (Statement s = c.createStatement()) {
-            s.executeQuery("EXPLAIN " + upserts.upsertSql().replace("?", "NULL")).close();
+            s.executeQuery("EXPLAIN " + upserts.upsertSqlWithNulls()).close();
         } catch (SQLException e) {
             if ("42P10".equals(e.getSQLState())) {
                 throw new SinkException(context + ": upsert key " + upsertKey + " of table " + statement.table()
                         + " has no unique index or constraint on exactly those columns, which INSERT ... ON CONFLICT "
-                        + "needs. Remedy: CREATE UNIQUE INDEX ON " + statement.table() + " (" + String.join(", ", upsertKey)
+                        + "needs. Remedy: CREATE UNIQUE INDEX ON " + statement.table() + " (" + upsertKey.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
                         + "), or give upsert(...) the columns of the primary key.", e);
             }
             throw e;
