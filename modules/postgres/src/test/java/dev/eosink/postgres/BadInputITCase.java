@@ -7,6 +7,8 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -18,11 +20,13 @@ import org.apache.flink.util.ExceptionUtils;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
@@ -413,6 +417,111 @@ class BadInputITCase extends ExactlyOnceTestBase {
                         "which record it came from is not known at PREPARE",
                         "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(1);
+    }
+
+    /** Each bad input of this class once more through binary COPY (the default write method). */
+    enum CopyCase {
+        NULL_IN_NOT_NULL("(id bigint NOT NULL, payload text NOT NULL)", "row-", null,
+                "null value in column \"payload\"", "SQLSTATE 23502"),
+        VALUE_TOO_LONG("(id bigint NOT NULL, payload varchar(5) NOT NULL)", "ok", "far-too-long",
+                "value too long for type character varying(5)", "SQLSTATE 22001"),
+        CHECK_VIOLATION("(id bigint NOT NULL, payload text NOT NULL CONSTRAINT payload_not_blank CHECK (payload <> ''))",
+                "row-", "", "violates check constraint \"payload_not_blank\"", "SQLSTATE 23514"),
+        UNIQUE_VIOLATION("(id bigint NOT NULL, payload text NOT NULL, CONSTRAINT one_payload UNIQUE (payload))", "row-", "row-5",
+                "duplicate key value violates unique constraint \"one_payload\"", "SQLSTATE 23505"),
+        /** A value the encoder cannot write as the column's type: refused before anything is sent. */
+        WRONG_TYPE("(id bigint NOT NULL, payload bigint NOT NULL)", null, "thirty-seven",
+                "column \"payload\": expected bigint", "got java.lang.String"),
+        MAPPER_THROWS("(id bigint NOT NULL, payload text NOT NULL)", "row-", "throw",
+                "the row mapper or statement builder threw java.lang.IllegalStateException: no payload for order 37", "");
+
+        final String definition;
+        final String good; // payload prefix of good records (+ id); null: the id itself
+        final String bad; // payload of record #37
+        final String reason;
+        final String detail;
+
+        CopyCase(String definition, String good, String bad, String reason, String detail) {
+            this.definition = definition;
+            this.good = good;
+            this.bad = bad;
+            this.reason = reason;
+            this.detail = detail;
+        }
+
+        Object payload(long id) {
+            if (id != BAD) {
+                return good == null ? (Object) id : good.equals("ok") ? good : good + id;
+            }
+            if ("throw".equals(bad)) {
+                throw new IllegalStateException("no payload for order " + id);
+            }
+            return bad;
+        }
+    }
+
+    /**
+     * Binary COPY streams ahead of the server's answers, yet the message names the same record: the
+     * server names the refused row's line, the encoder or row mapper the record it was given.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(CopyCase.class)
+    void copyNamesTheBadRecord(CopyCase bad) throws Exception {
+        recreateTable(bad.definition);
+        PostgresSinkBuilder<Long> sink =
+                sinkBuilder(sinkId, table).writeMethod(WriteMethod.COPY).rows(id -> new Object[] {id, bad.payload(id)});
+
+        String message = failure(idsInOrder(env1()), sink);
+
+        assertThat(message)
+                .containsSubsequence(
+                        sinkAndSubtask(0, 1),
+                        "table \"" + table + "\"",
+                        "epoch of checkpoint 1",
+                        "record #37 of the epoch",
+                        "[37]",
+                        bad.reason,
+                        bad.detail,
+                        "Nothing of this epoch becomes visible");
+        assertNothingOfTheEpochVisible(0);
+    }
+
+    /**
+     * "No endless restart loop without saying why": with restarts allowed, every attempt fails on the
+     * same record with the same message (the job's exception history shows each), and when the
+     * restarts are spent the job's final failure is that message too.
+     */
+    @Test
+    void everyRestartFailsWithTheSameClearMessage(@InjectMiniCluster MiniCluster cluster) throws Exception {
+        StreamExecutionEnvironment env = env(1, NO_CHECKPOINT, threeRestarts());
+        DataStream<Long> input = idsInOrder(env);
+        input.sinkTo(sinkBuilder(sinkId, table).rows(id -> new Object[] {id, id == BAD ? null : "row-" + id}).build());
+        JobClient job = env.executeAsync("bad input, restarting");
+        String last = sinkMessage(catchThrowable(() -> job.getJobExecutionResult().get()), job.getJobID());
+
+        String why = "record #37 of the epoch (counting from 0) [37]";
+        assertThat(last).containsSubsequence(sinkAndSubtask(0, 1).replace("attempt 0", "attempt 3"), why, "SQLSTATE 23502",
+                "fail the same way after every restart");
+        List<String> failures = JobFailures.of(cluster, job.getJobID()).stream()
+                .filter(f -> f.contains("sink '" + sinkId + "'"))
+                .collect(Collectors.toList());
+        // Attempts 0 to 3 each failed on the record; the history's last entry is the job's own failure
+        // ("recovery is suppressed"), caused by attempt 3's.
+        assertThat(failures).as("the sink's failures").hasSizeBetween(4, 5)
+                .noneMatch(f -> f.contains(sinkAndSubtask(0, 1).replace("attempt 0", "attempt 4")));
+        for (int attempt = 0; attempt < 4; attempt++) {
+            String expected = sinkAndSubtask(0, 1).replace("attempt 0", "attempt " + attempt);
+            assertThat(failures).as("attempt %s", attempt)
+                    .anySatisfy(f -> assertThat(f).contains(expected).contains(why).contains("SQLSTATE 23502"));
+        }
+        assertNothingOfTheEpochVisible(0);
+    }
+
+    private static Configuration threeRestarts() {
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        return conf;
     }
 
     // ------------------------------------------------------------------------------------------------
