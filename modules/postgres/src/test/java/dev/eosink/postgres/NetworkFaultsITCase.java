@@ -156,6 +156,42 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
     }
 
     /**
+     * Cancelling a job whose writer is stuck writing into a stalled network: Flink interrupts the task
+     * thread, which a blocked socket write ignores; the watchdog sees the interrupt and aborts the
+     * connection, so the task ends at once instead of after the network timeout (100 s here), or
+     * after Flink's cancellation timeout, when Flink would kill the whole TaskManager.
+     */
+    @Test
+    void cancelWhileAWriteIsStalledEndsPromptly(@InjectMiniCluster MiniCluster cluster) throws Exception {
+        CompletableFuture<Void> stalled = new CompletableFuture<>();
+        Faults.arm(sinkId, Faults.Point.WRITE, 1_000, a -> {
+            proxy.stall();
+            stalled.complete(null);
+        });
+        StreamExecutionEnvironment env = env(1, 60_000);
+        ids(env, 1_000_000, 3_000).sinkTo(sink(sinkBuilder(sinkId, table)
+                .networkTimeout(Duration.ofSeconds(100))
+                .rows(id -> new Object[] {id, "row-" + id + PADDING})));
+        JobClient job = env.executeAsync("cancel while stalled");
+        stalled.get(60, TimeUnit.SECONDS);
+        Thread.sleep(2_000); // the writer is blocked in a write by now: 6,000 rows of 8 KB a second
+
+        long t0 = System.nanoTime();
+        job.cancel().get(30, TimeUnit.SECONDS);
+        while (!job.getJobStatus().get().isGloballyTerminalState()) {
+            Thread.sleep(50);
+        }
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
+
+        assertThat(job.getJobStatus().get()).isEqualTo(org.apache.flink.api.common.JobStatus.CANCELED);
+        assertThat(seconds).as("seconds from cancel to CANCELED").isLessThan(10);
+        proxy.resume();
+        // Nothing of the open epoch became visible (no checkpoint completed in this job).
+        assertThat(rows()).isZero();
+        assertThat(preparedLeft()).isEmpty();
+    }
+
+    /**
      * The network stalls just before COMMIT PREPARED: the commit gets no answer, the network timeout
      * ends the wait, and the committer retries (and, once its retries are spent, Flink restores it and
      * it commits on restore). Whatever path it takes, the job ends exact once the network is back.
