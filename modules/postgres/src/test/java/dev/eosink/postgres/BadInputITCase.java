@@ -7,8 +7,6 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -82,17 +80,12 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        "null value in column \"payload\" of relation \"" + table + "\" violates not-null constraint",
-                        "SQLSTATE 23502",
-                        "Nothing of this epoch becomes visible",
-                        "fail the same way after every restart until the record is fixed or filtered upstream");
+        assertNamesRecord37(
+                message,
+                "null value in column \"payload\" of relation \"" + table + "\" violates not-null constraint",
+                "SQLSTATE 23502",
+                "Nothing of this epoch becomes visible",
+                "fail the same way after every restart until the record is fixed or filtered upstream");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -105,16 +98,11 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        "value too long for type character varying(5)",
-                        "SQLSTATE 22001",
-                        "Nothing of this epoch becomes visible");
+        assertNamesRecord37(
+                message,
+                "value too long for type character varying(5)",
+                "SQLSTATE 22001",
+                "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -129,18 +117,13 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        // Generated statements cast each parameter to its column's type, so the
-                        // server parses the string as a bigint and says why it is not one.
-                        "invalid input syntax for type bigint: \"thirty-seven\"",
-                        "The database rejected a record (SQLSTATE 22P02)",
-                        "Nothing of this epoch becomes visible");
+        assertNamesRecord37(
+                message,
+                // Generated statements cast each parameter to its column's type, so the
+                // server parses the string as a bigint and says why it is not one.
+                "invalid input syntax for type bigint: \"thirty-seven\"",
+                "The database rejected a record (SQLSTATE 22P02)",
+                "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -191,16 +174,11 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        "new row for relation \"" + table + "\" violates check constraint \"payload_not_blank\"",
-                        "SQLSTATE 23514",
-                        "Nothing of this epoch becomes visible");
+        assertNamesRecord37(
+                message,
+                "new row for relation \"" + table + "\" violates check constraint \"payload_not_blank\"",
+                "SQLSTATE 23514",
+                "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -214,17 +192,12 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        "duplicate key value violates unique constraint \"" + table + "_pkey\"",
-                        "Key (id)=(37) already exists",
-                        "SQLSTATE 23505",
-                        "Nothing of this epoch becomes visible");
+        assertNamesRecord37(
+                message,
+                "duplicate key value violates unique constraint \"" + table + "_pkey\"",
+                "Key (id)=(37) already exists",
+                "SQLSTATE 23505",
+                "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(1);
         assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id = 37 AND payload = 'there before the job'"))
                 .isEqualTo(1);
@@ -240,17 +213,12 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        "duplicate key value violates unique constraint",
-                        "Key (id)=(5) already exists",
-                        "SQLSTATE 23505",
-                        "Nothing of this epoch becomes visible");
+        assertNamesRecord37(
+                message,
+                "duplicate key value violates unique constraint",
+                "Key (id)=(5) already exists",
+                "SQLSTATE 23505",
+                "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -271,15 +239,10 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        "the row mapper or statement builder threw java.lang.IllegalStateException: no payload for order 37",
-                        "Nothing of this epoch becomes visible");
+        assertNamesRecord37(
+                message,
+                "the row mapper or statement builder threw java.lang.IllegalStateException: no payload for order 37",
+                "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -473,16 +436,11 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        bad.reason,
-                        bad.detail,
-                        "Nothing of this epoch becomes visible");
+        assertNamesRecord37(
+                message,
+                bad.reason,
+                bad.detail,
+                "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -493,7 +451,7 @@ class BadInputITCase extends ExactlyOnceTestBase {
      */
     @Test
     void everyRestartFailsWithTheSameClearMessage(@InjectMiniCluster MiniCluster cluster) throws Exception {
-        StreamExecutionEnvironment env = env(1, NO_CHECKPOINT, threeRestarts());
+        StreamExecutionEnvironment env = env(1, NO_CHECKPOINT, fixedDelayRestarts(3, Duration.ofMillis(100)));
         DataStream<Long> input = idsInOrder(env);
         input.sinkTo(sinkBuilder(sinkId, table).rows(id -> new Object[] {id, id == BAD ? null : "row-" + id}).build());
         JobClient job = env.executeAsync("bad input, restarting");
@@ -515,13 +473,6 @@ class BadInputITCase extends ExactlyOnceTestBase {
                     .anySatisfy(f -> assertThat(f).contains(expected).contains(why).contains("SQLSTATE 23502"));
         }
         assertNothingOfTheEpochVisible(0);
-    }
-
-    private static Configuration threeRestarts() {
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        return conf;
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -561,6 +512,17 @@ class BadInputITCase extends ExactlyOnceTestBase {
     /** Ids 0..49 in this order into one sink subtask: record #k of the epoch is id k. */
     private static DataStream<Long> idsInOrder(StreamExecutionEnvironment env) {
         return env.fromData(LongStream.range(0, RECORDS).boxed().collect(Collectors.toList()));
+    }
+
+    /**
+     * The message names, in this order, the sink and subtask 0/1, the table, the epoch, record #37 and
+     * its rendering, then {@code more}.
+     */
+    private void assertNamesRecord37(String message, String... more) {
+        List<String> expected = new java.util.ArrayList<>(List.of(
+                sinkAndSubtask(0, 1), "table \"" + table + "\"", "epoch of checkpoint 1", "record #37 of the epoch", "[37]"));
+        expected.addAll(List.of(more));
+        assertThat(message).containsSubsequence(expected);
     }
 
     private String sinkAndSubtask(int subtask, int parallelism) {

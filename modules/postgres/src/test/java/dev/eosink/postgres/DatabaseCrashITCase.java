@@ -3,8 +3,6 @@ package dev.eosink.postgres;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.StandalonePostgres;
 
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import org.junit.jupiter.api.AfterAll;
@@ -91,7 +89,8 @@ class DatabaseCrashITCase extends ExactlyOnceTestBase {
             BACK_UP.put(a.sinkId, CompletableFuture.runAsync(
                     server::start, CompletableFuture.delayedExecutor(DOWN_MILLIS, TimeUnit.MILLISECONDS)));
         });
-        StreamExecutionEnvironment env = env(2, 200, patientRestarts());
+        // Restarts every 200 ms for as long as the server is down: a small budget would run out on a slow machine.
+        StreamExecutionEnvironment env = env(2, 200, fixedDelayRestarts(1_000, Duration.ofMillis(200)));
         ids(env, 4_000, 2_000).sinkTo(FaultInjectingDatabase.wrap(ProtocolTrace.wrap(sinkBuilder(sinkId, table).build())));
         env.execute("database crash at " + point);
 
@@ -111,13 +110,5 @@ class DatabaseCrashITCase extends ExactlyOnceTestBase {
             }
         }
         assertExactlyOnce(4_000);
-    }
-
-    /** Restarts every 200 ms for as long as the server is down (a fixed budget would run out on a slow machine). */
-    private static Configuration patientRestarts() {
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1_000);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
-        return conf;
     }
 }
