@@ -247,7 +247,7 @@ public final class PostgresSinkBuilder<IN> {
      * blocks for ever otherwise): the connection is aborted and the task fails over, or the commit is
      * retried. Keep it above the longest statement you expect (a PREPARE checking deferred constraints
      * of a big epoch, a commit waiting for a synchronous standby). {@link Duration#ZERO} turns both
-     * off.
+     * off; a call of a task that Flink cancels is aborted at once either way.
      */
     public PostgresSinkBuilder<IN> networkTimeout(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");

@@ -56,7 +56,7 @@ final class IoWatchdog {
     }
 
     private final Connection connection;
-    private final Duration timeout; // ZERO: calls are not watched
+    private final Duration timeout; // ZERO: no time bound, only a cancelled task's call is aborted
 
     IoWatchdog(Connection connection, Duration timeout) {
         this.connection = connection;
@@ -68,9 +68,6 @@ final class IoWatchdog {
      * replaced by one that says so (SQLSTATE 08006, connection failure, like the driver's own).
      */
     <T> T call(String what, SqlCall<T> body) throws SQLException {
-        if (timeout.isZero()) {
-            return body.call();
-        }
         Watch watch = new Watch(Thread.currentThread(), System.nanoTime() + timeout.toNanos());
         watch.future = TIMER.scheduleWithFixedDelay(watch::check, CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
         try {
@@ -102,14 +99,18 @@ final class IoWatchdog {
         }
 
         void check() {
-            if (done.get() || abortedBecause != null) {
-                return;
-            }
+            String why = null;
             if (thread.isInterrupted()) {
-                abort("was interrupted (the task is being cancelled)");
-            } else if (System.nanoTime() - deadlineNanos >= 0) {
-                abort("did not complete within the network timeout of " + timeout.toSeconds() + " s (PostgreSQL did not "
-                        + "answer, or the network took no more data)");
+                why = "was interrupted (the task is being cancelled)";
+            } else if (!timeout.isZero() && System.nanoTime() - deadlineNanos >= 0) {
+                why = "did not complete within the network timeout of " + timeout.toSeconds() + " s (PostgreSQL did not "
+                        + "answer, or the network took no more data)";
+            }
+            // The call may return just as this fires: the connection is then aborted after a call that
+            // succeeded, and the next call fails as on a lost connection. That is safe (the task fails
+            // over); never aborting a stuck call is not.
+            if (why != null && done.compareAndSet(false, true)) {
+                abort(why);
             }
         }
 
