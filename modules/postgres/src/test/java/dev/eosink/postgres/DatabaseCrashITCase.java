@@ -8,6 +8,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -83,16 +84,7 @@ class DatabaseCrashITCase extends ExactlyOnceTestBase {
     @ParameterizedTest(name = "crash at {0}")
     @EnumSource(Faults.Point.class)
     void crashAndRestartOfPostgresEndsExact(Faults.Point point) throws Exception {
-        Faults.arm(sinkId, point, point == Faults.Point.WRITE ? 1_500 : 3, a -> {
-            HIT.put(a.sinkId, a.transactionId == null ? "" : a.transactionId);
-            server.crash();
-            BACK_UP.put(a.sinkId, CompletableFuture.runAsync(
-                    server::start, CompletableFuture.delayedExecutor(DOWN_MILLIS, TimeUnit.MILLISECONDS)));
-        });
-        // Restarts every 200 ms for as long as the server is down: a small budget would run out on a slow machine.
-        StreamExecutionEnvironment env = env(2, 200, fixedDelayRestarts(1_000, Duration.ofMillis(200)));
-        ids(env, 4_000, 2_000).sinkTo(FaultInjectingDatabase.wrap(ProtocolTrace.wrap(sinkBuilder(sinkId, table).build())));
-        env.execute("database crash at " + point);
+        runWithTheServerDownAt(point, point == Faults.Point.WRITE ? 1_500 : 3, server::crash);
 
         assertThat(Faults.fired(sinkId, point)).isEqualTo(1);
         String gid = HIT.get(sinkId);
@@ -110,5 +102,35 @@ class DatabaseCrashITCase extends ExactlyOnceTestBase {
             }
         }
         assertExactlyOnce(4_000);
+    }
+
+    /**
+     * An administrator's restart in the middle of an epoch: a fast shutdown ({@code pg_ctl stop -m
+     * fast}) terminates every session (SQLSTATE 57P01), rolls back open transactions and keeps
+     * prepared ones; the writer's task fails over and the job ends exact once the server is back.
+     */
+    @Test
+    void fastShutdownAndRestartMidEpochEndsExact() throws Exception {
+        runWithTheServerDownAt(Faults.Point.WRITE, 1_500, server::stop);
+
+        assertThat(Faults.fired(sinkId, Faults.Point.WRITE)).isEqualTo(1);
+        assertExactlyOnce(4_000);
+    }
+
+    /**
+     * Runs the test's job; at the {@code nth} arrival at {@code point}, {@code down} takes the server
+     * down and it starts again {@link #DOWN_MILLIS} later, while the job restarts every 200 ms for as
+     * long as it takes (a small restart budget would run out on a slow machine).
+     */
+    private void runWithTheServerDownAt(Faults.Point point, int nth, Runnable down) throws Exception {
+        Faults.arm(sinkId, point, nth, a -> {
+            HIT.put(a.sinkId, a.transactionId == null ? "" : a.transactionId);
+            down.run();
+            BACK_UP.put(a.sinkId, CompletableFuture.runAsync(
+                    server::start, CompletableFuture.delayedExecutor(DOWN_MILLIS, TimeUnit.MILLISECONDS)));
+        });
+        StreamExecutionEnvironment env = env(2, 200, fixedDelayRestarts(1_000, Duration.ofMillis(200)));
+        ids(env, 4_000, 2_000).sinkTo(FaultInjectingDatabase.wrap(ProtocolTrace.wrap(sinkBuilder(sinkId, table).build())));
+        env.execute("database down at " + point);
     }
 }

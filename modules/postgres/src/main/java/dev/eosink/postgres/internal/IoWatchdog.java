@@ -57,10 +57,12 @@ final class IoWatchdog {
 
     private final Connection connection;
     private final Duration timeout; // ZERO: no time bound, only a cancelled task's call is aborted
+    private final Object owner; // for the log line: the sink, subtask and attempt
 
-    IoWatchdog(Connection connection, Duration timeout) {
+    IoWatchdog(Connection connection, Duration timeout, Object owner) {
         this.connection = connection;
         this.timeout = timeout;
+        this.owner = owner;
     }
 
     /**
@@ -68,7 +70,7 @@ final class IoWatchdog {
      * replaced by one that says so (SQLSTATE 08006, connection failure, like the driver's own).
      */
     <T> T call(String what, SqlCall<T> body) throws SQLException {
-        Watch watch = new Watch(Thread.currentThread(), System.nanoTime() + timeout.toNanos());
+        Watch watch = new Watch(what, Thread.currentThread(), System.nanoTime() + timeout.toNanos());
         watch.future = TIMER.scheduleWithFixedDelay(watch::check, CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
         try {
             return body.call();
@@ -87,13 +89,15 @@ final class IoWatchdog {
     }
 
     private final class Watch {
+        final String what;
         final Thread thread;
         final long deadlineNanos;
         final AtomicBoolean done = new AtomicBoolean();
         volatile ScheduledFuture<?> future;
         volatile String abortedBecause;
 
-        Watch(Thread thread, long deadlineNanos) {
+        Watch(String what, Thread thread, long deadlineNanos) {
+            this.what = what;
             this.thread = thread;
             this.deadlineNanos = deadlineNanos;
         }
@@ -116,7 +120,7 @@ final class IoWatchdog {
 
         private void abort(String why) {
             abortedBecause = why;
-            LOG.warn("A database call {}: aborting its connection", why);
+            LOG.warn("{}: {} {}: aborting its connection", owner, what, why);
             try {
                 connection.abort(Runnable::run);
             } catch (SQLException | RuntimeException e) {

@@ -39,7 +39,7 @@ final class PostgresCommitSession implements CommitSession {
     public Attempt commit(TransactionId id) throws IOException {
         try (Connection c = pool.getConnection();
                 Statement s = c.createStatement()) {
-            new IoWatchdog(c, networkTimeout).call("COMMIT PREPARED", () -> s.execute("COMMIT PREPARED " + SqlIdentifier.literal(id.toString())));
+            watched(c).call("COMMIT PREPARED", () -> s.execute("COMMIT PREPARED " + SqlIdentifier.literal(id.toString())));
             return Attempt.COMMITTED;
         } catch (SQLException e) {
             switch (PostgresErrors.onCommit(e)) {
@@ -73,7 +73,7 @@ final class PostgresCommitSession implements CommitSession {
         try (Connection c = pool.getConnection();
                 PreparedStatement s = c.prepareStatement(markers.existsSql())) {
             s.setString(1, id.toString());
-            return new IoWatchdog(c, networkTimeout).call("the marker lookup", () -> {
+            return watched(c).call("the marker lookup", () -> {
                 try (ResultSet rs = s.executeQuery()) {
                     return rs.next();
                 }
@@ -94,10 +94,15 @@ final class PostgresCommitSession implements CommitSession {
                 PreparedStatement s = c.prepareStatement(markers.pruneSql())) {
             s.setString(1, context.sinkId());
             s.setDouble(2, retention.toMillis() / 1000.0);
-            return new IoWatchdog(c, networkTimeout).call("pruning markers", s::executeUpdate);
+            return watched(c).call("pruning markers", s::executeUpdate);
         } catch (SQLException e) {
             throw new SinkException(context + ": pruning " + markers.table() + " failed: " + e.getMessage(), e);
         }
+    }
+
+    /** Bounds a call on {@code c}: see {@link IoWatchdog}. */
+    private IoWatchdog watched(Connection c) {
+        return new IoWatchdog(c, networkTimeout, context);
     }
 
     @Override

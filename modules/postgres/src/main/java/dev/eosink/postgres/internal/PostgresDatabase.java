@@ -124,7 +124,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             List<String[]> types = statement.table() == null
                     ? List.of()
                     : columnTypes(c, statement.table(), statement.columnsOrEmpty());
-            IoWatchdog io = new IoWatchdog(c, networkTimeout);
+            IoWatchdog io = new IoWatchdog(c, networkTimeout, context);
             Object path = rowPath(c, io, context, types);
             String insertSql = statement.sqlWithCasts(types.stream().map(t -> t[1]).collect(Collectors.toList()));
             return new PostgresWriterSession<>(context, this, c, io, insertSql,
