@@ -39,7 +39,7 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
 
     private static final Duration NETWORK_TIMEOUT = Duration.ofSeconds(2);
     /** How long a stall lasts: longer than the network timeout, so that it fires, more than once. */
-    private static final long STALL_MILLIS = 6_000;
+    private static final Duration STALL = Duration.ofSeconds(6);
     /** Padding that makes rows big, so that a stalled COPY fills every buffer on the way within a second. */
     private static final String PADDING = "x".repeat(8_000);
 
@@ -134,7 +134,7 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
      */
     @Test
     void stalledWriteIsAbortedAfterTheNetworkTimeout(@InjectMiniCluster MiniCluster cluster) throws Exception {
-        Faults.arm(sinkId, Faults.Point.WRITE, 2_000, a -> stallFor(STALL_MILLIS));
+        Faults.arm(sinkId, Faults.Point.WRITE, 2_000, a -> proxy.stallFor(STALL));
         StreamExecutionEnvironment env = env(1, 2_000);
         ids(env, 6_000, 3_000).sinkTo(sink(sinkBuilder(sinkId, table)
                 .rows(id -> new Object[] {id, "row-" + id + PADDING})));
@@ -200,7 +200,7 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
     void stalledCommitIsRetriedUntilTheNetworkComesBack() throws Exception {
         Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 4, a -> {
             HIT.put(a.sinkId, a.transactionId);
-            stallFor(STALL_MILLIS);
+            proxy.stallFor(STALL);
         });
         StreamExecutionEnvironment env = env(2, 200);
         ids(env, 4_000, 2_000).sinkTo(sink(sinkBuilder(sinkId, table)));
@@ -216,11 +216,5 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
                 "COMMIT:COMMITTED@2", "MARKER:true@0", "MARKER:true@1", "MARKER:true@2");
         assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)).as("seconds the job took").isLessThan(90);
         assertExactlyOnce(4_000);
-    }
-
-    /** Stalls the proxy now and resumes it in the background: the fault's action must not block its task. */
-    private static void stallFor(long millis) {
-        proxy.stall();
-        CompletableFuture.runAsync(proxy::resume, CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS));
     }
 }
