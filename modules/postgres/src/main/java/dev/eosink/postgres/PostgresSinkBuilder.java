@@ -62,6 +62,7 @@ public final class PostgresSinkBuilder<IN> {
     private Duration markerRetention = SinkSettings.DEFAULT_MARKER_RETENTION;
     private Duration markerPruneInterval = SinkSettings.DEFAULT_MARKER_PRUNE_INTERVAL;
     private Duration networkTimeout = DEFAULT_NETWORK_TIMEOUT;
+    private SqlIdentifier deadLetterTable;
 
     PostgresSinkBuilder() {}
 
@@ -200,6 +201,19 @@ public final class PostgresSinkBuilder<IN> {
         return this;
     }
 
+    /**
+     * Off by default: a record the database refuses (NULL in a NOT NULL column, a constraint, a value
+     * too long or of the wrong type) or that the row mapper cannot map fails the job. With a
+     * dead-letter table, such records go there instead, with the database's error, in the epoch's own
+     * transaction: the rest of the epoch commits, and the refused records are kept exactly once too.
+     * Inserts then go as JDBC batches (a refused row would abort a COPY); not with {@link #upsert}.
+     * Created when missing, like the marker table; the role needs INSERT on it.
+     */
+    public PostgresSinkBuilder<IN> deadLetterTable(String schema, String table) {
+        this.deadLetterTable = new SqlIdentifier(schema, table);
+        return this;
+    }
+
     /** Whether the sink may create the marker table when it is missing (default true). */
     public PostgresSinkBuilder<IN> createMarkerTable(boolean create) {
         this.createMarkerTable = create;
@@ -311,6 +325,10 @@ public final class PostgresSinkBuilder<IN> {
                 throw new IllegalStateException("sink '" + sinkId + "': upsert key " + upsertKey + " must be among the columns " + columns);
             }
         }
+        if (deadLetterTable != null && upsertKey != null) {
+            throw new IllegalStateException("sink '" + sinkId + "': deadLetterTable(...) works with inserts only: an upsert "
+                    + "statement writes a whole batch at once, so one refused record cannot be told from the others");
+        }
         InsertStatement<IN> statement;
         if (tableMode) {
             if (table == null || columns == null || rowMapper == null) {
@@ -345,7 +363,8 @@ public final class PostgresSinkBuilder<IN> {
                         writeMethod,
                         upsertKey,
                         rowKind,
-                        networkTimeout),
+                        networkTimeout,
+                        deadLetterTable),
                 settings);
     }
 }

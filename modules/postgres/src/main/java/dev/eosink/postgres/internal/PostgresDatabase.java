@@ -54,6 +54,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     private final RowKindFunction<IN> rowKind; // null: every record is an INSERT
     /** Bound of every call into the driver during an epoch or a commit; ZERO: unbounded. */
     private final Duration networkTimeout;
+    /** Where refused records go; null: a refused record fails the epoch (the default). */
+    private final SqlIdentifier deadLetterTable;
 
     public PostgresDatabase(
             PostgresConnection connection,
@@ -64,7 +66,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             WriteMethod writeMethod,
             List<String> upsertKey,
             RowKindFunction<IN> rowKind,
-            Duration networkTimeout) {
+            Duration networkTimeout,
+            SqlIdentifier deadLetterTable) {
         this.connection = connection;
         this.statement = statement;
         this.markers = markers;
@@ -74,6 +77,11 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         this.upsertKey = upsertKey == null ? null : List.copyOf(upsertKey);
         this.rowKind = rowKind;
         this.networkTimeout = networkTimeout;
+        this.deadLetterTable = deadLetterTable;
+    }
+
+    SqlIdentifier deadLetterTable() {
+        return deadLetterTable;
     }
 
     RowKindFunction<IN> rowKind() {
@@ -120,6 +128,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             }
             checkPreparedTransactions(c, context);
             ensureMarkerTable(c, context);
+            ensureDeadLetterTable(c, context);
             checkTarget(c, context);
             List<String[]> types = statement.table() == null
                     ? List.of()
@@ -129,7 +138,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             String insertSql = statement.sqlWithCasts(types.stream().map(t -> t[1]).collect(Collectors.toList()));
             return new PostgresWriterSession<>(context, this, c, io, insertSql,
                     path instanceof CopyStream ? (CopyStream) path : null,
-                    path instanceof UpsertBuffer ? (UpsertBuffer) path : null);
+                    path instanceof UpsertBuffer ? (UpsertBuffer) path : null,
+                    deadLetterTable == null ? null : new DeadLetters(deadLetterTable));
         } catch (SQLException e) {
             closeQuietly(c, e);
             throw new SinkException(
@@ -308,6 +318,36 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         }
     }
 
+    /** Like the marker table: created when missing if the sink may, and the role must be able to INSERT. */
+    private void ensureDeadLetterTable(Connection c, SubtaskContext context) throws SQLException, SinkException {
+        if (deadLetterTable == null) {
+            return;
+        }
+        String role = currentRole(c);
+        checkSchemaUsage(c, context, role, deadLetterTable, "dead-letter table");
+        if (!exists(c, deadLetterTable)) {
+            if (!createMarkerTable) {
+                throw new SinkException(context + ": dead-letter table " + deadLetterTable + " does not exist. Remedy: "
+                        + "create it (" + DeadLetters.createSql(deadLetterTable) + ") and GRANT INSERT on it to " + role
+                        + ", or allow the sink to create its tables (createMarkerTable(true)).");
+            }
+            try (Statement s = c.createStatement()) {
+                s.execute(DeadLetters.createSql(deadLetterTable));
+                LOG.info("{}: created dead-letter table {}", context, deadLetterTable);
+            } catch (SQLException e) {
+                if (!exists(c, deadLetterTable)) { // another subtask may have won the race
+                    throw new SinkException(context + ": could not create dead-letter table " + deadLetterTable + ": "
+                            + oneLine(e) + ". Remedy: create it (" + DeadLetters.createSql(deadLetterTable)
+                            + ") and GRANT INSERT on it to " + role + ".", e);
+                }
+            }
+        }
+        if (!missingPrivileges(c, deadLetterTable, "INSERT").isEmpty()) {
+            throw new SinkException(context + ": the role " + role + " lacks INSERT on dead-letter table " + deadLetterTable
+                    + ". Remedy: GRANT INSERT ON " + deadLetterTable + " TO " + role + ".");
+        }
+    }
+
     private void checkTarget(Connection c, SubtaskContext context) throws SQLException, SinkException {
         SqlIdentifier table = statement.table();
         if (table == null) {
@@ -368,6 +408,12 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             return upserts;
         }
         if (writeMethod != WriteMethod.COPY) {
+            return null;
+        }
+        if (deadLetterTable != null) {
+            // A refused row aborts a COPY and everything it streamed so far; only statements of a
+            // batch can be undone one by one (savepoints), which keeping refused records needs.
+            LOG.info("{}: a dead-letter table is configured, so inserts go as JDBC batches, not COPY", context);
             return null;
         }
         Optional<BinaryCopyEncoder> encoder =
@@ -516,6 +562,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
 
     @Override
     public String toString() {
-        return "PostgresDatabase{" + connection.describe() + ", " + target() + ", markers " + markers.table() + "}";
+        return "PostgresDatabase{" + connection.describe() + ", " + target() + ", markers " + markers.table()
+                + (deadLetterTable == null ? "" : ", dead letters " + deadLetterTable) + "}";
     }
 }
