@@ -25,6 +25,10 @@ GRANT INSERT, SELECT, DELETE ON app.eosink_markers TO flink_sink;
 -- Since PostgreSQL 15 nobody but the owner may create in schema public without this grant.
 --   GRANT CREATE ON SCHEMA app TO flink_sink;
 
+-- Only with deadLetterTable(...): INSERT on the dead-letter table, created by an administrator
+-- (the DDL is in the sink's error message when it is missing) or by the sink (CREATE, as above).
+--   GRANT INSERT ON app.orders_dead_letters TO flink_sink;
+
 -- Needs no grant: CONNECT on the database (PUBLIC has it unless revoked; then
 -- GRANT CONNECT ON DATABASE ... TO flink_sink), reading pg_prepared_xacts, pg_locks and
 -- pg_stat_activity, advisory locks (the guard against two jobs with one sink id),

@@ -106,6 +106,25 @@ public final class PostgresConnection implements Serializable {
         return new HikariDataSource(config);
     }
 
+    /** Whether a JDBC URL sets the driver property {@code key} among its parameters. */
+    static boolean urlSets(String jdbcUrl, String key) {
+        int query = jdbcUrl.indexOf('?');
+        if (query < 0) {
+            return false;
+        }
+        for (String parameter : jdbcUrl.substring(query + 1).split("&")) {
+            if (parameter.equals(key) || parameter.startsWith(key + "=")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A driver property as the sink passes it (not the URL's), or null; never the password. */
+    String property(String key) {
+        return properties == null || key.toLowerCase(java.util.Locale.ROOT).contains("password") ? null : properties.getProperty(key);
+    }
+
     /** The URL without credentials, or "DataSource supplier", for messages. */
     public String describe() {
         return dataSource != null ? "DataSource from " + dataSource.getClass().getName() : redact(url);

@@ -32,6 +32,12 @@ public final class PostgresSinkBuilder<IN> {
     public static final int DEFAULT_BATCH_SIZE = 1000;
     public static final String DEFAULT_MARKER_TABLE = "eosink_markers";
 
+    /**
+     * Default of {@link #networkTimeout}: longer than the writer's lock_timeout (60 s), so that a lock
+     * wait ends with its own clear error, and shorter than Flink's task cancellation timeout (180 s).
+     */
+    public static final Duration DEFAULT_NETWORK_TIMEOUT = Duration.ofSeconds(120);
+
     private String jdbcUrl;
     private final Properties properties = new Properties();
     private SerializableSupplier<DataSource> dataSource;
@@ -55,6 +61,8 @@ public final class PostgresSinkBuilder<IN> {
     private Duration claimWait = SinkSettings.DEFAULT_CLAIM_WAIT;
     private Duration markerRetention = SinkSettings.DEFAULT_MARKER_RETENTION;
     private Duration markerPruneInterval = SinkSettings.DEFAULT_MARKER_PRUNE_INTERVAL;
+    private Duration networkTimeout = DEFAULT_NETWORK_TIMEOUT;
+    private SqlIdentifier deadLetterTable;
 
     PostgresSinkBuilder() {}
 
@@ -73,7 +81,11 @@ public final class PostgresSinkBuilder<IN> {
         return property("password", Objects.requireNonNull(password, "password"));
     }
 
-    /** A pgjdbc connection property (ssl, sslmode, socketTimeout, ...). */
+    /**
+     * A pgjdbc connection property (ssl, sslmode, sslrootcert, socketTimeout, ...), passed to the
+     * driver as given. A property set here or in the URL wins over the sink's defaults (see {@link
+     * #networkTimeout}).
+     */
     public PostgresSinkBuilder<IN> property(String key, String value) {
         properties.setProperty(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
         return this;
@@ -189,6 +201,19 @@ public final class PostgresSinkBuilder<IN> {
         return this;
     }
 
+    /**
+     * Off by default: a record the database refuses (NULL in a NOT NULL column, a constraint, a value
+     * too long or of the wrong type) or that the row mapper cannot map fails the job. With a
+     * dead-letter table, such records go there instead, with the database's error, in the epoch's own
+     * transaction: the rest of the epoch commits, and the refused records are kept exactly once too.
+     * Inserts then go as JDBC batches (a refused row would abort a COPY); not with {@link #upsert}.
+     * Created when missing, like the marker table; the role needs INSERT on it.
+     */
+    public PostgresSinkBuilder<IN> deadLetterTable(String schema, String table) {
+        this.deadLetterTable = new SqlIdentifier(schema, table);
+        return this;
+    }
+
     /** Whether the sink may create the marker table when it is missing (default true). */
     public PostgresSinkBuilder<IN> createMarkerTable(boolean create) {
         this.createMarkerTable = create;
@@ -229,6 +254,46 @@ public final class PostgresSinkBuilder<IN> {
         return this;
     }
 
+    /**
+     * How long the sink waits on the database before it gives up on a connection (default 120 s):
+     * the driver's {@code socketTimeout} (reads), unless set as a property or in the URL, and the
+     * bound of every call of an epoch or a commit, writes included (a write into a stalled network
+     * blocks for ever otherwise): the connection is aborted and the task fails over, or the commit is
+     * retried. Keep it above the longest statement you expect (a PREPARE checking deferred constraints
+     * of a big epoch, a commit waiting for a synchronous standby). {@link Duration#ZERO} turns both
+     * off; a call of a task that Flink cancels is aborted at once either way.
+     */
+    public PostgresSinkBuilder<IN> networkTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || (!timeout.isZero() && timeout.compareTo(Duration.ofSeconds(1)) < 0)) {
+            throw new IllegalArgumentException("networkTimeout must be at least 1 s, or zero to wait for ever; was " + timeout);
+        }
+        this.networkTimeout = timeout;
+        return this;
+    }
+
+    /**
+     * The driver properties: the user's, plus the sink's defaults for what the user left unset (in
+     * the properties and in the URL): a read timeout, so that no call waits for ever on a silent
+     * server, and TCP keepalive, so that an idle connection to a vanished server is noticed.
+     */
+    private Properties driverProperties() {
+        Properties effective = new Properties();
+        effective.putAll(properties);
+        if (!networkTimeout.isZero()) {
+            long seconds = (networkTimeout.toMillis() + 999) / 1000;
+            setUnlessGiven(effective, "socketTimeout", String.valueOf(seconds));
+        }
+        setUnlessGiven(effective, "tcpKeepAlive", "true");
+        return effective;
+    }
+
+    private void setUnlessGiven(Properties effective, String key, String value) {
+        if (!effective.containsKey(key) && !PostgresConnection.urlSets(jdbcUrl, key)) {
+            effective.setProperty(key, value);
+        }
+    }
+
     public ExactlyOnceSink<IN> build() {
         if (sinkId == null) {
             throw new IllegalStateException(
@@ -260,6 +325,10 @@ public final class PostgresSinkBuilder<IN> {
                 throw new IllegalStateException("sink '" + sinkId + "': upsert key " + upsertKey + " must be among the columns " + columns);
             }
         }
+        if (deadLetterTable != null && upsertKey != null) {
+            throw new IllegalStateException("sink '" + sinkId + "': deadLetterTable(...) works with inserts only: an upsert "
+                    + "statement writes a whole batch at once, so one refused record cannot be told from the others");
+        }
         InsertStatement<IN> statement;
         if (tableMode) {
             if (table == null || columns == null || rowMapper == null) {
@@ -274,7 +343,7 @@ public final class PostgresSinkBuilder<IN> {
             statement = InsertStatement.forSql(sql, statementBuilder);
         }
         PostgresConnection connection =
-                dataSource != null ? PostgresConnection.of(dataSource) : PostgresConnection.of(jdbcUrl, properties);
+                dataSource != null ? PostgresConnection.of(dataSource) : PostgresConnection.of(jdbcUrl, driverProperties());
         SinkSettings settings =
                 new SinkSettings(
                         sinkId,
@@ -293,7 +362,9 @@ public final class PostgresSinkBuilder<IN> {
                         batchSize,
                         writeMethod,
                         upsertKey,
-                        rowKind),
+                        rowKind,
+                        networkTimeout,
+                        deadLetterTable),
                 settings);
     }
 }

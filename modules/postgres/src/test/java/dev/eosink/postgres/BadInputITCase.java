@@ -18,11 +18,13 @@ import org.apache.flink.util.ExceptionUtils;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
@@ -78,17 +80,12 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        "null value in column \"payload\" of relation \"" + table + "\" violates not-null constraint",
-                        "SQLSTATE 23502",
-                        "Nothing of this epoch becomes visible",
-                        "fail the same way after every restart until the record is fixed or filtered upstream");
+        assertNamesRecord37(
+                message,
+                "null value in column \"payload\" of relation \"" + table + "\" violates not-null constraint",
+                "SQLSTATE 23502",
+                "Nothing of this epoch becomes visible",
+                "fail the same way after every restart until the record is fixed or filtered upstream");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -101,16 +98,11 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        "value too long for type character varying(5)",
-                        "SQLSTATE 22001",
-                        "Nothing of this epoch becomes visible");
+        assertNamesRecord37(
+                message,
+                "value too long for type character varying(5)",
+                "SQLSTATE 22001",
+                "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -125,18 +117,13 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        // Generated statements cast each parameter to its column's type, so the
-                        // server parses the string as a bigint and says why it is not one.
-                        "invalid input syntax for type bigint: \"thirty-seven\"",
-                        "The database rejected a record (SQLSTATE 22P02)",
-                        "Nothing of this epoch becomes visible");
+        assertNamesRecord37(
+                message,
+                // Generated statements cast each parameter to its column's type, so the
+                // server parses the string as a bigint and says why it is not one.
+                "invalid input syntax for type bigint: \"thirty-seven\"",
+                "The database rejected a record (SQLSTATE 22P02)",
+                "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -187,16 +174,11 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        "new row for relation \"" + table + "\" violates check constraint \"payload_not_blank\"",
-                        "SQLSTATE 23514",
-                        "Nothing of this epoch becomes visible");
+        assertNamesRecord37(
+                message,
+                "new row for relation \"" + table + "\" violates check constraint \"payload_not_blank\"",
+                "SQLSTATE 23514",
+                "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -210,17 +192,12 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        "duplicate key value violates unique constraint \"" + table + "_pkey\"",
-                        "Key (id)=(37) already exists",
-                        "SQLSTATE 23505",
-                        "Nothing of this epoch becomes visible");
+        assertNamesRecord37(
+                message,
+                "duplicate key value violates unique constraint \"" + table + "_pkey\"",
+                "Key (id)=(37) already exists",
+                "SQLSTATE 23505",
+                "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(1);
         assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id = 37 AND payload = 'there before the job'"))
                 .isEqualTo(1);
@@ -236,17 +213,12 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        "duplicate key value violates unique constraint",
-                        "Key (id)=(5) already exists",
-                        "SQLSTATE 23505",
-                        "Nothing of this epoch becomes visible");
+        assertNamesRecord37(
+                message,
+                "duplicate key value violates unique constraint",
+                "Key (id)=(5) already exists",
+                "SQLSTATE 23505",
+                "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -267,15 +239,10 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertThat(message)
-                .containsSubsequence(
-                        sinkAndSubtask(0, 1),
-                        "table \"" + table + "\"",
-                        "epoch of checkpoint 1",
-                        "record #37 of the epoch",
-                        "[37]",
-                        "the row mapper or statement builder threw java.lang.IllegalStateException: no payload for order 37",
-                        "Nothing of this epoch becomes visible");
+        assertNamesRecord37(
+                message,
+                "the row mapper or statement builder threw java.lang.IllegalStateException: no payload for order 37",
+                "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -415,6 +382,99 @@ class BadInputITCase extends ExactlyOnceTestBase {
         assertNothingOfTheEpochVisible(1);
     }
 
+    /** Each bad input of this class once more through binary COPY (the default write method). */
+    enum CopyCase {
+        NULL_IN_NOT_NULL("(id bigint NOT NULL, payload text NOT NULL)", "row-", null,
+                "null value in column \"payload\"", "SQLSTATE 23502"),
+        VALUE_TOO_LONG("(id bigint NOT NULL, payload varchar(5) NOT NULL)", "ok", "far-too-long",
+                "value too long for type character varying(5)", "SQLSTATE 22001"),
+        CHECK_VIOLATION("(id bigint NOT NULL, payload text NOT NULL CONSTRAINT payload_not_blank CHECK (payload <> ''))",
+                "row-", "", "violates check constraint \"payload_not_blank\"", "SQLSTATE 23514"),
+        UNIQUE_VIOLATION("(id bigint NOT NULL, payload text NOT NULL, CONSTRAINT one_payload UNIQUE (payload))", "row-", "row-5",
+                "duplicate key value violates unique constraint \"one_payload\"", "SQLSTATE 23505"),
+        /** A value the encoder cannot write as the column's type: refused before anything is sent. */
+        WRONG_TYPE("(id bigint NOT NULL, payload bigint NOT NULL)", null, "thirty-seven",
+                "column \"payload\": expected bigint", "got java.lang.String"),
+        MAPPER_THROWS("(id bigint NOT NULL, payload text NOT NULL)", "row-", "throw",
+                "the row mapper or statement builder threw java.lang.IllegalStateException: no payload for order 37", "");
+
+        final String definition;
+        final String good; // payload prefix of good records (+ id); null: the id itself
+        final String bad; // payload of record #37
+        final String reason;
+        final String detail;
+
+        CopyCase(String definition, String good, String bad, String reason, String detail) {
+            this.definition = definition;
+            this.good = good;
+            this.bad = bad;
+            this.reason = reason;
+            this.detail = detail;
+        }
+
+        Object payload(long id) {
+            if (id != BAD) {
+                return good == null ? (Object) id : good.equals("ok") ? good : good + id;
+            }
+            if ("throw".equals(bad)) {
+                throw new IllegalStateException("no payload for order " + id);
+            }
+            return bad;
+        }
+    }
+
+    /**
+     * Binary COPY streams ahead of the server's answers, yet the message names the same record: the
+     * server names the refused row's line, the encoder or row mapper the record it was given.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(CopyCase.class)
+    void copyNamesTheBadRecord(CopyCase bad) throws Exception {
+        recreateTable(bad.definition);
+        PostgresSinkBuilder<Long> sink =
+                sinkBuilder(sinkId, table).writeMethod(WriteMethod.COPY).rows(id -> new Object[] {id, bad.payload(id)});
+
+        String message = failure(idsInOrder(env1()), sink);
+
+        assertNamesRecord37(
+                message,
+                bad.reason,
+                bad.detail,
+                "Nothing of this epoch becomes visible");
+        assertNothingOfTheEpochVisible(0);
+    }
+
+    /**
+     * "No endless restart loop without saying why": with restarts allowed, every attempt fails on the
+     * same record with the same message (the job's exception history shows each), and when the
+     * restarts are spent the job's final failure is that message too.
+     */
+    @Test
+    void everyRestartFailsWithTheSameClearMessage(@InjectMiniCluster MiniCluster cluster) throws Exception {
+        StreamExecutionEnvironment env = env(1, NO_CHECKPOINT, fixedDelayRestarts(3, Duration.ofMillis(100)));
+        DataStream<Long> input = idsInOrder(env);
+        input.sinkTo(sinkBuilder(sinkId, table).rows(id -> new Object[] {id, id == BAD ? null : "row-" + id}).build());
+        JobClient job = env.executeAsync("bad input, restarting");
+        String last = sinkMessage(catchThrowable(() -> job.getJobExecutionResult().get()), job.getJobID());
+
+        String why = "record #37 of the epoch (counting from 0) [37]";
+        assertThat(last).containsSubsequence(sinkAndSubtask(0, 1).replace("attempt 0", "attempt 3"), why, "SQLSTATE 23502",
+                "fail the same way after every restart");
+        List<String> failures = JobFailures.of(cluster, job.getJobID()).stream()
+                .filter(f -> f.contains("sink '" + sinkId + "'"))
+                .collect(Collectors.toList());
+        // Attempts 0 to 3 each failed on the record; the history's last entry is the job's own failure
+        // ("recovery is suppressed"), caused by attempt 3's.
+        assertThat(failures).as("the sink's failures").hasSizeBetween(4, 5)
+                .noneMatch(f -> f.contains(sinkAndSubtask(0, 1).replace("attempt 0", "attempt 4")));
+        for (int attempt = 0; attempt < 4; attempt++) {
+            String expected = sinkAndSubtask(0, 1).replace("attempt 0", "attempt " + attempt);
+            assertThat(failures).as("attempt %s", attempt)
+                    .anySatisfy(f -> assertThat(f).contains(expected).contains(why).contains("SQLSTATE 23502"));
+        }
+        assertNothingOfTheEpochVisible(0);
+    }
+
     // ------------------------------------------------------------------------------------------------
 
     /** Ids 0, 1, 2, ... for ever (about 2,000 a second), from one source subtask, in order. */
@@ -452,6 +512,17 @@ class BadInputITCase extends ExactlyOnceTestBase {
     /** Ids 0..49 in this order into one sink subtask: record #k of the epoch is id k. */
     private static DataStream<Long> idsInOrder(StreamExecutionEnvironment env) {
         return env.fromData(LongStream.range(0, RECORDS).boxed().collect(Collectors.toList()));
+    }
+
+    /**
+     * The message names, in this order, the sink and subtask 0/1, the table, the epoch, record #37 and
+     * its rendering, then {@code more}.
+     */
+    private void assertNamesRecord37(String message, String... more) {
+        List<String> expected = new java.util.ArrayList<>(List.of(
+                sinkAndSubtask(0, 1), "table \"" + table + "\"", "epoch of checkpoint 1", "record #37 of the epoch", "[37]"));
+        expected.addAll(List.of(more));
+        assertThat(message).containsSubsequence(expected);
     }
 
     private String sinkAndSubtask(int subtask, int parallelism) {

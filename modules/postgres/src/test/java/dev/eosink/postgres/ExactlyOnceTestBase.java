@@ -47,7 +47,15 @@ public abstract class ExactlyOnceTestBase {
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
-    protected final PostgresFixture db = PostgresFixture.get();
+    protected final PostgresFixture db = server();
+
+    /**
+     * The server this class's tests run against: the shared one, unless a class needs one of its own
+     * (to crash it). Called while the test instance is constructed, so only static state is ready.
+     */
+    protected PostgresFixture server() {
+        return PostgresFixture.get();
+    }
 
     /** Unique per test: the table and the sink id. */
     protected String table;
@@ -106,15 +114,21 @@ public abstract class ExactlyOnceTestBase {
      * options (a savepoint to restore from: {@code StateRecoveryOptions.SAVEPOINT_PATH}).
      */
     protected static StreamExecutionEnvironment env(int parallelism, long checkpointMillis, Configuration extra) {
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 50);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        Configuration conf = fixedDelayRestarts(50, Duration.ofMillis(100));
         conf.addAll(extra);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(parallelism);
         env.enableCheckpointing(checkpointMillis);
         return env;
+    }
+
+    /** A fixed-delay restart strategy, for {@link #env(int, long, Configuration)}. */
+    protected static Configuration fixedDelayRestarts(int attempts, Duration delay) {
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, attempts);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, delay);
+        return conf;
     }
 
     /** Ids 0..n-1, replayable from checkpoints, at about {@code perSecond} records per second. */

@@ -1,9 +1,11 @@
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.postgres.internal.PostgresDatabase;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,6 +62,24 @@ class PostgresSinkBuilderTest {
         assertThatThrownBy(() -> valid().columns("a", "a")).hasMessageContaining("listed twice");
         assertThatThrownBy(() -> valid().jdbcUrl("jdbc:mysql://h/db")).hasMessageContaining("Not a PostgreSQL JDBC URL");
         assertThatThrownBy(() -> valid().commitRetries(-1).build()).hasMessageContaining("commitRetries");
+    }
+
+    /** Timeouts are on by default and documented; whatever the user gives the driver wins. */
+    @Test
+    void networkDefaultsYieldToTheUsersDriverProperties() {
+        assertThat(driverProperty(valid(), "socketTimeout")).isEqualTo("120");
+        assertThat(driverProperty(valid(), "tcpKeepAlive")).isEqualTo("true");
+        assertThat(driverProperty(valid().networkTimeout(Duration.ofMillis(2_500)), "socketTimeout")).isEqualTo("3");
+        assertThat(driverProperty(valid().networkTimeout(Duration.ZERO), "socketTimeout")).isNull();
+        assertThat(driverProperty(valid().property("socketTimeout", "0"), "socketTimeout")).isEqualTo("0");
+        assertThat(driverProperty(valid().property("tcpKeepAlive", "false"), "tcpKeepAlive")).isEqualTo("false");
+        // Set in the URL: the driver reads it from there, the sink adds nothing.
+        assertThat(driverProperty(valid().jdbcUrl("jdbc:postgresql://h/db?ssl=true&socketTimeout=7"), "socketTimeout")).isNull();
+        assertThatThrownBy(() -> valid().networkTimeout(Duration.ofMillis(10))).hasMessageContaining("networkTimeout");
+    }
+
+    private static String driverProperty(PostgresSinkBuilder<Long> builder, String key) {
+        return ((PostgresDatabase<?>) builder.build().database()).connection().property(key);
     }
 
     @Test

@@ -12,8 +12,11 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
@@ -27,7 +30,8 @@ import java.util.regex.Pattern;
  * <pre>{@code
  * try (TcpProxy proxy = TcpProxy.to(postgres.jdbcUrl())) {
  *     String url = proxy.jdbcUrl(postgres.jdbcUrl());   // the same URL, through the proxy
- *     ... proxy.cutAll(); proxy.stall(); proxy.resume(); proxy.cutWhenClientSends("COMMIT PREPARED");
+ *     ... proxy.cutAll(); proxy.stall(); proxy.resume(); proxy.stallFor(Duration.ofSeconds(5));
+ *     ... proxy.cutWhenClientSends("COMMIT PREPARED");
  * }
  * }</pre>
  *
@@ -111,6 +115,16 @@ public final class TcpProxy implements AutoCloseable {
             stalled = true;
         }
         LOG.info("{}: stalled", this);
+    }
+
+    /**
+     * {@link #stall()} now and {@link #resume()} after {@code duration}, without blocking the caller
+     * (which may be a fault hook on a task thread that must go on to run into the stall).
+     */
+    public void stallFor(Duration duration) {
+        stall();
+        CompletableFuture.runAsync(this::resume,
+                CompletableFuture.delayedExecutor(duration.toMillis(), TimeUnit.MILLISECONDS));
     }
 
     /** Forwards again after {@link #stall()}. */

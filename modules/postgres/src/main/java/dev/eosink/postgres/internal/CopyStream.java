@@ -25,6 +25,7 @@ final class CopyStream {
     private static final Pattern COPY_LINE = Pattern.compile("COPY [^,]*, line (\\d+)");
 
     private final Connection connection;
+    private final IoWatchdog io;
     private final String sql;
     private final BinaryCopyEncoder encoder;
     private final BinaryCopyEncoder.Buffer buffer = new BinaryCopyEncoder.Buffer(SEND_BYTES + 4096);
@@ -36,9 +37,10 @@ final class CopyStream {
     private final int maxRows;
     private int rowsBuffered;
 
-    CopyStream(Connection connection, SqlIdentifier table, java.util.List<String> columns, BinaryCopyEncoder encoder,
-            int maxRows) {
+    CopyStream(Connection connection, IoWatchdog io, SqlIdentifier table, java.util.List<String> columns,
+            BinaryCopyEncoder encoder, int maxRows) {
         this.connection = connection;
+        this.io = io;
         this.maxRows = maxRows;
         this.encoder = encoder;
         this.sql = "COPY " + table.sql() + " ("
@@ -53,7 +55,7 @@ final class CopyStream {
     /** Starts the COPY (in the open transaction: autocommit is off). */
     void start() throws SQLException {
         unusable = false;
-        copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(sql);
+        copy = io.call("starting COPY", () -> connection.unwrap(PGConnection.class).getCopyAPI().copyIn(sql));
         buffer.clear();
         BinaryCopyEncoder.header(buffer);
     }
@@ -70,8 +72,12 @@ final class CopyStream {
     void send() throws SQLException {
         if (buffer.size() > 0) {
             try {
-                copy.writeToCopy(buffer.array(), 0, buffer.size());
-                copy.flushCopy(); // pgjdbc buffers until flushed: rows must reach the server as they come
+                // The one place where a stalled network blocks a write for good: watched.
+                io.call("sending COPY data", () -> {
+                    copy.writeToCopy(buffer.array(), 0, buffer.size());
+                    copy.flushCopy(); // pgjdbc buffers until flushed: rows must reach the server as they come
+                    return null;
+                });
                 rowsBuffered = 0;
             } catch (SQLException e) {
                 cancel(); // a failed COPY must release the connection, or every later statement waits forever
@@ -86,7 +92,7 @@ final class CopyStream {
         BinaryCopyEncoder.trailer(buffer);
         send();
         try {
-            long rows = copy.endCopy();
+            long rows = io.call("ending COPY", copy::endCopy);
             copy = null;
             return rows;
         } catch (SQLException e) {
@@ -108,7 +114,10 @@ final class CopyStream {
         if (active != null) {
             try {
                 if (active.isActive()) {
-                    active.cancelCopy();
+                    io.call("cancelling COPY", () -> {
+                        active.cancelCopy();
+                        return null;
+                    });
                 }
                 unusable |= active.isActive();
             } catch (SQLException e) {

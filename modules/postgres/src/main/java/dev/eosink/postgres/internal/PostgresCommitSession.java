@@ -26,18 +26,20 @@ final class PostgresCommitSession implements CommitSession {
     private final SubtaskContext context;
     private final MarkerTable markers;
     private final HikariDataSource pool;
+    private final Duration networkTimeout;
 
-    PostgresCommitSession(SubtaskContext context, MarkerTable markers, HikariDataSource pool) {
+    PostgresCommitSession(SubtaskContext context, MarkerTable markers, HikariDataSource pool, Duration networkTimeout) {
         this.context = context;
         this.markers = markers;
         this.pool = pool;
+        this.networkTimeout = networkTimeout;
     }
 
     @Override
     public Attempt commit(TransactionId id) throws IOException {
         try (Connection c = pool.getConnection();
                 Statement s = c.createStatement()) {
-            s.execute("COMMIT PREPARED " + SqlIdentifier.literal(id.toString()));
+            watched(c).call("COMMIT PREPARED", () -> s.execute("COMMIT PREPARED " + SqlIdentifier.literal(id.toString())));
             return Attempt.COMMITTED;
         } catch (SQLException e) {
             switch (PostgresErrors.onCommit(e)) {
@@ -71,9 +73,11 @@ final class PostgresCommitSession implements CommitSession {
         try (Connection c = pool.getConnection();
                 PreparedStatement s = c.prepareStatement(markers.existsSql())) {
             s.setString(1, id.toString());
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next();
-            }
+            return watched(c).call("the marker lookup", () -> {
+                try (ResultSet rs = s.executeQuery()) {
+                    return rs.next();
+                }
+            });
         } catch (SQLException e) {
             if (PostgresErrors.isTransient(e)) {
                 throw new RetriableCommitException("marker lookup of " + id + ": " + e.getMessage(), e);
@@ -90,10 +94,15 @@ final class PostgresCommitSession implements CommitSession {
                 PreparedStatement s = c.prepareStatement(markers.pruneSql())) {
             s.setString(1, context.sinkId());
             s.setDouble(2, retention.toMillis() / 1000.0);
-            return s.executeUpdate();
+            return watched(c).call("pruning markers", s::executeUpdate);
         } catch (SQLException e) {
             throw new SinkException(context + ": pruning " + markers.table() + " failed: " + e.getMessage(), e);
         }
+    }
+
+    /** Bounds a call on {@code c}: see {@link IoWatchdog}. */
+    private IoWatchdog watched(Connection c) {
+        return new IoWatchdog(c, networkTimeout, context);
     }
 
     @Override

@@ -20,6 +20,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -51,6 +52,10 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     private final WriteMethod writeMethod;
     private final List<String> upsertKey; // null: insert
     private final RowKindFunction<IN> rowKind; // null: every record is an INSERT
+    /** Bound of every call into the driver during an epoch or a commit; ZERO: unbounded. */
+    private final Duration networkTimeout;
+    /** Where refused records go; null: a refused record fails the epoch (the default). */
+    private final SqlIdentifier deadLetterTable;
 
     public PostgresDatabase(
             PostgresConnection connection,
@@ -60,7 +65,9 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             int batchSize,
             WriteMethod writeMethod,
             List<String> upsertKey,
-            RowKindFunction<IN> rowKind) {
+            RowKindFunction<IN> rowKind,
+            Duration networkTimeout,
+            SqlIdentifier deadLetterTable) {
         this.connection = connection;
         this.statement = statement;
         this.markers = markers;
@@ -69,6 +76,12 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         this.writeMethod = writeMethod;
         this.upsertKey = upsertKey == null ? null : List.copyOf(upsertKey);
         this.rowKind = rowKind;
+        this.networkTimeout = networkTimeout;
+        this.deadLetterTable = deadLetterTable;
+    }
+
+    SqlIdentifier deadLetterTable() {
+        return deadLetterTable;
     }
 
     RowKindFunction<IN> rowKind() {
@@ -115,15 +128,18 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             }
             checkPreparedTransactions(c, context);
             ensureMarkerTable(c, context);
+            ensureDeadLetterTable(c, context);
             checkTarget(c, context);
             List<String[]> types = statement.table() == null
                     ? List.of()
                     : columnTypes(c, statement.table(), statement.columnsOrEmpty());
-            Object path = rowPath(c, context, types);
+            IoWatchdog io = new IoWatchdog(c, networkTimeout, context);
+            Object path = rowPath(c, io, context, types);
             String insertSql = statement.sqlWithCasts(types.stream().map(t -> t[1]).collect(Collectors.toList()));
-            return new PostgresWriterSession<>(context, this, c, insertSql,
+            return new PostgresWriterSession<>(context, this, c, io, insertSql,
                     path instanceof CopyStream ? (CopyStream) path : null,
-                    path instanceof UpsertBuffer ? (UpsertBuffer) path : null);
+                    path instanceof UpsertBuffer ? (UpsertBuffer) path : null,
+                    deadLetterTable == null ? null : new DeadLetters(deadLetterTable));
         } catch (SQLException e) {
             closeQuietly(c, e);
             throw new SinkException(
@@ -145,7 +161,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     @Override
     public CommitSession openCommitter(SubtaskContext context) throws IOException {
         String name = applicationName(context, "committer");
-        return new PostgresCommitSession(context, markers, connection.pool(name, name, 2));
+        return new PostgresCommitSession(context, markers, connection.pool(name, name, 2), networkTimeout);
     }
 
     private Connection connect(SubtaskContext context, String role) throws SinkException {
@@ -302,6 +318,36 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         }
     }
 
+    /** Like the marker table: created when missing if the sink may, and the role must be able to INSERT. */
+    private void ensureDeadLetterTable(Connection c, SubtaskContext context) throws SQLException, SinkException {
+        if (deadLetterTable == null) {
+            return;
+        }
+        String role = currentRole(c);
+        checkSchemaUsage(c, context, role, deadLetterTable, "dead-letter table");
+        if (!exists(c, deadLetterTable)) {
+            if (!createMarkerTable) {
+                throw new SinkException(context + ": dead-letter table " + deadLetterTable + " does not exist. Remedy: "
+                        + "create it (" + DeadLetters.createSql(deadLetterTable) + ") and GRANT INSERT on it to " + role
+                        + ", or allow the sink to create its tables (createMarkerTable(true)).");
+            }
+            try (Statement s = c.createStatement()) {
+                s.execute(DeadLetters.createSql(deadLetterTable));
+                LOG.info("{}: created dead-letter table {}", context, deadLetterTable);
+            } catch (SQLException e) {
+                if (!exists(c, deadLetterTable)) { // another subtask may have won the race
+                    throw new SinkException(context + ": could not create dead-letter table " + deadLetterTable + ": "
+                            + oneLine(e) + ". Remedy: create it (" + DeadLetters.createSql(deadLetterTable)
+                            + ") and GRANT INSERT on it to " + role + ".", e);
+                }
+            }
+        }
+        if (!missingPrivileges(c, deadLetterTable, "INSERT").isEmpty()) {
+            throw new SinkException(context + ": the role " + role + " lacks INSERT on dead-letter table " + deadLetterTable
+                    + ". Remedy: GRANT INSERT ON " + deadLetterTable + " TO " + role + ".");
+        }
+    }
+
     private void checkTarget(Connection c, SubtaskContext context) throws SQLException, SinkException {
         SqlIdentifier table = statement.table();
         if (table == null) {
@@ -348,7 +394,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
      * How rows reach the table: upserts through {@link UpsertBuffer}, inserts through binary COPY when
      * every column's type has an encoder, otherwise (or when asked) through JDBC batches (null).
      */
-    private Object rowPath(Connection c, SubtaskContext context, List<String[]> types) throws SQLException, SinkException {
+    private Object rowPath(Connection c, IoWatchdog io, SubtaskContext context, List<String[]> types)
+            throws SQLException, SinkException {
         SqlIdentifier table = statement.table();
         if (table == null) {
             return null; // user SQL
@@ -363,6 +410,12 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         if (writeMethod != WriteMethod.COPY) {
             return null;
         }
+        if (deadLetterTable != null) {
+            // A refused row aborts a COPY and everything it streamed so far; only statements of a
+            // batch can be undone one by one (savepoints), which keeping refused records needs.
+            LOG.info("{}: a dead-letter table is configured, so inserts go as JDBC batches, not COPY", context);
+            return null;
+        }
         Optional<BinaryCopyEncoder> encoder =
                 BinaryCopyEncoder.forTypes(columns, types.stream().map(t -> t[0]).collect(Collectors.toList()));
         if (encoder.isEmpty()) {
@@ -370,7 +423,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     context, table, types.stream().map(t -> t[0]).collect(Collectors.toList()));
             return null;
         }
-        return new CopyStream(c, table, columns, encoder.get(), batchSize);
+        return new CopyStream(c, io, table, columns, encoder.get(), batchSize);
     }
 
     /** Per column, in the given order: {typname, format_type}. */
@@ -399,12 +452,12 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     /** ON CONFLICT needs a unique index on exactly the key columns: EXPLAIN finds out without writing. */
     private void checkUpsertKey(Connection c, SubtaskContext context, UpsertBuffer upserts) throws SinkException, SQLException {
         try (Statement s = c.createStatement()) {
-            s.executeQuery("EXPLAIN " + upserts.upsertSql().replace("?", "NULL")).close();
+            s.executeQuery("EXPLAIN " + upserts.upsertSqlWithNulls()).close();
         } catch (SQLException e) {
             if ("42P10".equals(e.getSQLState())) {
                 throw new SinkException(context + ": upsert key " + upsertKey + " of table " + statement.table()
                         + " has no unique index or constraint on exactly those columns, which INSERT ... ON CONFLICT "
-                        + "needs. Remedy: CREATE UNIQUE INDEX ON " + statement.table() + " (" + String.join(", ", upsertKey)
+                        + "needs. Remedy: CREATE UNIQUE INDEX ON " + statement.table() + " (" + upsertKey.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
                         + "), or give upsert(...) the columns of the primary key.", e);
             }
             throw e;
@@ -509,6 +562,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
 
     @Override
     public String toString() {
-        return "PostgresDatabase{" + connection.describe() + ", " + target() + ", markers " + markers.table() + "}";
+        return "PostgresDatabase{" + connection.describe() + ", " + target() + ", markers " + markers.table()
+                + (deadLetterTable == null ? "" : ", dead letters " + deadLetterTable) + "}";
     }
 }

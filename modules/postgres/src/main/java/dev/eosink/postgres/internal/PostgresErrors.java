@@ -68,6 +68,15 @@ public final class PostgresErrors {
                 || state.equals("40P01");
     }
 
+    /**
+     * The database refused a record for its data (data exception 22xxx, constraint violation 23xxx,
+     * datatype mismatch 42804): another record may well pass, so it may go to a dead-letter table.
+     */
+    public static boolean rejectsRecord(SQLException e) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        return state.startsWith("22") || state.startsWith("23") || state.equals("42804");
+    }
+
     /** The remedy to print for a fatal commit error, or empty. */
     public static String commitRemedy(SQLException e) {
         String state = e.getSQLState();

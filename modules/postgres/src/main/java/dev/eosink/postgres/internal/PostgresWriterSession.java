@@ -17,6 +17,7 @@ import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Savepoint;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -42,6 +43,8 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     private final SubtaskContext context;
     private final PostgresDatabase<IN> database;
     private final Connection connection;
+    /** Bounds every call of an epoch (writes, PREPARE, rollback): see {@link IoWatchdog}. */
+    private final IoWatchdog io;
     private final int lockClass;
 
     private PreparedStatement insert;
@@ -62,6 +65,8 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     private final CopyStream copy;
     /** Upserts and deletes by key, or null. With neither, JDBC batches of the insert statement. */
     private final UpsertBuffer upserts;
+    /** Records the database refused, kept for the dead-letter table; null: a refused record fails the epoch. */
+    private final DeadLetters deadLetters;
     private long rowsInEpoch;
 
     /** The batch path's statement: the generated INSERT with casts, or the user's SQL. */
@@ -71,16 +76,20 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             SubtaskContext context,
             PostgresDatabase<IN> database,
             Connection connection,
+            IoWatchdog io,
             String insertSql,
             CopyStream copy,
-            UpsertBuffer upserts) {
+            UpsertBuffer upserts,
+            DeadLetters deadLetters) {
         this.insertSql = insertSql;
         this.context = context;
         this.database = database;
         this.connection = connection;
+        this.io = io;
         this.lockClass = PostgresDatabase.lockClass(context.sinkId());
         this.copy = copy;
         this.upserts = upserts;
+        this.deadLetters = deadLetters;
     }
 
     /**
@@ -227,6 +236,10 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             database.statement().bind(insert, record);
             insert.addBatch();
         } catch (Exception e) {
+            if (deadLetters != null && !(e instanceof SQLException && PostgresErrors.isTransient((SQLException) e))) {
+                reject(positionInEpoch, record, e); // the row mapper or binder threw: nothing was sent
+                return;
+            }
             throw writeError(e, Position.exact(positionInEpoch, record));
         }
         // Kept in step with the JDBC batch: entry i of the batch is batch.get(i).
@@ -300,6 +313,9 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         }
         rowsInEpoch = 0;
         recent.clear();
+        if (deadLetters != null) {
+            deadLetters.clear();
+        }
         transactionOpen = true;
     }
 
@@ -320,7 +336,10 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                 long first = upserts.firstPosition();
                 long last = upserts.lastPosition();
                 try {
-                    upserts.execute(connection);
+                    io.call("upserting a batch", () -> {
+                        upserts.execute(connection);
+                        return null;
+                    });
                 } catch (SQLException e) {
                     throw writeError(e, Position.batch(first, last)
                             .because("one statement upserts the whole batch (the last record of each key)"));
@@ -332,7 +351,11 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             return;
         }
         try {
-            insert.executeBatch();
+            if (deadLetters == null) {
+                io.call("sending a batch", insert::executeBatch);
+            } else {
+                sendBatchKeepingRejected();
+            }
         } catch (SQLException e) {
             throw writeError(e, failedEntry(e));
         } catch (AssertionError e) {
@@ -340,6 +363,62 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             throw writeError(lost, failedEntry(lost));
         }
         batch.clear();
+    }
+
+    /**
+     * With a dead-letter table: the batch goes out after a savepoint. When the database refuses a
+     * record of it, the batch is undone back to the savepoint and sent again record by record, each
+     * after a savepoint of its own, so that a refused record is undone alone and kept for the
+     * dead-letter table while the others stay in the epoch. Only records the database refuses for
+     * their data are kept (PostgresErrors.rejectsRecord); anything else fails the epoch as always.
+     */
+    private void sendBatchKeepingRejected() throws SQLException, SinkException {
+        Savepoint beforeBatch = connection.setSavepoint();
+        try {
+            io.call("sending a batch", insert::executeBatch);
+        } catch (SQLException e) {
+            if (!PostgresErrors.rejectsRecord(e)) {
+                throw e;
+            }
+            connection.rollback(beforeBatch);
+            insert.clearBatch();
+            for (int i = 0; i < batch.size(); i++) {
+                sendOneKeepingRejected(batchFirstPosition + i, batch.get(i));
+            }
+        }
+        connection.releaseSavepoint(beforeBatch);
+    }
+
+    private void sendOneKeepingRejected(long position, IN record) throws SQLException, SinkException {
+        Savepoint beforeRecord = connection.setSavepoint();
+        try {
+            database.statement().bind(insert, record);
+            io.call("sending a record", insert::executeUpdate);
+        } catch (SQLException e) {
+            if (!PostgresErrors.rejectsRecord(e)) {
+                throw e;
+            }
+            connection.rollback(beforeRecord);
+            reject(position, record, e);
+        } catch (Exception e) { // the binder threw this time (it did not when the record was batched)
+            reject(position, record, e);
+        }
+        connection.releaseSavepoint(beforeRecord);
+    }
+
+    /** Keeps a refused record for the dead-letter table, or fails the epoch when it has kept too many. */
+    private void reject(long position, IN record, Exception e) throws SinkException {
+        String error = e instanceof SQLException
+                ? rootMessage(e)
+                : "the row mapper or statement builder threw " + e.getClass().getName() + ": " + e.getMessage();
+        String state = e instanceof SQLException ? ((SQLException) e).getSQLState() : null;
+        if (!deadLetters.add(position, renderPlain(record), state, error)) {
+            throw new SinkException("writing into " + database.statement().describe() + " failed at record #" + position
+                    + " of the epoch " + render(record) + ": " + sentence(error) + ". More than " + DeadLetters.MAX_PER_EPOCH
+                    + " records of this epoch were refused, which is no longer a few bad records but a broken job (a "
+                    + "wrong column, a changed schema?), so the epoch fails instead of filling the dead-letter table. "
+                    + "Nothing of this epoch becomes visible", e);
+        }
     }
 
     /**
@@ -422,15 +501,24 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         }
         boolean markerWritten = false;
         try {
+            if (deadLetters != null && deadLetters.size() > 0) {
+                int kept = deadLetters.size();
+                io.call("writing the dead letters", () -> {
+                    deadLetters.write(connection, id);
+                    return null;
+                });
+                LOG.warn("{}: {} kept {} refused records of the epoch in dead-letter table {}", context, id, kept,
+                        database.deadLetterTable());
+            }
             marker.setString(1, id.toString());
             marker.setString(2, id.sinkId());
             marker.setInt(3, id.subtask());
             marker.setLong(4, id.checkpointId());
             marker.setLong(5, rows);
-            marker.executeUpdate();
+            io.call("writing the marker row", marker::executeUpdate);
             markerWritten = true;
             try (Statement s = connection.createStatement()) {
-                s.execute("PREPARE TRANSACTION " + SqlIdentifier.literal(id.toString()));
+                io.call("PREPARE TRANSACTION", () -> s.execute("PREPARE TRANSACTION " + SqlIdentifier.literal(id.toString())));
             }
             transactionOpen = false;
         } catch (SQLException e) {
@@ -474,6 +562,9 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     @Override
     public void abortOpen() throws IOException {
         batch.clear();
+        if (deadLetters != null) {
+            deadLetters.clear();
+        }
         if (upserts != null) {
             upserts.clear();
         }
@@ -494,7 +585,10 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         transactionOpen = false;
         try {
             if (!connection.isClosed()) {
-                connection.rollback();
+                io.call("rolling back the open transaction", () -> {
+                    connection.rollback();
+                    return null;
+                });
             }
         } catch (SQLException e) {
             throw new SinkException(context + ": rolling back the open transaction failed", e);
@@ -523,8 +617,11 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             what = "The record could not be turned into statement parameters, so nothing was sent for it. "
                     + PostgresErrors.SAME_AFTER_RESTART;
         }
+        // A lost connection is about no record: naming a batch "the database refused" would mislead.
+        boolean connectionLost = e instanceof SQLException && PostgresErrors.isTransient((SQLException) e);
         return new SinkException(
-                "writing into " + database.statement().describe() + " failed " + position.describe() + ": " + reason
+                "writing into " + database.statement().describe() + " failed"
+                        + (connectionLost ? "" : " " + position.describe()) + ": " + reason
                         + ". " + what + ".",
                 e);
     }
@@ -582,13 +679,18 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     }
 
     private static String render(Object record) {
+        return "[" + renderPlain(record) + "]";
+    }
+
+    /** The record's toString, cut at {@value #MAX_RENDERED} characters. */
+    private static String renderPlain(Object record) {
         String s;
         try {
             s = String.valueOf(record);
         } catch (RuntimeException e) {
             s = record.getClass().getName() + " (toString failed)";
         }
-        return "[" + (s.length() > MAX_RENDERED ? s.substring(0, MAX_RENDERED) + "..." : s) + "]";
+        return s.length() > MAX_RENDERED ? s.substring(0, MAX_RENDERED) + "..." : s;
     }
 
     /** The server's message of the first error in a chain (pgjdbc hides it behind getNextException). */

@@ -35,6 +35,7 @@ final class UpsertBuffer {
     private static final Object DELETE = new Object();
 
     private final String upsertSql;
+    private final String upsertWithNulls;
     private final String deleteSql;
     private final int columns;
     private final int[] keyIndexes;
@@ -47,8 +48,19 @@ final class UpsertBuffer {
     UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, List<String> keyColumns) {
         this.columns = columns.size();
         this.keyIndexes = keyColumns.stream().mapToInt(columns::indexOf).toArray();
+        this.upsertSql = upsertSql(table, columns, columnTypes, keyColumns, "?");
+        this.upsertWithNulls = upsertSql(table, columns, columnTypes, keyColumns, "NULL");
+        String keys = keyColumns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
+        String keyArrays = Arrays.stream(keyIndexes).mapToObj(i -> "?::text[]::" + columnTypes.get(i) + "[]")
+                .collect(Collectors.joining(", "));
+        this.deleteSql = "DELETE FROM " + table.sql() + " WHERE (" + keys + ") IN (SELECT * FROM unnest(" + keyArrays + "))";
+    }
+
+    /** The upsert with {@code parameter} for each column's array: "?" to bind, "NULL" to EXPLAIN. */
+    private static String upsertSql(
+            SqlIdentifier table, List<String> columns, List<String> columnTypes, List<String> keyColumns, String parameter) {
         String cols = columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
-        String arrays = columnTypes.stream().map(t -> "?::text[]::" + t + "[]").collect(Collectors.joining(", "));
+        String arrays = columnTypes.stream().map(t -> parameter + "::text[]::" + t + "[]").collect(Collectors.joining(", "));
         String keys = keyColumns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
         List<String> others = new ArrayList<>(columns);
         others.removeAll(keyColumns);
@@ -56,15 +68,16 @@ final class UpsertBuffer {
                 ? "DO NOTHING"
                 : "DO UPDATE SET " + others.stream().map(c -> SqlIdentifier.quote(c) + " = EXCLUDED." + SqlIdentifier.quote(c))
                         .collect(Collectors.joining(", "));
-        this.upsertSql = "INSERT INTO " + table.sql() + " (" + cols + ") SELECT * FROM unnest(" + arrays + ") ON CONFLICT ("
+        return "INSERT INTO " + table.sql() + " (" + cols + ") SELECT * FROM unnest(" + arrays + ") ON CONFLICT ("
                 + keys + ") " + action;
-        String keyArrays = Arrays.stream(keyIndexes).mapToObj(i -> "?::text[]::" + columnTypes.get(i) + "[]")
-                .collect(Collectors.joining(", "));
-        this.deleteSql = "DELETE FROM " + table.sql() + " WHERE (" + keys + ") IN (SELECT * FROM unnest(" + keyArrays + "))";
     }
 
-    String upsertSql() {
-        return upsertSql;
+    /**
+     * The upsert with NULL arrays instead of parameters, to EXPLAIN at start. Not by replacing "?" in
+     * the statement: a quoted column name may contain one.
+     */
+    String upsertSqlWithNulls() {
+        return upsertWithNulls;
     }
 
     /** Adds a record's row (or its delete); returns false for UPDATE_BEFORE, which carries nothing to write. */

@@ -28,6 +28,17 @@ class PostgresErrorsTest {
         }
     }
 
+    /** What a dead-letter table may keep: a record's data was refused, nothing else. */
+    @Test
+    void onlyDataErrorsRejectARecord() {
+        for (String state : new String[] {"23502", "23505", "23514", "22001", "22P02", "42804"}) {
+            assertThat(PostgresErrors.rejectsRecord(state(state))).as(state).isTrue();
+        }
+        for (String state : new String[] {"08006", "57P01", "55P03", "40P01", "42501", "42P01", null}) {
+            assertThat(PostgresErrors.rejectsRecord(state(state))).as(state).isFalse();
+        }
+    }
+
     @Test
     void lostConnectionsWithoutStateAreRetried() {
         assertThat(PostgresErrors.onCommit(new SQLRecoverableException("gone"))).isEqualTo(RETRY);

@@ -1,0 +1,136 @@
+package dev.eosink.postgres.internal;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Bounds every call the sink makes into the driver on one connection: a call that has not returned
+ * within the network timeout, or whose thread was interrupted (Flink cancelling the task), has its
+ * connection aborted from another thread, which ends the call with an I/O error.
+ *
+ * <p>Why not the driver's socketTimeout alone: it bounds reads only. A write into a peer that stopped
+ * reading (a stalled network, a hung server) blocks in the kernel once the buffers in between are
+ * full, forever, and neither a socket timeout nor a thread interrupt ends it; Flink's task
+ * cancellation would then escalate to killing the whole TaskManager. {@code Connection.abort} closes
+ * the socket, and that does end it ({@code TcpProxyITCase} pins both facts).
+ */
+final class IoWatchdog {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IoWatchdog.class);
+
+    /** How often a running call is looked at: the delay with which a cancelled task's call ends. */
+    private static final long CHECK_MILLIS = 250;
+
+    /**
+     * One timer thread for every session of the JVM. It ends when idle for a while, so that a
+     * finished job's classes are not held by a thread of theirs.
+     */
+    private static final ScheduledThreadPoolExecutor TIMER = timer();
+
+    private static ScheduledThreadPoolExecutor timer() {
+        AtomicInteger n = new AtomicInteger();
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "eosink-io-watchdog-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        timer.setKeepAliveTime(10, TimeUnit.SECONDS);
+        timer.allowCoreThreadTimeOut(true);
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
+    }
+
+    /** A call into the driver. */
+    @FunctionalInterface
+    interface SqlCall<T> {
+        T call() throws SQLException;
+    }
+
+    private final Connection connection;
+    private final Duration timeout; // ZERO: no time bound, only a cancelled task's call is aborted
+    private final Object owner; // for the log line: the sink, subtask and attempt
+
+    IoWatchdog(Connection connection, Duration timeout, Object owner) {
+        this.connection = connection;
+        this.timeout = timeout;
+        this.owner = owner;
+    }
+
+    /**
+     * Runs {@code body} watched. When the watchdog aborted the connection, the driver's error is
+     * replaced by one that says so (SQLSTATE 08006, connection failure, like the driver's own).
+     */
+    <T> T call(String what, SqlCall<T> body) throws SQLException {
+        Watch watch = new Watch(what, Thread.currentThread(), System.nanoTime() + timeout.toNanos());
+        watch.future = TIMER.scheduleWithFixedDelay(watch::check, CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
+        try {
+            return body.call();
+        } catch (SQLException e) {
+            String why = watch.abortedBecause;
+            if (why == null) {
+                throw e;
+            }
+            SQLException explained = new SQLException(
+                    what + " " + why + ", so the sink aborted the connection (" + e.getMessage() + ")", "08006", e);
+            throw explained;
+        } finally {
+            watch.done.set(true);
+            watch.future.cancel(false);
+        }
+    }
+
+    private final class Watch {
+        final String what;
+        final Thread thread;
+        final long deadlineNanos;
+        final AtomicBoolean done = new AtomicBoolean();
+        volatile ScheduledFuture<?> future;
+        volatile String abortedBecause;
+
+        Watch(String what, Thread thread, long deadlineNanos) {
+            this.what = what;
+            this.thread = thread;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        void check() {
+            String why = null;
+            if (thread.isInterrupted()) {
+                why = "was interrupted (the task is being cancelled)";
+            } else if (!timeout.isZero() && System.nanoTime() - deadlineNanos >= 0) {
+                why = "did not complete within the network timeout of " + timeout.toSeconds() + " s (PostgreSQL did not "
+                        + "answer, or the network took no more data)";
+            }
+            // The call may return just as this fires: the connection is then aborted after a call that
+            // succeeded, and the next call fails as on a lost connection. That is safe (the task fails
+            // over); never aborting a stuck call is not.
+            if (why != null && done.compareAndSet(false, true)) {
+                abort(why);
+            }
+        }
+
+        private void abort(String why) {
+            abortedBecause = why;
+            LOG.warn("{}: {} {}: aborting its connection", owner, what, why);
+            try {
+                connection.abort(Runnable::run);
+            } catch (SQLException | RuntimeException e) {
+                LOG.warn("Aborting the connection failed; closing it instead", e);
+                try {
+                    connection.close();
+                } catch (SQLException closeFailed) {
+                    e.addSuppressed(closeFailed);
+                }
+            }
+        }
+    }
+}
