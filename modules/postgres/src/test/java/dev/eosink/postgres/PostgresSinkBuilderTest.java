@@ -73,6 +73,8 @@ class PostgresSinkBuilderTest {
         assertThat(driverProperty(valid().networkTimeout(Duration.ZERO), "socketTimeout")).isNull();
         assertThat(driverProperty(valid().property("socketTimeout", "0"), "socketTimeout")).isEqualTo("0");
         assertThat(driverProperty(valid().property("tcpKeepAlive", "false"), "tcpKeepAlive")).isEqualTo("false");
+        assertThat(driverProperty(valid(), "sendBufferSize")).isEqualTo("65536");
+        assertThat(driverProperty(valid().property("sendBufferSize", "-1"), "sendBufferSize")).isEqualTo("-1");
         // Set in the URL: the driver reads it from there, the sink adds nothing.
         assertThat(driverProperty(valid().jdbcUrl("jdbc:postgresql://h/db?ssl=true&socketTimeout=7"), "socketTimeout")).isNull();
         assertThatThrownBy(() -> valid().networkTimeout(Duration.ofMillis(10))).hasMessageContaining("networkTimeout");
