@@ -58,41 +58,16 @@ class ExamplesITCase {
         assertThat(Chaos.fired()).as("failures survived %s", fired).isGreaterThanOrEqualTo(3);
         assertThat(fired.values().stream().filter(n -> n > 0).count()).as("kinds of failure %s", fired).isGreaterThanOrEqualTo(3);
         Verdict v = Verdict.check(c, job, table, sinkId, OrderGenerator.defaults(), 60_000);
-        assertThat(v.duplicates).as(v.toString()).isZero();
-        assertThat(v.missing).as(v.toString()).isZero();
-        assertThat(v.unexpected).as(v.toString()).isZero();
-        assertThat(v.wrong).as(v.toString()).isZero();
-        assertThat(v.preparedLeft).as(v.toString()).isZero();
-        assertThat(v.rows).as(v.toString()).isEqualTo(v.expected);
-        assertThat(v.exact()).isTrue();
+        Verdicts.assertExact(v);
     }
 
     private void assertExactRun(String job, String table, String sinkId) throws Exception {
-        DemoOptions o = DemoOptions.parse(new String[] {
-            "--job", job, "--postgres-url", db.jdbcUrl(), "--user", db.user(),
-            "--events", "60000", "--rate", "6000", "--chaos", "on", "--faults", "4", "--seed", "42",
-            "--table", table, "--sink-id", sinkId,
-            "-Dexecution.checkpointing.interval=300ms"
-        });
+        DemoOptions o = options(job, table, sinkId, "--postgres-url", db.jdbcUrl(), db.user());
         o.password = db.password();
-        // Short gaps between faults so all four strike within the run.
-        o.chaosMinMillis = 1_000;
-        o.chaosMaxMillis = 2_000;
-
         int exit = Demo.run(o);
 
-        Map<Chaos.Kind, Long> fired = Chaos.firedByKind();
-        assertThat(Chaos.fired()).as("failures survived %s", fired).isGreaterThanOrEqualTo(3);
-        assertThat(fired.values().stream().filter(n -> n > 0).count()).as("kinds of failure %s", fired).isGreaterThanOrEqualTo(3);
         try (Connection c = db.connect()) {
-            Verdict v = Verdict.check(c, job, table, sinkId, OrderGenerator.defaults(), 60_000);
-            assertThat(v.duplicates).as(v.toString()).isZero();
-            assertThat(v.missing).as(v.toString()).isZero();
-            assertThat(v.unexpected).as(v.toString()).isZero();
-            assertThat(v.wrong).as(v.toString()).isZero();
-            assertThat(v.preparedLeft).as(v.toString()).isZero();
-            assertThat(v.rows).as(v.toString()).isEqualTo(v.expected);
-            assertThat(v.exact()).isTrue();
+            assertExact(c, job, table, sinkId);
         }
         assertThat(exit).as("exit code").isZero();
     }

@@ -78,12 +78,7 @@ class ProcessClusterITCase {
 
         try (Connection c = db.connect()) {
             Verdict v = Verdict.check(c, "windows", table, sinkId, OrderGenerator.defaults(), EVENTS);
-            assertThat(v.duplicates).as(v.toString()).isZero();
-            assertThat(v.missing).as(v.toString()).isZero();
-            assertThat(v.unexpected).as(v.toString()).isZero();
-            assertThat(v.wrong).as(v.toString()).isZero();
-            assertThat(v.preparedLeft).as(v.toString()).isZero();
-            assertThat(v.rows).as(v.toString()).isEqualTo(v.expected);
+            Verdicts.assertExact(v);
         }
     }
 

@@ -133,12 +133,7 @@ class SoakITCase {
                 System.out.println(text);
 
                 int faults = injected.values().stream().mapToInt(Integer::intValue).sum();
-                assertThat(v.duplicates).as(v.toString()).isZero();
-                assertThat(v.missing).as(v.toString()).isZero();
-                assertThat(v.unexpected).as(v.toString()).isZero();
-                assertThat(v.wrong).as(v.toString()).isZero();
-                assertThat(v.preparedLeft).as(v.toString()).isZero();
-                assertThat(v.rows).as(v.toString()).isEqualTo(v.expected);
+                Verdicts.assertExact(v);
                 if (minutes >= 3) {
                     assertThat(faults).as("faults survived; %s", injected).isGreaterThanOrEqualTo(8);
                     assertThat(injected).as("kinds of faults").hasSizeGreaterThanOrEqualTo(4);
