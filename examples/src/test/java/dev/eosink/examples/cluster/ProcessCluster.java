@@ -92,6 +92,8 @@ public final class ProcessCluster implements AutoCloseable {
                 "heartbeat.timeout: 6000",
                 // Job details over REST are cached this long: short, so tests see task states change.
                 "web.refresh-interval: 100ms",
+                // failures() counts failovers from the exception history, which keeps 16 by default.
+                "web.exception-history-size: 100000",
                 "io.tmp.dirs: " + dir.resolve("tmp"),
                 ""));
         Files.writeString(confDir.resolve("log4j.properties"), String.join("\n",
