@@ -189,11 +189,13 @@ public final class ProcessCluster implements AutoCloseable {
 
     /**
      * The root causes of the job's failovers so far, oldest first, from the scheduler's exception
-     * history (immediate, unlike the {@code numRestarts} metric, which the REST API samples).
+     * history (immediate, unlike the {@code numRestarts} metric, which the REST API samples). The
+     * endpoint answers 20 entries unless asked for more, and the JobManager keeps as many as
+     * {@code web.exception-history-size} (16 by default; set high above).
      */
     public List<String> failures(JobID job) throws IOException, InterruptedException {
         List<String> causes = new ArrayList<>();
-        for (JsonNode entry : rest("/jobs/" + job + "/exceptions").path("exceptionHistory").path("entries")) {
+        for (JsonNode entry : rest("/jobs/" + job + "/exceptions?maxExceptions=100000").path("exceptionHistory").path("entries")) {
             causes.add(0, entry.path("exceptionName").asText() + " on " + entry.path("taskManagerId").asText("?"));
         }
         return causes;
