@@ -114,6 +114,7 @@ public final class RunOne {
             } catch (IOException e) {
                 e.printStackTrace();
             }
+            dumpFlightRecordings();
             System.out.flush();
             // The MiniCluster may leave non-daemon threads behind, or be stuck: do not wait for it.
             Runtime.getRuntime().halt(0);
@@ -239,4 +240,23 @@ public final class RunOne {
         }
     }
 
+
+    /**
+     * halt() skips JFR's dump at exit: a recording started with {@code --jvm-opts
+     * "-XX:StartFlightRecording=filename=..."} (to profile one writer) is written here instead.
+     */
+    private static void dumpFlightRecordings() {
+        if (!jdk.jfr.FlightRecorder.isInitialized()) {
+            return;
+        }
+        for (jdk.jfr.Recording r : jdk.jfr.FlightRecorder.getFlightRecorder().getRecordings()) {
+            if (r.getDestination() != null) {
+                try {
+                    r.dump(r.getDestination());
+                } catch (IOException e) {
+                    e.printStackTrace();
+                }
+            }
+        }
+    }
 }
