@@ -202,8 +202,8 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
             }
 
             @Override
-            public boolean waitsForOwnCommits() {
-                return w.waitsForOwnCommits();
+            public void ownCommits(dev.eosink.core.spi.OwnCommits ownCommits) {
+                w.ownCommits(ownCommits);
             }
 
             @Override

@@ -4,6 +4,7 @@ import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 
@@ -82,10 +83,10 @@ public final class ExactlyOnceWriter<IN>
      */
     static final long OWN_COMMIT_WAIT_MILLIS = 30_000;
 
-    /** The task's mailbox, to let it deliver commits while the writer waits for one; null: never waits. */
+    /** The task's mailbox, to let it deliver commits while the session waits for one; null: never waits. */
     private final MailboxExecutor mailbox;
 
-    /** This writer's last prepared transaction, while the next writes must wait for its commit. */
+    /** This writer's last prepared transaction until it is known to be committed; see {@link OwnCommitGate}. */
     private TransactionId awaitingCommit;
 
     /** Of {@link #recordsInEpoch}, those already counted in {@link #numRecordsSend}. */
@@ -137,6 +138,7 @@ public final class ExactlyOnceWriter<IN>
         this.numRecordsSend = numRecordsSend;
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
         warnOnSinkIdChange(restoredStates);
+        session.ownCommits(mailbox == null ? OwnCommits.NONE : new OwnCommitGate());
         try {
             recover();
         } catch (IOException | RuntimeException e) {
@@ -266,9 +268,6 @@ public final class ExactlyOnceWriter<IN>
 
     @Override
     public void write(IN element, Context ctx) throws IOException {
-        if (awaitingCommit != null) {
-            awaitOwnCommit();
-        }
         try {
             if (recordsInEpoch == 0) {
                 // The epoch's name is known now: no checkpoint is snapshotted until its barrier.
@@ -306,7 +305,11 @@ public final class ExactlyOnceWriter<IN>
         long rows = recordsInEpoch;
         try {
             session.prepare(id, rows);
-            if (mailbox != null && session.waitsForOwnCommits()) {
+            if (mailbox != null) {
+                // Only the latest matters: its commit implies the commit of every earlier one.
+                if (awaitingCommit != null) {
+                    CommitSignals.forget(awaitingCommit);
+                }
                 CommitSignals.expect(id);
                 awaitingCommit = id;
             }
@@ -326,32 +329,57 @@ public final class ExactlyOnceWriter<IN>
     }
 
     /**
-     * Lets the task run its mailbox (where the committer's notification arrives) until the committer
-     * has committed this writer's previous transaction, so that writes of the next epoch never wait
-     * for row locks that only that commit releases: the commit could never run while the task thread
-     * waits on the database.
+     * What the session uses to wait for the commit of this writer's previous transaction: see {@link
+     * OwnCommits}. Between the barrier and the commit, only writes that may touch that transaction's
+     * rows have to wait; the session knows which ones do.
      */
-    private void awaitOwnCommit() throws IOException {
-        TransactionId id = awaitingCommit;
-        long deadline = System.nanoTime() + OWN_COMMIT_WAIT_MILLIS * 1_000_000L;
-        try {
-            while (!CommitSignals.isCommitted(id)) {
-                if (!mailbox.tryYield()) {
-                    if (System.nanoTime() > deadline) {
-                        LOG.warn("{}: {} was not committed within {} ms (its checkpoint may have been declined); "
-                                        + "writing on, a write that needs its locks will fail at the lock timeout",
-                                context, id, OWN_COMMIT_WAIT_MILLIS);
-                        break;
-                    }
-                    Thread.sleep(1);
-                }
+    private final class OwnCommitGate implements OwnCommits {
+
+        @Override
+        public boolean pending() {
+            if (awaitingCommit == null) {
+                return false;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SinkException(context + ": interrupted while waiting for the commit of " + id, e);
-        } finally {
-            CommitSignals.forget(id);
-            awaitingCommit = null;
+            if (CommitSignals.isCommitted(awaitingCommit)) {
+                CommitSignals.forget(awaitingCommit);
+                awaitingCommit = null;
+                return false;
+            }
+            return true;
+        }
+
+        /**
+         * Lets the task run its mailbox (where the committer's notification arrives) until the
+         * committer has committed this writer's previous transaction, so that the statement to come
+         * never waits for row locks that only that commit releases: the commit could never run while
+         * the task thread waits on the database.
+         */
+        @Override
+        public void await() throws IOException {
+            if (!pending()) {
+                return;
+            }
+            TransactionId id = awaitingCommit;
+            long deadline = System.nanoTime() + OWN_COMMIT_WAIT_MILLIS * 1_000_000L;
+            try {
+                while (!CommitSignals.isCommitted(id)) {
+                    if (!mailbox.tryYield()) {
+                        if (System.nanoTime() > deadline) {
+                            LOG.warn("{}: {} was not committed within {} ms (its checkpoint may have been declined); "
+                                            + "writing on, a write that needs its locks will fail at the lock timeout",
+                                    context, id, OWN_COMMIT_WAIT_MILLIS);
+                            break;
+                        }
+                        Thread.sleep(1);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SinkException(context + ": interrupted while waiting for the commit of " + id, e);
+            } finally {
+                CommitSignals.forget(id);
+                awaitingCommit = null;
+            }
         }
     }
 

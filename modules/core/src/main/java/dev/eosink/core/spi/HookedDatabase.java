@@ -83,8 +83,8 @@ public final class HookedDatabase<IN> implements TransactionalDatabase<IN> {
             }
 
             @Override
-            public boolean waitsForOwnCommits() {
-                return session.waitsForOwnCommits();
+            public void ownCommits(OwnCommits ownCommits) {
+                session.ownCommits(ownCommits);
             }
 
             @Override

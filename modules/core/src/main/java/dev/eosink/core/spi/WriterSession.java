@@ -65,14 +65,13 @@ public interface WriterSession<IN> extends AutoCloseable {
     void prepare(TransactionId id, long rows) throws IOException;
 
     /**
-     * Whether a write may have to wait for a row lock held by this writer's own previous, prepared
-     * transaction (an upsert of a key the previous epoch wrote). Such a wait can never end by itself:
-     * the commit that releases the lock is delivered to the same task thread. The writer then lets
-     * the task process that commit before it writes again.
+     * Called once, before the first write, with what lets this session wait for the commit of its
+     * own previous, prepared transaction. A session whose statements may touch rows that transaction
+     * wrote (upserts) must call {@link OwnCommits#await()} before running them: see {@link
+     * OwnCommits} for why such a wait can never end by itself. Inserts never touch those rows and
+     * ignore it.
      */
-    default boolean waitsForOwnCommits() {
-        return false;
-    }
+    default void ownCommits(OwnCommits ownCommits) {}
 
     /** Rolls back the open, unprepared transaction if there is one. Never touches prepared ones. */
     void abortOpen() throws IOException;

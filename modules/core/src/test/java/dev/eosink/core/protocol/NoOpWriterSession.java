@@ -23,7 +23,7 @@ class NoOpWriterSession implements WriterSession<String> {
     public void rollbackPrepared(TransactionId id) {}
 
     @Override
-    public void write(String record, long positionInEpoch) {}
+    public void write(String record, long positionInEpoch) throws java.io.IOException {}
 
     @Override
     public void flush() {}

@@ -2,6 +2,7 @@ package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 
@@ -20,9 +21,10 @@ import java.util.OptionalLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A writer whose writes may need its previous transaction's locks (upserts) lets its task's mailbox
- * run until the committer committed that transaction, and only then writes again. Without this, the
- * write would wait on the database for a commit that only this very thread can deliver.
+ * A session whose writes may need its previous transaction's locks (upserts) asks the writer's {@link
+ * OwnCommits} to let the task's mailbox run until the committer committed that transaction, and only
+ * then writes. Without this, the write would wait on the database for a commit that only this very
+ * thread can deliver.
  */
 class OwnCommitWaitTest {
 
@@ -47,6 +49,43 @@ class OwnCommitWaitTest {
     }
 
     @Test
+    void pendingUntilTheCommitArrivesThenNeverAgain() throws Exception {
+        ExactlyOnceWriter<String> writer = writer(false);
+        assertThat(gate.pending()).as("nothing prepared yet").isFalse();
+        writer.write("a", null);
+        TransactionId prepared = writer.prepareCommit().iterator().next().id();
+        assertThat(gate.pending()).isTrue();
+
+        CommitSignals.committed(prepared);
+
+        assertThat(gate.pending()).isFalse();
+        assertThat(CommitSignals.isCommitted(prepared)).as("forgotten once seen").isFalse();
+        gate.await(); // returns at once
+        assertThat(mails).isEmpty();
+    }
+
+    @Test
+    void onlyTheLatestPreparedTransactionIsAwaited() throws Exception {
+        ExactlyOnceWriter<String> writer = writer(false);
+        writer.write("a", null);
+        TransactionId first = writer.prepareCommit().iterator().next().id();
+        writer.snapshotState(1);
+        writer.write("b", null);
+        TransactionId second = writer.prepareCommit().iterator().next().id();
+        // A declined checkpoint: the first is committed together with the second.
+        mails.add(() -> {
+            CommitSignals.committed(first);
+            CommitSignals.committed(second);
+            events.add("commit both");
+        });
+
+        gate.await();
+
+        assertThat(events).endsWith("prepare 2", "commit both");
+        assertThat(CommitSignals.isCommitted(first)).as("the superseded one is not kept").isFalse();
+    }
+
+    @Test
     void insertsDoNotWait() throws Exception {
         ExactlyOnceWriter<String> writer = writer(false);
         writer.write("a", null);
@@ -59,10 +98,20 @@ class OwnCommitWaitTest {
         assertThat(mails).hasSize(1);
     }
 
+    private OwnCommits gate;
+
     private ExactlyOnceWriter<String> writer(boolean waits) throws Exception {
         WriterSession<String> session = new NoOpWriterSession() {
             @Override
-            public void write(String record, long positionInEpoch) {
+            public void ownCommits(OwnCommits ownCommits) {
+                gate = ownCommits;
+            }
+
+            @Override
+            public void write(String record, long positionInEpoch) throws java.io.IOException {
+                if (waits) {
+                    gate.await(); // as an upsert session does before a statement that may touch old rows
+                }
                 events.add("write " + record);
             }
 
@@ -71,10 +120,6 @@ class OwnCommitWaitTest {
                 events.add("prepare " + id.checkpointId());
             }
 
-            @Override
-            public boolean waitsForOwnCommits() {
-                return waits;
-            }
         };
         MailboxExecutor mailbox = new MailboxExecutor() {
             @Override

@@ -138,7 +138,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             String insertSql = statement.sqlWithCasts(types.stream().map(t -> t[1]).collect(Collectors.toList()));
             return new PostgresWriterSession<>(context, this, c, io, insertSql,
                     path instanceof CopyStream ? (CopyStream) path : null,
-                    path instanceof UpsertBuffer ? (UpsertBuffer) path : null,
+                    path instanceof UpsertWriter ? (UpsertWriter) path : null,
                     deadLetterTable == null ? null : new DeadLetters(deadLetterTable));
         } catch (SQLException e) {
             closeQuietly(c, e);
@@ -391,7 +391,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     }
 
     /**
-     * How rows reach the table: upserts through {@link UpsertBuffer}, inserts through binary COPY when
+     * How rows reach the table: upserts through {@link UpsertWriter}, inserts through binary COPY when
      * every column's type has an encoder, otherwise (or when asked) through JDBC batches (null).
      */
     private Object rowPath(Connection c, IoWatchdog io, SubtaskContext context, List<String[]> types)
@@ -401,11 +401,18 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             return null; // user SQL
         }
         List<String> columns = statement.columnsOrEmpty();
+        Optional<BinaryCopyEncoder> encoder =
+                BinaryCopyEncoder.forTypes(columns, types.stream().map(t -> t[0]).collect(Collectors.toList()));
         if (upsertKey != null) {
             UpsertBuffer upserts = new UpsertBuffer(
                     table, columns, types.stream().map(t -> t[1]).collect(Collectors.toList()), upsertKey);
             checkUpsertKey(c, context, upserts);
-            return upserts;
+            if (encoder.isEmpty()) {
+                LOG.info("{}: {} has a column type without a binary COPY encoder ({}); every upsert goes as a "
+                        + "statement", context, table, types.stream().map(t -> t[0]).collect(Collectors.toList()));
+            }
+            CopyStream newKeys = encoder.map(e -> new CopyStream(c, io, table, columns, e, batchSize)).orElse(null);
+            return new UpsertWriter(c, io, upserts, newKeys, batchSize, new KeyFilter());
         }
         if (writeMethod != WriteMethod.COPY) {
             return null;
@@ -416,8 +423,6 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             LOG.info("{}: a dead-letter table is configured, so inserts go as JDBC batches, not COPY", context);
             return null;
         }
-        Optional<BinaryCopyEncoder> encoder =
-                BinaryCopyEncoder.forTypes(columns, types.stream().map(t -> t[0]).collect(Collectors.toList()));
         if (encoder.isEmpty()) {
             LOG.info("{}: {} has a column type without a binary COPY encoder ({}); writing with JDBC batches",
                     context, table, types.stream().map(t -> t[0]).collect(Collectors.toList()));

@@ -2,6 +2,7 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 
@@ -64,7 +65,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     /** Binary COPY of inserts, or null. */
     private final CopyStream copy;
     /** Upserts and deletes by key, or null. With neither, JDBC batches of the insert statement. */
-    private final UpsertBuffer upserts;
+    private final UpsertWriter upserts;
     /** Records the database refused, kept for the dead-letter table; null: a refused record fails the epoch. */
     private final DeadLetters deadLetters;
     private long rowsInEpoch;
@@ -79,7 +80,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             IoWatchdog io,
             String insertSql,
             CopyStream copy,
-            UpsertBuffer upserts,
+            UpsertWriter upserts,
             DeadLetters deadLetters) {
         this.insertSql = insertSql;
         this.context = context;
@@ -270,15 +271,21 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                 upserts.add(row, kinds == null ? RowKind.INSERT : kinds.kindOf(record), positionInEpoch);
             }
             rowsInEpoch++;
+        } catch (UpsertWriter.Failure f) {
+            throw upsertError(f, positionInEpoch, record);
         } catch (SQLException e) {
             // The server refused a row sent earlier (COPY streams ahead of its answers).
             throw writeError(e, copyPosition(e));
         } catch (Exception e) {
             throw writeError(e, Position.exact(positionInEpoch, record));
         }
-        if (upserts != null && upserts.size() >= database.batchSize()) {
-            flush();
-        }
+    }
+
+    private SinkException upsertError(UpsertWriter.Failure f, long currentPosition, IN currentRecord) {
+        Position position = f.unknownBecause != null
+                ? Position.batch(f.first, f.last).because(f.unknownBecause)
+                : f.first == currentPosition ? Position.exact(currentPosition, currentRecord) : Position.row(f.first);
+        return writeError(f.error, position);
     }
 
     private Position copyPosition(SQLException e) {
@@ -332,18 +339,10 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             return;
         }
         if (upserts != null) {
-            if (upserts.size() > 0) {
-                long first = upserts.firstPosition();
-                long last = upserts.lastPosition();
-                try {
-                    io.call("upserting a batch", () -> {
-                        upserts.execute(connection);
-                        return null;
-                    });
-                } catch (SQLException e) {
-                    throw writeError(e, Position.batch(first, last)
-                            .because("one statement upserts the whole batch (the last record of each key)"));
-                }
+            try {
+                upserts.flush();
+            } catch (UpsertWriter.Failure f) {
+                throw upsertError(f, -1, null);
             }
             return;
         }
@@ -521,6 +520,10 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                 io.call("PREPARE TRANSACTION", () -> s.execute("PREPARE TRANSACTION " + SqlIdentifier.literal(id.toString())));
             }
             transactionOpen = false;
+            if (upserts != null) {
+                LOG.debug("{}: prepared {}: {}", context, id, upserts.epochSummary());
+                upserts.epochPrepared();
+            }
         } catch (SQLException e) {
             String state = e.getSQLState() == null ? "" : e.getSQLState();
             // PREPARE runs the constraints deferred to the end of the transaction: a row of this epoch,
@@ -555,8 +558,10 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
 
     /** Upserts may touch rows the previous, still prepared epoch wrote; inserts never wait for them. */
     @Override
-    public boolean waitsForOwnCommits() {
-        return upserts != null;
+    public void ownCommits(OwnCommits ownCommits) {
+        if (upserts != null) {
+            upserts.ownCommits(ownCommits);
+        }
     }
 
     @Override
@@ -565,10 +570,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         if (deadLetters != null) {
             deadLetters.clear();
         }
-        if (upserts != null) {
-            upserts.clear();
-        }
-        if (copy != null && !copy.cancel()) {
+        if ((upserts != null && !upserts.abort()) || (copy != null && !copy.cancel())) {
             // The COPY could not be cancelled (the connection broke mid-COPY) and pgjdbc would make a
             // ROLLBACK wait for it forever. Closing ends the session, which rolls the transaction back.
             transactionOpen = false;

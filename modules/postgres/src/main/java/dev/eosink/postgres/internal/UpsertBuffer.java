@@ -39,7 +39,7 @@ final class UpsertBuffer {
     private final String deleteSql;
     private final int columns;
     private final int[] keyIndexes;
-    private final LinkedHashMap<List<Object>, Object> pending = new LinkedHashMap<>();
+    private final LinkedHashMap<Object, Object> pending = new LinkedHashMap<>();
     private PreparedStatement upsert;
     private PreparedStatement delete;
     private long firstPosition = -1;
@@ -80,26 +80,42 @@ final class UpsertBuffer {
         return upsertWithNulls;
     }
 
-    /** Adds a record's row (or its delete); returns false for UPDATE_BEFORE, which carries nothing to write. */
-    boolean add(Object[] row, RowKind kind, long position) {
-        if (kind == RowKind.UPDATE_BEFORE) {
-            return false;
+    /**
+     * The key of a row, as it is compared here and travels to the server: the text form of the key
+     * column's value (numbers normalized, so that 1.0 and 1.00 are one key), or with several key
+     * columns a list of them. Keys are equal exactly when their text forms are.
+     */
+    Object keyOf(Object[] row) {
+        if (keyIndexes.length == 1) {
+            return keyText(row[keyIndexes[0]]);
         }
         List<Object> key = new ArrayList<>(keyIndexes.length);
         for (int i : keyIndexes) {
-            if (row[i] == null) {
-                throw new IllegalArgumentException("key column value is null; an upsert key must not be null");
-            }
-            // Keys compare by their text form, which is also how they travel to the server.
-            key.add(row[i] instanceof BigDecimal ? ((BigDecimal) row[i]).stripTrailingZeros().toPlainString() : text(row[i]));
+            key.add(keyText(row[i]));
         }
+        return key;
+    }
+
+    private static String keyText(Object value) {
+        if (value == null) {
+            throw new IllegalArgumentException("key column value is null; an upsert key must not be null");
+        }
+        return value instanceof BigDecimal ? ((BigDecimal) value).stripTrailingZeros().toPlainString() : text(value);
+    }
+
+    /** Part {@code k} of a {@link #keyOf key}, as text. */
+    private String keyPart(Object key, int k) {
+        return keyIndexes.length == 1 ? (String) key : (String) ((List<?>) key).get(k);
+    }
+
+    /** Adds a record's row (or its delete) under its {@link #keyOf key}; UPDATE_BEFORE is not written. */
+    void add(Object key, Object[] row, RowKind kind, long position) {
         pending.remove(key); // re-inserted last: the batch keeps the order of the latest write per key
         pending.put(key, kind == RowKind.DELETE ? DELETE : row);
         if (firstPosition < 0) {
             firstPosition = position;
         }
         lastPosition = position;
-        return true;
     }
 
     int size() {
@@ -120,28 +136,16 @@ final class UpsertBuffer {
             return;
         }
         List<Object[]> rows = new ArrayList<>();
-        List<List<Object>> deletes = new ArrayList<>();
-        for (Iterator<Map.Entry<List<Object>, Object>> it = pending.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<List<Object>, Object> e = it.next();
+        List<Object> deletes = new ArrayList<>();
+        for (Iterator<Map.Entry<Object, Object>> it = pending.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Object, Object> e = it.next();
             if (e.getValue() == DELETE) {
                 deletes.add(e.getKey());
             } else {
                 rows.add((Object[]) e.getValue());
             }
         }
-        if (!rows.isEmpty()) {
-            if (upsert == null) {
-                upsert = c.prepareStatement(upsertSql);
-            }
-            for (int col = 0; col < columns; col++) {
-                String[] values = new String[rows.size()];
-                for (int r = 0; r < values.length; r++) {
-                    values[r] = text(rows.get(r)[col]);
-                }
-                upsert.setArray(col + 1, array(c, values));
-            }
-            upsert.executeUpdate();
-        }
+        upsertRows(c, rows);
         if (!deletes.isEmpty()) {
             if (delete == null) {
                 delete = c.prepareStatement(deleteSql);
@@ -149,13 +153,31 @@ final class UpsertBuffer {
             for (int k = 0; k < keyIndexes.length; k++) {
                 String[] values = new String[deletes.size()];
                 for (int r = 0; r < values.length; r++) {
-                    values[r] = (String) deletes.get(r).get(k);
+                    values[r] = keyPart(deletes.get(r), k);
                 }
                 delete.setArray(k + 1, array(c, values));
             }
             delete.executeUpdate();
         }
         clear();
+    }
+
+    /** Upserts rows of distinct keys, now, with one statement (nothing if there are none). */
+    void upsertRows(Connection c, List<Object[]> rows) throws SQLException {
+        if (rows.isEmpty()) {
+            return;
+        }
+        if (upsert == null) {
+            upsert = c.prepareStatement(upsertSql);
+        }
+        for (int col = 0; col < columns; col++) {
+            String[] values = new String[rows.size()];
+            for (int r = 0; r < values.length; r++) {
+                values[r] = text(rows.get(r)[col]);
+            }
+            upsert.setArray(col + 1, array(c, values));
+        }
+        upsert.executeUpdate();
     }
 
     void clear() {

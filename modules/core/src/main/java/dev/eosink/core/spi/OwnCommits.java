@@ -1,0 +1,43 @@
+package dev.eosink.core.spi;
+
+import java.io.IOException;
+
+/**
+ * What a writer session uses to wait for the commit of its own previous, prepared transaction.
+ *
+ * <p>Why a session may need to: a prepared transaction keeps the row locks of every row it wrote
+ * until COMMIT PREPARED. A statement of the next epoch that touches one of those rows (an upsert of
+ * a key the previous epoch wrote) waits for that commit on the database. But the commit is delivered
+ * to the very task thread that now waits: without help it would wait until the lock timeout. So,
+ * before running such a statement, the session calls {@link #await()}, which lets the task process
+ * its other work (the committer's notification among it) until the commit is done.
+ *
+ * <p>Sessions decide when: an upsert session defers the statements that may touch the previous
+ * epoch's rows and keeps writing rows that cannot (keys it never wrote), so the wait mostly costs
+ * nothing. Calls come from the task thread only (inside {@code write} or {@code flush}).
+ */
+public interface OwnCommits {
+
+    /** Whether the previous prepared transaction of this writer is not known to be committed yet. */
+    boolean pending();
+
+    /**
+     * Returns once the previous prepared transaction is committed, at once if it is. Meanwhile the
+     * task runs its mailbox. Gives up after a bound (its checkpoint may have been declined, and then
+     * the commit comes only with the next completed checkpoint, which cannot complete while this
+     * thread waits): the statement then runs anyway, and the database's lock timeout turns a real
+     * conflict into a failover.
+     */
+    void await() throws IOException;
+
+    /** For sessions used outside a Flink task (tests, tools): never pending. */
+    OwnCommits NONE = new OwnCommits() {
+        @Override
+        public boolean pending() {
+            return false;
+        }
+
+        @Override
+        public void await() {}
+    };
+}

@@ -1,0 +1,351 @@
+package dev.eosink.postgres.internal;
+
+import dev.eosink.core.spi.OwnCommits;
+
+import org.apache.flink.types.RowKind;
+
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Upserts and deletes by key into the open transaction, on two paths:
+ *
+ * <ul>
+ *   <li><b>COPY</b>: the first record of a key this subtask has never written streams into the table
+ *       by binary COPY, in chunks, each chunk under a savepoint;
+ *   <li><b>statements</b>: every other record (a key written before, a delete, any record while COPY
+ *       is paused) goes to {@link UpsertBuffer}'s array-bound {@code INSERT ... ON CONFLICT DO UPDATE}
+ *       and {@code DELETE}.
+ * </ul>
+ *
+ * <p>Why: PostgreSQL's conflict check makes {@code INSERT ... ON CONFLICT} about twice as expensive
+ * on the server as COPY (measured, README "Benchmark"), yet in most upsert streams most records
+ * bring a key the table has never seen. COPY cannot update, so it only gets keys that are new to
+ * this subtask, and when one of them exists in the table after all (written before the job, by an
+ * earlier run or by someone else), the COPY fails on the unique index, the savepoint undoes the
+ * chunk, and the chunk is done again as upserts. The end state is the one of plain upserts.
+ *
+ * <p>Invariants:
+ *
+ * <ol>
+ *   <li>Per key, writes apply in record order. A key goes to COPY only if {@link KeyFilter} is sure
+ *       this subtask never wrote it (the filter's errors only ever say "perhaps written"); every later
+ *       record of it goes to statements. The open chunk is ended (and redone if it failed) before any
+ *       statement runs, so a key's COPY row always lands before its later writes.
+ *   <li>Statements may touch rows of this subtask's previous epoch, locked until that prepared
+ *       transaction commits; they run only after {@link OwnCommits#await()} (see there for why). COPY
+ *       never touches those rows (their keys are in the filter), so it goes on while the commit is
+ *       pending, and statements are deferred meanwhile, up to a bound.
+ *   <li>The filter is only cleared when nothing is buffered and the previous transaction is
+ *       committed: from then on a key still gets its writes in order (nothing of it is pending), and
+ *       a COPY of an already written key fails and is redone, it never waits for a lock of our own.
+ *   <li>Memory is bounded: a chunk keeps at most {@link #MAX_CHUNK_ROWS} rows (for the redo),
+ *       deferred statements at most {@link #DEFER_BATCHES} batches, the filter is a fixed 4 MiB.
+ * </ol>
+ *
+ * <p>Savepoints cost a subtransaction each; chunks are sized from the previous epoch so that an epoch
+ * uses about {@link #CHUNKS_PER_EPOCH} of them (PostgreSQL tracks up to 64 per transaction cheaply).
+ */
+final class UpsertWriter {
+
+    /** New keys held back before COPY, where later writes of theirs are merged: see {@link #window}. */
+    static final int WINDOW_ROWS = 16_384;
+    static final int MIN_CHUNK_ROWS = 10_000;
+    static final int MAX_CHUNK_ROWS = 50_000;
+    static final int CHUNKS_PER_EPOCH = 32;
+    /** Statements wait for the previous commit, while COPY goes on, for at most this many batches. */
+    static final int DEFER_BATCHES = 8;
+    /** After failed chunks, COPY pauses for chunk size x 2^failures records, at most 2^6 chunks. */
+    private static final int MAX_PAUSE_SHIFT = 6;
+    private static final String SAVEPOINT = "eosink_copy_chunk";
+
+    private final Connection connection;
+    private final IoWatchdog io;
+    private final UpsertBuffer statements;
+    /** Null when a column has no binary COPY encoder: then every record goes to statements. */
+    private final CopyStream copy;
+    private final int batchSize;
+    private final KeyFilter written;
+    private OwnCommits ownCommits = OwnCommits.NONE;
+    private Statement control;
+
+    /**
+     * New keys' rows not sent yet, oldest first: a later write of such a key replaces its row here,
+     * so keys that change again soon (hot keys of a changelog) reach the table once, by COPY.
+     */
+    private final java.util.LinkedHashMap<Object, Pending> window = new java.util.LinkedHashMap<>();
+
+    private static final class Pending {
+        Object[] row;
+        long position;
+
+        Pending(Object[] row, long position) {
+            this.row = row;
+            this.position = position;
+        }
+    }
+
+    private final List<Object[]> chunk = new ArrayList<>();
+    private long[] chunkPositions = new long[1024];
+    private int chunkLimit = MIN_CHUNK_ROWS;
+    private int failedChunksInARow;
+    /** Records of new keys still to route to statements after failed chunks. */
+    private long copyPausedFor;
+
+    private long copiedInEpoch;
+    private long chunksInEpoch;
+    private long redoneInEpoch;
+
+    UpsertWriter(Connection connection, IoWatchdog io, UpsertBuffer statements, CopyStream copy, int batchSize,
+            KeyFilter written) {
+        this.connection = connection;
+        this.io = io;
+        this.statements = statements;
+        this.copy = copy;
+        this.batchSize = batchSize;
+        this.written = written;
+    }
+
+    void ownCommits(OwnCommits ownCommits) {
+        this.ownCommits = ownCommits;
+    }
+
+    /** A write failed: the database's error and where in the epoch. */
+    static final class Failure extends Exception {
+        final SQLException error;
+        final long first;
+        final long last;
+        /** Null when the row is known exactly (first == last). */
+        final String unknownBecause;
+
+        Failure(SQLException error, long first, long last, String unknownBecause) {
+            super(error.getMessage(), error, false, false);
+            this.error = error;
+            this.first = first;
+            this.last = last;
+            this.unknownBecause = unknownBecause;
+        }
+    }
+
+    /** Adds a record; returns false for UPDATE_BEFORE, which carries nothing to write. */
+    boolean add(Object[] row, RowKind kind, long position) throws Failure, IOException {
+        if (kind == RowKind.UPDATE_BEFORE) {
+            return false;
+        }
+        Object key = statements.keyOf(row);
+        boolean neverWritten = written.add(key); // deletes too: a later insert must follow the delete
+        if (neverWritten && kind != RowKind.DELETE && copy != null) {
+            if (copyPausedFor == 0) {
+                toWindow(key, row, position);
+                return true;
+            }
+            copyPausedFor--;
+        } else if (!neverWritten && !window.isEmpty()) {
+            Pending waiting = window.get(key);
+            if (waiting != null) {
+                if (kind == RowKind.DELETE) {
+                    // Never sent: drop it. The delete still runs, the key may have been in the table before.
+                    window.remove(key);
+                } else {
+                    waiting.row = row; // the key's first write, not sent yet, becomes its latest
+                    waiting.position = position;
+                    return true;
+                }
+            }
+        }
+        statements.add(key, row, kind, position);
+        int due = statementBatch();
+        if (statements.size() >= due && (statements.size() >= DEFER_BATCHES * due || !ownCommits.pending())) {
+            runStatements();
+        }
+        return true;
+    }
+
+    /**
+     * How many keys the statements gather before they run. Running them ends the open chunk, and
+     * every end of a chunk waits for the server to catch up with the stream (a pipeline bubble), so
+     * with COPY on they gather a quarter chunk; on their own, the builder's batch size.
+     */
+    private int statementBatch() {
+        return copy == null || copyPausedFor > 0 ? batchSize : Math.max(batchSize, chunkLimit / 4);
+    }
+
+    /** Sends everything: ends the chunk, runs the statements (after the previous commit). */
+    void flush() throws Failure, IOException {
+        while (!window.isEmpty()) {
+            sendEldest();
+        }
+        endChunk();
+        runStatements();
+        if (written.saturated() && !ownCommits.pending()) {
+            written.clear(); // nothing is buffered, nothing of ours is locked: see invariant 3
+        }
+    }
+
+    /** After the epoch is prepared: sizes the next epoch's chunks, may clear the filter. */
+    void epochPrepared() {
+        if (copiedInEpoch > 0) {
+            chunkLimit = (int) Math.max(MIN_CHUNK_ROWS, Math.min(MAX_CHUNK_ROWS, copiedInEpoch / CHUNKS_PER_EPOCH));
+        }
+        copiedInEpoch = 0;
+        chunksInEpoch = 0;
+        redoneInEpoch = 0;
+    }
+
+    /** What this epoch did, for the session's log line. */
+    String epochSummary() {
+        return copiedInEpoch + " row(s) by COPY in " + chunksInEpoch + " chunk(s), " + redoneInEpoch
+                + " chunk(s) redone as upserts";
+    }
+
+    /** The open transaction is being rolled back: forget what is buffered. */
+    boolean abort() {
+        window.clear();
+        chunk.clear();
+        statements.clear();
+        return copy == null || copy.cancel();
+    }
+
+    /** A new key's row, held back {@link #WINDOW_ROWS} new keys long, then streamed by COPY. */
+    private void toWindow(Object key, Object[] row, long position) throws Failure, IOException {
+        window.put(key, new Pending(row, position));
+        if (window.size() > WINDOW_ROWS) {
+            sendEldest();
+        }
+    }
+
+    private void sendEldest() throws Failure, IOException {
+        java.util.Iterator<Pending> eldest = window.values().iterator();
+        Pending p = eldest.next();
+        eldest.remove();
+        addToChunk(p.row, p.position);
+    }
+
+    private void addToChunk(Object[] row, long position) throws Failure, IOException {
+        if (chunk.isEmpty()) {
+            startChunk();
+        }
+        if (chunk.size() == chunkPositions.length) {
+            chunkPositions = java.util.Arrays.copyOf(chunkPositions, chunkPositions.length * 2);
+        }
+        chunkPositions[chunk.size()] = position;
+        chunk.add(row);
+        try {
+            copy.add(row);
+        } catch (SQLException e) {
+            // The server refused an earlier row of the chunk (COPY streams ahead of its answers).
+            chunkFailed(e);
+            return;
+        }
+        if (chunk.size() >= chunkLimit) {
+            endChunk();
+        }
+    }
+
+    private void startChunk() throws Failure, IOException {
+        try {
+            control("SAVEPOINT " + SAVEPOINT);
+            copy.start();
+        } catch (SQLException e) {
+            throw new Failure(e, chunkPositionOr(0), chunkPositionOr(0), "starting a COPY chunk failed");
+        }
+    }
+
+    private void endChunk() throws Failure, IOException {
+        if (chunk.isEmpty()) {
+            return;
+        }
+        long stored;
+        try {
+            stored = copy.end();
+        } catch (SQLException e) {
+            chunkFailed(e);
+            return;
+        }
+        if (stored != chunk.size()) {
+            // Never go on with what does not match what was handed over.
+            throw new IllegalStateException("COPY stored " + stored + " rows of a chunk of " + chunk.size());
+        }
+        try {
+            control("RELEASE SAVEPOINT " + SAVEPOINT);
+        } catch (SQLException e) {
+            throw new Failure(e, chunkPositions[0], chunkPositions[chunk.size() - 1], "ending a COPY chunk failed");
+        }
+        copiedInEpoch += stored;
+        chunksInEpoch++;
+        failedChunksInARow = 0;
+        chunk.clear();
+    }
+
+    /**
+     * The chunk's COPY failed (it is cancelled already). A unique violation means a key new to this
+     * subtask exists in the table: undo the chunk and upsert its rows instead. Anything else is the
+     * row's own fault and fails the epoch, naming the row.
+     */
+    private void chunkFailed(SQLException e) throws Failure, IOException {
+        int rows = chunk.size();
+        long first = chunkPositions[0];
+        long last = chunkPositions[rows - 1];
+        if (!"23505".equals(e.getSQLState()) || !copy.cancel()) {
+            chunk.clear();
+            java.util.OptionalLong line = CopyStream.failedRow(e); // 0-based within this chunk's COPY
+            if (line.isPresent() && line.getAsLong() < rows) {
+                long position = chunkPositions[(int) line.getAsLong()];
+                throw new Failure(e, position, position, null);
+            }
+            throw new Failure(e, first, last, "the database did not name the row of the COPY chunk");
+        }
+        try {
+            control("ROLLBACK TO SAVEPOINT " + SAVEPOINT);
+            control("RELEASE SAVEPOINT " + SAVEPOINT);
+            for (int from = 0; from < chunk.size(); from += MIN_CHUNK_ROWS) {
+                List<Object[]> slice = chunk.subList(from, Math.min(chunk.size(), from + MIN_CHUNK_ROWS));
+                io.call("upserting a COPY chunk's rows", () -> {
+                    statements.upsertRows(connection, slice);
+                    return null;
+                });
+            }
+        } catch (SQLException redo) {
+            chunk.clear();
+            throw new Failure(redo, first, last, "one statement upserts the chunk's rows again (its COPY met a key "
+                    + "already in the table)");
+        }
+        redoneInEpoch++;
+        failedChunksInARow++;
+        copyPausedFor = (long) chunkLimit << Math.min(failedChunksInARow - 1, MAX_PAUSE_SHIFT);
+        chunk.clear();
+    }
+
+    private long chunkPositionOr(long otherwise) {
+        return chunk.isEmpty() ? otherwise : chunkPositions[0];
+    }
+
+    private void runStatements() throws Failure, IOException {
+        if (statements.size() == 0) {
+            return;
+        }
+        endChunk();
+        ownCommits.await();
+        long first = statements.firstPosition();
+        long last = statements.lastPosition();
+        try {
+            io.call("upserting a batch", () -> {
+                statements.execute(connection);
+                return null;
+            });
+        } catch (SQLException e) {
+            throw new Failure(e, first, last, "one statement upserts the whole batch (the last record of each key)");
+        }
+    }
+
+    private void control(String sql) throws SQLException {
+        if (control == null) {
+            control = connection.createStatement();
+        }
+        io.call(sql, () -> control.execute(sql));
+    }
+}
