@@ -284,7 +284,8 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     private SinkException upsertError(UpsertWriter.Failure f, long currentPosition, IN currentRecord) {
         Position position = f.unknownBecause != null
                 ? Position.batch(f.first, f.last).because(f.unknownBecause)
-                : f.first == currentPosition ? Position.exact(currentPosition, currentRecord) : Position.row(f.first);
+                : f.first == currentPosition ? Position.exact(currentPosition, currentRecord)
+                : f.row != null ? Position.exact(f.first, "row " + java.util.Arrays.deepToString(f.row)) : Position.row(f.first);
         return writeError(f.error, position);
     }
 

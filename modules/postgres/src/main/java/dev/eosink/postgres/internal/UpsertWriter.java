@@ -114,20 +114,27 @@ final class UpsertWriter {
         this.ownCommits = ownCommits;
     }
 
-    /** A write failed: the database's error and where in the epoch. */
+    /** A write failed: the database's error (or the encoder's) and where in the epoch. */
     static final class Failure extends Exception {
-        final SQLException error;
+        final Exception error;
         final long first;
         final long last;
         /** Null when the row is known exactly (first == last). */
         final String unknownBecause;
+        /** The refused row when it is at hand (an encoder's refusal), else null. */
+        final Object[] row;
 
-        Failure(SQLException error, long first, long last, String unknownBecause) {
+        Failure(Exception error, long first, long last, String unknownBecause) {
+            this(error, first, last, unknownBecause, null);
+        }
+
+        Failure(Exception error, long first, long last, String unknownBecause, Object[] row) {
             super(error.getMessage(), error, false, false);
             this.error = error;
             this.first = first;
             this.last = last;
             this.unknownBecause = unknownBecause;
+            this.row = row;
         }
     }
 
@@ -240,6 +247,9 @@ final class UpsertWriter {
             // The server refused an earlier row of the chunk (COPY streams ahead of its answers).
             chunkFailed(e);
             return;
+        } catch (RuntimeException e) {
+            // The encoder refused a value (a wrong Java type, a value out of range) before sending it.
+            throw new Failure(e, position, position, null, row);
         }
         if (chunk.size() >= chunkLimit) {
             endChunk();
