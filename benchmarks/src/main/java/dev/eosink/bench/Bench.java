@@ -188,6 +188,7 @@ public final class Bench {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(Arrays.asList(o.jvmOpts.trim().split("\\s+")));
+        cmd.add("-D" + Workload.REPEAT_DISTANCE_PROPERTY + "=" + o.repeatDistance);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(RunOne.class.getName());

@@ -42,6 +42,8 @@ final class BenchOptions {
                     "  --interval-ms MS         checkpoint interval of the throughput runs (default 1000)",
                     "  --heap-interval-ms MS    the long interval of the heap comparison (default 10000); --no-heap skips it",
                     "  --batch-size N           JDBC batch size of every batching sink (default 1000)",
+                    "  --repeat-distance D      upsert workload: a repeat updates the row written D records earlier",
+                    "                           (default 10001; rounded to 1 mod 10)",
                     "  --rewrite-batched-inserts on|off   pgjdbc reWriteBatchedInserts for every Flink sink (default on)",
                     "  --jvm-opts \"...\"         JVM options of each run (default \"-Xmx1g -XX:+UseG1GC\")",
                     "  --retries K              a failed run is repeated up to K times, each failed attempt reported (default 2)",
@@ -62,6 +64,7 @@ final class BenchOptions {
     long heapIntervalMs = 10_000;
     boolean heap = true;
     int batchSize = 1000;
+    long repeatDistance = 10_001;
     boolean rewriteBatchedInserts = true;
     static final String JVM_OPTS = "-Xmx1g -XX:+UseG1GC";
     static final String SMOKE_JVM_OPTS = "-Xmx512m -XX:+UseG1GC -XX:TieredStopAtLevel=1";
@@ -136,6 +139,10 @@ final class BenchOptions {
                     break;
                 case "--batch-size":
                     o.batchSize = (int) positive(a, value(args, ++i, a));
+                    break;
+                case "--repeat-distance":
+                    o.repeatDistance = positive(a, value(args, ++i, a));
+                    System.setProperty(Workload.REPEAT_DISTANCE_PROPERTY, Long.toString(o.repeatDistance));
                     break;
                 case "--rewrite-batched-inserts":
                     String v = value(args, ++i, a).toLowerCase(Locale.ROOT);

@@ -28,6 +28,9 @@ final class Workload {
 
     static final String COLUMNS = "id, k, v, ts";
 
+    /** {@code ./bench --repeat-distance D} sets it in the bench's JVM and in every run's. */
+    static final String REPEAT_DISTANCE_PROPERTY = "eosink.bench.repeatDistance";
+
     static String createTable(String table) {
         return "CREATE TABLE " + table + " (id bigint PRIMARY KEY, k text, v bigint, ts timestamptz)";
     }
@@ -49,7 +52,7 @@ final class Workload {
      * 10}), which inserted a fresh id.
      */
     static long repeatDistance(long rows) {
-        long d = Math.min(10_001L, rows / 4);
+        long d = Math.min(Long.getLong(REPEAT_DISTANCE_PROPERTY, 10_001L), rows / 4);
         d -= Math.floorMod(d - 1, 10);
         return Math.max(1L, d);
     }
