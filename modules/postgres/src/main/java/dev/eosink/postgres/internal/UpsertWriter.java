@@ -15,15 +15,16 @@ import java.util.List;
  * Upserts and deletes by key into the open transaction, on two paths:
  *
  * <ul>
- *   <li><b>COPY</b>: the first record of a key this subtask has never written streams into the table
- *       by binary COPY, in chunks, each chunk under a savepoint;
+ *   <li><b>COPY</b>: the first record of a key this subtask has never written waits in a window of
+ *       {@link #WINDOW_ROWS} such keys (a later record of the key replaces it there), then streams
+ *       into the table by binary COPY, in chunks, each chunk under a savepoint;
  *   <li><b>statements</b>: every other record (a key written before, a delete, any record while COPY
  *       is paused) goes to {@link UpsertBuffer}'s array-bound {@code INSERT ... ON CONFLICT DO UPDATE}
  *       and {@code DELETE}.
  * </ul>
  *
  * <p>Why: PostgreSQL's conflict check makes {@code INSERT ... ON CONFLICT} about twice as expensive
- * on the server as COPY (measured, README "Benchmark"), yet in most upsert streams most records
+ * on the server as COPY (measured, README "Trade-offs"), yet in most upsert streams most records
  * bring a key the table has never seen. COPY cannot update, so it only gets keys that are new to
  * this subtask, and when one of them exists in the table after all (written before the job, by an
  * earlier run or by someone else), the COPY fails on the unique index, the savepoint undoes the
@@ -32,19 +33,23 @@ import java.util.List;
  * <p>Invariants:
  *
  * <ol>
- *   <li>Per key, writes apply in record order. A key goes to COPY only if {@link KeyFilter} is sure
- *       this subtask never wrote it (the filter's errors only ever say "perhaps written"); every later
- *       record of it goes to statements. The open chunk is ended (and redone if it failed) before any
- *       statement runs, so a key's COPY row always lands before its later writes.
+ *   <li>Per key, writes apply in record order. A key goes to the window only if {@link KeyFilter} is
+ *       sure this subtask never wrote it (the filter's errors only ever say "perhaps written"); a later
+ *       record of it replaces its row while it is in the window (a delete drops it and still goes to
+ *       statements, the key may predate the job), else goes to statements. The open chunk is ended (and
+ *       redone if it failed) before any statement runs, so a key's COPY row always lands before its
+ *       later writes.
  *   <li>Statements may touch rows of this subtask's previous epoch, locked until that prepared
  *       transaction commits; they run only after {@link OwnCommits#await()} (see there for why). COPY
  *       never touches those rows (their keys are in the filter), so it goes on while the commit is
  *       pending, and statements are deferred meanwhile, up to a bound.
- *   <li>The filter is only cleared when nothing is buffered and the previous transaction is
- *       committed: from then on a key still gets its writes in order (nothing of it is pending), and
- *       a COPY of an already written key fails and is redone, it never waits for a lock of our own.
- *   <li>Memory is bounded: a chunk keeps at most {@link #MAX_CHUNK_ROWS} rows (for the redo),
- *       deferred statements at most {@link #DEFER_BATCHES} batches, the filter is a fixed 4 MiB.
+ *   <li>The filter is only cleared when nothing is buffered (window, chunk, statements) and the
+ *       previous transaction is committed: from then on a key still gets its writes in order
+ *       (nothing of it is pending), and a COPY of an already written key fails and is redone; it
+ *       never waits for a lock of our own.
+ *   <li>Memory is bounded: the window holds {@link #WINDOW_ROWS} rows, a chunk at most {@link
+ *       #MAX_CHUNK_ROWS} (kept for the redo), deferred statements at most {@link #DEFER_BATCHES}
+ *       batches, the filter is a fixed 4 MiB.
  * </ol>
  *
  * <p>Savepoints cost a subtransaction each; chunks are sized from the previous epoch so that an epoch
