@@ -1,0 +1,505 @@
+package dev.eosink.postgres.internal;
+
+import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.testing.PostgresFixture;
+
+import org.apache.flink.types.RowKind;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+/**
+ * {@link UpsertWriter} driven directly on a real PostgreSQL connection (autocommit off, as the writer
+ * session leaves it), without Flink: records are added with their position in the epoch, an epoch
+ * ends with {@code flush()} and COMMIT (or PREPARE TRANSACTION, where the own-commit wait matters),
+ * and after every epoch the table must equal the end state replayed from the same records in order.
+ *
+ * <p>Driving the writer directly lets the tests put a key exactly where they want it (in the window,
+ * in an open COPY chunk, in a chunk that failed, in the statements), use a tiny {@link KeyFilter}
+ * that saturates, gives false positives and is cleared, and look at the open transaction on the
+ * writer's own connection between steps (only when no COPY is in progress: pgjdbc holds the
+ * connection for an active COPY).
+ *
+ * <p>The connection's lock_timeout is 3 s (the writer session's is 60 s): a write that waits for a
+ * row lock of this writer's own prepared transaction fails in seconds instead of hanging.
+ */
+class UpsertWriterITCase {
+
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    private static final String GID_PREFIX = "upsertwriter-it/";
+
+    private final PostgresFixture db = PostgresFixture.get();
+    private String table;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeEach
+    void createTable(TestInfo info) {
+        String method = info.getTestMethod().map(m -> m.getName()).orElse("t").toLowerCase(Locale.ROOT);
+        table = "uw_" + (method.length() > 30 ? method.substring(0, 30) : method) + "_" + SEQUENCE.incrementAndGet()
+                + "_" + (System.nanoTime() % 100000);
+        db.execute("CREATE TABLE " + table + " (k bigint PRIMARY KEY, v bigint NOT NULL, note text)");
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
+        db.rollbackPrepared(GID_PREFIX + table + "/");
+    }
+
+    /** One writer on its own connection, and the end state its records must produce. */
+    private final class Harness implements AutoCloseable {
+        final Connection connection;
+        final KeyFilter filter;
+        final UpsertBuffer buffer;
+        final UpsertWriter writer;
+        /** k -> {v, note}: the replayed end state, committed or not. */
+        final Map<Long, Object[]> expected = new HashMap<>();
+        long position;
+        final List<String> summaries = new ArrayList<>();
+
+        Harness(KeyFilter filter, int batchSize) throws SQLException {
+            this.filter = filter;
+            connection = db.connect();
+            toClose.add(this);
+            try (Statement s = connection.createStatement()) {
+                s.execute("SET lock_timeout = '3s'");
+            }
+            connection.setAutoCommit(false);
+            IoWatchdog io = new IoWatchdog(connection, Duration.ofSeconds(60), "UpsertWriterITCase " + table);
+            SqlIdentifier target = new SqlIdentifier(null, table);
+            List<String> columns = List.of("k", "v", "note");
+            buffer = new UpsertBuffer(target, columns, List.of("bigint", "bigint", "text"), List.of("k"));
+            BinaryCopyEncoder encoder = BinaryCopyEncoder.forTypes(columns, List.of("int8", "int8", "text")).orElseThrow();
+            CopyStream copy = new CopyStream(connection, io, target, columns, encoder, batchSize);
+            writer = new UpsertWriter(connection, io, buffer, copy, batchSize, filter);
+        }
+
+        /** Rows already in the table before the writer runs (as if written before the job). */
+        void preexisting(long from, long to, long value) {
+            db.execute("INSERT INTO " + table + " SELECT g, " + value + ", 'old' FROM generate_series(" + from + ", "
+                    + (to - 1) + ") g");
+            for (long k = from; k < to; k++) {
+                expected.put(k, new Object[] {value, "old"});
+            }
+        }
+
+        void write(long k, long v, RowKind kind) throws Exception {
+            Object[] row = {k, v, "n" + v};
+            writer.add(row, kind, position++);
+            if (kind == RowKind.DELETE) {
+                expected.remove(k);
+            } else if (kind != RowKind.UPDATE_BEFORE) {
+                expected.put(k, new Object[] {v, "n" + v});
+            }
+        }
+
+        void upsert(long k, long v) throws Exception {
+            write(k, v, RowKind.INSERT);
+        }
+
+        /**
+         * Deletes keys nobody ever wrote (they go to the statements, and change nothing) until the
+         * statements ran, which ends any open COPY chunk first: after this no COPY is in progress.
+         */
+        void runStatementsNow(long firstUnusedKey) throws Exception {
+            long k = firstUnusedKey;
+            int guard = 0;
+            do {
+                write(k--, 0, RowKind.DELETE);
+                assertThat(++guard).as("deletes needed before the statements ran").isLessThan(100_000);
+            } while (buffer.size() > 0);
+        }
+
+        /** The value of {@code k} as this writer's open transaction sees it; null if absent. */
+        Long valueInTransaction(long k) throws SQLException {
+            try (PreparedStatement s = connection.prepareStatement("SELECT v FROM " + table + " WHERE k = ?")) {
+                s.setLong(1, k);
+                try (ResultSet rs = s.executeQuery()) {
+                    return rs.next() ? rs.getLong(1) : null;
+                }
+            }
+        }
+
+        /** Ends the epoch as the session does before PREPARE, then commits it. */
+        void commitEpoch() throws Exception {
+            writer.flush();
+            connection.commit();
+            endEpoch();
+        }
+
+        /** Ends the epoch with PREPARE TRANSACTION, as the session does at a barrier. */
+        void prepareEpoch(String gid) throws Exception {
+            writer.flush();
+            try (Statement s = connection.createStatement()) {
+                s.execute("PREPARE TRANSACTION " + SqlIdentifier.literal(gid));
+            }
+            endEpoch();
+        }
+
+        private void endEpoch() {
+            summaries.add(writer.epochSummary());
+            writer.epochPrepared();
+            position = 0;
+        }
+
+        long copiedRows() {
+            return summaries.stream().mapToLong(s -> summary(s, 1)).sum();
+        }
+
+        long redoneChunks() {
+            return summaries.stream().mapToLong(s -> summary(s, 3)).sum();
+        }
+
+        @Override
+        public void close() throws SQLException {
+            connection.close();
+        }
+    }
+
+    private static final Pattern SUMMARY =
+            Pattern.compile("(\\d+) row\\(s\\) by COPY in (\\d+) chunk\\(s\\), (\\d+) chunk\\(s\\) redone as upserts");
+
+    private static long summary(String text, int group) {
+        Matcher m = SUMMARY.matcher(text);
+        assertThat(m.matches()).as("epoch summary '%s'", text).isTrue();
+        return Long.parseLong(m.group(group));
+    }
+
+    private String gid(int epoch) {
+        return GID_PREFIX + table + "/" + epoch;
+    }
+
+    /** COMMIT PREPARED from another connection, as the committer does. */
+    private void commitPrepared(String gid) {
+        db.execute("COMMIT PREPARED " + SqlIdentifier.literal(gid));
+    }
+
+    /** The committed table must equal {@code expected}: no key missing, none unexpected, every value the last write. */
+    private void assertTableIs(Map<Long, Object[]> expected) throws SQLException {
+        Map<Long, Object[]> actual = new HashMap<>();
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT k, v, note FROM " + table)) {
+            while (rs.next()) {
+                actual.put(rs.getLong(1), new Object[] {rs.getLong(2), rs.getString(3)});
+            }
+        }
+        List<Long> missing = new ArrayList<>();
+        List<String> wrong = new ArrayList<>();
+        for (Map.Entry<Long, Object[]> e : expected.entrySet()) {
+            Object[] a = actual.get(e.getKey());
+            if (a == null) {
+                missing.add(e.getKey());
+            } else if (!Objects.equals(a[0], e.getValue()[0]) || !Objects.equals(a[1], e.getValue()[1])) {
+                wrong.add(e.getKey() + ": " + a[0] + "/" + a[1] + " instead of " + e.getValue()[0] + "/" + e.getValue()[1]);
+            }
+        }
+        List<Long> unexpected = actual.keySet().stream().filter(k -> !expected.containsKey(k)).sorted().toList();
+        missing.sort(null);
+        assertThat(missing).as("keys missing from %s", table).isEmpty();
+        assertThat(unexpected).as("keys in %s that should not be there", table).isEmpty();
+        assertThat(wrong).as("keys of %s whose value is not the last write", table).isEmpty();
+        assertThat(actual).hasSameSizeAs(expected);
+        assertThat(db.preparedGids(GID_PREFIX + table + "/")).as("prepared transactions left").isEmpty();
+    }
+
+    /**
+     * A 2^8-bit filter saturates within every epoch (400 keys), answers "perhaps written" for many
+     * new keys (they take the statements), and is cleared at each flush (nothing pending, no prepared
+     * transaction of ours). After each clear, keys of earlier epochs look new again: they go to the
+     * window and by COPY, meet their own committed rows on the unique index, and their chunks are
+     * redone as upserts. Every epoch still ends in the exact last state of every key.
+     */
+    @Test
+    void tinyFilterSaturatesGivesFalsePositivesAndIsClearedBetweenEpochs() throws Exception {
+        Harness h = new Harness(new KeyFilter(8), 100);
+        Random random = new Random(11);
+        long value = 0;
+        for (int epoch = 0; epoch < 6; epoch++) {
+            for (int i = 0; i < 1_500; i++) {
+                long k = random.nextInt(400);
+                int dice = random.nextInt(20);
+                RowKind kind = dice < 2 ? RowKind.DELETE : dice == 2 ? RowKind.UPDATE_BEFORE : RowKind.UPDATE_AFTER;
+                h.write(k, ++value, kind);
+            }
+            assertThat(h.filter.saturated()).as("filter saturated in epoch %d", epoch).isTrue();
+            h.writer.flush();
+            assertThat(h.filter.saturated()).as("filter cleared by the flush of epoch %d", epoch).isFalse();
+            h.connection.commit();
+            h.endEpoch();
+            assertTableIs(h.expected);
+        }
+        // Epochs after a clear meet their own earlier rows by COPY, and redo those chunks.
+        assertThat(h.summaries.subList(1, h.summaries.size()).stream().mapToLong(s -> summary(s, 3)).sum())
+                .as("chunks redone after clears: %s", h.summaries).isPositive();
+    }
+
+    /**
+     * Every key is in the table before the writer starts (written by someone else), so every COPY
+     * chunk fails on the unique index: each is rolled back to its savepoint and redone as upserts, and
+     * COPY pauses, longer after each failure in a row. Nothing is ever stored by COPY, nothing is
+     * lost, and every key ends with its last write; keys the writer never touches keep their value.
+     */
+    @Test
+    void everyKeyAlreadyInTheTable() throws Exception {
+        Harness h = new Harness(new KeyFilter(), 500);
+        h.preexisting(0, 60_000, -1);
+        h.preexisting(1_000_000, 1_000_100, -2); // never written by the writer
+        long value = 0;
+        for (int epoch = 0; epoch < 2; epoch++) {
+            for (long k = epoch * 30_000L; k < (epoch + 1) * 30_000L; k++) {
+                h.upsert(k, ++value);
+                if (k % 10 == 9) {
+                    h.upsert(k - 7, ++value); // a repeat, in the window or (further back) in a chunk
+                }
+            }
+            h.commitEpoch();
+            assertTableIs(h.expected);
+        }
+        assertThat(h.copiedRows()).as("rows stored by COPY: %s", h.summaries).isZero();
+        assertThat(h.redoneChunks()).as("chunks redone: %s", h.summaries).isGreaterThanOrEqualTo(2);
+    }
+
+    /**
+     * Deletes of keys still in the window (never sent) drop the held row and still delete the key in
+     * the table (it may have been there before); a re-insert after such a delete goes as a statement
+     * after the delete. UPDATE_BEFORE changes nothing. With plenty of new keys around, so that some
+     * of them leave the window by COPY in the same epoch.
+     */
+    @Test
+    void deletesOfKeysStillInTheWindowThenReinserts() throws Exception {
+        Harness h = new Harness(new KeyFilter(), 200);
+        h.preexisting(3, 4, -3);
+        h.preexisting(4, 5, -4);
+        h.preexisting(7, 8, -7);
+        h.preexisting(8, 9, -8);
+
+        h.upsert(1, 10); // new: held in the window
+        h.write(1, 0, RowKind.DELETE); // dropped from the window, delete sent
+        h.upsert(1, 11); // re-insert after the delete
+        h.upsert(2, 20);
+        h.write(2, 0, RowKind.DELETE); // new key inserted then deleted: must not exist
+        h.upsert(3, 30); // was in the table: held in the window like a new key
+        h.write(3, 0, RowKind.DELETE); // the delete must still remove the old row
+        h.upsert(4, 40);
+        h.write(4, 0, RowKind.DELETE);
+        h.upsert(4, 41);
+        h.upsert(5, 50);
+        h.write(5, 999, RowKind.UPDATE_BEFORE); // carries nothing
+        h.write(5, 51, RowKind.UPDATE_AFTER); // replaces the held row
+        h.write(6, 0, RowKind.DELETE); // a delete of a key never written
+        h.upsert(6, 60);
+        h.write(7, 0, RowKind.DELETE); // a delete of a key in the table, never written by us
+        h.upsert(7, 70);
+        h.write(8, 0, RowKind.DELETE);
+        for (long k = 100; k < 30_100; k++) { // new keys: the window overflows, chunks go by COPY
+            h.upsert(k, k);
+            if (k % 1_000 == 0) {
+                h.write(k - 500, 0, RowKind.DELETE); // still in the window
+                h.upsert(k - 500, -k); // and back
+            }
+        }
+        h.commitEpoch();
+        assertTableIs(h.expected);
+        assertThat(h.copiedRows()).isPositive();
+
+        // Next epoch: the same games with keys of the last one (all written: statements only).
+        h.write(1, 0, RowKind.DELETE);
+        h.upsert(2, 21);
+        h.write(2, 0, RowKind.DELETE);
+        h.upsert(2, 22);
+        h.upsert(3, 31);
+        h.write(4, 0, RowKind.DELETE);
+        h.upsert(100, 1);
+        h.write(100, 0, RowKind.DELETE);
+        h.commitEpoch();
+        assertTableIs(h.expected);
+    }
+
+    /**
+     * One key's whole life within one epoch: written (held in the window), pushed out of the window
+     * by 16,384 newer keys into an open COPY chunk, updated (a statement: the chunk ends first, so
+     * the update finds the copied row), deleted, inserted again. The writer's own transaction shows
+     * each step before the next; the committed end state is exact. Then the same with a key that was
+     * in the table before, whose chunk fails on the unique index and is redone as upserts, before its
+     * update, delete and re-insert.
+     */
+    @Test
+    void keyCopiedThenUpdatedDeletedAndInsertedAgainInOneEpoch() throws Exception {
+        Harness h = new Harness(new KeyFilter(), 500);
+        h.preexisting(-2, -1, -20);
+        for (long[] life : new long[][] {{-1, 1_000_000}, {-2, 2_000_000}}) {
+            long k = life[0];
+            long filler = life[1];
+            h.upsert(k, 1);
+            for (int i = 0; i < UpsertWriter.WINDOW_ROWS + 10; i++) {
+                h.upsert(filler + i, i); // k leaves the window first, into a new chunk
+            }
+            h.upsert(k, 2); // a statement, while k's chunk is open
+            h.runStatementsNow(-10_000_000 * (k == -1 ? 1 : 2));
+            assertThat(h.valueInTransaction(k)).as("key %d after COPY and update", k).isEqualTo(2);
+            h.write(k, 0, RowKind.DELETE);
+            h.runStatementsNow(-30_000_000 * (k == -1 ? 1 : 2));
+            assertThat(h.valueInTransaction(k)).as("key %d after delete", k).isNull();
+            h.upsert(k, 3);
+            h.runStatementsNow(-50_000_000 * (k == -1 ? 1 : 2));
+            assertThat(h.valueInTransaction(k)).as("key %d after re-insert", k).isEqualTo(3);
+            h.upsert(k, 4); // and once more, left to the flush
+            h.commitEpoch();
+            assertTableIs(h.expected);
+        }
+        assertThat(h.summaries).hasSize(2);
+        assertThat(summary(h.summaries.get(0), 1)).as("rows by COPY, first epoch").isPositive();
+        assertThat(summary(h.summaries.get(0), 3)).as("chunks redone, first epoch").isZero();
+        assertThat(summary(h.summaries.get(1), 3)).as("chunks redone, second epoch (key -2 was in the table)").isPositive();
+    }
+
+    /**
+     * Like the writer's {@code OwnCommitGate}: the previous epoch is pending while its prepared
+     * transaction is not committed, and {@link #await()} returns once it is. Here await commits it
+     * (from another connection, as the committer would once the task's mailbox delivers the
+     * checkpoint's completion while the writer waits).
+     */
+    private final class PreparedEpochs implements OwnCommits {
+        String pendingGid;
+        int awaitsWhilePending;
+        final List<Runnable> atAwait = new ArrayList<>();
+
+        void prepared(String gid) {
+            pendingGid = gid;
+        }
+
+        @Override
+        public boolean pending() {
+            return pendingGid != null;
+        }
+
+        @Override
+        public void await() {
+            if (pendingGid == null) {
+                return;
+            }
+            awaitsWhilePending++;
+            atAwait.forEach(Runnable::run);
+            commitPrepared(pendingGid);
+            pendingGid = null;
+        }
+
+        /** The committer's commit arrives without anyone waiting for it. */
+        void commitNow() {
+            if (pendingGid != null) {
+                commitPrepared(pendingGid);
+                pendingGid = null;
+            }
+        }
+    }
+
+    /**
+     * Invariant 2: statements that touch rows of this writer's previous, still prepared epoch wait
+     * for its commit ({@link OwnCommits#await()}), while COPY of new keys goes on meanwhile. Epoch 1
+     * writes 25,000 keys and is prepared, not committed. Epoch 2 updates all of them and writes 20,000
+     * new keys: the updates are deferred up to 8 batches, then wait for the commit (here: await
+     * commits epoch 1); new keys are copied before that. A statement run before the commit would wait
+     * for epoch 1's row locks and fail at the lock timeout.
+     */
+    @Test
+    void statementsWaitForTheOwnCommitWhileCopyGoesOn() throws Exception {
+        Harness h = new Harness(new KeyFilter(), 500);
+        PreparedEpochs own = new PreparedEpochs();
+        h.writer.ownCommits(own);
+        for (long k = 0; k < 25_000; k++) {
+            h.upsert(k, k);
+        }
+        h.prepareEpoch(gid(1));
+        own.prepared(gid(1));
+        long[] copiedAtAwait = {-1};
+        own.atAwait.add(() -> copiedAtAwait[0] = summary(h.writer.epochSummary(), 1));
+
+        int deferLimit = UpsertWriter.DEFER_BATCHES * Math.max(500, UpsertWriter.MIN_CHUNK_ROWS / 4);
+        for (long k = 0; k < deferLimit - 1; k++) {
+            h.upsert(100_000 + k, k); // new keys: window, then COPY, with epoch 1 still prepared
+            h.upsert(k, -k); // keys of epoch 1: statements, deferred
+        }
+        assertThat(own.awaitsWhilePending).as("deferred statements ran before 8 batches gathered").isZero();
+        for (long k = deferLimit - 1; k < 25_000; k++) {
+            h.upsert(k, -k);
+        }
+        assertThat(own.awaitsWhilePending).as("statements waited for the commit at 8 batches").isEqualTo(1);
+        assertThat(copiedAtAwait[0]).as("rows copied (new keys) before the statements waited").isPositive();
+        h.prepareEpoch(gid(2));
+        own.prepared(gid(2));
+        own.commitNow();
+        assertTableIs(h.expected);
+    }
+
+    /**
+     * Invariant 3 says the filter is cleared only when "nothing is buffered and the previous
+     * transaction is committed", so that a COPY of an already written key "never waits for a lock of
+     * our own". But the flush that clears it is the one before PREPARE of the current epoch: right
+     * after it, the current epoch is a prepared transaction holding the row locks of every key it
+     * wrote, and the cleared filter calls those keys new. Next epoch, while that transaction is not
+     * committed yet (the commit is delivered to the writer's own task thread; after a declined
+     * checkpoint it comes only with the next completed one; at high rates 16,384 new keys pass before
+     * the notification), such a key goes by COPY, and the unique check waits for the prepared
+     * transaction: a self-deadlock until the lock timeout (60 s in the writer session), then a failover.
+     *
+     * <p>Here: a 2^8-bit filter saturates in epoch 1, which is flushed (filter cleared: nothing
+     * pending) and prepared. Epoch 2 rewrites epoch 1's keys while epoch 1 is still pending; its flush
+     * must not wait for epoch 1's locks (the writer may await its own commit, which commits it).
+     *
+     * <p>Fails at 9c42193: the flush's COPY waits on the primary key for epoch 1's prepared
+     * transaction and ends with "canceling statement due to lock timeout" (55P03) after the test's
+     * 3 s; in a job, after the writer session's 60 s, then a failover.
+     */
+    @Test
+    void filterClearedAtAFlushMustNotMakeCopyWaitForTheEpochBeingPrepared() throws Exception {
+        Harness h = new Harness(new KeyFilter(8), 100);
+        PreparedEpochs own = new PreparedEpochs();
+        h.writer.ownCommits(own);
+        for (long k = 0; k < 300; k++) {
+            h.upsert(k, k);
+        }
+        assertThat(h.filter.saturated()).isTrue();
+        h.prepareEpoch(gid(1));
+        own.prepared(gid(1));
+        assertThat(h.filter.saturated()).as("cleared at the flush of epoch 1").isFalse();
+
+        for (long k = 0; k < 300; k++) {
+            h.upsert(k, 1_000 + k); // keys epoch 1 holds locked
+        }
+        h.upsert(5_000, 5_000); // and a new one
+        long started = System.nanoTime();
+        assertThatCode(() -> h.writer.flush())
+                .as("flush of epoch 2 while epoch 1 is prepared (took %d ms)", (System.nanoTime() - started) / 1_000_000)
+                .doesNotThrowAnyException();
+        h.prepareEpoch(gid(2));
+        if (!db.preparedGids(gid(1)).isEmpty()) {
+            commitPrepared(gid(1)); // the committer commits in checkpoint order
+        }
+        commitPrepared(gid(2));
+        assertTableIs(h.expected);
+    }
+}
