@@ -58,8 +58,10 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
     }
 
     /**
-     * How inserts travel into the open transaction (default {@link WriteMethod#COPY}; {@code sql(...)}
-     * always uses batches).
+     * How rows travel into the open transaction (default {@link WriteMethod#COPY}; {@code sql(...)}
+     * always uses batches). With {@link #upsert}, COPY carries keys the subtask never wrote and
+     * statements the rest; {@link WriteMethod#BATCH} sends every upsert as a statement. COPY is also
+     * off, by itself, for a view or a table whose row-level security applies to the sink's role.
      */
     public PostgresSinkBuilder<IN> writeMethod(WriteMethod method) {
         this.writeMethod = Objects.requireNonNull(method, "method");

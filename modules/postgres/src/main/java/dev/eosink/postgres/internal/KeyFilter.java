@@ -17,6 +17,7 @@ final class KeyFilter {
     private final long[] words;
     private final int mask;
     private long bitsSet;
+    private long clears;
 
     KeyFilter() {
         this(DEFAULT_BITS_LOG2);
@@ -57,6 +58,12 @@ final class KeyFilter {
     void clear() {
         java.util.Arrays.fill(words, 0L);
         bitsSet = 0;
+        clears++;
+    }
+
+    /** How often it was cleared, for logs and tests. */
+    long clears() {
+        return clears;
     }
 
     /**

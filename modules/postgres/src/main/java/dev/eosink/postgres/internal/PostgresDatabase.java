@@ -403,16 +403,20 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         List<String> columns = statement.columnsOrEmpty();
         Optional<BinaryCopyEncoder> encoder =
                 BinaryCopyEncoder.forTypes(columns, types.stream().map(t -> t[0]).collect(Collectors.toList()));
+        String noCopy = writeMethod != WriteMethod.COPY ? "writeMethod(BATCH) asks so"
+                : encoder.isEmpty() ? "a column type has no binary COPY encoder (" + types.stream().map(t -> t[0])
+                        .collect(Collectors.toList()) + ")"
+                : copyRefusal(c, table);
         if (upsertKey != null) {
             UpsertBuffer upserts = new UpsertBuffer(
                     table, columns, types.stream().map(t -> t[1]).collect(Collectors.toList()), upsertKey);
             checkUpsertKey(c, context, upserts);
-            if (encoder.isEmpty()) {
-                LOG.info("{}: {} has a column type without a binary COPY encoder ({}); every upsert goes as a "
-                        + "statement", context, table, types.stream().map(t -> t[0]).collect(Collectors.toList()));
+            if (noCopy != null) {
+                LOG.info("{}: every upsert into {} goes as a statement, none by COPY: {}", context, table, noCopy);
+                return new UpsertWriter(c, io, upserts, null, batchSize, new KeyFilter());
             }
-            CopyStream newKeys = encoder.map(e -> new CopyStream(c, io, table, columns, e, batchSize)).orElse(null);
-            return new UpsertWriter(c, io, upserts, newKeys, batchSize, new KeyFilter());
+            return new UpsertWriter(c, io, upserts, new CopyStream(c, io, table, columns, encoder.get(), batchSize),
+                    batchSize, new KeyFilter());
         }
         if (writeMethod != WriteMethod.COPY) {
             return null;
@@ -423,12 +427,36 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             LOG.info("{}: a dead-letter table is configured, so inserts go as JDBC batches, not COPY", context);
             return null;
         }
-        if (encoder.isEmpty()) {
-            LOG.info("{}: {} has a column type without a binary COPY encoder ({}); writing with JDBC batches",
-                    context, table, types.stream().map(t -> t[0]).collect(Collectors.toList()));
+        if (noCopy != null) {
+            LOG.info("{}: writing into {} with JDBC batches, not COPY: {}", context, table, noCopy);
             return null;
         }
         return new CopyStream(c, io, table, columns, encoder.get(), batchSize);
+    }
+
+    /**
+     * Why COPY cannot write into the target although INSERT can, or null: COPY FROM refuses views
+     * (automatically updatable ones included) and tables whose row-level security applies to this role
+     * ("COPY FROM not supported with row-level security").
+     */
+    private static String copyRefusal(Connection c, SqlIdentifier table) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(
+                "SELECT c.relkind, row_security_active(c.oid) FROM pg_class c WHERE c.oid = to_regclass(?)")) {
+            s.setString(1, table.sql());
+            try (ResultSet rs = s.executeQuery()) {
+                if (!rs.next()) {
+                    return null; // not found: the privilege check at start names it
+                }
+                String kind = rs.getString(1);
+                if (!"r".equals(kind) && !"p".equals(kind)) {
+                    return table + " is not a table (relkind '" + kind + "'), and COPY writes into tables only";
+                }
+                if (rs.getBoolean(2)) {
+                    return "row-level security applies to this role on " + table + ", and COPY FROM refuses it";
+                }
+                return null;
+            }
+        }
     }
 
     /** Per column, in the given order: {typname, format_type}. */

@@ -96,6 +96,12 @@ final class UpsertWriter {
 
     private final List<Object[]> chunk = new ArrayList<>();
     private long[] chunkPositions = new long[1024];
+    /**
+     * The smallest and largest position in the chunk: the window reorders rows (a merged row keeps
+     * its key's place but takes the latest position), so the first and last slots need not hold them.
+     */
+    private long chunkFirst;
+    private long chunkLast;
     private int chunkLimit = MIN_CHUNK_ROWS;
     private int failedChunksInARow;
     /** Records of new keys still to route to statements after failed chunks. */
@@ -173,6 +179,9 @@ final class UpsertWriter {
         int due = statementBatch();
         if (statements.size() >= due && (statements.size() >= DEFER_BATCHES * due || !ownCommits.pending())) {
             runStatements();
+            if (written.saturated() && !ownCommits.pending()) {
+                clearFilter();
+            }
         }
         return true;
     }
@@ -193,8 +202,22 @@ final class UpsertWriter {
         }
         endChunk();
         runStatements();
-        if (written.saturated() && !ownCommits.pending()) {
-            written.clear(); // nothing is buffered, nothing of ours is locked: see invariant 3
+    }
+
+    /**
+     * Starts the filter afresh, mid-epoch, once its answers turned mostly "perhaps written". Only here:
+     * the previous transaction is committed (nothing of ours is locked but by this very transaction,
+     * where a COPY of a key it wrote fails at once and is redone), and the window is sent and the chunk
+     * ended first, so that nothing of any key is pending (see invariant 3). Never at a flush before
+     * PREPARE: that epoch's keys stay locked until its commit, and a COPY of one would wait for it.
+     */
+    private void clearFilter() throws Failure, IOException {
+        while (!window.isEmpty()) {
+            sendEldest();
+        }
+        endChunk();
+        if (statements.size() == 0) { // always, as statements just ran; a redone chunk runs its own
+            written.clear();
         }
     }
 
@@ -239,12 +262,19 @@ final class UpsertWriter {
 
     private void addToChunk(Object[] row, long position) throws Failure, IOException {
         if (chunk.isEmpty()) {
-            startChunk();
+            startChunk(position);
         }
         if (chunk.size() == chunkPositions.length) {
             chunkPositions = java.util.Arrays.copyOf(chunkPositions, chunkPositions.length * 2);
         }
         chunkPositions[chunk.size()] = position;
+        if (chunk.isEmpty()) {
+            chunkFirst = position;
+            chunkLast = position;
+        } else {
+            chunkFirst = Math.min(chunkFirst, position);
+            chunkLast = Math.max(chunkLast, position);
+        }
         chunk.add(row);
         try {
             copy.add(row);
@@ -261,12 +291,12 @@ final class UpsertWriter {
         }
     }
 
-    private void startChunk() throws Failure, IOException {
+    private void startChunk(long position) throws Failure, IOException {
         try {
             control("SAVEPOINT " + SAVEPOINT);
             copy.start();
         } catch (SQLException e) {
-            throw new Failure(e, chunkPositionOr(0), chunkPositionOr(0), "starting a COPY chunk failed");
+            throw new Failure(e, position, position, "starting a COPY chunk failed");
         }
     }
 
@@ -288,7 +318,7 @@ final class UpsertWriter {
         try {
             control("RELEASE SAVEPOINT " + SAVEPOINT);
         } catch (SQLException e) {
-            throw new Failure(e, chunkPositions[0], chunkPositions[chunk.size() - 1], "ending a COPY chunk failed");
+            throw new Failure(e, chunkFirst, chunkLast, "ending a COPY chunk failed");
         }
         copiedInEpoch += stored;
         chunksInEpoch++;
@@ -303,8 +333,8 @@ final class UpsertWriter {
      */
     private void chunkFailed(SQLException e) throws Failure, IOException {
         int rows = chunk.size();
-        long first = chunkPositions[0];
-        long last = chunkPositions[rows - 1];
+        long first = chunkFirst;
+        long last = chunkLast;
         if (!"23505".equals(e.getSQLState()) || !copy.cancel()) {
             chunk.clear();
             java.util.OptionalLong line = CopyStream.failedRow(e); // 0-based within this chunk's COPY
@@ -326,17 +356,13 @@ final class UpsertWriter {
             }
         } catch (SQLException redo) {
             chunk.clear();
-            throw new Failure(redo, first, last, "one statement upserts the chunk's rows again (its COPY met a key "
-                    + "already in the table)");
+            throw new Failure(redo, first, last, "these records' rows went by COPY, which a unique index refused, "
+                    + "and one statement upserts them again");
         }
         redoneInEpoch++;
         failedChunksInARow++;
         copyPausedFor = (long) chunkLimit << Math.min(failedChunksInARow - 1, MAX_PAUSE_SHIFT);
         chunk.clear();
-    }
-
-    private long chunkPositionOr(long otherwise) {
-        return chunk.isEmpty() ? otherwise : chunkPositions[0];
     }
 
     private void runStatements() throws Failure, IOException {
