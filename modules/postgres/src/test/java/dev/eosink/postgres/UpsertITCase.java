@@ -552,8 +552,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
      * others. The named batch must still be a range, and hold the refused record (#37, whose u
      * duplicates record #12's).
      *
-     * <p>Fails at 9c42193: the message says "in the batch of records #49 to #48" (UpsertWriter's
-     * Failure takes chunkPositions[0] and chunkPositions[last], not their minimum and maximum).
+     * <p>Failed at 9c42193: the message said "in the batch of records #49 to #48" (UpsertWriter's
+     * Failure took chunkPositions[0] and chunkPositions[last], not their minimum and maximum).
      */
     @Test
     void redoneChunkFailureNamesARangeThatHoldsTheRecord() throws Exception {
@@ -727,8 +727,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
      * ... ON CONFLICT on such a view (the only upsert path before new keys went by COPY), but
      * refuses COPY FROM into it ("cannot copy to view"). Upserts into it must still end exact.
      *
-     * <p>Fails at 9c42193 (passes at its parent 2394532): the first chunk's COPY fails with SQLSTATE
-     * 42809 and the job fails; upsert mode ignores writeMethod(...), so there is no way around it.
+     * <p>Failed at 9c42193 (passed at its parent 2394532): the first chunk's COPY failed with SQLSTATE
+     * 42809. Since then the sink sees the view at start and sends every upsert as a statement.
      */
     @Test
     void upsertIntoAnAutomaticallyUpdatableView() throws Exception {
@@ -748,8 +748,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
      * the role write every row). PostgreSQL runs INSERT ... ON CONFLICT under the policy, but refuses
      * COPY FROM ("COPY FROM not supported with row-level security"). Upserts must still end exact.
      *
-     * <p>Fails at 9c42193 (passes at its parent 2394532): "starting a COPY chunk failed", SQLSTATE
-     * 0A000, and the job fails; upsert mode ignores writeMethod(...), so there is no way around it.
+     * <p>Failed at 9c42193 (passed at its parent 2394532): "starting a COPY chunk failed", SQLSTATE
+     * 0A000. Since then the sink asks row_security_active() at start and sends statements only.
      */
     @Test
     void upsertIntoATableWithRowLevelSecurity() throws Exception {

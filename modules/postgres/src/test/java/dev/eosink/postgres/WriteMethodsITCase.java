@@ -153,6 +153,22 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
         assertThat(db.count("SELECT count(*) FROM " + kv + " WHERE note IS NOT NULL AND v % 5 = 0")).isZero();
     }
 
+    /**
+     * Inserts into an automatically updatable view: COPY FROM refuses views ("cannot copy to view"),
+     * so the sink sees the view at start and writes JDBC batches instead of COPY; exactly-once, with
+     * a failure after prepare.
+     */
+    @Test
+    void insertsIntoAViewGoAsBatches() throws Exception {
+        db.execute("CREATE VIEW " + table + "_v AS SELECT id, payload FROM " + table);
+        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 2);
+        StreamExecutionEnvironment env = env(1, 150);
+        ids(env, 3_000, 6_000).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table + "_v").build()));
+        env.execute("inserts into a view");
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
+        assertExactlyOnce(3_000);
+    }
+
     /** A NULL in a NOT NULL column through COPY: the row is named, nothing is visible. */
     @Test
     void copyRefusesANullForANotNullColumn() throws Exception {
