@@ -15,7 +15,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,7 +33,8 @@ public final class Bench {
 
     private final BenchOptions o;
     private final Path runsDir;
-    private final Map<Case, Workload.Expected> expected = new EnumMap<>(Case.class);
+    /** Per workload, column count and row count. */
+    private final Map<String, Workload.Expected> expected = new LinkedHashMap<>();
     private volatile Process current;
 
     private String url;
@@ -128,6 +128,9 @@ public final class Bench {
             }
             double minutes = (System.nanoTime() - t0) / 60e9;
             Report report = new Report(o, specs, all, server, machine(), minutes, commitTimestamps, runsDir);
+            for (Spec s : specs) {
+                report.copyBytes(s, expected(s).copyBytes);
+            }
             Files.createDirectories(o.out);
             report.write(o.out);
             if (o.isDefaultOut()) {
@@ -136,8 +139,9 @@ public final class Bench {
             System.out.println();
             System.out.println(report.csv().trim());
             System.out.println();
-            System.out.printf(Locale.ROOT, "done in %.1f min: %s, %s, %s (per-run logs: %s)%n", minutes,
-                    o.out.resolve("latest.md"), o.out.resolve("latest.csv"), o.out.resolve("latest.png"), runsDir);
+            System.out.printf(Locale.ROOT, "done in %.1f min: %s, %s, %s%s (per-run logs: %s)%n", minutes,
+                    o.out.resolve("latest.md"), o.out.resolve("latest.csv"), o.out.resolve("latest.png"),
+                    report.hasSweep() ? ", " + o.out.resolve(Report.SWEEP_CSV) : "", runsDir);
             return all.stream().allMatch(Measured::ok) ? 0 : 1;
         } finally {
             if (embedded != null) {
@@ -146,36 +150,69 @@ public final class Bench {
         }
     }
 
-    /** Throughput cases: for each parallelism, every writer; then the long-interval heap case. */
+    /**
+     * Throughput cases: for each parallelism, every writer; then the long-interval heap case; then the
+     * sweep's cases that those do not already measure (at each sweep parallelism: the sweep writers on
+     * the 20-column table, and eo-copy at each sweep interval), with the 4-column references it needs.
+     */
     List<Spec> plan() {
         List<Spec> specs = new ArrayList<>();
         for (int p : o.parallelisms) {
             for (Writer w : o.writers) {
-                specs.add(new Spec(w, p, o.intervalMs, Spec.Purpose.THROUGHPUT));
+                specs.add(new Spec(w, p, o.intervalMs, Spec.Purpose.THROUGHPUT, o.rows));
             }
         }
         if (o.heap) {
             boolean shortOne = specs.stream().anyMatch(s -> s.writer == Writer.EO_COPY && s.parallelism == 1);
             if (!shortOne) {
-                specs.add(new Spec(Writer.EO_COPY, 1, o.intervalMs, Spec.Purpose.HEAP));
+                specs.add(new Spec(Writer.EO_COPY, 1, o.intervalMs, Spec.Purpose.HEAP, o.rows));
             }
-            specs.add(new Spec(Writer.EO_COPY, 1, o.heapIntervalMs, Spec.Purpose.HEAP));
+            specs.add(new Spec(Writer.EO_COPY, 1, o.heapIntervalMs, Spec.Purpose.HEAP, o.rows));
+        }
+        if (o.sweep) {
+            for (int p : o.sweepParallelisms) {
+                for (Writer w : o.sweepWriters) {
+                    need(specs, w, p, o.intervalMs, Workload.NARROW, o.rows);
+                }
+                need(specs, Writer.RAW_COPY, p, o.intervalMs, Workload.NARROW, o.rows);
+                for (Writer w : o.sweepWriters) {
+                    need(specs, w, p, o.intervalMs, Workload.WIDE, o.sweepRows);
+                }
+                for (long ms : o.sweepIntervals) {
+                    need(specs, Writer.EO_COPY, p, ms, Workload.NARROW, o.rows);
+                }
+            }
         }
         return specs;
     }
 
+    /** The spec that measures this, added (for the sweep) when the plan does not have it yet. */
+    private static Spec need(List<Spec> specs, Writer w, int p, long intervalMs, int columns, long rows) {
+        for (Spec s : specs) {
+            if (s.is(w, p, intervalMs, columns, rows)) {
+                return s;
+            }
+        }
+        Spec s = new Spec(w, p, intervalMs, Spec.Purpose.SWEEP, columns, rows);
+        specs.add(s);
+        return s;
+    }
+
     private Measured runOne(Spec spec, int round, int n, int attempt) throws Exception {
         String table = String.format(Locale.ROOT, "bench_%03d_%s_p%d", n, spec.writer.id.replace('-', '_'), spec.parallelism)
+                + (spec.purpose == Spec.Purpose.SWEEP
+                        ? (spec.wide() ? "_c" + spec.columns : "") + (spec.writer.flink ? "_i" + spec.intervalMs : "")
+                        : "")
                 + (attempt > 0 ? "_a" + (attempt + 1) : "");
         Path result = runsDir.resolve(table + ".properties");
         Path log = runsDir.resolve(table + ".log");
-        Workload.Expected want = expected.computeIfAbsent(spec.writer.workload, c -> Workload.expected(c, o.rows));
+        Workload.Expected want = expected(spec);
 
         Set<String> preparedBefore;
         long clockOffsetMicros;
         try (Connection c = connect(); Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS " + table);
-            s.execute(Workload.createTable(table));
+            s.execute(spec.wide() ? WideRow.createTable(table) : Workload.createTable(table));
             try {
                 s.execute("CHECKPOINT"); // the previous run's dirty pages are not this run's work
             } catch (SQLException e) {
@@ -195,8 +232,9 @@ public final class Bench {
         cmd.addAll(List.of(
                 "--writer", spec.writer.id,
                 "--parallelism", String.valueOf(spec.parallelism),
-                "--rows", String.valueOf(o.rows),
+                "--rows", String.valueOf(spec.rows),
                 "--interval-ms", String.valueOf(spec.intervalMs),
+                "--columns", String.valueOf(spec.columns),
                 "--batch-size", String.valueOf(o.batchSize),
                 "--url", spec.writer.flink ? flinkUrl() : url,
                 "--user", user,
@@ -244,13 +282,23 @@ public final class Bench {
                         + (commitTimestamps
                                 ? "(extract(epoch FROM max(pg_xact_commit_timestamp(xmin))) * 1000000)::bigint"
                                 : "NULL::bigint")
+                        + (spec.wide() ? ", coalesce(sum(i2), 0), coalesce(sum(n1), 0)" : "")
                         + " FROM " + table)) {
                     rs.next();
                     long count = rs.getLong(1);
                     long sum = rs.getLong(2);
                     long commitEnd = rs.getLong(3);
-                    if (count != want.rows || sum != want.sumV) {
-                        failure = "table check: expected " + want + ", found " + count + " rows, sum(v) " + sum;
+                    boolean wideOk = true;
+                    String wideFound = "";
+                    if (spec.wide()) {
+                        long sumI2 = rs.getLong(4);
+                        java.math.BigDecimal sumN1 = rs.getBigDecimal(5);
+                        wideOk = sumI2 == want.sumI2
+                                && sumN1.compareTo(java.math.BigDecimal.valueOf(want.sumN1Cents, 2)) == 0;
+                        wideFound = ", sum(i2) " + sumI2 + ", sum(n1) " + sumN1.toPlainString();
+                    }
+                    if (count != want.rows || sum != want.sumV || !wideOk) {
+                        failure = "table check: expected " + want + ", found " + count + " rows, sum(v) " + sum + wideFound;
                     } else {
                         long first = r.getLong("first_row_us", 0);
                         long end;
@@ -263,7 +311,7 @@ public final class Bench {
                         if (first <= 0 || steady <= 0) {
                             failure = "no steady-state window (first row " + first + " us, end " + end + " us)";
                         } else {
-                            rowsPerS = o.rows / steady;
+                            rowsPerS = spec.rows / steady;
                         }
                     }
                 }
@@ -283,6 +331,21 @@ public final class Bench {
             s.execute("DROP TABLE IF EXISTS " + table);
         }
         return new Measured(spec, round, r, failure, rowsPerS, steady, wall, endMethod);
+    }
+
+    /** What the table of this spec must hold (and, for the sweep's MB/s, its size in binary COPY). */
+    Workload.Expected expected(Spec spec) {
+        String key = spec.workloadId() + "/" + spec.rows;
+        return expected.computeIfAbsent(key, k -> {
+            if (spec.wide()) {
+                return Workload.expectedWide(spec.rows);
+            }
+            Workload.Expected e = Workload.expected(spec.writer.workload, spec.rows);
+            if (o.sweep && spec.writer.workload == Case.APPEND) {
+                e.copyBytes = Workload.narrowCopyBytes(spec.rows);
+            }
+            return e;
+        });
     }
 
     /**
@@ -426,6 +489,13 @@ public final class Bench {
         System.out.printf(Locale.ROOT, "%,d rows per run, %d round(s), writers %s, parallelism %s, checkpoint interval %s%s%n",
                 o.rows, o.rounds, Writer.ids(o.writers), o.parallelisms, Spec.interval(o.intervalMs),
                 o.heap ? ", heap at " + Spec.interval(o.heapIntervalMs) : "");
+        if (o.sweep) {
+            System.out.printf(Locale.ROOT, "sweep: %s on %d columns (%,d rows per run), eo-copy at %s; parallelism %s%n",
+                    Writer.ids(o.sweepWriters), Workload.WIDE, o.sweepRows,
+                    o.sweepIntervals.isEmpty() ? "no other interval"
+                            : o.sweepIntervals.stream().map(Spec::interval).collect(java.util.stream.Collectors.joining(", ")),
+                    o.sweepParallelisms);
+        }
         System.out.println("load average now: " + loadAverage() + "; per-run output in " + runsDir + File.separator);
     }
 }

@@ -24,13 +24,15 @@ final class BenchOptions {
                     "Runs, side by side, in alternating order, one JVM per measured run: raw COPY (no Flink), the",
                     "eosink sink (COPY writer, batch writer, upsert) and flink-connector-jdbc 4.0's exactly-once (XA)",
                     "and at-least-once sinks, at parallelism 1 and 2, on the same job and a fresh table each; then the",
-                    "heap of eo-copy at a long checkpoint interval. Writes benchmarks/results/latest.{md,csv,png} and",
-                    "the results block of README.md; per-run logs go to benchmarks/results/tmp/ (not in git).",
+                    "heap of eo-copy at a long checkpoint interval; then a sensitivity sweep (row width, checkpoint",
+                    "interval). Writes benchmarks/results/latest.{md,csv,png}, sweep.csv and the results block of",
+                    "README.md; per-run logs go to benchmarks/results/tmp/ (not in git).",
                     "",
                     "  --rows N                 rows per run (default " + DEFAULT_ROWS + ": about 10-15 min on 2 quiet cores)",
                     "  --rounds R               rounds; every case runs once per round, medians reported (default 3)",
                     "  --smoke                  tiny run (" + SMOKE_ROWS + " rows, 1 round, all writers, short intervals, C1 only)",
-                    "                           into benchmarks/results/tmp/smoke-<time>/: checks that it works, not speed",
+                    "                           into benchmarks/results/tmp/smoke-<time>/: checks that it works, not speed;",
+                    "                           its sweep: the 20-column runs at p1 only, no interval points",
                     "  --postgres-url URL       an external PostgreSQL instead of the embedded one; --user U (default",
                     "                           postgres), password from EOSINK_BENCH_PASSWORD. Needs",
                     "                           max_prepared_transactions >= 64; track_commit_timestamp=on for the",
@@ -41,6 +43,14 @@ final class BenchOptions {
                     "  --parallelism 1,2        parallelisms (default 1,2)",
                     "  --interval-ms MS         checkpoint interval of the throughput runs (default 1000)",
                     "  --heap-interval-ms MS    the long interval of the heap comparison (default 10000); --no-heap skips it",
+                    "  --no-sweep               skip the sensitivity sweep (latest.md's section, sweep.csv): by default the",
+                    "                           same rounds also run raw-copy and eo-copy on a 20-column variant of the append",
+                    "                           workload, and eo-copy at the --sweep-intervals, at every --parallelism",
+                    "  --sweep-rows N           rows per run of the 20-column runs (default: half of --rows)",
+                    "  --sweep-intervals a,b    eo-copy's checkpoint intervals in ms (default 100,1000,10000; runs at --rows,",
+                    "                           those at --interval-ms and --heap-interval-ms are the runs above)",
+                    "  --sweep-writers a,b      writers on the 20-column table (default raw-copy,eo-copy; also eo-batch,",
+                    "                           peer-eo-xa, peer-alo; raw-copy is always added: ratios are to it)",
                     "  --batch-size N           JDBC batch size of every batching sink (default 1000)",
                     "  --repeat-distance D      upsert workload: a repeat updates the row written D records earlier",
                     "                           (default 10001; rounded to 1 mod 10)",
@@ -63,6 +73,12 @@ final class BenchOptions {
     long intervalMs = 1000;
     long heapIntervalMs = 10_000;
     boolean heap = true;
+    boolean sweep = true;
+    long sweepRows = -1;
+    List<Long> sweepIntervals = List.of(100L, 1000L, 10_000L);
+    List<Writer> sweepWriters = List.of(Writer.RAW_COPY, Writer.EO_COPY);
+    /** The parallelisms of the sweep: --parallelism; p1 only in a smoke run. */
+    List<Integer> sweepParallelisms;
     int batchSize = 1000;
     long repeatDistance = 10_001;
     boolean rewriteBatchedInserts = true;
@@ -80,6 +96,8 @@ final class BenchOptions {
     private boolean roundsGiven;
     private boolean intervalGiven;
     private boolean heapIntervalGiven;
+    private boolean sweepIntervalsGiven;
+    private boolean parallelismGiven;
 
     static BenchOptions parse(String[] args) {
         BenchOptions o = new BenchOptions();
@@ -95,6 +113,36 @@ final class BenchOptions {
                     break;
                 case "--no-heap":
                     o.heap = false;
+                    break;
+                case "--no-sweep":
+                    o.sweep = false;
+                    break;
+                case "--sweep-rows":
+                    o.sweepRows = positive(a, value(args, ++i, a));
+                    break;
+                case "--sweep-intervals":
+                    List<Long> intervals = new ArrayList<>();
+                    for (String ms : value(args, ++i, a).split(",")) {
+                        if (!ms.isBlank()) {
+                            intervals.add(positive(a, ms.trim()));
+                        }
+                    }
+                    o.sweepIntervals = intervals;
+                    o.sweepIntervalsGiven = true;
+                    break;
+                case "--sweep-writers":
+                    List<Writer> ws = new ArrayList<>(List.of(Writer.RAW_COPY));
+                    for (String w : value(args, ++i, a).split(",")) {
+                        Writer writer = Writer.byId(w.trim());
+                        if (!Sinks.hasWide(writer)) {
+                            throw new IllegalArgumentException(a + ": " + writer.id
+                                    + " has no 20-column variant (raw-copy, eo-copy, eo-batch, peer-eo-xa, peer-alo)");
+                        }
+                        if (!ws.contains(writer)) {
+                            ws.add(writer);
+                        }
+                    }
+                    o.sweepWriters = ws;
                     break;
                 case "--rows":
                     o.rows = positive(a, value(args, ++i, a));
@@ -128,6 +176,7 @@ final class BenchOptions {
                         ps.add((int) positive(a, p.trim()));
                     }
                     o.parallelisms = ps;
+                    o.parallelismGiven = true;
                     break;
                 case "--interval-ms":
                     o.intervalMs = positive(a, value(args, ++i, a));
@@ -198,18 +247,40 @@ final class BenchOptions {
             if (!o.jvmOptsGiven) {
                 o.jvmOpts = SMOKE_JVM_OPTS; // starts faster; a smoke run measures nothing
             }
+            // The sweep's only code of its own is the 20-column table: check it, at p1, and no more.
+            if (!o.sweepIntervalsGiven) {
+                o.sweepIntervals = List.of();
+            }
+            if (!o.parallelismGiven) {
+                o.sweepParallelisms = List.of(1);
+            }
+        }
+        if (o.sweepParallelisms == null) {
+            o.sweepParallelisms = o.parallelisms;
+        }
+        if (o.sweepRows < 0) {
+            o.sweepRows = Math.max(1, o.rows / 2);
         }
         if (o.out == null) {
             o.out = DEFAULT_OUT;
         }
+        long longest = Math.max(o.heapIntervalMs, o.intervalMs);
+        if (o.sweep) {
+            for (long ms : o.sweepIntervals) {
+                longest = Math.max(longest, ms);
+            }
+        }
         if (o.stallS < 0) {
-            o.stallS = Math.max(60, 3 * Math.max(o.heapIntervalMs, o.intervalMs) / 1000);
+            o.stallS = Math.max(60, 3 * longest / 1000);
         }
         if (o.timeoutS < 0) {
-            o.timeoutS = 120 + o.rows / 5000 + 3 * Math.max(o.heapIntervalMs, o.intervalMs) / 1000;
+            o.timeoutS = 120 + Math.max(o.rows, o.sweep ? o.sweepRows : 0) / 5000 + 3 * longest / 1000;
         }
         if (o.rows > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("--rows: at most " + Integer.MAX_VALUE);
+        }
+        if (o.sweepRows > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("--sweep-rows: at most " + Integer.MAX_VALUE);
         }
         o.password = System.getenv().getOrDefault("EOSINK_BENCH_PASSWORD", "");
         return o;

@@ -21,6 +21,9 @@ import java.util.stream.Collectors;
 final class Report {
 
     static final String CSV_HEADER = "case,writer,parallelism,rows_per_s,ratio_to_copy";
+    static final String SWEEP_CSV = "sweep.csv";
+    static final String SWEEP_CSV_HEADER = "sweep,writer,parallelism,columns,interval_ms,rows,rows_per_s,mb_per_s,"
+            + "ratio_to_copy,barrier_to_prepared_p50_ms,barrier_to_prepared_p99_ms";
     static final String README_BEGIN = "<!-- bench:begin (written by ./bench; edits here are overwritten) -->";
     static final String README_END = "<!-- bench:end -->";
 
@@ -33,6 +36,8 @@ final class Report {
     private final boolean commitTimestamps;
     private final Path runsDir;
     private final String date = ZonedDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm z"));
+    /** Per spec: its rows' size in binary COPY (for the sweep's MB/s); absent or 0 when unknown. */
+    private final Map<Spec, Long> copyBytes = new java.util.IdentityHashMap<>();
 
     Report(BenchOptions o, List<Spec> specs, List<Measured> runs, Map<String, String> server,
            Map<String, String> machine, double minutes, boolean commitTimestamps, Path runsDir) {
@@ -106,7 +111,8 @@ final class Report {
     }
 
     private Spec find(Writer w, int p, long intervalMs) {
-        return specs.stream().filter(s -> s.writer == w && s.parallelism == p && s.intervalMs == intervalMs)
+        return specs.stream().filter(s -> s.writer == w && s.parallelism == p && s.intervalMs == intervalMs
+                        && s.columns == Workload.NARROW && s.rows == o.rows)
                 .findFirst().orElse(null);
     }
 
@@ -153,6 +159,11 @@ final class Report {
         Files.writeString(dir.resolve("latest.csv"), csv(), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve("latest.md"), markdown(), StandardCharsets.UTF_8);
         Chart.draw(lines(), chartTitle(), dir.resolve("latest.png"));
+        if (hasSweep()) {
+            Files.writeString(dir.resolve(SWEEP_CSV), sweepCsv(), StandardCharsets.UTF_8);
+        } else {
+            Files.deleteIfExists(dir.resolve(SWEEP_CSV)); // an earlier run's: not this run's
+        }
     }
 
     String csv() {
@@ -227,8 +238,8 @@ final class Report {
         b.append("| writer | p | interval | checkpoints | barrier → prepared p50 / p99 | prepare call p50 / p99 | commits | notify → committed p50 / p99 |\n");
         b.append("|---|--:|--:|--:|--:|--:|--:|--:|\n");
         for (Spec s : specs) {
-            if (!s.writer.isEosink()) {
-                continue;
+            if (!s.writer.isEosink() || s.purpose == Spec.Purpose.SWEEP) {
+                continue; // the sweep's own runs: in its section
             }
             List<Long> btp = pooled(s, "barrier_to_prepared_us");
             List<Long> prep = pooled(s, "prepare_us");
@@ -266,6 +277,11 @@ final class Report {
                         Spec.interval(o.heapIntervalMs), Spec.interval(o.intervalMs), (z.getAsDouble() - a.getAsDouble()) / 1048576.0));
             }
             b.append('\n');
+        }
+
+        // ---- sensitivity
+        if (hasSweep()) {
+            sweepMarkdown(b);
         }
 
         // ---- targets
@@ -368,6 +384,196 @@ final class Report {
         return s.replace("|", "\\|");
     }
 
+    // ------------------------------------------------------------------ sensitivity sweep
+
+    void copyBytes(Spec s, long bytes) {
+        copyBytes.put(s, bytes);
+    }
+
+    /** Whether this run measured the sweep (latest.md's section, sweep.csv). */
+    boolean hasSweep() {
+        return o.sweep && specs.stream().anyMatch(s -> s.wide());
+    }
+
+    /** One line of the sweep: the median over the rounds of one spec, and its ratio to raw COPY. */
+    final class SweepLine {
+        final Spec spec;
+        final List<Measured> rounds;
+        final OptionalDouble rowsPerS;
+        final OptionalDouble ratio;
+        final OptionalDouble mbPerS;
+        final List<Long> barrierToPrepared;
+
+        SweepLine(Spec spec, Spec copy) {
+            this.spec = spec;
+            this.rounds = of(spec);
+            this.rowsPerS = median(rounds.stream().filter(Measured::ok).map(m -> m.rowsPerS).collect(Collectors.toList()));
+            OptionalDouble c = copy == null ? OptionalDouble.empty()
+                    : median(of(copy).stream().filter(Measured::ok).map(m -> m.rowsPerS).collect(Collectors.toList()));
+            this.ratio = rowsPerS.isPresent() && c.isPresent()
+                    ? OptionalDouble.of(rowsPerS.getAsDouble() / c.getAsDouble()) : OptionalDouble.empty();
+            long bytes = copyBytes.getOrDefault(spec, 0L);
+            this.mbPerS = rowsPerS.isPresent() && bytes > 0
+                    ? OptionalDouble.of(rowsPerS.getAsDouble() * bytes / spec.rows / 1e6) : OptionalDouble.empty();
+            this.barrierToPrepared = spec.writer.isEosink() ? pooled(spec, "barrier_to_prepared_us") : List.of();
+        }
+
+        String failures() {
+            return new Line(spec, rounds).failures();
+        }
+    }
+
+    /** The sweep line of that case, against raw COPY of the same columns, rows and parallelism. */
+    SweepLine sweepLine(Writer w, int p, long intervalMs, int columns, long rows) {
+        Spec s = specs.stream().filter(x -> x.is(w, p, intervalMs, columns, rows)).findFirst().orElse(null);
+        Spec copy = specs.stream().filter(x -> x.is(Writer.RAW_COPY, p, 0, columns, rows)).findFirst().orElse(null);
+        return s == null ? null : new SweepLine(s, copy);
+    }
+
+    /** Row width: every sweep writer at every sweep parallelism, 4 columns then 20. */
+    private List<SweepLine> widthLines() {
+        List<SweepLine> lines = new ArrayList<>();
+        for (int columns : List.of(Workload.NARROW, Workload.WIDE)) {
+            for (int p : o.sweepParallelisms) {
+                for (Writer w : o.sweepWriters) {
+                    SweepLine l = sweepLine(w, p, o.intervalMs, columns, columns == Workload.WIDE ? o.sweepRows : o.rows);
+                    if (l != null) {
+                        lines.add(l);
+                    }
+                }
+            }
+        }
+        return lines;
+    }
+
+    /** Checkpoint interval: eo-copy at every sweep interval and parallelism, 4 columns. */
+    private List<SweepLine> intervalLines() {
+        List<SweepLine> lines = new ArrayList<>();
+        for (int p : o.sweepParallelisms) {
+            for (long ms : o.sweepIntervals) {
+                SweepLine l = sweepLine(Writer.EO_COPY, p, ms, Workload.NARROW, o.rows);
+                if (l != null) {
+                    lines.add(l);
+                }
+            }
+        }
+        return lines;
+    }
+
+    String sweepCsv() {
+        StringBuilder b = new StringBuilder(SWEEP_CSV_HEADER).append('\n');
+        for (SweepLine l : widthLines()) {
+            sweepCsvLine(b, "width", l);
+        }
+        for (SweepLine l : intervalLines()) {
+            sweepCsvLine(b, "interval", l);
+        }
+        return b.toString();
+    }
+
+    private static void sweepCsvLine(StringBuilder b, String sweep, SweepLine l) {
+        Spec s = l.spec;
+        b.append(sweep).append(',').append(s.writer.id).append(',').append(s.parallelism).append(',')
+                .append(s.columns).append(',').append(s.writer.flink ? String.valueOf(s.intervalMs) : "").append(',')
+                .append(s.rows).append(',')
+                .append(l.rowsPerS.isPresent() ? String.valueOf(Math.round(l.rowsPerS.getAsDouble())) : "").append(',')
+                .append(l.mbPerS.isPresent() ? String.format(Locale.ROOT, "%.1f", l.mbPerS.getAsDouble()) : "").append(',')
+                .append(l.ratio.isPresent() ? String.format(Locale.ROOT, "%.3f", l.ratio.getAsDouble()) : "").append(',')
+                .append(l.barrierToPrepared.isEmpty() ? ""
+                        : String.format(Locale.ROOT, "%.1f", percentile(l.barrierToPrepared, 50) / 1000.0)).append(',')
+                .append(l.barrierToPrepared.isEmpty() ? ""
+                        : String.format(Locale.ROOT, "%.1f", percentile(l.barrierToPrepared, 99) / 1000.0))
+                .append('\n');
+    }
+
+    private void sweepMarkdown(StringBuilder b) {
+        b.append("## Sensitivity: row width and checkpoint interval\n\n");
+        b.append("How measured: these runs are part of the same rounds as the tables above (same order in every round, ")
+                .append("one JVM and a fresh table per run, the table checked afterwards, the same steady-state window), ")
+                .append("medians over the rounds; × raw COPY is against raw COPY measured in this run at the same ")
+                .append("parallelism on the same table (columns and rows per run). Lines that the tables above already ")
+                .append("measure are those runs, not repeats. Also in `").append(SWEEP_CSV).append("`.\n\n");
+
+        b.append("### Row width\n\n");
+        b.append(String.format(Locale.ROOT,
+                "%d columns: the %d of the append workload plus b1-b3 bigint, i1-i3 integer, d1-d2 double precision, "
+                        + "t1-t3 text, ts2-ts3 timestamptz, f1-f2 boolean and n1 numeric(14,2), each a pure function of the "
+                        + "record index i (checked afterwards: row count, sum(v), sum(i2), sum(n1)); every sink binds "
+                        + "the same Java objects (Long, Integer, Double, String, OffsetDateTime, Boolean, BigDecimal), "
+                        + "raw COPY encodes the same values by hand. The %d-column runs have %,d rows each%s; the "
+                        + "%d-column lines are the runs of the throughput table (%,d rows). MB/s: the rows' size in binary "
+                        + "COPY (per row a field count, per field a length and the value: what raw COPY sends), "
+                        + "10^6 bytes, over the steady-state window.\n\n",
+                Workload.WIDE, Workload.NARROW, Workload.WIDE, o.sweepRows,
+                o.sweepRows == o.rows / 2 ? " (half of the runs above, to keep the whole run short: `--sweep-rows`)" : "",
+                Workload.NARROW, o.rows));
+        b.append("| columns | writer | p | rows per run | rows/s | MB/s | × raw COPY | each round | |\n")
+                .append("|--:|---|--:|--:|--:|--:|--:|---|---|\n");
+        for (SweepLine l : widthLines()) {
+            b.append("| ").append(l.spec.columns).append(" | ").append(l.spec.writer.id).append(" | ")
+                    .append(l.spec.parallelism).append(" | ").append(String.format(Locale.ROOT, "%,d", l.spec.rows))
+                    .append(" | ").append(l.rowsPerS.isPresent() ? String.format(Locale.ROOT, "%,.0f", l.rowsPerS.getAsDouble()) : "failed")
+                    .append(" | ").append(l.mbPerS.isPresent() ? String.format(Locale.ROOT, "%.1f", l.mbPerS.getAsDouble()) : "–")
+                    .append(" | ").append(fmt(l.ratio))
+                    .append(" | ").append(eachRound(l.rounds))
+                    .append(" | ").append(escape(l.failures())).append(" |\n");
+        }
+        List<String> summary = new ArrayList<>();
+        for (int p : o.sweepParallelisms) {
+            SweepLine narrow = sweepLine(Writer.EO_COPY, p, o.intervalMs, Workload.NARROW, o.rows);
+            SweepLine wide = sweepLine(Writer.EO_COPY, p, o.intervalMs, Workload.WIDE, o.sweepRows);
+            if (narrow != null && wide != null) {
+                summary.add(String.format(Locale.ROOT, "p%d: %s at %d columns, %s at %d", p, fmt(narrow.ratio),
+                        Workload.NARROW, fmt(wide.ratio), Workload.WIDE));
+            }
+        }
+        if (!summary.isEmpty()) {
+            b.append("\neo-copy × raw COPY, ").append(String.join("; ", summary)).append(".\n");
+        }
+        b.append('\n');
+
+        b.append("### Checkpoint interval\n\n");
+        List<SweepLine> intervals = intervalLines();
+        if (intervals.isEmpty()) {
+            b.append("Not measured in this run (`--sweep-intervals`).\n\n");
+            return;
+        }
+        b.append(String.format(Locale.ROOT,
+                "eo-copy, %d columns, %,d rows per run, at each checkpoint interval; × raw COPY against raw COPY of the "
+                        + "throughput table (same parallelism, this run). The end of a run is the commit of its last rows, "
+                        + "as above; a long interval can leave a run without any checkpoint before the one at the end of "
+                        + "input (then no barrier → prepared figure: it shows the run without checkpoint costs). Barrier → prepared "
+                        + "as in *Checkpoint cost* (pooled over the rounds, milliseconds, nearest rank). Lines at %s%s "
+                        + "are the runs of the tables above.\n\n",
+                Workload.NARROW, o.rows, Spec.interval(o.intervalMs),
+                o.heap ? " (and " + Spec.interval(o.heapIntervalMs) + " at p1, the heap comparison's)" : ""));
+        b.append("| interval | p | rows/s | × raw COPY | checkpoints | barrier → prepared p50 / p99 | each round | |\n")
+                .append("|--:|--:|--:|--:|--:|--:|---|---|\n");
+        for (SweepLine l : intervals) {
+            b.append("| ").append(Spec.interval(l.spec.intervalMs)).append(" | ").append(l.spec.parallelism)
+                    .append(" | ").append(l.rowsPerS.isPresent() ? String.format(Locale.ROOT, "%,.0f", l.rowsPerS.getAsDouble()) : "failed")
+                    .append(" | ").append(fmt(l.ratio))
+                    .append(" | ").append(l.barrierToPrepared.size())
+                    .append(" | ").append(p5099(l.barrierToPrepared))
+                    .append(" | ").append(eachRound(l.rounds))
+                    .append(" | ").append(escape(l.failures())).append(" |\n");
+        }
+        b.append('\n');
+    }
+
+    private static String eachRound(List<Measured> rounds) {
+        return rounds.stream().map(m -> m.ok() ? String.format(Locale.ROOT, "%,.0f", m.rowsPerS) : "failed")
+                .collect(Collectors.joining(", "));
+    }
+
+    private static String fmt(SweepLine line) {
+        return line == null ? "–" : fmt(line.ratio);
+    }
+
+    private static String fmt(OptionalDouble ratio) {
+        return ratio.isPresent() ? String.format(Locale.ROOT, "%.2f", ratio.getAsDouble()) : "–";
+    }
+
     /** Replaces the block between the README's markers (if both are there) with the summary. */
     void updateReadme(Path readme) throws IOException {
         if (!Files.exists(readme)) {
@@ -398,6 +604,28 @@ final class Report {
                         .append(" | ").append(l == null || l.ratio.isEmpty() ? "" : String.format(Locale.ROOT, "%.2f", l.ratio.getAsDouble()));
             }
             b.append(" |\n");
+        }
+        if (hasSweep()) {
+            // One small table: the sensitivity section's ratios (details in latest.md and sweep.csv).
+            b.append("\n| eo-copy × raw COPY | ").append(o.sweepParallelisms.stream().map(p -> "p" + p)
+                    .collect(Collectors.joining(" | "))).append(" |\n|---|")
+                    .append(o.sweepParallelisms.stream().map(p -> "--:|").collect(Collectors.joining())).append('\n');
+            b.append("| ").append(Workload.NARROW).append(" → ").append(Workload.WIDE).append(" columns");
+            for (int p : o.sweepParallelisms) {
+                b.append(" | ").append(fmt(sweepLine(Writer.EO_COPY, p, o.intervalMs, Workload.NARROW, o.rows)))
+                        .append(" → ").append(fmt(sweepLine(Writer.EO_COPY, p, o.intervalMs, Workload.WIDE, o.sweepRows)));
+            }
+            b.append(" |\n");
+            if (!o.sweepIntervals.isEmpty()) {
+                b.append("| checkpoint ").append(o.sweepIntervals.stream().map(Spec::interval)
+                        .collect(Collectors.joining(" / ")));
+                for (int p : o.sweepParallelisms) {
+                    b.append(" | ").append(o.sweepIntervals.stream()
+                            .map(ms -> fmt(sweepLine(Writer.EO_COPY, p, ms, Workload.NARROW, o.rows)))
+                            .collect(Collectors.joining(" / ")));
+                }
+                b.append(" |\n");
+            }
         }
         b.append("\n![throughput](benchmarks/results/latest.png)\n");
         b.append(README_END);

@@ -31,7 +31,7 @@ import java.util.Properties;
  * MiniCluster writing N rows through one sink into a fresh, empty table the orchestrator created.
  * Writes what it measured to the result file and exits; the orchestrator reads the table.
  *
- * <pre>RunOne --writer W --parallelism P --rows N --interval-ms I --url U --user U --table T --result FILE</pre>
+ * <pre>RunOne --writer W --parallelism P --rows N --interval-ms I [--columns 4|20] --url U --user U --table T --result FILE</pre>
  * The password, if any, comes from {@code EOSINK_BENCH_PASSWORD}.
  */
 public final class RunOne {
@@ -47,6 +47,7 @@ public final class RunOne {
         int parallelism = Integer.parseInt(a.getProperty("parallelism"));
         long rows = Long.parseLong(a.getProperty("rows"));
         long intervalMs = Long.parseLong(a.getProperty("interval-ms"));
+        int columns = Integer.parseInt(a.getProperty("columns", String.valueOf(Workload.NARROW)));
         int batchSize = Integer.parseInt(a.getProperty("batch-size", "1000"));
         String url = a.getProperty("url");
         String user = a.getProperty("user");
@@ -69,7 +70,9 @@ public final class RunOne {
                 if (!password.isEmpty()) {
                     props.setProperty("password", password);
                 }
-                RawCopy.run(url, props, table, rows, parallelism);
+                RawCopy.run(url, props, table, rows, parallelism, columns);
+            } else if (columns == Workload.WIDE) {
+                runFlinkWide(writer, new Sinks.Target(url, user, password, table, batchSize), rows, parallelism, intervalMs);
             } else {
                 runFlink(writer, new Sinks.Target(url, user, password, table, batchSize), rows, parallelism, intervalMs);
             }
@@ -213,6 +216,35 @@ public final class RunOne {
                 .sinkTo(Sinks.build(writer, target))
                 .name(writer.id);
         env.execute("bench " + writer.id + " p" + parallelism);
+    }
+
+    /** The same job as {@link #runFlink} for the append workload, on the 20-column table. */
+    private static void runFlinkWide(Writer writer, Sinks.Target target, long rows, int parallelism, long intervalMs)
+            throws Exception {
+        Configuration conf = new Configuration();
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(intervalMs));
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        conf.set(TaskManagerOptions.NUM_TASK_SLOTS, parallelism);
+        conf.set(PipelineOptions.OBJECT_REUSE, true);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
+
+        TypeInformation<WideRow> type = TypeInformation.of(WideRow.class);
+        DataGeneratorSource<WideRow> source =
+                new DataGeneratorSource<>(new WideGenerator(), rows, RateLimiterStrategy.noOp(), type);
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "rows")
+                .transform("probe", type, new ProbeOperator<>())
+                .sinkTo(Sinks.buildWide(writer, target))
+                .name(writer.id);
+        env.execute("bench " + writer.id + " p" + parallelism + " " + Workload.WIDE + " columns");
+    }
+
+    static final class WideGenerator implements GeneratorFunction<Long, WideRow> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public WideRow map(Long index) {
+            return WideRow.of(index);
+        }
     }
 
     static final class Generator implements GeneratorFunction<Long, BenchRow> {

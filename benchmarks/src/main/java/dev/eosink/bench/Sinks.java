@@ -79,6 +79,60 @@ final class Sinks {
         }
     }
 
+    /**
+     * The same sinks for the 20-column table ({@link WideRow}, append): eo-copy, eo-batch, peer-eo-xa
+     * and peer-alo, configured as above.
+     */
+    static Sink<WideRow> buildWide(Writer writer, Target t) {
+        switch (writer) {
+            case EO_COPY:
+                return eosinkWide(t).writeMethod(WriteMethod.COPY).build().withLifecycleHook(new TimingHook());
+            case EO_BATCH:
+                return eosinkWide(t).writeMethod(WriteMethod.BATCH).build().withLifecycleHook(new TimingHook());
+            case PEER_EO_XA:
+                return JdbcSink.<WideRow>builder()
+                        .withQueryStatement(insertWideSql(t.table), WideRow::bind)
+                        .withExecutionOptions(execution(t.batchSize, 0))
+                        .buildExactlyOnce(
+                                JdbcExactlyOnceOptions.builder().withTransactionPerConnection(true).build(),
+                                xaDataSource(t.url, t.user, t.password));
+            case PEER_ALO:
+                return JdbcSink.<WideRow>builder()
+                        .withQueryStatement(insertWideSql(t.table), WideRow::bind)
+                        .withExecutionOptions(execution(t.batchSize, JdbcExecutionOptions.DEFAULT_MAX_RETRY_TIMES))
+                        .buildAtLeastOnce(connection(t));
+            default:
+                throw new IllegalArgumentException(writer.id + " has no 20-column variant");
+        }
+    }
+
+    /** The writers {@link #buildWide} and {@link RawCopy} can run on the 20-column table. */
+    static boolean hasWide(Writer w) {
+        return w == Writer.RAW_COPY || w == Writer.EO_COPY || w == Writer.EO_BATCH || w == Writer.PEER_EO_XA
+                || w == Writer.PEER_ALO;
+    }
+
+    private static PostgresSinkBuilder<WideRow> eosinkWide(Target t) {
+        PostgresSinkBuilder<WideRow> b =
+                PostgresSink.<WideRow>builder()
+                        .jdbcUrl(t.url)
+                        .username(t.user)
+                        .sinkId(t.table)
+                        .table(t.table)
+                        .columns(WideRow.COLUMNS.split(", "))
+                        .rows(WideRow::toRow)
+                        .batchSize(t.batchSize);
+        if (!t.password.isEmpty()) {
+            b.password(t.password);
+        }
+        return b;
+    }
+
+    static String insertWideSql(String table) {
+        return "INSERT INTO " + table + " (" + WideRow.COLUMNS + ") VALUES ("
+                + String.join(", ", java.util.Collections.nCopies(WideRow.COLUMN_COUNT, "?")) + ")";
+    }
+
     private static PostgresSinkBuilder<BenchRow> eosink(Target t) {
         PostgresSinkBuilder<BenchRow> b =
                 PostgresSink.<BenchRow>builder()

@@ -28,6 +28,10 @@ final class Workload {
 
     static final String COLUMNS = "id, k, v, ts";
 
+    /** Column counts: the workloads of the main tables, and the 20-column variant of append ({@link WideRow}). */
+    static final int NARROW = 4;
+    static final int WIDE = WideRow.COLUMN_COUNT;
+
     /** {@code ./bench --repeat-distance D} sets it in the bench's JVM and in every run's. */
     static final String REPEAT_DISTANCE_PROPERTY = "eosink.bench.repeatDistance";
 
@@ -81,20 +85,56 @@ final class Workload {
         return (z ^ (z >>> 31)) & Long.MAX_VALUE;
     }
 
-    /** What the table must hold after a correct run: row count and sum of v. */
+    /**
+     * What the table must hold after a correct run: row count and sum of v; for the 20-column table
+     * also sum(i2) (a hashed integer) and sum(n1) in cents (the numeric). {@link #copyBytes}: the rows'
+     * size in binary COPY (what raw COPY sends), for MB/s; 0 when not computed.
+     */
     static final class Expected {
         final long rows;
         final long sumV;
+        final long sumI2;
+        final long sumN1Cents;
+        long copyBytes;
 
         Expected(long rows, long sumV) {
+            this(rows, sumV, 0, 0);
+        }
+
+        Expected(long rows, long sumV, long sumI2, long sumN1Cents) {
             this.rows = rows;
             this.sumV = sumV;
+            this.sumI2 = sumI2;
+            this.sumN1Cents = sumN1Cents;
         }
 
         @Override
         public String toString() {
-            return rows + " rows, sum(v) " + sumV;
+            return rows + " rows, sum(v) " + sumV + (sumI2 != 0 || sumN1Cents != 0
+                    ? ", sum(i2) " + sumI2 + ", sum(n1) " + java.math.BigDecimal.valueOf(sumN1Cents, 2) : "");
         }
+    }
+
+    /** What the 20-column table must hold after a correct run of N records, with its COPY size. */
+    static Expected expectedWide(long rows) {
+        long sumI2 = 0;
+        long bytes = 0;
+        for (long i = 0; i < rows; i++) {
+            sumI2 += WideRow.i2(i);
+            bytes += RawCopy.wideSize(i);
+        }
+        Expected e = new Expected(rows, rows * (rows - 1) / 2, sumI2, rows * (rows - 1) / 2);
+        e.copyBytes = bytes;
+        return e;
+    }
+
+    /** The binary COPY size of the 4-column append workload's N rows (for MB/s). */
+    static long narrowCopyBytes(long rows) {
+        long bytes = 0;
+        for (long i = 0; i < rows; i++) {
+            bytes += RawCopy.narrowSize(i, rows);
+        }
+        return bytes;
     }
 
     static Expected expected(Case workload, long rows) {

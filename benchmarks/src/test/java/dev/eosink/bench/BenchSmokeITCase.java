@@ -16,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code ./bench --smoke} end to end, as CI runs it: every writer at parallelism 1 and 2 in a JVM of
- * its own against a real PostgreSQL, tables checked, report written. It checks that the benchmark
- * works, not how fast anything is.
+ * its own against a real PostgreSQL, tables checked, report written; and the sweep's 20-column runs
+ * at parallelism 1 (sweep.csv). It checks that the benchmark works, not how fast anything is.
  */
 class BenchSmokeITCase {
 
@@ -66,6 +66,25 @@ class BenchSmokeITCase {
             assertThat(Double.parseDouble(f[4])).as("ratio to raw COPY of %s", key).isPositive();
         }
         assertThat(seen).as("cases in latest.csv").containsExactlyInAnyOrderElementsOf(expected);
+
+        // The sweep (smoke: the 20-column runs at p1 only): its own file, latest.csv untouched.
+        Path sweep = out.resolve(Report.SWEEP_CSV);
+        assertThat(sweep).exists();
+        List<String> sweepLines = Files.readAllLines(sweep);
+        assertThat(sweepLines.get(0)).isEqualTo(Report.SWEEP_CSV_HEADER);
+        for (String w : List.of("raw-copy", "eo-copy")) {
+            String prefix = "width," + w + ",1," + Workload.WIDE + ",";
+            String line = sweepLines.stream().filter(l -> l.startsWith(prefix)).findFirst().orElse("");
+            String why = md.lines().filter(l -> l.startsWith("| " + Workload.WIDE + " | " + w + " | 1 |")).findFirst()
+                    .orElse("(no row in latest.md)");
+            assertThat(line).as("sweep.csv line of %s on %d columns; latest.md: %s", w, Workload.WIDE, why).isNotEmpty();
+            String[] f = line.split(",", -1);
+            assertThat(f).hasSize(Report.SWEEP_CSV_HEADER.split(",").length);
+            assertThat(Double.parseDouble(f[6])).as("rows/s of %s", line).isPositive();
+            assertThat(Double.parseDouble(f[7])).as("MB/s of %s", line).isPositive();
+            assertThat(Double.parseDouble(f[8])).as("ratio to raw COPY of %s", line).isPositive();
+        }
+        assertThat(md).contains("## Sensitivity: row width and checkpoint interval");
     }
 
     private static String setting(String name) {
