@@ -149,7 +149,7 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
     @Override
     public WriterSession<Long> openWriter(SubtaskContext context) throws IOException {
         WriterSession<Long> w = real.openWriter(context);
-        return new WriterSession<>() {
+        return new dev.eosink.core.spi.ForwardingWriterSession<>(w) {
             private long rows;
             private long min = Long.MAX_VALUE;
             private long max = Long.MIN_VALUE;
@@ -158,21 +158,6 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
                 rows = 0;
                 min = Long.MAX_VALUE;
                 max = Long.MIN_VALUE;
-            }
-
-            @Override
-            public void claim(int subtask, long waitMillis) throws IOException {
-                w.claim(subtask, waitMillis);
-            }
-
-            @Override
-            public void release(int subtask) throws IOException {
-                w.release(subtask);
-            }
-
-            @Override
-            public List<TransactionId> listPrepared() throws IOException {
-                return w.listPrepared();
             }
 
             @Override
@@ -190,11 +175,6 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
             }
 
             @Override
-            public void flush() throws IOException {
-                w.flush();
-            }
-
-            @Override
             public void prepare(TransactionId id, long rowCount) throws IOException {
                 w.prepare(id, rowCount);
                 record(context, Kind.PREPARED, id.toString(), null, rows, min, max);
@@ -202,19 +182,9 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
             }
 
             @Override
-            public void ownCommits(dev.eosink.core.spi.OwnCommits ownCommits) {
-                w.ownCommits(ownCommits);
-            }
-
-            @Override
             public void abortOpen() throws IOException {
                 resetEpoch();
                 w.abortOpen();
-            }
-
-            @Override
-            public void close() throws IOException {
-                w.close();
             }
         };
     }

@@ -3,6 +3,7 @@ package dev.eosink.postgres;
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
+import dev.eosink.core.spi.ForwardingWriterSession;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
@@ -940,28 +941,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
         public WriterSession<IN> openWriter(SubtaskContext context) throws IOException {
             WriterSession<IN> w = real.openWriter(context);
             AtomicLong[] s = stats(sinkId);
-            return new WriterSession<>() {
+            return new ForwardingWriterSession<>(w) {
                 private OwnCommits gate = OwnCommits.NONE;
-
-                @Override
-                public void claim(int subtask, long waitMillis) throws IOException {
-                    w.claim(subtask, waitMillis);
-                }
-
-                @Override
-                public void release(int subtask) throws IOException {
-                    w.release(subtask);
-                }
-
-                @Override
-                public List<TransactionId> listPrepared() throws IOException {
-                    return w.listPrepared();
-                }
-
-                @Override
-                public void rollbackPrepared(TransactionId id) throws IOException {
-                    w.rollbackPrepared(id);
-                }
 
                 @Override
                 public void write(IN record, long positionInEpoch) throws IOException {
@@ -969,16 +950,6 @@ class UpsertITCase extends ExactlyOnceTestBase {
                         s[3].incrementAndGet();
                     }
                     w.write(record, positionInEpoch);
-                }
-
-                @Override
-                public void flush() throws IOException {
-                    w.flush();
-                }
-
-                @Override
-                public void prepare(TransactionId id, long rows) throws IOException {
-                    w.prepare(id, rows);
                 }
 
                 @Override
@@ -1003,16 +974,6 @@ class UpsertITCase extends ExactlyOnceTestBase {
                             }
                         }
                     });
-                }
-
-                @Override
-                public void abortOpen() throws IOException {
-                    w.abortOpen();
-                }
-
-                @Override
-                public void close() throws IOException {
-                    w.close();
                 }
             };
         }

@@ -5,7 +5,6 @@ import dev.eosink.core.spi.LifecycleHook.Point;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -38,63 +37,18 @@ public final class HookedDatabase<IN> implements TransactionalDatabase<IN> {
             session.close();
             throw e;
         }
-        return new WriterSession<>() {
-            @Override
-            public void claim(int subtask, long waitMillis) throws IOException {
-                session.claim(subtask, waitMillis);
-            }
-
-            @Override
-            public void release(int subtask) throws IOException {
-                session.release(subtask);
-            }
-
-            @Override
-            public List<TransactionId> listPrepared() throws IOException {
-                return session.listPrepared();
-            }
-
-            @Override
-            public void rollbackPrepared(TransactionId id) throws IOException {
-                session.rollbackPrepared(id);
-            }
-
-            @Override
-            public void begin(TransactionId id) throws IOException {
-                session.begin(id);
-            }
-
+        return new ForwardingWriterSession<>(session) {
             @Override
             public void write(IN record, long positionInEpoch) throws IOException {
                 hook.at(Point.WRITE, context, null);
-                session.write(record, positionInEpoch);
-            }
-
-            @Override
-            public void flush() throws IOException {
-                session.flush();
+                delegate.write(record, positionInEpoch);
             }
 
             @Override
             public void prepare(TransactionId id, long rows) throws IOException {
                 hook.at(Point.BEFORE_PREPARE, context, id);
-                session.prepare(id, rows);
+                delegate.prepare(id, rows);
                 hook.at(Point.AFTER_PREPARE, context, id);
-            }
-
-            @Override
-            public void ownCommits(OwnCommits ownCommits) {
-                session.ownCommits(ownCommits);
-            }
-
-            @Override
-            public void abortOpen() throws IOException {
-                session.abortOpen();
-            }
-
-            @Override
-            public void close() throws IOException {
-                session.close();
             }
         };
     }
