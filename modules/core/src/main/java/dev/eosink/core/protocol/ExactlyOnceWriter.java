@@ -355,9 +355,9 @@ public final class ExactlyOnceWriter<IN>
          * the task thread waits on the database.
          */
         @Override
-        public void await() throws IOException {
+        public boolean await() throws IOException {
             if (!pending()) {
-                return;
+                return true;
             }
             TransactionId id = awaitingCommit;
             long deadline = System.nanoTime() + OWN_COMMIT_WAIT_MILLIS * 1_000_000L;
@@ -366,13 +366,14 @@ public final class ExactlyOnceWriter<IN>
                     if (!mailbox.tryYield()) {
                         if (System.nanoTime() > deadline) {
                             LOG.warn("{}: {} was not committed within {} ms (its checkpoint may have been declined); "
-                                            + "writing on, a write that needs its locks will fail at the lock timeout",
+                                            + "writing on, a write that needs its locks will fail at a short lock timeout",
                                     context, id, OWN_COMMIT_WAIT_MILLIS);
-                            break;
+                            return false;
                         }
                         Thread.sleep(1);
                     }
                 }
+                return true;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new SinkException(context + ": interrupted while waiting for the commit of " + id, e);

@@ -22,13 +22,13 @@ public interface OwnCommits {
     boolean pending();
 
     /**
-     * Returns once the previous prepared transaction is committed, at once if it is. Meanwhile the
-     * task runs its mailbox. Gives up after a bound (its checkpoint may have been declined, and then
-     * the commit comes only with the next completed checkpoint, which cannot complete while this
-     * thread waits): the statement then runs anyway, and the database's lock timeout turns a real
-     * conflict into a failover.
+     * Returns once the previous prepared transaction is committed, at once if it is or if there is
+     * none: then true. Meanwhile the task runs its mailbox. Gives up after a bound and returns false:
+     * its checkpoint may have been declined, and then the commit comes only with the next completed
+     * checkpoint, which cannot complete while this thread waits. The session then runs its statement
+     * anyway, with a short lock timeout, so that a real conflict becomes a prompt failover.
      */
-    void await() throws IOException;
+    boolean await() throws IOException;
 
     /** For sessions used outside a Flink task (tests, tools): never pending. */
     OwnCommits NONE = new OwnCommits() {
@@ -38,6 +38,8 @@ public interface OwnCommits {
         }
 
         @Override
-        public void await() {}
+        public boolean await() {
+            return true;
+        }
     };
 }

@@ -67,6 +67,8 @@ final class UpsertWriter {
     /** After failed chunks, COPY pauses for chunk size x 2^failures records, at most 2^6 chunks. */
     private static final int MAX_PAUSE_SHIFT = 6;
     private static final String SAVEPOINT = "eosink_copy_chunk";
+    /** The lock timeout of an epoch whose writer gave up waiting for its own previous commit. */
+    static final long GAVE_UP_LOCK_TIMEOUT_MILLIS = 2_000;
 
     private final Connection connection;
     private final IoWatchdog io;
@@ -370,7 +372,17 @@ final class UpsertWriter {
             return;
         }
         endChunk();
-        ownCommits.await();
+        if (!ownCommits.await()) {
+            // Not committed in time: after a declined checkpoint the commit waits for a checkpoint
+            // this very thread holds up. A statement touching that transaction's rows would wait the
+            // session's 60 s lock timeout for nothing; with a short one the conflict becomes a prompt
+            // failover (the restore rolls that transaction back and replays). For this epoch only.
+            try {
+                control("SET LOCAL lock_timeout = '" + GAVE_UP_LOCK_TIMEOUT_MILLIS + "ms'");
+            } catch (SQLException e) {
+                throw new Failure(e, statements.firstPosition(), statements.lastPosition(), "setting the lock timeout failed");
+            }
+        }
         long first = statements.firstPosition();
         long last = statements.lastPosition();
         try {

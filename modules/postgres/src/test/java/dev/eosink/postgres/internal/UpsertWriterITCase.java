@@ -401,14 +401,15 @@ class UpsertWriterITCase {
         }
 
         @Override
-        public void await() {
+        public boolean await() {
             if (pendingGid == null) {
-                return;
+                return true;
             }
             awaitsWhilePending++;
             atAwait.forEach(Runnable::run);
             commitPrepared(pendingGid);
             pendingGid = null;
+            return true;
         }
 
         /** The committer's commit arrives without anyone waiting for it. */
