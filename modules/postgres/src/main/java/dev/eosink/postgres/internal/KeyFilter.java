@@ -33,7 +33,11 @@ final class KeyFilter {
 
     /** Adds the key; true if it was certainly never added before (since the last {@link #clear}). */
     boolean add(Object key) {
-        long h = hash(key);
+        return add(hash(key));
+    }
+
+    /** {@link #add(Object)} with the key's {@link #hash}, when the caller has it already. */
+    boolean add(long h) {
         int h1 = (int) h;
         int h2 = (int) (h >>> 32) | 1;
         boolean added = false;

@@ -84,17 +84,7 @@ final class UpsertWriter {
      * New keys' rows not sent yet, oldest first: a later write of such a key replaces its row here,
      * so keys that change again soon (hot keys of a changelog) reach the table once, by COPY.
      */
-    private final java.util.LinkedHashMap<Object, Pending> window = new java.util.LinkedHashMap<>();
-
-    private static final class Pending {
-        Object[] row;
-        long position;
-
-        Pending(Object[] row, long position) {
-            this.row = row;
-            this.position = position;
-        }
-    }
+    private final KeyWindow window = new KeyWindow(WINDOW_ROWS);
 
     private final List<Object[]> chunk = new ArrayList<>();
     private long[] chunkPositions = new long[1024];
@@ -157,22 +147,22 @@ final class UpsertWriter {
             return false;
         }
         Object key = statements.keyOf(row);
-        boolean neverWritten = written.add(key); // deletes too: a later insert must follow the delete
+        long hash = KeyFilter.hash(key);
+        boolean neverWritten = written.add(hash); // deletes too: a later insert must follow the delete
         if (neverWritten && kind != RowKind.DELETE && copy != null) {
             if (copyPausedFor == 0) {
-                toWindow(key, row, position);
+                toWindow(key, hash, row, position);
                 return true;
             }
             copyPausedFor--;
         } else if (!neverWritten && !window.isEmpty()) {
-            Pending waiting = window.get(key);
-            if (waiting != null) {
+            int held = window.find(key, hash);
+            if (held >= 0) {
                 if (kind == RowKind.DELETE) {
                     // Never sent: drop it. The delete still runs, the key may have been in the table before.
-                    window.remove(key);
+                    window.remove(held);
                 } else {
-                    waiting.row = row; // the key's first write, not sent yet, becomes its latest
-                    waiting.position = position;
+                    window.replace(held, row, position); // the key's first write, not sent yet, becomes its latest
                     return true;
                 }
             }
@@ -248,18 +238,17 @@ final class UpsertWriter {
     }
 
     /** A new key's row, held back {@link #WINDOW_ROWS} new keys long, then streamed by COPY. */
-    private void toWindow(Object key, Object[] row, long position) throws Failure, IOException {
-        window.put(key, new Pending(row, position));
-        if (window.size() > WINDOW_ROWS) {
+    private void toWindow(Object key, long hash, Object[] row, long position) throws Failure, IOException {
+        if (window.isFull()) {
             sendEldest();
         }
+        window.add(key, hash, row, position);
     }
 
     private void sendEldest() throws Failure, IOException {
-        java.util.Iterator<Pending> eldest = window.values().iterator();
-        Pending p = eldest.next();
-        eldest.remove();
-        addToChunk(p.row, p.position);
+        if (window.pollEldest()) {
+            addToChunk(window.polledRow(), window.polledPosition());
+        }
     }
 
     private void addToChunk(Object[] row, long position) throws Failure, IOException {
