@@ -213,7 +213,10 @@ final class UpsertWriter {
         }
     }
 
-    /** After the epoch is prepared: sizes the next epoch's chunks from this one's COPY rows (never clears the filter: see {@link #clearFilter}). */
+    /**
+     * After the epoch is prepared: sizes the next epoch's chunks from this one's COPY rows. It never
+     * clears the filter (see {@link #clearFilter}).
+     */
     void epochPrepared() {
         if (copiedInEpoch > 0) {
             chunkLimit = (int) Math.max(MIN_CHUNK_ROWS, Math.min(MAX_CHUNK_ROWS, copiedInEpoch / CHUNKS_PER_EPOCH));
