@@ -95,7 +95,12 @@ public final class MariaDbFixture {
         return own;
     }
 
-    /** kill -9 of mariadbd: every session ends at once, prepared branches must survive in the data directory. */
+    /**
+     * kill -9 of mariadbd: every session ends at once, prepared branches must survive in the data
+     * directory. Returns only once the process is gone, even if the calling thread is interrupted
+     * meanwhile (tests crash the server from a Flink task, which the failover the crash causes may
+     * cancel): a restart next to a dying server would find its port and data directory still taken.
+     */
     public void crash() {
         if (startCommand == null) {
             throw new IllegalStateException("cannot crash an external server");
@@ -104,42 +109,69 @@ public final class MariaDbFixture {
         process = null;
         if (p != null) {
             p.destroyForcibly();
-            try {
-                p.waitFor(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
+            boolean interrupted = false;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (p.isAlive() && System.nanoTime() < deadline) {
+                try {
+                    p.waitFor(100, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
     }
 
-    /** Starts mariadbd again on the same port and data directory (crash recovery included) and waits for it. */
+    /**
+     * Starts mariadbd again on the same port and data directory (crash recovery included) and waits
+     * for it, also when the calling thread is interrupted meanwhile (see {@link #crash()}): the
+     * interrupt is kept for the caller, the server is up either way.
+     */
     public void restart() {
         try {
             launch();
         } catch (IOException e) {
             throw new IllegalStateException("could not restart mariadbd: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while restarting mariadbd", e);
         }
     }
 
-    private void launch() throws IOException, InterruptedException {
-        process = new ProcessBuilder(startCommand).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dataDirectory.resolve("server.log").toFile())).start();
+    /**
+     * Waits for the launched server. An interrupt does not end the wait: it is set aside (a socket
+     * connect of an interrupted thread fails at once) and restored for the caller at the end.
+     */
+    private void awaitConnections() {
+        boolean interrupted = Thread.interrupted();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            try (Connection c = connectAdmin("")) {
-                return;
-            } catch (SQLException e) {
-                if (!process.isAlive() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("mariadbd (" + startCommand.get(0) + ") did not accept connections at "
-                            + serverUrl + "; see " + dataDirectory.resolve("error.log") + ": "
-                            + tail(dataDirectory.resolve("error.log")), e);
+        try {
+            while (true) {
+                try (Connection c = connectAdmin("")) {
+                    return;
+                } catch (SQLException e) {
+                    if (!process.isAlive() || System.nanoTime() > deadline) {
+                        throw new IllegalStateException("mariadbd (" + startCommand.get(0) + ") did not accept connections at "
+                                + serverUrl + "; see " + dataDirectory.resolve("error.log") + ": "
+                                + tail(dataDirectory.resolve("error.log")), e);
+                    }
+                    try {
+                        Thread.sleep(100);
+                    } catch (InterruptedException ie) {
+                        interrupted = true;
+                    }
                 }
-                Thread.sleep(100);
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
+    }
+
+    private void launch() throws IOException {
+        process = new ProcessBuilder(startCommand).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dataDirectory.resolve("server.log").toFile())).start();
+        awaitConnections();
     }
 
     /** The shared server, started on the first call. Throws (never returns null) if none can be had. */

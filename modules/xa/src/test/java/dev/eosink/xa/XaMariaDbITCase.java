@@ -37,6 +37,7 @@ class XaMariaDbITCase extends XaHardCases {
             own.restart();
             assertThat(crashy.preparedGtrids(sinkId)).as("prepared branches after the crash").containsAll(before);
         });
+        Throwable primary = null;
         try {
             StreamExecutionEnvironment env = env(2, 200);
             ids(env, 4_000, 3_000).sinkTo(FaultInjectingDatabase.wrap(crashy.connect(XaSink.<Long>builder())
@@ -51,8 +52,18 @@ class XaMariaDbITCase extends XaHardCases {
             env.execute("mariadbd killed after prepare");
             assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
             assertExactlyOnce(crashy, 4_000);
+        } catch (Throwable t) {
+            primary = t;
+            throw t;
         } finally {
-            crashy.rollbackPrepared(sinkId);
+            try {
+                crashy.rollbackPrepared(sinkId);
+            } catch (RuntimeException cleanup) {
+                if (primary == null) {
+                    throw cleanup;
+                }
+                primary.addSuppressed(cleanup); // a server that did not come back fails both: show why first
+            }
         }
     }
 
