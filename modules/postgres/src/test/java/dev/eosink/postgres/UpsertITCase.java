@@ -475,18 +475,10 @@ class UpsertITCase extends ExactlyOnceTestBase {
         StreamExecutionEnvironment env = failingEnv();
         ids(env, 50, 100_000).sinkTo(upsertSink(kv).columns("k", "v", "note")
                 .rows(i -> new Object[] {i, i, i == 37 ? null : "n" + i}).upsert("k").build());
-        Throwable thrown = catchThrowable(() -> env.execute("null through copy"));
-        String message = WriteMethodsITCase.sinkError(thrown).getMessage();
-        LOG.info("(e) NULL for a new key: {}", message);
-        assertThat(message)
-                .contains("sink '" + sinkId + "' subtask 0/1")
-                .contains("table \"" + kv + "\"")
-                .contains("epoch of checkpoint 1")
+        assertThat(refusedEpoch(env, "NULL for a new key"))
                 .contains("record #37 of the epoch")
                 .contains("violates not-null constraint")
                 .contains("SQLSTATE 23502");
-        assertThat(db.count("SELECT count(*) FROM " + kv)).isZero();
-        assertThat(preparedLeft()).isEmpty();
     }
 
     /**
@@ -500,17 +492,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
         StreamExecutionEnvironment env = failingEnv();
         ids(env, 40_000, 1_000_000).sinkTo(upsertSink(kv).columns("k", "v", "note")
                 .rows(i -> new Object[] {i == 120 ? 100L : i, i, i == 120 ? null : "n" + i}).upsert("k").build());
-        Throwable thrown = catchThrowable(() -> env.execute("null merged in the window"));
-        String message = WriteMethodsITCase.sinkError(thrown).getMessage();
-        LOG.info("(e) NULL merged into a held row: {}", message);
-        assertThat(message)
-                .contains("sink '" + sinkId + "' subtask 0/1")
-                .contains("table \"" + kv + "\"")
-                .contains("epoch of checkpoint 1")
+        assertThat(refusedEpoch(env, "NULL merged into a held row"))
                 .contains("record #120 of the epoch")
                 .contains("violates not-null constraint");
-        assertThat(db.count("SELECT count(*) FROM " + kv)).isZero();
-        assertThat(preparedLeft()).isEmpty();
     }
 
     /**
@@ -526,18 +510,28 @@ class UpsertITCase extends ExactlyOnceTestBase {
         StreamExecutionEnvironment env = failingEnv();
         ids(env, 50, 100_000).sinkTo(upsertSink(kv).columns("k", "v", "u")
                 .rows(i -> new Object[] {i, i, i == 37 ? "u12" : "u" + i}).upsert("k").build());
-        Throwable thrown = catchThrowable(() -> env.execute("second unique constraint"));
-        String message = WriteMethodsITCase.sinkError(thrown).getMessage();
-        LOG.info("(e) second unique constraint: {}", message);
-        assertThat(message)
-                .contains("sink '" + sinkId + "' subtask 0/1")
-                .contains("table \"" + kv + "\"")
-                .contains("epoch of checkpoint 1")
+        assertThat(refusedEpoch(env, "second unique constraint"))
                 .contains("duplicate key value violates unique constraint \"" + kv + "_u_unique\"")
                 .contains("Key (u)=(u12) already exists")
                 .contains("SQLSTATE 23505");
+    }
+
+    /**
+     * Runs a job whose first epoch the database refuses and returns the sink's message, after the
+     * checks every such failure must pass: it names the sink, subtask, table and checkpoint; nothing
+     * of the epoch is visible; nothing is left prepared.
+     */
+    private String refusedEpoch(StreamExecutionEnvironment env, String what) {
+        Throwable thrown = catchThrowable(() -> env.execute(what));
+        String message = WriteMethodsITCase.sinkError(thrown).getMessage();
+        LOG.info("(e) {}: {}", what, message);
+        assertThat(message)
+                .contains("sink '" + sinkId + "' subtask 0/1")
+                .contains("table \"" + kv + "\"")
+                .contains("epoch of checkpoint 1");
         assertThat(db.count("SELECT count(*) FROM " + kv)).isZero();
         assertThat(preparedLeft()).isEmpty();
+        return message;
     }
 
     private static final Pattern BATCH_RANGE = Pattern.compile("in the batch of records #(\\d+) to #(\\d+) of the epoch");
@@ -560,11 +554,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         StreamExecutionEnvironment env = failingEnv();
         ids(env, 50, 100_000).sinkTo(upsertSink(kv).columns("k", "v", "u")
                 .rows(i -> new Object[] {i == 49 ? 0L : i, i, i == 37 ? "u12" : "u" + i}).upsert("k").build());
-        Throwable thrown = catchThrowable(() -> env.execute("range of a redone chunk"));
-        String message = WriteMethodsITCase.sinkError(thrown).getMessage();
-        LOG.info("(e) range of a redone chunk: {}", message);
-        assertThat(db.count("SELECT count(*) FROM " + kv)).isZero();
-        assertThat(preparedLeft()).isEmpty();
+        String message = refusedEpoch(env, "range of a redone chunk");
         assertThat(message).contains("Key (u)=(u12) already exists");
         Matcher range = BATCH_RANGE.matcher(message);
         assertThat(range.find()).as("a batch named in: %s", message).isTrue();

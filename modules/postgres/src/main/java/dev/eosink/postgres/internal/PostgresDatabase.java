@@ -413,10 +413,9 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             checkUpsertKey(c, context, upserts);
             if (noCopy != null) {
                 LOG.info("{}: every upsert into {} goes as a statement, none by COPY: {}", context, table, noCopy);
-                return new UpsertWriter(c, io, upserts, null, batchSize, new KeyFilter());
             }
-            return new UpsertWriter(c, io, upserts, new CopyStream(c, io, table, columns, encoder.get(), batchSize),
-                    batchSize, new KeyFilter());
+            CopyStream newKeys = noCopy == null ? new CopyStream(c, io, table, columns, encoder.get(), batchSize) : null;
+            return new UpsertWriter(c, io, upserts, newKeys, batchSize, new KeyFilter());
         }
         if (writeMethod != WriteMethod.COPY) {
             return null;

@@ -141,10 +141,10 @@ final class UpsertWriter {
         }
     }
 
-    /** Adds a record; returns false for UPDATE_BEFORE, which carries nothing to write. */
-    boolean add(Object[] row, RowKind kind, long position) throws Failure, IOException {
+    /** Adds a record; UPDATE_BEFORE carries nothing to write and is skipped. */
+    void add(Object[] row, RowKind kind, long position) throws Failure, IOException {
         if (kind == RowKind.UPDATE_BEFORE) {
-            return false;
+            return;
         }
         Object key = statements.keyOf(row);
         long hash = KeyFilter.hash(key);
@@ -152,7 +152,7 @@ final class UpsertWriter {
         if (neverWritten && kind != RowKind.DELETE && copy != null) {
             if (copyPausedFor == 0) {
                 toWindow(key, hash, row, position);
-                return true;
+                return;
             }
             copyPausedFor--;
         } else if (!neverWritten && !window.isEmpty()) {
@@ -163,7 +163,7 @@ final class UpsertWriter {
                     window.remove(held);
                 } else {
                     window.replace(held, row, position); // the key's first write, not sent yet, becomes its latest
-                    return true;
+                    return;
                 }
             }
         }
@@ -175,7 +175,6 @@ final class UpsertWriter {
                 clearFilter();
             }
         }
-        return true;
     }
 
     /**
