@@ -364,8 +364,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
     /**
      * Hot keys (600 keys, each written about 50 times) with deletes, re-inserts after deletes and
      * UPDATE_BEFORE records, keyed by the upsert key at parallelism 2, with 150 ms checkpoints, so
-     * that nearly every epoch rewrites keys of the previous one, and some of its records arrive while
-     * that one is still prepared (checked; they become statements, held back meanwhile). A failure right after a PREPARE and another in the committer before COMMIT PREPARED
+     * that nearly every epoch rewrites keys of the previous one, and usually some of its records arrive
+     * while that one is still prepared (logged; they become statements, held back meanwhile). A failure right after a PREPARE and another in the committer before COMMIT PREPARED
      * restart the job; the end state is still the last write of every key, replayed in order.
      *
      * <p>(With 300 keys per writer the statements never gather the quarter chunk that would run them
@@ -389,9 +389,11 @@ class UpsertITCase extends ExactlyOnceTestBase {
         assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
         assertThat(Faults.fired(sinkId, Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
         assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertITCase::hotKind));
+        // How many records arrive while the previous epoch is still prepared depends on timing (none
+        // when the commit notification beats the next input, seen once in CI under load): logged, not
+        // asserted. The pending path is asserted where it is deterministic: declinedCheckpointInUpsertMode
+        // and UpsertWriterITCase.statementsWaitForTheOwnCommitWhileCopyGoesOn.
         LOG.info("hot keys: {}; epochs {}", OwnCommitProbe.describe(sinkId), summaries.lines(sinkId).size());
-        assertThat(OwnCommitProbe.writesWhilePending(sinkId))
-                .as("records written while the writer's previous epoch was still prepared").isPositive();
     }
 
     // ------------------------------------------------------------------ (c) many new keys
@@ -898,10 +900,6 @@ class UpsertITCase extends ExactlyOnceTestBase {
         private static AtomicLong[] stats(String sinkId) {
             return STATS.computeIfAbsent(sinkId,
                     k -> new AtomicLong[] {new AtomicLong(), new AtomicLong(), new AtomicLong(), new AtomicLong()});
-        }
-
-        static long writesWhilePending(String sinkId) {
-            return stats(sinkId)[3].get();
         }
 
         static long awaitsWhilePending(String sinkId) {
