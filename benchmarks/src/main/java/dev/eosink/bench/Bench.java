@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -88,6 +89,7 @@ public final class Bench {
                 Map<String, String> settings = new LinkedHashMap<>();
                 // Commit times of the rows' transactions: the end of each run, the same way for every writer.
                 settings.put("track_commit_timestamp", "on");
+                settings.putAll(o.serverSettings);
                 embedded = PostgresFixture.startNew(settings);
                 url = embedded.jdbcUrl();
                 user = embedded.user();
@@ -240,6 +242,7 @@ public final class Bench {
                 "--user", user,
                 "--table", table,
                 "--stall-s", String.valueOf(o.stallS),
+                "--warmup-rows", String.valueOf(spec.rows * o.warmupPercent / 100),
                 "--result", result.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("EOSINK_BENCH_PASSWORD", password);
@@ -429,8 +432,10 @@ public final class Bench {
 
     private void readServerSettings() throws SQLException {
         try (Connection c = connect(); Statement s = c.createStatement()) {
-            for (String name : List.of("server_version", "max_prepared_transactions", "fsync", "synchronous_commit",
-                    "shared_buffers", "max_wal_size", "track_commit_timestamp")) {
+            Set<String> names = new LinkedHashSet<>(List.of("server_version"));
+            names.addAll(Report.SETTINGS_SHOWN);
+            names.addAll(o.serverSettings.keySet());
+            for (String name : names) {
                 try (ResultSet rs = s.executeQuery("SHOW " + name)) {
                     rs.next();
                     server.put(name, rs.getString(1));

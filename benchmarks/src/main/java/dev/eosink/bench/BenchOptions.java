@@ -11,8 +11,11 @@ import java.util.Locale;
 /** The options of {@code ./bench}. */
 final class BenchOptions {
 
-    /** About 10-15 minutes for a default run (3 rounds) on a quiet 2-core machine. */
-    static final long DEFAULT_ROWS = 1_500_000;
+    /**
+     * About 20-25 minutes for a default run (3 rounds) on a quiet 2-core machine. Long enough for
+     * several checkpoints per run at p2, where a run of 1.5M rows lasted about 2.5 s.
+     */
+    static final long DEFAULT_ROWS = 3_000_000;
     static final long SMOKE_ROWS = 2_000;
     static final Path DEFAULT_OUT = Path.of("benchmarks", "results");
 
@@ -29,6 +32,9 @@ final class BenchOptions {
                     "README.md; per-run logs go to benchmarks/results/tmp/ (not in git).",
                     "",
                     "  --rows N                 rows per run (default " + DEFAULT_ROWS + ": about 10-15 min on 2 quiet cores)",
+                    "  --warmup PCT             before it is measured, each run's JVM runs the same writer on PCT% of the",
+                    "                           rows into a scratch table (default 30; 0: cold runs), so that JIT",
+                    "                           compilation, which takes much of a core for seconds here, is start-up",
                     "  --rounds R               rounds; every case runs once per round, medians reported (default 3)",
                     "  --smoke                  tiny run (" + SMOKE_ROWS + " rows, 1 round, all writers, short intervals, C1 only)",
                     "                           into benchmarks/results/tmp/smoke-<time>/: checks that it works, not speed;",
@@ -37,6 +43,8 @@ final class BenchOptions {
                     "                           postgres), password from EOSINK_BENCH_PASSWORD. Needs",
                     "                           max_prepared_transactions >= 64; track_commit_timestamp=on for the",
                     "                           commit-time end of a run (otherwise: job end, see latest.md)",
+                    "  --server-setting N=V     a setting of the embedded PostgreSQL (repeatable), for example",
+                    "                           wal_writer_delay=10ms (see the README's tuning notes)",
                     "  --out DIR                where latest.* go (default benchmarks/results; the README block is",
                     "                           only rewritten for the default)",
                     "  --writers a,b,...        a subset of raw-copy,eo-copy,eo-batch,eo-upsert,peer-eo-xa,peer-alo,peer-alo-upsert",
@@ -63,8 +71,12 @@ final class BenchOptions {
 
     long rows = DEFAULT_ROWS;
     int rounds = 3;
+    /** Warm-up rows per run, as a percentage of the run's rows. */
+    int warmupPercent = 30;
     boolean smoke;
     String postgresUrl;
+    /** Settings of the embedded server (--server-setting), in the order given. */
+    final java.util.Map<String, String> serverSettings = new java.util.LinkedHashMap<>();
     String user = "postgres";
     String password = "";
     Path out;
@@ -143,6 +155,20 @@ final class BenchOptions {
                         }
                     }
                     o.sweepWriters = ws;
+                    break;
+                case "--server-setting":
+                    String setting = value(args, ++i, a);
+                    int eq = setting.indexOf('=');
+                    if (eq <= 0 || !setting.substring(0, eq).matches("[A-Za-z_][A-Za-z0-9_.]*")) {
+                        throw new IllegalArgumentException(a + ": name=value, for example wal_writer_delay=10ms; got " + setting);
+                    }
+                    o.serverSettings.put(setting.substring(0, eq), setting.substring(eq + 1));
+                    break;
+                case "--warmup":
+                    o.warmupPercent = Integer.parseInt(value(args, ++i, a));
+                    if (o.warmupPercent < 0 || o.warmupPercent > 100) {
+                        throw new IllegalArgumentException("--warmup: a percentage, 0 to 100");
+                    }
                     break;
                 case "--rows":
                     o.rows = positive(a, value(args, ++i, a));
@@ -281,6 +307,10 @@ final class BenchOptions {
         }
         if (o.sweepRows > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("--sweep-rows: at most " + Integer.MAX_VALUE);
+        }
+        if (o.postgresUrl != null && !o.serverSettings.isEmpty()) {
+            throw new IllegalArgumentException("--server-setting applies to the embedded PostgreSQL; "
+                    + "set " + o.serverSettings.keySet() + " on the server given by --postgres-url instead");
         }
         o.password = System.getenv().getOrDefault("EOSINK_BENCH_PASSWORD", "");
         return o;

@@ -56,6 +56,26 @@ final class Probe {
     static final AtomicLong peakHeapAfterGc = new AtomicLong(0);
     static final AtomicLong gcCount = new AtomicLong(0);
 
+    /**
+     * Forgets everything recorded so far: called between the warm-up and the measured job of a run,
+     * after which the measured job starts from the same zero as a cold one.
+     */
+    static synchronized void reset() {
+        firstRowMicros.set(Long.MAX_VALUE);
+        endOfInputMicros.set(0);
+        recordsSeen.set(0);
+        commits.set(0);
+        lastCommitMicros.set(0);
+        barrierNanos.clear();
+        prepareNanos.clear();
+        commitNanos.clear();
+        barrierToPrepared.clear();
+        prepareOnly.clear();
+        notifyToCommitted.clear();
+        peakHeapAfterGc.set(0);
+        gcCount.set(0);
+    }
+
     static long wallMicros() {
         Instant now = Instant.now();
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;

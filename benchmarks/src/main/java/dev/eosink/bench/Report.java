@@ -184,6 +184,10 @@ final class Report {
                 o.rounds, o.rounds == 1 ? "" : "s", o.rows, Spec.interval(o.intervalMs));
     }
 
+    /** The server settings latest.md names (with those given by --server-setting), as {@code SHOW} reads them. */
+    static final List<String> SETTINGS_SHOWN = List.of("fsync", "synchronous_commit", "shared_buffers", "max_wal_size",
+            "wal_writer_delay", "max_prepared_transactions", "track_commit_timestamp");
+
     String markdown() {
         StringBuilder b = new StringBuilder();
         b.append("# eosink benchmark: ").append(o.smoke ? "smoke run (checks that it works, not speed)" : "latest results")
@@ -193,16 +197,18 @@ final class Report {
         b.append("| machine | |\n|---|---|\n");
         machine.forEach((k, v) -> b.append("| ").append(k).append(" | ").append(v).append(" |\n"));
         b.append("| PostgreSQL | ").append(server.get("server_version")).append(", ").append(server.get("source"))
-                .append("; fsync=").append(server.get("fsync"))
-                .append(", synchronous_commit=").append(server.get("synchronous_commit"))
-                .append(", shared_buffers=").append(server.get("shared_buffers"))
-                .append(", max_wal_size=").append(server.get("max_wal_size"))
-                .append(", max_prepared_transactions=").append(server.get("max_prepared_transactions"))
-                .append(", track_commit_timestamp=").append(server.get("track_commit_timestamp")).append(" |\n");
+                .append("; ");
+        java.util.Set<String> shown = new java.util.LinkedHashSet<>(SETTINGS_SHOWN);
+        shown.addAll(o.serverSettings.keySet());
+        b.append(shown.stream().map(name -> name + "=" + server.get(name)).collect(java.util.stream.Collectors.joining(", ")))
+                .append(o.serverSettings.isEmpty() ? "" : " (set by `--server-setting`: " + String.join(", ", o.serverSettings.keySet()) + ")")
+                .append(" |\n");
         b.append(String.format(Locale.ROOT,
                 "| run | %,d rows per run, %d round(s), checkpoint interval %s, JDBC batch size %d, "
-                        + "reWriteBatchedInserts=%s for every Flink sink, each run in its own JVM (`%s`) |\n\n",
-                o.rows, o.rounds, Spec.interval(o.intervalMs), o.batchSize, o.rewriteBatchedInserts, o.jvmOpts));
+                        + "reWriteBatchedInserts=%s for every Flink sink, each run in its own JVM (`%s`), %s |\n\n",
+                o.rows, o.rounds, Spec.interval(o.intervalMs), o.batchSize, o.rewriteBatchedInserts, o.jvmOpts,
+                o.warmupPercent == 0 ? "cold (no warm-up)"
+                        : "warmed up first by the same writer on " + o.warmupPercent + "% of the rows into a scratch table (`--warmup`)"));
 
         // ---- throughput
         b.append("## Throughput\n\n");

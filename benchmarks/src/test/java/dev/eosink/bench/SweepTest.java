@@ -17,6 +17,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The sensitivity sweep without a database: its plan, its 20-column encoding, its report. */
 class SweepTest {
 
+    /** Rows per run by default, and the 20-column runs' default (half). */
+    private static final long ROWS = BenchOptions.DEFAULT_ROWS;
+    private static final long HALF = ROWS / 2;
+
     private static final List<String> WIDE_TYPES = List.of("int8", "text", "int8", "timestamptz", "int8", "int8",
             "int8", "int4", "int4", "int4", "float8", "float8", "text", "text", "text", "timestamptz", "timestamptz",
             "bool", "bool", "numeric");
@@ -60,9 +64,9 @@ class SweepTest {
         assertThat(describe(specs.subList(0, plain.size()))).isEqualTo(describe(plain));
         List<String> added = describe(specs.subList(plain.size(), specs.size()));
         assertThat(added).containsExactly(
-                "raw-copy p1 20c 750000", "eo-copy p1 20c 750000 1000", "eo-copy p1 4c 1500000 100",
-                "raw-copy p2 20c 750000", "eo-copy p2 20c 750000 1000", "eo-copy p2 4c 1500000 100",
-                "eo-copy p2 4c 1500000 10000");
+                "raw-copy p1 20c " + HALF, "eo-copy p1 20c " + HALF + " 1000", "eo-copy p1 4c " + ROWS + " 100",
+                "raw-copy p2 20c " + HALF, "eo-copy p2 20c " + HALF + " 1000", "eo-copy p2 4c " + ROWS + " 100",
+                "eo-copy p2 4c " + ROWS + " 10000");
         assertThat(specs.subList(plain.size(), specs.size())).allMatch(s -> s.purpose == Spec.Purpose.SWEEP);
     }
 
@@ -79,10 +83,10 @@ class SweepTest {
     void sweepWithoutTheMainWritersAddsItsReferences() {
         List<Spec> specs = new Bench(BenchOptions.parse(new String[] {"--writers", "eo-batch", "--parallelism", "1",
                 "--no-heap", "--sweep-writers", "peer-alo", "--sweep-rows", "10"})).plan();
-        assertThat(describe(specs)).containsExactly("eo-batch p1 4c 1500000 1000",
-                "raw-copy p1 4c 1500000", "peer-alo p1 4c 1500000 1000",
+        assertThat(describe(specs)).containsExactly("eo-batch p1 4c " + ROWS + " 1000",
+                "raw-copy p1 4c " + ROWS, "peer-alo p1 4c " + ROWS + " 1000",
                 "raw-copy p1 20c 10", "peer-alo p1 20c 10 1000",
-                "eo-copy p1 4c 1500000 100", "eo-copy p1 4c 1500000 1000", "eo-copy p1 4c 1500000 10000");
+                "eo-copy p1 4c " + ROWS + " 100", "eo-copy p1 4c " + ROWS + " 1000", "eo-copy p1 4c " + ROWS + " 10000");
     }
 
     @org.junit.jupiter.api.io.TempDir
