@@ -75,7 +75,11 @@ public final class BinaryCopyEncoder implements Serializable {
             case "bool": return (out, v) -> { out.int32(1); out.byte1(bool(v) ? 1 : 0); };
             case "numeric": return BinaryCopyEncoder::numeric;
             case "text": case "varchar": case "bpchar": case "name": case "json":
-                return (out, v) -> out.bytes(text(v).getBytes(StandardCharsets.UTF_8));
+                return (out, v) -> {
+                    if (!(v instanceof String) || !out.ascii((String) v)) {
+                        out.bytes(text(v).getBytes(StandardCharsets.UTF_8));
+                    }
+                };
             case "jsonb":
                 return (out, v) -> {
                     byte[] b = text(v).getBytes(StandardCharsets.UTF_8);
@@ -216,13 +220,34 @@ public final class BinaryCopyEncoder implements Serializable {
         return new IllegalArgumentException("expected " + expected + ", got " + v.getClass().getName());
     }
 
-    /** numeric's binary form: ndigits, weight, sign, dscale, then base-10000 digits. */
+    /** The largest display scale {@link #numericOfLong} takes: 10^16 times a fraction below 1 still fits a long. */
+    private static final int LONG_NUMERIC_MAX_SCALE = 16;
+    private static final long[] POWERS_OF_TEN = new long[LONG_NUMERIC_MAX_SCALE + 1];
+
+    static {
+        POWERS_OF_TEN[0] = 1;
+        for (int i = 1; i < POWERS_OF_TEN.length; i++) {
+            POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10;
+        }
+    }
+
+    /**
+     * numeric's binary form: ndigits, weight, sign, dscale, then base-10000 digits. Almost every value
+     * (any whose unscaled value fits a long, with at most 16 decimals) takes {@link #numericOfLong}, by
+     * arithmetic; the rest {@link #numericOfDigits}, through the decimal string. Both write the same
+     * bytes for the same value (BinaryCopyEncoderTest).
+     */
     private static void numeric(Buffer out, Object v) {
         BigDecimal d;
         if (v instanceof BigDecimal) {
             d = (BigDecimal) v;
         } else if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
-            d = BigDecimal.valueOf(((Number) v).longValue());
+            long l = ((Number) v).longValue();
+            if (l != Long.MIN_VALUE) {
+                numericOfLong(out, l, 0);
+                return;
+            }
+            d = BigDecimal.valueOf(l);
         } else if (v instanceof BigInteger) {
             d = new BigDecimal((BigInteger) v);
         } else if (v instanceof Double || v instanceof Float) {
@@ -242,6 +267,69 @@ public final class BinaryCopyEncoder implements Serializable {
         } else {
             throw mismatch(v, "numeric (BigDecimal or a Number)");
         }
+        if (d.scale() < 0) {
+            d = d.setScale(0); // numeric has no negative display scale: 1E+3 is stored as 1000
+        }
+        if (d.scale() <= LONG_NUMERIC_MAX_SCALE) {
+            BigInteger unscaled = d.unscaledValue();
+            if (unscaled.bitLength() < Long.SIZE - 1) {
+                numericOfLong(out, unscaled.longValue(), d.scale());
+                return;
+            }
+        }
+        numericOfDigits(out, d);
+    }
+
+    /**
+     * A numeric of {@code unscaled} x 10^-dscale, for {@code |unscaled| < 2^63 - 1} and {@code 0 <=
+     * dscale <= 16}: the integer part's base-10000 digits, then the fraction's, padded on the right to
+     * whole groups, without leading or trailing zero groups (as PostgreSQL's own numeric_send).
+     */
+    static void numericOfLong(Buffer out, long unscaled, int dscale) {
+        int sign = unscaled < 0 ? 0x4000 : 0;
+        long abs = Math.abs(unscaled);
+        long integer = abs / POWERS_OF_TEN[dscale];
+        int fractionGroups = (dscale + 3) / 4;
+        long fraction = abs % POWERS_OF_TEN[dscale] * POWERS_OF_TEN[fractionGroups * 4 - dscale];
+        int integerGroups = 0;
+        for (long x = integer; x > 0; x /= 10_000) {
+            integerGroups++;
+        }
+        short[] groups = new short[integerGroups + fractionGroups];
+        for (int i = integerGroups - 1; i >= 0; i--) {
+            groups[i] = (short) (integer % 10_000);
+            integer /= 10_000;
+        }
+        for (int i = groups.length - 1; i >= integerGroups; i--) {
+            groups[i] = (short) (fraction % 10_000);
+            fraction /= 10_000;
+        }
+        int weight = integerGroups - 1;
+        int first = 0;
+        while (first < groups.length && groups[first] == 0) {
+            first++;
+            weight--;
+        }
+        int last = groups.length;
+        while (last > first && groups[last - 1] == 0) {
+            last--;
+        }
+        if (first == last) { // zero
+            weight = 0;
+            sign = 0;
+        }
+        out.int32(8 + 2 * (last - first));
+        out.int16(last - first);
+        out.int16(weight);
+        out.int16(sign);
+        out.int16(dscale);
+        for (int i = first; i < last; i++) {
+            out.int16(groups[i]);
+        }
+    }
+
+    /** A numeric of any size, through its decimal digits. */
+    static void numericOfDigits(Buffer out, BigDecimal d) {
         int sign = d.signum() < 0 ? 0x4000 : 0;
         d = d.abs();
         if (d.scale() < 0) {
@@ -351,6 +439,26 @@ public final class BinaryCopyEncoder implements Serializable {
         void bytes(byte[] b) {
             int32(b.length);
             raw(b);
+        }
+
+        /**
+         * Appends a text field if {@code s} is ASCII without NUL (where UTF-8 is one byte per char), with
+         * no intermediate array; otherwise appends nothing and returns false, for the general path.
+         */
+        boolean ascii(String s) {
+            int n = s.length();
+            ensure(4 + n);
+            int at = size + 4;
+            for (int i = 0; i < n; i++) {
+                char c = s.charAt(i);
+                if (c == 0 || c >= 0x80) {
+                    return false;
+                }
+                bytes[at + i] = (byte) c;
+            }
+            int32(n);
+            size += n;
+            return true;
         }
     }
 }
