@@ -83,63 +83,86 @@ class SoakITCase {
         String table = "soak_totals";
         String sinkId = "soak";
 
-        Instant started = Instant.now();
-        try (StandalonePostgres pg = PostgresFixture.startNew(Map.of("track_commit_timestamp", "on"));
-                TcpProxy proxy = TcpProxy.to(pg.jdbcUrl());
-                ProcessCluster cluster = ProcessCluster.start(dir.resolve("cluster"), 2, 1)) {
-            JobID job = cluster.submit(Path.of("target", "eosink-examples-cluster.jar"), List.of(
-                    "--job", "windows", "--postgres-url", proxy.jdbcUrl(pg.jdbcUrl()), "--user", pg.user(),
-                    "--events", Long.toString(events), "--rate", Integer.toString(RATE), "--parallelism", "2",
-                    "--table", table, "--sink-id", sinkId, "--checkpoint-dir", dir.resolve("checkpoints").toString(),
-                    "-Dexecution.checkpointing.interval=1s",
-                    "-Drestart-strategy.fixed-delay.delay=500ms"), 2);
-            long deadline = System.nanoTime() + (long) (minutes * 60e9);
-            awaitHealthy(cluster, job, 0, "the start");
+        boolean passed = false;
+        try {
+            Instant started = Instant.now();
+            try (StandalonePostgres pg = PostgresFixture.startNew(Map.of("track_commit_timestamp", "on"));
+                    TcpProxy proxy = TcpProxy.to(pg.jdbcUrl());
+                    ProcessCluster cluster = ProcessCluster.start(dir.resolve("cluster"), 2, 1)) {
+                JobID job = cluster.submit(Path.of("target", "eosink-examples-cluster.jar"), List.of(
+                        "--job", "windows", "--postgres-url", proxy.jdbcUrl(pg.jdbcUrl()), "--user", pg.user(),
+                        "--events", Long.toString(events), "--rate", Integer.toString(RATE), "--parallelism", "2",
+                        "--table", table, "--sink-id", sinkId, "--checkpoint-dir", dir.resolve("checkpoints").toString(),
+                        "-Dexecution.checkpointing.interval=1s",
+                        "-Drestart-strategy.fixed-delay.delay=500ms"), 2);
+                long deadline = System.nanoTime() + (long) (minutes * 60e9);
+                awaitHealthy(cluster, job, 0, "the start");
 
-            while (System.nanoTime() < deadline - Duration.ofSeconds(15).toNanos()) {
-                sleepWatching(cluster, job, minGap + (long) (random.nextDouble() * (maxGap - minGap)));
-                if (cluster.status(job) == JobStatus.FINISHED) {
-                    break;
+                while (System.nanoTime() < deadline - Duration.ofSeconds(15).toNanos()) {
+                    sleepWatching(cluster, job, minGap + (long) (random.nextDouble() * (maxGap - minGap)));
+                    if (cluster.status(job) == JobStatus.FINISHED) {
+                        break;
+                    }
+                    Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
+                    long checkpointsBefore = cluster.completedCheckpoints(job);
+                    long t0 = System.nanoTime();
+                    inject(fault, cluster, pg, proxy, job);
+                    injected.merge(fault, 1, Integer::sum);
+                    Duration recovery = awaitHealthy(cluster, job, checkpointsBefore, fault.name());
+                    Duration total = Duration.ofNanos(System.nanoTime() - t0);
+                    timeline.add(String.format("%6.1f s  %-38s healthy again after %5.1f s",
+                            Duration.between(started, Instant.now()).toMillis() / 1000.0 - total.toMillis() / 1000.0,
+                            fault, total.toMillis() / 1000.0));
+                    if (recovery.compareTo(longestRecovery) > 0) {
+                        longestRecovery = recovery;
+                        longestRecoveryAfter = fault.name();
+                    }
                 }
-                Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
-                long checkpointsBefore = cluster.completedCheckpoints(job);
-                long t0 = System.nanoTime();
-                inject(fault, cluster, pg, proxy, job);
-                injected.merge(fault, 1, Integer::sum);
-                Duration recovery = awaitHealthy(cluster, job, checkpointsBefore, fault.name());
-                Duration total = Duration.ofNanos(System.nanoTime() - t0);
-                timeline.add(String.format("%6.1f s  %-38s healthy again after %5.1f s",
-                        Duration.between(started, Instant.now()).toMillis() / 1000.0 - total.toMillis() / 1000.0,
-                        fault, total.toMillis() / 1000.0));
-                if (recovery.compareTo(longestRecovery) > 0) {
-                    longestRecovery = recovery;
-                    longestRecoveryAfter = fault.name();
+
+                cluster.await("the job to finish", Duration.ofMinutes(10), () -> {
+                    JobStatus s = cluster.status(job);
+                    assertThat(s).as("job status; failovers: %s", cluster.failures(job)).isNotIn(JobStatus.FAILED, JobStatus.CANCELED);
+                    return s == JobStatus.FINISHED;
+                });
+                List<String> failovers = cluster.failures(job);
+
+                try (Connection c = pg.connect()) {
+                    Verdict v = Verdict.check(c, "windows", table, sinkId, OrderGenerator.defaults(), events);
+                    String latency = commitLatency(c, sinkId);
+                    String text = report(minutes, minGap, maxGap, events, failovers, v, latency,
+                            Duration.between(started, Instant.now()));
+                    Files.createDirectories(report.toAbsolutePath().getParent());
+                    Files.writeString(report, text);
+                    System.out.println(text);
+
+                    int faults = injected.values().stream().mapToInt(Integer::intValue).sum();
+                    Verdicts.assertExact(v);
+                    if (minutes >= 3) {
+                        assertThat(faults).as("faults survived; %s", injected).isGreaterThanOrEqualTo(8);
+                        assertThat(injected).as("kinds of faults").hasSizeGreaterThanOrEqualTo(4);
+                    }
                 }
             }
-
-            cluster.await("the job to finish", Duration.ofMinutes(10), () -> {
-                JobStatus s = cluster.status(job);
-                assertThat(s).as("job status; failovers: %s", cluster.failures(job)).isNotIn(JobStatus.FAILED, JobStatus.CANCELED);
-                return s == JobStatus.FINISHED;
-            });
-            List<String> failovers = cluster.failures(job);
-
-            try (Connection c = pg.connect()) {
-                Verdict v = Verdict.check(c, "windows", table, sinkId, OrderGenerator.defaults(), events);
-                String latency = commitLatency(c, sinkId);
-                String text = report(minutes, minGap, maxGap, events, failovers, v, latency,
-                        Duration.between(started, Instant.now()));
-                Files.createDirectories(report.toAbsolutePath().getParent());
-                Files.writeString(report, text);
-                System.out.println(text);
-
-                int faults = injected.values().stream().mapToInt(Integer::intValue).sum();
-                Verdicts.assertExact(v);
-                if (minutes >= 3) {
-                    assertThat(faults).as("faults survived; %s", injected).isGreaterThanOrEqualTo(8);
-                    assertThat(injected).as("kinds of faults").hasSizeGreaterThanOrEqualTo(4);
-                }
+            passed = true;
+        } finally {
+            // A passing soak leaves nothing behind (the cluster's logs and checkpoints take hundreds of MB);
+            // a failing one keeps them for the post-mortem.
+            if (passed) {
+                deleteRecursively(dir);
+            } else {
+                System.out.println("soak failed: cluster logs and checkpoints kept in " + dir);
             }
+        }
+    }
+
+    /** Best effort: a leftover file is not a reason to fail a soak that passed. */
+    private static void deleteRecursively(Path dir) {
+        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) paths.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            System.out.println("soak passed; could not delete all of " + dir + ": " + e);
         }
     }
 
