@@ -58,7 +58,9 @@ final class Probe {
 
     /**
      * Forgets everything recorded so far: called between the warm-up and the measured job of a run,
-     * after which the measured job starts from the same zero as a cold one.
+     * right after a full GC, so that the measured job starts from the same zero as a cold one. The
+     * peak heap starts at the heap in use now (what survived that GC), so a run too short for a GC
+     * of its own still reports a heap.
      */
     static synchronized void reset() {
         firstRowMicros.set(Long.MAX_VALUE);
@@ -72,7 +74,7 @@ final class Probe {
         barrierToPrepared.clear();
         prepareOnly.clear();
         notifyToCommitted.clear();
-        peakHeapAfterGc.set(0);
+        peakHeapAfterGc.set(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
         gcCount.set(0);
     }
 
