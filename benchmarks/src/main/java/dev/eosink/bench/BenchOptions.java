@@ -12,7 +12,7 @@ import java.util.Locale;
 final class BenchOptions {
 
     /**
-     * About 20-25 minutes for a default run (3 rounds) on a quiet 2-core machine. Long enough for
+     * About 15-20 minutes for a default run (3 rounds) on a quiet 2-core machine. Long enough for
      * several checkpoints per run at p2, where a run of 1.5M rows lasted about 2.5 s.
      */
     static final long DEFAULT_ROWS = 3_000_000;
@@ -31,7 +31,7 @@ final class BenchOptions {
                     "interval). Writes benchmarks/results/latest.{md,csv,png}, sweep.csv and the results block of",
                     "README.md; per-run logs go to benchmarks/results/tmp/ (not in git).",
                     "",
-                    "  --rows N                 rows per run (default " + DEFAULT_ROWS + ": about 10-15 min on 2 quiet cores)",
+                    "  --rows N                 rows per run (default " + DEFAULT_ROWS + ": about 15-20 min on 2 quiet cores)",
                     "  --warmup PCT             before it is measured, each run's JVM runs the same writer on PCT% of the",
                     "                           rows into a scratch table (default 30; 0: cold runs), so that JIT",
                     "                           compilation, which takes much of a core for seconds here, is start-up",

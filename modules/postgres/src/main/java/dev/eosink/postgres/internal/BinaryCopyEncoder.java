@@ -283,7 +283,7 @@ public final class BinaryCopyEncoder implements Serializable {
     /**
      * A numeric of {@code unscaled} x 10^-dscale, for {@code |unscaled| < 2^63 - 1} and {@code 0 <=
      * dscale <= 16}: the integer part's base-10000 digits, then the fraction's, padded on the right to
-     * whole groups, without leading or trailing zero groups (as PostgreSQL's own numeric_send).
+     * whole groups.
      */
     static void numericOfLong(Buffer out, long unscaled, int dscale) {
         int sign = unscaled < 0 ? 0x4000 : 0;
@@ -304,28 +304,7 @@ public final class BinaryCopyEncoder implements Serializable {
             groups[i] = (short) (fraction % 10_000);
             fraction /= 10_000;
         }
-        int weight = integerGroups - 1;
-        int first = 0;
-        while (first < groups.length && groups[first] == 0) {
-            first++;
-            weight--;
-        }
-        int last = groups.length;
-        while (last > first && groups[last - 1] == 0) {
-            last--;
-        }
-        if (first == last) { // zero
-            weight = 0;
-            sign = 0;
-        }
-        out.int32(8 + 2 * (last - first));
-        out.int16(last - first);
-        out.int16(weight);
-        out.int16(sign);
-        out.int16(dscale);
-        for (int i = first; i < last; i++) {
-            out.int16(groups[i]);
-        }
+        numericGroups(out, groups, integerGroups, sign, dscale);
     }
 
     /** A numeric of any size, through its decimal digits. */
@@ -350,7 +329,16 @@ public final class BinaryCopyEncoder implements Serializable {
             String g = i < intGroups ? intPart.substring(i * 4, i * 4 + 4) : fracPart.substring((i - intGroups) * 4, (i - intGroups) * 4 + 4);
             groups[i] = Short.parseShort(g);
         }
-        int weight = intGroups - 1;
+        numericGroups(out, groups, intGroups, sign, dscale);
+    }
+
+    /**
+     * Writes a numeric from its base-10000 groups, the first {@code integerGroups} of them before the
+     * decimal point, without leading or trailing zero groups (as PostgreSQL's own numeric_send); zero
+     * has no groups, weight 0 and a positive sign.
+     */
+    private static void numericGroups(Buffer out, short[] groups, int integerGroups, int sign, int dscale) {
+        int weight = integerGroups - 1;
         int first = 0;
         while (first < groups.length && groups[first] == 0) {
             first++;
@@ -360,18 +348,17 @@ public final class BinaryCopyEncoder implements Serializable {
         while (last > first && groups[last - 1] == 0) {
             last--;
         }
-        short[] kept = Arrays.copyOfRange(groups, first, last);
-        if (kept.length == 0) {
+        if (first == last) {
             weight = 0;
             sign = 0;
         }
-        out.int32(8 + 2 * kept.length);
-        out.int16(kept.length);
+        out.int32(8 + 2 * (last - first));
+        out.int16(last - first);
         out.int16(weight);
         out.int16(sign);
         out.int16(dscale);
-        for (short g : kept) {
-            out.int16(g);
+        for (int i = first; i < last; i++) {
+            out.int16(groups[i]);
         }
     }
 
