@@ -1,6 +1,7 @@
 package dev.eosink.examples;
 
 import dev.eosink.examples.cluster.ProcessCluster;
+import dev.eosink.testing.Directories;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.StandalonePostgres;
 import dev.eosink.testing.TcpProxy;
@@ -148,21 +149,10 @@ class SoakITCase {
             // A passing soak leaves nothing behind (the cluster's logs and checkpoints take hundreds of MB);
             // a failing one keeps them for the post-mortem.
             if (passed) {
-                deleteRecursively(dir);
+                Directories.deleteRecursively(dir);
             } else {
                 System.out.println("soak failed: cluster logs and checkpoints kept in " + dir);
             }
-        }
-    }
-
-    /** Best effort: a leftover file is not a reason to fail a soak that passed. */
-    private static void deleteRecursively(Path dir) {
-        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) paths.sorted(java.util.Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
-        } catch (java.io.IOException | java.io.UncheckedIOException e) {
-            System.out.println("soak passed; could not delete all of " + dir + ": " + e);
         }
     }
 

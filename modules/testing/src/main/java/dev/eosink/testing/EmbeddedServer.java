@@ -5,7 +5,6 @@ import io.zonky.test.db.postgres.util.LinuxUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -14,13 +13,11 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * One embedded PostgreSQL server (zonky's binaries from Maven Central) on a fixed port and data directory,
@@ -176,7 +173,7 @@ final class EmbeddedServer implements AutoCloseable {
             stop();
         } finally {
             closed = true;
-            deleteRecursively(dataDirectory);
+            Directories.deleteRecursively(dataDirectory);
         }
     }
 
@@ -246,17 +243,6 @@ final class EmbeddedServer implements AutoCloseable {
     private static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
-        }
-    }
-
-    static void deleteRecursively(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-        } catch (IOException e) {
-            LOG.warn("Could not delete {}", dir, e);
         }
     }
 }

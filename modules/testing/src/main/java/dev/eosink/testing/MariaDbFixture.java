@@ -291,7 +291,7 @@ public final class MariaDbFixture {
             if (!Files.exists(base.resolve(".complete"))) {
                 throw raced;
             }
-            EmbeddedServer.deleteRecursively(staging); // another JVM extracted it first
+            Directories.deleteRecursively(staging); // another JVM extracted it first
         }
         LOG.info("MariaDB binaries from Maven ({}) extracted to {}", jar.getFileName(), base);
         return Optional.of(base);
@@ -392,7 +392,7 @@ public final class MariaDbFixture {
                 Thread.currentThread().interrupt();
             }
         }
-        EmbeddedServer.deleteRecursively(dataDirectory);
+        Directories.deleteRecursively(dataDirectory);
     }
 
     /** {@code jdbc:mariadb://host:port/eosink}: for the sink, with {@link #SINK_USER}. */

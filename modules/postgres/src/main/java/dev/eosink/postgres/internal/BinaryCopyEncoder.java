@@ -307,13 +307,10 @@ public final class BinaryCopyEncoder implements Serializable {
         numericGroups(out, groups, integerGroups, sign, dscale);
     }
 
-    /** A numeric of any size, through its decimal digits. */
+    /** A numeric of any size and a scale of at least 0 ({@link #numeric} sets 1E+3's to 0), through its decimal digits. */
     static void numericOfDigits(Buffer out, BigDecimal d) {
         int sign = d.signum() < 0 ? 0x4000 : 0;
         d = d.abs();
-        if (d.scale() < 0) {
-            d = d.setScale(0);
-        }
         int dscale = d.scale();
         String digits = d.unscaledValue().toString();
         String intPart = digits.length() > dscale ? digits.substring(0, digits.length() - dscale) : "";
