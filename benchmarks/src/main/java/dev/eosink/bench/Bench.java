@@ -228,6 +228,7 @@ public final class Bench {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(Arrays.asList(o.jvmOpts.trim().split("\\s+")));
         cmd.add("-D" + Workload.REPEAT_DISTANCE_PROPERTY + "=" + o.repeatDistance);
+        cmd.add("-D" + Sinks.MAX_COPY_BACKLOG_PROPERTY + "=" + o.maxCopyBacklog);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(RunOne.class.getName());

@@ -60,6 +60,8 @@ final class BenchOptions {
                     "  --sweep-writers a,b      writers on the 20-column table (default raw-copy,eo-copy; also eo-batch,",
                     "                           peer-eo-xa, peer-alo; raw-copy is always added: ratios are to it)",
                     "  --batch-size N           JDBC batch size of every batching sink (default 1000)",
+                    "  --max-copy-backlog B     the eosink sinks' maxCopyBacklog, COPY flow control (default 524288;",
+                    "                           0: off, which shows what it does to throughput and checkpoint time)",
                     "  --repeat-distance D      upsert workload: a repeat updates the row written D records earlier",
                     "                           (default 10001; rounded to 1 mod 10)",
                     "  --rewrite-batched-inserts on|off   pgjdbc reWriteBatchedInserts for every Flink sink (default on)",
@@ -92,6 +94,7 @@ final class BenchOptions {
     /** The parallelisms of the sweep: --parallelism; p1 only in a smoke run. */
     List<Integer> sweepParallelisms;
     int batchSize = 1000;
+    long maxCopyBacklog = dev.eosink.postgres.PostgresSinkBuilder.DEFAULT_MAX_COPY_BACKLOG;
     long repeatDistance = 10_001;
     boolean rewriteBatchedInserts = true;
     static final String JVM_OPTS = "-Xmx1g -XX:+UseG1GC";
@@ -214,6 +217,14 @@ final class BenchOptions {
                     break;
                 case "--batch-size":
                     o.batchSize = (int) positive(a, value(args, ++i, a));
+                    break;
+                case "--max-copy-backlog":
+                    try {
+                        o.maxCopyBacklog = Long.parseLong(value(args, ++i, a));
+                        dev.eosink.postgres.PostgresSink.builder().maxCopyBacklog(o.maxCopyBacklog); // its own check
+                    } catch (IllegalArgumentException e) {
+                        throw new IllegalArgumentException(a + ": " + e.getMessage());
+                    }
                     break;
                 case "--repeat-distance":
                     o.repeatDistance = positive(a, value(args, ++i, a));

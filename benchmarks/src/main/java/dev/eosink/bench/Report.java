@@ -205,8 +205,10 @@ final class Report {
                 .append(" |\n");
         b.append(String.format(Locale.ROOT,
                 "| run | %,d rows per run, %d round(s), checkpoint interval %s, JDBC batch size %d, "
-                        + "reWriteBatchedInserts=%s for every Flink sink, each run in its own JVM (`%s`), %s |\n\n",
-                o.rows, o.rounds, Spec.interval(o.intervalMs), o.batchSize, o.rewriteBatchedInserts, o.jvmOpts,
+                        + "reWriteBatchedInserts=%s for every Flink sink, eosink's maxCopyBacklog %s, "
+                        + "each run in its own JVM (`%s`), %s |\n\n",
+                o.rows, o.rounds, Spec.interval(o.intervalMs), o.batchSize, o.rewriteBatchedInserts,
+                o.maxCopyBacklog == 0 ? "0 (COPY flow control off)" : o.maxCopyBacklog + " bytes", o.jvmOpts,
                 o.warmupPercent == 0 ? "cold (no warm-up)"
                         : "warmed up first by the same writer on " + o.warmupPercent + "% of the rows into a scratch table (`--warmup`)"));
 

@@ -25,6 +25,13 @@ final class Sinks {
 
     private Sinks() {}
 
+    /** {@code --max-copy-backlog}, handed to each run's JVM. */
+    static final String MAX_COPY_BACKLOG_PROPERTY = "eosink.bench.maxCopyBacklog";
+
+    private static long maxCopyBacklog() {
+        return Long.getLong(MAX_COPY_BACKLOG_PROPERTY, PostgresSinkBuilder.DEFAULT_MAX_COPY_BACKLOG);
+    }
+
     static final class Target {
         final String url;
         final String user;
@@ -121,7 +128,8 @@ final class Sinks {
                         .table(t.table)
                         .columns(WideRow.COLUMNS.split(", "))
                         .rows(WideRow::toRow)
-                        .batchSize(t.batchSize);
+                        .batchSize(t.batchSize)
+                        .maxCopyBacklog(maxCopyBacklog());
         if (!t.password.isEmpty()) {
             b.password(t.password);
         }
@@ -142,7 +150,8 @@ final class Sinks {
                         .table(t.table)
                         .columns("id", "k", "v", "ts")
                         .rows(BenchRow::toRow)
-                        .batchSize(t.batchSize);
+                        .batchSize(t.batchSize)
+                        .maxCopyBacklog(maxCopyBacklog());
         if (!t.password.isEmpty()) {
             b.password(t.password);
         }

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
-/** The options that shape what a run measures: the warm-up and the embedded server's settings. */
+/** The options that shape what a run measures: the warm-up, the embedded server's settings, COPY flow control. */
 class BenchOptionsTest {
 
     @Test
@@ -34,5 +34,16 @@ class BenchOptionsTest {
         assertThatThrownBy(() -> BenchOptions.parse(new String[] {
             "--postgres-url", "jdbc:postgresql://db/x", "--server-setting", "wal_writer_delay=10ms"}))
                 .hasMessageContaining("--postgres-url").hasMessageContaining("wal_writer_delay");
+    }
+
+    @Test
+    void copyFlowControlIsTheBuildersDefaultAndCanBeTurnedOff() {
+        assertThat(BenchOptions.parse(new String[0]).maxCopyBacklog)
+                .isEqualTo(dev.eosink.postgres.PostgresSinkBuilder.DEFAULT_MAX_COPY_BACKLOG);
+        assertThat(BenchOptions.parse(new String[] {"--max-copy-backlog", "0"}).maxCopyBacklog).isZero();
+        assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--max-copy-backlog", "100"}))
+                .hasMessageContaining("--max-copy-backlog").hasMessageContaining("at least 65536");
+        assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--max-copy-backlog", "lots"}))
+                .hasMessageContaining("--max-copy-backlog");
     }
 }

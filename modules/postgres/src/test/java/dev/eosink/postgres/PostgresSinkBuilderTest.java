@@ -62,6 +62,9 @@ class PostgresSinkBuilderTest {
         assertThatThrownBy(() -> valid().columns("a", "a")).hasMessageContaining("listed twice");
         assertThatThrownBy(() -> valid().jdbcUrl("jdbc:mysql://h/db")).hasMessageContaining("Not a PostgreSQL JDBC URL");
         assertThatThrownBy(() -> valid().commitRetries(-1).build()).hasMessageContaining("commitRetries");
+        assertThatThrownBy(() -> valid().maxCopyBacklog(1024)).hasMessageContaining("maxCopyBacklog")
+                .hasMessageContaining("or 0 to turn COPY flow control off");
+        assertThatThrownBy(() -> valid().maxCopyBacklog(-1)).hasMessageContaining("maxCopyBacklog");
     }
 
     /** Timeouts are on by default and documented; whatever the user gives the driver wins. */

@@ -28,6 +28,8 @@ final class CopyStream {
     private final IoWatchdog io;
     private final String sql;
     private final BinaryCopyEncoder encoder;
+    /** Keeps what the server has received and not yet read small: see {@link CopyBacklog}. */
+    private final CopyBacklog backlog;
     private final BinaryCopyEncoder.Buffer buffer = new BinaryCopyEncoder.Buffer(SEND_BYTES + 4096);
     private CopyIn copy;
     /** A COPY could not be cancelled: the connection must not be used again. */
@@ -36,10 +38,13 @@ final class CopyStream {
     /** Rows held before they are sent, whatever their size: the builder's batchSize. */
     private final int maxRows;
     private int rowsBuffered;
+    /** Bytes handed to the driver since the COPY started. */
+    private long bytesSent;
 
     CopyStream(Connection connection, IoWatchdog io, SqlIdentifier table, java.util.List<String> columns,
-            BinaryCopyEncoder encoder, int maxRows) {
+            BinaryCopyEncoder encoder, int maxRows, CopyBacklog backlog) {
         this.connection = connection;
+        this.backlog = backlog;
         this.io = io;
         this.maxRows = maxRows;
         this.encoder = encoder;
@@ -56,8 +61,15 @@ final class CopyStream {
     void start() throws SQLException {
         unusable = false;
         copy = io.call("starting COPY", () -> connection.unwrap(PGConnection.class).getCopyAPI().copyIn(sql));
+        backlog.started(connection.unwrap(PGConnection.class).getBackendPID());
         buffer.clear();
+        bytesSent = 0;
         BinaryCopyEncoder.header(buffer);
+    }
+
+    /** Bytes handed to the driver since this COPY started. */
+    long bytesSent() {
+        return bytesSent;
     }
 
     /** Encodes one row; refuses a value that does not fit its column before anything is sent. */
@@ -68,9 +80,19 @@ final class CopyStream {
         }
     }
 
-    /** Sends what is buffered. A server error about an earlier row may surface here. */
+    /**
+     * Sends what is buffered, then waits while the server is too far behind. A server error about an
+     * earlier row may surface here.
+     */
     void send() throws SQLException {
-        if (buffer.size() > 0) {
+        if (sendBuffered() > 0) {
+            backlog.sent(bytesSent);
+        }
+    }
+
+    private int sendBuffered() throws SQLException {
+        int size = buffer.size();
+        if (size > 0) {
             try {
                 // The one place where a stalled network blocks a write for good: watched.
                 io.call("sending COPY data", () -> {
@@ -79,18 +101,20 @@ final class CopyStream {
                     return null;
                 });
                 rowsBuffered = 0;
+                bytesSent += size;
             } catch (SQLException e) {
                 cancel(); // a failed COPY must release the connection, or every later statement waits forever
                 throw e;
             }
             buffer.clear();
         }
+        return size;
     }
 
     /** Ends the COPY; returns the rows the server stored. Constraint violations surface here at the latest. */
     long end() throws SQLException {
         BinaryCopyEncoder.trailer(buffer);
-        send();
+        sendBuffered(); // no waiting for the backlog here: ending the COPY waits for all of it anyway
         try {
             long rows = io.call("ending COPY", copy::endCopy);
             copy = null;
@@ -125,6 +149,16 @@ final class CopyStream {
             }
         }
         return !unusable;
+    }
+
+    /** Waits and time spent waiting for the server since the last call (for a debug line). */
+    String backlogStats() {
+        return backlog.epochStats();
+    }
+
+    /** Closes the flow control's connection, if one was opened. */
+    void close() {
+        backlog.close();
     }
 
     /**

@@ -56,6 +56,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     private final Duration networkTimeout;
     /** Where refused records go; null: a refused record fails the epoch (the default). */
     private final SqlIdentifier deadLetterTable;
+    /** COPY flow control's bound of data sent and not yet read by the server; 0: off. */
+    private final long maxCopyBacklog;
 
     public PostgresDatabase(
             PostgresConnection connection,
@@ -67,7 +69,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             List<String> upsertKey,
             RowKindFunction<IN> rowKind,
             Duration networkTimeout,
-            SqlIdentifier deadLetterTable) {
+            SqlIdentifier deadLetterTable,
+            long maxCopyBacklog) {
         this.connection = connection;
         this.statement = statement;
         this.markers = markers;
@@ -78,6 +81,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         this.rowKind = rowKind;
         this.networkTimeout = networkTimeout;
         this.deadLetterTable = deadLetterTable;
+        this.maxCopyBacklog = maxCopyBacklog;
     }
 
     SqlIdentifier deadLetterTable() {
@@ -414,7 +418,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             if (noCopy != null) {
                 LOG.info("{}: every upsert into {} goes as a statement, none by COPY: {}", context, table, noCopy);
             }
-            CopyStream newKeys = noCopy == null ? new CopyStream(c, io, table, columns, encoder.get(), batchSize) : null;
+            CopyStream newKeys = noCopy == null ? new CopyStream(c, io, table, columns, encoder.get(), batchSize, backlog(context)) : null;
             return new UpsertWriter(c, io, upserts, newKeys, batchSize, new KeyFilter());
         }
         if (writeMethod != WriteMethod.COPY) {
@@ -430,7 +434,12 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             LOG.info("{}: writing into {} with JDBC batches, not COPY: {}", context, table, noCopy);
             return null;
         }
-        return new CopyStream(c, io, table, columns, encoder.get(), batchSize);
+        return new CopyStream(c, io, table, columns, encoder.get(), batchSize, backlog(context));
+    }
+
+    /** The COPY's flow control; its monitor connection is opened when first needed. */
+    private CopyBacklog backlog(SubtaskContext context) {
+        return new CopyBacklog(() -> connection.open(applicationName(context, "copy-monitor")), maxCopyBacklog, context);
     }
 
     /**

@@ -527,8 +527,10 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                 // Where a slow checkpoint spends its time: ending COPY waits for the server to store every
                 // row still in flight (the largest part under load); PREPARE flushes the WAL.
                 long t3 = System.nanoTime();
-                LOG.debug("{}: prepared {} in {} us: last rows and end of COPY {} us, marker {} us, PREPARE {} us",
-                        context, id, (t3 - t0) / 1000, (t1 - t0) / 1000, (t2 - t1) / 1000, (t3 - t2) / 1000);
+                LOG.debug("{}: prepared {} in {} us: last rows and end of COPY {} us, marker {} us, PREPARE {} us; "
+                        + "COPY flow control in the epoch: {}", context, id, (t3 - t0) / 1000, (t1 - t0) / 1000,
+                        (t2 - t1) / 1000, (t3 - t2) / 1000,
+                        copy != null ? copy.backlogStats() : upserts != null ? upserts.backlogStats() : "no COPY");
             }
             transactionOpen = false;
             if (upserts != null) {
@@ -610,6 +612,11 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
 
     @Override
     public void close() throws IOException {
+        if (copy != null) {
+            copy.close();
+        } else if (upserts != null) {
+            upserts.close();
+        }
         try {
             connection.close(); // ends the session: releases the guards, rolls back anything open
         } catch (SQLException e) {

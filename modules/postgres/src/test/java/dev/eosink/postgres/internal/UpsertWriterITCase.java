@@ -94,7 +94,7 @@ class UpsertWriterITCase {
             List<String> columns = List.of("k", "v", "note");
             buffer = new UpsertBuffer(target, columns, List.of("bigint", "bigint", "text"), List.of("k"));
             BinaryCopyEncoder encoder = BinaryCopyEncoder.forTypes(columns, List.of("int8", "int8", "text")).orElseThrow();
-            CopyStream copy = new CopyStream(connection, io, target, columns, encoder, batchSize);
+            CopyStream copy = new CopyStream(connection, io, target, columns, encoder, batchSize, new CopyBacklog(null, 0, "test"));
             writer = new UpsertWriter(connection, io, buffer, copy, batchSize, filter);
         }
 

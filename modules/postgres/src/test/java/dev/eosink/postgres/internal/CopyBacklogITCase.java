@@ -1,0 +1,203 @@
+package dev.eosink.postgres.internal;
+
+import dev.eosink.testing.PostgresFixture;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@link CopyBacklog} on a real server that is slower than the writer: a row trigger sleeps now and
+ * then, so that, as under load, the rows the server has not read pile up in its socket. The backlog
+ * (bytes sent minus the server's own {@code bytes_processed}) is observed from a third connection
+ * while the writer streams, and compared in bytes, not in time: without flow control it grows to
+ * megabytes, with it it stays near its bound. The other tests pin what flow control must never do:
+ * wait for ever on a COPY that cannot progress, or fail the writer when its monitor cannot connect.
+ */
+class CopyBacklogITCase {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CopyBacklogITCase.class);
+
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    /** 1 KiB per row, and a 2 ms sleep every 20 rows: the server reads about 10 MB/s. */
+    private static final String PAYLOAD = "x".repeat(1024);
+    private static final long BOUND = 256 * 1024;
+
+    private final PostgresFixture db = PostgresFixture.get();
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private String table;
+
+    @BeforeEach
+    void createSlowTable() {
+        table = "copy_backlog_" + SEQUENCE.incrementAndGet() + "_" + (System.nanoTime() % 100000);
+        db.execute("CREATE TABLE " + table + " (id bigint PRIMARY KEY, payload text NOT NULL)");
+        db.execute("CREATE FUNCTION " + table + "_slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                + "IF NEW.id % 20 = 0 THEN PERFORM pg_sleep(0.002); END IF; RETURN NEW; END $$");
+        db.execute("CREATE TRIGGER slow BEFORE INSERT ON " + table + " FOR EACH ROW EXECUTE FUNCTION " + table + "_slow()");
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
+        db.execute("DROP TABLE IF EXISTS " + table);
+        db.execute("DROP FUNCTION IF EXISTS " + table + "_slow()");
+    }
+
+    private Connection connect() throws SQLException {
+        Connection c = db.connect();
+        toClose.add(c);
+        return c;
+    }
+
+    /** A COPY writer of the table on its own connection (autocommit off, as the writer session leaves it). */
+    private final class Writer {
+        final Connection connection;
+        final CopyBacklog backlog;
+        final CopyStream copy;
+
+        Writer(CopyBacklog.Opener monitor, long bound, Duration networkTimeout) throws SQLException {
+            connection = connect();
+            connection.setAutoCommit(false);
+            backlog = new CopyBacklog(monitor, bound, "CopyBacklogITCase " + table);
+            toClose.add(backlog::close);
+            IoWatchdog io = new IoWatchdog(connection, networkTimeout, "CopyBacklogITCase " + table);
+            List<String> columns = List.of("id", "payload");
+            BinaryCopyEncoder encoder = BinaryCopyEncoder.forTypes(columns, List.of("int8", "text")).orElseThrow();
+            copy = new CopyStream(connection, io, new SqlIdentifier(null, table), columns, encoder, 1000, backlog);
+        }
+
+        int pid() throws SQLException {
+            return connection.unwrap(org.postgresql.PGConnection.class).getBackendPID();
+        }
+    }
+
+    /**
+     * Streams {@code rows} rows and returns the largest backlog seen by an observer connection, sampled
+     * every 16 rows: bytes handed to the driver minus the server's bytes_processed.
+     */
+    private long streamAndObserve(Writer w, int rows) throws Exception {
+        Connection observer = connect();
+        long max = 0;
+        try (PreparedStatement progress =
+                observer.prepareStatement("SELECT bytes_processed FROM pg_stat_progress_copy WHERE pid = ?")) {
+            progress.setInt(1, w.pid());
+            w.copy.start();
+            long sent = 0;
+            for (int id = 0; id < rows; id++) {
+                w.copy.add(new Object[] {(long) id, PAYLOAD});
+                if (id % 16 == 15) {
+                    sent = w.copy.bytesSent();
+                    try (ResultSet rs = progress.executeQuery()) {
+                        assertThat(rs.next()).as("the COPY shows in pg_stat_progress_copy").isTrue();
+                        max = Math.max(max, sent - rs.getLong(1));
+                    }
+                }
+            }
+            assertThat(w.copy.end()).isEqualTo(rows);
+            w.connection.commit();
+        }
+        assertThat(db.count("SELECT count(*) FROM " + table)).isEqualTo(rows);
+        assertThat(db.count("SELECT count(DISTINCT id) FROM " + table)).isEqualTo(rows);
+        LOG.info("{}: largest backlog seen {} KiB ({})", table, max / 1024,
+                w.backlog.isOn() ? "flow control on, bound " + BOUND / 1024 + " KiB" : "flow control off");
+        return max;
+    }
+
+    @Test
+    @Timeout(120)
+    void keepsWhatTheServerHasNotReadNearTheBound() throws Exception {
+        Writer w = new Writer(this::connect, BOUND, Duration.ofSeconds(60));
+
+        long max = streamAndObserve(w, 8_000);
+
+        // The bound, one send the writer makes before it looks, and the server's 64 KiB read buffer
+        // (bytes_processed counts what it read into that buffer, not what it stored).
+        assertThat(max).isLessThanOrEqualTo(BOUND + CopyStream.SEND_BYTES + 4096 + 64 * 1024);
+        assertThat(w.backlog.epochStats()).as("the writer waited for the server").doesNotContain("no waits");
+        assertThat(w.backlog.isOn()).isTrue();
+    }
+
+    /** The control: the same stream without flow control piles up far more, so the test above measures something. */
+    @Test
+    @Timeout(120)
+    void withoutFlowControlTheBacklogGrowsToMegabytes() throws Exception {
+        Writer w = new Writer(() -> {
+            throw new AssertionError("flow control is off: no monitor connection");
+        }, 0, Duration.ofSeconds(60));
+
+        long max = streamAndObserve(w, 8_000);
+
+        assertThat(max).isGreaterThan(4 * BOUND);
+    }
+
+    /**
+     * A COPY that waits for a row lock makes no progress: flow control must stop waiting, so that
+     * the writer blocks in the socket, where the network timeout ends it, and never loops for ever.
+     */
+    @Test
+    @Timeout(120)
+    void aCopyThatCannotProgressEndsInTheNetworkTimeout() throws Exception {
+        Connection other = connect();
+        other.setAutoCommit(false);
+        try (Statement s = other.createStatement()) {
+            s.execute("INSERT INTO " + table + " VALUES (0, 'held by another transaction')");
+        }
+        Writer w = new Writer(this::connect, BOUND, Duration.ofSeconds(2));
+        w.copy.start();
+
+        assertThatThrownBy(() -> {
+            for (int id = 0; id < 1_000_000; id++) { // up to 1 GB: far more than any socket buffers
+                w.copy.add(new Object[] {(long) id, PAYLOAD});
+            }
+        }).isInstanceOf(SQLException.class).hasMessageContaining("did not complete within the network timeout");
+        assertThat(w.backlog.epochStats()).as("flow control waited, then let the socket block").doesNotContain("no waits");
+        other.rollback();
+    }
+
+    /** A monitor that cannot connect turns flow control off; every row is still written. */
+    @Test
+    @Timeout(120)
+    void aMonitorThatCannotConnectTurnsFlowControlOff() throws Exception {
+        Writer w = new Writer(() -> {
+            throw new SQLException("connection refused (as the test wants)", "08001");
+        }, BOUND, Duration.ofSeconds(60));
+
+        streamAndObserve(w, 2_000);
+
+        assertThat(w.backlog.isOn()).isFalse();
+    }
+
+    /** The monitor's connection is closed with the writer's session. */
+    @Test
+    @Timeout(120)
+    void closeClosesTheMonitorConnection() throws Exception {
+        List<Connection> opened = new ArrayList<>();
+        Writer w = new Writer(() -> {
+            Connection c = connect();
+            opened.add(c);
+            return c;
+        }, BOUND, Duration.ofSeconds(60));
+        streamAndObserve(w, 2_000);
+        assertThat(opened).hasSize(1);
+
+        w.copy.close();
+
+        assertThat(opened.get(0).isClosed()).isTrue();
+    }
+}
