@@ -36,6 +36,12 @@ class CopyBacklogITCase {
     /** 1 KiB per row, and a 2 ms sleep every 20 rows: the server reads about 10 MB/s. */
     private static final String PAYLOAD = "x".repeat(1024);
     private static final long BOUND = 256 * 1024;
+    /**
+     * The most a backlog may be seen at with flow control: the bound, one send the writer makes before
+     * it looks, and the server's 64 KiB read buffer (bytes_processed counts what it read into that
+     * buffer, not what it stored).
+     */
+    private static final long MOST_SEEN = BOUND + CopyStream.SEND_BYTES + 4096 + 64 * 1024;
 
     private final PostgresFixture db = PostgresFixture.get();
     private final List<AutoCloseable> toClose = new ArrayList<>();
@@ -72,7 +78,12 @@ class CopyBacklogITCase {
         final CopyStream copy;
 
         Writer(CopyBacklog.Opener monitor, long bound, Duration networkTimeout) throws SQLException {
-            connection = connect();
+            this(connect(), monitor, bound, networkTimeout);
+        }
+
+        Writer(Connection connection, CopyBacklog.Opener monitor, long bound, Duration networkTimeout)
+                throws SQLException {
+            this.connection = connection;
             connection.setAutoCommit(false);
             backlog = new CopyBacklog(monitor, bound, "CopyBacklogITCase " + table);
             toClose.add(backlog::close);
@@ -126,9 +137,7 @@ class CopyBacklogITCase {
 
         long max = streamAndObserve(w, 8_000);
 
-        // The bound, one send the writer makes before it looks, and the server's 64 KiB read buffer
-        // (bytes_processed counts what it read into that buffer, not what it stored).
-        assertThat(max).isLessThanOrEqualTo(BOUND + CopyStream.SEND_BYTES + 4096 + 64 * 1024);
+        assertThat(max).isLessThanOrEqualTo(MOST_SEEN);
         assertThat(w.backlog.epochStats()).as("the writer waited for the server").doesNotContain("no waits");
         assertThat(w.backlog.isOn()).isTrue();
     }
@@ -181,6 +190,39 @@ class CopyBacklogITCase {
         streamAndObserve(w, 2_000);
 
         assertThat(w.backlog.isOn()).isFalse();
+    }
+
+    /**
+     * The sink's role needs no grant to read its own COPY's progress (pg_stat_progress_copy shows a
+     * role's own sessions): flow control works for the least-privileged role of sql/02-sink-role.sql.
+     */
+    @Test
+    @Timeout(120)
+    void aRoleWithOnlyInsertReadsItsOwnProgress() throws Exception {
+        String role = table + "_sink";
+        String password = "pw-" + Long.toHexString(System.nanoTime());
+        db.execute("CREATE ROLE " + role + " LOGIN PASSWORD '" + password + "'");
+        try {
+            db.execute("GRANT INSERT ON " + table + " TO " + role);
+            CopyBacklog.Opener asRole = () -> {
+                Connection c = java.sql.DriverManager.getConnection(db.jdbcUrl(), role, password);
+                toClose.add(c);
+                return c;
+            };
+            Writer w = new Writer(asRole.open(), asRole, BOUND, Duration.ofSeconds(60));
+
+            long max = streamAndObserve(w, 8_000);
+
+            assertThat(w.backlog.isOn()).as("the role read its own progress").isTrue();
+            assertThat(max).isLessThanOrEqualTo(MOST_SEEN);
+        } finally {
+            for (AutoCloseable c : toClose) {
+                c.close();
+            }
+            toClose.clear();
+            db.execute("DROP OWNED BY " + role);
+            db.execute("DROP ROLE " + role);
+        }
     }
 
     /** The monitor's connection is closed with the writer's session. */
