@@ -127,14 +127,16 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
     /**
      * COPY flow control (default {@value #DEFAULT_MAX_COPY_BACKLOG} bytes; 0 turns it off): how much
      * COPY data the server may have received and not yet read. Ending the COPY at a checkpoint barrier
-     * waits for the server to store all of it before PREPARE, so this bounds that wait: about
-     * 10-25 ms at the default on the benchmark machine, against 35-90 ms without (the server's kernel
-     * queues megabytes when the server is the slower side, which the client cannot bound otherwise).
+     * waits for the server to store all of it before PREPARE, so this bounds that wait: at most
+     * 26-35 ms at the default in the benchmark at parallelism 2, against 66-83 ms without (the
+     * server's kernel queues megabytes when the server is the slower side, which the client cannot
+     * bound otherwise).
      *
      * <p>The writer reads the server's own progress ({@code pg_stat_progress_copy}, PostgreSQL 14+)
      * over one more connection per writing subtask, opened when first needed, and waits while the
      * backlog is above this bound, until it is below half of it. It costs a small query every few
-     * sends while the server is behind; no throughput measured here. On PostgreSQL before 14, or when
+     * sends while the server is behind, and perhaps 3% of throughput at parallelism 2 in the
+     * benchmark (within the noise of single runs; see the README). On PostgreSQL before 14, or when
      * the monitor connection fails, flow control turns off with one warning and rows are written as
      * before. Raise it for a server far away (a bound smaller than the bandwidth-delay product leaves
      * the network idle); turn it off if one more connection per subtask is too many.

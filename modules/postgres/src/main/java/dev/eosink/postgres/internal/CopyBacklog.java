@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 
@@ -49,7 +48,10 @@ final class CopyBacklog {
     static final long STALL_NANOS = 100_000_000L;
     private static final long MIN_SLEEP_NANOS = 200_000L;
     private static final long MAX_SLEEP_NANOS = 5_000_000L;
-    /** The monitor's queries are tiny: one that takes longer finds the server or network in trouble. */
+    /**
+     * The monitor's queries are tiny: one that takes longer finds the server or network in trouble, and
+     * its watchdog aborts the connection (no session setting: a DataSource's pool may hand it on).
+     */
     private static final Duration MONITOR_TIMEOUT = Duration.ofSeconds(10);
 
     private final Opener opener;
@@ -179,9 +181,6 @@ final class CopyBacklog {
         if (version < 14) {
             turnOff("PostgreSQL " + version + " has no pg_stat_progress_copy (14+)", null);
             return;
-        }
-        try (Statement s = monitor.createStatement()) {
-            s.execute("SET statement_timeout = '" + MONITOR_TIMEOUT.toSeconds() + "s'");
         }
         progress = monitor.prepareStatement("SELECT bytes_processed FROM pg_stat_progress_copy WHERE pid = ?");
     }
