@@ -168,6 +168,10 @@ final class CopyBacklog {
                 }
             });
         } catch (SQLException | RuntimeException e) {
+            if (Thread.currentThread().isInterrupted()) {
+                close(); // the task is being cancelled (the monitor's watchdog aborted the reading): no warning
+                return -1;
+            }
             turnOff("reading pg_stat_progress_copy failed: " + e.getMessage(), e);
             return -1;
         }

@@ -87,6 +87,14 @@ final class CopyStream {
     void send() throws SQLException {
         if (sendBuffered() > 0) {
             backlog.sent(bytesSent);
+            if (Thread.currentThread().isInterrupted()) {
+                // Cancelled while waiting for the server to catch up. Had the writer been blocked in
+                // the socket instead, its watchdog would abort the connection; do the same, or the
+                // cancelled task's cleanup may wait on this COPY for the whole network timeout.
+                SQLException e = io.abortInterrupted("waiting for the server to read the COPY data");
+                cancel();
+                throw e;
+            }
         }
     }
 

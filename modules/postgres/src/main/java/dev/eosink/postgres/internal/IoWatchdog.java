@@ -88,6 +88,17 @@ final class IoWatchdog {
         }
     }
 
+    /**
+     * Aborts the connection now, for a caller that found its thread interrupted (Flink cancelling the
+     * task) outside a driver call: the same end as a watched call gets, so that what the task does
+     * next (Flink may clear the interrupt before it cleans up) never waits on this connection.
+     */
+    SQLException abortInterrupted(String what) {
+        String why = "was interrupted (the task is being cancelled)";
+        new Watch(what, Thread.currentThread(), 0).abort(why);
+        return new SQLException(what + " " + why + ", so the sink aborted the connection", "08006");
+    }
+
     private final class Watch {
         final String what;
         final Thread thread;

@@ -179,6 +179,41 @@ class CopyBacklogITCase {
         other.rollback();
     }
 
+    /**
+     * Flink cancels a task by interrupting its thread. A writer waiting for the server to catch up
+     * ends as a write blocked in the socket does (the watchdog aborts that one): its connection is
+     * aborted at once, so the cancelled task's cleanup never waits on the COPY for the network timeout
+     * (Flink may clear the interrupt before it cleans up). NetworkFaultsITCase covers the whole path.
+     */
+    @Test
+    @Timeout(120)
+    void aWriterInterruptedWhileWaitingAbortsItsConnection() throws Exception {
+        Writer w = new Writer(this::connect, BOUND, Duration.ofSeconds(100));
+        w.copy.start();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread writer = new Thread(() -> {
+            try {
+                for (int id = 0; id < 1_000_000; id++) {
+                    w.copy.add(new Object[] {(long) id, PAYLOAD});
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        }, "interrupted-writer");
+        writer.start();
+        Thread.sleep(500); // streaming, mostly waiting for the slow server
+        writer.interrupt();
+        writer.join(30_000);
+
+        assertThat(writer.isAlive()).as("the writer ended").isFalse();
+        assertThat(failure.get()).isInstanceOf(SQLException.class)
+                .hasMessageContaining("waiting for the server to read the COPY data was interrupted (the task is being "
+                        + "cancelled), so the sink aborted the connection");
+        assertThat(((SQLException) failure.get()).getSQLState()).isEqualTo("08006");
+        assertThat(w.connection.isClosed()).isTrue();
+        assertThat(db.count("SELECT count(*) FROM " + table)).as("nothing of the aborted COPY is visible").isZero();
+    }
+
     /** A monitor that cannot connect turns flow control off; every row is still written. */
     @Test
     @Timeout(120)
