@@ -27,6 +27,8 @@ final class IoWatchdog {
 
     private static final Logger LOG = LoggerFactory.getLogger(IoWatchdog.class);
 
+    private static final String INTERRUPTED = "was interrupted (the task is being cancelled)";
+
     /** How often a running call is looked at: the delay with which a cancelled task's call ends. */
     private static final long CHECK_MILLIS = 250;
 
@@ -94,9 +96,8 @@ final class IoWatchdog {
      * next (Flink may clear the interrupt before it cleans up) never waits on this connection.
      */
     SQLException abortInterrupted(String what) {
-        String why = "was interrupted (the task is being cancelled)";
-        new Watch(what, Thread.currentThread(), 0).abort(why);
-        return new SQLException(what + " " + why + ", so the sink aborted the connection", "08006");
+        new Watch(what, Thread.currentThread(), 0).abort(INTERRUPTED);
+        return new SQLException(what + " " + INTERRUPTED + ", so the sink aborted the connection", "08006");
     }
 
     private final class Watch {
@@ -116,7 +117,7 @@ final class IoWatchdog {
         void check() {
             String why = null;
             if (thread.isInterrupted()) {
-                why = "was interrupted (the task is being cancelled)";
+                why = INTERRUPTED;
             } else if (!timeout.isZero() && System.nanoTime() - deadlineNanos >= 0) {
                 why = "did not complete within the network timeout of " + timeout.toSeconds() + " s (PostgreSQL did not "
                         + "answer, or the network took no more data)";
