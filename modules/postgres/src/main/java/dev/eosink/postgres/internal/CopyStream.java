@@ -159,16 +159,6 @@ final class CopyStream {
         return !unusable;
     }
 
-    /** Waits and time spent waiting for the server since the last call (for a debug line). */
-    String backlogStats() {
-        return backlog.epochStats();
-    }
-
-    /** Closes the flow control's connection, if one was opened. */
-    void close() {
-        backlog.close();
-    }
-
     /**
      * The 0-based position in the epoch of the row a COPY error is about: PostgreSQL names it as
      * "COPY table, line N" (for binary COPY, N counts rows from 1), and each epoch has its own COPY.

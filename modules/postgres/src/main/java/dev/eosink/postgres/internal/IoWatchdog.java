@@ -96,7 +96,7 @@ final class IoWatchdog {
      * next (Flink may clear the interrupt before it cleans up) never waits on this connection.
      */
     SQLException abortInterrupted(String what) {
-        new Watch(what, Thread.currentThread(), 0).abort(INTERRUPTED);
+        abort(what, INTERRUPTED);
         return new SQLException(what + " " + INTERRUPTED + ", so the sink aborted the connection", "08006");
     }
 
@@ -132,16 +132,20 @@ final class IoWatchdog {
 
         private void abort(String why) {
             abortedBecause = why;
-            LOG.warn("{}: {} {}: aborting its connection", owner, what, why);
+            IoWatchdog.this.abort(what, why);
+        }
+    }
+
+    private void abort(String what, String why) {
+        LOG.warn("{}: {} {}: aborting its connection", owner, what, why);
+        try {
+            connection.abort(Runnable::run);
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn("Aborting the connection failed; closing it instead", e);
             try {
-                connection.abort(Runnable::run);
-            } catch (SQLException | RuntimeException e) {
-                LOG.warn("Aborting the connection failed; closing it instead", e);
-                try {
-                    connection.close();
-                } catch (SQLException closeFailed) {
-                    e.addSuppressed(closeFailed);
-                }
+                connection.close();
+            } catch (SQLException closeFailed) {
+                e.addSuppressed(closeFailed);
             }
         }
     }

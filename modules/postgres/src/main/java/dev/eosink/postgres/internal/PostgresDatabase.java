@@ -138,11 +138,16 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     ? List.of()
                     : columnTypes(c, statement.table(), statement.columnsOrEmpty());
             IoWatchdog io = new IoWatchdog(c, networkTimeout, context);
-            Object path = rowPath(c, io, context, types);
+            // The session's COPY flow control, for either COPY path; its monitor connection is opened
+            // when first needed, so a session that never falls behind (or never copies) has none.
+            CopyBacklog backlog = new CopyBacklog(
+                    () -> connection.open(applicationName(context, "copy-monitor")), maxCopyBacklog, context);
+            Object path = rowPath(c, io, context, types, backlog);
             String insertSql = statement.sqlWithCasts(types.stream().map(t -> t[1]).collect(Collectors.toList()));
             return new PostgresWriterSession<>(context, this, c, io, insertSql,
                     path instanceof CopyStream ? (CopyStream) path : null,
                     path instanceof UpsertWriter ? (UpsertWriter) path : null,
+                    backlog,
                     deadLetterTable == null ? null : new DeadLetters(deadLetterTable));
         } catch (SQLException e) {
             closeQuietly(c, e);
@@ -398,8 +403,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
      * How rows reach the table: upserts through {@link UpsertWriter}, inserts through binary COPY when
      * every column's type has an encoder, otherwise (or when asked) through JDBC batches (null).
      */
-    private Object rowPath(Connection c, IoWatchdog io, SubtaskContext context, List<String[]> types)
-            throws SQLException, SinkException {
+    private Object rowPath(Connection c, IoWatchdog io, SubtaskContext context, List<String[]> types,
+            CopyBacklog backlog) throws SQLException, SinkException {
         SqlIdentifier table = statement.table();
         if (table == null) {
             return null; // user SQL
@@ -418,7 +423,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             if (noCopy != null) {
                 LOG.info("{}: every upsert into {} goes as a statement, none by COPY: {}", context, table, noCopy);
             }
-            CopyStream newKeys = noCopy == null ? new CopyStream(c, io, table, columns, encoder.get(), batchSize, backlog(context)) : null;
+            CopyStream newKeys = noCopy == null ? new CopyStream(c, io, table, columns, encoder.get(), batchSize, backlog) : null;
             return new UpsertWriter(c, io, upserts, newKeys, batchSize, new KeyFilter());
         }
         if (writeMethod != WriteMethod.COPY) {
@@ -434,12 +439,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             LOG.info("{}: writing into {} with JDBC batches, not COPY: {}", context, table, noCopy);
             return null;
         }
-        return new CopyStream(c, io, table, columns, encoder.get(), batchSize, backlog(context));
-    }
-
-    /** The COPY's flow control; its monitor connection is opened when first needed. */
-    private CopyBacklog backlog(SubtaskContext context) {
-        return new CopyBacklog(() -> connection.open(applicationName(context, "copy-monitor")), maxCopyBacklog, context);
+        return new CopyStream(c, io, table, columns, encoder.get(), batchSize, backlog);
     }
 
     /**

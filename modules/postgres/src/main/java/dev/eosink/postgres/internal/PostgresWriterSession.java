@@ -66,6 +66,8 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     private final CopyStream copy;
     /** Upserts and deletes by key, or null. With neither, JDBC batches of the insert statement. */
     private final UpsertWriter upserts;
+    /** The flow control of whichever path uses COPY; it holds the monitor connection, if one was opened. */
+    private final CopyBacklog backlog;
     /** Records the database refused, kept for the dead-letter table; null: a refused record fails the epoch. */
     private final DeadLetters deadLetters;
     private long rowsInEpoch;
@@ -81,6 +83,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             String insertSql,
             CopyStream copy,
             UpsertWriter upserts,
+            CopyBacklog backlog,
             DeadLetters deadLetters) {
         this.insertSql = insertSql;
         this.context = context;
@@ -90,6 +93,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         this.lockClass = PostgresDatabase.lockClass(context.sinkId());
         this.copy = copy;
         this.upserts = upserts;
+        this.backlog = backlog;
         this.deadLetters = deadLetters;
     }
 
@@ -529,8 +533,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                 long t3 = System.nanoTime();
                 LOG.debug("{}: prepared {} in {} us: last rows and end of COPY {} us, marker {} us, PREPARE {} us; "
                         + "COPY flow control in the epoch: {}", context, id, (t3 - t0) / 1000, (t1 - t0) / 1000,
-                        (t2 - t1) / 1000, (t3 - t2) / 1000,
-                        copy != null ? copy.backlogStats() : upserts != null ? upserts.backlogStats() : "no COPY");
+                        (t2 - t1) / 1000, (t3 - t2) / 1000, backlog.epochStats());
             }
             transactionOpen = false;
             if (upserts != null) {
@@ -612,11 +615,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
 
     @Override
     public void close() throws IOException {
-        if (copy != null) {
-            copy.close();
-        } else if (upserts != null) {
-            upserts.close();
-        }
+        backlog.close();
         try {
             connection.close(); // ends the session: releases the guards, rolls back anything open
         } catch (SQLException e) {

@@ -113,13 +113,6 @@ final class UpsertWriter {
         this.written = written;
     }
 
-    /** Closes the COPY's flow control connection, if one was opened. */
-    void close() {
-        if (copy != null) {
-            copy.close();
-        }
-    }
-
     void ownCommits(OwnCommits ownCommits) {
         this.ownCommits = ownCommits;
     }
@@ -236,11 +229,6 @@ final class UpsertWriter {
     String epochSummary() {
         return copiedInEpoch + " row(s) by COPY in " + chunksInEpoch + " chunk(s), " + redoneInEpoch
                 + " chunk(s) redone as upserts";
-    }
-
-    /** COPY flow control's waits since the last call (see {@link CopyStream#backlogStats()}). */
-    String backlogStats() {
-        return copy == null ? "no COPY" : copy.backlogStats();
     }
 
     /** The open transaction is being rolled back: forget what is buffered. */

@@ -260,7 +260,7 @@ class CopyBacklogITCase {
         }
     }
 
-    /** The monitor's connection is closed with the writer's session. */
+    /** The monitor's connection is closed with the writer's session, which closes its backlog. */
     @Test
     @Timeout(120)
     void closeClosesTheMonitorConnection() throws Exception {
@@ -273,7 +273,7 @@ class CopyBacklogITCase {
         streamAndObserve(w, 2_000);
         assertThat(opened).hasSize(1);
 
-        w.copy.close();
+        w.backlog.close(); // what the writer session's close() calls
 
         assertThat(opened.get(0).isClosed()).isTrue();
     }
