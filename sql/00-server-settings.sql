@@ -2,12 +2,15 @@
 -- max_prepared_transactions only takes effect at server start.
 --
 -- max_prepared_transactions: PREPARE TRANSACTION is disabled while it is 0 (the default).
--- The sink holds up to 2 prepared transactions per parallel subtask (the checkpoint being
--- committed and the next one), per sink. Size it as:
---     sum over all exactly-once sinks of (2 x parallelism), plus headroom for concurrent
---     checkpoints and for anything else on this server that uses two-phase commit.
+-- A healthy sink holds about 2 prepared transactions per parallel subtask (the checkpoint being
+-- committed and the next one). While checkpoints fail after it prepared, each failed checkpoint
+-- leaves one more, up to the sink's maxPreparedPerSubtask (default 5), at which the subtask fails
+-- over instead. Size it as:
+--     sum over all exactly-once sinks of (parallelism x maxPreparedPerSubtask),
+--     plus anything else on this server that uses two-phase commit.
 -- Each slot costs a few hundred bytes of shared memory; 64 or 128 is a common choice.
--- The sink checks this at job start and refuses to run with too few.
+-- The sink checks this at job start: it refuses to run with fewer than 2 per subtask, and warns
+-- with fewer than maxPreparedPerSubtask per subtask.
 ALTER SYSTEM SET max_prepared_transactions = 64;
 
 -- max_connections must be at least max_prepared_transactions' companion: each writer subtask

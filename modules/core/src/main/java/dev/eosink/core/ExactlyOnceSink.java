@@ -1,5 +1,6 @@
 package dev.eosink.core;
 
+import dev.eosink.core.protocol.CheckpointOutcomeOperator;
 import dev.eosink.core.protocol.ExactlyOnceCommitter;
 import dev.eosink.core.protocol.ExactlyOnceWriter;
 import dev.eosink.core.protocol.PreparedTransaction;
@@ -12,6 +13,9 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 
 import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.InitContext;
@@ -22,12 +26,19 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.SupportsPostCommitTopology;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreWriteTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.transformations.WithBoundedness;
 
 import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Collections;
 import java.util.Objects;
 
@@ -39,18 +50,28 @@ import java.util.Objects;
  * <p>Writer and committer follow Flink's Sink V2 two-phase commit: the writer prepares one database
  * transaction per subtask and checkpoint, the committer commits it when the checkpoint completes. The
  * protocol is in {@link ExactlyOnceWriter}, {@link ExactlyOnceCommitter} and {@link
- * dev.eosink.core.protocol.RecoveryPlan}.
+ * dev.eosink.core.protocol.RecoveryPlan}. After the committer, a small operator ({@link
+ * CheckpointOutcomeOperator}) tells the writers which checkpoints completed or were aborted, which
+ * Flink tells a sink writer nothing of.
  */
 public class ExactlyOnceSink<IN>
         implements Sink<IN>,
                 SupportsCommitter<PreparedTransaction>,
                 SupportsWriterState<IN, WriterState>,
-                SupportsPreWriteTopology<IN> {
+                SupportsPreWriteTopology<IN>,
+                SupportsPostCommitTopology<PreparedTransaction> {
 
     private static final long serialVersionUID = 1L;
 
     private final TransactionalDatabase<IN> database;
     private final SinkSettings settings;
+
+    /**
+     * The job's checkpoint timeout, read from the job's configuration when Flink translates the sink
+     * (before the sink is serialized into the job graph): how long a writer waits for the outcome of
+     * its last transaction's checkpoint.
+     */
+    private Duration checkpointTimeout = ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT;
 
     /** For database modules' builders; users call a builder such as {@code PostgresSink.builder()}. */
     public ExactlyOnceSink(TransactionalDatabase<IN> database, SinkSettings settings) {
@@ -90,7 +111,8 @@ public class ExactlyOnceSink<IN>
                 database.openWriter(subtask),
                 recoveredState,
                 context.metricGroup().getNumRecordsSendCounter(),
-                context.getMailboxExecutor());
+                context.getMailboxExecutor(),
+                checkpointTimeout);
     }
 
     @Override
@@ -117,31 +139,41 @@ public class ExactlyOnceSink<IN>
      *
      * <ul>
      *   <li>a streaming job without checkpointing would write into transactions that are never
-     *       prepared;
+     *       prepared (also in AUTOMATIC mode, when the sink's input has an unbounded source);
      *   <li>at-least-once checkpoints do not align barriers: records that arrive after the barrier
      *       on one input, while another input's barrier is still on its way, go into the epoch
      *       that the checkpoint commits, yet a restore from that checkpoint replays them, and they
      *       are written twice. (Unaligned exactly-once checkpoints are fine: such records are
      *       stored with the checkpoint and written only in the next epoch.)
+     *   <li>more concurrent checkpoints than {@link SinkSettings#maxPreparedPerSubtask()} leaves room
+     *       for would make healthy checkpoints fail the writers.
      * </ul>
+     *
+     * <p>It also takes the job's checkpoint timeout for the writers.
      */
     @Override
     public DataStream<IN> addPreWriteTopology(DataStream<IN> input) {
         StreamExecutionEnvironment env = input.getExecutionEnvironment();
         RuntimeExecutionMode mode = env.getConfiguration().get(ExecutionOptions.RUNTIME_MODE);
-        if (mode == RuntimeExecutionMode.STREAMING && !env.getCheckpointConfig().isCheckpointingEnabled()) {
+        boolean streaming = mode == RuntimeExecutionMode.STREAMING
+                || (mode == RuntimeExecutionMode.AUTOMATIC && hasUnboundedSource(input));
+        boolean checkpointing = env.getCheckpointConfig().isCheckpointingEnabled();
+        if (streaming && !checkpointing) {
             throw new IllegalStateException(
                     "sink '"
                             + settings.sinkId()
                             + "' into "
                             + database.target()
                             + " is exactly-once: it commits only when a checkpoint completes, and this "
-                            + "streaming job has checkpointing disabled, so nothing would ever be committed. "
+                            + (mode == RuntimeExecutionMode.AUTOMATIC
+                                    ? "job runs as a streaming job (AUTOMATIC mode, and the sink's input has an unbounded source)"
+                                    : "streaming job")
+                            + " has checkpointing disabled, so nothing would ever be committed. "
                             + "Remedy: enable checkpointing (env.enableCheckpointing(10_000) or "
-                            + "-Dexecution.checkpointing.interval=10s), or run the job in BATCH mode.");
+                            + "-Dexecution.checkpointing.interval=10s).");
         }
         if (mode != RuntimeExecutionMode.BATCH
-                && env.getCheckpointConfig().isCheckpointingEnabled()
+                && checkpointing
                 && env.getCheckpointConfig().getCheckpointingConsistencyMode() == CheckpointingMode.AT_LEAST_ONCE) {
             throw new IllegalStateException(
                     "sink '"
@@ -154,7 +186,48 @@ public class ExactlyOnceSink<IN>
                             + "checkpoint EXACTLY_ONCE (the default; -Dexecution.checkpointing.mode=EXACTLY_ONCE), "
                             + "aligned or unaligned.");
         }
+        if (checkpointing) {
+            int concurrent = env.getCheckpointConfig().getMaxConcurrentCheckpoints();
+            if ((long) concurrent + 2 > settings.maxPreparedPerSubtask()) {
+                throw new IllegalStateException(
+                        "sink '"
+                                + settings.sinkId()
+                                + "' into "
+                                + database.target()
+                                + ": this job runs up to "
+                                + concurrent
+                                + " concurrent checkpoints, and each holds one prepared transaction per writer "
+                                + "subtask until it completes; maxPreparedPerSubtask ("
+                                + settings.maxPreparedPerSubtask()
+                                + ") leaves no room for that and one more. Remedy: maxPreparedPerSubtask("
+                                + (concurrent + 2)
+                                + ") or more (and a database sized for it), or fewer concurrent checkpoints.");
+            }
+            checkpointTimeout = Duration.ofMillis(env.getCheckpointConfig().getCheckpointTimeout());
+        }
         return input;
+    }
+
+    /** Whether a source the sink's input comes from is unbounded: Flink then runs an AUTOMATIC job as streaming. */
+    private static boolean hasUnboundedSource(DataStream<?> input) {
+        List<Transformation<?>> all = new ArrayList<>(input.getTransformation().getTransitivePredecessors());
+        all.add(input.getTransformation());
+        return all.stream().anyMatch(t -> t instanceof WithBoundedness
+                && ((WithBoundedness) t).getBoundedness() != Boundedness.BOUNDED);
+    }
+
+    /**
+     * Adds the operator that hears checkpoint outcomes for the writers ({@link
+     * CheckpointOutcomeOperator}), chained after the committer. It is stateless; it gets a uid only when
+     * the job disables generated uids (then Flink requires one on every operator, and on the sink).
+     */
+    @Override
+    public void addPostCommitTopology(DataStream<CommittableMessage<PreparedTransaction>> committables) {
+        SingleOutputStreamOperator<Void> outcomes =
+                committables.transform(CheckpointOutcomeOperator.NAME, Types.VOID, new CheckpointOutcomeOperator());
+        if (!committables.getExecutionEnvironment().getConfig().hasAutoGeneratedUIDsEnabled()) {
+            outcomes.uid("eosink-checkpoint-outcomes");
+        }
     }
 
     private SubtaskContext subtaskContext(InitContext context) {

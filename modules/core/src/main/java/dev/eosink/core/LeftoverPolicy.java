@@ -1,20 +1,31 @@
 package dev.eosink.core;
 
 /**
- * What a writer does when it starts without restored state (a fresh job, not a restore) and finds
- * prepared transactions of its own sink id and subtask in the database: the leftovers of an earlier
- * run that died before committing them.
+ * What a writer does with prepared transactions of its sink id that another job left behind, when
+ * no state of this sink was restored: a fresh start, or a restore that did not give the sink its
+ * state (a changed sink uid with {@code --allowNonRestoredState}, or state of another sink id).
  *
- * <p>A restored writer never consults this: after a restore, leftovers of checkpoints newer than the
- * restored one are always rolled back (they belong to checkpoints that did not complete), and older
- * ones are left to the restored committer.
+ * <p>The sink cannot tell such a transaction's story. It may belong to a checkpoint that never
+ * completed: its records are replayed by sources that start over, and rolling it back is right. Or a
+ * completed checkpoint or savepoint promised it (a savepoint does not notify the sink, so its
+ * transactions stay prepared until a later checkpoint completes) and the restored sources resume
+ * after that snapshot: then it is the only copy of its records, and rolling it back loses them.
+ *
+ * <p>Never consulted for what the sink can prove: a restored writer rolls back what is named after
+ * the restored checkpoint and orphans of other lines of history, and leaves what the restored
+ * committers hold; a job that restarts before its first completed checkpoint rolls back what its own
+ * earlier attempts prepared. See {@code RecoveryPlan}.
  */
 public enum LeftoverPolicy {
-    /** Roll them back and log each one at WARN. The new run starts from scratch anyway. */
-    ROLLBACK,
     /**
-     * Refuse to start, naming the transactions. For operators who want to inspect or commit them by
-     * hand first (see sql/03-prepared-transactions.sql).
+     * Refuse to start (the default), naming each transaction, its age and the remedies: restore the job
+     * with the sink's state, or decide by hand (commit or roll back, see sql/03-prepared-transactions.sql),
+     * or set {@link #ROLLBACK} for a job whose sources replay everything from the start.
      */
-    FAIL
+    FAIL,
+    /**
+     * Roll them back and log each one at WARN: for jobs whose sources start over when the job starts
+     * without state, so that whatever such a transaction holds is written again.
+     */
+    ROLLBACK
 }

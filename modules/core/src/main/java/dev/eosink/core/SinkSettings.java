@@ -5,18 +5,27 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The protocol's options, database-neutral and immutable. Database modules' builders fill it in; the
- * defaults are what a production job should run with.
+ * The protocol's options, database-neutral and immutable. Database modules' builders start from
+ * {@link #defaults(String)} and change what the user set with the {@code with...} methods; the defaults
+ * are what a production job should run with.
  */
 public final class SinkSettings implements Serializable {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
+    public static final LeftoverPolicy DEFAULT_LEFTOVER_POLICY = LeftoverPolicy.FAIL;
     public static final int DEFAULT_COMMIT_RETRIES = 5;
     public static final Duration DEFAULT_COMMIT_RETRY_BACKOFF = Duration.ofMillis(200);
     public static final Duration DEFAULT_CLAIM_WAIT = Duration.ofSeconds(30);
     public static final Duration DEFAULT_MARKER_RETENTION = Duration.ofDays(7);
     public static final Duration DEFAULT_MARKER_PRUNE_INTERVAL = Duration.ofHours(1);
+    /**
+     * Prepared transactions one writer subtask may hold: one being committed, the next one, and room
+     * for three checkpoints in a row that fail after the sink prepared (each leaves its transaction
+     * prepared until a later checkpoint completes).
+     */
+    public static final int DEFAULT_MAX_PREPARED_PER_SUBTASK = 5;
+    public static final RewindPolicy DEFAULT_REWIND_POLICY = RewindPolicy.WARN;
 
     private final String sinkId;
     private final LeftoverPolicy leftoverPolicy;
@@ -25,15 +34,19 @@ public final class SinkSettings implements Serializable {
     private final Duration claimWait;
     private final Duration markerRetention;
     private final Duration markerPruneInterval;
+    private final int maxPreparedPerSubtask;
+    private final RewindPolicy rewindPolicy;
 
-    public SinkSettings(
+    private SinkSettings(
             String sinkId,
             LeftoverPolicy leftoverPolicy,
             int commitRetries,
             Duration commitRetryBackoff,
             Duration claimWait,
             Duration markerRetention,
-            Duration markerPruneInterval) {
+            Duration markerPruneInterval,
+            int maxPreparedPerSubtask,
+            RewindPolicy rewindPolicy) {
         this.sinkId = TransactionId.checkSinkId(sinkId);
         this.leftoverPolicy = Objects.requireNonNull(leftoverPolicy, "leftoverPolicy");
         if (commitRetries < 0) {
@@ -44,18 +57,56 @@ public final class SinkSettings implements Serializable {
         this.claimWait = nonNegative(claimWait, "claimWait");
         this.markerRetention = positive(markerRetention, "markerRetention");
         this.markerPruneInterval = positive(markerPruneInterval, "markerPruneInterval");
+        if (maxPreparedPerSubtask < 2) {
+            throw new IllegalArgumentException("maxPreparedPerSubtask must be >= 2 (the transaction being committed "
+                    + "and the next one), was " + maxPreparedPerSubtask);
+        }
+        this.maxPreparedPerSubtask = maxPreparedPerSubtask;
+        this.rewindPolicy = Objects.requireNonNull(rewindPolicy, "rewindPolicy");
     }
 
     /** Settings with every default, for the given sink id. */
     public static SinkSettings defaults(String sinkId) {
         return new SinkSettings(
                 sinkId,
-                LeftoverPolicy.ROLLBACK,
+                DEFAULT_LEFTOVER_POLICY,
                 DEFAULT_COMMIT_RETRIES,
                 DEFAULT_COMMIT_RETRY_BACKOFF,
                 DEFAULT_CLAIM_WAIT,
                 DEFAULT_MARKER_RETENTION,
-                DEFAULT_MARKER_PRUNE_INTERVAL);
+                DEFAULT_MARKER_PRUNE_INTERVAL,
+                DEFAULT_MAX_PREPARED_PER_SUBTASK,
+                DEFAULT_REWIND_POLICY);
+    }
+
+    public SinkSettings withLeftoverPolicy(LeftoverPolicy policy) {
+        return new SinkSettings(sinkId, policy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
+                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy);
+    }
+
+    public SinkSettings withCommitRetries(int retries, Duration backoff) {
+        return new SinkSettings(sinkId, leftoverPolicy, retries, backoff, claimWait, markerRetention,
+                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy);
+    }
+
+    public SinkSettings withClaimWait(Duration wait) {
+        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, wait, markerRetention,
+                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy);
+    }
+
+    public SinkSettings withMarkerRetention(Duration retention, Duration pruneInterval) {
+        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, retention,
+                pruneInterval, maxPreparedPerSubtask, rewindPolicy);
+    }
+
+    public SinkSettings withMaxPreparedPerSubtask(int max) {
+        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
+                markerPruneInterval, max, rewindPolicy);
+    }
+
+    public SinkSettings withRewindPolicy(RewindPolicy policy) {
+        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
+                markerPruneInterval, maxPreparedPerSubtask, policy);
     }
 
     static Duration positive(Duration d, String name) {
@@ -100,22 +151,26 @@ public final class SinkSettings implements Serializable {
         return markerPruneInterval;
     }
 
+    /** How many prepared, not yet committed transactions one writer subtask may hold before it fails over. */
+    public int maxPreparedPerSubtask() {
+        return maxPreparedPerSubtask;
+    }
+
+    public RewindPolicy rewindPolicy() {
+        return rewindPolicy;
+    }
+
     @Override
     public String toString() {
-        return "SinkSettings{sinkId="
-                + sinkId
-                + ", leftoverPolicy="
-                + leftoverPolicy
-                + ", commitRetries="
-                + commitRetries
-                + ", commitRetryBackoff="
-                + commitRetryBackoff
-                + ", claimWait="
-                + claimWait
-                + ", markerRetention="
-                + markerRetention
-                + ", markerPruneInterval="
-                + markerPruneInterval
+        return "SinkSettings{sinkId=" + sinkId
+                + ", leftoverPolicy=" + leftoverPolicy
+                + ", commitRetries=" + commitRetries
+                + ", commitRetryBackoff=" + commitRetryBackoff
+                + ", claimWait=" + claimWait
+                + ", markerRetention=" + markerRetention
+                + ", markerPruneInterval=" + markerPruneInterval
+                + ", maxPreparedPerSubtask=" + maxPreparedPerSubtask
+                + ", rewindPolicy=" + rewindPolicy
                 + "}";
     }
 }

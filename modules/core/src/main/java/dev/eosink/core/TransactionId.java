@@ -6,9 +6,16 @@ import java.security.SecureRandom;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.zip.CRC32;
 
 /**
  * The name of one database transaction of one sink subtask: {@code eos1/<sinkId>/<subtask>/<checkpoint>/<run>}.
+ *
+ * <p>{@code run} is eight characters: the first four are the {@linkplain #jobTag(String) tag of the Flink
+ * job} that prepared the transaction (a hash of its job id), the last four are random per writer
+ * instance. The job tag lets a restarted attempt of a job tell its own job's leftovers from another
+ * job's, and a restored writer tell the transactions of the job that took the restored checkpoint
+ * from those of other jobs; the random part keeps two writer instances of one job apart.
  *
  * <p>Invariants this name keeps, on which recovery relies:
  *
@@ -62,15 +69,39 @@ public final class TransactionId implements Serializable {
         this.run = run;
     }
 
-    /** A fresh random run token: one per writer instance, so restarted attempts never reuse a name. */
-    public static String newRunToken() {
+    private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+    /** Length of the job tag at the start of every run token. */
+    public static final int JOB_TAG_LENGTH = 4;
+
+    /**
+     * A fresh run token for a writer instance of job {@code jobId}: the job's tag, then four random
+     * characters, so that restarted attempts never reuse a name.
+     */
+    public static String newRunToken(String jobId) {
         SecureRandom random = new SecureRandom();
-        char[] chars = new char[8];
-        String alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
-        for (int i = 0; i < chars.length; i++) {
-            chars[i] = alphabet.charAt(random.nextInt(alphabet.length()));
+        StringBuilder token = new StringBuilder(jobTag(jobId));
+        while (token.length() < 8) {
+            token.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
         }
-        return new String(chars);
+        return token.toString();
+    }
+
+    /**
+     * The four characters that stand for a Flink job id in run tokens: a stable hash, the same on
+     * every task manager. Two jobs share a tag with a chance of one in 36^4 (1.7 million); a job
+     * submitted again with the same fixed job id (some deployment tools do that) has the same tag.
+     */
+    public static String jobTag(String jobId) {
+        CRC32 crc = new CRC32();
+        crc.update(Objects.requireNonNull(jobId, "jobId").getBytes(StandardCharsets.UTF_8));
+        long value = crc.getValue() % (36L * 36 * 36 * 36);
+        char[] tag = new char[JOB_TAG_LENGTH];
+        for (int i = JOB_TAG_LENGTH - 1; i >= 0; i--) {
+            tag[i] = ALPHABET.charAt((int) (value % 36));
+            value /= 36;
+        }
+        return new String(tag);
     }
 
     /** Validates a sink id, with a message that says what is allowed. */
@@ -123,6 +154,11 @@ public final class TransactionId implements Serializable {
 
     public String run() {
         return run;
+    }
+
+    /** The tag of the job whose writer prepared this transaction: the first four characters of {@link #run()}. */
+    public String jobTag() {
+        return run.substring(0, JOB_TAG_LENGTH);
     }
 
     /** The name as stored in the database (PostgreSQL's gid). */

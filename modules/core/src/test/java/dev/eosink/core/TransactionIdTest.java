@@ -55,7 +55,21 @@ class TransactionIdTest {
     }
 
     @Test
-    void runTokensDiffer() {
-        assertThat(TransactionId.newRunToken()).matches("[a-z0-9]{8}").isNotEqualTo(TransactionId.newRunToken());
+    void runTokensOfOneJobShareTheJobTagAndDifferInTheRest() {
+        String job = "5b0f3a6e2c9d4e7f8a1b2c3d4e5f6a7b";
+        String a = TransactionId.newRunToken(job);
+        String b = TransactionId.newRunToken(job);
+        assertThat(a).matches("[a-z0-9]{8}").isNotEqualTo(b);
+        assertThat(a.substring(0, 4)).isEqualTo(b.substring(0, 4)).isEqualTo(TransactionId.jobTag(job));
+        assertThat(new TransactionId("s", 0, 1, a).jobTag()).isEqualTo(TransactionId.jobTag(job));
+    }
+
+    /** The tag must be the same on every task manager and in every release: it is computed, never random. */
+    @Test
+    void jobTagIsStable() {
+        assertThat(TransactionId.jobTag("00000000000000000000000000000000")).isEqualTo(
+                TransactionId.jobTag("00000000000000000000000000000000")).matches("[a-z0-9]{4}");
+        assertThat(TransactionId.jobTag("00000000000000000000000000000000"))
+                .isNotEqualTo(TransactionId.jobTag("00000000000000000000000000000001"));
     }
 }

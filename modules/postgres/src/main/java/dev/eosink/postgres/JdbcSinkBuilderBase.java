@@ -2,6 +2,7 @@ package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.LeftoverPolicy;
+import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.TransactionalDatabase;
@@ -55,7 +56,9 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     private int batchSize = DEFAULT_BATCH_SIZE;
     private SqlIdentifier markerTable = new SqlIdentifier(null, DEFAULT_MARKER_TABLE);
     private boolean createMarkerTable = true;
-    private LeftoverPolicy leftoverPolicy = LeftoverPolicy.ROLLBACK;
+    private LeftoverPolicy leftoverPolicy = SinkSettings.DEFAULT_LEFTOVER_POLICY;
+    private int maxPreparedPerSubtask = SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK;
+    private RewindPolicy rewindPolicy = SinkSettings.DEFAULT_REWIND_POLICY;
     private int commitRetries = SinkSettings.DEFAULT_COMMIT_RETRIES;
     private Duration commitRetryBackoff = SinkSettings.DEFAULT_COMMIT_RETRY_BACKOFF;
     private Duration claimWait = SinkSettings.DEFAULT_CLAIM_WAIT;
@@ -215,9 +218,39 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         return self();
     }
 
-    /** What a fresh start (no restored state) does with leftover prepared transactions (default ROLLBACK). */
+    /**
+     * What the sink does with prepared transactions of its sink id that another job left behind, when no
+     * state of this sink is restored (a fresh start, or a restore without the sink's state): refuse to
+     * start (FAIL, the default), or roll them back (ROLLBACK), for jobs whose sources replay everything
+     * when they start without state. See {@link LeftoverPolicy}.
+     */
     public SELF leftoverPolicy(LeftoverPolicy policy) {
         this.leftoverPolicy = Objects.requireNonNull(policy, "policy");
+        return self();
+    }
+
+    /**
+     * How many prepared, not yet committed transactions one writer subtask may hold (default {@value
+     * SinkSettings#DEFAULT_MAX_PREPARED_PER_SUBTASK}, at least 2). When checkpoints keep failing after the
+     * sink prepared, each leaves a transaction prepared until a later checkpoint completes; past this
+     * bound the subtask fails over instead of exhausting the database's prepared transactions. Size the
+     * database for parallelism x this bound per sink.
+     */
+    public SELF maxPreparedPerSubtask(int max) {
+        if (max < 2) {
+            throw new IllegalArgumentException("maxPreparedPerSubtask must be >= 2 (the transaction being committed "
+                    + "and the next one), was " + max);
+        }
+        this.maxPreparedPerSubtask = max;
+        return self();
+    }
+
+    /**
+     * What a job restored from a checkpoint older than what the sink already committed does: warn and
+     * replay (WARN, the default), or refuse to start (FAIL). See {@link RewindPolicy}.
+     */
+    public SELF rewindPolicy(RewindPolicy policy) {
+        this.rewindPolicy = Objects.requireNonNull(policy, "policy");
         return self();
     }
 
@@ -273,8 +306,13 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         } else {
             statement = InsertStatement.forSql(sql, statementBuilder);
         }
-        SinkSettings settings = new SinkSettings(
-                sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, markerRetention, markerPruneInterval);
+        SinkSettings settings = SinkSettings.defaults(sinkId)
+                .withLeftoverPolicy(leftoverPolicy)
+                .withCommitRetries(commitRetries, commitRetryBackoff)
+                .withClaimWait(claimWait)
+                .withMarkerRetention(markerRetention, markerPruneInterval)
+                .withMaxPreparedPerSubtask(maxPreparedPerSubtask)
+                .withRewindPolicy(rewindPolicy);
         return new ExactlyOnceSink<>(database(statement), settings);
     }
 
@@ -329,5 +367,10 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
 
     protected final boolean isCreateMarkerTable() {
         return createMarkerTable;
+    }
+
+    /** For the database's start-up check of its prepared-transaction slots. */
+    protected final int getMaxPreparedPerSubtask() {
+        return maxPreparedPerSubtask;
     }
 }

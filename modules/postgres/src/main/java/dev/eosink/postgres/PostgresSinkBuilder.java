@@ -220,6 +220,7 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
                 rowKind,
                 networkTimeout,
                 deadLetterTable,
-                maxCopyBacklog);
+                maxCopyBacklog,
+                getMaxPreparedPerSubtask());
     }
 }

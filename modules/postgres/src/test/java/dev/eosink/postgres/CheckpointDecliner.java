@@ -47,6 +47,9 @@ import java.util.stream.Collectors;
  *   <li>{@link How#BLOCK_UNTIL_ABORTED}: {@code snapshotState} does not return until another subtask
  *       has been told that the checkpoint was aborted; with a short checkpoint timeout, that is a
  *       checkpoint that expires after the sink prepared it. The late acknowledgement is ignored.
+ *   <li>{@link How#SLOW_ASYNC}: the asynchronous part takes {@link #SLOW_MILLIS}: a checkpoint that
+ *       completes, late, while the task goes on processing records (large state elsewhere, a slow
+ *       checkpoint storage). Not a failure at all.
  * </ul>
  *
  * <p>It also records, per subtask, which of the sink's transactions were prepared at each barrier
@@ -62,11 +65,18 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
     /** Serializes to a failure: the state value that makes the asynchronous part of a snapshot fail. */
     static final long POISON = Long.MIN_VALUE;
 
+    /** Serializes slowly: the state value that makes the asynchronous part of a snapshot take {@link #SLOW_MILLIS}. */
+    static final long SLOW = Long.MIN_VALUE + 1;
+
     public enum How {
         ASYNC_DECLINE,
         SYNC_THROW,
-        BLOCK_UNTIL_ABORTED
+        BLOCK_UNTIL_ABORTED,
+        SLOW_ASYNC
     }
+
+    /** How long the asynchronous part of a {@link How#SLOW_ASYNC} snapshot takes: above half a minute. */
+    static final long SLOW_MILLIS = 35_000;
 
     /** How long {@link How#BLOCK_UNTIL_ABORTED} waits for the abort before it gives up (and fails). */
     private static final long BLOCK_LIMIT_MILLIS = 30_000;
@@ -210,7 +220,7 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
                 state.update(Collections.singletonList((long) snapshots));
                 return;
             }
-            state.update(Collections.singletonList(POISON));
+            state.update(Collections.singletonList(how == How.SLOW_ASYNC ? SLOW : POISON));
         } else {
             state.update(Collections.singletonList((long) snapshots));
         }
@@ -301,6 +311,14 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         public void serialize(Long record, DataOutputView target) throws IOException {
             if (record == POISON) {
                 throw new IOException("injected: this operator state cannot be written (asynchronous snapshot failure)");
+            }
+            if (record == SLOW) {
+                try {
+                    Thread.sleep(SLOW_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while writing slowly", e);
+                }
             }
             target.writeLong(record);
         }

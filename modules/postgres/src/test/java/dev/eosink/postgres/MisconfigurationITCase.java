@@ -5,9 +5,12 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.StandalonePostgres;
 
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.core.execution.CheckpointingMode;
@@ -19,6 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
@@ -346,10 +350,17 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
 
     // ------------------------------------------------------------------ job and connection
 
-    /** Refused while the job graph is built: no job is submitted, no connection is opened. */
-    @Test
-    void streamingWithoutCheckpointing() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(StartupRecoveryITCase.noRestarts());
+    /**
+     * Refused while the job graph is built: no job is submitted, no connection is opened. Also in
+     * AUTOMATIC mode, which runs a job with an unbounded source as a streaming job. (BATCH mode is not
+     * recommended: a region that Flink re-executes after its sink committed would write again.)
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = RuntimeExecutionMode.class, names = {"STREAMING", "AUTOMATIC"})
+    void streamingWithoutCheckpointing(RuntimeExecutionMode mode) {
+        Configuration conf = StartupRecoveryITCase.noRestarts();
+        conf.set(ExecutionOptions.RUNTIME_MODE, mode);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         endless(env).sinkTo(sinkBuilder(sinkId, table).build());
 
@@ -357,11 +368,26 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContainingAll(
                         "sink '" + sinkId + "' into table \"" + table + "\" is exactly-once",
-                        "this streaming job has checkpointing disabled, so nothing would ever be committed",
+                        "has checkpointing disabled, so nothing would ever be committed",
                         "Remedy: enable checkpointing (env.enableCheckpointing(10_000) or "
-                                + "-Dexecution.checkpointing.interval=10s), or run the job in BATCH mode");
+                                + "-Dexecution.checkpointing.interval=10s)")
+                .message()
+                .doesNotContain("BATCH");
         assertThat(db.count("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ?", "eosink/" + sinkId + "/%"))
                 .isZero();
+    }
+
+    /** More concurrent checkpoints than maxPreparedPerSubtask leaves room for: refused while the graph is built. */
+    @Test
+    void moreConcurrentCheckpointsThanMaxPreparedPerSubtaskAllows() {
+        StreamExecutionEnvironment env = env(1, NO_CHECKPOINT, StartupRecoveryITCase.noRestarts());
+        env.getCheckpointConfig().setMaxConcurrentCheckpoints(4);
+        endless(env).sinkTo(sinkBuilder(sinkId, table).maxPreparedPerSubtask(5).build());
+
+        assertThatThrownBy(env::getStreamGraph)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContainingAll("up to 4 concurrent checkpoints", "maxPreparedPerSubtask (5)",
+                        "Remedy: maxPreparedPerSubtask(6) or more");
     }
 
     /** At-least-once checkpoints would commit records that a restore replays: refused while the graph is built. */

@@ -24,6 +24,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * What a new run or a new attempt of a job finds and must get right: savepoints restored at another
@@ -125,6 +126,34 @@ class RescaleITCase extends RestoreTestBase {
                 .containsAll(leftovers.ofSavepoint)
                 .doesNotContainAnyElementsOf(leftovers.ofPendingCheckpoint);
         assertExactlyOnce(N);
+    }
+
+    /**
+     * Hard case 4 after a rescale down: the restored committer of the single new subtask holds the
+     * savepoint's transactions of all three old subtasks, committed in one call. Someone rolled the
+     * middle one back by hand: it is LOST, and the job fails naming it; but only once the other two are
+     * committed. (Flink's loop over a call's requests stops at the first failure: the others used to
+     * stay prepared, holding their locks, at every restore.)
+     */
+    @Test
+    void aLostTransactionDoesNotKeepTheOthersOfItsCommitPrepared(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        Leftovers leftovers = cancelAfterSavepoint(3, client, dir);
+        String lost = leftovers.ofSavepoint.stream()
+                .filter(g -> TransactionId.parse(g).orElseThrow().subtask() == 1).findFirst().orElseThrow();
+        db.rollbackPrepared(lost); // an operator's ROLLBACK PREPARED
+
+        StreamExecutionEnvironment env = env(1, 200, restoreFrom(leftovers.savepoint));
+        pipeline(env, N, 5_000);
+        assertThatThrownBy(() -> env.execute("restore 3 -> 1, one transaction lost"))
+                .rootCause()
+                .hasMessageContaining(lost)
+                .hasMessageContaining("LOST");
+
+        List<String> others = leftovers.ofSavepoint.stream().filter(g -> !g.equals(lost)).collect(Collectors.toList());
+        assertThat(others).hasSize(2);
+        assertThat(markedGids()).as("committed in the same call").containsAll(others).doesNotContain(lost);
+        assertThat(preparedLeft()).as("still prepared").doesNotContainAnyElementsOf(others);
     }
 
     /**

@@ -147,6 +147,50 @@ abstract class RestoreTestBase extends ExactlyOnceTestBase {
         ids(env, offset, n, perSecond).sinkTo(sink()).uid("eosink").name("eosink");
     }
 
+    /**
+     * Source, rebalance, [a stateful map chained to the sink,] the given sink under the given uid: for
+     * runs that change the sink (its uid, its options) while the sources keep theirs.
+     */
+    void pipeline(StreamExecutionEnvironment env, long n, double perSecond, ExactlyOnceSink<Long> sink, String sinkUid,
+            boolean statefulMap) {
+        DataStream<Long> in = ids(env, 0, n, perSecond);
+        if (statefulMap) {
+            in = in.map(new CountingMap()).uid("counting");
+        }
+        in.sinkTo(sink).uid(sinkUid).name("eosink");
+    }
+
+    /**
+     * A pass-through map with operator state (a count), chained to the sink: when it is restored, the
+     * sink's task is restored with it, whether or not the sink's own state was.
+     */
+    static final class CountingMap extends org.apache.flink.api.common.functions.RichMapFunction<Long, Long>
+            implements org.apache.flink.streaming.api.checkpoint.CheckpointedFunction {
+        private static final long serialVersionUID = 1L;
+        private transient org.apache.flink.api.common.state.ListState<Long> state;
+        private transient long count;
+
+        @Override
+        public Long map(Long value) {
+            count++;
+            return value;
+        }
+
+        @Override
+        public void snapshotState(org.apache.flink.runtime.state.FunctionSnapshotContext context) throws Exception {
+            state.update(List.of(count));
+        }
+
+        @Override
+        public void initializeState(org.apache.flink.runtime.state.FunctionInitializationContext context) throws Exception {
+            state = context.getOperatorStateStore().getListState(
+                    new org.apache.flink.api.common.state.ListStateDescriptor<>("count", Types.LONG));
+            for (Long c : state.get()) {
+                count += c;
+            }
+        }
+    }
+
     void pipeline(StreamExecutionEnvironment env, long n, double perSecond) {
         pipeline(env, 0, n, perSecond);
     }

@@ -1,5 +1,7 @@
 package dev.eosink.postgres;
 
+import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.TransactionId;
 
 import org.apache.flink.api.common.JobID;
@@ -8,6 +10,8 @@ import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -20,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +33,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * How the sink's transactions follow Flink's savepoints, stops and cancels: restoring an older
@@ -44,7 +50,9 @@ class SavepointITCase extends RestoreTestBase {
      * The replay from the savepoint's source position writes every later id a second time: rewinding
      * a job re-delivers what came after the savepoint, which exactly-once cannot undo (README). The
      * restored run's new checkpoints reuse the checkpoint numbers of the first run's later ones and
-     * are committed all the same: no "highest committed checkpoint" watermark skips them.
+     * are committed all the same: no "highest committed checkpoint" watermark skips them. The writers
+     * see the rewind in the marker table (checkpoints after S1 committed since S1 was taken): they warn
+     * by default, and refuse under rewindPolicy(FAIL).
      */
     @Test
     void restoreFromAnOlderSavepointRecommitsIdempotentlyAndReplaysTheRest(
@@ -80,6 +88,18 @@ class SavepointITCase extends RestoreTestBase {
         assertThat((long) beforeS1.size()).as("rows of S1's transactions and earlier").isEqualTo(markedBeforeS1);
         assertThat(beforeS1.size()).as("S1 taken mid-way").isBetween(1, (int) N - 1);
         assertThat(markedGids()).containsAll(ofS1);
+
+        // The marker table shows what the sink committed after S1 since it was taken: a rewind. Under
+        // rewindPolicy(FAIL) the restore is refused, naming it; under WARN (the default) it goes on.
+        StreamExecutionEnvironment refused = env(2, 200, restoreFrom(s1));
+        ids(refused, 0, N, 5_000).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table)
+                .writeMethod(WriteMethod.BATCH).batchSize(10).rewindPolicy(RewindPolicy.FAIL).build())).uid("eosink").name("eosink");
+        assertThatThrownBy(() -> refused.execute("restored from the older savepoint S1, rewindPolicy FAIL"))
+                .rootCause()
+                .hasMessageContaining("restored from checkpoint " + s1Id)
+                .hasMessageContaining("the sink committed")
+                .hasMessageContaining("rewindPolicy FAIL");
+        assertThat(idCounts().values()).as("nothing of the refused run visible").allMatch(count -> count == 1);
 
         List<String> recommitted = new CopyOnWriteArrayList<>();
         // The first commit of the restored run is a restored committable: restored committers commit in
@@ -149,6 +169,180 @@ class SavepointITCase extends RestoreTestBase {
 
         assertThat(markedGids()).as("committed").doesNotContainAnyElementsOf(orphans);
         assertOnceBeforeTwiceAfter(beforeS1);
+    }
+
+    /**
+     * The orphan that held a restored job up for ever: an operator restores an older savepoint S0 of an
+     * upsert job (a unique key), that run writes on past where the newer savepoint S1 was taken and dies
+     * with its transactions prepared, holding row locks; the operator then restores S1. The replay from
+     * S1 rewrites keys those orphans locked. They are named below S1, yet the writer state restored from
+     * S1 names the runs whose transactions its committers hold, so the new writers roll the orphans back
+     * at start, before the first record. (Resolved only at the first checkpoint, they held the replay's
+     * first writes until the lock timeout, every restart, and no checkpoint ever came.)
+     */
+    @Test
+    void anOrphanOfAnotherLineOfHistoryIsRolledBackBeforeTheReplayNeedsItsLocks(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        db.execute("CREATE UNIQUE INDEX ON " + table + " (id)");
+        StreamExecutionEnvironment first = manualEnv(2);
+        pipeline(first, N, 400, upsertSink(), "eosink", false);
+        JobClient job = first.executeAsync("first run");
+        awaitOpenTransactions(2);
+        String s0 = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        Thread.sleep(2_000); // about 800 ids later
+        awaitOpenTransactions(2);
+        String s1 = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        long s1Id = checkpointIdOf(s1);
+        checkpointUntilFinished(client, job);
+        assertExactlyOnce(N);
+        Set<Long> beforeS1 =
+                longs("SELECT id FROM " + table + " WHERE xmin::text IN "
+                                + "(SELECT xmin::text FROM eosink_markers WHERE sink_id = ? AND checkpoint_id <= ?)",
+                        sinkId, s1Id);
+
+        StreamExecutionEnvironment second = manualEnv(2, restoreFrom(s0));
+        pipeline(second, N, 400, upsertSink(), "eosink", false);
+        JobClient fromS0 = second.executeAsync("restored from S0, dies");
+        Thread.sleep(3_000); // past where S1 was taken
+        awaitOpenTransactions(2);
+        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 1, holdAfterPrepare());
+        client.triggerCheckpoint(fromS0.getJobID(), CheckpointType.CONFIGURED); // never completes
+        awaitPrepared(checkpointIdOf(s0) + 1, 2);
+        fromS0.cancel().get();
+        awaitStatus(fromS0, JobStatus.CANCELED);
+        await(() -> writerSessions() == 0, "writer sessions of " + sinkId + " to close");
+        List<String> orphans = preparedLeft();
+        assertThat(orphans).hasSize(2);
+        assertThat(checkpoints(prepared())).as("named at or below S1 (%s)", s1Id).allMatch(c -> c <= s1Id);
+        Set<Long> locked = lockedIds();
+        locked.removeAll(beforeS1);
+        assertThat(locked).as("ids the replay from S1 rewrites that the orphans hold locked").isNotEmpty();
+
+        StreamExecutionEnvironment third = env(2, 200, restoreFrom(s1)); // no restarts: one lock timeout fails it
+        pipeline(third, N, 5_000, upsertSink(), "eosink", false);
+        long t0 = System.nanoTime();
+        third.execute("restored from S1");
+
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("no lock wait").isLessThan(Duration.ofSeconds(30));
+        assertThat(markedGids()).as("committed").doesNotContainAnyElementsOf(orphans);
+        assertExactlyOnce(N);
+    }
+
+    /**
+     * A savepoint's transactions stay prepared (a savepoint does not notify the sink). Restored with a
+     * changed sink uid and --allowNonRestoredState, the sources resume after the savepoint while the sink
+     * gets none of its state: those transactions are the only copy of their records. The sink must not
+     * roll them back: it refuses (leftoverPolicy FAIL, the default) naming them, and the job fails
+     * without restarts; restored with the sink's state, the savepoint's committers commit them, exact.
+     * With a stateful operator chained to the sink, the sink's task is restored (a restored checkpoint,
+     * but no writer state of its own), and the refusal comes at its first checkpoint, once every
+     * restored committer had its chance. (The sink used to roll them back: rows lost.)
+     */
+    @ParameterizedTest(name = "stateful operator chained to the sink: {0}")
+    @ValueSource(booleans = {false, true})
+    void aSinkRestoredWithoutItsStateNeverRollsBackTheSavepointsTransactions(
+            boolean statefulChain, @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        StreamExecutionEnvironment first = manualEnv(2);
+        pipeline(first, N, 400, sink(), "eosink", statefulChain);
+        JobClient job = first.executeAsync("first run");
+        awaitOpenTransactions(2);
+        long c1 = checkpoint(client, job.getJobID());
+        await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c1 + " committed");
+        awaitOpenTransactions(2);
+        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        List<String> ofSavepoint = preparedLeft();
+        assertThat(ofSavepoint).as("prepared at the savepoint's barrier").hasSize(2);
+        job.cancel().get();
+        awaitStatus(job, JobStatus.CANCELED);
+        await(() -> writerSessions() == 0, "writer sessions of " + sinkId + " to close");
+        long committed = rows();
+
+        Configuration unmatched = restoreFrom(savepoint);
+        unmatched.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay"); // suppressed by the refusal
+        unmatched.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+        StreamExecutionEnvironment renamed = env(2, 200, unmatched);
+        pipeline(renamed, N, 5_000, sink(), "eosink-renamed", statefulChain);
+        assertThatThrownBy(() -> renamed.execute("restored without the sink's state"))
+                .rootCause()
+                .satisfies(e -> assertThat(ofSavepoint).anyMatch(e.getMessage()::contains))
+                .hasMessageContaining("left by other job(s)")
+                .hasMessageContaining("only copy of their records")
+                .hasMessageContaining(statefulChain ? "without this sink's writer state" : "without restored state");
+        assertThat(preparedLeft()).as("the savepoint's transactions, untouched").containsAll(ofSavepoint);
+        assertThat(rows()).as("nothing of the refused run visible").isEqualTo(committed);
+        assertThat(Faults.writerAttempts(sinkId, 0)).as("no restart after the refusal").containsExactly(0);
+
+        StreamExecutionEnvironment remedy = env(2, 200, restoreFrom(savepoint));
+        pipeline(remedy, N, 5_000, sink(), "eosink", statefulChain);
+        remedy.execute("restored with the sink's state");
+        assertThat(markedGids()).containsAll(ofSavepoint);
+        assertExactlyOnce(N);
+    }
+
+    /**
+     * Marker rows are dated by their epoch's start. A job down for longer than markerRetention and
+     * restored from a savepoint commits the savepoint's transactions at restore, whose markers are
+     * older than the retention already. Pruned at once (as subtask 0's committer used to, at its first
+     * commit), a failure before the run's first checkpoint restores the same savepoint again and finds
+     * them neither prepared nor marked: a false LOST, whose remedy (a replay) would duplicate. Pruning
+     * waits for a checkpoint of the run.
+     */
+    @Test
+    void markersOfTheCommitsAtRestoreOutliveTheRetentionUntilACheckpointOfTheRunCompletes(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        java.util.function.Supplier<ExactlyOnceSink<Long>> shortRetention = () -> FaultInjectingDatabase.wrap(
+                sinkBuilder(sinkId, table).writeMethod(WriteMethod.BATCH).batchSize(10)
+                        .markerRetention(Duration.ofSeconds(1)).markerPruneInterval(Duration.ofMillis(1)).build());
+        StreamExecutionEnvironment first = manualEnv(2);
+        pipeline(first, N, 400, shortRetention.get(), "eosink", false);
+        JobClient job = first.executeAsync("first run");
+        awaitOpenTransactions(2);
+        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        List<String> ofSavepoint = preparedLeft();
+        assertThat(ofSavepoint).hasSize(2);
+        job.cancel().get();
+        awaitStatus(job, JobStatus.CANCELED);
+        await(() -> writerSessions() == 0, "writer sessions of " + sinkId + " to close");
+        Thread.sleep(1_500); // the job is down longer than the retention
+
+        Configuration restore = fixedDelayRestarts(3, Duration.ofMillis(100));
+        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        StreamExecutionEnvironment second = manualEnv(2, restore);
+        pipeline(second, N, 400, shortRetention.get(), "eosink", false);
+        Faults.arm(sinkId, Faults.Point.WRITE, 100); // attempt 0 fails before any checkpoint of the run
+        JobClient restored = second.executeAsync("restored, fails before its first checkpoint");
+        await(() -> Faults.writerAttempts(sinkId, 0).contains(1) && Faults.writerAttempts(sinkId, 1).contains(1),
+                "the restart to restore the savepoint again");
+        checkpointUntilFinished(client, restored);
+
+        assertThat(Faults.fired(sinkId, Faults.Point.WRITE)).isEqualTo(1);
+        assertThat(markedGids()).as("pruned, once a checkpoint of the run completed").doesNotContainAnyElementsOf(ofSavepoint);
+        assertExactlyOnce(N);
+    }
+
+    /** The sink of {@link #anOrphanOfAnotherLineOfHistoryIsRolledBackBeforeTheReplayNeedsItsLocks}: upserts by id. */
+    private ExactlyOnceSink<Long> upsertSink() {
+        return FaultInjectingDatabase.wrap(
+                sinkBuilder(sinkId, table).writeMethod(WriteMethod.BATCH).batchSize(10).upsert("id").build());
+    }
+
+    /** The ids whose rows a prepared transaction holds locked: the rows a FOR UPDATE SKIP LOCKED skips. */
+    private Set<Long> lockedIds() {
+        Set<Long> all = longs("SELECT id FROM " + table);
+        try (java.sql.Connection c = db.connect()) {
+            c.setAutoCommit(false);
+            try (java.sql.Statement s = c.createStatement();
+                    java.sql.ResultSet rs = s.executeQuery("SELECT id FROM " + table + " FOR UPDATE SKIP LOCKED")) {
+                while (rs.next()) {
+                    all.remove(rs.getLong(1));
+                }
+            } finally {
+                c.rollback();
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return all;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.eosink.postgres;
 
 import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.LifecycleHook;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -22,7 +24,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class StartupRecoveryITCase extends ExactlyOnceTestBase {
 
-    /** Hard case 6: a fresh start rolls back its own sink's leftovers, loudly, and nothing else. */
+    /**
+     * Hard case 6 under leftoverPolicy(ROLLBACK): a fresh start rolls back its own sink's leftovers of
+     * other jobs, loudly, and nothing else.
+     */
     @Test
     void freshStartRollsBackOwnLeftoversOnly() throws Exception {
         String own0 = "eos1/" + sinkId + "/0/7/aaaaaaaa";
@@ -33,7 +38,7 @@ class StartupRecoveryITCase extends ExactlyOnceTestBase {
         stagePrepared(otherSink, 3_000_000, 3_000_010);
         try {
             StreamExecutionEnvironment env = env(2, 200);
-            ids(env, 2_000, 4_000).sinkTo(sinkBuilder(sinkId, table).build());
+            ids(env, 2_000, 4_000).sinkTo(sinkBuilder(sinkId, table).leftoverPolicy(LeftoverPolicy.ROLLBACK).build());
             env.execute("fresh start with leftovers");
 
             assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId + "-other"))).containsExactly(otherSink);
@@ -44,19 +49,26 @@ class StartupRecoveryITCase extends ExactlyOnceTestBase {
         assertThat(rows()).isEqualTo(2_000);
     }
 
-    /** Hard case 6, policy FAIL: refuse to start, name the transactions and the remedy. */
+    /**
+     * Hard case 6 with the default leftoverPolicy(FAIL): another job's leftovers may be a completed
+     * savepoint's, whose records the sources will not replay; a fresh start refuses to start, names
+     * them and the remedies, and fails without restarts (a restart would find the same).
+     */
     @Test
-    void freshStartWithLeftoversCanRefuseToStart() throws Exception {
+    void freshStartWithLeftoversOfAnotherJobRefusesToStart() throws Exception {
         String own = "eos1/" + sinkId + "/0/7/aaaaaaaa";
         stagePrepared(own, 1_000_000, 1_000_100);
-        StreamExecutionEnvironment env = env(1, 200, noRestarts());
-        ids(env, 100, 1_000).sinkTo(sinkBuilder(sinkId, table).leftoverPolicy(LeftoverPolicy.FAIL).build());
+        StreamExecutionEnvironment env = env(1, 200); // restarts on: the refusal suppresses them
+        ids(env, 100, 1_000).sinkTo(faultySink());
 
         assertThatThrownBy(() -> env.execute("refuses"))
                 .rootCause()
                 .hasMessageContaining("sink '" + sinkId + "' subtask 0/1")
                 .hasMessageContaining(own)
-                .hasMessageContaining("restore the job from its latest checkpoint");
+                .hasMessageContaining("left by other job(s)")
+                .hasMessageContaining("restore the job from the checkpoint or savepoint that holds this sink's state")
+                .hasMessageContaining("leftoverPolicy(ROLLBACK)");
+        assertThat(Faults.writerAttempts(sinkId, 0)).as("no restart").containsExactly(0);
         // Left exactly as found, for the operator to decide; nothing of the job became visible.
         assertThat(preparedLeft()).containsExactly(own);
         assertThat(rows()).isZero();
@@ -64,6 +76,76 @@ class StartupRecoveryITCase extends ExactlyOnceTestBase {
         assertThat(preparedLeft()).isEmpty();
         assertThat(rows()).isZero();
     }
+
+    /**
+     * A failover before the job's first completed checkpoint restarts without state and finds its own
+     * earlier attempt's prepared transaction: rolled back (no checkpoint promised it), whatever the
+     * leftover policy. Under leftoverPolicy(FAIL) every such restart used to refuse, for ever.
+     */
+    @Test
+    void aFailoverBeforeTheFirstCompletedCheckpointRollsBackItsOwnAttemptUnderFail() throws Exception {
+        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 1);
+        StreamExecutionEnvironment env = env(1, 200);
+        ids(env, 2_000, 4_000).sinkTo(FaultInjectingDatabase.wrap(
+                sinkBuilder(sinkId, table).leftoverPolicy(LeftoverPolicy.FAIL).build()));
+        env.execute("failover before the first checkpoint");
+
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
+        assertThat(Faults.writerAttempts(sinkId, 0)).as("one restart").containsExactly(0, 1);
+        assertExactlyOnce(2_000);
+    }
+
+    /**
+     * While one subtask fails at every checkpoint and restarts alone (regional failover), the other
+     * keeps preparing one transaction per checkpoint attempt, none of which completes. Each holds a
+     * slot of max_prepared_transactions (shared by every application on the server) and its row
+     * locks: past maxPreparedPerSubtask the healthy subtask fails over too, which rolls them back,
+     * instead of exhausting the server. Then the faults stop and the job ends exact.
+     */
+    @Test
+    void checkpointsThatKeepFailingCannotPileUpPreparedTransactions() throws Exception {
+        int bound = 3;
+        AtomicInteger sampled = new AtomicInteger();
+        AtomicInteger mostOfSubtask1 = new AtomicInteger();
+        PREPARE_FAILURES.put(sinkId, new AtomicInteger(10));
+        String prefix = TransactionId.sinkPrefix(sinkId) + "1/";
+        Thread sampler = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                int n = db.preparedGids(prefix).size();
+                mostOfSubtask1.accumulateAndGet(n, Math::max);
+                sampled.incrementAndGet();
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "prepared-sampler");
+        try {
+            StreamExecutionEnvironment env = env(2, 100);
+            String key = sinkId;
+            ids(env, 6_000, 1_500).sinkTo(FaultInjectingDatabase.wrap(
+                    sinkBuilder(sinkId, table).maxPreparedPerSubtask(bound).build()).withLifecycleHook((point, context, id) -> {
+                        // Subtask 0 fails right after each of its first ten prepares: no checkpoint completes.
+                        if (point == LifecycleHook.Point.AFTER_PREPARE && context.subtask() == 0
+                                && PREPARE_FAILURES.get(key).getAndDecrement() > 0) {
+                            throw new Faults.InjectedFault(key + ": subtask 0 fails its checkpoint");
+                        }
+                    }));
+            sampler.start();
+            env.execute("checkpoints keep failing on one subtask");
+        } finally {
+            sampler.interrupt();
+            sampler.join();
+            PREPARE_FAILURES.remove(sinkId);
+        }
+        assertThat(sampled.get()).as("samples taken").isPositive();
+        assertThat(Faults.writerAttempts(sinkId, 1)).as("the healthy subtask failed over at the bound").hasSizeGreaterThan(1);
+        assertThat(mostOfSubtask1.get()).as("most prepared transactions of subtask 1 at once").isBetween(1, bound);
+        assertExactlyOnce(6_000);
+    }
+
+    private static final java.util.Map<String, AtomicInteger> PREPARE_FAILURES = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Hard case 9: a second live job with the same sink id is refused and cannot harm the first. */
     @Test

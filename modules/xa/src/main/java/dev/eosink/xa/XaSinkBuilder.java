@@ -54,6 +54,6 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
         SqlIdentifier table = getTable(); // null with sql(...)
         SqlIdentifier markers = getMarkerTable();
         return new XaDatabase<>(connector, statement, table == null ? null : table.schema(), table == null ? null : table.name(),
-                getColumns(), markers.schema(), markers.name(), isCreateMarkerTable(), getBatchSize());
+                getColumns(), markers.schema(), markers.name(), isCreateMarkerTable(), getBatchSize(), getMaxPreparedPerSubtask());
     }
 }

@@ -3,6 +3,7 @@ package dev.eosink.xa;
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.LifecycleHook;
 import dev.eosink.postgres.CheckpointCounter;
 import dev.eosink.postgres.FaultInjectingDatabase;
 import dev.eosink.postgres.Faults;
@@ -293,7 +294,10 @@ abstract class XaHardCases {
         assertExactlyOnce(3_000);
     }
 
-    /** Hard case 6: a fresh start rolls back its own sink's leftovers (any old subtask), and nothing else. */
+    /**
+     * Hard case 6 under leftoverPolicy(ROLLBACK): a fresh start rolls back its own sink's leftovers of
+     * other jobs (any old subtask), and nothing else.
+     */
     @Test
     void freshStartRollsBackOwnLeftoversOnly() throws Exception {
         TransactionId own0 = new TransactionId(sinkId, 0, 7, "aaaaaaaa");
@@ -305,7 +309,7 @@ abstract class XaHardCases {
         try {
             assertThat(preparedLeft()).hasSize(2);
             StreamExecutionEnvironment env = env(2, 200);
-            ids(env, 2_000, 4_000).sinkTo(sinkBuilder().build());
+            ids(env, 2_000, 4_000).sinkTo(sinkBuilder().leftoverPolicy(LeftoverPolicy.ROLLBACK).build());
             env.execute("fresh start with leftovers");
             assertThat(db.preparedGtrids(otherSink)).as("another sink's branch is never touched").hasSize(1);
             assertExactlyOnce(2_000); // the leftovers' ids (>= 1,000,000) never became visible
@@ -315,20 +319,162 @@ abstract class XaHardCases {
         assertThat(rows()).isEqualTo(2_000);
     }
 
-    /** Hard case 6, policy FAIL: refuse to start, name the transaction and the remedy, touch nothing. */
+    /**
+     * Hard case 6 with the default leftoverPolicy(FAIL): another job's leftover may be a completed
+     * savepoint's; a fresh start refuses, names it and the remedies, touches nothing, and fails without
+     * restarts.
+     */
     @Test
-    void freshStartWithLeftoversCanRefuseToStart() throws Exception {
+    void freshStartWithLeftoversOfAnotherJobRefusesToStart() throws Exception {
         TransactionId own = new TransactionId(sinkId, 0, 7, "aaaaaaaa");
         db.stagePrepared(table, own, 1_000_000, 1_000_100);
-        StreamExecutionEnvironment env = env(1, 200, noRestarts());
-        ids(env, 100, 1_000).sinkTo(sinkBuilder().leftoverPolicy(LeftoverPolicy.FAIL).build());
+        StreamExecutionEnvironment env = env(1, 200); // restarts on: the refusal suppresses them
+        ids(env, 100, 1_000).sinkTo(faultySink());
         assertThatThrownBy(() -> env.execute("refuses"))
                 .rootCause()
                 .hasMessageContaining("sink '" + sinkId + "' subtask 0/1")
                 .hasMessageContaining(own.toString())
-                .hasMessageContaining("restore the job from its latest checkpoint");
+                .hasMessageContaining("left by other job(s)")
+                .hasMessageContaining("leftoverPolicy(ROLLBACK)");
+        assertThat(Faults.writerAttempts(sinkId, 0)).as("no restart").containsExactly(0);
         assertThat(preparedLeft()).hasSize(1);
         assertThat(rows()).isZero();
+    }
+
+    /**
+     * A failover before the job's first completed checkpoint finds its own earlier attempt's prepared
+     * branch: rolled back (no checkpoint promised it), even under leftoverPolicy(FAIL).
+     */
+    @Test
+    void aFailoverBeforeTheFirstCompletedCheckpointRollsBackItsOwnAttempt() throws Exception {
+        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 1);
+        StreamExecutionEnvironment env = env(1, 200);
+        ids(env, 2_000, 4_000).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder().leftoverPolicy(LeftoverPolicy.FAIL).build()));
+        env.execute("failover before the first checkpoint");
+        assertThat(Faults.writerAttempts(sinkId, 0)).containsExactly(0, 1);
+        assertExactlyOnce(2_000);
+    }
+
+    /**
+     * Hard case 6, the orphan: a branch of another job (another line of history of the sink id) named at
+     * or before the restored savepoint, holding keys the replay writes (a unique index). The writer
+     * state restored from the savepoint names the runs whose branches its committers hold, so the orphan
+     * is rolled back at start, before the replay waits on its locks.
+     */
+    @Test
+    void anOrphanHoldingKeysTheReplayWritesIsRolledBackAtStart(@TempDir Path dir) throws Exception {
+        long n = 3_000;
+        db.execute("CREATE UNIQUE INDEX " + table + "_id ON " + table + " (id)");
+        String savepoint = savepointThenCancel(n, dir, "sink");
+        TransactionId orphan = new TransactionId(sinkId, 0, 1, "zzzz0000"); // named at or before any savepoint
+        db.stagePrepared(table, orphan, n - 50, n); // holds the last ids, which the replay writes
+
+        Configuration restore = noRestarts();
+        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        StreamExecutionEnvironment second = env(1, 200, restore);
+        ids(second, n, 5_000).sinkTo(sinkBuilder().build()).uid("sink");
+        long t0 = System.nanoTime();
+        second.execute("restored, orphan in the way");
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("no lock wait").isLessThan(Duration.ofSeconds(30));
+        assertExactlyOnce(n);
+    }
+
+    /**
+     * A savepoint's branches stay prepared (a savepoint does not notify). Restored with a changed sink
+     * uid and --allowNonRestoredState, the sources resume after the savepoint and the sink has no state:
+     * those branches are the only copy of their records. The sink refuses, touches nothing; restored
+     * with the sink's state, it commits them, exact.
+     */
+    @Test
+    void aSinkRestoredWithoutItsStateNeverRollsBackTheSavepointsBranches(@TempDir Path dir) throws Exception {
+        long n = 3_000;
+        String savepoint = savepointThenCancel(n, dir, "sink");
+        List<String> ofSavepoint = preparedLeft();
+        assertThat(ofSavepoint).hasSize(1);
+
+        Configuration unmatched = new Configuration();
+        unmatched.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        unmatched.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+        StreamExecutionEnvironment renamed = env(1, 200, unmatched);
+        ids(renamed, n, 5_000).sinkTo(faultySink()).uid("sink-renamed");
+        assertThatThrownBy(() -> renamed.execute("restored without the sink's state"))
+                .rootCause()
+                .hasMessageContaining("left by other job(s)")
+                .hasMessageContaining("only copy of their records");
+        assertThat(preparedLeft()).as("untouched").containsExactlyElementsOf(ofSavepoint);
+        assertThat(rows()).isZero();
+
+        Configuration restore = noRestarts();
+        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        StreamExecutionEnvironment remedy = env(1, 200, restore);
+        ids(remedy, n, 5_000).sinkTo(sinkBuilder().build()).uid("sink");
+        remedy.execute("restored with the sink's state");
+        assertExactlyOnce(n);
+    }
+
+    /**
+     * One subtask fails right after each of its first prepares, regional failover restarts it alone,
+     * and no checkpoint completes: the other keeps preparing branches, up to maxPreparedPerSubtask, then
+     * fails over too (which rolls them back) rather than exhaust the database. Then the job ends exact.
+     */
+    @Test
+    void checkpointsThatKeepFailingCannotPileUpPreparedBranches() throws Exception {
+        int bound = 3;
+        AtomicInteger most = new AtomicInteger();
+        PREPARE_FAILURES.put(sinkId, new AtomicInteger(8));
+        Thread sampler = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                long ofSubtask1 = preparedLeft().stream().filter(g -> g.split("/")[2].equals("1")).count();
+                most.accumulateAndGet((int) ofSubtask1, Math::max);
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "prepared-sampler");
+        try {
+            StreamExecutionEnvironment env = env(2, 100);
+            String key = sinkId;
+            ids(env, 4_000, 1_000).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder().maxPreparedPerSubtask(bound).build())
+                    .withLifecycleHook((point, context, id) -> {
+                        if (point == LifecycleHook.Point.AFTER_PREPARE && context.subtask() == 0
+                                && PREPARE_FAILURES.get(key).getAndDecrement() > 0) {
+                            throw new Faults.InjectedFault(key + ": subtask 0 fails its checkpoint");
+                        }
+                    }));
+            sampler.start();
+            env.execute("checkpoints keep failing on one subtask");
+        } finally {
+            sampler.interrupt();
+            sampler.join();
+            PREPARE_FAILURES.remove(sinkId);
+        }
+        assertThat(Faults.writerAttempts(sinkId, 1)).as("the healthy subtask failed over at the bound").hasSizeGreaterThan(1);
+        assertThat(most.get()).as("most prepared branches of subtask 1 at once").isBetween(1, bound);
+        assertExactlyOnce(4_000);
+    }
+
+    private static final java.util.Map<String, AtomicInteger> PREPARE_FAILURES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Runs a job of {@code n} ids at parallelism 1, takes a plain savepoint mid-way, cancels: its branch stays prepared. */
+    private String savepointThenCancel(long n, Path dir, String sinkUid) throws Exception {
+        StreamExecutionEnvironment first = env(1, Duration.ofHours(1).toMillis());
+        ids(first, n, 400).sinkTo(faultySink()).uid(sinkUid);
+        JobClient job = first.executeAsync("savepoint, then cancel");
+        await(() -> Faults.hits(sinkId, Faults.Point.WRITE) > 200, "rows in the writer's open branch");
+        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        job.cancel().get();
+        await(() -> {
+            try {
+                return job.getJobStatus().get() == JobStatus.CANCELED;
+            } catch (Exception e) {
+                return false;
+            }
+        }, "cancel");
+        assertThat(preparedLeft()).as("the savepoint's branch, prepared").hasSize(1);
+        assertThat(rows()).isZero();
+        return savepoint;
     }
 
     /**

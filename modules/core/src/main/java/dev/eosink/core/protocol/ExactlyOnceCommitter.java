@@ -16,7 +16,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * The committer half of the two-phase commit. Flink calls it only for checkpoints that completed
@@ -32,8 +35,15 @@ import java.util.Collection;
  *       another session finishing the same transaction): look again, up to {@code commitRetries}
  *       times with backoff; then fail the task, and the restored committer tries again.
  *   <li><b>Lost</b>: neither prepared nor marked. Someone rolled it back; its rows are gone. The
- *       sink never assumes success: it fails, naming the transaction, checkpoint and subtask.
+ *       sink never assumes success: it fails, naming the transaction, checkpoint and subtask. It
+ *       first commits every other transaction of the same call: they would otherwise stay prepared,
+ *       holding their locks, on every restore.
  * </ol>
+ *
+ * <p>Subtask 0 prunes old marker rows, but never before a checkpoint of this run completed: until
+ * then a failure restores the same checkpoint again, and the restored transactions it just
+ * committed (markers dated by their epoch's start, which may be older than the retention after a
+ * long downtime) need their markers to prove it.
  */
 public final class ExactlyOnceCommitter implements Committer<PreparedTransaction> {
 
@@ -47,6 +57,8 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
     private final Counter alreadyCommitted;
     private final Counter retries;
     private long lastPruneMillis;
+    /** Whether this committer committed a transaction of this run (named after the restored checkpoint). */
+    private boolean committedOwnTransaction;
 
     public ExactlyOnceCommitter(
             SubtaskContext context,
@@ -67,11 +79,16 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
     @Override
     public void commit(Collection<CommitRequest<PreparedTransaction>> requests)
             throws IOException, InterruptedException {
+        List<TransactionLostException> lost = new ArrayList<>();
+        CommitRequest<PreparedTransaction> firstLost = null;
         for (CommitRequest<PreparedTransaction> request : requests) {
             PreparedTransaction tx = request.getCommittable();
             try {
                 boolean committedNow = commitOne(tx.id());
                 CommitSignals.committed(tx.id());
+                if (tx.id().checkpointId() > context.restoredCheckpointId().orElse(0L)) {
+                    committedOwnTransaction = true;
+                }
                 if (committedNow) {
                     committed.inc();
                     LOG.debug(
@@ -85,13 +102,27 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
                     request.signalAlreadyCommitted();
                     LOG.info("{}: {} was already committed (marker found)", context, tx.id());
                 }
-            } catch (TransactionLostException lost) {
-                LOG.error(lost.getMessage());
-                // Throws: the task fails and the message reaches the job's exception history.
-                request.signalFailedWithUnknownReason(lost);
+            } catch (TransactionLostException e) {
+                LOG.error(e.getMessage());
+                lost.add(e);
+                if (firstLost == null) {
+                    firstLost = request;
+                }
             }
         }
+        if (firstLost != null) {
+            // Throws: the task fails and the message reaches the job's exception history.
+            firstLost.signalFailedWithUnknownReason(lost.size() == 1 ? lost.get(0) : allLost(lost));
+        }
         pruneMarkersIfDue();
+    }
+
+    private TransactionLostException allLost(List<TransactionLostException> lost) {
+        TransactionLostException all = new TransactionLostException(context + ": " + lost.size()
+                + " prepared transactions of one commit are LOST (every other one was committed): "
+                + lost.stream().map(Throwable::getMessage).collect(Collectors.joining(" | ")));
+        lost.forEach(all::addSuppressed);
+        return all;
     }
 
     /**
@@ -185,7 +216,7 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
 
     private void pruneMarkersIfDue() {
         // One subtask prunes for the whole sink; any would do, one is enough.
-        if (context.subtask() != 0) {
+        if (context.subtask() != 0 || !committedOwnTransaction) {
             return;
         }
         long now = System.currentTimeMillis();

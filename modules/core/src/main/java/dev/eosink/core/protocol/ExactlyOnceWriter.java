@@ -1,9 +1,9 @@
 package dev.eosink.core.protocol;
 
-import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.protocol.CheckpointOutcomes.Outcome;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
@@ -18,11 +18,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
-import java.util.SortedSet;
-import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -38,13 +38,13 @@ import java.util.stream.Collectors;
  *   <li>A transaction is named with {@code lastSnapshottedCheckpoint + 1}, never more than the
  *       checkpoint whose barrier prepares it (Flink calls {@code prepareCommit} before {@code
  *       snapshotState} of the same checkpoint).
- *   <li>Before the first record, the startup recovery ({@link RecoveryPlan}) has rolled back
- *       exactly the owned transactions no restored committer will commit, under the ownership
- *       guard of every subtask index involved.
- *   <li>At the first checkpoint after a restore, every owned transaction named at or before the
- *       restored checkpoint that is still prepared is rolled back: every restored committer has
- *       committed what it holds by then, so such a transaction is an orphan of another run of the
- *       same sink id ({@link RecoveryPlan#orphans}).
+ *   <li>Before the first record, {@link StartupRecovery} has carried out the {@link RecoveryPlan}
+ *       under the ownership guard of every subtask index involved; what the plan leaves to the
+ *       restored committers is resolved at the first checkpoint of the run.
+ *   <li>At most {@link SinkSettings#maxPreparedPerSubtask()} of this writer's transactions are
+ *       prepared and not yet committed at any time: each one holds a slot of the database's
+ *       prepared transactions and its row locks, and checkpoints that keep failing would otherwise
+ *       pile them up without bound. An epoch that would exceed it fails instead, before it begins.
  *   <li>On close (cancel, failure) only the open, unprepared transaction is rolled back; prepared
  *       ones belong to checkpoints and are left to the committer or the next start.
  * </ul>
@@ -54,40 +54,40 @@ public final class ExactlyOnceWriter<IN>
 
     private static final Logger LOG = LoggerFactory.getLogger(ExactlyOnceWriter.class);
 
+    /** Flink's default checkpoint timeout, for writers built without the job's. */
+    public static final Duration DEFAULT_CHECKPOINT_TIMEOUT = Duration.ofMinutes(10);
+
     private final SubtaskContext context;
     private final SinkSettings settings;
     private final String target;
     private final WriterSession<IN> session;
-    private final String run = TransactionId.newRunToken();
+    private final String run;
+    private final StartupRecovery recovery;
 
     /** The last checkpoint this writer snapshotted (or restored from); 0 before the first. */
     private long lastCheckpointId;
 
-    /**
-     * The startup decision, while some owned transactions it left to the restored committers may be
-     * orphans; null once they are resolved (or if there were none).
-     */
-    private RecoveryPlan awaitingRestoredCommits;
+    /** Whether this run has taken a checkpoint yet: the first one resolves what recovery left open. */
+    private boolean snapshotted;
 
     private long recordsInEpoch;
 
     /** The name of the open epoch's transaction, given to the session when the epoch began; null between epochs. */
     private TransactionId epochId;
 
-    /**
-     * How long a writer lets its task process other work (the commit of its previous transaction)
-     * before writing rows that may wait for that transaction's locks. After a declined checkpoint the
-     * commit only comes with the next completed checkpoint, which cannot happen while the writer
-     * waits; then it writes anyway, and the database's lock timeout turns a real conflict into a
-     * failover.
-     */
-    static final long OWN_COMMIT_WAIT_MILLIS = 30_000;
+    /** This writer's prepared transactions not yet known to be committed. */
+    private final PendingCommits pending;
 
     /** The task's mailbox, to let it deliver commits while the session waits for one; null: never waits. */
     private final MailboxExecutor mailbox;
 
-    /** This writer's last prepared transaction until it is known to be committed; see {@link OwnCommitGate}. */
-    private TransactionId awaitingCommit;
+    /**
+     * How long a writer waits for the outcome of the checkpoint its last transaction belongs to: the
+     * job's checkpoint timeout, after which the checkpoint cannot complete any more.
+     */
+    private final Duration checkpointTimeout;
+
+    private final LongSupplier nanoClock;
 
     /** Of {@link #recordsInEpoch}, those already counted in {@link #numRecordsSend}. */
     private long recordsCountedAsSent;
@@ -100,6 +100,7 @@ public final class ExactlyOnceWriter<IN>
      */
     private final Counter numRecordsSend;
 
+    /** A writer outside a Flink task (tests, tools): no mailbox, Flink's default checkpoint timeout. */
     public ExactlyOnceWriter(
             SubtaskContext context,
             SinkSettings settings,
@@ -107,20 +108,15 @@ public final class ExactlyOnceWriter<IN>
             WriterSession<IN> session,
             Collection<WriterState> restoredStates)
             throws IOException {
-        this(context, settings, target, session, restoredStates, new SimpleCounter(), null);
+        this(context, settings, target, session, restoredStates, new SimpleCounter(), null, DEFAULT_CHECKPOINT_TIMEOUT,
+                System::nanoTime);
     }
 
-    public ExactlyOnceWriter(
-            SubtaskContext context,
-            SinkSettings settings,
-            String target,
-            WriterSession<IN> session,
-            Collection<WriterState> restoredStates,
-            Counter numRecordsSend)
-            throws IOException {
-        this(context, settings, target, session, restoredStates, numRecordsSend, null);
-    }
-
+    /**
+     * @param mailbox the task's mailbox, run while the session waits for the commit of the writer's
+     *     previous transaction; null: never waits
+     * @param checkpointTimeout the job's checkpoint timeout: bounds that wait
+     */
     public ExactlyOnceWriter(
             SubtaskContext context,
             SinkSettings settings,
@@ -128,7 +124,23 @@ public final class ExactlyOnceWriter<IN>
             WriterSession<IN> session,
             Collection<WriterState> restoredStates,
             Counter numRecordsSend,
-            MailboxExecutor mailbox)
+            MailboxExecutor mailbox,
+            Duration checkpointTimeout)
+            throws IOException {
+        this(context, settings, target, session, restoredStates, numRecordsSend, mailbox, checkpointTimeout,
+                System::nanoTime);
+    }
+
+    ExactlyOnceWriter(
+            SubtaskContext context,
+            SinkSettings settings,
+            String target,
+            WriterSession<IN> session,
+            Collection<WriterState> restoredStates,
+            Counter numRecordsSend,
+            MailboxExecutor mailbox,
+            Duration checkpointTimeout,
+            LongSupplier nanoClock)
             throws IOException {
         this.mailbox = mailbox;
         this.context = context;
@@ -136,11 +148,16 @@ public final class ExactlyOnceWriter<IN>
         this.target = target;
         this.session = session;
         this.numRecordsSend = numRecordsSend;
+        this.checkpointTimeout = checkpointTimeout;
+        this.nanoClock = nanoClock;
+        this.run = TransactionId.newRunToken(context.jobId());
+        this.pending = new PendingCommits(context.jobId());
+        this.recovery = new StartupRecovery(context, settings, target, session);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
         warnOnSinkIdChange(restoredStates);
         session.ownCommits(mailbox == null ? OwnCommits.NONE : new OwnCommitGate());
         try {
-            recover();
+            recovery.atStart(restoredStates);
         } catch (IOException | RuntimeException e) {
             closeQuietly(e);
             throw e;
@@ -164,112 +181,11 @@ public final class ExactlyOnceWriter<IN>
         }
     }
 
-    /** Rolls back this subtask's leftovers per {@link RecoveryPlan}, under the ownership guards. */
-    private void recover() throws IOException {
-        session.claim(context.subtask(), settings.claimWait().toMillis());
-        List<TransactionId> prepared = session.listPrepared();
-        RecoveryPlan plan =
-                RecoveryPlan.decide(
-                        prepared,
-                        context.sinkId(),
-                        context.subtask(),
-                        context.parallelism(),
-                        context.restoredCheckpointId());
-
-        if (plan.freshStart() && !plan.toRollBack().isEmpty()) {
-            if (settings.leftoverPolicy() == LeftoverPolicy.FAIL) {
-                throw new SinkException(
-                        context
-                                + ": found "
-                                + plan.toRollBack().size()
-                                + " prepared transaction(s) of this sink id left by an earlier run "
-                                + names(plan.toRollBack())
-                                + ", and the job starts without restored state. Remedy: restore the job "
-                                + "from its latest checkpoint or savepoint so they are committed; or resolve "
-                                + "them by hand (sql/03-prepared-transactions.sql); or set leftoverPolicy "
-                                + "ROLLBACK to roll them back at start.");
-            }
-            LOG.warn(
-                    "{}: fresh start (no restored state) found {} prepared transaction(s) of this sink id left "
-                            + "by an earlier run; rolling them back (leftoverPolicy=ROLLBACK): {}",
-                    context,
-                    plan.toRollBack().size(),
-                    names(plan.toRollBack()));
-        }
-
-        rollBack(plan.toRollBack(), id -> LOG.info(
-                "{}: rolled back prepared transaction {} (checkpoint {} did not complete before restored "
-                        + "checkpoint {})",
-                context,
-                id,
-                id.checkpointId(),
-                context.restoredCheckpointId().isPresent()
-                        ? context.restoredCheckpointId().getAsLong()
-                        : "none"));
-        if (!plan.leftForCommitter().isEmpty()) {
-            awaitingRestoredCommits = plan;
-            LOG.info(
-                    "{}: left {} prepared transaction(s) at or before restored checkpoint {} to the restored "
-                            + "committer: {}",
-                    context,
-                    plan.leftForCommitter().size(),
-                    context.restoredCheckpointId().getAsLong(),
-                    names(plan.leftForCommitter()));
-        }
-    }
-
-    /**
-     * Rolls back prepared transactions this subtask owns, under the ownership guard of every other
-     * subtask index among them. Adopted indices come from a larger earlier parallelism. If a live
-     * session still guards one, a second job with this sink id is running: claim() refuses rather
-     * than destroy its work.
-     */
-    private void rollBack(List<TransactionId> ids, Consumer<TransactionId> log)
-            throws IOException {
-        SortedSet<Integer> adopted = RecoveryPlan.adoptedSubtasks(ids, context.subtask());
-        for (int index : adopted) {
-            session.claim(index, settings.claimWait().toMillis());
-        }
-        for (TransactionId id : ids) {
-            session.rollbackPrepared(id);
-            log.accept(id);
-        }
-        for (int index : adopted) {
-            session.release(index);
-        }
-    }
-
-    /**
-     * Runs at the first checkpoint after a restore. Flink triggers a checkpoint only once every task
-     * runs, that is after every restored committer committed the committables it holds (a commit it
-     * cannot finish fails its task first). An owned transaction named at or before the restored
-     * checkpoint that is still prepared now is therefore held by no committer: it was prepared by
-     * another run of this sink id (one restored from an older savepoint or checkpoint, or a fresh
-     * one) whose checkpoint never completed. Nothing will ever commit it; left alone it would hold
-     * its locks and VACUUM back forever.
-     */
-    private void rollBackOrphans(long checkpointId) throws IOException {
-        RecoveryPlan plan = awaitingRestoredCommits;
-        List<TransactionId> orphans = plan.orphans(session.listPrepared());
-        long restored = context.restoredCheckpointId().getAsLong();
-        rollBack(orphans, id -> LOG.warn(
-                "{}: rolled back prepared transaction {} of checkpoint {}: it is named at or before restored "
-                        + "checkpoint {}, yet no restored committer committed it before checkpoint {} began, so "
-                        + "it belongs to another run of sink id '{}' (one restored from another savepoint or "
-                        + "checkpoint, or started fresh) that died before its checkpoint completed",
-                context,
-                id,
-                id.checkpointId(),
-                restored,
-                checkpointId,
-                context.sinkId()));
-        awaitingRestoredCommits = null;
-    }
-
     @Override
     public void write(IN element, Context ctx) throws IOException {
         try {
             if (recordsInEpoch == 0) {
+                checkPreparedBound();
                 // The epoch's name is known now: no checkpoint is snapshotted until its barrier.
                 epochId = nextTransactionId();
                 session.begin(epochId);
@@ -279,6 +195,32 @@ public final class ExactlyOnceWriter<IN>
             throw epochFailure(e);
         }
         recordsInEpoch++;
+    }
+
+    /**
+     * Refuses to begin an epoch whose transaction would be the writer's {@code max + 1}-th prepared
+     * one. Asks the database before it refuses: a committer in another JVM commits without telling.
+     */
+    private void checkPreparedBound() throws IOException {
+        pending.refresh();
+        int max = settings.maxPreparedPerSubtask();
+        if (pending.size() < max) {
+            return;
+        }
+        pending.retainOnly(session.listPrepared());
+        if (pending.size() < max) {
+            return;
+        }
+        throw new SinkException(pending.size() + " transactions this subtask prepared are still waiting for their "
+                + "checkpoints to complete (checkpoints " + pending.checkpoints() + ": " + pending.ids() + "); another "
+                + "epoch would exceed maxPreparedPerSubtask (" + max + "). Checkpoints keep failing after this sink "
+                + "prepared: another subtask failing and restarting, checkpoints timing out or declined (see the job's "
+                + "checkpoint history and exceptions). Each prepared transaction holds its row locks and one of the "
+                + "database's prepared-transaction slots (PostgreSQL's max_prepared_transactions, shared by every "
+                + "application on the server), so this subtask fails over rather than exhaust them; the restarted job "
+                + "rolls these back (their checkpoints did not complete) and replays their records. Remedy: find why "
+                + "checkpoints fail; raise maxPreparedPerSubtask only with the database sized for it "
+                + "(parallelism x maxPreparedPerSubtask per sink).");
     }
 
     @Override
@@ -305,17 +247,10 @@ public final class ExactlyOnceWriter<IN>
         long rows = recordsInEpoch;
         try {
             session.prepare(id, rows);
-            if (mailbox != null) {
-                // Only the latest matters: its commit implies the commit of every earlier one.
-                if (awaitingCommit != null) {
-                    CommitSignals.forget(awaitingCommit);
-                }
-                CommitSignals.expect(id);
-                awaitingCommit = id;
-            }
         } catch (IOException | RuntimeException e) {
             throw epochFailure(e);
         }
+        pending.prepared(id, nanoClock.getAsLong());
         recordsInEpoch = 0;
         recordsCountedAsSent = 0;
         epochId = null;
@@ -335,51 +270,67 @@ public final class ExactlyOnceWriter<IN>
      */
     private final class OwnCommitGate implements OwnCommits {
 
+        /**
+         * The transaction whose commit the last wait gave up on: not waited for again (the session
+         * runs this epoch's statements with a short lock timeout instead), but still counted as
+         * prepared until it is committed.
+         */
+        private TransactionId gaveUpOn;
+
         @Override
         public boolean pending() {
-            if (awaitingCommit == null) {
-                return false;
-            }
-            if (CommitSignals.isCommitted(awaitingCommit)) {
-                CommitSignals.forget(awaitingCommit);
-                awaitingCommit = null;
-                return false;
-            }
-            return true;
+            pending.refresh();
+            return pending.newest().map(e -> !e.id.equals(gaveUpOn)).orElse(false);
         }
 
         /**
          * Lets the task run its mailbox (where the committer's notification arrives) until the
          * committer has committed this writer's previous transaction, so that the statement to come
          * never waits for row locks that only that commit releases: the commit could never run while
-         * the task thread waits on the database.
+         * the task thread waits on the database. Gives up when that transaction's checkpoint was
+         * aborted, or is a plain savepoint (either way its commit comes only with a later checkpoint,
+         * which this very thread holds up), or when no outcome was heard within the checkpoint timeout
+         * (the checkpoint cannot complete any more). A slow checkpoint is waited for, however long it
+         * takes within that bound.
          */
         @Override
         public boolean await() throws IOException {
             if (!pending()) {
                 return true;
             }
-            TransactionId id = awaitingCommit;
-            long deadline = System.nanoTime() + OWN_COMMIT_WAIT_MILLIS * 1_000_000L;
+            PendingCommits.Entry last = pending.newest().orElseThrow();
+            long deadline = last.preparedAtNanos + checkpointTimeout.toNanos();
             try {
-                while (!CommitSignals.isCommitted(id)) {
+                while (true) {
+                    pending.refresh();
+                    if (pending.isEmpty()) {
+                        return true;
+                    }
+                    Outcome outcome = pending.outcome(last);
+                    if (outcome == Outcome.ABORTED || outcome == Outcome.PLAIN_SAVEPOINT) {
+                        gaveUpOn = last.id;
+                        LOG.info("{}: checkpoint {} of {} {}, so its commit comes only with a later checkpoint, which "
+                                        + "this writer holds up while it waits; writing on, a write that needs its row locks "
+                                        + "fails at a short lock timeout and the job fails over", context, last.checkpointId,
+                                last.id, outcome == Outcome.ABORTED ? "was aborted" : "is a plain savepoint, which Flink "
+                                        + "does not notify");
+                        return false;
+                    }
+                    if (nanoClock.getAsLong() - deadline > 0) {
+                        gaveUpOn = last.id;
+                        LOG.warn("{}: no outcome of checkpoint {} of {} was heard within the checkpoint timeout of {}; "
+                                        + "writing on, a write that needs its row locks fails at a short lock timeout",
+                                context, last.checkpoint().isPresent() ? last.checkpointId : "?", last.id,
+                                checkpointTimeout);
+                        return false;
+                    }
                     if (!mailbox.tryYield()) {
-                        if (System.nanoTime() > deadline) {
-                            LOG.warn("{}: {} was not committed within {} ms (its checkpoint may have been declined); "
-                                            + "writing on, a write that needs its locks will fail at a short lock timeout",
-                                    context, id, OWN_COMMIT_WAIT_MILLIS);
-                            return false;
-                        }
                         Thread.sleep(1);
                     }
                 }
-                return true;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new SinkException(context + ": interrupted while waiting for the commit of " + id, e);
-            } finally {
-                CommitSignals.forget(id);
-                awaitingCommit = null;
+                throw new SinkException(context + ": interrupted while waiting for the commit of " + last.id, e);
             }
         }
     }
@@ -402,7 +353,8 @@ public final class ExactlyOnceWriter<IN>
                         + "; "
                         + recordsInEpoch
                         + " records so far): "
-                        + e.getMessage(),
+                        + e.getMessage()
+                        + recovery.unresolved().map(hint -> " " + hint).orElse(""),
                 e);
     }
 
@@ -410,11 +362,14 @@ public final class ExactlyOnceWriter<IN>
     public List<WriterState> snapshotState(long checkpointId) throws IOException {
         // Only here, never in prepareCommit(): that also runs at the end of input, which may come
         // before every task has restored; a snapshot is always part of a triggered checkpoint.
-        if (awaitingRestoredCommits != null) {
-            rollBackOrphans(checkpointId);
+        if (!snapshotted) {
+            recovery.atFirstCheckpoint(checkpointId);
+            snapshotted = true;
         }
+        pending.snapshotted(checkpointId);
         lastCheckpointId = checkpointId;
-        return Collections.singletonList(new WriterState(context.sinkId(), context.subtask(), checkpointId));
+        return Collections.singletonList(new WriterState(
+                context.sinkId(), context.subtask(), checkpointId, run, context.parallelism(), System.currentTimeMillis()));
     }
 
     @Override
@@ -423,10 +378,7 @@ public final class ExactlyOnceWriter<IN>
     }
 
     private void closeQuietly(Throwable primary) {
-        if (awaitingCommit != null) {
-            CommitSignals.forget(awaitingCommit); // nobody will wait for it any more
-            awaitingCommit = null;
-        }
+        pending.clear(); // nobody will wait for them any more
         try {
             session.abortOpen();
         } catch (IOException | RuntimeException e) {
@@ -447,10 +399,6 @@ public final class ExactlyOnceWriter<IN>
                 LOG.debug("{}: closing the session failed", context, e);
             }
         }
-    }
-
-    private static String names(List<TransactionId> ids) {
-        return ids.stream().map(TransactionId::toString).collect(Collectors.joining(", ", "[", "]"));
     }
 
     @Override

@@ -1,103 +1,157 @@
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.SubtaskContext;
 
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.OptionalLong;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
- * Decides, at writer start, which prepared transactions found in the database this subtask rolls
- * back. This is the one place where the sink destroys prepared work, so its rules are strict:
+ * Decides, at writer start, what becomes of each prepared transaction of the sink found in the
+ * database. This is the one place where the sink decides to destroy prepared work, so its rules are
+ * strict, and each transaction gets exactly one {@link Verdict}:
  *
  * <ol>
- *   <li><b>Ownership.</b> A transaction prepared by subtask {@code s} is owned by the subtask
- *       {@code s mod parallelism} of the new run. Every old index has exactly one owner, whatever
- *       the old and new parallelism (rescale up, down, or an upscale that failed and went back), and
- *       no two subtasks ever act on the same transaction.
- *   <li><b>Restored run: roll back only what no committer will commit.</b> A committable in restored
- *       state belongs to a checkpoint at or before the restored one; a transaction named with a
- *       later checkpoint belongs to a checkpoint that did not complete (see {@link TransactionId}'s
- *       naming invariant). So at start exactly the owned transactions with {@code checkpoint >
- *       restored} are rolled back; the others are left alone, for the restored committer (on
- *       whichever subtask Flink gave the committable to) to commit.
- *   <li><b>Restored run, once the restored commits are done: roll back the orphans.</b> A name at or
- *       before the restored checkpoint does not prove that the restored state holds it: another
- *       lineage of the job (a run restored from an older savepoint, or a fresh run, that died
- *       before its checkpoint completed) numbered its transactions from a lower checkpoint on. Flink
- *       triggers a checkpoint only when every task is running, that is after every restored
- *       committer committed what it holds (or failed its task). So when the first checkpoint of the
- *       restored run reaches the writer, an owned transaction from {@link #leftForCommitter()} that
- *       is still prepared is held by no committer: {@link #orphans} rolls it back. Left alone, it
- *       would hold its locks and VACUUM back forever.
- *   <li><b>Fresh run: everything owned is a leftover</b> of an earlier run of the same sink id that
- *       died without committing. There is no committer state that could commit it; what happens is
- *       the user's {@link dev.eosink.core.LeftoverPolicy}.
+ *   <li><b>Ownership.</b> A transaction prepared by subtask {@code s} is owned by the subtask {@code s
+ *       mod parallelism} of the new run. Every old index has exactly one owner, whatever the old and
+ *       new parallelism (rescale up, down, or an upscale that failed and went back), and no two
+ *       subtasks ever act on the same transaction. Transactions of other sink ids are never looked at.
+ *   <li><b>Restored run, named after the restored checkpoint N</b>: its checkpoint did not complete
+ *       before N (see {@link TransactionId}'s naming invariant) and the restored sources replay its
+ *       records: rolled back at start ({@link Verdict#AFTER_RESTORED}).
+ *   <li><b>Restored run, named at or before N</b>: a restored committer may hold it, and commits it
+ *       before any checkpoint of the new run; or it belongs to another line of history of the job (a
+ *       run restored from an older snapshot, or a fresh run, that died before its checkpoint
+ *       completed), and then nothing will ever commit it. The restored writer state tells which, when
+ *       it can: every committable of checkpoint N's committer state was prepared by the writer
+ *       instance that snapshotted N on the same subtask index (restored committables are committed
+ *       before a run takes its first checkpoint, so none is carried over from an earlier run). So a
+ *       transaction whose subtask's restored state names another run token, whose subtask index did
+ *       not exist at N, or whose job is not the job that took N, is an {@link Verdict#ORPHAN}, rolled
+ *       back at start: left alone it would hold its locks, and a replay that needs them would wait
+ *       for ever. When the state of its subtask index went to another subtask (after a rescale), it
+ *       is {@link Verdict#UNLESS_COMMITTED}: Flink triggers a checkpoint only once every task runs,
+ *       that is after every restored committer committed what it holds, so if it is still prepared
+ *       when the first checkpoint of the new run reaches the writer, it is an orphan and rolled back
+ *       then.
+ *   <li><b>No state of this sink restored</b>, yet leftovers of this sink id from another job: a fresh
+ *       start, or a restore that did not give this sink its state (a changed sink uid with {@code
+ *       --allowNonRestoredState}). The sink cannot tell whether a completed checkpoint or savepoint
+ *       promised such a transaction (a savepoint does not notify the sink: its transactions stay
+ *       prepared until a later checkpoint completes) while the restored sources resume after it, in
+ *       which case it is the only copy of its records. So the user's {@link
+ *       dev.eosink.core.LeftoverPolicy} decides ({@link Verdict#LEFTOVER}); never the sink alone.
+ *   <li><b>No state of this sink restored, this job's own transaction</b>: a failover before this job
+ *       completed any checkpoint restarts without state, and finds what its earlier attempt prepared.
+ *       No checkpoint of this job promised it: rolled back at start ({@link Verdict#OWN_ATTEMPT}),
+ *       whatever the policy.
  * </ol>
- *
- * <p>Leftovers of other sink ids are never looked at: every name carries its sink id.
  */
 public final class RecoveryPlan {
 
-    private final List<TransactionId> toRollBack;
-    private final List<TransactionId> leftForCommitter;
+    /** What becomes of one owned transaction. */
+    public enum Verdict {
+        /** Named after the restored checkpoint: rolled back at start. */
+        AFTER_RESTORED,
+        /** Named at or before the restored checkpoint, proven to be of another line of history: rolled back at start. */
+        ORPHAN,
+        /** Prepared by an earlier attempt of this job, which has completed no checkpoint: rolled back at start. */
+        OWN_ATTEMPT,
+        /** Held by the restored committer of its subtask, which commits it: left alone. */
+        RESTORED_COMMITTER,
+        /** Maybe held by a restored committer; rolled back if still prepared at the first checkpoint. */
+        UNLESS_COMMITTED,
+        /** Another run's, and no state of this sink was restored: the leftover policy decides at start. */
+        LEFTOVER,
+        /**
+         * Another job's, no state of this sink was restored to this subtask, but another subtask's
+         * restored committer may hold it: the leftover policy decides at the first checkpoint, if it
+         * is still prepared then.
+         */
+        LEFTOVER_UNLESS_COMMITTED
+    }
+
+    /** Rolled back before the writer writes anything. */
+    private static final Set<Verdict> AT_START = EnumSet.of(Verdict.AFTER_RESTORED, Verdict.ORPHAN, Verdict.OWN_ATTEMPT);
+
+    /** Orphans if still prepared at the first checkpoint. */
+    private static final Set<Verdict> ORPHAN_IF_STILL_PREPARED = EnumSet.of(Verdict.RESTORED_COMMITTER, Verdict.UNLESS_COMMITTED);
+
+    private static final Comparator<TransactionId> BY_CHECKPOINT =
+            Comparator.comparingLong(TransactionId::checkpointId).thenComparing(TransactionId::toString);
+
+    private final Map<TransactionId, Verdict> verdicts;
+    private final Map<TransactionId, String> reasons;
     private final boolean freshStart;
+    private final Lineage lineage;
 
     private RecoveryPlan(
-            List<TransactionId> toRollBack,
-            List<TransactionId> leftForCommitter,
-            boolean freshStart) {
-        this.toRollBack = Collections.unmodifiableList(toRollBack);
-        this.leftForCommitter = Collections.unmodifiableList(leftForCommitter);
+            Map<TransactionId, Verdict> verdicts, Map<TransactionId, String> reasons, boolean freshStart, Lineage lineage) {
+        this.verdicts = Collections.unmodifiableMap(verdicts);
+        this.reasons = Collections.unmodifiableMap(reasons);
         this.freshStart = freshStart;
+        this.lineage = lineage;
     }
 
     /**
      * @param prepared the sink's prepared transactions found in the database (any subtask, any run)
-     * @param restoredCheckpointId the checkpoint the job restored from; empty on a fresh start
+     * @param context who decides: sink id, subtask, parallelism, job, restored checkpoint
+     * @param restored the writer state Flink restored to this subtask (empty on a fresh start, and on
+     *     a restore that gave this subtask none)
      */
     public static RecoveryPlan decide(
-            Collection<TransactionId> prepared,
-            String sinkId,
-            int subtask,
-            int parallelism,
-            OptionalLong restoredCheckpointId) {
+            Collection<TransactionId> prepared, SubtaskContext context, Collection<WriterState> restored) {
+        int subtask = context.subtask();
+        int parallelism = context.parallelism();
         if (subtask < 0 || parallelism <= 0 || subtask >= parallelism) {
             throw new IllegalArgumentException("subtask " + subtask + " of parallelism " + parallelism);
         }
-        List<TransactionId> rollBack = new ArrayList<>();
-        List<TransactionId> keep = new ArrayList<>();
+        String ownJob = TransactionId.jobTag(context.jobId());
+        boolean fresh = context.restoredCheckpointId().isEmpty();
+        Lineage lineage = fresh ? Lineage.NONE : Lineage.of(context.sinkId(), context.restoredCheckpointId().getAsLong(), restored);
+        Map<TransactionId, Verdict> verdicts = new HashMap<>();
+        Map<TransactionId, String> reasons = new HashMap<>();
         for (TransactionId id : prepared) {
-            if (!id.sinkId().equals(sinkId) || !isOwner(subtask, parallelism, id.subtask())) {
+            if (!id.sinkId().equals(context.sinkId()) || !isOwner(subtask, parallelism, id.subtask())) {
                 continue;
             }
-            boolean newerThanRestored =
-                    restoredCheckpointId.isEmpty() || id.checkpointId() > restoredCheckpointId.getAsLong();
-            if (newerThanRestored) {
-                rollBack.add(id);
+            if (fresh) {
+                verdicts.put(id, id.jobTag().equals(ownJob) ? Verdict.OWN_ATTEMPT : Verdict.LEFTOVER);
+                continue;
+            }
+            long restoredId = context.restoredCheckpointId().getAsLong();
+            if (id.checkpointId() > restoredId) {
+                verdicts.put(id, Verdict.AFTER_RESTORED);
+                continue;
+            }
+            Optional<String> orphanBecause = lineage.provesOrphan(id);
+            if (orphanBecause.isPresent()) {
+                verdicts.put(id, Verdict.ORPHAN);
+                reasons.put(id, orphanBecause.get());
+            } else if (lineage.provesHeld(id)) {
+                verdicts.put(id, Verdict.RESTORED_COMMITTER);
+            } else if (lineage.sinkStateRestored() || id.jobTag().equals(ownJob)) {
+                // This job's own transaction at or before a checkpoint of this job: that checkpoint holds
+                // the sink's state, this subtask just got none of it (a rescale).
+                verdicts.put(id, Verdict.UNLESS_COMMITTED);
             } else {
-                keep.add(id);
+                verdicts.put(id, Verdict.LEFTOVER_UNLESS_COMMITTED);
             }
         }
-        rollBack.sort(RecoveryPlan::byCheckpoint);
-        keep.sort(RecoveryPlan::byCheckpoint);
-        return new RecoveryPlan(rollBack, keep, restoredCheckpointId.isEmpty());
-    }
-
-    /**
-     * The orphans among {@link #leftForCommitter()}: those still prepared once a checkpoint of the
-     * restored run has begun (so every restored committer has committed what it holds), given the
-     * sink's prepared transactions listed at that moment. Sorted oldest checkpoint first.
-     */
-    public List<TransactionId> orphans(Collection<TransactionId> stillPrepared) {
-        List<TransactionId> orphans = new ArrayList<>(leftForCommitter);
-        orphans.retainAll(new HashSet<>(stillPrepared));
-        return orphans;
+        return new RecoveryPlan(verdicts, reasons, fresh, lineage);
     }
 
     /** Whether the new subtask {@code subtask} of {@code parallelism} owns old subtask index {@code oldSubtask}. */
@@ -105,22 +159,53 @@ public final class RecoveryPlan {
         return oldSubtask % parallelism == subtask;
     }
 
-    private static int byCheckpoint(TransactionId a, TransactionId b) {
-        int c = Long.compare(a.checkpointId(), b.checkpointId());
-        return c != 0 ? c : a.toString().compareTo(b.toString());
+    /** The owned transactions with this verdict, oldest checkpoint first. */
+    public List<TransactionId> with(Verdict verdict) {
+        return select(id -> verdicts.get(id) == verdict);
     }
 
-    /** Owned transactions to roll back, oldest checkpoint first. */
-    public List<TransactionId> toRollBack() {
-        return toRollBack;
+    public Verdict verdictOf(TransactionId id) {
+        return verdicts.get(id);
+    }
+
+    /** Why an {@link Verdict#ORPHAN} is one, for the log; empty for other verdicts. */
+    public Optional<String> reason(TransactionId id) {
+        return Optional.ofNullable(reasons.get(id));
+    }
+
+    /** Everything rolled back at start, whatever the policy: oldest checkpoint first. */
+    public List<TransactionId> rollBackAtStart() {
+        return select(id -> AT_START.contains(verdicts.get(id)));
+    }
+
+    /** Whether some transaction's fate waits for the first checkpoint of this run. */
+    public boolean awaitsFirstCheckpoint() {
+        return verdicts.values().stream()
+                .anyMatch(v -> ORPHAN_IF_STILL_PREPARED.contains(v) || v == Verdict.LEFTOVER_UNLESS_COMMITTED);
     }
 
     /**
-     * Owned transactions at or before the restored checkpoint: a restored committer commits those it
-     * holds; the others are {@link #orphans}.
+     * Of the transactions left to the restored committers, those still prepared once a checkpoint of
+     * this run has begun (so every restored committer committed what it holds): orphans. Oldest first.
      */
-    public List<TransactionId> leftForCommitter() {
-        return leftForCommitter;
+    public List<TransactionId> orphansStillPrepared(Collection<TransactionId> stillPrepared) {
+        Set<TransactionId> still = new HashSet<>(stillPrepared);
+        return select(id -> ORPHAN_IF_STILL_PREPARED.contains(verdicts.get(id)) && still.contains(id));
+    }
+
+    /** Of the {@link Verdict#LEFTOVER_UNLESS_COMMITTED} transactions, those still prepared at the first checkpoint. */
+    public List<TransactionId> leftoversStillPrepared(Collection<TransactionId> stillPrepared) {
+        Set<TransactionId> still = new HashSet<>(stillPrepared);
+        return select(id -> verdicts.get(id) == Verdict.LEFTOVER_UNLESS_COMMITTED && still.contains(id));
+    }
+
+    /** What the restored writer state said about the restored checkpoint, for messages. */
+    public Lineage lineage() {
+        return lineage;
+    }
+
+    public boolean freshStart() {
+        return freshStart;
     }
 
     /**
@@ -137,7 +222,86 @@ public final class RecoveryPlan {
         return Collections.unmodifiableSortedSet(adopted);
     }
 
-    public boolean freshStart() {
-        return freshStart;
+    private List<TransactionId> select(java.util.function.Predicate<TransactionId> filter) {
+        return verdicts.keySet().stream().filter(filter).sorted(BY_CHECKPOINT).collect(Collectors.toList());
+    }
+
+    /**
+     * What the writer state restored to this subtask says about the restored checkpoint N: which run
+     * token each subtask index's writer had at N, the parallelism at N and the job that took N.
+     */
+    public static final class Lineage {
+
+        static final Lineage NONE = new Lineage(false, Map.of(), OptionalInt.empty(), Optional.empty());
+
+        private final boolean sinkStateRestored;
+        private final Map<Integer, String> runBySubtask;
+        private final OptionalInt parallelism;
+        private final Optional<String> jobTag;
+
+        private Lineage(
+                boolean sinkStateRestored, Map<Integer, String> runBySubtask, OptionalInt parallelism, Optional<String> jobTag) {
+            this.sinkStateRestored = sinkStateRestored;
+            this.runBySubtask = runBySubtask;
+            this.parallelism = parallelism;
+            this.jobTag = jobTag;
+        }
+
+        static Lineage of(String sinkId, long restoredCheckpointId, Collection<WriterState> restored) {
+            List<WriterState> ours = restored.stream().filter(s -> s.sinkId().equals(sinkId)).collect(Collectors.toList());
+            Map<Integer, String> runs = new HashMap<>();
+            OptionalInt parallelism = OptionalInt.empty();
+            Optional<String> jobTag = Optional.empty();
+            for (WriterState s : ours) {
+                // Only state of the restored checkpoint itself, and with a lineage, can prove anything.
+                if (s.checkpointId() != restoredCheckpointId || s.run().isEmpty()) {
+                    continue;
+                }
+                runs.put(s.subtask(), s.run().get());
+                parallelism = s.parallelism();
+                jobTag = Optional.of(s.run().get().substring(0, TransactionId.JOB_TAG_LENGTH));
+            }
+            return new Lineage(!ours.isEmpty(), Collections.unmodifiableMap(runs), parallelism, jobTag);
+        }
+
+        /** Whether Flink restored this sink's writer state (to this subtask): it was part of the checkpoint. */
+        public boolean sinkStateRestored() {
+            return sinkStateRestored;
+        }
+
+        boolean provesHeld(TransactionId id) {
+            return id.run().equals(runBySubtask.get(id.subtask()));
+        }
+
+        Optional<String> provesOrphan(TransactionId id) {
+            String run = runBySubtask.get(id.subtask());
+            if (run != null) {
+                return run.equals(id.run())
+                        ? Optional.empty()
+                        : Optional.of("the restored writer state of subtask " + id.subtask() + " names run " + run
+                                + ", and only that run's transactions can be in the restored committer state");
+            }
+            if (parallelism.isPresent() && id.subtask() >= parallelism.getAsInt()) {
+                return Optional.of("the restored checkpoint was taken at parallelism " + parallelism.getAsInt()
+                        + ", so no subtask " + id.subtask() + " took part in it");
+            }
+            if (jobTag.isPresent() && !jobTag.get().equals(id.jobTag())) {
+                return Optional.of("it was prepared by another job (tag " + id.jobTag() + ") than the one that took the "
+                        + "restored checkpoint (tag " + jobTag.get() + ")");
+            }
+            return Optional.empty();
+        }
+
+        @Override
+        public String toString() {
+            if (!sinkStateRestored) {
+                return "no writer state of this sink restored";
+            }
+            if (runBySubtask.isEmpty()) {
+                return "writer state without lineage";
+            }
+            return "runs " + new java.util.TreeMap<>(runBySubtask) + " at parallelism "
+                    + (parallelism.isPresent() ? parallelism.getAsInt() : "?");
+        }
     }
 }

@@ -8,14 +8,22 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 
-/** Versioned serializer of {@link WriterState}. Version 1: sink id, subtask, checkpoint id. */
+/**
+ * Versioned serializer of {@link WriterState}.
+ *
+ * <ul>
+ *   <li>Version 1: sink id, subtask, checkpoint id. Still read: a writer restored from it has no lineage.
+ *   <li>Version 2: version 1, then the run token, the parallelism and the snapshot time (epoch millis).
+ * </ul>
+ */
 public final class WriterStateSerializer implements SimpleVersionedSerializer<WriterState> {
 
     static final int VERSION_1 = 1;
+    static final int VERSION_2 = 2;
 
     @Override
     public int getVersion() {
-        return VERSION_1;
+        return VERSION_2;
     }
 
     @Override
@@ -25,27 +33,40 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
             out.writeUTF(state.sinkId());
             out.writeInt(state.subtask());
             out.writeLong(state.checkpointId());
+            out.writeUTF(state.run().orElseThrow(
+                    () -> new IOException("writer state without lineage cannot be written: " + state)));
+            out.writeInt(state.parallelism().getAsInt());
+            out.writeLong(state.snapshotAtMillis().getAsLong());
         }
         return bytes.toByteArray();
     }
 
     @Override
     public WriterState deserialize(int version, byte[] serialized) throws IOException {
-        if (version != VERSION_1) {
+        if (version != VERSION_1 && version != VERSION_2) {
             throw new IOException(
                     "Unknown version "
                             + version
-                            + " of eosink's writer state (this release reads version "
+                            + " of eosink's writer state (this release reads versions "
                             + VERSION_1
+                            + " and "
+                            + VERSION_2
                             + "): the checkpoint was written by a newer release of eosink. "
                             + "Restore it with that release.");
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
-            WriterState state = new WriterState(in.readUTF(), in.readInt(), in.readLong());
+            String sinkId = in.readUTF();
+            int subtask = in.readInt();
+            long checkpointId = in.readLong();
+            WriterState state = version == VERSION_1
+                    ? WriterState.withoutLineage(sinkId, subtask, checkpointId)
+                    : new WriterState(sinkId, subtask, checkpointId, in.readUTF(), in.readInt(), in.readLong());
             if (in.available() != 0) {
                 throw new IOException("Corrupt writer state " + state + ": trailing bytes");
             }
             return state;
+        } catch (IllegalArgumentException e) {
+            throw new IOException("Corrupt writer state (version " + version + "): " + e.getMessage(), e);
         }
     }
 }

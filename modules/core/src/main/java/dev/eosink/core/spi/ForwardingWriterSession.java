@@ -5,6 +5,7 @@ import dev.eosink.core.TransactionId;
 import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A {@link WriterSession} that passes every call to another one: extend it to watch or change a few
@@ -38,6 +39,11 @@ public abstract class ForwardingWriterSession<IN> implements WriterSession<IN> {
     @Override
     public void rollbackPrepared(TransactionId id) throws IOException {
         delegate.rollbackPrepared(id);
+    }
+
+    @Override
+    public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis) throws IOException {
+        return delegate.committedAfter(checkpointId, sinceEpochMillis);
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.eosink.core.TransactionId;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One writer subtask's connection to the database. It holds at most one open transaction, which it
@@ -37,6 +38,16 @@ public interface WriterSession<IN> extends AutoCloseable {
 
     /** Rolls back a prepared transaction. A transaction that no longer exists is not an error. */
     void rollbackPrepared(TransactionId id) throws IOException;
+
+    /**
+     * What this sink committed, by its marker rows, in transactions named after checkpoint {@code
+     * checkpointId} whose epoch began after {@code sinceEpochMillis}: the evidence that a job restored
+     * from checkpoint {@code checkpointId} (taken at that time) is rewound. Empty when nothing was,
+     * or when the database cannot tell. Runs at start, between epochs.
+     */
+    default Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis) throws IOException {
+        return Optional.empty();
+    }
 
     /**
      * Called before the first record of an epoch with the name that {@link #prepare} of this epoch

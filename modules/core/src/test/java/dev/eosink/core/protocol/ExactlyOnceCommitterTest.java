@@ -1,6 +1,5 @@
 package dev.eosink.core.protocol;
 
-import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
@@ -91,17 +90,97 @@ class ExactlyOnceCommitterTest {
         assertThat(session.commits).isEqualTo(3);
     }
 
+    /**
+     * A LOST transaction fails the task, but only once every other transaction of the same commit call
+     * (a declined checkpoint's and the next one's, or a restore's) is committed: Flink's loop over the
+     * requests would stop at the first failure and leave the others prepared, holding their locks, on
+     * every restore.
+     */
+    @Test
+    void aLostTransactionDoesNotKeepTheOthersOfTheSameCallFromCommitting() {
+        TransactionId lostA = new TransactionId("orders", 1, 40, "abcd1234");
+        TransactionId b = new TransactionId("orders", 1, 41, "abcd1234");
+        TransactionId lostC = new TransactionId("orders", 1, 42, "abcd1234");
+        TransactionId d = new TransactionId("orders", 1, 43, "abcd1234");
+        PerTransactionSession session = new PerTransactionSession();
+        session.prepared.add(b);
+        session.prepared.add(d);
+        List<FakeRequest> requests = List.of(new FakeRequest(lostA), new FakeRequest(b), new FakeRequest(lostC), new FakeRequest(d));
+
+        assertThatThrownBy(() -> committer(session, 3).commit(List.copyOf(requests)))
+                .hasCauseInstanceOf(TransactionLostException.class)
+                .cause()
+                .hasMessageContaining("2 prepared transactions of one commit are LOST")
+                .hasMessageContaining(lostA.toString())
+                .hasMessageContaining(lostC.toString());
+        assertThat(session.committed).containsExactly(b, d);
+        assertThat(requests).extracting(r -> r.outcome)
+                .containsExactly("failedUnknown", "committed", "committed", "committed");
+    }
+
+    /**
+     * Marker pruning waits for a checkpoint of this run: the commits at restore are of transactions
+     * whose markers are dated by their epoch's start, which after a long downtime is older than the
+     * retention; pruned at once, a failure before the next checkpoint would restore the same
+     * checkpoint again and find them LOST.
+     */
+    @Test
+    void markersAreNotPrunedUntilACheckpointOfThisRunCompleted() throws Exception {
+        SubtaskContext subtask0 = new SubtaskContext("orders", 0, 2, 0, "job", OptionalLong.of(41));
+        PerTransactionSession session = new PerTransactionSession();
+        TransactionId restored = new TransactionId("orders", 0, 41, "abcd1234");
+        TransactionId own = new TransactionId("orders", 0, 42, "efgh5678");
+        session.prepared.add(restored);
+        session.prepared.add(own);
+        ExactlyOnceCommitter committer = new ExactlyOnceCommitter(subtask0, settings(3), "table \"orders\"", session,
+                new UnregisteredMetricsGroup());
+
+        committer.commit(List.of(new FakeRequest(restored)));
+        assertThat(session.prunes).as("after the commits at restore").isZero();
+
+        committer.commit(List.of(new FakeRequest(own)));
+        assertThat(session.prunes).as("after the first checkpoint of this run").isEqualTo(1);
+    }
+
     private ExactlyOnceCommitter committer(CommitSession session, int retries) {
-        SinkSettings settings =
-                new SinkSettings(
-                        "orders",
-                        LeftoverPolicy.ROLLBACK,
-                        retries,
-                        Duration.ofMillis(1),
-                        Duration.ZERO,
-                        Duration.ofDays(1),
-                        Duration.ofDays(1));
-        return new ExactlyOnceCommitter(context, settings, "table \"orders\"", session, new UnregisteredMetricsGroup());
+        return new ExactlyOnceCommitter(context, settings(retries), "table \"orders\"", session, new UnregisteredMetricsGroup());
+    }
+
+    private static SinkSettings settings(int retries) {
+        return SinkSettings.defaults("orders")
+                .withCommitRetries(retries, Duration.ofMillis(1))
+                .withClaimWait(Duration.ZERO)
+                .withMarkerRetention(Duration.ofDays(1), Duration.ofDays(1));
+    }
+
+    /** Commits what is prepared; what is not is neither prepared nor marked (lost). */
+    private static final class PerTransactionSession implements CommitSession {
+        final Set<TransactionId> prepared = new java.util.HashSet<>();
+        final List<TransactionId> committed = new java.util.ArrayList<>();
+        int prunes;
+
+        @Override
+        public Attempt commit(TransactionId id) {
+            if (prepared.remove(id)) {
+                committed.add(id);
+                return Attempt.COMMITTED;
+            }
+            return Attempt.NOT_FOUND;
+        }
+
+        @Override
+        public boolean isMarked(TransactionId id) {
+            return committed.contains(id);
+        }
+
+        @Override
+        public long pruneMarkers(Duration retention) {
+            prunes++;
+            return 0;
+        }
+
+        @Override
+        public void close() {}
     }
 
     /** Returns or throws the scripted outcomes in order; markers are a fixed set. */

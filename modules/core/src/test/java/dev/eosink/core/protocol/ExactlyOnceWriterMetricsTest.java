@@ -31,7 +31,9 @@ class ExactlyOnceWriterMetricsTest {
                         "table \"orders\"",
                         session,
                         List.of(),
-                        sent);
+                        sent,
+                        null,
+                        ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT);
 
         writer.write("a", null);
         writer.write("b", null);

@@ -1,76 +1,211 @@
 package dev.eosink.core.protocol;
 
+import dev.eosink.core.LeftoverPolicy;
+import dev.eosink.core.RewindPolicy;
+import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.Committed;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
+
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The writer's recovery decisions over time, against a fake session (the real database is in the ITs). */
 class ExactlyOnceWriterTest {
+
+    /** The job that runs the writers of these tests, and another one. */
+    private static final String JOB = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    private static final String OLD_JOB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+    private static String run(String job, String instance) {
+        return TransactionId.jobTag(job) + instance;
+    }
 
     private static TransactionId tx(int subtask, long checkpoint, String run) {
         return new TransactionId("orders", subtask, checkpoint, run);
     }
 
+    private static WriterState state(int subtask, long checkpoint, String run, int parallelism) {
+        return new WriterState("orders", subtask, checkpoint, run, parallelism, 1_000L);
+    }
+
     /**
-     * Restored from checkpoint 4 at parallelism 1: the restored state holds 0/4/aaaa (the restored
-     * committer commits it); 0/3/bbbb and 1/2/bbbb were prepared by another run (restored from an older
-     * savepoint) that died. All three are named at or before 4, so at start none may be touched; once
-     * a checkpoint of the new run begins, the two still prepared are orphans and are rolled back.
+     * Restored from checkpoint 4 at parallelism 1, taken by the old job's run "aaaa": its transaction of
+     * checkpoint 4 is the restored committer's. 0/3 of run "bbbb" and 1/2 (a subtask that did not exist
+     * at checkpoint 4) are of another line of history: rolled back at start, before the first record,
+     * whose write might need their locks. The newer one is rolled back at start too.
      */
     @Test
-    void orphansNamedAtOrBeforeTheRestoredCheckpointAreRolledBackAtTheFirstCheckpoint() throws Exception {
-        TransactionId held = tx(0, 4, "aaaaaaaa");
-        TransactionId orphan = tx(0, 3, "bbbbbbbb");
-        TransactionId adoptedOrphan = tx(1, 2, "bbbbbbbb");
-        TransactionId newer = tx(0, 5, "bbbbbbbb");
+    void orphansOfAnotherRunAreRolledBackAtStartAndTheRestoredCommittersAreLeftAlone() throws Exception {
+        TransactionId held = tx(0, 4, run(OLD_JOB, "aaaa"));
+        TransactionId orphan = tx(0, 3, run(OLD_JOB, "bbbb"));
+        TransactionId adoptedOrphan = tx(1, 2, run(OLD_JOB, "bbbb"));
+        TransactionId newer = tx(0, 5, run(OLD_JOB, "aaaa"));
         FakeSession session = new FakeSession(held, orphan, adoptedOrphan, newer);
 
-        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4));
-        assertThat(session.rolledBack).as("at start").containsExactly(newer);
+        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)));
+        assertThat(session.rolledBack).as("at start, oldest first").containsExactly(adoptedOrphan, orphan, newer);
+        assertThat(session.claimed).as("guards taken").containsExactly(0, 1);
+        assertThat(session.released).as("adopted guards released").containsExactly(1);
+        assertThat(session.prepared).containsExactly(held);
 
         session.prepared.remove(held); // the restored committer commits what its state holds
         writer.write("x", null);
-        writer.prepareCommit(); // also runs at the end of input, before every task may have restored
-        assertThat(session.rolledBack).as("at prepareCommit").containsExactly(newer);
-
+        writer.prepareCommit();
         writer.snapshotState(5);
-        assertThat(session.rolledBack).as("orphans, oldest first").containsExactly(newer, adoptedOrphan, orphan);
-        assertThat(session.claimed).as("guards taken").containsExactly(0, 1);
-        assertThat(session.released).as("adopted guards released").containsExactly(1);
-        assertThat(session.prepared).as("still prepared: this run's epoch of checkpoint 5").hasSize(1)
-                .allMatch(id -> id.checkpointId() == 5 && id.subtask() == 0);
-
-        session.prepared.add(tx(0, 1, "cccccccc")); // cannot happen (guards), but: looked at once only
-        writer.snapshotState(6);
-        assertThat(session.rolledBack).hasSize(3);
+        assertThat(session.rolledBack).as("nothing more at the first checkpoint").hasSize(3);
     }
 
+    /** What the restored state cannot tell (a rescale gave its subtask's state elsewhere) waits for the first checkpoint. */
     @Test
-    void aFreshStartHasNoOrphanPhase() throws Exception {
-        FakeSession session = new FakeSession(tx(0, 3, "bbbbbbbb"));
-        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.empty());
-        assertThat(session.rolledBack).containsExactly(tx(0, 3, "bbbbbbbb"));
+    void whatOnlyAnotherSubtasksStateCouldTellIsRolledBackIfStillPreparedAtTheFirstCheckpoint() throws Exception {
+        TransactionId maybeHeld = tx(2, 4, run(OLD_JOB, "cccc")); // owned by 0 at parallelism 2; its state went to 1
+        TransactionId committedByOtherSubtask = tx(2, 3, run(OLD_JOB, "cccc"));
+        FakeSession session = new FakeSession(maybeHeld, committedByOtherSubtask);
+        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), 0, 2,
+                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)));
+        assertThat(session.rolledBack).as("at start").isEmpty();
+
+        session.prepared.remove(committedByOtherSubtask); // another subtask's restored committer commits it
+        writer.write("x", null);
+        writer.prepareCommit(); // also runs at the end of input, before every task may have restored
+        assertThat(session.rolledBack).as("at prepareCommit").isEmpty();
+        writer.snapshotState(5);
+        assertThat(session.rolledBack).containsExactly(maybeHeld);
+
+        session.prepared.add(tx(0, 1, run(OLD_JOB, "dddd"))); // cannot happen (guards), but: looked at once only
+        writer.snapshotState(6);
+        assertThat(session.rolledBack).hasSize(1);
+    }
+
+    /**
+     * A failover before the job's first completed checkpoint restarts without state and finds its own
+     * earlier attempt's transaction: rolled back whatever the policy (with FAIL, the default, such a
+     * restart used to refuse for ever). Another job's leftover is refused under FAIL.
+     */
+    @Test
+    void aFreshStartRollsBackItsOwnAttemptsAndRefusesOtherJobsLeftoversUnderFail() throws Exception {
+        TransactionId ownAttempt = tx(0, 1, run(JOB, "aaaa"));
+        FakeSession session = new FakeSession(ownAttempt);
+        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.empty(), List.of());
+        assertThat(session.rolledBack).containsExactly(ownAttempt);
         int listed = session.listed;
         writer.snapshotState(1);
         assertThat(session.listed).as("no second look").isEqualTo(listed);
+
+        TransactionId savepoints = tx(0, 7, run(OLD_JOB, "bbbb"));
+        FakeSession withLeftover = new FakeSession(tx(0, 2, run(JOB, "cccc")), savepoints);
+        assertThatThrownBy(() -> writer(withLeftover, OptionalLong.empty(), List.of()))
+                .isInstanceOf(SuppressRestartsException.class)
+                .cause()
+                .isInstanceOf(SinkException.class)
+                .hasMessageContaining("sink 'orders' subtask 0/1")
+                .hasMessageContaining(savepoints.toString())
+                .hasMessageContaining("left by other job(s)")
+                .hasMessageContaining("only copy of their records")
+                .hasMessageContaining("leftoverPolicy(ROLLBACK)");
+        assertThat(withLeftover.rolledBack).as("nothing touched before the refusal").isEmpty();
+        assertThat(withLeftover.closed).isTrue();
+
+        FakeSession rolling = new FakeSession(savepoints);
+        writer(rolling, OptionalLong.empty(), List.of(), SinkSettings.defaults("orders").withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
+        assertThat(rolling.rolledBack).containsExactly(savepoints);
+    }
+
+    /**
+     * A restore that gives the sink no state (changed uid, --allowNonRestoredState, a stateful operator
+     * chained to the sink): the savepoint's own transaction, named at the restored checkpoint, is held by
+     * no committer. It is never rolled back on the sink's judgement: FAIL refuses at the first checkpoint.
+     */
+    @Test
+    void aRestoreWithoutTheSinksStateRefusesAtTheFirstCheckpointWhatNoCommitterCommitted() throws Exception {
+        TransactionId savepoints = tx(0, 12, run(OLD_JOB, "aaaa"));
+        FakeSession session = new FakeSession(savepoints);
+        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(12), List.of());
+        assertThat(session.rolledBack).isEmpty();
+        writer.write("x", null);
+        writer.prepareCommit();
+        assertThatThrownBy(() -> writer.snapshotState(13))
+                .isInstanceOf(SuppressRestartsException.class)
+                .cause()
+                .hasMessageContaining(savepoints.toString())
+                .hasMessageContaining("without this sink's writer state");
+        assertThat(session.rolledBack).isEmpty();
+
+        FakeSession rolling = new FakeSession(savepoints);
+        ExactlyOnceWriter<String> rollingWriter = writer(rolling, OptionalLong.of(12), List.of(),
+                SinkSettings.defaults("orders").withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
+        rollingWriter.snapshotState(13);
+        assertThat(rolling.rolledBack).containsExactly(savepoints);
+    }
+
+    /**
+     * Checkpoints that keep failing after the sink prepared leave one transaction prepared each. Past
+     * maxPreparedPerSubtask, the next epoch fails before it begins, once the database confirms they
+     * are still prepared (a committer elsewhere commits without telling the writer).
+     */
+    @Test
+    void anEpochThatWouldExceedMaxPreparedPerSubtaskFailsBeforeItBegins() throws Exception {
+        FakeSession session = new FakeSession();
+        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.empty(), List.of(),
+                SinkSettings.defaults("orders").withMaxPreparedPerSubtask(3));
+        for (long checkpoint = 1; checkpoint <= 3; checkpoint++) {
+            writer.write("r" + checkpoint, null);
+            writer.prepareCommit();
+            writer.snapshotState(checkpoint); // each checkpoint fails afterwards: nothing commits
+        }
+        assertThatThrownBy(() -> writer.write("r4", null))
+                .isInstanceOf(SinkException.class)
+                .hasMessageContaining("3 transactions this subtask prepared are still waiting")
+                .hasMessageContaining("checkpoints [1, 2, 3]")
+                .hasMessageContaining("maxPreparedPerSubtask (3)");
+        assertThat(session.begun).hasSize(3);
+
+        // A committer in another JVM committed the first two: the database no longer lists them.
+        session.prepared.remove(session.begun.get(0));
+        session.prepared.remove(session.begun.get(1));
+        writer.write("r4", null);
+        assertThat(session.begun).hasSize(4);
+    }
+
+    /** A restore from a checkpoint older than what the sink committed since is a rewind: warned, or refused. */
+    @Test
+    void aRewindIsRefusedUnderRewindPolicyFail() throws Exception {
+        FakeSession session = new FakeSession();
+        session.committedAfter = Optional.of(new Committed(4, 39_907, 5, 8));
+        List<WriterState> restored = List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1));
+        writer(session, OptionalLong.of(4), restored); // WARN, the default: starts
+        assertThat(session.askedCommittedAfter).containsExactly(4L, 1_000L);
+
+        FakeSession refusing = new FakeSession();
+        refusing.committedAfter = session.committedAfter;
+        assertThatThrownBy(() -> writer(refusing, OptionalLong.of(4), restored,
+                        SinkSettings.defaults("orders").withRewindPolicy(RewindPolicy.FAIL)))
+                .isInstanceOf(SuppressRestartsException.class)
+                .cause()
+                .hasMessageContaining("restored from checkpoint 4")
+                .hasMessageContaining("4 transaction(s) with 39907 rows of checkpoints 5 to 8")
+                .hasMessageContaining("rewindPolicy FAIL");
     }
 
     /** XA names a transaction when it starts: the name given at the epoch's first record is the one prepared. */
     @Test
     void anEpochIsNamedWhenItBeginsExactlyAsItIsPrepared() throws Exception {
         FakeSession session = new FakeSession();
-        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(7));
+        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(7), List.of());
         writer.snapshotState(8); // an empty epoch: nothing begins
         assertThat(session.begun).isEmpty();
         writer.write("a", null);
@@ -82,12 +217,26 @@ class ExactlyOnceWriterTest {
         assertThat(session.begun).hasSize(2);
         assertThat(session.begun.get(0).checkpointId()).isEqualTo(9);
         assertThat(session.begun.get(1).checkpointId()).isEqualTo(10);
+        assertThat(session.begun.get(0).jobTag()).isEqualTo(TransactionId.jobTag(JOB));
         assertThat(session.prepared).containsExactlyElementsOf(session.begun);
     }
 
-    private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored) throws Exception {
-        SubtaskContext context = new SubtaskContext("orders", 0, 1, 0, "job", restored);
-        return new ExactlyOnceWriter<>(context, SinkSettings.defaults("orders"), "table t", session, List.of());
+    private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored, List<WriterState> states)
+            throws Exception {
+        return writer(session, restored, states, SinkSettings.defaults("orders"));
+    }
+
+    private static ExactlyOnceWriter<String> writer(
+            FakeSession session, OptionalLong restored, List<WriterState> states, SinkSettings settings) throws Exception {
+        return new ExactlyOnceWriter<>(
+                new SubtaskContext("orders", 0, 1, 0, JOB, restored), settings, "table t", session, states);
+    }
+
+    private static ExactlyOnceWriter<String> writer(
+            FakeSession session, OptionalLong restored, int subtask, int parallelism, List<WriterState> states)
+            throws Exception {
+        return new ExactlyOnceWriter<>(new SubtaskContext("orders", subtask, parallelism, 0, JOB, restored),
+                SinkSettings.defaults("orders"), "table t", session, states);
     }
 
     private static final class FakeSession implements WriterSession<String> {
@@ -96,8 +245,11 @@ class ExactlyOnceWriterTest {
         final List<Integer> claimed = new ArrayList<>();
         final List<Integer> released = new ArrayList<>();
         final List<TransactionId> begun = new ArrayList<>();
+        final List<Long> askedCommittedAfter = new ArrayList<>();
+        Optional<Committed> committedAfter = Optional.empty();
         int listed;
         boolean open;
+        boolean closed;
 
         FakeSession(TransactionId... prepared) {
             this.prepared.addAll(List.of(prepared));
@@ -115,6 +267,7 @@ class ExactlyOnceWriterTest {
 
         @Override
         public List<TransactionId> listPrepared() {
+            assertThat(open).as("listing while a transaction is open").isFalse();
             listed++;
             return new ArrayList<>(prepared);
         }
@@ -124,6 +277,13 @@ class ExactlyOnceWriterTest {
             assertThat(open).as("rollback while a transaction is open").isFalse();
             prepared.remove(id);
             rolledBack.add(id);
+        }
+
+        @Override
+        public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis) {
+            askedCommittedAfter.add(checkpointId);
+            askedCommittedAfter.add(sinceEpochMillis);
+            return committedAfter;
         }
 
         @Override
@@ -152,6 +312,8 @@ class ExactlyOnceWriterTest {
         }
 
         @Override
-        public void close() {}
+        public void close() {
+            closed = true;
+        }
     }
 }

@@ -12,11 +12,13 @@ import org.apache.flink.util.function.ThrowingRunnable;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,8 +30,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class OwnCommitWaitTest {
 
+    private static final Duration CHECKPOINT_TIMEOUT = Duration.ofMinutes(10);
+
+    /** Each test its own job, so that the checkpoint outcomes one test reports do not reach another. */
+    private final String JOB = UUID.randomUUID().toString().replace("-", "");
+
     private final List<String> events = new ArrayList<>();
     private final Deque<ThrowingRunnable<? extends Exception>> mails = new ArrayDeque<>();
+
+    /** The writer's clock (nanoseconds): the mailbox moves it one second on at every empty yield. */
+    private long clock;
 
     @Test
     void nextEpochWritesOnlyAfterThePreviousTransactionCommitted() throws Exception {
@@ -100,6 +110,95 @@ class OwnCommitWaitTest {
 
     private OwnCommits gate;
 
+    /** Runs at every yield that finds no mail: what arrives while the writer waits. */
+    private Runnable onEmptyYield;
+
+    /**
+     * A checkpoint that takes long after the sink's barrier (large state elsewhere, backpressure) is
+     * waited for, however long, within the checkpoint timeout: it is neither complete nor aborted, and
+     * giving up (a short lock timeout on a write that needs the prepared transaction's locks) would
+     * fail the job over at every such checkpoint, for ever.
+     */
+    @Test
+    void aSlowCheckpointIsWaitedForAsLongAsItTakes() throws Exception {
+        ExactlyOnceWriter<String> writer = writer(false);
+        writer.write("a", null);
+        TransactionId prepared = writer.prepareCommit().iterator().next().id();
+        writer.snapshotState(7);
+        long start = clock;
+        onEmptyYield = () -> {
+            if (clock - start >= Duration.ofSeconds(95).toNanos()) {
+                CommitSignals.committed(prepared); // the checkpoint completes after 95 s
+            }
+        };
+
+        assertThat(gate.await()).as("committed, not given up").isTrue();
+        assertThat(clock - start).isGreaterThanOrEqualTo(Duration.ofSeconds(95).toNanos());
+        assertThat(gate.pending()).isFalse();
+    }
+
+    /** An aborted checkpoint's commit comes only with a later checkpoint, which the waiting writer holds up: stop at once. */
+    @Test
+    void anAbortedCheckpointEndsTheWaitAtOnce() throws Exception {
+        ExactlyOnceWriter<String> writer = writer(false);
+        writer.write("a", null);
+        writer.prepareCommit();
+        writer.snapshotState(7);
+        mails.add(() -> CheckpointOutcomes.aborted(JOB, 7));
+        long start = clock;
+
+        assertThat(gate.await()).as("given up").isFalse();
+        assertThat(clock - start).as("no time spent waiting").isLessThan(Duration.ofSeconds(2).toNanos());
+        assertThat(gate.pending()).as("not waited for again in this epoch").isFalse();
+    }
+
+    /**
+     * A plain savepoint's completion is never notified: its commit comes with the next checkpoint,
+     * which the waiting writer holds up. Known from the savepoint's own snapshot: no wait at all.
+     */
+    @Test
+    void aPlainSavepointEndsTheWaitAtOnce() throws Exception {
+        ExactlyOnceWriter<String> writer = writer(false);
+        writer.write("a", null);
+        writer.prepareCommit();
+        CheckpointOutcomes.plainSavepoint(JOB, 7); // the outcome operator snapshots before the writer
+        writer.snapshotState(7);
+        long start = clock;
+
+        assertThat(gate.await()).isFalse();
+        assertThat(clock - start).isLessThan(Duration.ofSeconds(2).toNanos());
+    }
+
+    /**
+     * A committer that runs apart from the writer (chaining disabled, another JVM) sends no signal; the
+     * completed checkpoint, heard by the outcome operator, ends the wait: the database then holds the
+     * statement only until that committer's COMMIT PREPARED.
+     */
+    @Test
+    void aCompletedCheckpointEndsTheWaitWithoutASignalFromTheCommitter() throws Exception {
+        ExactlyOnceWriter<String> writer = writer(false);
+        writer.write("a", null);
+        writer.prepareCommit();
+        writer.snapshotState(7);
+        mails.add(() -> CheckpointOutcomes.completed(JOB, 8)); // a later one completed: 7 commits with it
+
+        assertThat(gate.await()).isTrue();
+        assertThat(gate.pending()).isFalse();
+    }
+
+    /** When nothing is heard, the wait ends with the checkpoint timeout: the checkpoint cannot complete after it. */
+    @Test
+    void theWaitEndsWithTheCheckpointTimeoutWhenNothingIsHeard() throws Exception {
+        ExactlyOnceWriter<String> writer = writer(false);
+        writer.write("a", null);
+        writer.prepareCommit();
+        writer.snapshotState(7);
+        long start = clock;
+
+        assertThat(gate.await()).isFalse();
+        assertThat(clock - start).isBetween(CHECKPOINT_TIMEOUT.toNanos(), CHECKPOINT_TIMEOUT.plusSeconds(2).toNanos());
+    }
+
     private ExactlyOnceWriter<String> writer(boolean waits) throws Exception {
         WriterSession<String> session = new NoOpWriterSession() {
             @Override
@@ -139,6 +238,10 @@ class OwnCommitWaitTest {
             public boolean tryYield() {
                 ThrowingRunnable<? extends Exception> mail = mails.poll();
                 if (mail == null) {
+                    clock += Duration.ofSeconds(1).toNanos();
+                    if (onEmptyYield != null) {
+                        onEmptyYield.run();
+                    }
                     return false;
                 }
                 try {
@@ -155,12 +258,14 @@ class OwnCommitWaitTest {
             }
         };
         return new ExactlyOnceWriter<>(
-                new SubtaskContext("upserts", 0, 1, 0, "job", OptionalLong.empty()),
+                new SubtaskContext("upserts", 0, 1, 0, JOB, OptionalLong.empty()),
                 SinkSettings.defaults("upserts"),
                 "table t",
                 session,
                 List.of(),
                 new SimpleCounter(),
-                mailbox);
+                mailbox,
+                CHECKPOINT_TIMEOUT,
+                () -> clock);
     }
 }

@@ -1,10 +1,13 @@
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.protocol.RecoveryPlan.Verdict;
+import dev.eosink.core.spi.SubtaskContext;
 
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
@@ -14,48 +17,156 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class RecoveryPlanTest {
 
+    /** The job that took the restored checkpoints in these tests, and the job that restores them. */
+    private static final String OLD_JOB = "11111111111111111111111111111111";
+    private static final String NEW_JOB = "22222222222222222222222222222222";
+    private static final String OTHER_JOB = "33333333333333333333333333333333";
+
+    /** A transaction of {@code job}'s writer instance {@code instance} (four characters). */
+    private static TransactionId tx(int subtask, long checkpoint, String job, String instance) {
+        return new TransactionId("s", subtask, checkpoint, TransactionId.jobTag(job) + instance);
+    }
+
     private static TransactionId tx(int subtask, long checkpoint) {
-        return new TransactionId("s", subtask, checkpoint, "abcd1234");
+        return tx(subtask, checkpoint, OLD_JOB, "aaaa");
+    }
+
+    private static String run(String job, String instance) {
+        return TransactionId.jobTag(job) + instance;
+    }
+
+    private static WriterState state(int subtask, long checkpoint, String run, int parallelism) {
+        return new WriterState("s", subtask, checkpoint, run, parallelism, 1_000L);
+    }
+
+    private static RecoveryPlan decide(
+            Collection<TransactionId> found, int subtask, int parallelism, OptionalLong restored, List<WriterState> states) {
+        return RecoveryPlan.decide(
+                found, new SubtaskContext("s", subtask, parallelism, 0, NEW_JOB, restored), states);
     }
 
     @Test
-    void restoredRunRollsBackOnlyCheckpointsAfterTheRestoredOne() {
+    void restoredRunRollsBackWhatIsNamedAfterTheRestoredCheckpointAndLeavesWhatItsCommitterHolds() {
         List<TransactionId> found = List.of(tx(0, 4), tx(0, 5), tx(0, 6), tx(0, 7));
-        RecoveryPlan plan = RecoveryPlan.decide(found, "s", 0, 1, OptionalLong.of(5));
-        assertThat(plan.toRollBack()).containsExactly(tx(0, 6), tx(0, 7));
-        assertThat(plan.leftForCommitter()).containsExactly(tx(0, 4), tx(0, 5));
+        RecoveryPlan plan = decide(found, 0, 1, OptionalLong.of(5), List.of(state(0, 5, run(OLD_JOB, "aaaa"), 1)));
+        assertThat(plan.rollBackAtStart()).containsExactly(tx(0, 6), tx(0, 7));
+        assertThat(plan.with(Verdict.AFTER_RESTORED)).containsExactly(tx(0, 6), tx(0, 7));
+        assertThat(plan.with(Verdict.RESTORED_COMMITTER)).containsExactly(tx(0, 4), tx(0, 5));
         assertThat(plan.freshStart()).isFalse();
     }
 
+    /**
+     * The orphan that made a restored job wait for ever: another line of history (a run restored from an
+     * older savepoint, another job) prepared a transaction named below the restored checkpoint and died.
+     * The restored writer state names the run that took the checkpoint, so it is rolled back at start,
+     * before any record of the replay needs its locks.
+     */
     @Test
-    void freshRunTreatsEverythingOwnedAsLeftover() {
-        RecoveryPlan plan = RecoveryPlan.decide(List.of(tx(0, 1), tx(1, 9)), "s", 0, 2, OptionalLong.empty());
-        assertThat(plan.toRollBack()).containsExactly(tx(0, 1));
+    void aTransactionOfAnotherRunOnTheSameSubtaskIsAnOrphanAtStart() {
+        TransactionId held = tx(0, 9, OLD_JOB, "aaaa");
+        TransactionId sameJobOtherRun = tx(0, 7, OLD_JOB, "bbbb");
+        TransactionId otherJob = tx(0, 8, OTHER_JOB, "cccc");
+        RecoveryPlan plan = decide(List.of(held, sameJobOtherRun, otherJob), 0, 1, OptionalLong.of(9),
+                List.of(state(0, 9, run(OLD_JOB, "aaaa"), 1)));
+        assertThat(plan.with(Verdict.ORPHAN)).containsExactly(sameJobOtherRun, otherJob);
+        assertThat(plan.rollBackAtStart()).containsExactly(sameJobOtherRun, otherJob);
+        assertThat(plan.with(Verdict.RESTORED_COMMITTER)).containsExactly(held);
+        assertThat(plan.reason(otherJob)).get().asString().contains("names run " + run(OLD_JOB, "aaaa"));
+        assertThat(plan.awaitsFirstCheckpoint()).isTrue(); // the held one: rolled back if still prepared then
+        assertThat(plan.orphansStillPrepared(List.of(held))).containsExactly(held);
+        assertThat(plan.orphansStillPrepared(List.of())).isEmpty();
+    }
+
+    /**
+     * After a rescale the state of an old subtask index may go to another subtask than its owner: the
+     * owner proves what it can from the state it got (the parallelism and the job of the restored
+     * checkpoint) and leaves the rest to the first checkpoint.
+     */
+    @Test
+    void afterARescaleWhatTheRestoredStateCannotTellWaitsForTheFirstCheckpoint() {
+        // 4 -> 3 restored from checkpoint 10 taken by OLD_JOB; subtask 0 owns old indices 0 and 3 but got
+        // the state of old indices 0 and 1.
+        List<WriterState> states = List.of(state(0, 10, run(OLD_JOB, "aaa0"), 4), state(1, 10, run(OLD_JOB, "aaa1"), 4));
+        TransactionId held0 = tx(0, 10, OLD_JOB, "aaa0");
+        TransactionId maybeHeld3 = tx(3, 10, OLD_JOB, "aaa3");
+        TransactionId otherJob3 = tx(3, 6, OTHER_JOB, "bbbb");
+        TransactionId beyondParallelism = tx(6, 8, OLD_JOB, "cccc"); // owned by 0 (6 mod 3), did not exist at 10
+        TransactionId notOwned = tx(1, 10, OLD_JOB, "aaa1");
+        RecoveryPlan plan = decide(List.of(held0, maybeHeld3, otherJob3, beyondParallelism, notOwned), 0, 3,
+                OptionalLong.of(10), states);
+        assertThat(plan.with(Verdict.RESTORED_COMMITTER)).containsExactly(held0);
+        assertThat(plan.with(Verdict.UNLESS_COMMITTED)).containsExactly(maybeHeld3);
+        assertThat(plan.with(Verdict.ORPHAN)).containsExactly(otherJob3, beyondParallelism);
+        assertThat(plan.reason(beyondParallelism)).get().asString().contains("parallelism 4");
+        assertThat(plan.reason(otherJob3)).get().asString().contains("another job");
+        assertThat(plan.verdictOf(notOwned)).isNull();
+        // Subtask 3's committer committed maybeHeld3 before the first checkpoint: nothing to do then.
+        assertThat(plan.orphansStillPrepared(List.of(held0))).containsExactly(held0);
+        assertThat(plan.orphansStillPrepared(List.of(maybeHeld3))).containsExactly(maybeHeld3);
+    }
+
+    /** Hard case 6 and the leftover policy: a fresh start tells its own earlier attempts from other jobs. */
+    @Test
+    void aFreshStartRollsBackItsOwnAttemptsAndLeavesOtherJobsToThePolicy() {
+        TransactionId ownAttempt = tx(0, 1, NEW_JOB, "aaaa");
+        TransactionId otherJob = tx(0, 7, OLD_JOB, "bbbb");
+        TransactionId notOwned = tx(1, 9, OLD_JOB, "bbbb");
+        RecoveryPlan plan = decide(List.of(ownAttempt, otherJob, notOwned), 0, 2, OptionalLong.empty(), List.of());
         assertThat(plan.freshStart()).isTrue();
+        assertThat(plan.rollBackAtStart()).containsExactly(ownAttempt);
+        assertThat(plan.with(Verdict.OWN_ATTEMPT)).containsExactly(ownAttempt);
+        assertThat(plan.with(Verdict.LEFTOVER)).containsExactly(otherJob);
+        assertThat(plan.awaitsFirstCheckpoint()).isFalse();
+    }
+
+    /**
+     * A restore that gives the sink no state (a changed sink uid with --allowNonRestoredState, while a
+     * stateful operator chained to the sink restores its own): the savepoint's transactions may be the
+     * only copy of records the restored sources will not replay. The sink never rolls them back on its
+     * own judgement: what no committer commits is left to the leftover policy, at the first checkpoint.
+     */
+    @Test
+    void aRestoreWithoutTheSinksStateLeavesOtherJobsTransactionsToThePolicy() {
+        TransactionId savepoints = tx(0, 12, OLD_JOB, "aaaa");
+        TransactionId after = tx(0, 13, OLD_JOB, "aaaa");
+        TransactionId own = tx(0, 12, NEW_JOB, "bbbb");
+        RecoveryPlan plan = decide(List.of(savepoints, after, own), 0, 1, OptionalLong.of(12), List.of());
+        assertThat(plan.lineage().sinkStateRestored()).isFalse();
+        assertThat(plan.with(Verdict.AFTER_RESTORED)).containsExactly(after);
+        assertThat(plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED)).containsExactly(savepoints);
+        assertThat(plan.with(Verdict.UNLESS_COMMITTED)).containsExactly(own);
+        assertThat(plan.leftoversStillPrepared(List.of(savepoints, own))).containsExactly(savepoints);
+        assertThat(plan.orphansStillPrepared(List.of(savepoints, own))).containsExactly(own);
+    }
+
+    /** State of another sink id is no state of this sink. */
+    @Test
+    void stateOfAnotherSinkIdIsNoStateOfThisSink() {
+        TransactionId found = tx(0, 5, OLD_JOB, "aaaa");
+        WriterState other = new WriterState("other", 0, 5, run(OLD_JOB, "aaaa"), 1, 1L);
+        RecoveryPlan plan = decide(List.of(found), 0, 1, OptionalLong.of(5), List.of(other));
+        assertThat(plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED)).containsExactly(found);
+    }
+
+    /** State written before lineage was kept proves nothing: decided as that release did, at the first checkpoint. */
+    @Test
+    void stateWithoutLineageLeavesEverythingAtOrBeforeTheRestoredCheckpointToTheFirstCheckpoint() {
+        TransactionId a = tx(0, 5, OLD_JOB, "aaaa");
+        TransactionId b = tx(0, 3, OTHER_JOB, "bbbb");
+        RecoveryPlan plan = decide(List.of(a, b, tx(0, 6)), 0, 1, OptionalLong.of(5),
+                List.of(WriterState.withoutLineage("s", 0, 5)));
+        assertThat(plan.with(Verdict.UNLESS_COMMITTED)).containsExactly(b, a);
+        assertThat(plan.rollBackAtStart()).containsExactly(tx(0, 6));
     }
 
     @Test
     void otherSinksAreNeverTouched() {
-        TransactionId other = new TransactionId("s2", 0, 9, "abcd1234");
-        RecoveryPlan plan = RecoveryPlan.decide(List.of(other), "s", 0, 1, OptionalLong.of(1));
-        assertThat(plan.toRollBack()).isEmpty();
-        assertThat(plan.leftForCommitter()).isEmpty();
-    }
-
-    /**
-     * Names at or before the restored checkpoint are left at start, whatever their run; those still
-     * prepared once the restored committers are done are orphans of another run.
-     */
-    @Test
-    void transactionsLeftForTheCommitterThatStayPreparedAreOrphans() {
-        TransactionId held = new TransactionId("s", 0, 4, "aaaaaaaa");
-        TransactionId other = new TransactionId("s", 0, 3, "bbbbbbbb");
-        TransactionId notOwned = new TransactionId("s", 1, 3, "bbbbbbbb");
-        RecoveryPlan plan = RecoveryPlan.decide(List.of(held, other, notOwned), "s", 0, 2, OptionalLong.of(4));
-        assertThat(plan.toRollBack()).isEmpty();
-        assertThat(plan.leftForCommitter()).containsExactly(other, held);
-        assertThat(plan.orphans(List.of(other, notOwned, new TransactionId("s", 0, 5, "cccccccc")))).containsExactly(other);
-        assertThat(plan.orphans(List.of())).isEmpty();
+        TransactionId other = new TransactionId("s2", 0, 9, run(OLD_JOB, "abcd"));
+        RecoveryPlan fresh = decide(List.of(other), 0, 1, OptionalLong.empty(), List.of());
+        RecoveryPlan restored = decide(List.of(other), 0, 1, OptionalLong.of(1), List.of());
+        assertThat(fresh.verdictOf(other)).isNull();
+        assertThat(restored.verdictOf(other)).isNull();
+        assertThat(fresh.rollBackAtStart()).isEmpty();
     }
 
     /** After any rescale, every old subtask index has exactly one owner among the new subtasks. */
@@ -72,12 +183,12 @@ class RecoveryPlanTest {
             Set<TransactionId> rolledBack = new HashSet<>();
             int total = 0;
             for (int sub = 0; sub < newParallelism; sub++) {
-                RecoveryPlan plan = RecoveryPlan.decide(found, "s", sub, newParallelism, OptionalLong.of(9));
-                rolledBack.addAll(plan.toRollBack());
-                total += plan.toRollBack().size();
-                for (TransactionId id : plan.toRollBack()) {
+                RecoveryPlan plan = decide(found, sub, newParallelism, OptionalLong.of(9), List.of());
+                rolledBack.addAll(plan.rollBackAtStart());
+                total += plan.rollBackAtStart().size();
+                for (TransactionId id : plan.rollBackAtStart()) {
                     if (id.subtask() != sub) {
-                        assertThat(RecoveryPlan.adoptedSubtasks(plan.toRollBack(), sub)).contains(id.subtask());
+                        assertThat(RecoveryPlan.adoptedSubtasks(plan.rollBackAtStart(), sub)).contains(id.subtask());
                     }
                 }
             }
@@ -91,10 +202,10 @@ class RecoveryPlanTest {
     void upscaleThatFailedBeforeItsFirstCheckpointIsCleanedAtTheOldParallelism() {
         // 2 -> 4 wrote transactions for checkpoint 11 on subtasks 0..3 and died; back at 2 from 10.
         List<TransactionId> found = List.of(tx(0, 11), tx(1, 11), tx(2, 11), tx(3, 11));
-        RecoveryPlan p0 = RecoveryPlan.decide(found, "s", 0, 2, OptionalLong.of(10));
-        RecoveryPlan p1 = RecoveryPlan.decide(found, "s", 1, 2, OptionalLong.of(10));
-        assertThat(p0.toRollBack()).containsExactly(tx(0, 11), tx(2, 11));
-        assertThat(RecoveryPlan.adoptedSubtasks(p0.toRollBack(), 0)).containsExactly(2);
-        assertThat(p1.toRollBack()).containsExactly(tx(1, 11), tx(3, 11));
+        RecoveryPlan p0 = decide(found, 0, 2, OptionalLong.of(10), List.of(state(0, 10, run(OLD_JOB, "aaaa"), 2)));
+        RecoveryPlan p1 = decide(found, 1, 2, OptionalLong.of(10), List.of(state(1, 10, run(OLD_JOB, "aaaa"), 2)));
+        assertThat(p0.rollBackAtStart()).containsExactly(tx(0, 11), tx(2, 11));
+        assertThat(RecoveryPlan.adoptedSubtasks(p0.rollBackAtStart(), 0)).containsExactly(2);
+        assertThat(p1.rollBackAtStart()).containsExactly(tx(1, 11), tx(3, 11));
     }
 }

@@ -50,15 +50,39 @@ class SerializersTest {
 
     @Test
     void writerStateRoundTrips() throws IOException {
-        WriterState state = new WriterState("orders", 2, 77);
+        WriterState state = new WriterState("orders", 2, 77, "abcd1234", 4, 1_700_000_000_000L);
         assertThat(states.deserialize(states.getVersion(), states.serialize(state))).isEqualTo(state);
+        assertThat(states.getVersion()).isEqualTo(2);
+    }
+
+    /** Checkpoints of the first release hold version 1 (sink id, subtask, checkpoint): still read, without lineage. */
+    @Test
+    void writerStateVersion1IsReadWithoutLineage() throws IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+            out.writeUTF("orders");
+            out.writeInt(2);
+            out.writeLong(77);
+        }
+        WriterState state = states.deserialize(1, bytes.toByteArray());
+        assertThat(state).isEqualTo(WriterState.withoutLineage("orders", 2, 77));
+        assertThat(state.run()).isEmpty();
+        assertThat(state.parallelism()).isEmpty();
+        assertThat(state.snapshotAtMillis()).isEmpty();
     }
 
     @Test
     void writerStateOfUnknownVersionIsRejected() throws IOException {
-        byte[] bytes = states.serialize(new WriterState("orders", 2, 77));
-        assertThatThrownBy(() -> states.deserialize(2, bytes))
+        byte[] bytes = states.serialize(new WriterState("orders", 2, 77, "abcd1234", 1, 1L));
+        assertThatThrownBy(() -> states.deserialize(3, bytes))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("version 2");
+                .hasMessageContaining("version 3")
+                .hasMessageContaining("newer release");
+    }
+
+    @Test
+    void corruptWriterStateIsRejected() throws IOException {
+        byte[] bytes = states.serialize(new WriterState("orders", 2, 77, "abcd1234", 1, 1L));
+        assertThatThrownBy(() -> states.deserialize(1, bytes)).isInstanceOf(IOException.class).hasMessageContaining("trailing");
     }
 }

@@ -44,6 +44,15 @@ public final class MarkerTable implements Serializable {
         return "SELECT 1 FROM " + table.sql() + " WHERE gid = ?";
     }
 
+    /**
+     * Count, rows, lowest and highest checkpoint of a sink's ({@code ?1}) markers named after checkpoint
+     * {@code ?2} whose epoch began after {@code ?3} (epoch milliseconds).
+     */
+    public String committedAfterSql() {
+        return "SELECT count(*), coalesce(sum(row_count), 0), min(checkpoint_id), max(checkpoint_id) FROM " + table.sql()
+                + " WHERE sink_id = ? AND checkpoint_id > ? AND created_at > to_timestamp(? / 1000.0)";
+    }
+
     public String pruneSql() {
         return "DELETE FROM "
                 + table.sql()

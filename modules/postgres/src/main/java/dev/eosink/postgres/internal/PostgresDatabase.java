@@ -41,7 +41,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     /** The writer session's lock_timeout: a write waiting longer for a row lock fails the task. */
     static final int WRITER_LOCK_TIMEOUT_SECONDS = 60;
 
-    /** Prepared transactions one subtask can hold at once: the one being committed and the next. */
+    /** Prepared transactions one subtask needs at the least: the one being committed and the next. */
     static final int PREPARED_PER_SUBTASK = 2;
 
     private final PostgresConnection connection;
@@ -58,6 +58,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     private final SqlIdentifier deadLetterTable;
     /** COPY flow control's bound of data sent and not yet read by the server; 0: off. */
     private final long maxCopyBacklog;
+    /** The most prepared transactions a writer subtask may hold: what the server should have room for. */
+    private final int maxPreparedPerSubtask;
 
     public PostgresDatabase(
             PostgresConnection connection,
@@ -70,7 +72,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             RowKindFunction<IN> rowKind,
             Duration networkTimeout,
             SqlIdentifier deadLetterTable,
-            long maxCopyBacklog) {
+            long maxCopyBacklog,
+            int maxPreparedPerSubtask) {
         this.connection = connection;
         this.statement = statement;
         this.markers = markers;
@@ -82,6 +85,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         this.networkTimeout = networkTimeout;
         this.deadLetterTable = deadLetterTable;
         this.maxCopyBacklog = maxCopyBacklog;
+        this.maxPreparedPerSubtask = maxPreparedPerSubtask;
     }
 
     SqlIdentifier deadLetterTable() {
@@ -252,11 +256,24 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                             + PREPARED_PER_SUBTASK
                             + " per subtask x parallelism "
                             + context.parallelism()
-                            + "), more with several sinks or concurrent checkpoints. Remedy: set "
+                            + "), and room for "
+                            + maxPreparedPerSubtask * context.parallelism()
+                            + " (maxPreparedPerSubtask "
+                            + maxPreparedPerSubtask
+                            + " per subtask) when checkpoints fail, more with several sinks. Remedy: set "
                             + "max_prepared_transactions in postgresql.conf (see sql/00-server-settings.sql) and "
                             + "restart PostgreSQL.");
         }
-        if (max - used < needed) {
+        int room = maxPreparedPerSubtask * context.parallelism();
+        if (max < room) {
+            LOG.warn(
+                    "{}: max_prepared_transactions = {} leaves no room for maxPreparedPerSubtask ({}) x parallelism ({}) "
+                            + "= {} prepared transactions of this sink, which it may hold while checkpoints fail after "
+                            + "it prepared; PREPARE TRANSACTION then fails before the sink's own bound does. Size it as "
+                            + "the sum of parallelism x maxPreparedPerSubtask over the sinks on this server, plus what "
+                            + "other applications prepare (sql/00-server-settings.sql).",
+                    context, max, maxPreparedPerSubtask, context.parallelism(), room);
+        } else if (max - used < room) {
             LOG.warn(
                     "{}: only {} of max_prepared_transactions = {} are free ({} in use); this sink may need {}. "
                             + "Lingering prepared transactions hold locks and block VACUUM: see "
@@ -265,7 +282,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     max - used,
                     max,
                     used,
-                    needed);
+                    room);
         }
     }
 

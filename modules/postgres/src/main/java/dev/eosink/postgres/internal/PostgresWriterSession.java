@@ -2,6 +2,7 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.Committed;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
@@ -23,6 +24,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -122,6 +124,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         try (PreparedStatement s = connection.prepareStatement("SELECT pg_try_advisory_lock(?, ?)")) {
             s.setInt(1, lockClass);
             s.setInt(2, subtask);
+            long nextLog = 0;
             while (true) {
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();
@@ -129,7 +132,14 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                         return;
                     }
                 }
-                if (System.currentTimeMillis() >= deadline) {
+                long now = System.currentTimeMillis();
+                if (now >= nextLog && now < deadline) {
+                    // A task going away releases it within seconds; a live job holding it is a second job.
+                    LOG.info("{}: waiting up to {} ms more for the ownership guard of sink id '{}' subtask {} ({})",
+                            context, deadline - now, context.sinkId(), subtask, holder(subtask));
+                    nextLog = now + 5_000;
+                }
+                if (now >= deadline) {
                     throw new SinkException(
                             context
                                     + ": another live session holds the ownership guard of sink id '"
@@ -200,6 +210,27 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             return PostgresDatabase.listPrepared(connection, context.sinkId());
         } catch (SQLException e) {
             throw new SinkException(context + ": could not list prepared transactions: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis) throws IOException {
+        try (PreparedStatement s = connection.prepareStatement(database.markers().committedAfterSql())) {
+            betweenEpochs("reading the marker table");
+            s.setString(1, context.sinkId());
+            s.setLong(2, checkpointId);
+            s.setLong(3, sinceEpochMillis);
+            return io.call("reading the marker table", () -> {
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1) == 0
+                            ? Optional.<Committed>empty()
+                            : Optional.of(new Committed(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)));
+                }
+            });
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not read marker table " + database.markers().table() + ": "
+                    + e.getMessage(), e);
         }
     }
 

@@ -96,6 +96,12 @@ final class MariaDbDialect extends XaDialect {
     }
 
     @Override
+    public String markerCommittedAfterSql(String schema, String table) {
+        return "SELECT COUNT(*), COALESCE(SUM(row_count), 0), MIN(checkpoint_id), MAX(checkpoint_id) FROM "
+                + qualified(schema, table) + " WHERE sink_id = ? AND checkpoint_id > ? AND created_at > FROM_UNIXTIME(? / 1000)";
+    }
+
+    @Override
     public String recoverRemedy() {
         return " Remedy: MySQL 8 lists prepared XA transactions only to users with XA_RECOVER_ADMIN: "
                 + "GRANT XA_RECOVER_ADMIN ON *.* TO the sink's user.";

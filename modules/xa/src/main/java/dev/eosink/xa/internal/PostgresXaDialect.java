@@ -5,6 +5,9 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.postgres.internal.MarkerTable;
 import dev.eosink.postgres.internal.SqlIdentifier;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -25,6 +28,8 @@ import java.sql.SQLException;
  */
 final class PostgresXaDialect extends XaDialect {
 
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresXaDialect.class);
+
     @Override
     public String name() {
         return "PostgreSQL";
@@ -41,13 +46,22 @@ final class PostgresXaDialect extends XaDialect {
     }
 
     @Override
-    public void checkServer(Connection c, SubtaskContext context, String where) throws SQLException, SinkException {
+    public void checkServer(Connection c, SubtaskContext context, String where, int maxPreparedPerSubtask)
+            throws SQLException, SinkException {
         int max = Integer.parseInt(String.valueOf(single(c, "SELECT current_setting('max_prepared_transactions')")));
         int needed = 2 * context.parallelism();
         if (max < needed) {
             throw new SinkException(context + ": PostgreSQL at " + where + " has max_prepared_transactions = " + max
-                    + "; this sink needs at least " + needed + " (2 per subtask). Remedy: set max_prepared_transactions "
-                    + "in postgresql.conf (sql/00-server-settings.sql) and restart PostgreSQL.");
+                    + "; this sink needs at least " + needed + " (2 per subtask), and room for "
+                    + maxPreparedPerSubtask * context.parallelism() + " (maxPreparedPerSubtask per subtask) when "
+                    + "checkpoints fail. Remedy: set max_prepared_transactions in postgresql.conf "
+                    + "(sql/00-server-settings.sql) and restart PostgreSQL.");
+        }
+        if (max < maxPreparedPerSubtask * context.parallelism()) {
+            LOG.warn("{}: max_prepared_transactions = {} leaves no room for maxPreparedPerSubtask ({}) x parallelism "
+                            + "({}) prepared branches of this sink, which it may hold while checkpoints fail; size it as "
+                            + "the sum of parallelism x maxPreparedPerSubtask over the sinks on this server.",
+                    context, max, maxPreparedPerSubtask, context.parallelism());
         }
     }
 
@@ -88,5 +102,10 @@ final class PostgresXaDialect extends XaDialect {
     @Override
     public String markerPruneSql(String schema, String table) {
         return markers(schema, table).pruneSql();
+    }
+
+    @Override
+    public String markerCommittedAfterSql(String schema, String table) {
+        return markers(schema, table).committedAfterSql();
     }
 }

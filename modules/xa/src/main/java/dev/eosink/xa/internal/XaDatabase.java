@@ -41,6 +41,8 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     private final String markerTable;
     private final boolean createMarkerTable;
     private final int batchSize;
+    /** The most prepared branches a writer subtask may hold: what the server should have room for. */
+    private final int maxPreparedPerSubtask;
 
     public XaDatabase(
             XaConnector connector,
@@ -51,7 +53,8 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             String markerSchema,
             String markerTable,
             boolean createMarkerTable,
-            int batchSize) {
+            int batchSize,
+            int maxPreparedPerSubtask) {
         this.connector = connector;
         this.statement = statement;
         this.schema = schema;
@@ -61,6 +64,7 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
         this.markerTable = markerTable;
         this.createMarkerTable = createMarkerTable;
         this.batchSize = batchSize;
+        this.maxPreparedPerSubtask = maxPreparedPerSubtask;
     }
 
     XaConnector connector() {
@@ -102,7 +106,7 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             Connection c = guard.getConnection();
             c.setAutoCommit(true);
             XaDialect dialect = XaDialect.of(c);
-            dialect.checkServer(c, context, connector.describe());
+            dialect.checkServer(c, context, connector.describe(), maxPreparedPerSubtask);
             ensureMarkerTable(c, context, dialect);
             checkTarget(c, context, dialect);
             if (!dialect.guardsOwnership()) {

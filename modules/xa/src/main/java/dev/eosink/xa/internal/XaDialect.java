@@ -54,8 +54,13 @@ public abstract class XaDialect {
      */
     public abstract boolean keepsConnectionAfterPrepare();
 
-    /** Checks server settings the sink needs, at writer start. */
-    public void checkServer(Connection c, SubtaskContext context, String where) throws SQLException, SinkException {}
+    /**
+     * Checks server settings the sink needs, at writer start.
+     *
+     * @param maxPreparedPerSubtask the most prepared branches one writer subtask may hold
+     */
+    public void checkServer(Connection c, SubtaskContext context, String where, int maxPreparedPerSubtask)
+            throws SQLException, SinkException {}
 
     /** Checks that the target table takes part in transactions, at writer start. */
     public void checkTransactional(Connection c, SubtaskContext context, String schema, String table)
@@ -90,6 +95,15 @@ public abstract class XaDialect {
 
     /** Deletes a sink's ({@code ?1}) markers older than {@code ?2} seconds, by the database's clock. */
     public abstract String markerPruneSql(String schema, String table);
+
+    /**
+     * Count, rows, lowest and highest checkpoint of a sink's ({@code ?1}) markers named after checkpoint
+     * {@code ?2} whose epoch began after {@code ?3} (epoch milliseconds); null where the dialect cannot
+     * compare a marker's time with epoch milliseconds (the rewind check is then skipped).
+     */
+    public String markerCommittedAfterSql(String schema, String table) {
+        return null;
+    }
 
     /** Added to a failed XA recover: how to let the sink's user list prepared branches. */
     public String recoverRemedy() {

@@ -2,6 +2,7 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.Committed;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.xa.internal.XaErrors.Handling;
@@ -19,9 +20,11 @@ import java.io.IOException;
 import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One writer subtask's XA session. Two connections:
@@ -88,8 +91,16 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
     public void claim(int subtask, long waitMillis) throws IOException {
         long deadline = System.currentTimeMillis() + waitMillis;
         try {
+            long nextLog = 0;
             while (!dialect.tryLock(guard, sinkHash, subtask)) {
-                if (System.currentTimeMillis() >= deadline) {
+                long now = System.currentTimeMillis();
+                if (now >= nextLog && now < deadline) {
+                    // A task going away releases it within seconds; a live job holding it is a second job.
+                    LOG.info("{}: waiting up to {} ms more for the ownership guard of sink id '{}' subtask {} on {}",
+                            context, deadline - now, context.sinkId(), subtask, dialect.name());
+                    nextLog = now + 5_000;
+                }
+                if (now >= deadline) {
                     throw new SinkException(context + ": another live session holds the ownership guard of sink id '"
                             + context.sinkId() + "' subtask " + subtask + " on " + dialect.name() + " and did not release "
                             + "it within " + waitMillis + " ms. Two jobs with the same sink id would roll back each "
@@ -122,6 +133,28 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
             return XaCommitSession.recover(guardXa.getXAResource(), context, dialect);
         } catch (SQLException e) {
             throw new SinkException(context + ": could not list prepared XA transactions: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis) throws IOException {
+        String sql = dialect.markerCommittedAfterSql(database.markerSchema(), database.markerTable());
+        if (sql == null) {
+            return Optional.empty();
+        }
+        try (PreparedStatement s = guard.prepareStatement(sql)) {
+            s.setString(1, context.sinkId());
+            s.setLong(2, checkpointId);
+            s.setLong(3, sinceEpochMillis);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1) == 0
+                        ? Optional.empty()
+                        : Optional.of(new Committed(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)));
+            }
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not read marker table "
+                    + dialect.qualified(database.markerSchema(), database.markerTable()) + ": " + e.getMessage(), e);
         }
     }
 

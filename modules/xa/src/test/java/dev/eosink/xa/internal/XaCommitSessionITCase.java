@@ -1,5 +1,6 @@
 package dev.eosink.xa.internal;
 
+import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession.Attempt;
 import dev.eosink.core.spi.RetriableCommitException;
@@ -41,7 +42,7 @@ class XaCommitSessionITCase {
         XaConnector connector = XaConnector.of(maria.jdbcUrl(), props);
         XaDatabase<Long> database = new XaDatabase<>(connector,
                 InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                null, table, List.of("id"), null, "eosink_markers", true, 10);
+                null, table, List.of("id"), null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK);
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
         Xid xid = XaIds.toXid(id);

@@ -1,0 +1,261 @@
+package dev.eosink.core.protocol;
+
+import dev.eosink.core.LeftoverPolicy;
+import dev.eosink.core.RewindPolicy;
+import dev.eosink.core.SinkException;
+import dev.eosink.core.SinkSettings;
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.protocol.RecoveryPlan.Verdict;
+import dev.eosink.core.spi.Committed;
+import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.WriterSession;
+
+import org.apache.flink.runtime.execution.SuppressRestartsException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.SortedSet;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+/**
+ * Carries out a writer's {@link RecoveryPlan}: at start, before the first record, and, for what the
+ * plan leaves open until every restored committer has committed, at the first checkpoint of the run.
+ * Every rollback happens under the ownership guard of the subtask index it concerns; every decision
+ * is logged with its reason.
+ *
+ * <p>Invariant: a transaction that a completed checkpoint or savepoint may have promised is never
+ * rolled back by the sink's own judgement. Only the user's {@link LeftoverPolicy} may do that.
+ *
+ * <p>Refusals that a restart would only repeat (the leftover policy, the rewind policy) fail the job
+ * without restarts ({@link SuppressRestartsException}), so that the reason is the job's failure, not
+ * one entry among thousands of identical restarts.
+ */
+final class StartupRecovery {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StartupRecovery.class);
+
+    private final SubtaskContext context;
+    private final SinkSettings settings;
+    private final String target;
+    private final WriterSession<?> session;
+
+    /** The plan while some of its transactions wait for the first checkpoint; null once resolved. */
+    private RecoveryPlan awaitingFirstCheckpoint;
+
+    StartupRecovery(SubtaskContext context, SinkSettings settings, String target, WriterSession<?> session) {
+        this.context = context;
+        this.settings = settings;
+        this.target = target;
+        this.session = session;
+    }
+
+    /** Claims this subtask's guard and acts on every transaction the plan decides at start. */
+    void atStart(Collection<WriterState> restored) throws IOException {
+        session.claim(context.subtask(), settings.claimWait().toMillis());
+        RecoveryPlan plan = RecoveryPlan.decide(session.listPrepared(), context, restored);
+
+        List<TransactionId> leftovers = plan.with(Verdict.LEFTOVER);
+        if (!leftovers.isEmpty() && settings.leftoverPolicy() == LeftoverPolicy.FAIL) {
+            throw new SuppressRestartsException(refuseLeftovers(leftovers, plan, "at start"));
+        }
+        rollBack(plan.rollBackAtStart(), id -> logRollbackAtStart(plan, id));
+        rollBack(leftovers, id -> logLeftoverRolledBack(id, plan));
+
+        List<TransactionId> held = plan.with(Verdict.RESTORED_COMMITTER);
+        if (!held.isEmpty()) {
+            LOG.info("{}: left {} prepared transaction(s) to the restored committer, which commits them: {}",
+                    context, held.size(), names(held));
+        }
+        List<TransactionId> open = plan.with(Verdict.UNLESS_COMMITTED);
+        if (!open.isEmpty()) {
+            LOG.info("{}: {} prepared transaction(s) named at or before restored checkpoint {} may be held by the "
+                            + "restored committer of another subtask ({}); those still prepared at the first checkpoint "
+                            + "are rolled back then: {}",
+                    context, open.size(), restoredId(), plan.lineage(), names(open));
+        }
+        List<TransactionId> unknown = plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED);
+        if (!unknown.isEmpty()) {
+            LOG.warn("{}: found {} prepared transaction(s) of sink id '{}' from other jobs at or before restored "
+                            + "checkpoint {}, and no writer state of this sink was restored to this subtask ({}). Another "
+                            + "subtask's restored committer may hold them; those still prepared at the first checkpoint "
+                            + "are left to leftoverPolicy {}: {}",
+                    context, unknown.size(), context.sinkId(), restoredId(), plan.lineage(), settings.leftoverPolicy(),
+                    names(unknown));
+        }
+        checkRewind(restored);
+        if (plan.awaitsFirstCheckpoint()) {
+            awaitingFirstCheckpoint = plan;
+        }
+    }
+
+    /**
+     * At the first checkpoint of the run (from the writer's snapshot, never from prepareCommit, which
+     * also runs at end of input, possibly before every task restored): Flink triggers a checkpoint only
+     * once every task runs, so every restored committer has committed what it holds by now.
+     */
+    void atFirstCheckpoint(long checkpointId) throws IOException {
+        RecoveryPlan plan = awaitingFirstCheckpoint;
+        if (plan == null) {
+            return;
+        }
+        List<TransactionId> still = session.listPrepared();
+        List<TransactionId> leftovers = plan.leftoversStillPrepared(still);
+        if (!leftovers.isEmpty() && settings.leftoverPolicy() == LeftoverPolicy.FAIL) {
+            throw new SuppressRestartsException(refuseLeftovers(leftovers, plan, "at checkpoint " + checkpointId
+                    + ", the first of this run, once every restored committer had committed what it holds"));
+        }
+        rollBack(plan.orphansStillPrepared(still), id -> LOG.warn(
+                "{}: rolled back prepared transaction {} of checkpoint {}: it is named at or before restored checkpoint "
+                        + "{}, yet no restored committer committed it before checkpoint {} began, so it belongs to "
+                        + "another line of history of sink id '{}' (a run restored from another snapshot, or a fresh run) "
+                        + "that this restore abandons",
+                context, id, id.checkpointId(), restoredId(), checkpointId, context.sinkId()));
+        rollBack(leftovers, id -> logLeftoverRolledBack(id, plan));
+        awaitingFirstCheckpoint = null;
+    }
+
+    /**
+     * For the message of an epoch that failed before the first checkpoint: the prepared transactions
+     * whose fate still waits for it. They hold their row locks, and a write that needs one of them
+     * waits for it until the lock timeout.
+     */
+    Optional<String> unresolved() {
+        RecoveryPlan plan = awaitingFirstCheckpoint;
+        if (plan == null) {
+            return Optional.empty();
+        }
+        List<TransactionId> ids = plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED);
+        if (ids.isEmpty()) {
+            ids = plan.with(Verdict.UNLESS_COMMITTED);
+        }
+        if (ids.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of("Prepared transaction(s) " + names(ids) + " found at start are not resolved until the "
+                + "first checkpoint of this run, and hold their row locks until then; if this failure is a lock wait "
+                + "(SQLSTATE 55P03 on PostgreSQL) on their rows, resolve them by hand (sql/03-prepared-transactions.sql), "
+                + "or restore the job with this sink's state.");
+    }
+
+    private SinkException refuseLeftovers(List<TransactionId> leftovers, RecoveryPlan plan, String when) {
+        String jobs = leftovers.stream().map(TransactionId::jobTag).distinct().sorted().collect(Collectors.joining(", "));
+        return new SinkException(context + ", " + target + ": found " + leftovers.size() + " prepared transaction(s) "
+                + "of sink id '" + context.sinkId() + "' left by other job(s) (job tag " + jobs + "): " + names(leftovers)
+                + ". This job started " + (plan.freshStart() ? "without restored state" : "from checkpoint "
+                + restoredId() + " but without this sink's writer state")
+                + ", so the sink cannot tell whether a completed checkpoint or savepoint promised them. If the sources "
+                + "resumed after such a snapshot (restored with a changed sink uid and --allowNonRestoredState, say), "
+                + "they are the only copy of their records, and rolling them back would lose them. Refused " + when
+                + " (leftoverPolicy FAIL, the default), and the job fails without restarts (a restart would find the "
+                + "same); nothing of this job became visible. Remedy: restore the job "
+                + "from the checkpoint or savepoint that holds this sink's state (same sink uid), whose committer "
+                + "commits them; or decide by hand (sql/03-prepared-transactions.sql: COMMIT PREPARED if their "
+                + "snapshot completed and the sources resume after it, ROLLBACK PREPARED otherwise); or, if the sources "
+                + "replay everything this job needs (a fresh start from the beginning), set leftoverPolicy(ROLLBACK).");
+    }
+
+    private void logRollbackAtStart(RecoveryPlan plan, TransactionId id) {
+        switch (plan.verdictOf(id)) {
+            case AFTER_RESTORED:
+                LOG.info("{}: rolled back prepared transaction {}: it is named for checkpoint {}, after restored "
+                                + "checkpoint {}, so no restored committer holds it and the restored sources replay its records",
+                        context, id, id.checkpointId(), restoredId());
+                break;
+            case ORPHAN:
+                LOG.warn("{}: rolled back prepared transaction {} of checkpoint {}: it is named at or before restored "
+                                + "checkpoint {}, but {}; it belongs to another line of history of sink id '{}' (a run "
+                                + "restored from another snapshot, or a fresh run) that this restore abandons",
+                        context, id, id.checkpointId(), restoredId(), plan.reason(id).orElse("no restored committer holds it"),
+                        context.sinkId());
+                break;
+            case OWN_ATTEMPT:
+                LOG.info("{}: rolled back prepared transaction {}: an earlier attempt of this job prepared it, and this "
+                                + "job has completed no checkpoint yet (it restarts without state), so no checkpoint "
+                                + "promised it and its records are replayed", context, id);
+                break;
+            default:
+                throw new IllegalStateException("not rolled back at start: " + plan.verdictOf(id));
+        }
+    }
+
+    private void logLeftoverRolledBack(TransactionId id, RecoveryPlan plan) {
+        LOG.warn("{}: rolled back prepared transaction {} of checkpoint {}, left by another job (tag {}), under "
+                        + "leftoverPolicy ROLLBACK: this job started {}, so whether a completed checkpoint or savepoint "
+                        + "promised it is unknown; if the sources resumed after such a snapshot, its records are lost",
+                context, id, id.checkpointId(), id.jobTag(),
+                plan.freshStart() ? "without restored state" : "without this sink's writer state");
+    }
+
+    /**
+     * Subtask 0 asks the marker table whether the sink committed checkpoints after the restored one
+     * since it was taken: then the job is being rewound, and every record after it is written again.
+     */
+    private void checkRewind(Collection<WriterState> restored) throws IOException {
+        OptionalLong restoredId = context.restoredCheckpointId();
+        if (context.subtask() != 0 || restoredId.isEmpty()) {
+            return;
+        }
+        OptionalLong takenAt = restored.stream()
+                .filter(s -> s.sinkId().equals(context.sinkId()) && s.checkpointId() == restoredId.getAsLong())
+                .map(WriterState::snapshotAtMillis)
+                .filter(OptionalLong::isPresent)
+                .mapToLong(OptionalLong::getAsLong)
+                .min();
+        if (takenAt.isEmpty()) {
+            return;
+        }
+        Optional<Committed> after = session.committedAfter(restoredId.getAsLong(), takenAt.getAsLong());
+        if (after.isEmpty() || after.get().transactions() == 0) {
+            return;
+        }
+        Committed c = after.get();
+        String message = context + ", " + target + ": this job is restored from checkpoint " + restoredId.getAsLong()
+                + ", but since that checkpoint was taken (" + java.time.Instant.ofEpochMilli(takenAt.getAsLong())
+                + ") the sink committed " + c + ". Every record after the restored checkpoint is written again: rows "
+                + "committed after it stay, so an append table gets them twice (an upsert table converges).";
+        if (settings.rewindPolicy() == RewindPolicy.FAIL) {
+            throw new SuppressRestartsException(new SinkException(message + " Refused (rewindPolicy FAIL), and the job "
+                    + "fails without restarts (a restart would find the same); nothing of this job became visible. "
+                    + "Remedy: restore the latest checkpoint or savepoint instead, or set rewindPolicy(WARN) if the "
+                    + "replay is intended."));
+        }
+        LOG.warn("{} Restore the latest checkpoint unless the replay is intended (rewindPolicy(FAIL) refuses such "
+                + "restores).", message);
+    }
+
+    /**
+     * Rolls back prepared transactions this subtask owns, under the ownership guard of every other
+     * subtask index among them. Adopted indices come from a larger earlier parallelism. If a live
+     * session still guards one, a second job with this sink id is running: claim() refuses rather
+     * than destroy its work.
+     */
+    private void rollBack(List<TransactionId> ids, Consumer<TransactionId> log) throws IOException {
+        SortedSet<Integer> adopted = RecoveryPlan.adoptedSubtasks(ids, context.subtask());
+        for (int index : adopted) {
+            session.claim(index, settings.claimWait().toMillis());
+        }
+        for (TransactionId id : ids) {
+            session.rollbackPrepared(id);
+            log.accept(id);
+        }
+        for (int index : adopted) {
+            session.release(index);
+        }
+    }
+
+    private String restoredId() {
+        OptionalLong id = context.restoredCheckpointId();
+        return id.isPresent() ? Long.toString(id.getAsLong()) : "none";
+    }
+
+    static String names(List<TransactionId> ids) {
+        return ids.stream().map(TransactionId::toString).collect(Collectors.joining(", ", "[", "]"));
+    }
+}
