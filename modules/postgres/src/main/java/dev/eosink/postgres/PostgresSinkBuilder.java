@@ -55,7 +55,12 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
         return setJdbcUrl(jdbcUrl);
     }
 
-    /** Connections from a DataSource built on the task managers (instead of a URL). */
+    /**
+     * Connections from a DataSource built on the task managers (instead of a URL). The supplier is
+     * called for every connection the sink opens: return one shared instance, not a new pool per call.
+     * A pooling DataSource works: a writer's session holds the ownership guard, so a closing writer
+     * releases its guards and ends its physical session rather than hand it back to the pool.
+     */
     public PostgresSinkBuilder<IN> dataSource(SerializableSupplier<DataSource> supplier) {
         this.dataSource = Objects.requireNonNull(supplier, "supplier");
         return this;

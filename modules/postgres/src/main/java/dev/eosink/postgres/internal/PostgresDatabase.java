@@ -123,6 +123,9 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     @Override
     public WriterSession<IN> openWriter(SubtaskContext context) throws IOException {
         Connection c = connect(context, "writer");
+        // Aborts go to pgjdbc's connection itself, under a pool's wrapper if there is one: what an abort
+        // of a wrapper does is the pool's choice, and the socket must close.
+        IoWatchdog io = new IoWatchdog(SessionEnd.physical(c), networkTimeout, context);
         try {
             c.setAutoCommit(true);
             try (Statement s = c.createStatement()) {
@@ -137,7 +140,6 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             List<String[]> types = statement.table() == null
                     ? List.of()
                     : columnTypes(c, statement.table(), statement.columnsOrEmpty());
-            IoWatchdog io = new IoWatchdog(c, networkTimeout, context);
             // The session's COPY flow control, for either COPY path; its monitor connection is opened
             // when first needed, so a session that never falls behind (or never copies) has none.
             CopyBacklog backlog = new CopyBacklog(
@@ -150,18 +152,19 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     backlog,
                     deadLetterTable == null ? null : new DeadLetters(deadLetterTable));
         } catch (SQLException e) {
-            closeQuietly(c, e);
+            endQuietly(c, io, context, e);
             throw new SinkException(
                     context + ": checking PostgreSQL at " + connection.describe() + " failed: " + e.getMessage(), e);
         } catch (IOException | RuntimeException e) {
-            closeQuietly(c, e);
+            endQuietly(c, io, context, e);
             throw e;
         }
     }
 
-    private static void closeQuietly(Connection c, Exception primary) {
+    /** Ends the session of a writer that failed to open (it set lock_timeout): never back to a pool alive. */
+    private static void endQuietly(Connection c, IoWatchdog io, SubtaskContext context, Exception primary) {
         try {
-            c.close();
+            SessionEnd.endSession(c, io, context);
         } catch (SQLException suppressed) {
             primary.addSuppressed(suppressed);
         }

@@ -27,13 +27,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One writer subtask's PostgreSQL session: a dedicated connection (never pooled: it carries the open
- * transaction and the ownership guard) that batches inserts into the open transaction and ends it
- * with {@code PREPARE TRANSACTION}, which detaches it from the session.
+ * One writer subtask's PostgreSQL session: a dedicated connection (it carries the open transaction
+ * and the ownership guard, so it is never shared, and never handed back to a pool alive: see {@link
+ * SessionEnd}) that batches inserts into the open transaction and ends it with {@code PREPARE
+ * TRANSACTION}, which detaches it from the session.
  *
  * <p>The ownership guard is a session-level advisory lock per sink id and subtask index, held by this
- * connection as long as it lives. A second job with the same sink id cannot take it, and PostgreSQL
- * releases it by itself when the session ends, however the task died.
+ * connection as long as it lives. A second job with the same sink id cannot take it; the writer
+ * releases it when it closes, and PostgreSQL releases it by itself when the session ends, however the
+ * task died.
  */
 final class PostgresWriterSession<IN> implements WriterSession<IN> {
 
@@ -591,7 +593,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             // ROLLBACK wait for it forever. Closing ends the session, which rolls the transaction back.
             transactionOpen = false;
             try {
-                connection.close();
+                SessionEnd.endSession(connection, io, context); // no statement: it would wait for the COPY
             } catch (SQLException e) {
                 throw new SinkException(context + ": closing the connection of a broken COPY failed", e);
             }
@@ -617,7 +619,9 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     public void close() throws IOException {
         backlog.close();
         try {
-            connection.close(); // ends the session: releases the guards, rolls back anything open
+            // Releases the guards and ends the session (rolling back anything open), also when the
+            // connection is a pool's: a pool must never keep the guard.
+            SessionEnd.close(connection, io, context);
         } catch (SQLException e) {
             throw new SinkException(context + ": closing the connection failed", e);
         }
