@@ -413,8 +413,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             return null; // user SQL
         }
         List<String> columns = statement.columnsOrEmpty();
-        Optional<BinaryCopyEncoder> encoder =
-                BinaryCopyEncoder.forTypes(columns, types.stream().map(t -> t[0]).collect(Collectors.toList()));
+        Optional<BinaryCopyEncoder> encoder = BinaryCopyEncoder.forTypes(
+                columns, types.stream().map(t -> t[0]).collect(Collectors.toList()), declaredLengths(c, types));
         String noCopy = writeMethod != WriteMethod.COPY ? "writeMethod(BATCH) asks so"
                 : encoder.isEmpty() ? "a column type has no binary COPY encoder (" + types.stream().map(t -> t[0])
                         .collect(Collectors.toList()) + ")"
@@ -470,11 +470,33 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         }
     }
 
-    /** Per column, in the given order: {typname, format_type}. */
+    /**
+     * Per column, the declared length n of a varchar(n) or char(n) column (atttypmod is n plus the
+     * 4-byte varlena header; -1 without one), which the COPY encoder checks itself; -1 for others. None
+     * on a SQL_ASCII server, which counts bytes, not characters: the server checks those alone.
+     */
+    private static int[] declaredLengths(Connection c, List<String[]> types) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW server_encoding")) {
+            rs.next();
+            if ("SQL_ASCII".equalsIgnoreCase(rs.getString(1))) {
+                return null;
+            }
+        }
+        int[] lengths = new int[types.size()];
+        for (int i = 0; i < lengths.length; i++) {
+            String type = types.get(i)[0];
+            int typmod = Integer.parseInt(types.get(i)[2]);
+            lengths[i] = ("varchar".equals(type) || "bpchar".equals(type)) && typmod >= 4 ? typmod - 4 : -1;
+        }
+        return lengths;
+    }
+
+    /** Per column, in the given order: {typname, format_type, atttypmod}. */
     private static List<String[]> columnTypes(Connection c, SqlIdentifier table, List<String> columns) throws SQLException {
         List<String[]> types = new ArrayList<>();
         try (PreparedStatement s = c.prepareStatement(
-                "SELECT t.typname, format_type(a.atttypid, NULL) FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
+                "SELECT t.typname, format_type(a.atttypid, NULL), a.atttypmod FROM pg_attribute a JOIN pg_type t "
+                        + "ON t.oid = a.atttypid "
                         + "WHERE a.attrelid = to_regclass(?) AND a.attname = ? AND a.attnum > 0 AND NOT a.attisdropped")) {
             for (String column : columns) {
                 s.setString(1, table.sql());
@@ -486,7 +508,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     // format_type without a modifier names char(n) "character", which is char(1): a
                     // cast to it would truncate. bpchar is the unbounded spelling.
                     String cast = "bpchar".equals(rs.getString(1)) ? "bpchar" : rs.getString(2);
-                    types.add(new String[] {rs.getString(1), cast});
+                    types.add(new String[] {rs.getString(1), cast, rs.getString(3)});
                 }
             }
         }

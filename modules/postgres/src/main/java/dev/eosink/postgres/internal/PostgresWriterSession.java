@@ -10,6 +10,7 @@ import dev.eosink.postgres.RowKindFunction;
 
 import org.apache.flink.types.RowKind;
 import org.postgresql.core.BaseConnection;
+import org.postgresql.util.PSQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -291,7 +292,8 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         Position position = f.unknownBecause != null
                 ? Position.batch(f.first, f.last).because(f.unknownBecause)
                 : f.first == currentPosition ? Position.exact(currentPosition, currentRecord)
-                : f.row != null ? Position.exact(f.first, "row " + java.util.Arrays.deepToString(f.row)) : Position.row(f.first);
+                : f.row != null ? Position.exact(f.first, "row " + java.util.Arrays.deepToString(f.row))
+                : Position.row(f.first, f.error);
         return writeError(f.error, position);
     }
 
@@ -310,7 +312,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             }
             return Position.exact(position, it.next());
         }
-        return Position.row(position);
+        return Position.row(position, e);
     }
 
     private void begin() throws SQLException {
@@ -630,7 +632,12 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     private SinkException writeError(Exception e, Position position) {
         String reason;
         String what;
-        if (e instanceof SQLException) {
+        if (e instanceof BinaryCopyEncoder.Refused) {
+            // The COPY encoder applied the database's own rule (a varchar(n) length) before sending.
+            reason = sentence(e.getMessage());
+            what = "The sink refused the record before sending it, as PostgreSQL would (SQLSTATE "
+                    + ((BinaryCopyEncoder.Refused) e).sqlState() + "). " + PostgresErrors.SAME_AFTER_RESTART;
+        } else if (e instanceof SQLException) {
             SQLException sql = (SQLException) e;
             reason = sentence(rootMessage(sql));
             what = PostgresErrors.onWrite(sql);
@@ -655,29 +662,44 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         private final long last;
         private final Object record; // null when only the batch is known
         private final String unknownBecause;
+        /** For a row known by its position only: what the database's own detail shows of it, or null. */
+        private final String shownByDatabase;
 
-        private Position(long first, long last, Object record, String unknownBecause) {
+        private Position(long first, long last, Object record, String unknownBecause, String shownByDatabase) {
             this.first = first;
             this.last = last;
             this.record = record;
             this.unknownBecause = unknownBecause;
+            this.shownByDatabase = shownByDatabase;
         }
 
         static Position exact(long position, Object record) {
-            return new Position(position, position, record, null);
+            return new Position(position, position, record, null, null);
         }
 
-        /** The row is known by its position only (a COPY error names its line, not the record). */
-        static Position row(long position) {
-            return new Position(position, position, null, null);
+        /**
+         * The row is known by its position only: a COPY error names its line, and the record was sent
+         * before the sink's last records. Only some errors show the row ("Failing row contains ...",
+         * NOT NULL and CHECK) or its key ("Key (...)=(...)", unique and foreign keys) in their detail;
+         * a data error (a value too long, out of range) shows neither.
+         */
+        static Position row(long position, Exception error) {
+            String detail = error instanceof PSQLException && ((PSQLException) error).getServerErrorMessage() != null
+                    ? ((PSQLException) error).getServerErrorMessage().getDetail()
+                    : null;
+            String shown = detail == null ? null
+                    : detail.startsWith("Failing row contains") ? "the database's detail shows the row"
+                    : detail.startsWith("Key (") ? "the database's detail shows its key"
+                    : null;
+            return new Position(position, position, null, null, shown);
         }
 
         static Position batch(long first, long last) {
-            return new Position(first, last, null, null);
+            return new Position(first, last, null, null, null);
         }
 
         Position because(String why) {
-            return new Position(first, last, null, why);
+            return new Position(first, last, null, why, null);
         }
 
         String describe() {
@@ -685,7 +707,9 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                 return "at record #" + first + " of the epoch (counting from 0) " + render(record);
             }
             if (unknownBecause == null) {
-                return "at record #" + first + " of the epoch (counting from 0; the database's message shows the row)";
+                return "at record #" + first + " of the epoch (counting from 0; the record was sent before the database "
+                        + "refused it, and the sink no longer holds it" + (shownByDatabase == null ? "" : ": " + shownByDatabase)
+                        + ")";
             }
             return "in the batch of records #" + first + " to #" + last + " of the epoch (counting from 0); "
                     + "which of them the database refused is not known: " + unknownBecause;

@@ -329,12 +329,15 @@ final class UpsertWriter {
         long first = chunkFirst;
         long last = chunkLast;
         if (!"23505".equals(e.getSQLState()) || !copy.cancel()) {
-            chunk.clear();
             java.util.OptionalLong line = CopyStream.failedRow(e); // 0-based within this chunk's COPY
             if (line.isPresent() && line.getAsLong() < rows) {
-                long position = chunkPositions[(int) line.getAsLong()];
-                throw new Failure(e, position, position, null);
+                int refused = (int) line.getAsLong();
+                long position = chunkPositions[refused];
+                Object[] row = chunk.get(refused); // the chunk keeps its rows, so the message can show it
+                chunk.clear();
+                throw new Failure(e, position, position, null, row);
             }
+            chunk.clear();
             throw new Failure(e, first, last, "the database did not name the row of the COPY chunk");
         }
         try {
