@@ -420,9 +420,20 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                         .collect(Collectors.toList()) + ")"
                 : copyRefusal(c, table);
         if (upsertKey != null) {
+            KeyColumns keys = KeyColumns.read(c, table, upsertKey);
+            if (keys.unsupported() != null) {
+                throw new SinkException(context + ": table " + table + ": " + keys.unsupported() + ". Remedy: give the key "
+                        + "column a deterministic collation (citext already ignores case), or make it text with the "
+                        + "nondeterministic collation instead of citext.");
+            }
             UpsertBuffer upserts = new UpsertBuffer(
-                    table, columns, types.stream().map(t -> t[1]).collect(Collectors.toList()), upsertKey);
+                    table, columns, types.stream().map(t -> t[1]).collect(Collectors.toList()), keys);
             checkUpsertKey(c, context, upserts);
+            if (noCopy == null && keys.databaseDecides()) {
+                // COPY takes keys the subtask never wrote, which needs the key's exact form in Java.
+                noCopy = keys.whyDatabaseDecides() + ": only the database can tell which records share a key, so each "
+                        + "statement merges them by its equality";
+            }
             if (noCopy != null) {
                 LOG.info("{}: every upsert into {} goes as a statement, none by COPY: {}", context, table, noCopy);
             }

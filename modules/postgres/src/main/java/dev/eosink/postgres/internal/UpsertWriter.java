@@ -30,6 +30,12 @@ import java.util.List;
  * earlier run or by someone else), the COPY fails on the unique index, the savepoint undoes the
  * chunk, and the chunk is done again as upserts. The end state is the one of plain upserts.
  *
+ * <p>Keys are compared in the form {@link UpsertBuffer#keyOf} gives them, which must be the unique
+ * index's equality exactly: the filter, the window and the one-row-per-key rule of a statement all
+ * rely on it. Where no Java form is exact (citext, nondeterministic collations: {@link KeyColumns}),
+ * the writer has no COPY, so neither the filter nor the window decides anything, and each statement
+ * merges the batch's records by the database's own equality.
+ *
  * <p>Invariants:
  *
  * <ol>
