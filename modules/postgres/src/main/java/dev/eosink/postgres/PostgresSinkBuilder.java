@@ -55,7 +55,12 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
         return setJdbcUrl(jdbcUrl);
     }
 
-    /** Connections from a DataSource built on the task managers (instead of a URL). */
+    /**
+     * Connections from a DataSource built on the task managers (instead of a URL). The supplier is
+     * called for every connection the sink opens: return one shared instance, not a new pool per call.
+     * A pooling DataSource works: a writer's session holds the ownership guard, so a closing writer
+     * releases its guards and ends its physical session rather than hand it back to the pool.
+     */
     public PostgresSinkBuilder<IN> dataSource(SerializableSupplier<DataSource> supplier) {
         this.dataSource = Objects.requireNonNull(supplier, "supplier");
         return this;
@@ -74,8 +79,10 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
 
     /**
      * Upsert instead of insert: {@code INSERT ... ON CONFLICT (key) DO UPDATE} every other column. The
-     * key columns must be among {@link #columns} and carry a unique index. Within one batch the last
-     * record of a key wins.
+     * key columns must be among {@link #columns} and carry a unique index. The last record of a key
+     * wins, with keys compared as that index compares them: char(n) keys ignore trailing spaces; citext
+     * keys and keys with a nondeterministic collation go as statements only (no COPY), merged by the
+     * database's own equality; citext with a nondeterministic collation is refused at start.
      */
     public PostgresSinkBuilder<IN> upsert(String... keyColumns) {
         if (keyColumns.length == 0) {

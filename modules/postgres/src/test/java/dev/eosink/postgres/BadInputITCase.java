@@ -33,8 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * Hard case 14: records the database refuses. Each test feeds ids 0..49 where record #37 is bad, into a
- * job with restarts disabled, and proves three things:
+ * Hard case 14: records the database refuses. Each test feeds ids 0..49 (a few COPY tests 0..4,999, so that
+ * the bad record is long sent when the server refuses it) where record #37 is bad, into a job with
+ * restarts disabled, and proves three things:
  *
  * <ul>
  *   <li>the job fails with one message that names the sink, the subtask, the table, the epoch ("epoch of
@@ -443,6 +444,67 @@ class BadInputITCase extends ExactlyOnceTestBase {
                 bad.reason,
                 bad.detail,
                 "Nothing of this epoch becomes visible");
+        assertNothingOfTheEpochVisible(0);
+    }
+
+    /**
+     * A value too long for its varchar(n) or char(n) column, written by COPY. PostgreSQL's error for it
+     * ("value too long for type character varying(5)", at a COPY line) shows no value, and COPY streams
+     * ahead of the server's answers: here each record is sent on its own (batchSize 1) and 5,000 follow
+     * the bad one, so it is long sent when the error comes back. The sink checks these lengths itself,
+     * as PostgreSQL does (in characters; only characters beyond n that are not all spaces are too
+     * many), and refuses the record before sending it, so the message names it exactly: position,
+     * rendering, column and value. The records before it are at the limit in characters but not in
+     * bytes or UTF-16 units, or have trailing spaces beyond it, which PostgreSQL accepts and so must the
+     * sink: a wrong count would name one of them instead.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"varchar(5)", "char(5)"})
+    void copyNamesAValueTooLongEvenWhenTheRecordIsLongSent(String type) throws Exception {
+        recreateTable("(id bigint NOT NULL, payload " + type + " NOT NULL)");
+        String[] fits = {"ok      ", "\u00fcn\u00efc\u00f6", "\ud83d\ude42\ud83d\ude42\ud83d\ude42\ud83d\ude42\ud83d\ude42", "five5", ""};
+        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table).writeMethod(WriteMethod.COPY).batchSize(1)
+                .rows(id -> new Object[] {id, id == BAD ? "far-too-long" : fits[(int) (id % fits.length)]});
+        StreamExecutionEnvironment env = env1();
+
+        String message = failure(env.fromData(LongStream.range(0, 5_000).boxed().collect(Collectors.toList())), sink);
+
+        String declared = type.startsWith("varchar") ? "character varying(5)" : "character(5)";
+        assertNamesRecord37(
+                message,
+                "column \"payload\"",
+                "value too long for type " + declared,
+                "12 characters",
+                "\"far-too-long\"",
+                "SQLSTATE 22001",
+                "Nothing of this epoch becomes visible");
+        assertThat(message).doesNotContain("the database's message shows the row");
+        assertNothingOfTheEpochVisible(0);
+    }
+
+    /**
+     * A COPY error about a record the sink no longer holds, for which PostgreSQL's message shows no row
+     * either (numeric field overflow): the message names the record's position and says that neither
+     * can show it, rather than pointing at a row the database did not show. (Were the record still held
+     * when the error came back, it would be named and rendered; with batchSize 1 and 5,000 records after
+     * it, it is not.)
+     */
+    @Test
+    void copyErrorAboutARecordNoLongerHeldSaysWhatIsKnown() throws Exception {
+        recreateTable("(id bigint NOT NULL, payload numeric(3, 0) NOT NULL)");
+        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table).writeMethod(WriteMethod.COPY).batchSize(1)
+                .rows(id -> new Object[] {id, id == BAD ? 12_345L : id % 1_000});
+        StreamExecutionEnvironment env = env1();
+
+        String message = failure(env.fromData(LongStream.range(0, 5_000).boxed().collect(Collectors.toList())), sink);
+
+        assertThat(message).containsSubsequence(
+                sinkAndSubtask(0, 1), "table \"" + table + "\"", "epoch of checkpoint 1", "record #37 of the epoch",
+                "numeric field overflow", "SQLSTATE 22003", "Nothing of this epoch becomes visible");
+        assertThat(message).doesNotContain("the database's message shows the row");
+        if (!message.contains("[37]")) {
+            assertThat(message).contains("the sink no longer holds it");
+        }
         assertNothingOfTheEpochVisible(0);
     }
 

@@ -740,6 +740,185 @@ class UpsertITCase extends ExactlyOnceTestBase {
         assertExact(expected, actual);
     }
 
+    // ------------------------------------------------------------------ (g) keys the database compares its own way
+
+    /** A case-insensitive ICU collation (level 2: case ignored, accents not), as a user would create it. */
+    private static final String CASE_INSENSITIVE = "eosink_ci";
+
+    private void createCaseInsensitiveCollation() {
+        db.execute("CREATE COLLATION IF NOT EXISTS " + CASE_INSENSITIVE
+                + " (provider = icu, locale = 'und-u-ks-level2', deterministic = false)");
+    }
+
+    /**
+     * 150 keys in spellings that differ only in case (some with non-ASCII letters), each key written
+     * about every 150 records: the same key in different spellings in one statement, in one epoch and
+     * across epochs.
+     */
+    static String caseKey(long i) {
+        long m = (i * 7) % 150;
+        String base = (m % 10 == 3 ? "\u00e4\u00f6\u00fc-" : "key-") + m;
+        long bits = (i / 150) * 0x9E3779B97F4A7C15L;
+        StringBuilder b = new StringBuilder(base.length());
+        for (int j = 0; j < base.length(); j++) {
+            char c = base.charAt(j);
+            b.append(((bits >>> (j + 7)) & 1) == 1 ? Character.toUpperCase(c) : c);
+        }
+        return b.toString();
+    }
+
+    /** 300 keys, each written about every 300 records with 0 to 3 trailing spaces, which char(n) ignores. */
+    static String spacedKey(long i) {
+        return "k" + (i * 7) % 300 + " ".repeat((int) ((i / 300) % 4));
+    }
+
+    /**
+     * Which spellings the database takes for one key: each spelling's representative (the least of
+     * its key's spellings), by the database's own equality ({@code keyExpression} over {@code s}).
+     */
+    private Map<String, String> representatives(long n, LongFunction<String> key, String keyExpression) throws SQLException {
+        java.util.Set<String> spellings = new java.util.HashSet<>();
+        for (long i = 0; i < n; i++) {
+            spellings.add(key.apply(i));
+        }
+        Map<String, String> representative = new HashMap<>();
+        try (Connection c = db.connect(); java.sql.PreparedStatement s = c.prepareStatement(
+                "SELECT s, first_value(s) OVER (PARTITION BY " + keyExpression + " ORDER BY s COLLATE \"C\") "
+                        + "FROM unnest(?::text[]) AS u(s)")) {
+            s.setArray(1, c.createArrayOf("text", spellings.toArray()));
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    representative.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        return representative;
+    }
+
+    /**
+     * Upsert keys that citext, or a column with a case-insensitive (nondeterministic) collation, takes
+     * for one although Java's equality does not: the same key in different spellings, in one statement,
+     * one epoch and across epochs, with deletes, and a failover after the third PREPARE. Every key must
+     * end as its last record, in that record's spelling, or absent after a delete; nothing prepared.
+     *
+     * <p>Failed before the writer let the database compare such keys: PostgreSQL refused the batch
+     * ("ON CONFLICT DO UPDATE command cannot affect row a second time", SQLSTATE 21000), at every
+     * restart; with the collation, rows of one key also went by COPY as two new keys.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"citext", "text COLLATE " + CASE_INSENSITIVE})
+    void keysThatDifferOnlyInCaseAreOneKey(String keyType) throws Exception {
+        db.execute("CREATE EXTENSION IF NOT EXISTS citext");
+        createCaseInsensitiveCollation();
+        db.execute("CREATE TABLE " + kv + " (k " + keyType + " PRIMARY KEY, v bigint NOT NULL)");
+        long n = 12_000;
+        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3);
+        StreamExecutionEnvironment env = env(1, 300);
+        ids(env, n, 12_000).sinkTo(FaultInjectingDatabase.wrap(upsertSink(kv).columns("k", "v")
+                .rows(i -> new Object[] {caseKey(i), i}).upsert("k").changelog(UpsertITCase::sometimesDelete).build()));
+        env.execute("keys that differ only in case");
+
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).as("failover").isEqualTo(1);
+        Map<String, String> key = representatives(n, UpsertITCase::caseKey,
+                keyType.equals("citext") ? "s::citext" : "s COLLATE " + CASE_INSENSITIVE);
+        long keys = key.values().stream().distinct().count();
+        assertThat(keys).as("keys as the database tells them apart").isGreaterThanOrEqualTo(150);
+        assertThat(key.size()).as("spellings of %d keys", keys).isGreaterThan(3 * (int) keys);
+        assertLastRecordPerKey(n, UpsertITCase::caseKey, key, "SELECT k::text, v FROM " + kv, true);
+    }
+
+    /**
+     * char(n) keys that differ only in trailing spaces, which bpchar ignores: one key, whether its
+     * first records go by COPY (new keys) or as statements, some of them in the table before the job
+     * (so that COPY chunks fail and are redone as upserts), with deletes and a failover. Exact.
+     *
+     * <p>Failed before the writer compared char(n) keys without trailing spaces: "k5" and "k5 " went by
+     * COPY as two new keys, the chunk failed on the primary key, and its redo as one upsert statement
+     * was refused ("cannot affect row a second time"), at every restart.
+     */
+    @Test
+    void charKeysThatDifferOnlyInTrailingSpacesAreOneKey() throws Exception {
+        db.execute("CREATE TABLE " + kv + " (k char(8) PRIMARY KEY, v bigint NOT NULL)");
+        db.execute("INSERT INTO " + kv + " SELECT 'k' || g || '  ', " + OLD + " FROM generate_series(0, 299, 10) g");
+        long n = 12_000;
+        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3);
+        StreamExecutionEnvironment env = env(1, 300);
+        ids(env, n, 12_000).sinkTo(FaultInjectingDatabase.wrap(upsertSink(kv).columns("k", "v")
+                .rows(i -> new Object[] {spacedKey(i), i}).upsert("k").changelog(UpsertITCase::sometimesDelete).build()));
+        env.execute("char(n) keys that differ only in trailing spaces");
+
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).as("failover").isEqualTo(1);
+        Map<String, String> key = representatives(n, UpsertITCase::spacedKey, "s::char(8)");
+        assertThat(key.values().stream().distinct().count()).as("keys as the database tells them apart").isEqualTo(300);
+        assertThat(key.size()).as("spellings").isEqualTo(1_200);
+        Map<String, Object[]> before = new HashMap<>();
+        for (int k = 0; k < 300; k += 10) {
+            before.put(key.get("k" + k), new Object[] {"k" + k, OLD});
+        }
+        assertLastRecordPerKey(n, UpsertITCase::spacedKey, key, "SELECT rtrim(k), v FROM " + kv, false, before);
+    }
+
+    /**
+     * A citext key column with a nondeterministic collation: its unique index compares by that
+     * collation, citext's own "=" ignores it, so no statement can merge its rows as the index does. The
+     * sink refuses it at start, naming the column, its type and collation, and the remedy.
+     */
+    @Test
+    void citextKeyWithANondeterministicCollationIsRefusedAtStart() throws Exception {
+        db.execute("CREATE EXTENSION IF NOT EXISTS citext");
+        createCaseInsensitiveCollation();
+        db.execute("CREATE TABLE " + kv + " (k citext COLLATE " + CASE_INSENSITIVE + " PRIMARY KEY, v bigint NOT NULL)");
+        StreamExecutionEnvironment env = env(1, 300, StartupRecoveryITCase.noRestarts());
+        ids(env, 100, 1_000).sinkTo(upsertSink(kv).columns("k", "v").rows(i -> new Object[] {caseKey(i), i}).upsert("k").build());
+        Throwable thrown = catchThrowable(() -> env.execute("citext with a nondeterministic collation"));
+
+        String message = WriteMethodsITCase.sinkError(thrown).getMessage();
+        assertThat(message).containsSubsequence("sink '" + sinkId + "' subtask 0/1", "table \"" + kv + "\"",
+                "upsert key column \"k\"", "citext", CASE_INSENSITIVE, "Remedy");
+        assertThat(db.count("SELECT count(*) FROM " + kv)).isZero();
+        assertThat(preparedLeft()).isEmpty();
+    }
+
+    private void assertLastRecordPerKey(long n, LongFunction<String> key, Map<String, String> representative, String select,
+            boolean spellingMatters) throws SQLException {
+        assertLastRecordPerKey(n, key, representative, select, spellingMatters, Map.of());
+    }
+
+    /**
+     * The table holds, per key as the database tells keys apart, its last record's value (and spelling,
+     * where the stored spelling shows it), or nothing after a delete; {@code before}: rows in the table
+     * before the job, by representative: {spelling, value}.
+     */
+    private void assertLastRecordPerKey(long n, LongFunction<String> key, Map<String, String> representative, String select,
+            boolean spellingMatters, Map<String, Object[]> before) throws SQLException {
+        Map<String, Object[]> expected = new HashMap<>(before);
+        for (long i = 0; i < n; i++) {
+            String k = representative.get(key.apply(i));
+            if (sometimesDelete(i) == RowKind.DELETE) {
+                expected.remove(k);
+            } else {
+                expected.put(k, new Object[] {key.apply(i), i});
+            }
+        }
+        Map<String, Long> wanted = new HashMap<>();
+        Map<String, Long> actual = new HashMap<>();
+        List<String> wrongSpellings = new ArrayList<>();
+        expected.forEach((k, last) -> wanted.put(k, (Long) last[1]));
+        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(select)) {
+            while (rs.next()) {
+                String spelling = rs.getString(1);
+                String k = representative.getOrDefault(spelling, spelling);
+                assertThat(actual.put(k, rs.getLong(2))).as("two rows of key %s", k).isNull();
+                Object[] last = expected.get(k);
+                if (spellingMatters && last != null && !spelling.equals(last[0]) && wrongSpellings.size() < 20) {
+                    wrongSpellings.add("'" + spelling + "' instead of '" + last[0] + "'");
+                }
+            }
+        }
+        assertExact(wanted, actual);
+        assertThat(wrongSpellings).as("keys not in their last record's spelling").isEmpty();
+    }
+
     // ------------------------------------------------------------------ targets where COPY cannot go
 
     /**

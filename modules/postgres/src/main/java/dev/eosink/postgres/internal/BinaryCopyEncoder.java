@@ -23,7 +23,11 @@ import java.util.UUID;
  * type does not fit the column is refused with a message naming the column.
  *
  * <p>Binary input is parsed by the server with the column's type modifier, so {@code varchar(n)},
- * {@code numeric(p,s)} and constraints are enforced exactly as for INSERT.
+ * {@code numeric(p,s)} and constraints are enforced exactly as for INSERT. The declared length of
+ * {@code varchar(n)} and {@code char(n)} is also checked here, by PostgreSQL's own rule, when given
+ * ({@link #forTypes(List, List, int[])}): the server's error for it names only the COPY line, never
+ * the value, and reaches the writer long after the record was sent; refused here, before anything of
+ * the row is sent, the record is named exactly ({@link Refused}).
  */
 public final class BinaryCopyEncoder implements Serializable {
 
@@ -49,9 +53,20 @@ public final class BinaryCopyEncoder implements Serializable {
      * timestamptz, ...), or empty when a type has no binary encoder here (the sink then uses INSERT).
      */
     public static Optional<BinaryCopyEncoder> forTypes(List<String> columns, List<String> typeNames) {
+        return forTypes(columns, typeNames, null);
+    }
+
+    /**
+     * As {@link #forTypes(List, List)}, and checks the declared length of {@code varchar(n)} and {@code
+     * char(n)} columns: {@code maxLengths[i]} is column i's n, in characters as the server counts them
+     * (Unicode code points, in every server encoding but SQL_ASCII, where the caller passes none), or
+     * -1 for no check; null for none at all.
+     */
+    public static Optional<BinaryCopyEncoder> forTypes(List<String> columns, List<String> typeNames, int[] maxLengths) {
         Column[] encoders = new Column[typeNames.size()];
         for (int i = 0; i < encoders.length; i++) {
-            Column c = forType(typeNames.get(i));
+            int maxLength = maxLengths == null ? -1 : maxLengths[i];
+            Column c = maxLength >= 0 ? boundedText(typeNames.get(i), maxLength) : forType(typeNames.get(i));
             if (c == null) {
                 return Optional.empty();
             }
@@ -141,6 +156,66 @@ public final class BinaryCopyEncoder implements Serializable {
         }
     }
 
+    /**
+     * A varchar(n) or char(n) column whose length is checked before encoding (any other type: its usual
+     * encoder). The check costs one comparison per value: String.length() counts UTF-16 units, never
+     * fewer than the characters, so only a value longer than n in units is counted in code points.
+     */
+    private static Column boundedText(String type, int maxLength) {
+        String t = type.toLowerCase(Locale.ROOT);
+        if (!t.equals("varchar") && !t.equals("bpchar")) {
+            return forType(type);
+        }
+        String declared = (t.equals("varchar") ? "character varying(" : "character(") + maxLength + ")";
+        return (out, v) -> {
+            String s = v instanceof String ? (String) v : text(v);
+            if (s.length() > maxLength) {
+                checkLength(s, maxLength, declared);
+            }
+            if (!out.ascii(s)) {
+                out.bytes(text(s).getBytes(StandardCharsets.UTF_8));
+            }
+        };
+    }
+
+    /**
+     * PostgreSQL's rule (varchar_input, bpchar_input): a value of more than n characters is refused
+     * unless every character after the first n is a space (those are cut off).
+     */
+    static void checkLength(String s, int maxLength, String declared) {
+        int characters = s.codePointCount(0, s.length());
+        if (characters <= maxLength) {
+            return;
+        }
+        for (int i = s.offsetByCodePoints(0, maxLength); i < s.length(); i++) {
+            if (s.charAt(i) != ' ') {
+                throw new Refused("value too long for type " + declared + " (" + characters + " characters: \""
+                        + (s.length() > MAX_SHOWN ? s.substring(0, MAX_SHOWN) + "\"..." : s + "\"") + ")", "22001");
+            }
+        }
+    }
+
+    /** How much of a refused value a message shows. */
+    private static final int MAX_SHOWN = 60;
+
+    /**
+     * A value the database would refuse, refused before anything of its row is sent, with the SQLSTATE
+     * PostgreSQL would have reported.
+     */
+    public static final class Refused extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+        private final String sqlState;
+
+        Refused(String message, String sqlState) {
+            super(message);
+            this.sqlState = sqlState;
+        }
+
+        public String sqlState() {
+            return sqlState;
+        }
+    }
+
     public static void header(Buffer out) {
         out.raw(HEADER);
     }
@@ -164,8 +239,11 @@ public final class BinaryCopyEncoder implements Serializable {
                 } else {
                     encoders[i].encode(out, values[i]);
                 }
-            } catch (RuntimeException e) {
+            } catch (Refused e) {
                 out.truncate(mark); // nothing of a refused row reaches the server
+                throw new Refused("column \"" + columns.get(i) + "\": " + e.getMessage(), e.sqlState());
+            } catch (RuntimeException e) {
+                out.truncate(mark);
                 throw new IllegalArgumentException("column \"" + columns.get(i) + "\": " + e.getMessage(), e);
             }
         }

@@ -180,7 +180,8 @@ final class CopyBacklog {
     private void openMonitor() throws SQLException {
         monitor = opener.open();
         monitor.setAutoCommit(true); // each reading in its own transaction: a fresh snapshot of the statistics
-        monitorIo = new IoWatchdog(monitor, MONITOR_TIMEOUT, owner + " (COPY flow control)");
+        // Aborts go to pgjdbc's connection under a pool's wrapper, as the writer's (see SessionEnd).
+        monitorIo = new IoWatchdog(SessionEnd.physical(monitor), MONITOR_TIMEOUT, owner + " (COPY flow control)");
         int version = monitor.getMetaData().getDatabaseMajorVersion();
         if (version < 14) {
             turnOff("PostgreSQL " + version + " has no pg_stat_progress_copy (14+)", null);
@@ -210,6 +211,12 @@ final class CopyBacklog {
         return s;
     }
 
+    /**
+     * Closes the monitor connection. From a pooling DataSource it goes back to the pool alive, unlike
+     * the writer's (SessionEnd): it holds no lock and no transaction (each reading autocommits) and
+     * sets no session setting but application_name, so the pool may lend it to anyone. One aborted by
+     * its watchdog goes back dead, which the pool finds and discards.
+     */
     void close() {
         Connection c = monitor;
         monitor = null;

@@ -127,6 +127,9 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     @Override
     public WriterSession<IN> openWriter(SubtaskContext context) throws IOException {
         Connection c = connect(context, "writer");
+        // Aborts go to pgjdbc's connection itself, under a pool's wrapper if there is one: what an abort
+        // of a wrapper does is the pool's choice, and the socket must close.
+        IoWatchdog io = new IoWatchdog(SessionEnd.physical(c), networkTimeout, context);
         try {
             c.setAutoCommit(true);
             try (Statement s = c.createStatement()) {
@@ -141,7 +144,6 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             List<String[]> types = statement.table() == null
                     ? List.of()
                     : columnTypes(c, statement.table(), statement.columnsOrEmpty());
-            IoWatchdog io = new IoWatchdog(c, networkTimeout, context);
             // The session's COPY flow control, for either COPY path; its monitor connection is opened
             // when first needed, so a session that never falls behind (or never copies) has none.
             CopyBacklog backlog = new CopyBacklog(
@@ -154,18 +156,19 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     backlog,
                     deadLetterTable == null ? null : new DeadLetters(deadLetterTable));
         } catch (SQLException e) {
-            closeQuietly(c, e);
+            endQuietly(c, io, context, e);
             throw new SinkException(
                     context + ": checking PostgreSQL at " + connection.describe() + " failed: " + e.getMessage(), e);
         } catch (IOException | RuntimeException e) {
-            closeQuietly(c, e);
+            endQuietly(c, io, context, e);
             throw e;
         }
     }
 
-    private static void closeQuietly(Connection c, Exception primary) {
+    /** Ends the session of a writer that failed to open (it set lock_timeout): never back to a pool alive. */
+    private static void endQuietly(Connection c, IoWatchdog io, SubtaskContext context, Exception primary) {
         try {
-            c.close();
+            SessionEnd.endSession(c, io, context);
         } catch (SQLException suppressed) {
             primary.addSuppressed(suppressed);
         }
@@ -427,16 +430,27 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             return null; // user SQL
         }
         List<String> columns = statement.columnsOrEmpty();
-        Optional<BinaryCopyEncoder> encoder =
-                BinaryCopyEncoder.forTypes(columns, types.stream().map(t -> t[0]).collect(Collectors.toList()));
+        Optional<BinaryCopyEncoder> encoder = BinaryCopyEncoder.forTypes(
+                columns, types.stream().map(t -> t[0]).collect(Collectors.toList()), declaredLengths(c, types));
         String noCopy = writeMethod != WriteMethod.COPY ? "writeMethod(BATCH) asks so"
                 : encoder.isEmpty() ? "a column type has no binary COPY encoder (" + types.stream().map(t -> t[0])
                         .collect(Collectors.toList()) + ")"
                 : copyRefusal(c, table);
         if (upsertKey != null) {
+            KeyColumns keys = KeyColumns.read(c, table, upsertKey);
+            if (keys.unsupported() != null) {
+                throw new SinkException(context + ": table " + table + ": " + keys.unsupported() + ". Remedy: give the key "
+                        + "column a deterministic collation (citext already ignores case), or make it text with the "
+                        + "nondeterministic collation instead of citext.");
+            }
             UpsertBuffer upserts = new UpsertBuffer(
-                    table, columns, types.stream().map(t -> t[1]).collect(Collectors.toList()), upsertKey);
+                    table, columns, types.stream().map(t -> t[1]).collect(Collectors.toList()), keys);
             checkUpsertKey(c, context, upserts);
+            if (noCopy == null && keys.databaseDecides()) {
+                // COPY takes keys the subtask never wrote, which needs the key's exact form in Java.
+                noCopy = keys.whyDatabaseDecides() + ": only the database can tell which records share a key, so each "
+                        + "statement merges them by its equality";
+            }
             if (noCopy != null) {
                 LOG.info("{}: every upsert into {} goes as a statement, none by COPY: {}", context, table, noCopy);
             }
@@ -484,11 +498,33 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         }
     }
 
-    /** Per column, in the given order: {typname, format_type}. */
+    /**
+     * Per column, the declared length n of a varchar(n) or char(n) column (atttypmod is n plus the
+     * 4-byte varlena header; -1 without one), which the COPY encoder checks itself; -1 for others. None
+     * on a SQL_ASCII server, which counts bytes, not characters: the server checks those alone.
+     */
+    private static int[] declaredLengths(Connection c, List<String[]> types) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW server_encoding")) {
+            rs.next();
+            if ("SQL_ASCII".equalsIgnoreCase(rs.getString(1))) {
+                return null;
+            }
+        }
+        int[] lengths = new int[types.size()];
+        for (int i = 0; i < lengths.length; i++) {
+            String type = types.get(i)[0];
+            int typmod = Integer.parseInt(types.get(i)[2]);
+            lengths[i] = ("varchar".equals(type) || "bpchar".equals(type)) && typmod >= 4 ? typmod - 4 : -1;
+        }
+        return lengths;
+    }
+
+    /** Per column, in the given order: {typname, format_type, atttypmod}. */
     private static List<String[]> columnTypes(Connection c, SqlIdentifier table, List<String> columns) throws SQLException {
         List<String[]> types = new ArrayList<>();
         try (PreparedStatement s = c.prepareStatement(
-                "SELECT t.typname, format_type(a.atttypid, NULL) FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
+                "SELECT t.typname, format_type(a.atttypid, NULL), a.atttypmod FROM pg_attribute a JOIN pg_type t "
+                        + "ON t.oid = a.atttypid "
                         + "WHERE a.attrelid = to_regclass(?) AND a.attname = ? AND a.attnum > 0 AND NOT a.attisdropped")) {
             for (String column : columns) {
                 s.setString(1, table.sql());
@@ -500,7 +536,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     // format_type without a modifier names char(n) "character", which is char(1): a
                     // cast to it would truncate. bpchar is the unbounded spelling.
                     String cast = "bpchar".equals(rs.getString(1)) ? "bpchar" : rs.getString(2);
-                    types.add(new String[] {rs.getString(1), cast});
+                    types.add(new String[] {rs.getString(1), cast, rs.getString(3)});
                 }
             }
         }

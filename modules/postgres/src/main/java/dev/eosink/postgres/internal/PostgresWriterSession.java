@@ -11,6 +11,7 @@ import dev.eosink.postgres.RowKindFunction;
 
 import org.apache.flink.types.RowKind;
 import org.postgresql.core.BaseConnection;
+import org.postgresql.util.PSQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,13 +30,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One writer subtask's PostgreSQL session: a dedicated connection (never pooled: it carries the open
- * transaction and the ownership guard) that batches inserts into the open transaction and ends it
- * with {@code PREPARE TRANSACTION}, which detaches it from the session.
+ * One writer subtask's PostgreSQL session: a dedicated connection (it carries the open transaction
+ * and the ownership guard, so it is never shared, and never handed back to a pool alive: see {@link
+ * SessionEnd}) that batches inserts into the open transaction and ends it with {@code PREPARE
+ * TRANSACTION}, which detaches it from the session.
  *
  * <p>The ownership guard is a session-level advisory lock per sink id and subtask index, held by this
- * connection as long as it lives. A second job with the same sink id cannot take it, and PostgreSQL
- * releases it by itself when the session ends, however the task died.
+ * connection as long as it lives. A second job with the same sink id cannot take it; the writer
+ * releases it when it closes, and PostgreSQL releases it by itself when the session ends, however the
+ * task died.
  */
 final class PostgresWriterSession<IN> implements WriterSession<IN> {
 
@@ -320,7 +323,8 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         Position position = f.unknownBecause != null
                 ? Position.batch(f.first, f.last).because(f.unknownBecause)
                 : f.first == currentPosition ? Position.exact(currentPosition, currentRecord)
-                : f.row != null ? Position.exact(f.first, "row " + java.util.Arrays.deepToString(f.row)) : Position.row(f.first);
+                : f.row != null ? Position.exact(f.first, "row " + java.util.Arrays.deepToString(f.row))
+                : Position.row(f.first, f.error);
         return writeError(f.error, position);
     }
 
@@ -339,7 +343,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             }
             return Position.exact(position, it.next());
         }
-        return Position.row(position);
+        return Position.row(position, e);
     }
 
     private void begin() throws SQLException {
@@ -622,7 +626,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             // ROLLBACK wait for it forever. Closing ends the session, which rolls the transaction back.
             transactionOpen = false;
             try {
-                connection.close();
+                SessionEnd.endSession(connection, io, context); // no statement: it would wait for the COPY
             } catch (SQLException e) {
                 throw new SinkException(context + ": closing the connection of a broken COPY failed", e);
             }
@@ -648,7 +652,9 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     public void close() throws IOException {
         backlog.close();
         try {
-            connection.close(); // ends the session: releases the guards, rolls back anything open
+            // Releases the guards and ends the session (rolling back anything open), also when the
+            // connection is a pool's: a pool must never keep the guard.
+            SessionEnd.close(connection, io, context);
         } catch (SQLException e) {
             throw new SinkException(context + ": closing the connection failed", e);
         }
@@ -657,7 +663,12 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     private SinkException writeError(Exception e, Position position) {
         String reason;
         String what;
-        if (e instanceof SQLException) {
+        if (e instanceof BinaryCopyEncoder.Refused) {
+            // The COPY encoder applied the database's own rule (a varchar(n) length) before sending.
+            reason = sentence(e.getMessage());
+            what = "The sink refused the record before sending it, as PostgreSQL would (SQLSTATE "
+                    + ((BinaryCopyEncoder.Refused) e).sqlState() + "). " + PostgresErrors.SAME_AFTER_RESTART;
+        } else if (e instanceof SQLException) {
             SQLException sql = (SQLException) e;
             reason = sentence(rootMessage(sql));
             what = PostgresErrors.onWrite(sql);
@@ -682,29 +693,44 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         private final long last;
         private final Object record; // null when only the batch is known
         private final String unknownBecause;
+        /** For a row known by its position only: what the database's own detail shows of it, or null. */
+        private final String shownByDatabase;
 
-        private Position(long first, long last, Object record, String unknownBecause) {
+        private Position(long first, long last, Object record, String unknownBecause, String shownByDatabase) {
             this.first = first;
             this.last = last;
             this.record = record;
             this.unknownBecause = unknownBecause;
+            this.shownByDatabase = shownByDatabase;
         }
 
         static Position exact(long position, Object record) {
-            return new Position(position, position, record, null);
+            return new Position(position, position, record, null, null);
         }
 
-        /** The row is known by its position only (a COPY error names its line, not the record). */
-        static Position row(long position) {
-            return new Position(position, position, null, null);
+        /**
+         * The row is known by its position only: a COPY error names its line, and the record was sent
+         * before the sink's last records. Only some errors show the row ("Failing row contains ...",
+         * NOT NULL and CHECK) or its key ("Key (...)=(...)", unique and foreign keys) in their detail;
+         * a data error (a value too long, out of range) shows neither.
+         */
+        static Position row(long position, Exception error) {
+            String detail = error instanceof PSQLException && ((PSQLException) error).getServerErrorMessage() != null
+                    ? ((PSQLException) error).getServerErrorMessage().getDetail()
+                    : null;
+            String shown = detail == null ? null
+                    : detail.startsWith("Failing row contains") ? "the database's detail shows the row"
+                    : detail.startsWith("Key (") ? "the database's detail shows its key"
+                    : null;
+            return new Position(position, position, null, null, shown);
         }
 
         static Position batch(long first, long last) {
-            return new Position(first, last, null, null);
+            return new Position(first, last, null, null, null);
         }
 
         Position because(String why) {
-            return new Position(first, last, null, why);
+            return new Position(first, last, null, why, null);
         }
 
         String describe() {
@@ -712,7 +738,9 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                 return "at record #" + first + " of the epoch (counting from 0) " + render(record);
             }
             if (unknownBecause == null) {
-                return "at record #" + first + " of the epoch (counting from 0; the database's message shows the row)";
+                return "at record #" + first + " of the epoch (counting from 0; the record was sent before the database "
+                        + "refused it, and the sink no longer holds it" + (shownByDatabase == null ? "" : ": " + shownByDatabase)
+                        + ")";
             }
             return "in the batch of records #" + first + " to #" + last + " of the epoch (counting from 0); "
                     + "which of them the database refused is not known: " + unknownBecause;

@@ -29,6 +29,23 @@ import java.util.stream.Collectors;
  * that touches one row twice), so upserts and deletes of one batch concern different keys and their
  * order does not matter; batches run in order. Values travel as text and are cast by the server to
  * the column's type, so every type with a text form works and type modifiers are enforced.
+ *
+ * <p>Keys are compared as {@link KeyColumns} says. Where only the database can tell which records
+ * share a key (citext, nondeterministic collations), the batch merges identical keys only and runs as
+ * one statement that keeps, per key by the database's own equality, the record that came last, then
+ * deletes or upserts it:
+ *
+ * <pre>
+ * WITH eosink_batch AS (SELECT * FROM unnest(?::text[]::citext[], ?::text[]::bigint[], ?::text[]::boolean[])
+ *          WITH ORDINALITY AS b(c0, c1, eosink_delete, eosink_order)),
+ *      eosink_last AS (SELECT DISTINCT ON (c0) * FROM eosink_batch ORDER BY c0, eosink_order DESC),
+ *      eosink_deleted AS (DELETE FROM t WHERE (k) IN (SELECT c0 FROM eosink_last WHERE eosink_delete))
+ * INSERT INTO t (k, a) SELECT c0, c1 FROM eosink_last WHERE NOT eosink_delete
+ *     ON CONFLICT (k) DO UPDATE SET k = EXCLUDED.k, a = EXCLUDED.a
+ * </pre>
+ *
+ * (the pending order is the order of each key's latest record, so the greatest ordinality is the last
+ * record; the key column takes that record's spelling, as a delete and an insert would have left it).
  */
 final class UpsertBuffer {
 
@@ -39,6 +56,10 @@ final class UpsertBuffer {
     private final String deleteSql;
     private final int columns;
     private final int[] keyIndexes;
+    private final KeyColumns keys;
+    /** The one statement of a batch whose keys only the database can compare, or null. */
+    private final String dedupingSql;
+    private PreparedStatement deduping;
     private final LinkedHashMap<Object, Object> pending = new LinkedHashMap<>();
     private PreparedStatement upsert;
     private PreparedStatement delete;
@@ -46,14 +67,23 @@ final class UpsertBuffer {
     private long lastPosition;
 
     UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, List<String> keyColumns) {
+        this(table, columns, columnTypes, KeyColumns.plain(keyColumns));
+    }
+
+    UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, KeyColumns keys) {
+        List<String> keyColumns = keys.names();
+        this.keys = keys;
         this.columns = columns.size();
         this.keyIndexes = keyColumns.stream().mapToInt(columns::indexOf).toArray();
         this.upsertSql = upsertSql(table, columns, columnTypes, keyColumns, "?");
-        this.upsertWithNulls = upsertSql(table, columns, columnTypes, keyColumns, "NULL");
-        String keys = keyColumns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
+        this.dedupingSql = keys.databaseDecides() ? dedupingSql(table, columns, columnTypes, keys, keyIndexes, "?") : null;
+        this.upsertWithNulls = keys.databaseDecides()
+                ? dedupingSql(table, columns, columnTypes, keys, keyIndexes, "NULL")
+                : upsertSql(table, columns, columnTypes, keyColumns, "NULL");
+        String quotedKeys = keyColumns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
         String keyArrays = Arrays.stream(keyIndexes).mapToObj(i -> "?::text[]::" + columnTypes.get(i) + "[]")
                 .collect(Collectors.joining(", "));
-        this.deleteSql = "DELETE FROM " + table.sql() + " WHERE (" + keys + ") IN (SELECT * FROM unnest(" + keyArrays + "))";
+        this.deleteSql = "DELETE FROM " + table.sql() + " WHERE (" + quotedKeys + ") IN (SELECT * FROM unnest(" + keyArrays + "))";
     }
 
     /** The upsert with {@code parameter} for each column's array: "?" to bind, "NULL" to EXPLAIN. */
@@ -72,6 +102,45 @@ final class UpsertBuffer {
                 + keys + ") " + action;
     }
 
+    /** The batch statement of {@link KeyColumns.Form#DATABASE} keys (see the class comment). */
+    private static String dedupingSql(SqlIdentifier table, List<String> columns, List<String> columnTypes,
+            KeyColumns keys, int[] keyIndexes, String parameter) {
+        String arrays = columnTypes.stream().map(t -> parameter + "::text[]::" + t + "[]").collect(Collectors.joining(", "))
+                + ", " + parameter + "::text[]::boolean[]";
+        StringBuilder aliases = new StringBuilder();
+        for (int i = 0; i < columns.size(); i++) {
+            aliases.append("c").append(i).append(", ");
+        }
+        List<String> sameKey = new ArrayList<>(); // the key as its unique index compares it
+        List<String> lastKey = new ArrayList<>();
+        for (int k = 0; k < keyIndexes.length; k++) {
+            sameKey.add("c" + keyIndexes[k] + keys.collate(k));
+            lastKey.add("eosink_last.c" + keyIndexes[k] + keys.collate(k));
+        }
+        String keyList = String.join(", ", sameKey);
+        String quotedKeys = keys.names().stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
+        List<String> set = new ArrayList<>();
+        for (int i = 0; i < columns.size(); i++) {
+            int k = keys.names().indexOf(columns.get(i));
+            if (k < 0 || keys.form(k) == KeyColumns.Form.DATABASE) { // the key takes the last record's spelling
+                set.add(SqlIdentifier.quote(columns.get(i)) + " = EXCLUDED." + SqlIdentifier.quote(columns.get(i)));
+            }
+        }
+        StringBuilder values = new StringBuilder();
+        for (int i = 0; i < columns.size(); i++) {
+            values.append(i == 0 ? "" : ", ").append("eosink_last.c").append(i);
+        }
+        return "WITH eosink_batch AS (SELECT * FROM unnest(" + arrays + ") WITH ORDINALITY AS b(" + aliases
+                + "eosink_delete, eosink_order)), "
+                + "eosink_last AS (SELECT DISTINCT ON (" + keyList + ") * FROM eosink_batch ORDER BY " + keyList
+                + ", eosink_order DESC), "
+                + "eosink_deleted AS (DELETE FROM " + table.sql() + " WHERE (" + quotedKeys + ") IN (SELECT "
+                + String.join(", ", lastKey) + " FROM eosink_last WHERE eosink_delete)) "
+                + "INSERT INTO " + table.sql() + " (" + columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
+                + ") SELECT " + values + " FROM eosink_last WHERE NOT eosink_delete ON CONFLICT (" + quotedKeys
+                + ") DO UPDATE SET " + String.join(", ", set);
+    }
+
     /**
      * The upsert with NULL arrays instead of parameters, to EXPLAIN at start. Not by replacing "?" in
      * the statement: a quoted column name may contain one.
@@ -82,16 +151,18 @@ final class UpsertBuffer {
 
     /**
      * The key of a row, as it is compared here and travels to the server: the text form of the key
-     * column's value (numbers normalized, so that 1.0 and 1.00 are one key), or with several key
-     * columns a list of them. Keys are equal exactly when their text forms are.
+     * column's value (numbers normalized, so that 1.0 and 1.00 are one key; char(n) without trailing
+     * spaces: see {@link KeyColumns}), or with several key columns a list of them. Keys are equal
+     * exactly when these forms are; where the database's equality has no such form, keys equal here
+     * are equal there too, and the batch's statement merges the rest.
      */
     Object keyOf(Object[] row) {
         if (keyIndexes.length == 1) {
-            return keyText(row[keyIndexes[0]]);
+            return keys.part(0, keyText(row[keyIndexes[0]]));
         }
         List<Object> key = new ArrayList<>(keyIndexes.length);
-        for (int i : keyIndexes) {
-            key.add(keyText(row[i]));
+        for (int k = 0; k < keyIndexes.length; k++) {
+            key.add(keys.part(k, keyText(row[keyIndexes[k]])));
         }
         return key;
     }
@@ -135,6 +206,11 @@ final class UpsertBuffer {
         if (pending.isEmpty()) {
             return;
         }
+        if (dedupingSql != null) {
+            executeDeduping(c);
+            clear();
+            return;
+        }
         List<Object[]> rows = new ArrayList<>();
         List<Object> deletes = new ArrayList<>();
         for (Iterator<Map.Entry<Object, Object>> it = pending.entrySet().iterator(); it.hasNext(); ) {
@@ -160,6 +236,37 @@ final class UpsertBuffer {
             delete.executeUpdate();
         }
         clear();
+    }
+
+    /** The batch in pending order as one statement that the database merges by its own equality. */
+    private void executeDeduping(Connection c) throws SQLException {
+        if (deduping == null) {
+            deduping = c.prepareStatement(dedupingSql);
+        }
+        int n = pending.size();
+        String[][] values = new String[columns][n];
+        String[] deletes = new String[n];
+        int r = 0;
+        for (Map.Entry<Object, Object> e : pending.entrySet()) {
+            if (e.getValue() == DELETE) {
+                deletes[r] = "t";
+                for (int k = 0; k < keyIndexes.length; k++) {
+                    values[keyIndexes[k]][r] = keyPart(e.getKey(), k);
+                }
+            } else {
+                deletes[r] = "f";
+                Object[] row = (Object[]) e.getValue();
+                for (int col = 0; col < columns; col++) {
+                    values[col][r] = text(row[col]);
+                }
+            }
+            r++;
+        }
+        for (int col = 0; col < columns; col++) {
+            deduping.setArray(col + 1, array(c, values[col]));
+        }
+        deduping.setArray(columns + 1, array(c, deletes));
+        deduping.executeUpdate();
     }
 
     /** Upserts rows of distinct keys, now, with one statement (nothing if there are none). */

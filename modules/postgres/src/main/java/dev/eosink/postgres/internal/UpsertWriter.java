@@ -30,6 +30,12 @@ import java.util.List;
  * earlier run or by someone else), the COPY fails on the unique index, the savepoint undoes the
  * chunk, and the chunk is done again as upserts. The end state is the one of plain upserts.
  *
+ * <p>Keys are compared in the form {@link UpsertBuffer#keyOf} gives them, which must be the unique
+ * index's equality exactly: the filter, the window and the one-row-per-key rule of a statement all
+ * rely on it. Where no Java form is exact (citext, nondeterministic collations: {@link KeyColumns}),
+ * the writer has no COPY, so neither the filter nor the window decides anything, and each statement
+ * merges the batch's records by the database's own equality.
+ *
  * <p>Invariants:
  *
  * <ol>
@@ -329,12 +335,15 @@ final class UpsertWriter {
         long first = chunkFirst;
         long last = chunkLast;
         if (!"23505".equals(e.getSQLState()) || !copy.cancel()) {
-            chunk.clear();
             java.util.OptionalLong line = CopyStream.failedRow(e); // 0-based within this chunk's COPY
             if (line.isPresent() && line.getAsLong() < rows) {
-                long position = chunkPositions[(int) line.getAsLong()];
-                throw new Failure(e, position, position, null);
+                int refused = (int) line.getAsLong();
+                long position = chunkPositions[refused];
+                Object[] row = chunk.get(refused); // the chunk keeps its rows, so the message can show it
+                chunk.clear();
+                throw new Failure(e, position, position, null, row);
             }
+            chunk.clear();
             throw new Failure(e, first, last, "the database did not name the row of the COPY chunk");
         }
         try {

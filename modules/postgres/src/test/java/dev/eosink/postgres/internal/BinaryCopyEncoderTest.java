@@ -84,6 +84,41 @@ class BinaryCopyEncoderTest {
         assertThat(b.size()).as("nothing of a refused row stays in the buffer").isZero();
     }
 
+    /**
+     * varchar(n) and char(n) lengths by PostgreSQL's rule: n characters (code points, not UTF-16 units
+     * or bytes), and characters beyond n are let through when all are spaces (the server cuts them);
+     * anything else is refused with SQLSTATE 22001 before a byte of the row is written.
+     * (BadInputITCase runs the same values through a real server.)
+     */
+    @Test
+    void declaredLengthsAreCheckedAsPostgresChecksThem() {
+        BinaryCopyEncoder bounded = BinaryCopyEncoder.forTypes(List.of("v", "c"), List.of("varchar", "bpchar"), new int[] {3, 3})
+                .orElseThrow();
+        BinaryCopyEncoder unbounded = BinaryCopyEncoder.forTypes(List.of("v", "c"), List.of("varchar", "bpchar")).orElseThrow();
+        for (String fits : List.of("", "abc", "ab", "abc   ", "\u00e9\u00e9\u00e9", "\ud83d\ude42\ud83d\ude42\ud83d\ude42",
+                "\ud83d\ude42\ud83d\ude42\ud83d\ude42 ", "a b")) {
+            BinaryCopyEncoder.Buffer b = new BinaryCopyEncoder.Buffer(8);
+            BinaryCopyEncoder.Buffer want = new BinaryCopyEncoder.Buffer(8);
+            bounded.row(b, new Object[] {fits, fits});
+            unbounded.row(want, new Object[] {fits, fits});
+            assertThat(Arrays.copyOf(b.array(), b.size())).as("'%s'", fits).isEqualTo(Arrays.copyOf(want.array(), want.size()));
+        }
+        for (String tooLong : List.of("abcd", "abc d", "ab   x", "\ud83d\ude42\ud83d\ude42\ud83d\ude42\ud83d\ude42", "abc\t")) {
+            for (int column = 0; column < 2; column++) {
+                Object[] row = column == 0 ? new Object[] {tooLong, "ok"} : new Object[] {"ok", tooLong};
+                BinaryCopyEncoder.Buffer b = new BinaryCopyEncoder.Buffer(8);
+                String declared = column == 0 ? "character varying(3)" : "character(3)";
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> bounded.row(b, row))
+                        .as("'%s' in column %d", tooLong, column)
+                        .isInstanceOf(BinaryCopyEncoder.Refused.class)
+                        .hasMessageContaining("column \"" + (column == 0 ? "v" : "c") + "\": value too long for type " + declared)
+                        .hasMessageContaining(tooLong.codePointCount(0, tooLong.length()) + " characters")
+                        .satisfies(e -> assertThat(((BinaryCopyEncoder.Refused) e).sqlState()).isEqualTo("22001"));
+                assertThat(b.size()).as("nothing of a refused row stays in the buffer").isZero();
+            }
+        }
+    }
+
     private static byte[] encode(Object v) {
         BinaryCopyEncoder.Buffer b = new BinaryCopyEncoder.Buffer(16);
         NUMERIC.row(b, new Object[] {v});
