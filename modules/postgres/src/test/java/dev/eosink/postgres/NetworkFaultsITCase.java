@@ -1,7 +1,6 @@
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
-import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.TcpProxy;
 
 import org.apache.flink.core.execution.JobClient;
@@ -11,7 +10,6 @@ import org.apache.flink.test.junit5.InjectMiniCluster;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in the middle of COMMIT PREPARED, and a network that stalls (sockets open, nothing moves) during
  * writes and commits. The job must never hang: the sink's network timeout (2 s here, 120 s by
  * default) ends every stalled call, and Flink's restarts and the committer's retries do the rest.
- * Every test ends exact, with nothing prepared left.
+ * Every test ends exact, with nothing prepared left. {@link NetworkFaultsOverTlsITCase} runs them
+ * again with the sessions encrypted.
  */
 class NetworkFaultsITCase extends ExactlyOnceTestBase {
 
@@ -43,17 +42,23 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
     /** Padding that makes rows big, so that a stalled COPY fills every buffer on the way within a second. */
     private static final String PADDING = "x".repeat(8_000);
 
+    /** In front of the class's server ({@link #server()}), from its first test to its end. */
     private static TcpProxy proxy;
     private static final Map<String, String> HIT = new ConcurrentHashMap<>();
 
-    @BeforeAll
-    static void startProxy() throws IOException {
-        proxy = TcpProxy.to(PostgresFixture.get().jdbcUrl());
+    @BeforeEach
+    void startProxy() throws IOException {
+        if (proxy == null) {
+            proxy = TcpProxy.to(db.jdbcUrl());
+        }
     }
 
     @AfterAll
     static void stopProxy() {
-        proxy.close();
+        if (proxy != null) {
+            proxy.close();
+            proxy = null;
+        }
     }
 
     @BeforeEach

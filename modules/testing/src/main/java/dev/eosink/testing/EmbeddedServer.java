@@ -45,7 +45,11 @@ final class EmbeddedServer implements AutoCloseable {
     private static final Duration STARTUP_WAIT = Duration.ofSeconds(60);
     private static final Duration PROCESS_EXIT_WAIT = Duration.ofSeconds(60);
 
+    private static final boolean WINDOWS = System.getProperty("os.name", "").startsWith("Windows");
+
     private final Path dataDirectory;
+    /** The generated certificate and key of a server with {@code ssl=on}; null without. */
+    private final Path tlsDirectory;
     private final int port;
     private final Map<String, String> settings;
 
@@ -55,7 +59,8 @@ final class EmbeddedServer implements AutoCloseable {
 
     /**
      * @param dataDirectory an empty (or missing) directory for initdb, or one a previous server left behind
-     * @param settings      server settings, passed as {@code -c key=value}
+     * @param settings      server settings, passed as {@code -c key=value}; {@code ssl=on} without an
+     *                      {@code ssl_cert_file} gets a self-signed certificate and key made for it
      */
     EmbeddedServer(Path dataDirectory, Map<String, String> settings) throws IOException {
         this.dataDirectory = dataDirectory;
@@ -64,11 +69,32 @@ final class EmbeddedServer implements AutoCloseable {
         // postmaster's pid: after crash() the next start on this port would refuse to run until PID 1 has reaped
         // the killed postmaster, which takes seconds here. The quotes are for the shell that pg_ctl -o goes
         // through (not cmd.exe on Windows, hence the guard).
-        if (!System.getProperty("os.name", "").startsWith("Windows")) {
+        if (!WINDOWS) {
             this.settings.put("unix_socket_directories", "''");
         }
         this.settings.putAll(settings);
+        if ("on".equalsIgnoreCase(this.settings.get("ssl")) && !this.settings.containsKey("ssl_cert_file")) {
+            // Beside the data directory, not in it: initdb wants an empty directory, and zonky runs initdb
+            // and the first start in one go.
+            tlsDirectory = dataDirectory.resolveSibling(dataDirectory.getFileName() + "-tls");
+            SelfSignedCertificate certificate = SelfSignedCertificate.writeTo(tlsDirectory);
+            this.settings.put("ssl_cert_file", shellQuoted(certificate.certificateFile().toAbsolutePath().toString()));
+            this.settings.put("ssl_key_file", shellQuoted(certificate.keyFile().toAbsolutePath().toString()));
+        } else {
+            tlsDirectory = null;
+        }
         this.port = freePort();
+    }
+
+    /** A value that survives the shell that pg_ctl -o goes through (see unix_socket_directories above). */
+    private static String shellQuoted(String value) {
+        if (WINDOWS) {
+            return value;
+        }
+        if (value.contains("'")) {
+            throw new IllegalArgumentException("a server setting with a single quote in it: " + value);
+        }
+        return "'" + value + "'";
     }
 
     int port() {
@@ -106,7 +132,8 @@ final class EmbeddedServer implements AutoCloseable {
         settings.forEach(builder::setServerConfig);
         long t0 = System.nanoTime();
         postgres = builder.start();
-        LOG.info("Embedded PostgreSQL on port {} (data {}) started in {} ms{}", port, dataDirectory,
+        LOG.info("Embedded PostgreSQL on port {} (data {}{}) started in {} ms{}", port, dataDirectory,
+                tlsDirectory == null ? "" : ", TLS with a self-signed certificate",
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
                 LinuxUtils.isUnshareAvailable() ? ", as uid 65534 in a user namespace (unshare -U)" : "");
     }
@@ -174,6 +201,9 @@ final class EmbeddedServer implements AutoCloseable {
         } finally {
             closed = true;
             Directories.deleteRecursively(dataDirectory);
+            if (tlsDirectory != null) {
+                Directories.deleteRecursively(tlsDirectory);
+            }
         }
     }
 

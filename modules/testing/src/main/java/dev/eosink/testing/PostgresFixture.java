@@ -50,7 +50,7 @@ import java.util.concurrent.TimeoutException;
  * JVM system property of the same name, which wins over the environment.
  *
  * <p>{@link #startNew(Map)} starts a further, private embedded server that a test may stop, crash and
- * restart.
+ * restart, or that offers TLS. The shared one does not: pgjdbc would then encrypt every test's sessions.
  *
  * <p>Nothing here logs or prints a password.
  */
@@ -123,6 +123,11 @@ public class PostgresFixture {
      * Starts a further embedded PostgreSQL of its own, on its own port and data directory, whatever
      * {@link #get()} chose: for tests that stop, crash or restart their server. Close it when done; the
      * shutdown hook closes any left open.
+     *
+     * <p>{@code "ssl", "on"} makes it offer TLS with a self-signed certificate for localhost, made for it
+     * (unless {@code ssl_cert_file} is given too); plain connections are still accepted, and pgjdbc's
+     * default {@code sslmode=prefer} picks TLS. A test that must not fall back to plain TCP connects with
+     * {@code sslmode=require}.
      *
      * @param serverSettings overrides of (or additions to) {@link #defaultServerSettings()}
      */

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -136,6 +137,35 @@ class PostgresFixtureITCase {
             own.start();
             assertThat(own.count("SELECT count(*) FROM t")).isEqualTo(2);
             assertThat(own.describe()).contains("embedded").contains(String.valueOf(own.port()));
+        }
+    }
+
+    /**
+     * {@code ssl=on}: a certificate and key are made for the server, which encrypts the sessions that
+     * ask for it and still accepts plain ones; closing it deletes them with its data.
+     */
+    @Test
+    void standaloneServerWithSslOnOffersTls() throws SQLException {
+        Path tlsFiles;
+        try (StandalonePostgres own = PostgresFixture.startNew(Map.of("ssl", "on"))) {
+            tlsFiles = own.dataDirectory().resolveSibling(own.dataDirectory().getFileName() + "-tls");
+            assertThat(tlsFiles.resolve("server.crt")).isRegularFile();
+            assertThat(tlsFiles.resolve("server.key")).isRegularFile();
+            assertThat(show(own, "ssl")).isEqualTo("on");
+            assertThat(sessionTls(own, "require")).isEqualTo("TLSv1.3");
+            assertThat(sessionTls(own, "disable")).isEqualTo("none");
+        }
+        assertThat(tlsFiles).doesNotExist();
+    }
+
+    /** The TLS version of a new session with that sslmode, or "none". */
+    private static String sessionTls(PostgresFixture server, String sslmode) throws SQLException {
+        Properties properties = server.connectionProperties();
+        properties.setProperty("sslmode", sslmode);
+        try (Connection c = DriverManager.getConnection(server.jdbcUrl(), properties); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT ssl, version FROM pg_stat_ssl WHERE pid = pg_backend_pid()")) {
+            rs.next();
+            return rs.getBoolean(1) ? rs.getString(2) : "none";
         }
     }
 

@@ -6,8 +6,11 @@ import org.slf4j.LoggerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,7 +24,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * reading (a stalled network, a hung server) blocks in the kernel once the buffers in between are
  * full, forever, and neither a socket timeout nor a thread interrupt ends it; Flink's task
  * cancellation would then escalate to killing the whole TaskManager. {@code Connection.abort} closes
- * the socket, and that does end it ({@code TcpProxyITCase} pins both facts).
+ * the socket, and that does end it ({@code TcpProxyITCase} pins both facts); over TLS only once the
+ * socket is readied for an abortive close ({@link AbortiveClose}), without which closing a TLS socket
+ * waits for the very write it should end ({@code IoWatchdogITCase}).
+ *
+ * <p>Aborts run on threads of their own, never on the timer: one abort that blocks (a connection whose
+ * socket could not be readied) must not hold up the watchdogs of every other session in the JVM.
  */
 final class IoWatchdog {
 
@@ -50,6 +58,24 @@ final class IoWatchdog {
         timer.setRemoveOnCancelPolicy(true);
         return timer;
     }
+
+    /**
+     * Runs the timer's aborts. Threads are made on demand (aborts are rare and one may block) and end
+     * when idle for a while, like the timer's.
+     */
+    private static final ThreadPoolExecutor ABORTS = aborts();
+
+    private static ThreadPoolExecutor aborts() {
+        AtomicInteger n = new AtomicInteger();
+        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+            Thread t = new Thread(r, "eosink-io-watchdog-abort-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** An abort that takes longer than this is logged when it ends: it was stuck, not just slow. */
+    private static final long SLOW_ABORT_MILLIS = 1_000;
 
     /** A call into the driver. */
     @FunctionalInterface
@@ -96,6 +122,8 @@ final class IoWatchdog {
      * next (Flink may clear the interrupt before it cleans up) never waits on this connection.
      */
     SQLException abortInterrupted(String what) {
+        // On the caller's thread: it waits for the abort, so that nothing it does next meets a live
+        // connection. It is not the timer, and it holds no lock of the connection's socket.
         abort(what, INTERRUPTED);
         return new SQLException(what + " " + INTERRUPTED + ", so the sink aborted the connection", "08006");
     }
@@ -132,21 +160,34 @@ final class IoWatchdog {
 
         private void abort(String why) {
             abortedBecause = why;
-            IoWatchdog.this.abort(what, why);
+            try {
+                ABORTS.execute(() -> IoWatchdog.this.abort(what, why));
+            } catch (RejectedExecutionException e) {
+                // Not expected (the pool is unbounded and never shut down); should it happen, aborting
+                // on the timer beats not aborting at all.
+                IoWatchdog.this.abort(what, why);
+            }
         }
     }
 
     private void abort(String what, String why) {
         LOG.warn("{}: {} {}: aborting its connection", owner, what, why);
+        long t0 = System.nanoTime();
+        boolean readied = AbortiveClose.ready(connection, owner);
         try {
             connection.abort(Runnable::run);
         } catch (SQLException | RuntimeException e) {
-            LOG.warn("Aborting the connection failed; closing it instead", e);
+            LOG.warn("{}: aborting the connection of {} failed; closing it instead", owner, what, e);
             try {
                 connection.close();
             } catch (SQLException closeFailed) {
                 e.addSuppressed(closeFailed);
             }
+        }
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        if (millis >= SLOW_ABORT_MILLIS) {
+            LOG.warn("{}: aborting the connection of {} took {} ms{}", owner, what, millis,
+                    readied ? "" : " (its socket could not be readied for an abortive close)");
         }
     }
 }
