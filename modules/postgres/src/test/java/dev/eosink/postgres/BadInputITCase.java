@@ -1,5 +1,6 @@
 package dev.eosink.postgres;
 
+import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.SinkException;
 
 import org.apache.flink.api.common.JobID;
@@ -317,7 +318,7 @@ class BadInputITCase extends ExactlyOnceTestBase {
                 .startsWith("eos1/" + sinkId + "/0/1/");
 
         StreamExecutionEnvironment again = env(2, 200);
-        ids(again, 2 * RECORDS, 2_000).sinkTo(sinkBuilder(sinkId, table).leftoverPolicy(dev.eosink.core.LeftoverPolicy.ROLLBACK).build());
+        ids(again, 2 * RECORDS, 2_000).sinkTo(sinkBuilder(sinkId, table).leftoverPolicy(LeftoverPolicy.ROLLBACK).build());
         again.execute("next start of the same sink id");
         assertExactlyOnce(2 * RECORDS);
     }

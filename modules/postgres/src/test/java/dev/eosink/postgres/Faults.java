@@ -1,5 +1,7 @@
 package dev.eosink.postgres;
 
+import dev.eosink.core.spi.LifecycleHook;
+
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -137,6 +139,7 @@ public final class Faults {
         ARMED.keySet().removeIf(k -> k.startsWith(prefix));
         FIRED.keySet().removeIf(k -> k.startsWith(prefix));
         WRITER_ATTEMPTS.keySet().removeIf(k -> k.startsWith(prefix));
+        PREPARE_FAILURES.remove(sinkId);
     }
 
     private static String key(String sinkId, Point point) {
@@ -156,6 +159,24 @@ public final class Faults {
             FIRED.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
             armed.action.run(arrival);
         }
+    }
+
+    private static final Map<String, AtomicInteger> PREPARE_FAILURES = new ConcurrentHashMap<>();
+
+    /**
+     * A lifecycle hook (for {@code sink.withLifecycleHook(...)}) with which writer {@code subtask} of
+     * {@code sinkId} fails right after each of its next {@code times} prepares, whatever its attempt: a
+     * subtask whose checkpoints keep failing. Cleared by {@link #reset}.
+     */
+    public static LifecycleHook failAfterEachPrepare(String sinkId, int subtask, int times) {
+        PREPARE_FAILURES.put(sinkId, new AtomicInteger(times));
+        return (point, context, id) -> {
+            AtomicInteger left = PREPARE_FAILURES.get(sinkId);
+            if (point == LifecycleHook.Point.AFTER_PREPARE && context.subtask() == subtask && left != null
+                    && left.getAndDecrement() > 0) {
+                throw new InjectedFault(sinkId + ": subtask " + subtask + " fails its checkpoint after " + id);
+            }
+        };
     }
 
     /** The exception a fault throws: recognizable in logs and assertions. */

@@ -1,5 +1,6 @@
 package dev.eosink.postgres;
 
+import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.PostgresFixture;
@@ -124,7 +125,7 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
                     .containsSubsequence(
                             "has max_prepared_transactions = 3",
                             "this sink needs at least 4 (2 per subtask x parallelism 2)",
-                            "more with several sinks or concurrent checkpoints",
+                            "and room for 10 (maxPreparedPerSubtask 5 per subtask) when checkpoints fail",
                             "Remedy: set max_prepared_transactions in postgresql.conf");
             assertThat(server.count("SELECT count(*) FROM " + schema + "." + table)).isZero();
 
@@ -147,7 +148,8 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
     @Test
     void leastPrivilegedRoleRunsTheWholeProtocol() throws Exception {
         grantPerScript();
-        // A leftover of an earlier run of this sink id, prepared by the sink's role: the fresh start rolls it back.
+        // A leftover of an earlier job with this sink id, prepared by the sink's role: the fresh start rolls it
+        // back (leftoverPolicy ROLLBACK).
         String leftover = "eos1/" + sinkId + "/1/3/aaaaaaaa";
         try (Connection c = connectAs(role)) {
             c.setAutoCommit(false);
@@ -166,7 +168,8 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3);
 
         StreamExecutionEnvironment env = env(2, 100);
-        ids(env, 3_000, 3_000).sinkTo(FaultInjectingDatabase.wrap(sinkAs(db, role).build()));
+        ids(env, 3_000, 3_000).sinkTo(FaultInjectingDatabase.wrap(
+                sinkAs(db, role).leftoverPolicy(LeftoverPolicy.ROLLBACK).build()));
         env.execute("least-privileged role");
 
         assertThat(db.count("SELECT count(*) FROM pg_roles WHERE rolname = ? AND NOT rolsuper AND NOT rolcreaterole", role))
@@ -362,7 +365,8 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
         conf.set(ExecutionOptions.RUNTIME_MODE, mode);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
-        endless(env).sinkTo(sinkBuilder(sinkId, table).build());
+        // A socket source is unbounded (only the graph is built: nothing connects to it).
+        env.socketTextStream("localhost", 1).map(Long::parseLong, Types.LONG).sinkTo(sinkBuilder(sinkId, table).build());
 
         assertThatThrownBy(env::getStreamGraph)
                 .isInstanceOf(IllegalStateException.class)

@@ -10,14 +10,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.util.ExceptionUtils;
 
-import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LogEvent;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.Configuration;
-import org.apache.logging.log4j.core.config.LoggerConfig;
-import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -121,7 +113,7 @@ class SecurityITCase extends ExactlyOnceTestBase {
                 .username(role)
                 .password(password)
                 .rows(id -> new Object[] {id, id == 1_500 ? null : "row-" + id}); // fails every attempt
-        Capture logs = Capture.attach();
+        LogCapture logs = LogCapture.attach();
         Throwable failure;
         String config;
         String plan;
@@ -187,51 +179,5 @@ class SecurityITCase extends ExactlyOnceTestBase {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("HTTP status of %s", path).isEqualTo(200);
         return response.body();
-    }
-
-    /** Every log event of every logger at INFO and above, formatted with its stack trace, while started. */
-    private static final class Capture extends AbstractAppender {
-        private final StringBuffer text = new StringBuffer();
-        private final Level rootLevelBefore;
-
-        private Capture(Level rootLevelBefore) {
-            super("capture-" + UUID.randomUUID(), null, null, true, Property.EMPTY_ARRAY);
-            this.rootLevelBefore = rootLevelBefore;
-        }
-
-        static Capture attach() {
-            LoggerContext context = (LoggerContext) LogManager.getContext(false);
-            Configuration configuration = context.getConfiguration();
-            LoggerConfig root = configuration.getRootLogger();
-            Capture capture = new Capture(root.getLevel());
-            capture.start();
-            root.setLevel(Level.INFO);
-            configuration.getLoggers().values().forEach(l -> l.addAppender(capture, Level.INFO, null));
-            root.addAppender(capture, Level.INFO, null);
-            context.updateLoggers();
-            return capture;
-        }
-
-        @Override
-        public void append(LogEvent event) {
-            text.append(event.getMessage().getFormattedMessage()).append('\n');
-            if (event.getThrown() != null) {
-                text.append(ExceptionUtils.stringifyException(event.getThrown())).append('\n');
-            }
-        }
-
-        String text() {
-            return text.toString();
-        }
-
-        void detach() {
-            LoggerContext context = (LoggerContext) LogManager.getContext(false);
-            Configuration configuration = context.getConfiguration();
-            configuration.getLoggers().values().forEach(l -> l.removeAppender(getName()));
-            configuration.getRootLogger().removeAppender(getName());
-            configuration.getRootLogger().setLevel(rootLevelBefore);
-            context.updateLoggers();
-            super.stop();
-        }
     }
 }

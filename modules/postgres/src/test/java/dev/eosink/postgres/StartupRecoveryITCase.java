@@ -2,7 +2,6 @@ package dev.eosink.postgres;
 
 import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.TransactionId;
-import dev.eosink.core.spi.LifecycleHook;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -13,7 +12,6 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -105,49 +103,25 @@ class StartupRecoveryITCase extends ExactlyOnceTestBase {
     @Test
     void checkpointsThatKeepFailingCannotPileUpPreparedTransactions() throws Exception {
         int bound = 3;
-        AtomicInteger sampled = new AtomicInteger();
-        AtomicInteger mostOfSubtask1 = new AtomicInteger();
-        PREPARE_FAILURES.put(sinkId, new AtomicInteger(10));
-        String prefix = TransactionId.sinkPrefix(sinkId) + "1/";
-        Thread sampler = new Thread(() -> {
-            while (!Thread.currentThread().isInterrupted()) {
-                int n = db.preparedGids(prefix).size();
-                mostOfSubtask1.accumulateAndGet(n, Math::max);
-                sampled.incrementAndGet();
-                try {
-                    Thread.sleep(10);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "prepared-sampler");
-        try {
+        String ofSubtask1 = TransactionId.sinkPrefix(sinkId) + "1/";
+        MaxSampler prepared1;
+        try (MaxSampler sampler = new MaxSampler(sinkId, () -> db.preparedGids(ofSubtask1).size())) {
+            prepared1 = sampler;
             StreamExecutionEnvironment env = env(2, 100);
-            String key = sinkId;
-            ids(env, 6_000, 1_500).sinkTo(FaultInjectingDatabase.wrap(
-                    sinkBuilder(sinkId, table).maxPreparedPerSubtask(bound).build()).withLifecycleHook((point, context, id) -> {
-                        // Subtask 0 fails right after each of its first ten prepares: no checkpoint completes.
-                        if (point == LifecycleHook.Point.AFTER_PREPARE && context.subtask() == 0
-                                && PREPARE_FAILURES.get(key).getAndDecrement() > 0) {
-                            throw new Faults.InjectedFault(key + ": subtask 0 fails its checkpoint");
-                        }
-                    }));
-            sampler.start();
+            ids(env, 6_000, 1_500).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table).maxPreparedPerSubtask(bound).build())
+                    .withLifecycleHook(Faults.failAfterEachPrepare(sinkId, 0, 10))); // no checkpoint completes meanwhile
             env.execute("checkpoints keep failing on one subtask");
-        } finally {
-            sampler.interrupt();
-            sampler.join();
-            PREPARE_FAILURES.remove(sinkId);
         }
-        assertThat(sampled.get()).as("samples taken").isPositive();
+        assertThat(prepared1.samples()).as("samples taken").isPositive();
+        assertThat(prepared1.max()).as("most prepared transactions of subtask 1 at once").isBetween(1, bound);
         assertThat(Faults.writerAttempts(sinkId, 1)).as("the healthy subtask failed over at the bound").hasSizeGreaterThan(1);
-        assertThat(mostOfSubtask1.get()).as("most prepared transactions of subtask 1 at once").isBetween(1, bound);
         assertExactlyOnce(6_000);
     }
 
-    private static final java.util.Map<String, AtomicInteger> PREPARE_FAILURES = new java.util.concurrent.ConcurrentHashMap<>();
-
-    /** Hard case 9: a second live job with the same sink id is refused and cannot harm the first. */
+    /**
+     * Hard case 9: a second live job with the same sink id is refused and cannot harm the first. It
+     * says, while it waits for the guard, who holds it.
+     */
     @Test
     void secondLiveJobWithTheSameSinkIdIsRefused() throws Exception {
         StreamExecutionEnvironment first = env(1, 200);
@@ -157,11 +131,19 @@ class StartupRecoveryITCase extends ExactlyOnceTestBase {
 
         StreamExecutionEnvironment second = env(1, 200, noRestarts());
         ids(second, 100, 1_000).sinkTo(sinkBuilder(sinkId, table).claimWait(Duration.ofSeconds(1)).build());
-        assertThatThrownBy(() -> second.execute("second"))
-                .rootCause()
-                .hasMessageContaining("another live session holds the ownership guard of sink id '" + sinkId + "'")
-                .hasMessageContaining("eosink/" + sinkId + "/0/writer")
-                .hasMessageContaining("give this sink a different sink id");
+        LogCapture logs = LogCapture.attach();
+        try {
+            assertThatThrownBy(() -> second.execute("second"))
+                    .rootCause()
+                    .hasMessageContaining("another live session holds the ownership guard of sink id '" + sinkId + "'")
+                    .hasMessageContaining("eosink/" + sinkId + "/0/writer")
+                    .hasMessageContaining("give this sink a different sink id");
+        } finally {
+            logs.detach();
+        }
+        assertThat(logs.text()).as("the wait is logged, with the holder")
+                .contains("waiting up to")
+                .contains("for the ownership guard of sink id '" + sinkId + "' subtask 0 (held by backend pid");
 
         running.getJobExecutionResult().get();
         assertExactlyOnce(4_000);

@@ -3,9 +3,9 @@ package dev.eosink.xa;
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.TransactionId;
-import dev.eosink.core.spi.LifecycleHook;
 import dev.eosink.postgres.CheckpointCounter;
 import dev.eosink.postgres.FaultInjectingDatabase;
+import dev.eosink.postgres.MaxSampler;
 import dev.eosink.postgres.Faults;
 import dev.eosink.xa.internal.XaIds;
 
@@ -365,7 +365,7 @@ abstract class XaHardCases {
     void anOrphanHoldingKeysTheReplayWritesIsRolledBackAtStart(@TempDir Path dir) throws Exception {
         long n = 3_000;
         db.execute("CREATE UNIQUE INDEX " + table + "_id ON " + table + " (id)");
-        String savepoint = savepointThenCancel(n, dir, "sink");
+        String savepoint = savepointThenCancel(1, n, dir, "sink");
         TransactionId orphan = new TransactionId(sinkId, 0, 1, "zzzz0000"); // named at or before any savepoint
         db.stagePrepared(table, orphan, n - 50, n); // holds the last ids, which the replay writes
 
@@ -388,7 +388,7 @@ abstract class XaHardCases {
     @Test
     void aSinkRestoredWithoutItsStateNeverRollsBackTheSavepointsBranches(@TempDir Path dir) throws Exception {
         long n = 3_000;
-        String savepoint = savepointThenCancel(n, dir, "sink");
+        String savepoint = savepointThenCancel(1, n, dir, "sink");
         List<String> ofSavepoint = preparedLeft();
         assertThat(ofSavepoint).hasSize(1);
 
@@ -420,50 +420,32 @@ abstract class XaHardCases {
     @Test
     void checkpointsThatKeepFailingCannotPileUpPreparedBranches() throws Exception {
         int bound = 3;
-        AtomicInteger most = new AtomicInteger();
-        PREPARE_FAILURES.put(sinkId, new AtomicInteger(8));
-        Thread sampler = new Thread(() -> {
-            while (!Thread.currentThread().isInterrupted()) {
-                long ofSubtask1 = preparedLeft().stream().filter(g -> g.split("/")[2].equals("1")).count();
-                most.accumulateAndGet((int) ofSubtask1, Math::max);
-                try {
-                    Thread.sleep(10);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "prepared-sampler");
-        try {
+        MaxSampler prepared1;
+        try (MaxSampler sampler = new MaxSampler(sinkId,
+                () -> (int) preparedLeft().stream().filter(g -> g.split("/")[2].equals("1")).count())) {
+            prepared1 = sampler;
             StreamExecutionEnvironment env = env(2, 100);
-            String key = sinkId;
             ids(env, 4_000, 1_000).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder().maxPreparedPerSubtask(bound).build())
-                    .withLifecycleHook((point, context, id) -> {
-                        if (point == LifecycleHook.Point.AFTER_PREPARE && context.subtask() == 0
-                                && PREPARE_FAILURES.get(key).getAndDecrement() > 0) {
-                            throw new Faults.InjectedFault(key + ": subtask 0 fails its checkpoint");
-                        }
-                    }));
-            sampler.start();
+                    .withLifecycleHook(Faults.failAfterEachPrepare(sinkId, 0, 8))); // no checkpoint completes meanwhile
             env.execute("checkpoints keep failing on one subtask");
-        } finally {
-            sampler.interrupt();
-            sampler.join();
-            PREPARE_FAILURES.remove(sinkId);
         }
+        assertThat(prepared1.max()).as("most prepared branches of subtask 1 at once").isBetween(1, bound);
         assertThat(Faults.writerAttempts(sinkId, 1)).as("the healthy subtask failed over at the bound").hasSizeGreaterThan(1);
-        assertThat(most.get()).as("most prepared branches of subtask 1 at once").isBetween(1, bound);
         assertExactlyOnce(4_000);
     }
 
-    private static final java.util.Map<String, AtomicInteger> PREPARE_FAILURES = new java.util.concurrent.ConcurrentHashMap<>();
-
-    /** Runs a job of {@code n} ids at parallelism 1, takes a plain savepoint mid-way, cancels: its branch stays prepared. */
-    private String savepointThenCancel(long n, Path dir, String sinkUid) throws Exception {
-        StreamExecutionEnvironment first = env(1, Duration.ofHours(1).toMillis());
+    /**
+     * Runs a job of {@code n} ids at {@code parallelism}, takes a plain savepoint once every writer has
+     * rows in its open branch, and cancels: a plain savepoint prepares and commits nothing, and cancel
+     * rolls back only the open branches, so the savepoint's branches, one per writer, stay prepared.
+     */
+    private String savepointThenCancel(int parallelism, long n, Path dir, String sinkUid) throws Exception {
+        StreamExecutionEnvironment first = env(parallelism, Duration.ofHours(1).toMillis());
         ids(first, n, 400).sinkTo(faultySink()).uid(sinkUid);
-        JobClient job = first.executeAsync("savepoint, then cancel");
-        await(() -> Faults.hits(sinkId, Faults.Point.WRITE) > 200, "rows in the writer's open branch");
+        JobClient job = first.executeAsync("savepoint at parallelism " + parallelism + ", then cancel");
+        await(() -> Faults.hits(sinkId, Faults.Point.WRITE) > 200 * parallelism, "rows in every writer's open branch");
         String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        assertThat(preparedLeft()).as("a plain savepoint prepares and does not commit").hasSize(parallelism);
         job.cancel().get();
         await(() -> {
             try {
@@ -472,7 +454,7 @@ abstract class XaHardCases {
                 return false;
             }
         }, "cancel");
-        assertThat(preparedLeft()).as("the savepoint's branch, prepared").hasSize(1);
+        assertThat(preparedLeft()).as("cancel rolls back only the open branches").hasSize(parallelism);
         assertThat(rows()).isZero();
         return savepoint;
     }
@@ -489,22 +471,7 @@ abstract class XaHardCases {
     void restoreFromSavepointAtAnotherParallelismCommitsItsBranchesAndRollsBackTheRest(
             int from, int to, @TempDir Path dir) throws Exception {
         long n = 4_000;
-        StreamExecutionEnvironment first = env(from, Duration.ofHours(1).toMillis());
-        ids(first, n, 400).sinkTo(faultySink()).uid("sink");
-        JobClient job = first.executeAsync("savepoint at parallelism " + from);
-        await(() -> Faults.hits(sinkId, Faults.Point.WRITE) > 400, "rows in every writer's open branch");
-        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
-        assertThat(preparedLeft()).as("a plain savepoint prepares and does not commit").hasSize(from);
-        assertThat(rows()).isZero();
-        job.cancel().get();
-        await(() -> {
-            try {
-                return job.getJobStatus().get() == JobStatus.CANCELED;
-            } catch (Exception e) {
-                return false;
-            }
-        }, "cancel");
-        assertThat(preparedLeft()).as("cancel rolls back only the open branch").hasSize(from);
+        String savepoint = savepointThenCancel(from, n, dir, "sink");
         db.stagePrepared(table, new TransactionId(sinkId, from - 1, 1_000, "zzzzzzzz"), 1_000_000, 1_000_050);
 
         Configuration restore = noRestarts();
