@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Failures around the two-phase commit, each injected at one precise point of the sink's lifecycle
- * (hard cases 1 to 4 of the protocol brief). Every test checks, besides exact counts, that the fault
+ * (hard cases 1 to 4 of the README's test table). Every test checks, besides exact counts, that the fault
  * fired and what the protocol then did with the very transaction it hit ({@link ProtocolTrace}).
  *
  * <p>Histories in assertions read "what@attempt": {@code COMMIT:COMMITTED@1} is a COMMIT PREPARED

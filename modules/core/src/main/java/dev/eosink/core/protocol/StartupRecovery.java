@@ -20,15 +20,17 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
  * Carries out a writer's {@link RecoveryPlan}: at start, before the first record, and, for what the
  * plan leaves open until every restored committer has committed, at the first checkpoint of the run.
- * Every rollback happens under the ownership guard of the subtask index it concerns; every decision
- * is logged with its reason.
+ * The transactions are listed, and every rollback happens, under the ownership guard of each subtask
+ * index concerned; every decision is logged with its reason.
  *
  * <p>Invariant: a transaction that a completed checkpoint or savepoint may have promised is never
  * rolled back by the sink's own judgement. Only the user's {@link LeftoverPolicy} may do that.
@@ -59,14 +61,56 @@ final class StartupRecovery {
     /** Claims this subtask's guard and acts on every transaction the plan decides at start. */
     void atStart(Collection<WriterState> restored) throws IOException {
         session.claim(context.subtask(), settings.claimWait().toMillis());
-        RecoveryPlan plan = RecoveryPlan.decide(session.listPrepared(), context, restored);
+        SortedSet<Integer> adopted = new TreeSet<>();
+        try {
+            atStart(restored, listUnderGuards(adopted), adopted);
+        } finally {
+            for (int index : adopted) {
+                session.release(index);
+            }
+        }
+    }
+
+    /**
+     * The sink's prepared transactions, listed while this subtask holds the guard of every subtask
+     * index it owns among them. A guard is released only when its holder's session ends, so a writer
+     * of an adopted index (a larger earlier parallelism) that was still executing a PREPARE has
+     * finished it by then, and what it prepared is in the list. Claims found indices and lists again,
+     * a few rounds at most; {@code adopted} gets the indices claimed, for the caller to release.
+     */
+    private List<TransactionId> listUnderGuards(SortedSet<Integer> adopted) throws IOException {
+        List<TransactionId> prepared = session.listPrepared();
+        for (int round = 0; round < 3; round++) {
+            SortedSet<Integer> found = new TreeSet<>();
+            for (TransactionId id : prepared) {
+                if (id.sinkId().equals(context.sinkId()) && id.subtask() != context.subtask()
+                        && RecoveryPlan.isOwner(context.subtask(), context.parallelism(), id.subtask())
+                        && !adopted.contains(id.subtask())) {
+                    found.add(id.subtask());
+                }
+            }
+            if (found.isEmpty()) {
+                return prepared;
+            }
+            for (int index : found) {
+                session.claim(index, settings.claimWait().toMillis());
+                adopted.add(index);
+            }
+            prepared = session.listPrepared();
+        }
+        return prepared;
+    }
+
+    private void atStart(Collection<WriterState> restored, List<TransactionId> prepared, SortedSet<Integer> guarded)
+            throws IOException {
+        RecoveryPlan plan = RecoveryPlan.decide(prepared, context, restored);
 
         List<TransactionId> leftovers = plan.with(Verdict.LEFTOVER);
         if (!leftovers.isEmpty() && settings.leftoverPolicy() == LeftoverPolicy.FAIL) {
             throw new SuppressRestartsException(refuseLeftovers(leftovers, plan, "at start"));
         }
-        rollBack(plan.rollBackAtStart(), id -> logRollbackAtStart(plan, id));
-        rollBack(leftovers, id -> logLeftoverRolledBack(id, plan));
+        rollBack(plan.rollBackAtStart(), guarded, id -> logRollbackAtStart(plan, id));
+        rollBack(leftovers, guarded, id -> logLeftoverRolledBack(id, plan));
 
         List<TransactionId> held = plan.with(Verdict.RESTORED_COMMITTER);
         if (!held.isEmpty()) {
@@ -111,13 +155,13 @@ final class StartupRecovery {
             throw new SuppressRestartsException(refuseLeftovers(leftovers, plan, "at checkpoint " + checkpointId
                     + ", the first of this run, once every restored committer had committed what it holds"));
         }
-        rollBack(plan.orphansStillPrepared(still), id -> LOG.warn(
+        rollBack(plan.orphansStillPrepared(still), Set.of(), id -> LOG.warn(
                 "{}: rolled back prepared transaction {} of checkpoint {}: it is named at or before restored checkpoint "
                         + "{}, yet no restored committer committed it before checkpoint {} began, so it belongs to "
                         + "another line of history of sink id '{}' (a run restored from another snapshot, or a fresh run) "
                         + "that this restore abandons",
                 context, id, id.checkpointId(), restoredId(), checkpointId, context.sinkId()));
-        rollBack(leftovers, id -> logLeftoverRolledBack(id, plan));
+        rollBack(leftovers, Set.of(), id -> logLeftoverRolledBack(id, plan));
         awaitingFirstCheckpoint = null;
     }
 
@@ -232,12 +276,13 @@ final class StartupRecovery {
 
     /**
      * Rolls back prepared transactions this subtask owns, under the ownership guard of every other
-     * subtask index among them. Adopted indices come from a larger earlier parallelism. If a live
-     * session still guards one, a second job with this sink id is running: claim() refuses rather
-     * than destroy its work.
+     * subtask index among them ({@code guarded}: those already held). Adopted indices come from a larger
+     * earlier parallelism. If a live session still guards one, a second job with this sink id is
+     * running: claim() refuses rather than destroy its work.
      */
-    private void rollBack(List<TransactionId> ids, Consumer<TransactionId> log) throws IOException {
-        SortedSet<Integer> adopted = RecoveryPlan.adoptedSubtasks(ids, context.subtask());
+    private void rollBack(List<TransactionId> ids, Set<Integer> guarded, Consumer<TransactionId> log) throws IOException {
+        SortedSet<Integer> adopted = new TreeSet<>(RecoveryPlan.adoptedSubtasks(ids, context.subtask()));
+        adopted.removeAll(guarded);
         for (int index : adopted) {
             session.claim(index, settings.claimWait().toMillis());
         }
