@@ -297,9 +297,10 @@ abstract class XaHardCases {
 
     /**
      * The network stalls (nothing moves, every socket stays open) in the middle of an epoch, or while
-     * a commit is on its way. The stalled call ends within the network timeout (its connection is
-     * aborted): the writer's task fails over, or the committer retries on a new connection; either
-     * opens a new connection, which resumes the network. Then the job ends exact.
+     * a commit is on its way. The stalled call ends within the network timeout (the watchdog aborts
+     * its connection; the driver's read timeout is off here): the writer's task fails over, or the
+     * committer retries on a new connection; either opens a new connection, which resumes the
+     * network. Then the job ends exact.
      */
     @ParameterizedTest(name = "stalled at {0}")
     @ValueSource(strings = {"WRITE", "BEFORE_COMMIT"})
@@ -318,6 +319,9 @@ abstract class XaHardCases {
             ids(env, 3_000, 3_000).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(proxy.jdbcUrl(db.jdbcUrl()))
                     .networkTimeout(timeout)
                     .lockTimeout(Duration.ofSeconds(1))
+                    // No driver read timeout: only the sink's watchdog can end the stalled call, as for a
+                    // stalled write or an xaDataSource configured without one.
+                    .property("socketTimeout", "0")
                     .build()));
             JobClient job = env.executeAsync("network stalled at " + point);
             Duration ended;

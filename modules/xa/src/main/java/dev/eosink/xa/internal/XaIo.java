@@ -30,12 +30,14 @@ final class XaIo {
     private final IoWatchdog watchdog;
 
     /**
-     * @param connection the handle whose {@code abort} closes the XA connection's socket (pgjdbc's
-     *     handle passes it on to the physical connection; MariaDB's is the physical connection)
+     * @param connection the XA connection's handle: pgjdbc's passes {@code abort} on to the physical
+     *     connection, which closes its socket; MariaDB Connector/J's abort would wait for the blocked
+     *     call, so its socket is closed instead ({@link MariaDbAbort})
      * @param timeout the network timeout; ZERO bounds nothing but a cancelled task's calls
      */
     XaIo(Connection connection, Duration timeout, Object owner) {
-        this.watchdog = new IoWatchdog(connection, timeout, owner);
+        Connection abortable = MariaDbAbort.applies(connection) ? MariaDbAbort.abortingBySocket(connection, owner) : connection;
+        this.watchdog = new IoWatchdog(abortable, timeout, owner);
     }
 
     <T> T sql(String what, IoWatchdog.SqlCall<T> body) throws SQLException {
