@@ -32,6 +32,7 @@ import java.util.regex.Pattern;
  *     String url = proxy.jdbcUrl(postgres.jdbcUrl());   // the same URL, through the proxy
  *     ... proxy.cutAll(); proxy.stall(); proxy.resume(); proxy.stallFor(Duration.ofSeconds(5));
  *     ... proxy.cutWhenClientSends("COMMIT PREPARED");
+ *     ... proxy.holdWhenClientSends("XA PREPARE"); ...; proxy.releaseHeld();
  * }
  * }</pre>
  *
@@ -47,7 +48,7 @@ public final class TcpProxy implements AutoCloseable {
     /** Receive buffer of the proxy's sockets: small, so that a stall blocks the sender soon. */
     private static final int RECEIVE_BUFFER = 64 * 1024;
 
-    private static final Pattern JDBC_HOST_PORT = Pattern.compile("^(jdbc:postgresql://)([^/?]+)(.*)$");
+    private static final Pattern JDBC_HOST_PORT = Pattern.compile("^(jdbc:(?:postgresql|mariadb|mysql)://)([^/?]+)(.*)$");
 
     private final ServerSocket listener;
     private final InetSocketAddress target;
@@ -56,6 +57,10 @@ public final class TcpProxy implements AutoCloseable {
     private final AtomicInteger cuts = new AtomicInteger();
     /** Armed by {@link #cutWhenClientSends}: the bytes whose sending dooms a connection, once. */
     private final AtomicReference<byte[]> cutOnRequest = new AtomicReference<>();
+    /** Armed by {@link #holdWhenClientSends}: the bytes that are held back from the server, once. */
+    private final AtomicReference<byte[]> holdOnRequest = new AtomicReference<>();
+    private final AtomicInteger holds = new AtomicInteger();
+    private boolean heldReleased; // guarded by gate
     private final Object gate = new Object();
     private boolean stalled; // guarded by gate
     private volatile boolean closed;
@@ -75,10 +80,10 @@ public final class TcpProxy implements AutoCloseable {
         return new TcpProxy(new InetSocketAddress(host, port));
     }
 
-    /** A proxy to the host and port of a {@code jdbc:postgresql://host:port/...} URL. */
+    /** A proxy to the host and port of a {@code jdbc:postgresql://host:port/...} (or mariadb, mysql) URL. */
     public static TcpProxy to(String jdbcUrl) throws IOException {
         URI uri = URI.create(jdbcUrl.substring("jdbc:".length()));
-        return to(uri.getHost(), uri.getPort() == -1 ? 5432 : uri.getPort());
+        return to(uri.getHost(), uri.getPort() != -1 ? uri.getPort() : jdbcUrl.startsWith("jdbc:postgresql:") ? 5432 : 3306);
     }
 
     /** The port the proxy listens on (127.0.0.1). */
@@ -90,7 +95,7 @@ public final class TcpProxy implements AutoCloseable {
     public String jdbcUrl(String jdbcUrl) {
         Matcher m = JDBC_HOST_PORT.matcher(jdbcUrl);
         if (!m.matches()) {
-            throw new IllegalArgumentException("not a jdbc:postgresql://host:port/... URL");
+            throw new IllegalArgumentException("not a jdbc:postgresql://host:port/... (or mariadb, mysql) URL");
         }
         return m.group(1) + "127.0.0.1:" + port() + m.group(3);
     }
@@ -150,6 +155,36 @@ public final class TcpProxy implements AutoCloseable {
      */
     public void cutWhenClientSends(String request) {
         cutOnRequest.set(request.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * Once: the first connection on which the client sends bytes containing {@code request} (ASCII,
+     * within one read) has those bytes held back, and its client side is reset at once, as if the
+     * client's machine died right after sending them; the server side stays open and silent, with
+     * the request not yet delivered, until {@link #releaseHeld()} delivers it and then closes the
+     * server side in order, as the dead client's socket would once the server read the request. So
+     * the server's session outlives its client, and runs its last request after it: what a server
+     * busy with a request (an XA PREPARE, say) when its client died does.
+     */
+    public void holdWhenClientSends(String request) {
+        synchronized (gate) {
+            heldReleased = false;
+        }
+        holdOnRequest.set(request.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** Delivers the request held by {@link #holdWhenClientSends} (now or, if none is held yet, when it is). */
+    public void releaseHeld() {
+        synchronized (gate) {
+            heldReleased = true;
+            gate.notifyAll();
+        }
+        LOG.info("{}: released the held request", this);
+    }
+
+    /** Requests held so far by {@link #holdWhenClientSends}. */
+    public int holds() {
+        return holds.get();
     }
 
     /** Connections accepted so far. */
@@ -280,6 +315,11 @@ public final class TcpProxy implements AutoCloseable {
                             return;
                         }
                         if (fromClient) {
+                            byte[] hold = holdOnRequest.get();
+                            if (hold != null && contains(buffer, n, hold) && holdOnRequest.compareAndSet(hold, null)) {
+                                holdThenDeliver(buffer, n, out);
+                                return;
+                            }
                             byte[] request = cutOnRequest.get();
                             if (request != null && contains(buffer, n, request) && cutOnRequest.compareAndSet(request, null)) {
                                 doomed = true;
@@ -312,6 +352,29 @@ public final class TcpProxy implements AutoCloseable {
             }, "tcp-proxy-" + port() + "-" + number + (fromClient ? "-c2s" : "-s2c"));
             thread.setDaemon(true);
             thread.start();
+        }
+
+        /**
+         * For {@link #holdWhenClientSends}: resets the client, waits for {@link #releaseHeld()}, then
+         * delivers the request and closes the server side in order (unless cut or closed meanwhile).
+         */
+        private void holdThenDeliver(byte[] request, int length, OutputStream toServer)
+                throws IOException, InterruptedException {
+            holds.incrementAndGet();
+            LOG.info("{}: connection {} sent the armed request; holding it, and resetting the client", TcpProxy.this, number);
+            closeQuietly(client, true);
+            synchronized (gate) {
+                while (!heldReleased && !closed && !cut) {
+                    gate.wait(100);
+                }
+            }
+            if (closed || cut) {
+                return;
+            }
+            LOG.info("{}: connection {}: delivering the held request, then closing the server side", TcpProxy.this, number);
+            toServer.write(request, 0, length);
+            toServer.flush();
+            server.shutdownOutput();
         }
 
         /** A cut the proxy was asked for: counted in {@link #cuts()}. */

@@ -152,6 +152,48 @@ class TcpProxyITCase {
         }
     }
 
+    /**
+     * A held request: the client is reset at once, the server's session stays open without it, and
+     * runs it only once released, after its client is gone (what a server busy with a request does
+     * when its client dies).
+     */
+    @Test
+    void aHeldRequestReachesTheServerOnlyWhenReleasedAfterTheClientIsGone() throws Exception {
+        assertThat(proxy.jdbcUrl("jdbc:mariadb://db.example:3306/shop")).isEqualTo("jdbc:mariadb://127.0.0.1:" + proxy.port() + "/shop");
+        String table = "proxy_hold_" + UUID.randomUUID().toString().replace("-", "");
+        pg.execute("CREATE TABLE " + table + " (id int)");
+        try (Connection c = throughProxy(5)) {
+            String application = "proxy-hold-" + table.substring(11, 19);
+            try (Statement s = c.createStatement()) {
+                s.execute("SET application_name = '" + application + "'");
+            }
+            proxy.holdWhenClientSends("INSERT INTO " + table);
+            long t0 = System.nanoTime();
+            assertThatThrownBy(() -> {
+                try (Statement s = c.createStatement()) {
+                    s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
+                }
+            }).isInstanceOf(SQLException.class).hasMessageContaining("I/O error");
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("the client is reset at once").isLessThan(Duration.ofSeconds(2));
+            assertThat(proxy.holds()).isEqualTo(1);
+            Thread.sleep(300);
+            assertThat(pg.count("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", application))
+                    .as("the server's session outlives its client").isEqualTo(1);
+            assertThat(pg.count("SELECT count(*) FROM " + table)).as("nothing ran yet").isZero();
+            proxy.releaseHeld();
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (pg.count("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", application) > 0
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(pg.count("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", application))
+                    .as("the session ended after the request").isZero();
+            assertThat(pg.count("SELECT count(*) FROM " + table)).as("the request ran after its client died").isEqualTo(1);
+        } finally {
+            pg.execute("DROP TABLE " + table);
+        }
+    }
+
     private static long count(Connection c, String sql) throws SQLException {
         try (Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(sql)) {
             rs.next();

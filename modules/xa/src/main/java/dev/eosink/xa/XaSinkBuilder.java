@@ -11,6 +11,7 @@ import org.apache.flink.util.function.SerializableSupplier;
 
 import javax.sql.XADataSource;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Properties;
 
@@ -19,10 +20,39 @@ import java.util.Properties;
  * #build()} checks the rules that span several settings. The options it shares with {@code
  * PostgresSink.builder()} are those of {@link JdbcSinkBuilderBase} and mean the same; the protocol
  * options go to the same {@link SinkSettings}.
+ *
+ * <p><b>What the ownership guard promises on XA.</b> Each writer subtask holds a session lock (MariaDB
+ * and MySQL {@code GET_LOCK}, PostgreSQL {@code pg_try_advisory_lock}) on a guard connection, so a
+ * second live job with the same sink id is refused ({@link #claimWait}). The branches run on other
+ * connections, each of which holds a second, per-subtask "branch" lock from before its first {@code
+ * XA START} until it ends. A restarted writer takes the guard, then waits until it can take the
+ * branch lock, and only then lists the prepared branches: a branch whose XA PREPARE was still
+ * running on the server when the previous task manager died is prepared by then, and rolled back
+ * or committed as its checkpoint decides, never left behind. If such a session does not end within
+ * {@code claimWait}, the task fails naming it (and how to end it) and the restarted one waits again.
+ * The generic dialect (any other XA database) has no session lock: it detects neither a second job
+ * nor such a session, and a branch prepared after the restarted writer's recovery stays prepared,
+ * holding its locks, until a later start rolls it back.
+ *
+ * <p><b>Timeouts.</b> {@link #networkTimeout} (default 120 s) bounds every driver call of an epoch,
+ * a commit and a recovery; {@link #lockTimeout} (default 60 s) bounds how long the writer's branch
+ * waits for a lock held by another transaction.
  */
 public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuilder<IN>> {
 
+    /**
+     * Default of {@link #networkTimeout}, as the PostgreSQL sink's: longer than the default lock
+     * timeout, so that a lock wait ends with its own clear error, and shorter than Flink's task
+     * cancellation timeout (180 s).
+     */
+    public static final Duration DEFAULT_NETWORK_TIMEOUT = Duration.ofSeconds(120);
+
+    /** Default of {@link #lockTimeout}: the PostgreSQL writer's lock_timeout. */
+    public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(60);
+
     private SerializableSupplier<XADataSource> xaDataSource;
+    private Duration networkTimeout = DEFAULT_NETWORK_TIMEOUT;
+    private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
 
     XaSinkBuilder() {
         super("xaDataSource", "XADataSource");
@@ -41,19 +71,109 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
         return this;
     }
 
+    /**
+     * How long the sink waits on the database before it gives up on a connection (default 120 s):
+     * the bound of every driver call of an epoch (writes, XA START / END / PREPARE, rollback), of a
+     * commit, and of recovery's calls on the guard connection. A call that overruns it, or whose task
+     * Flink cancels, has its connection aborted: the writer's task fails over and replays the epoch,
+     * the committer retries on a new connection (the marker decides if the branch is gone). A write
+     * into a stalled network otherwise blocks for ever: neither a read timeout nor an interrupt ends
+     * it. By URL it is also the driver's read timeout ({@code socketTimeout}; MariaDB Connector/J
+     * counts milliseconds, pgjdbc seconds) with TCP keepalive on, unless set as a property or in the
+     * URL; an {@link #xaDataSource} is used as configured. Keep it above {@link #lockTimeout} and the
+     * longest statement you expect (an XA PREPARE or commit of a big branch that waits for a
+     * synchronous replica). {@link Duration#ZERO} turns the bound off; a call of a task that Flink
+     * cancels is aborted at once either way.
+     */
+    public XaSinkBuilder<IN> networkTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || (!timeout.isZero() && timeout.compareTo(Duration.ofSeconds(1)) < 0)) {
+            throw new IllegalArgumentException("networkTimeout must be at least 1 s, or zero to wait for ever; was " + timeout);
+        }
+        this.networkTimeout = timeout;
+        return this;
+    }
+
+    /**
+     * How long a statement of the writer's branch waits for a lock held by another transaction
+     * (default 60 s) before it fails the task with a message naming the lock timeout and where to
+     * find the holder: usually a prepared branch waiting for its commit or rollback, which may need
+     * this very task to go on, so an unbounded wait could last for ever. MariaDB and MySQL: the
+     * session's {@code innodb_lock_wait_timeout} (row locks) and {@code lock_wait_timeout} (metadata
+     * locks), in whole seconds (rounded up); PostgreSQL: {@code lock_timeout}. The generic dialect
+     * sets none (the network timeout still bounds the wait). At least 1 s, and below a non-zero
+     * {@link #networkTimeout}, so that a lock wait ends with its own error rather than an abort.
+     */
+    public XaSinkBuilder<IN> lockTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new IllegalArgumentException("lockTimeout must be at least 1 s; was " + timeout);
+        }
+        this.lockTimeout = timeout;
+        return this;
+    }
+
     @Override
     protected boolean hasDataSource() {
         return xaDataSource != null;
     }
 
     @Override
+    protected void checkOwnOptions(boolean tableMode) {
+        if (!networkTimeout.isZero() && lockTimeout.compareTo(networkTimeout) >= 0) {
+            throw misconfigured("lockTimeout (" + lockTimeout.toMillis() + " ms) must be shorter than networkTimeout ("
+                    + networkTimeout.toMillis() + " ms): a lock wait would otherwise end as an aborted connection "
+                    + "instead of with its own error. Lower lockTimeout or raise networkTimeout.");
+        }
+    }
+
+    /**
+     * The driver properties: the user's, plus a read timeout of {@link #networkTimeout} and TCP
+     * keepalive where the user set neither (in the properties or the URL), so that no read waits for
+     * ever on a silent server and an idle connection to a vanished server is noticed.
+     */
+    private Properties driverProperties() {
+        Properties effective = getProperties();
+        String url = getJdbcUrl();
+        if (!networkTimeout.isZero()) {
+            long millis = networkTimeout.toMillis();
+            setUnlessGiven(effective, url, "socketTimeout", url.startsWith("jdbc:postgresql:")
+                    ? String.valueOf((millis + 999) / 1000) // pgjdbc: seconds
+                    : String.valueOf(millis)); // MariaDB Connector/J: milliseconds
+        }
+        setUnlessGiven(effective, url, "tcpKeepAlive", "true");
+        return effective;
+    }
+
+    private static void setUnlessGiven(Properties effective, String url, String key, String value) {
+        if (!effective.containsKey(key) && !urlSets(url, key)) {
+            effective.setProperty(key, value);
+        }
+    }
+
+    /** Whether the URL's query sets {@code key} (both drivers read {@code ?a=1&b=2}). */
+    static boolean urlSets(String jdbcUrl, String key) {
+        int query = jdbcUrl.indexOf('?');
+        if (query < 0) {
+            return false;
+        }
+        for (String parameter : jdbcUrl.substring(query + 1).split("&")) {
+            if (parameter.equals(key) || parameter.startsWith(key + "=")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
     protected XaDatabase<IN> database(InsertStatement<IN> statement) {
         // Binds by position exactly like the PostgreSQL sink; the SQL text comes from the database's dialect.
         XaConnector connector =
-                xaDataSource != null ? XaConnector.of(xaDataSource) : XaConnector.of(getJdbcUrl(), getProperties());
+                xaDataSource != null ? XaConnector.of(xaDataSource) : XaConnector.of(getJdbcUrl(), driverProperties());
         SqlIdentifier table = getTable(); // null with sql(...)
         SqlIdentifier markers = getMarkerTable();
         return new XaDatabase<>(connector, statement, table == null ? null : table.schema(), table == null ? null : table.name(),
-                getColumns(), markers.schema(), markers.name(), isCreateMarkerTable(), getBatchSize(), getMaxPreparedPerSubtask());
+                getColumns(), markers.schema(), markers.name(), isCreateMarkerTable(), getBatchSize(), getMaxPreparedPerSubtask(),
+                networkTimeout, lockTimeout);
     }
 }

@@ -36,7 +36,18 @@ abstract class XaBackend {
     abstract String name();
 
     /** The sink's connection settings. */
-    abstract XaSinkBuilder<Long> connect(XaSinkBuilder<Long> builder);
+    XaSinkBuilder<Long> connect(XaSinkBuilder<Long> builder) {
+        return connect(builder, jdbcUrl());
+    }
+
+    /** The sink's connection settings, with {@code url} (the database's, or a proxy's to it). */
+    abstract XaSinkBuilder<Long> connect(XaSinkBuilder<Long> builder, String url);
+
+    /** The JDBC URL of the sink's database. */
+    abstract String jdbcUrl();
+
+    /** What the driver sends, in ASCII, to prepare a branch: for a proxy to hold it. */
+    abstract String prepareRequest();
 
     /** An XADataSource as the sink's user, for staging leftovers and cleaning up. */
     abstract XADataSource xaDataSource() throws SQLException;
@@ -185,8 +196,18 @@ abstract class XaBackend {
         }
 
         @Override
-        XaSinkBuilder<Long> connect(XaSinkBuilder<Long> builder) {
-            return builder.jdbcUrl(db.jdbcUrl()).username(MariaDbFixture.SINK_USER).password(MariaDbFixture.SINK_PASSWORD);
+        XaSinkBuilder<Long> connect(XaSinkBuilder<Long> builder, String url) {
+            return builder.jdbcUrl(url).username(MariaDbFixture.SINK_USER).password(MariaDbFixture.SINK_PASSWORD);
+        }
+
+        @Override
+        String jdbcUrl() {
+            return db.jdbcUrl();
+        }
+
+        @Override
+        String prepareRequest() {
+            return "XA PREPARE"; // Connector/J: XA PREPARE 0x<gtrid>,0x<bqual>,<formatId>
         }
 
         @Override
@@ -245,9 +266,19 @@ abstract class XaBackend {
         }
 
         @Override
-        XaSinkBuilder<Long> connect(XaSinkBuilder<Long> builder) {
-            builder.jdbcUrl(db.jdbcUrl()).username(db.user());
+        XaSinkBuilder<Long> connect(XaSinkBuilder<Long> builder, String url) {
+            builder.jdbcUrl(url).username(db.user());
             return db.password().isEmpty() ? builder : builder.password(db.password());
+        }
+
+        @Override
+        String jdbcUrl() {
+            return db.jdbcUrl();
+        }
+
+        @Override
+        String prepareRequest() {
+            return "PREPARE TRANSACTION"; // pgjdbc: PREPARE TRANSACTION '<gid>'
         }
 
         @Override

@@ -7,6 +7,7 @@ import dev.eosink.postgres.CheckpointCounter;
 import dev.eosink.postgres.FaultInjectingDatabase;
 import dev.eosink.postgres.MaxSampler;
 import dev.eosink.postgres.Faults;
+import dev.eosink.testing.TcpProxy;
 import dev.eosink.xa.internal.XaIds;
 
 import org.apache.flink.api.common.JobStatus;
@@ -46,7 +47,9 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -90,7 +93,12 @@ abstract class XaHardCases {
     }
 
     XaSinkBuilder<Long> sinkBuilder() {
-        return db.connect(XaSink.<Long>builder())
+        return sinkBuilder(db.jdbcUrl());
+    }
+
+    /** The test's sink, connecting to {@code url}: the database's, or a proxy's to it. */
+    XaSinkBuilder<Long> sinkBuilder(String url) {
+        return db.connect(XaSink.<Long>builder(), url)
                 .sinkId(sinkId)
                 .table(table)
                 .columns("id", "payload")
@@ -157,7 +165,11 @@ abstract class XaHardCases {
     }
 
     static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        await(condition, what, Duration.ofSeconds(60));
+    }
+
+    static void await(BooleanSupplier condition, String what, Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("timed out waiting for " + what);
@@ -248,6 +260,138 @@ abstract class XaHardCases {
         env.execute("connections cut mid-epoch");
         assertThat(Faults.fired(sinkId, Faults.Point.WRITE)).isEqualTo(1);
         assertExactlyOnce(4_000);
+    }
+
+    /**
+     * Hard case 1 where the guard and the branch live on different sessions: the task manager dies
+     * while its XA PREPARE is still on its way to being executed. The proxy holds that request back
+     * and resets the client at once (the writer's task fails, its guard session ends, the restarted
+     * writer claims the guard), keeps the epoch session open on the server, and delivers the PREPARE
+     * a second after the restarted writer opened, when it would long have listed the prepared
+     * branches: the branch is prepared after that listing. The restarted writer must wait for that
+     * session (the branch lock) and roll the branch back; without that, it stays prepared, holding
+     * its locks, and this test finds it left.
+     */
+    @Test
+    void aPrepareStillRunningWhenTheWriterRestartsIsWaitedForAndRolledBack() throws Exception {
+        try (TcpProxy proxy = TcpProxy.to(db.jdbcUrl())) {
+            // The third prepare of the job: after checkpoints completed, so the restart restores one.
+            Faults.arm(sinkId, Faults.Point.BEFORE_PREPARE, 3, a -> proxy.holdWhenClientSends(db.prepareRequest()));
+            StreamExecutionEnvironment env = env(1, 200);
+            ids(env, 3_000, 3_000).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(proxy.jdbcUrl(db.jdbcUrl())).build()));
+            JobClient job = env.executeAsync("prepare still running at the restart");
+            try {
+                await(() -> proxy.holds() == 1 && Faults.writerAttempts(sinkId, 0).size() > 1, "the restarted writer");
+                Thread.sleep(1_000); // a writer that does not wait lists the prepared branches within milliseconds
+                assertThat(preparedLeft()).as("the held branch is not prepared yet").isEmpty();
+                proxy.releaseHeld();
+                job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+            } finally {
+                proxy.releaseHeld();
+                cancelUnlessDone(job);
+            }
+        }
+        assertThat(Faults.fired(sinkId, Faults.Point.BEFORE_PREPARE)).isEqualTo(1);
+        assertExactlyOnce(3_000);
+    }
+
+    /**
+     * The network stalls (nothing moves, every socket stays open) in the middle of an epoch, or while
+     * a commit is on its way. The stalled call ends within the network timeout (the watchdog aborts
+     * its connection; the driver's read timeout is off here): the writer's task fails over, or the
+     * committer retries on a new connection; either opens a new connection, which resumes the
+     * network. Then the job ends exact.
+     */
+    @ParameterizedTest(name = "stalled at {0}")
+    @ValueSource(strings = {"WRITE", "BEFORE_COMMIT"})
+    void aStalledNetworkEndsWithinTheNetworkTimeoutAndTheJobEndsExact(String at) throws Exception {
+        Faults.Point point = Faults.Point.valueOf(at);
+        Duration timeout = Duration.ofSeconds(2);
+        AtomicLong stalledAt = new AtomicLong();
+        AtomicInteger acceptedBefore = new AtomicInteger();
+        try (TcpProxy proxy = TcpProxy.to(db.jdbcUrl())) {
+            Faults.arm(sinkId, point, point == Faults.Point.WRITE ? 1_500 : 2, a -> {
+                acceptedBefore.set(proxy.connectionsAccepted());
+                proxy.stall();
+                stalledAt.set(System.nanoTime());
+            });
+            StreamExecutionEnvironment env = env(1, 200);
+            ids(env, 3_000, 3_000).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(proxy.jdbcUrl(db.jdbcUrl()))
+                    .networkTimeout(timeout)
+                    .lockTimeout(Duration.ofSeconds(1))
+                    // No driver read timeout: only the sink's watchdog can end the stalled call, as for a
+                    // stalled write or an xaDataSource configured without one.
+                    .property("socketTimeout", "0")
+                    .build()));
+            JobClient job = env.executeAsync("network stalled at " + point);
+            Duration ended;
+            try {
+                await(() -> stalledAt.get() != 0, "the stall", Duration.ofSeconds(60));
+                // A stalled call that is never ended opens no new connection: this wait would run out.
+                await(() -> proxy.connectionsAccepted() > acceptedBefore.get(), "a new connection after the stalled "
+                        + "call was ended", Duration.ofSeconds(20));
+                ended = Duration.ofNanos(System.nanoTime() - stalledAt.get());
+                proxy.resume();
+                job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+            } finally {
+                proxy.resume();
+                cancelUnlessDone(job);
+            }
+            assertThat(ended).as("from the stall to the new connection").isBetween(timeout.minusMillis(100), timeout.plusSeconds(10));
+        }
+        assertThat(Faults.fired(sinkId, point)).isEqualTo(1);
+        assertExactlyOnce(3_000);
+    }
+
+    /**
+     * A write of the writer's branch waits for a row lock that another transaction holds (an
+     * uncommitted row with the same key): it fails within the lock timeout, naming the timeout, the
+     * sink, the subtask, the table, the branch and the remedy; nothing becomes visible or stays prepared.
+     */
+    @Test
+    void aWriteWaitingOnALockFailsWithinTheLockTimeoutNamingIt() throws Exception {
+        db.execute("ALTER TABLE " + table + " ADD PRIMARY KEY (id)");
+        Throwable failure = null;
+        Duration took;
+        try (java.sql.Connection holder = db.admin()) {
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.executeUpdate("INSERT INTO " + table + " (id, payload) VALUES (42, 'held by another transaction')");
+            }
+            StreamExecutionEnvironment env = env(1, 60_000, noRestarts());
+            ids(env, 1_000, 5_000).sinkTo(sinkBuilder().lockTimeout(Duration.ofSeconds(2)).build());
+            long t0 = System.nanoTime();
+            JobClient job = env.executeAsync("write waits on a lock");
+            try {
+                job.getJobExecutionResult().get(40, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                failure = e;
+            } finally {
+                took = Duration.ofNanos(System.nanoTime() - t0);
+                cancelUnlessDone(job);
+                holder.rollback();
+            }
+        }
+        assertThat(failure).as("the job fails").isNotNull();
+        assertThat(took).as("lock timeout 2 s, plus the job's start").isLessThan(Duration.ofSeconds(30));
+        assertThat(messages(failure))
+                .contains("lock timeout (2000 ms")
+                .contains("sink '" + sinkId + "' subtask 0/1")
+                .contains("table " + table)
+                .contains("XA branch e1/")
+                .contains("Remedy: find the holder");
+        assertThat(rows()).as("nothing of the epoch is visible").isZero();
+        assertThat(preparedLeft()).isEmpty();
+    }
+
+    static void cancelUnlessDone(JobClient job) {
+        try {
+            if (!job.getJobStatus().get().isGloballyTerminalState()) {
+                job.cancel().get(30, TimeUnit.SECONDS);
+            }
+        } catch (Exception e) {
+            // the job ended meanwhile, or the cluster is shutting down: nothing left to cancel
+        }
     }
 
     /**

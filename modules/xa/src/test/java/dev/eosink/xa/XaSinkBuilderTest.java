@@ -4,6 +4,8 @@ import dev.eosink.core.ExactlyOnceSink;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -29,6 +31,24 @@ class XaSinkBuilderTest {
         assertThatThrownBy(() -> XaSink.<Long>builder().jdbcUrl("jdbc:oracle:thin:@db:1521/x?password=secret"))
                 .hasMessageContaining("xaDataSource(")
                 .hasMessageNotContaining("secret");
+    }
+
+    @Test
+    void timeoutsAreCheckedAndTheLockTimeoutMustEndBeforeTheNetworkTimeout() {
+        assertThatThrownBy(() -> XaSink.<Long>builder().networkTimeout(Duration.ofMillis(500)))
+                .hasMessageContaining("networkTimeout must be at least 1 s, or zero");
+        assertThatThrownBy(() -> XaSink.<Long>builder().lockTimeout(Duration.ZERO))
+                .hasMessageContaining("lockTimeout must be at least 1 s");
+        assertThatThrownBy(() -> complete().networkTimeout(Duration.ofSeconds(30)).build())
+                .hasMessageContaining("lockTimeout (60000 ms) must be shorter than networkTimeout (30000 ms)");
+        assertThat(complete().networkTimeout(Duration.ofSeconds(30)).lockTimeout(Duration.ofSeconds(20)).build()).isNotNull();
+        assertThat(complete().networkTimeout(Duration.ZERO).build()).as("no network bound: any lock timeout").isNotNull();
+        assertThat(complete().build()).as("the defaults, 120 s and 60 s").isNotNull();
+    }
+
+    private static XaSinkBuilder<Long> complete() {
+        return XaSink.<Long>builder().jdbcUrl("jdbc:mariadb://db:3306/shop").sinkId("orders").table("orders")
+                .columns("id").rows(id -> new Object[] {id});
     }
 
     @Test

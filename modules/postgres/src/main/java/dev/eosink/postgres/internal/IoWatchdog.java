@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Aborts run on threads of their own, never on the timer: one abort that blocks (a connection whose
  * socket could not be readied) must not hold up the watchdogs of every other session in the JVM.
  */
-final class IoWatchdog {
+public final class IoWatchdog {
 
     private static final Logger LOG = LoggerFactory.getLogger(IoWatchdog.class);
 
@@ -79,7 +79,7 @@ final class IoWatchdog {
 
     /** A call into the driver. */
     @FunctionalInterface
-    interface SqlCall<T> {
+    public interface SqlCall<T> {
         T call() throws SQLException;
     }
 
@@ -87,7 +87,7 @@ final class IoWatchdog {
     private final Duration timeout; // ZERO: no time bound, only a cancelled task's call is aborted
     private final Object owner; // for the log line: the sink, subtask and attempt
 
-    IoWatchdog(Connection connection, Duration timeout, Object owner) {
+    public IoWatchdog(Connection connection, Duration timeout, Object owner) {
         this.connection = connection;
         this.timeout = timeout;
         this.owner = owner;
@@ -97,7 +97,7 @@ final class IoWatchdog {
      * Runs {@code body} watched. When the watchdog aborted the connection, the driver's error is
      * replaced by one that says so (SQLSTATE 08006, connection failure, like the driver's own).
      */
-    <T> T call(String what, SqlCall<T> body) throws SQLException {
+    public <T> T call(String what, SqlCall<T> body) throws SQLException {
         Watch watch = new Watch(what, Thread.currentThread(), System.nanoTime() + timeout.toNanos());
         watch.future = TIMER.scheduleWithFixedDelay(watch::check, CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
         try {
@@ -147,7 +147,7 @@ final class IoWatchdog {
             if (thread.isInterrupted()) {
                 why = INTERRUPTED;
             } else if (!timeout.isZero() && System.nanoTime() - deadlineNanos >= 0) {
-                why = "did not complete within the network timeout of " + timeout.toSeconds() + " s (PostgreSQL did not "
+                why = "did not complete within the network timeout of " + timeout.toSeconds() + " s (the database did not "
                         + "answer, or the network took no more data)";
             }
             // The call may return just as this fires: the connection is then aborted after a call that

@@ -6,7 +6,11 @@ import java.sql.Connection;
  * Any other XA database (Oracle, SQL Server, DB2, ...), untested here: standard SQL for the marker
  * table, and the connection ended after every prepare, which the XA specification allows everywhere
  * (a prepared branch is independent of the connection). There is no portable session lock, so a
- * second job with the same sink id cannot be detected: the writer says so at start.
+ * second job with the same sink id cannot be detected, and nothing covers the sessions that carry
+ * branches: a restarted writer cannot tell whether a session of the writer before it (a task manager
+ * that died while its XA PREPARE was still running on the server) may still prepare a branch after
+ * recovery listed the prepared ones. Such a branch stays prepared, holding its locks, until a later
+ * start of this subtask rolls it back, or an operator does. The writer says so at start.
  */
 final class GenericXaDialect extends XaDialect {
 

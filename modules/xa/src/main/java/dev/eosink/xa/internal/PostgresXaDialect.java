@@ -22,6 +22,9 @@ import java.sql.SQLException;
  *       same role can commit the prepared branch while the preparing one is still open.
  *   <li>Commit or rollback of an unknown gid fails with XAER_NOTA (SQLSTATE 42704 underneath).
  *   <li>An empty branch prepares as XA_OK, not XA_RDONLY; a duplicate Xid is found only at prepare.
+ *   <li>A session-level advisory lock taken before the branch's first statement stays held through
+ *       PREPARE TRANSACTION until the session ends, and pg_locks names its holder: the branch lock
+ *       ({@link XaDialect#tryBranchLock}), in a class of its own next to the guard's.
  * </ul>
  *
  * The marker table is the PostgreSQL module's, so both modules' markers look alike.
@@ -78,6 +81,75 @@ final class PostgresXaDialect extends XaDialect {
     /** The first 32 bits of the sink hash: the advisory lock's class. */
     private static int lockClass(String sinkHash) {
         return (int) Long.parseLong(sinkHash.substring(0, 8), 16);
+    }
+
+    /** The next 32 bits of the sink hash: the class of the branch lock, apart from the guard's. */
+    private static int branchLockClass(String sinkHash) {
+        return (int) Long.parseLong(sinkHash.substring(8, 16), 16);
+    }
+
+    @Override
+    public boolean tryBranchLock(Connection c, String sinkHash, int subtask) throws SQLException {
+        return Boolean.TRUE.equals(single(c, "SELECT pg_try_advisory_lock(?, ?)", branchLockClass(sinkHash), subtask));
+    }
+
+    @Override
+    public void unlockBranch(Connection c, String sinkHash, int subtask) throws SQLException {
+        single(c, "SELECT pg_advisory_unlock(?, ?)", branchLockClass(sinkHash), subtask);
+    }
+
+    @Override
+    public long sessionId(Connection c) throws SQLException {
+        return ((Number) single(c, "SELECT pg_backend_pid()")).longValue();
+    }
+
+    @Override
+    public long guardHolder(Connection c, String sinkHash, int subtask) throws SQLException {
+        return holder(c, lockClass(sinkHash), subtask);
+    }
+
+    @Override
+    public long branchLockHolder(Connection c, String sinkHash, int subtask) throws SQLException {
+        return holder(c, branchLockClass(sinkHash), subtask);
+    }
+
+    /**
+     * The backend holding advisory lock {@code (key1, key2)} of this database: pg_locks shows the
+     * two-int form with classid = key1 (as an unsigned oid), objid = key2 and objsubid = 2.
+     */
+    private static long holder(Connection c, int key1, int key2) throws SQLException {
+        Object pid = single(c, "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2"
+                + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                + " AND classid::bigint = ? AND objid::bigint = ?", Integer.toUnsignedLong(key1), Integer.toUnsignedLong(key2));
+        return pid == null ? 0 : ((Number) pid).longValue();
+    }
+
+    @Override
+    public String endSessionSql(long id) {
+        return "SELECT pg_terminate_backend(" + id + ")";
+    }
+
+    @Override
+    public void setLockTimeout(Connection c, java.time.Duration timeout) throws SQLException {
+        try (java.sql.Statement s = c.createStatement()) {
+            s.execute("SET lock_timeout = '" + Math.max(1, timeout.toMillis()) + "ms'");
+        }
+    }
+
+    @Override
+    public String lockTimeoutSetting() {
+        return "lock_timeout";
+    }
+
+    /** lock_not_available (55P03): what lock_timeout raises. */
+    @Override
+    public boolean isLockTimeout(SQLException e) {
+        return chain(e).stream().anyMatch(x -> "55P03".equals(x.getSQLState()));
+    }
+
+    @Override
+    public String lockHoldersHint() {
+        return "pg_locks joined with pg_stat_activity (pg_blocking_pids), and pg_prepared_xacts for prepared branches";
     }
 
     private static MarkerTable markers(String schema, String table) {

@@ -33,6 +33,10 @@ import java.util.Optional;
  * prepared, from a connection of its own (XA lets any connection finish a prepared, detached branch).
  * A connection that failed is dropped and the next attempt opens a new one.
  *
+ * <p>Every driver call runs under the network timeout ({@link XaIo}): a commit into a stalled network
+ * ends with its connection aborted, is retried on a new connection, and the marker decides if the
+ * branch is gone meanwhile.
+ *
  * <p>Invariant: {@link Attempt#NOT_FOUND} is returned only when the branch is not prepared any more,
  * asked of the database ({@code recover}) after the error: MariaDB answers XAER_NOTA for a branch that
  * is prepared but still attached to the session that prepared it, and that must be retried, not
@@ -47,6 +51,8 @@ final class XaCommitSession implements CommitSession {
     private XAConnection xa;
     /** The one handle of {@link #xa} (pgjdbc closes the previous handle on every getConnection()). */
     private Connection handle;
+    /** Bounds every call on {@link #handle}; replaced with the connection. */
+    private XaIo io;
     private XaDialect dialect;
 
     XaCommitSession(SubtaskContext context, XaDatabase<?> database) {
@@ -58,6 +64,7 @@ final class XaCommitSession implements CommitSession {
         if (xa == null) {
             xa = database.open(context, "committer");
             handle = xa.getConnection();
+            io = new XaIo(handle, database.networkTimeout(), context + " (committer)");
             handle.setAutoCommit(true);
             dialect = XaDialect.of(handle);
         }
@@ -74,6 +81,7 @@ final class XaCommitSession implements CommitSession {
         XAConnection c = xa;
         xa = null;
         handle = null;
+        io = null;
         if (c != null) {
             try {
                 c.close();
@@ -87,15 +95,25 @@ final class XaCommitSession implements CommitSession {
     public Attempt commit(TransactionId id) throws IOException {
         Xid xid = XaIds.toXid(id);
         XAResource resource;
+        XaIo watched;
         try {
             resource = connection().getXAResource();
+            watched = io;
         } catch (SQLException | SinkException e) {
             drop();
             throw new RetriableCommitException("connecting to commit " + id + ": " + e.getMessage(), e);
         }
         try {
-            resource.commit(xid, false);
+            watched.xa("XA commit of " + id, () -> {
+                resource.commit(xid, false);
+                return null;
+            });
             return Attempt.COMMITTED;
+        } catch (SQLException e) {
+            // The watchdog aborted the call (network timeout, or the task is being cancelled): the outcome
+            // is unknown; a new connection looks again, and the marker decides if the branch is gone.
+            drop();
+            throw new RetriableCommitException("XA commit of " + id + " (" + XaIds.describe(xid) + "): " + e.getMessage(), e);
         } catch (XAException e) {
             switch (XaErrors.of(Operation.COMMIT, e)) {
                 case KNOWN:
@@ -122,7 +140,7 @@ final class XaCommitSession implements CommitSession {
 
     private boolean stillPrepared(XAResource resource, TransactionId id) throws IOException {
         try {
-            return recover(resource, context, dialect).contains(id);
+            return recover(io, resource, context, dialect).contains(id);
         } catch (SinkException e) {
             drop();
             throw new RetriableCommitException("listing prepared branches to resolve " + id + ": " + e.getMessage(), e);
@@ -138,12 +156,15 @@ final class XaCommitSession implements CommitSession {
     }
 
     /** The prepared branches of this sink, whatever subtask or run, parsed from {@code recover}. */
-    static List<TransactionId> recover(XAResource resource, SubtaskContext context, XaDialect dialect)
+    static List<TransactionId> recover(XaIo io, XAResource resource, SubtaskContext context, XaDialect dialect)
             throws SinkException {
         Xid[] xids;
         try {
             // TMSTARTRSCAN: pgjdbc and MariaDB Connector/J return nothing without it.
-            xids = resource.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN);
+            xids = io.xa("XA recover", () -> resource.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN));
+        } catch (SQLException e) {
+            throw new SinkException(context + ": XA recover (listing prepared transactions) failed: " + e.getMessage()
+                    + ". The task fails and the restarted one tries again.", e);
         } catch (XAException e) {
             throw new SinkException(context + ": XA recover (listing prepared transactions) failed: "
                     + XaErrors.describe(e) + "." + (XaErrors.of(Operation.RECOVER, e) == Handling.RETRY
@@ -174,9 +195,11 @@ final class XaCommitSession implements CommitSession {
         try (PreparedStatement s = plain(id).prepareStatement(
                 dialect.markerExistsSql(database.markerSchema(), database.markerTable()))) {
             s.setString(1, id.toString());
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next();
-            }
+            return io.sql("looking up the marker of " + id, () -> {
+                try (ResultSet rs = s.executeQuery()) {
+                    return rs.next();
+                }
+            });
         } catch (SQLException e) {
             drop();
             if (e instanceof SQLTransientException || e instanceof SQLRecoverableException
@@ -194,7 +217,7 @@ final class XaCommitSession implements CommitSession {
                 dialect.markerPruneSql(database.markerSchema(), database.markerTable()))) {
             s.setString(1, context.sinkId());
             s.setDouble(2, retention.toMillis() / 1000.0);
-            return s.executeUpdate();
+            return io.sql("pruning markers", s::executeUpdate);
         } catch (SQLException e) {
             drop();
             throw new SinkException(context + ": pruning " + database.markerTable() + " failed: " + e.getMessage(), e);

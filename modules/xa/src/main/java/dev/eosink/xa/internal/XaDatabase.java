@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -43,6 +44,10 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     private final int batchSize;
     /** The most prepared branches a writer subtask may hold: what the server should have room for. */
     private final int maxPreparedPerSubtask;
+    /** Bounds every driver call of an epoch, a commit and a recovery (ZERO: only a cancelled task's). */
+    private final Duration networkTimeout;
+    /** The writer's branches wait at most this long for a lock held by another transaction. */
+    private final Duration lockTimeout;
 
     public XaDatabase(
             XaConnector connector,
@@ -54,7 +59,9 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             String markerTable,
             boolean createMarkerTable,
             int batchSize,
-            int maxPreparedPerSubtask) {
+            int maxPreparedPerSubtask,
+            Duration networkTimeout,
+            Duration lockTimeout) {
         this.connector = connector;
         this.statement = statement;
         this.schema = schema;
@@ -65,6 +72,16 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
         this.createMarkerTable = createMarkerTable;
         this.batchSize = batchSize;
         this.maxPreparedPerSubtask = maxPreparedPerSubtask;
+        this.networkTimeout = networkTimeout;
+        this.lockTimeout = lockTimeout;
+    }
+
+    Duration networkTimeout() {
+        return networkTimeout;
+    }
+
+    Duration lockTimeout() {
+        return lockTimeout;
     }
 
     XaConnector connector() {
@@ -111,7 +128,11 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             checkTarget(c, context, dialect);
             if (!dialect.guardsOwnership()) {
                 LOG.warn("{}: {} has no session lock this sink knows, so a second live job with sink id '{}' "
-                        + "cannot be detected; never run two.", context, dialect.name(), context.sinkId());
+                        + "cannot be detected (never run two), and a restarted writer cannot wait for the sessions "
+                        + "of the writer before it: a branch whose XA PREPARE was still running on the server when "
+                        + "its task manager died may be prepared after this writer's recovery, and then stays "
+                        + "prepared until a later start rolls it back. It sets no lock timeout either.",
+                        context, dialect.name(), context.sinkId());
             }
             String sql = table == null ? statement.sql() : dialect.insertSql(schema, table, columns);
             return new XaWriterSession<>(context, this, dialect, guard, c, sql);

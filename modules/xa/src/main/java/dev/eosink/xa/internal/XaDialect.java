@@ -76,9 +76,96 @@ public abstract class XaDialect {
 
     public abstract void unlock(Connection guard, String sinkHash, int subtask) throws SQLException;
 
-    /** Whether the ownership guard can see a second job; false only for the generic dialect. */
+    /**
+     * Whether the ownership guard can see a second job, and the branch lock covers the sessions that
+     * carry branches; false only for the generic dialect, which knows no session lock.
+     */
     public boolean guardsOwnership() {
         return true;
+    }
+
+    /**
+     * Tries once to take the branch lock of {@code (sinkHash, subtask)} on {@code c}, a session lock
+     * apart from the guard. Every connection that carries a branch of the subtask takes it before its
+     * first {@code XA START} and holds it until the connection ends; a writer that claims the subtask
+     * takes it (and lets it go) after the guard and before it lists prepared branches. The session
+     * holding it is released only when the server has finished with it: a session whose client died
+     * while its XA PREPARE was still running ends after that PREPARE, not when the socket closed
+     * (the guard's session, idle, ends at once). Measured: MariaDB keeps a GET_LOCK taken before XA
+     * START through XA END and XA PREPARE and allows GET_LOCK in every XA state; PostgreSQL keeps a
+     * session-level advisory lock through PREPARE TRANSACTION. Both release it at the session's end.
+     *
+     * @return false if another live session holds it
+     */
+    public boolean tryBranchLock(Connection c, String sinkHash, int subtask) throws SQLException {
+        return true;
+    }
+
+    public void unlockBranch(Connection c, String sinkHash, int subtask) throws SQLException {}
+
+    /** This session's id as the database shows it to operators; 0 where the dialect knows none. */
+    public long sessionId(Connection c) throws SQLException {
+        return 0;
+    }
+
+    /** The id of the session holding the ownership guard of {@code (sinkHash, subtask)}; 0 if none. */
+    public long guardHolder(Connection c, String sinkHash, int subtask) throws SQLException {
+        return 0;
+    }
+
+    /** The id of the session holding the branch lock of {@code (sinkHash, subtask)}; 0 if none. */
+    public long branchLockHolder(Connection c, String sinkHash, int subtask) throws SQLException {
+        return 0;
+    }
+
+    /** The statement with which an operator ends session {@code id}, for remedies. */
+    public String endSessionSql(long id) {
+        return "(no statement known for " + name() + ")";
+    }
+
+    /**
+     * Bounds how long a statement of this session waits for a lock held by another transaction (rounded
+     * up to whole seconds where the database counts seconds). Nothing where the dialect knows no
+     * setting: a write waiting on a lock is then bounded by the network timeout alone.
+     */
+    public void setLockTimeout(Connection c, java.time.Duration timeout) throws SQLException {}
+
+    /** The server setting(s) {@link #setLockTimeout} sets, for messages. */
+    public String lockTimeoutSetting() {
+        return "no lock timeout (unknown database)";
+    }
+
+    /** Whether {@code e} (or an exception it carries) reports a lock wait that ran into the lock timeout. */
+    public boolean isLockTimeout(SQLException e) {
+        return false;
+    }
+
+    /** Where an operator sees who holds the lock a write waited for, for remedies. */
+    public String lockHoldersHint() {
+        return "the database's list of locks and of prepared XA transactions";
+    }
+
+    /** {@code e}, its causes and its chained exceptions, for codes a driver may wrap. */
+    static java.util.List<SQLException> chain(SQLException e) {
+        java.util.List<SQLException> all = new java.util.ArrayList<>();
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        java.util.ArrayDeque<Throwable> todo = new java.util.ArrayDeque<>(java.util.List.of(e));
+        while (!todo.isEmpty() && all.size() < 20) {
+            Throwable t = todo.pop();
+            if (t == null || !seen.add(t)) {
+                continue;
+            }
+            if (t instanceof SQLException) {
+                all.add((SQLException) t);
+                if (((SQLException) t).getNextException() != null) {
+                    todo.add(((SQLException) t).getNextException());
+                }
+            }
+            if (t.getCause() != null) {
+                todo.add(t.getCause());
+            }
+        }
+        return all;
     }
 
     /** CREATE TABLE IF NOT EXISTS for the marker table (gid, sink_id, subtask, checkpoint_id, row_count, created_at). */

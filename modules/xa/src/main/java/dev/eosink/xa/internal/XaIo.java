@@ -1,0 +1,71 @@
+package dev.eosink.xa.internal;
+
+import dev.eosink.postgres.internal.IoWatchdog;
+
+import javax.transaction.xa.XAException;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/**
+ * The PostgreSQL module's {@link IoWatchdog} for one XA connection: every driver call of an epoch,
+ * a commit or a recovery runs through it, so that a call into a stalled network, or one of a task
+ * that Flink cancels, ends with its connection aborted instead of blocking for ever (a write into a
+ * peer that stopped reading ignores the driver's socketTimeout and the thread's interrupt alike).
+ *
+ * <p>XA calls throw {@link XAException}, which the watchdog (made for JDBC calls) does not know: it is
+ * carried through as the cause of an {@link SQLException} and thrown again as it was, unless the
+ * watchdog aborted the connection, in which case the watchdog's own error (SQLSTATE 08006, naming
+ * the call and the timeout) is thrown with the XAException as its cause.
+ */
+final class XaIo {
+
+    /** An XA call into the driver. */
+    @FunctionalInterface
+    interface XaCall<T> {
+        T call() throws XAException, SQLException;
+    }
+
+    private final IoWatchdog watchdog;
+
+    /**
+     * @param connection the XA connection's handle: pgjdbc's passes {@code abort} on to the physical
+     *     connection, which closes its socket; MariaDB Connector/J's abort would wait for the blocked
+     *     call, so its socket is closed instead ({@link MariaDbAbort})
+     * @param timeout the network timeout; ZERO bounds nothing but a cancelled task's calls
+     */
+    XaIo(Connection connection, Duration timeout, Object owner) {
+        Connection abortable = MariaDbAbort.applies(connection) ? MariaDbAbort.abortingBySocket(connection, owner) : connection;
+        this.watchdog = new IoWatchdog(abortable, timeout, owner);
+    }
+
+    <T> T sql(String what, IoWatchdog.SqlCall<T> body) throws SQLException {
+        return watchdog.call(what, body);
+    }
+
+    <T> T xa(String what, XaCall<T> body) throws XAException, SQLException {
+        try {
+            return watchdog.call(what, () -> {
+                try {
+                    return body.call();
+                } catch (XAException e) {
+                    throw new Carrier(e);
+                }
+            });
+        } catch (Carrier c) {
+            throw c.xa;
+        }
+    }
+
+    /** An XAException on its way through the watchdog, which only passes SQLExceptions. */
+    private static final class Carrier extends SQLException {
+        private static final long serialVersionUID = 1L;
+        final transient XAException xa;
+
+        Carrier(XAException xa) {
+            super(xa.getMessage(), null, xa.errorCode, xa);
+            this.xa = xa;
+        }
+    }
+}
