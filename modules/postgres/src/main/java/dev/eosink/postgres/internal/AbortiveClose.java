@@ -61,6 +61,9 @@ final class AbortiveClose {
      * @param owner the watchdog's owner (sink, subtask, attempt), for the log
      */
     static boolean ready(Connection connection, Object owner) {
+        if (connection instanceof IoWatchdog.AbortsItself) {
+            return true;
+        }
         try {
             Socket socket = socket(connection, owner);
             if (socket == null) {

@@ -1,5 +1,7 @@
 package dev.eosink.xa.internal;
 
+import dev.eosink.postgres.internal.IoWatchdog;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,8 +58,8 @@ final class MariaDbAbort {
                 throw e.getCause();
             }
         };
-        return (Connection) Proxy.newProxyInstance(MariaDbAbort.class.getClassLoader(), new Class<?>[] {Connection.class},
-                handler);
+        return (Connection) Proxy.newProxyInstance(MariaDbAbort.class.getClassLoader(),
+                new Class<?>[] {Connection.class, IoWatchdog.AbortsItself.class}, handler);
     }
 
     private static void abort(Connection c, Executor executor, Object owner) {
