@@ -3,7 +3,6 @@ package dev.eosink.core.protocol;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
