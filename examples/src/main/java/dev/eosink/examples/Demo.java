@@ -6,6 +6,8 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -81,12 +83,15 @@ public final class Demo {
                 return v.exact() ? 0 : 1;
             }
 
-            Configuration conf = flinkConfiguration(o);
-            boolean restoring = conf.getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent();
-            prepareTable(c, o, restoring);
-
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+            StreamExecutionEnvironment env = environment(o);
             boolean local = env instanceof LocalStreamEnvironment;
+            Optional<String> restoreFrom = env.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH);
+            Optional<String> refused = new DemoTable(c, o).prepare(restoreFrom.isPresent());
+            if (refused.isPresent()) {
+                System.err.println("error: " + refused.get());
+                return 2;
+            }
+
             boolean chaos = o.chaos != null ? o.chaos : local;
             env.setParallelism(o.parallelism);
             Jobs.Target target = new Jobs.Target(url, user, password, o.table, o.sinkId, chaos);
@@ -100,9 +105,7 @@ public final class Demo {
             System.out.printf(
                     "eosink demo: %s job, %,d orders at %,.0f/s, parallelism %d, %s, chaos %s, into table %s "
                             + "(sink id %s)%n",
-                    o.job, o.events, o.rate, o.parallelism, restoring
-                            ? "restoring " + conf.get(StateRecoveryOptions.SAVEPOINT_PATH)
-                            : "fresh start",
+                    o.job, o.events, o.rate, o.parallelism, restoreFrom.map(p -> "restoring " + p).orElse("fresh start"),
                     chaos ? "on (" + o.faults + " failures, seed " + o.seed + ")" : "off", o.table, o.sinkId);
             if (chaos && !local) {
                 System.out.println("note: chaos strikes only where the job runs in this JVM (a local MiniCluster)");
@@ -113,6 +116,11 @@ public final class Demo {
 
             long start = System.nanoTime();
             JobClient job = env.executeAsync("eosink demo: " + o.job);
+            JobProgress progress = local
+                    ? JobProgress.local(start)
+                    : JobProgress.cluster(env.getConfiguration().get(RestOptions.ADDRESS),
+                            env.getConfiguration().get(RestOptions.PORT), job.getJobID());
+            System.out.println("job " + job.getJobID() + " submitted");
             // A local MiniCluster shuts down with the job, so wait on the result, not on status calls.
             CompletableFuture<JobExecutionResult> result = job.getJobExecutionResult();
             while (!result.isDone()) {
@@ -121,7 +129,7 @@ public final class Demo {
                 } catch (TimeoutException | ExecutionException e) {
                     // still running, or failed: the loop condition decides
                 }
-                progress(c, o, start);
+                progress(c, o, start, progress);
             }
             Chaos.stop();
             String failure = null;
@@ -131,15 +139,61 @@ public final class Demo {
                 failure = rootMessage(e);
             }
             JobStatus status = failure == null ? JobStatus.FINISHED : JobStatus.FAILED;
-            System.out.printf("job %s after %.1f s; failures survived: %d %s%n",
-                    status, (System.nanoTime() - start) / 1e9, Chaos.fired(), Chaos.firedByKind());
+            System.out.printf("job %s after %.1f s; failovers: %d%s%n", status, (System.nanoTime() - start) / 1e9,
+                    progress.failovers(), local ? " " + Chaos.firedByKind() : " (the cluster's exception history)");
             if (failure != null) {
                 System.out.println("job failed: " + failure);
             }
             Verdict v = Verdict.check(c, o.job, o.table, o.sinkId, generator, o.events);
+            Optional<String> savepoint = status == JobStatus.FINISHED ? progress.stoppedWithSavepoint() : Optional.empty();
+            if (savepoint.isPresent()) {
+                System.out.println("job stopped with savepoint " + savepoint.get());
+                System.out.println("verdict: " + v.describeStopped());
+                System.out.println("resume it: flink run -s " + savepoint.get() + " <this jar> <the same arguments>");
+                return v.consistent() ? 0 : 1;
+            }
             System.out.println("verdict: " + v);
             return status == JobStatus.FINISHED && v.exact() ? 0 : 1;
         }
+    }
+
+    /**
+     * The job's environment, with the demo's defaults for what neither the command line (-D options,
+     * {@code flink run -s}) nor, on a cluster, the cluster's configuration sets. On a cluster,
+     * checkpoints go where the cluster's configuration says unless --checkpoint-dir names a place;
+     * locally they go to a folder of the sink id's own, so that --resume never picks another demo's.
+     */
+    static StreamExecutionEnvironment environment(DemoOptions o) throws IOException {
+        Configuration conf = Configuration.fromMap(o.flinkConf);
+        StreamExecutionEnvironment probe = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        boolean local = probe instanceof LocalStreamEnvironment;
+        ReadableConfig given = probe.getConfiguration();
+        if (given.getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL).isEmpty()) {
+            conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, local ? Duration.ofSeconds(1) : Duration.ofSeconds(10));
+        }
+        Path dir = o.checkpointDir != null ? o.checkpointDir : local ? DemoOptions.localCheckpointDir(o.sinkId) : null;
+        if (dir != null && (o.checkpointDir != null || given.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY).isEmpty())) {
+            conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toAbsolutePath().toUri().toString());
+            if (given.getOptional(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION).isEmpty()) {
+                // Kept when the job is cancelled or the process dies, so a killed run can be resumed.
+                conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+            }
+        }
+        if (local && given.getOptional(RestartStrategyOptions.RESTART_STRATEGY).isEmpty()) {
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1_000);
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
+        }
+        if (o.resume) {
+            if (dir == null) {
+                throw new IllegalArgumentException("--resume takes the newest retained checkpoint of --checkpoint-dir: "
+                        + "name the directory (on a cluster, resume with flink run -s <savepoint or checkpoint> instead)");
+            }
+            Path latest = latestCheckpoint(dir)
+                    .orElseThrow(() -> new IllegalArgumentException("--resume: no retained checkpoint under " + dir));
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, latest.toUri().toString());
+        }
+        return StreamExecutionEnvironment.getExecutionEnvironment(conf);
     }
 
     /**
@@ -158,32 +212,6 @@ public final class Demo {
             }
             throw noDriver;
         }
-    }
-
-    /** -D options, plus the demo's defaults for what they do not set. */
-    static Configuration flinkConfiguration(DemoOptions o) throws IOException {
-        Configuration conf = Configuration.fromMap(o.flinkConf);
-        if (!conf.contains(CheckpointingOptions.CHECKPOINTING_INTERVAL)) {
-            conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
-        }
-        if (!conf.contains(CheckpointingOptions.CHECKPOINTS_DIRECTORY)) {
-            conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, o.checkpointDir.toAbsolutePath().toUri().toString());
-        }
-        if (!conf.contains(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION)) {
-            // Kept when the job is cancelled or the process dies, so a killed run can be resumed.
-            conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
-        }
-        if (!conf.contains(RestartStrategyOptions.RESTART_STRATEGY)) {
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1_000);
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
-        }
-        if (o.resume) {
-            Path latest = latestCheckpoint(o.checkpointDir)
-                    .orElseThrow(() -> new IllegalArgumentException("--resume: no retained checkpoint under " + o.checkpointDir));
-            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, latest.toUri().toString());
-        }
-        return conf;
     }
 
     /** The newest chk-N directory with a _metadata file, across all job ids under {@code dir}. */
@@ -207,27 +235,7 @@ public final class Demo {
         }
     }
 
-    /**
-     * A fresh run starts from an empty table. Prepared transactions of an earlier run hold locks on the
-     * table (DROP would wait for them forever), so they are rolled back first: a fresh run discards them.
-     */
-    private static void prepareTable(Connection c, DemoOptions o, boolean restoring) throws SQLException {
-        DemoDatabase db = DemoDatabase.of(c);
-        try (Statement s = c.createStatement()) {
-            if (!restoring) {
-                for (String prepared : db.prepared(c, o.sinkId)) {
-                    db.rollback(c, prepared);
-                    System.out.println("rolled back leftover prepared transaction " + prepared);
-                }
-                s.execute("DROP TABLE IF EXISTS " + db.quote(o.table));
-            }
-            if (db.tableMissing(c, o.table)) {
-                s.execute(db.createTableSql(o.job, o.table));
-            }
-        }
-    }
-
-    private static void progress(Connection c, DemoOptions o, long start) {
+    private static void progress(Connection c, DemoOptions o, long start, JobProgress progress) {
         double seconds = (System.nanoTime() - start) / 1e9;
         long committed;
         try (Statement s = c.createStatement();
@@ -237,10 +245,8 @@ public final class Demo {
         } catch (SQLException e) {
             committed = -1;
         }
-        System.out.printf(
-                "[%5.0fs] events generated %,d (incl. replays) | %s committed %,d | checkpoint %d | failures survived %d | %,.0f events/s%n",
-                seconds, Chaos.events(), "events".equals(o.job) ? "rows" : "windows", committed, Chaos.checkpoints(),
-                Chaos.fired(), Chaos.events() / Math.max(seconds, 0.001));
+        System.out.printf("[%5.0fs] %s committed %,d | %s%n", seconds, "events".equals(o.job) ? "rows" : "windows",
+                committed, progress.figures());
     }
 
     private static String rootMessage(Throwable t) {

@@ -22,8 +22,10 @@ final class DemoOptions {
     long seed = System.nanoTime();
     String table;
     String sinkId;
-    Path checkpointDir = Path.of(System.getProperty("java.io.tmpdir"), "eosink-demo", "checkpoints");
+    /** Where checkpoints go; null: the cluster's configured place, or locally {@link #localCheckpointDir}. */
+    Path checkpointDir;
     boolean resume;
+    boolean reset;
     final Map<String, String> flinkConf = new LinkedHashMap<>();
 
     static final String USAGE =
@@ -41,8 +43,12 @@ final class DemoOptions {
                     + "  --faults K          how many failures to inject (default 6)\n"
                     + "  --seed S            seed of the failure schedule\n"
                     + "  --table T, --sink-id ID   (default window_totals/demo-windows, order_events/demo-events)\n"
-                    + "  --checkpoint-dir D  retained checkpoints (default $TMPDIR/eosink-demo/checkpoints)\n"
-                    + "  --resume            resume from the latest retained checkpoint in --checkpoint-dir\n"
+                    + "  --checkpoint-dir D  retained checkpoints (default: the cluster's configured directory;\n"
+                    + "                      locally $TMPDIR/eosink-demo/<sink id>/checkpoints)\n"
+                    + "  --resume            resume from the latest retained checkpoint in the checkpoint directory\n"
+                    + "                      (on a cluster: flink run -s <savepoint> ... instead)\n"
+                    + "  --reset             start over: roll back the sink id's prepared transactions and delete the\n"
+                    + "                      table's rows (a fresh run refuses a table with rows otherwise)\n"
                     + "  -Dkey=value         any Flink option, e.g. -Dexecution.checkpointing.interval=500ms\n"
                     + "                      or -Dexecution.state-recovery.path=file:///.../chk-42";
 
@@ -109,6 +115,9 @@ final class DemoOptions {
                 case "--resume":
                     o.resume = true;
                     break;
+                case "--reset":
+                    o.reset = true;
+                    break;
                 case "-h":
                 case "--help":
                     throw new IllegalArgumentException("");
@@ -126,6 +135,11 @@ final class DemoOptions {
             throw new IllegalArgumentException("--events 1.." + Integer.MAX_VALUE + ", --rate > 0, --parallelism >= 1");
         }
         return o;
+    }
+
+    /** Local runs keep their checkpoints per sink id, so that --resume never picks another demo's. */
+    static Path localCheckpointDir(String sinkId) {
+        return Path.of(System.getProperty("java.io.tmpdir"), "eosink-demo", sinkId, "checkpoints");
     }
 
     private static String value(String[] args, int i, String option) {

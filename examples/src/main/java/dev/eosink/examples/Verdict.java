@@ -40,6 +40,25 @@ public final class Verdict {
         return rows == expected && duplicates == 0 && missing == 0 && unexpected == 0 && wrong == 0 && preparedLeft == 0;
     }
 
+    /**
+     * What must hold of a job stopped mid-way (stop-with-savepoint): every row committed is right and
+     * once, and nothing is left prepared; rows of what came after the stop are missing, for the
+     * resumed run to write.
+     */
+    public boolean consistent() {
+        return duplicates == 0 && unexpected == 0 && wrong == 0 && preparedLeft == 0;
+    }
+
+    /** The verdict of a job stopped mid-way: {@link #consistent()}, and how far it got. */
+    public String describeStopped() {
+        String what = "windows".equals(job) ? "windows" : "events";
+        return String.format(
+                "%s: %,d of %,d %s committed before the stop; duplicates %,d, unexpected %,d, wrong %s %,d, "
+                        + "prepared transactions left %,d => %s",
+                job, rows, expected, what, duplicates, unexpected, "windows".equals(job) ? "sums" : "values", wrong,
+                preparedLeft, consistent() ? "CONSISTENT (the resumed run writes the rest)" : "NOT CONSISTENT");
+    }
+
     @Override
     public String toString() {
         String what = "windows".equals(job) ? "windows" : "events";

