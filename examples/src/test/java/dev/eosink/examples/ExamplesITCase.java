@@ -3,9 +3,12 @@ package dev.eosink.examples;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.PostgresFixture;
 
+import org.apache.flink.configuration.CheckpointingOptions;
+
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
+import java.util.Arrays;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,6 +41,48 @@ class ExamplesITCase {
             assertExact(c, "events", "it_order_events_xa", "it-events-xa");
         }
         assertThat(exit).as("exit code").isZero();
+    }
+
+    /**
+     * A table that holds results is never dropped: a fresh run against it is refused (exit 2, nothing
+     * touched), and only --reset starts over, deleting its rows (it never drops the table: the role may
+     * not own it).
+     */
+    @Test
+    void aFreshRunRefusesATableWithResultsUnlessReset() throws Exception {
+        String[] args = {"--job", "events", "--postgres-url", db.jdbcUrl(), "--user", db.user(), "--events", "2000",
+                "--rate", "4000", "--chaos", "off", "--table", "it_reset_events", "--sink-id", "it-reset",
+                "-Dexecution.checkpointing.interval=300ms"};
+        DemoOptions first = DemoOptions.parse(args);
+        first.password = db.password();
+        assertThat(Demo.run(first)).as("first run").isZero();
+        long oid = db.count("SELECT 'it_reset_events'::regclass::oid::bigint");
+
+        DemoOptions again = DemoOptions.parse(args);
+        again.password = db.password();
+        assertThat(Demo.run(again)).as("a fresh run against the results").isEqualTo(2);
+        assertThat(db.count("SELECT count(*) FROM it_reset_events")).as("nothing touched").isEqualTo(2000);
+
+        String[] reset = Arrays.copyOf(args, args.length + 1);
+        reset[args.length] = "--reset";
+        DemoOptions over = DemoOptions.parse(reset);
+        over.password = db.password();
+        assertThat(Demo.run(over)).as("--reset").isZero();
+        assertThat(db.count("SELECT 'it_reset_events'::regclass::oid::bigint")).as("the same table, not dropped").isEqualTo(oid);
+        try (Connection c = db.connect()) {
+            Verdicts.assertExact(Verdict.check(c, "events", "it_reset_events", "it-reset", OrderGenerator.defaults(), 2000));
+        }
+    }
+
+    /** Local runs keep their checkpoints per sink id: --resume never picks another demo's. */
+    @Test
+    void localCheckpointsArePerSinkId() throws Exception {
+        DemoOptions a = DemoOptions.parse(new String[] {"--sink-id", "demo-a"});
+        DemoOptions b = DemoOptions.parse(new String[] {"--sink-id", "demo-b"});
+        String dirA = Demo.environment(a).getConfiguration().get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
+        String dirB = Demo.environment(b).getConfiguration().get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
+        assertThat(dirA).contains("/eosink-demo/demo-a/checkpoints");
+        assertThat(dirB).contains("/eosink-demo/demo-b/checkpoints");
     }
 
     private static DemoOptions options(String job, String table, String sinkId, String urlOption, String url, String user) {
