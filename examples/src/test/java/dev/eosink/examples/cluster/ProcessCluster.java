@@ -276,6 +276,80 @@ public final class ProcessCluster implements AutoCloseable {
         return n;
     }
 
+    /**
+     * Starts one more TaskManager like {@link #startTaskManager()}, with {@code jvmOptions} added to
+     * its JVM's command line (system properties of the libraries in the job's jar, for instance).
+     */
+    public String startTaskManager(List<String> jvmOptions) throws IOException {
+        String name = "taskmanager-" + (++started);
+        TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(conf);
+        List<String> jvm = new ArrayList<>(List.of(ProcessMemoryUtils.generateJvmParametersStr(spec).trim().split("\\s+")));
+        jvm.addAll(jvmOptions);
+        List<String> dynamic = new ArrayList<>(
+                List.of(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec).trim().split("\\s+")));
+        dynamic.addAll(List.of("-D", TaskManagerOptions.TASK_MANAGER_RESOURCE_ID.key() + "=" + name));
+        taskManagers.put(name, launch(name, jvm, TaskManagerRunner.class, dynamic));
+        return name;
+    }
+
+    /**
+     * The highest attempt number of any of the job's subtasks, from the REST API: 0 when every task ran
+     * at its first attempt, with no failover at all.
+     */
+    public int highestAttempt(JobID job) throws IOException, InterruptedException {
+        int highest = 0;
+        for (JsonNode vertex : rest("/jobs/" + job).path("vertices")) {
+            for (JsonNode subtask : rest("/jobs/" + job + "/vertices/" + vertex.path("id").asText()).path("subtasks")) {
+                highest = Math.max(highest, subtask.path("attempt").asInt());
+            }
+        }
+        return highest;
+    }
+
+    /** The oldest failure of the job's exception history with its stack trace, or null: for failure messages. */
+    public String firstFailure(JobID job) throws IOException, InterruptedException {
+        String first = null;
+        for (JsonNode entry : rest("/jobs/" + job + "/exceptions?maxExceptions=100000").path("exceptionHistory").path("entries")) {
+            first = entry.path("taskName").asText("?") + " on " + entry.path("taskManagerId").asText("?") + ": "
+                    + entry.path("stacktrace").asText();
+        }
+        return first;
+    }
+
+    /** The process id of a running TaskManager. */
+    public long pid(String taskManager) {
+        Process p = taskManagers.get(taskManager);
+        if (p == null) {
+            throw new IllegalArgumentException("no running task manager " + taskManager + ", have " + taskManagers.keySet());
+        }
+        return p.pid();
+    }
+
+    /**
+     * How many instances of each of {@code classNames} a TaskManager's heap holds, by {@code jcmd <pid>
+     * GC.class_histogram}: it runs a full garbage collection first, so only what something still
+     * references is counted (softly reachable objects may survive one: the JVM clears those under
+     * memory pressure only). A class without instances counts 0.
+     */
+    public Map<String, Long> liveInstances(String taskManager, List<String> classNames) throws IOException, InterruptedException {
+        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(pid(taskManager)), "GC.class_histogram").redirectErrorStream(true).start();
+        String out = new String(jcmd.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (!jcmd.waitFor(60, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
+            throw new IOException("jcmd GC.class_histogram of " + taskManager + " failed: " + out);
+        }
+        Map<String, Long> counts = new LinkedHashMap<>();
+        classNames.forEach(name -> counts.put(name, 0L));
+        // "   7:          1234          98720  org.example.Name (module@version)"
+        for (String line : out.split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 4 && f[0].endsWith(":") && counts.containsKey(f[3])) {
+                counts.put(f[3], Long.parseLong(f[1]));
+            }
+        }
+        return counts;
+    }
+
     public int registeredTaskManagers() throws IOException, InterruptedException {
         return rest("/overview").path("taskmanagers").asInt();
     }

@@ -4,16 +4,19 @@ import org.apache.flink.util.function.SerializableSupplier;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import org.postgresql.Driver;
 
 import javax.sql.DataSource;
 
+import java.io.PrintWriter;
 import java.io.Serializable;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.logging.Logger;
 import java.util.regex.Pattern;
 
 /**
@@ -22,6 +25,16 @@ import java.util.regex.Pattern;
  *
  * <p>Credentials never leave this class: {@link #toString()} and every message render the URL with
  * its password removed, and properties are never printed.
+ *
+ * <p>By URL, every connection comes from pgjdbc's {@link Driver} directly, never through {@code
+ * java.sql.DriverManager}: {@code DriverManager} hands a caller only the drivers that the caller's class
+ * loader resolves to the very same class, and learns of drivers only when they register themselves
+ * (pgjdbc does in its static initializer) or when it scans the class path, once per JVM. On a session
+ * cluster each job has a class loader of its own on a TaskManager, with its own copy of pgjdbc: the
+ * driver registered for the first job is not the next job's, whose own is not loaded yet when it first
+ * asks, so every job after the first would fail at start with "No suitable driver". Loading pgjdbc
+ * still registers its driver; the sink deregisters it when Flink releases the job's class loader
+ * ({@code dev.eosink.postgres.internal.JdbcDrivers}).
  */
 public final class PostgresConnection implements Serializable {
 
@@ -29,6 +42,13 @@ public final class PostgresConnection implements Serializable {
 
     private static final Pattern PASSWORD_IN_URL =
             Pattern.compile("(?i)(password|sslpassword)=[^&;]*");
+
+    /**
+     * How long opening a connection may take (pgjdbc's {@code loginTimeout}, unless the properties or the
+     * URL set it), the committer pool's connection timeout. Without it pgjdbc would take {@code
+     * DriverManager}'s JVM-wide login timeout, which is 0 (none) unless someone sets it.
+     */
+    static final int LOGIN_TIMEOUT_SECONDS = 30;
 
     private final String url;
     private final Properties properties;
@@ -68,7 +88,7 @@ public final class PostgresConnection implements Serializable {
             Properties props = new Properties();
             props.putAll(properties);
             props.setProperty("ApplicationName", applicationName);
-            connection = DriverManager.getConnection(url, props);
+            connection = connect(props, LOGIN_TIMEOUT_SECONDS);
         }
         if (dataSource != null) {
             try (PreparedStatement s = connection.prepareStatement("SELECT set_config('application_name', ?, false)")) {
@@ -100,10 +120,102 @@ public final class PostgresConnection implements Serializable {
         if (dataSource != null) {
             config.setDataSource(dataSource.get());
         } else {
-            config.setJdbcUrl(url);
-            config.setDataSourceProperties(properties);
+            // Not setJdbcUrl: HikariCP would ask DriverManager for the driver.
+            config.setDataSource(new DriverDataSource());
         }
         return new HikariDataSource(config);
+    }
+
+    /** pgjdbc's driver, loaded when first used (in the task, not in the client that builds the job). */
+    private static final class PgJdbc {
+        static final Driver DRIVER = new Driver();
+    }
+
+    /** A connection by URL from pgjdbc's driver itself; {@code loginTimeout} applies unless the user set one. */
+    private Connection connect(Properties props, int loginTimeoutSeconds) throws SQLException {
+        if (loginTimeoutSeconds > 0 && !props.containsKey("loginTimeout") && !urlSets(url, "loginTimeout")) {
+            props.setProperty("loginTimeout", Integer.toString(loginTimeoutSeconds));
+        }
+        Connection c = PgJdbc.DRIVER.connect(url, props);
+        if (c == null) {
+            // What DriverManager would call "No suitable driver" (naming the URL with its password).
+            throw new SQLException("pgjdbc does not accept the JDBC URL '" + redact(url)
+                    + "'. Remedy: jdbc:postgresql://host:port/database, options after '?'", "08001");
+        }
+        return c;
+    }
+
+    /**
+     * The committer pool's connections, by URL, made like {@link #open}'s: HikariCP given a DataSource
+     * never asks DriverManager. Its login timeout is the one HikariCP sets (its connection timeout).
+     */
+    private final class DriverDataSource implements DataSource {
+
+        private volatile int loginTimeoutSeconds = LOGIN_TIMEOUT_SECONDS;
+        private volatile PrintWriter logWriter;
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            Properties props = new Properties();
+            props.putAll(properties);
+            return connect(props, loginTimeoutSeconds);
+        }
+
+        @Override
+        public Connection getConnection(String username, String password) throws SQLException {
+            Properties props = new Properties();
+            props.putAll(properties);
+            if (username != null) {
+                props.setProperty("user", username);
+            }
+            if (password != null) {
+                props.setProperty("password", password);
+            }
+            return connect(props, loginTimeoutSeconds);
+        }
+
+        @Override
+        public PrintWriter getLogWriter() {
+            return logWriter;
+        }
+
+        @Override
+        public void setLogWriter(PrintWriter out) {
+            this.logWriter = out;
+        }
+
+        @Override
+        public void setLoginTimeout(int seconds) {
+            this.loginTimeoutSeconds = seconds;
+        }
+
+        @Override
+        public int getLoginTimeout() {
+            return loginTimeoutSeconds;
+        }
+
+        @Override
+        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+            throw new SQLFeatureNotSupportedException("no java.util.logging parent logger");
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> type) throws SQLException {
+            if (type.isInstance(this)) {
+                return type.cast(this);
+            }
+            throw new SQLException("not a wrapper for " + type.getName());
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> type) {
+            return type.isInstance(this);
+        }
+
+        @Override
+        public String toString() {
+            return "pgjdbc " + redact(url);
+        }
     }
 
     /** Whether a JDBC URL sets the driver property {@code key} among its parameters. */

@@ -1,5 +1,7 @@
 package dev.eosink.core.protocol;
 
+import dev.eosink.core.spi.TransactionalDatabase;
+
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
@@ -19,6 +21,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * which the waiting writer itself holds up). It sits after the committer, chained to it and so in the
  * writer's task, and receives the committer's output (a few messages per checkpoint, never the
  * records), which it drops.
+ *
+ * <p>It also registers the database's {@link TransactionalDatabase#registerReleaseHooks release hooks}
+ * when it opens: Flink opens a chain from its tail, so this runs before the committer opens its
+ * connections (and loads a JDBC driver), even when the committer then fails before the writer opens.
  */
 public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void>
         implements OneInputStreamOperator<CommittableMessage<PreparedTransaction>, Void> {
@@ -27,6 +33,18 @@ public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void
 
     /** Its name in the job graph. */
     public static final String NAME = "eosink checkpoint outcomes";
+
+    private final TransactionalDatabase<?> database;
+
+    public CheckpointOutcomeOperator(TransactionalDatabase<?> database) {
+        this.database = database;
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        database.registerReleaseHooks(getContainingTask().getEnvironment().getUserCodeClassLoader());
+    }
 
     @Override
     public void processElement(StreamRecord<CommittableMessage<PreparedTransaction>> element) {

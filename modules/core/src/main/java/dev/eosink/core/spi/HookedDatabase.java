@@ -3,6 +3,8 @@ package dev.eosink.core.spi;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.LifecycleHook.Point;
 
+import org.apache.flink.util.UserCodeClassLoader;
+
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Objects;
@@ -26,6 +28,11 @@ public final class HookedDatabase<IN> implements TransactionalDatabase<IN> {
     @Override
     public String target() {
         return database.target();
+    }
+
+    @Override
+    public void registerReleaseHooks(UserCodeClassLoader userCode) {
+        database.registerReleaseHooks(userCode);
     }
 
     @Override

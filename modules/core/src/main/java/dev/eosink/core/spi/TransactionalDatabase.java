@@ -1,5 +1,7 @@
 package dev.eosink.core.spi;
 
+import org.apache.flink.util.UserCodeClassLoader;
+
 import java.io.IOException;
 import java.io.Serializable;
 
@@ -25,6 +27,22 @@ public interface TransactionalDatabase<IN> extends Serializable {
 
     /** Opens the session of one committer subtask. */
     CommitSession openCommitter(SubtaskContext context) throws IOException;
+
+    /**
+     * Registers, on a TaskManager, what must be undone when Flink releases the job's user-code class
+     * loader there (after the job's last task on that TaskManager ended, just before Flink closes the
+     * class loader). Register each hook by a fixed name with {@link
+     * UserCodeClassLoader#registerReleaseHookIfAbsent}: this is called by every writer subtask and by the
+     * sink's operator after the committer, and several sinks of a job share one class loader.
+     *
+     * <p>Why: on a session cluster every job gets a class loader of its own on each TaskManager, and a
+     * long-lived JVM-wide registry that still refers to one of its classes keeps that class loader, and
+     * every class of the job, in memory for as long as the TaskManager runs. For a JDBC database that
+     * registry is {@code java.sql.DriverManager}, where a driver registers itself as soon as its class
+     * is loaded. It is called before the committer or the writer open anything. The default registers
+     * nothing.
+     */
+    default void registerReleaseHooks(UserCodeClassLoader userCode) {}
 
     /** What the sink writes to, for messages: "table \"public\".\"orders\"". Never credentials. */
     String target();

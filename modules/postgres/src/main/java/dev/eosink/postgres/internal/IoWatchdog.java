@@ -48,11 +48,8 @@ public final class IoWatchdog {
 
     private static ScheduledThreadPoolExecutor timer() {
         AtomicInteger n = new AtomicInteger();
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "eosink-io-watchdog-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        ScheduledThreadPoolExecutor timer =
+                new ScheduledThreadPoolExecutor(1, r -> daemon(r, "eosink-io-watchdog-" + n.incrementAndGet()));
         timer.setKeepAliveTime(10, TimeUnit.SECONDS);
         timer.allowCoreThreadTimeOut(true);
         timer.setRemoveOnCancelPolicy(true);
@@ -67,9 +64,25 @@ public final class IoWatchdog {
 
     private static ThreadPoolExecutor aborts() {
         AtomicInteger n = new AtomicInteger();
-        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-            Thread t = new Thread(r, "eosink-io-watchdog-abort-" + n.incrementAndGet());
+        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                r -> daemon(r, "eosink-io-watchdog-abort-" + n.incrementAndGet()));
+    }
+
+    /**
+     * A daemon thread that refers to nothing of the thread that happens to start it, usually a task's.
+     * A new thread inherits its creator's context class loader (the job's user-code class loader), its
+     * inheritable thread locals, and on Java 17 the protection domains of every class on the creator's
+     * stack, each of which refers to its class loader: the job's classes are on a task's stack. When
+     * the sink is in Flink's lib/, one timer serves every job of the TaskManager, and a thread made
+     * during the first job would keep that job's class loader for as long as later jobs keep the
+     * thread busy. {@code doPrivileged} limits what the new thread inherits to this class's domain.
+     */
+    @SuppressWarnings("removal") // AccessController: deprecated with the security manager; still what Thread uses on 17
+    private static Thread daemon(Runnable r, String name) {
+        return java.security.AccessController.doPrivileged((java.security.PrivilegedAction<Thread>) () -> {
+            Thread t = new Thread(null, r, name, 0, false);
             t.setDaemon(true);
+            t.setContextClassLoader(IoWatchdog.class.getClassLoader());
             return t;
         });
     }

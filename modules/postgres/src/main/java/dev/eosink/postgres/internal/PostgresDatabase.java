@@ -10,6 +10,7 @@ import dev.eosink.postgres.PostgresConnection;
 import dev.eosink.postgres.RowKindFunction;
 import dev.eosink.postgres.WriteMethod;
 
+import org.apache.flink.util.UserCodeClassLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -122,6 +123,12 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         CRC32 crc = new CRC32();
         crc.update(("eosink/" + sinkId).getBytes(StandardCharsets.UTF_8));
         return (int) crc.getValue();
+    }
+
+    /** pgjdbc's driver registers itself when loaded: it must not keep the job's class loader (see {@link JdbcDrivers}). */
+    @Override
+    public void registerReleaseHooks(UserCodeClassLoader userCode) {
+        JdbcDrivers.deregisterOnRelease(userCode);
     }
 
     @Override

@@ -70,6 +70,12 @@ public final class XaConnector implements Serializable {
             return supplier.get();
         }
         if (url.startsWith("jdbc:postgresql:")) {
+            // PGXADataSource asks java.sql.DriverManager, but from pgjdbc's own class, whose class loader
+            // has just loaded and registered its driver (BaseDataSource's static initializer does): that
+            // lookup finds the driver of this job's copy of pgjdbc, whatever earlier jobs registered on
+            // a session cluster. (The sink's own connections by URL cannot rely on that: see
+            // PostgresConnection.) The registration is undone when the job's class loader is released
+            // (XaDatabase.registerReleaseHooks).
             PGXADataSource pg = new PGXADataSource();
             pg.setUrl(url);
             for (String key : properties.stringPropertyNames()) {
@@ -79,7 +85,8 @@ public final class XaConnector implements Serializable {
             return pg;
         }
         // MariaDB Connector/J takes options in the URL only; user and password go through setters so that
-        // they never appear in a URL that a message could print.
+        // they never appear in a URL that a message could print. Its DataSource connects through its driver
+        // directly, never through DriverManager (the driver still registers itself when loaded).
         StringBuilder full = new StringBuilder(url.startsWith("jdbc:mysql:") ? url + (url.contains("?") ? "&" : "?")
                 + "permitMysqlScheme" : url);
         String separator = full.indexOf("?") >= 0 ? "&" : "?";

@@ -6,7 +6,9 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.postgres.internal.InsertStatement;
+import dev.eosink.postgres.internal.JdbcDrivers;
 
+import org.apache.flink.util.UserCodeClassLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -114,6 +116,15 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     static String applicationName(SubtaskContext context, String role) {
         String name = "eosink-xa/" + context.sinkId() + "/" + context.subtask() + "/" + role;
         return name.length() <= 63 ? name : "eosink-xa/" + XaIds.sinkHash(context.sinkId()) + "/" + context.subtask() + "/" + role;
+    }
+
+    /**
+     * pgjdbc's and MariaDB Connector/J's drivers register themselves when loaded: they must not keep the
+     * job's class loader (see {@link JdbcDrivers}).
+     */
+    @Override
+    public void registerReleaseHooks(UserCodeClassLoader userCode) {
+        JdbcDrivers.deregisterOnRelease(userCode);
     }
 
     @Override
