@@ -114,7 +114,10 @@ public final class IoWatchdog {
 
     /**
      * Runs {@code body} watched. When the watchdog aborted the connection, the driver's error is
-     * replaced by one that says so (SQLSTATE 08006, connection failure, like the driver's own).
+     * replaced by one that says so (SQLSTATE 08006, connection failure, like the driver's own). So is
+     * the driver's own read timeout ({@code socketTimeout}, which the sink sets to the network timeout
+     * unless given): the two bounds race on a call that waits for an answer, and either way the user
+     * reads which call the network timeout ended.
      */
     public <T> T call(String what, SqlCall<T> body) throws SQLException {
         Watch watch = new Watch(what, Thread.currentThread(), System.nanoTime() + timeout.toNanos());
@@ -123,16 +126,30 @@ public final class IoWatchdog {
             return body.call();
         } catch (SQLException e) {
             String why = watch.abortedBecause;
-            if (why == null) {
-                throw e;
+            if (why != null) {
+                throw new SQLException(
+                        what + " " + why + ", so the sink aborted the connection (" + e.getMessage() + ")", "08006", e);
             }
-            SQLException explained = new SQLException(
-                    what + " " + why + ", so the sink aborted the connection (" + e.getMessage() + ")", "08006", e);
-            throw explained;
+            if (readTimedOut(e)) {
+                throw new SQLException(what + " did not complete within the network timeout: the driver's read timed "
+                        + "out (its socketTimeout" + (timeout.isZero() ? "" : ", by default the network timeout of "
+                        + timeout.toSeconds() + " s") + "; the database did not answer), so the connection is lost ("
+                        + e.getMessage() + ")", "08006", e);
+            }
+            throw e;
         } finally {
             watch.done.set(true);
             watch.future.cancel(false);
         }
+    }
+
+    private static boolean readTimedOut(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -103,6 +103,34 @@ class IoWatchdogITCase {
     }
 
     /**
+     * The driver's read timeout and the watchdog race on a call that waits for an answer (the end of a
+     * COPY, a PREPARE): when the read times out first, the error names the call and the network
+     * timeout just as the watchdog's would, not only the driver's "Read timed out".
+     */
+    @Test
+    void aReadTimeoutIsExplainedLikeTheWatchdogsAbort() throws Exception {
+        Connection c = tlsConnection(proxy, 1);
+        IoWatchdog io = new IoWatchdog(c, Duration.ofSeconds(10), "subtask one");
+
+        proxy.stall();
+        long t0 = System.nanoTime();
+        SQLException failure = null;
+        try (Statement s = c.createStatement()) {
+            io.call("reading the answer", () -> s.execute("SELECT 1"));
+        } catch (SQLException e) {
+            failure = e;
+        }
+        long millis = millisSince(t0);
+        assertThat((Throwable) failure).as("the read's end").isNotNull();
+        assertThat(failure.getSQLState()).isEqualTo("08006");
+        assertThat((Throwable) failure).hasMessageContaining("reading the answer did not complete within the network timeout: "
+                        + "the driver's read timed out (its socketTimeout, by default the network timeout of 10 s")
+                .hasMessageContaining("so the connection is lost");
+        assertThat(millis).as("ms from the stall to the read's end: the read timeout, not the watchdog's")
+                .isLessThan(PROMPTLY_MILLIS);
+    }
+
+    /**
      * The first connection hides its socket from the watchdog, as some DataSources' wrappers do, so its
      * abort blocks in the TLS close for as long as the network stalls. Meanwhile a second connection's
      * write stalls too: its watchdog, on the same timer, still fires and ends it. Once the network
@@ -151,9 +179,13 @@ class IoWatchdogITCase {
      * timeout far longer than the watchdog's, as a DataSource of its own may have.
      */
     private Connection tlsConnection(TcpProxy via) throws SQLException {
+        return tlsConnection(via, 30);
+    }
+
+    private Connection tlsConnection(TcpProxy via, int socketTimeoutSeconds) throws SQLException {
         Properties properties = server.connectionProperties();
         properties.setProperty("sslmode", "require");
-        properties.setProperty("socketTimeout", "30");
+        properties.setProperty("socketTimeout", String.valueOf(socketTimeoutSeconds));
         Connection c = DriverManager.getConnection(via.jdbcUrl(server.jdbcUrl()), properties);
         opened.add(c);
         try (Statement s = c.createStatement();
