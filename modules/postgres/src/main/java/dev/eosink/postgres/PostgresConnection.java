@@ -1,5 +1,7 @@
 package dev.eosink.postgres;
 
+import dev.eosink.jdbc.driver.JdbcUrls;
+
 import org.apache.flink.util.function.SerializableSupplier;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -17,7 +19,6 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.logging.Logger;
-import java.util.regex.Pattern;
 
 /**
  * How the sink reaches PostgreSQL: a JDBC URL with driver properties, or a serializable supplier of a
@@ -34,14 +35,11 @@ import java.util.regex.Pattern;
  * driver registered for the first job is not the next job's, whose own is not loaded yet when it first
  * asks, so every job after the first would fail at start with "No suitable driver". Loading pgjdbc
  * still registers its driver; the sink deregisters it when Flink releases the job's class loader
- * ({@code dev.eosink.postgres.internal.JdbcDrivers}).
+ * ({@code dev.eosink.jdbc.driver.JdbcDrivers}).
  */
 public final class PostgresConnection implements Serializable {
 
     private static final long serialVersionUID = 1L;
-
-    private static final Pattern PASSWORD_IN_URL =
-            Pattern.compile("(?i)(password|sslpassword)=[^&;]*");
 
     /**
      * How long opening a connection may take (pgjdbc's {@code loginTimeout}, unless the properties or the
@@ -66,7 +64,7 @@ public final class PostgresConnection implements Serializable {
         if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
             throw new IllegalArgumentException(
                     "Not a PostgreSQL JDBC URL: '"
-                            + redact(jdbcUrl)
+                            + JdbcUrls.redact(jdbcUrl)
                             + "'. Expected jdbc:postgresql://host:port/database");
         }
         Properties copy = new Properties();
@@ -133,13 +131,13 @@ public final class PostgresConnection implements Serializable {
 
     /** A connection by URL from pgjdbc's driver itself; {@code loginTimeout} applies unless the user set one. */
     private Connection connect(Properties props, int loginTimeoutSeconds) throws SQLException {
-        if (loginTimeoutSeconds > 0 && !props.containsKey("loginTimeout") && !urlSets(url, "loginTimeout")) {
+        if (loginTimeoutSeconds > 0 && !props.containsKey("loginTimeout") && !JdbcUrls.sets(url, "loginTimeout")) {
             props.setProperty("loginTimeout", Integer.toString(loginTimeoutSeconds));
         }
         Connection c = PgJdbc.DRIVER.connect(url, props);
         if (c == null) {
             // What DriverManager would call "No suitable driver" (naming the URL with its password).
-            throw new SQLException("pgjdbc does not accept the JDBC URL '" + redact(url)
+            throw new SQLException("pgjdbc does not accept the JDBC URL '" + JdbcUrls.redact(url)
                     + "'. Remedy: jdbc:postgresql://host:port/database, options after '?'", "08001");
         }
         return c;
@@ -214,22 +212,8 @@ public final class PostgresConnection implements Serializable {
 
         @Override
         public String toString() {
-            return "pgjdbc " + redact(url);
+            return "pgjdbc " + JdbcUrls.redact(url);
         }
-    }
-
-    /** Whether a JDBC URL sets the driver property {@code key} among its parameters. */
-    static boolean urlSets(String jdbcUrl, String key) {
-        int query = jdbcUrl.indexOf('?');
-        if (query < 0) {
-            return false;
-        }
-        for (String parameter : jdbcUrl.substring(query + 1).split("&")) {
-            if (parameter.equals(key) || parameter.startsWith(key + "=")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** A driver property as the sink passes it (not the URL's), or null; never the password. */
@@ -239,12 +223,7 @@ public final class PostgresConnection implements Serializable {
 
     /** The URL without credentials, or "DataSource supplier", for messages. */
     public String describe() {
-        return dataSource != null ? "DataSource from " + dataSource.getClass().getName() : redact(url);
-    }
-
-    /** Removes passwords from a JDBC URL. */
-    public static String redact(String jdbcUrl) {
-        return jdbcUrl == null ? null : PASSWORD_IN_URL.matcher(jdbcUrl).replaceAll("$1=***");
+        return dataSource != null ? "DataSource from " + dataSource.getClass().getName() : JdbcUrls.redact(url);
     }
 
     @Override

@@ -34,7 +34,6 @@ class PostgresSinkBuilderTest {
     @Test
     void passwordInTheUrlIsRedacted() {
         String url = "jdbc:postgresql://h/db?user=u&password=s3cret-pw&ssl=true";
-        assertThat(PostgresConnection.redact(url)).isEqualTo("jdbc:postgresql://h/db?user=u&password=***&ssl=true");
         assertThat(PostgresConnection.of(url, new Properties()).toString()).doesNotContain("s3cret-pw");
     }
 

@@ -2,7 +2,7 @@ package dev.eosink.postgres;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
-import dev.eosink.postgres.internal.SqlIdentifier;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;

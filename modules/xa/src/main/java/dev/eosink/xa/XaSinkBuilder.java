@@ -1,9 +1,10 @@
 package dev.eosink.xa;
 
 import dev.eosink.core.SinkSettings;
-import dev.eosink.postgres.JdbcSinkBuilderBase;
-import dev.eosink.postgres.internal.InsertStatement;
-import dev.eosink.postgres.internal.SqlIdentifier;
+import dev.eosink.jdbc.JdbcSinkBuilderBase;
+import dev.eosink.jdbc.driver.JdbcUrls;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.xa.internal.XaConnector;
 import dev.eosink.xa.internal.XaDatabase;
 
@@ -146,23 +147,9 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
     }
 
     private static void setUnlessGiven(Properties effective, String url, String key, String value) {
-        if (!effective.containsKey(key) && !urlSets(url, key)) {
+        if (!effective.containsKey(key) && !JdbcUrls.sets(url, key)) {
             effective.setProperty(key, value);
         }
-    }
-
-    /** Whether the URL's query sets {@code key} (both drivers read {@code ?a=1&b=2}). */
-    static boolean urlSets(String jdbcUrl, String key) {
-        int query = jdbcUrl.indexOf('?');
-        if (query < 0) {
-            return false;
-        }
-        for (String parameter : jdbcUrl.substring(query + 1).split("&")) {
-            if (parameter.equals(key) || parameter.startsWith(key + "=")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     @Override

@@ -9,6 +9,11 @@ import dev.eosink.core.spi.WriterSession;
 import dev.eosink.postgres.PostgresConnection;
 import dev.eosink.postgres.RowKindFunction;
 import dev.eosink.postgres.WriteMethod;
+import dev.eosink.jdbc.driver.JdbcDrivers;
+import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.MarkerTable;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import org.apache.flink.util.UserCodeClassLoader;
 import org.slf4j.Logger;

@@ -8,6 +8,8 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 
 import dev.eosink.postgres.RowKindFunction;
+import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import org.apache.flink.types.RowKind;
 import org.postgresql.core.BaseConnection;

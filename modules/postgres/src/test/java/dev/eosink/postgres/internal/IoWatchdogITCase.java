@@ -3,6 +3,7 @@ package dev.eosink.postgres.internal;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.StandalonePostgres;
 import dev.eosink.testing.TcpProxy;
+import dev.eosink.jdbc.io.IoWatchdog;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;

@@ -2,6 +2,8 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.testing.PostgresFixture;
+import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import org.apache.flink.types.RowKind;
 

@@ -2,8 +2,8 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.SubtaskContext;
-import dev.eosink.postgres.internal.MarkerTable;
-import dev.eosink.postgres.internal.SqlIdentifier;
+import dev.eosink.jdbc.sql.MarkerTable;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package dev.eosink.xa.internal;
 
-import dev.eosink.postgres.PostgresConnection;
+import dev.eosink.jdbc.driver.JdbcUrls;
 
 import org.apache.flink.util.function.SerializableSupplier;
 
@@ -43,7 +43,7 @@ public final class XaConnector implements Serializable {
     public static XaConnector of(String jdbcUrl, Properties properties) {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         if (!isKnownUrl(jdbcUrl)) {
-            throw new IllegalArgumentException("No XADataSource known for '" + PostgresConnection.redact(jdbcUrl)
+            throw new IllegalArgumentException("No XADataSource known for '" + JdbcUrls.redact(jdbcUrl)
                     + "': by URL the XA sink speaks jdbc:mariadb:, jdbc:mysql: and jdbc:postgresql:. Remedy: give "
                     + "xaDataSource(() -> yourDriversXADataSource) for any other XA database.");
         }
@@ -73,8 +73,8 @@ public final class XaConnector implements Serializable {
             // PGXADataSource asks java.sql.DriverManager, but from pgjdbc's own class, whose class loader
             // has just loaded and registered its driver (BaseDataSource's static initializer does): that
             // lookup finds the driver of this job's copy of pgjdbc, whatever earlier jobs registered on
-            // a session cluster. (The sink's own connections by URL cannot rely on that: see
-            // PostgresConnection.) The registration is undone when the job's class loader is released
+            // a session cluster. (The PostgreSQL sink's own connections by URL cannot rely on that: see
+            // its PostgresConnection.) The registration is undone when the job's class loader is released
             // (XaDatabase.registerReleaseHooks).
             PGXADataSource pg = new PGXADataSource();
             pg.setUrl(url);
@@ -116,7 +116,7 @@ public final class XaConnector implements Serializable {
 
     /** The URL without credentials, or the supplier's class: for messages. */
     public String describe() {
-        return supplier != null ? "XADataSource from " + supplier.getClass().getName() : PostgresConnection.redact(url);
+        return supplier != null ? "XADataSource from " + supplier.getClass().getName() : JdbcUrls.redact(url);
     }
 
     @Override

@@ -5,8 +5,8 @@ import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.WriterSession;
-import dev.eosink.postgres.internal.InsertStatement;
-import dev.eosink.postgres.internal.JdbcDrivers;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.driver.JdbcDrivers;
 
 import org.apache.flink.util.UserCodeClassLoader;
 import org.slf4j.Logger;

@@ -1,6 +1,6 @@
 package dev.eosink.xa.internal;
 
-import dev.eosink.postgres.internal.IoWatchdog;
+import dev.eosink.jdbc.io.IoWatchdog;
 
 import javax.transaction.xa.XAException;
 

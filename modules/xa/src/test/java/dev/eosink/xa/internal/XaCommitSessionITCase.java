@@ -5,8 +5,8 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession.Attempt;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
-import dev.eosink.postgres.internal.InsertStatement;
-import dev.eosink.postgres.internal.SqlIdentifier;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
 
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
-package dev.eosink.postgres.internal;
+package dev.eosink.jdbc.sql;
 
-import dev.eosink.postgres.RowMapper;
+import dev.eosink.jdbc.RowMapper;
 
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 

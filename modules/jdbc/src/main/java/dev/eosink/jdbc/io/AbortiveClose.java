@@ -1,4 +1,4 @@
-package dev.eosink.postgres.internal;
+package dev.eosink.jdbc.io;
 
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.PGStream;

@@ -1,4 +1,4 @@
-package dev.eosink.postgres.internal;
+package dev.eosink.jdbc.driver;
 
 import org.apache.flink.util.UserCodeClassLoader;
 import org.slf4j.Logger;

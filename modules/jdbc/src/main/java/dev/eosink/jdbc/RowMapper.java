@@ -1,4 +1,4 @@
-package dev.eosink.postgres;
+package dev.eosink.jdbc;
 
 import java.io.Serializable;
 

@@ -1,4 +1,4 @@
-package dev.eosink.postgres.internal;
+package dev.eosink.jdbc.sql;
 
 import java.io.Serializable;
 
@@ -6,7 +6,13 @@ import java.io.Serializable;
  * The marker table: one row per prepared transaction, written inside that transaction. A row is
  * visible exactly when its transaction committed, so it is the proof the committer needs when a
  * transaction name is no longer prepared: committed before a crash, or rolled back by someone else.
- * The DDL here is the same as sql/01-marker-table.sql.
+ *
+ * <p>What every sink's marker table holds: {@code gid} (the transaction's full name, the key),
+ * {@code sink_id}, {@code subtask}, {@code checkpoint_id}, {@code row_count} and {@code created_at}
+ * (set by the database when the row is written), with an index on {@code (sink_id, created_at)} for
+ * pruning. This class writes that table in PostgreSQL's SQL, for the PostgreSQL sink and for the XA
+ * sink on PostgreSQL alike, so both sinks' markers look the same there; the XA sink's other dialects
+ * write the same columns in their own SQL. The DDL here is the same as sql/01-marker-table.sql.
  */
 public final class MarkerTable implements Serializable {
 

@@ -1,4 +1,4 @@
-package dev.eosink.postgres.internal;
+package dev.eosink.jdbc.io;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -157,7 +157,7 @@ public final class IoWatchdog {
      * task) outside a driver call: the same end as a watched call gets, so that what the task does
      * next (Flink may clear the interrupt before it cleans up) never waits on this connection.
      */
-    SQLException abortInterrupted(String what) {
+    public SQLException abortInterrupted(String what) {
         // On the caller's thread: it waits for the abort, so that nothing it does next meets a live
         // connection. It is not the timer, and it holds no lock of the connection's socket.
         abort(what, INTERRUPTED);

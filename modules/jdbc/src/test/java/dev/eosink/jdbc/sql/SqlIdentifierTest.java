@@ -1,4 +1,4 @@
-package dev.eosink.postgres.internal;
+package dev.eosink.jdbc.sql;
 
 import org.junit.jupiter.api.Test;
 

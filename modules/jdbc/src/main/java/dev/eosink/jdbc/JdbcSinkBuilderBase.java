@@ -1,4 +1,4 @@
-package dev.eosink.postgres;
+package dev.eosink.jdbc;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.LeftoverPolicy;
@@ -6,8 +6,8 @@ import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.TransactionalDatabase;
-import dev.eosink.postgres.internal.InsertStatement;
-import dev.eosink.postgres.internal.SqlIdentifier;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
@@ -21,7 +21,7 @@ import java.util.Objects;
 import java.util.Properties;
 
 /**
- * The part that {@link PostgresSinkBuilder} ({@code PostgresSink.builder()}) and {@code XaSinkBuilder}
+ * The part that {@code PostgresSinkBuilder} ({@code PostgresSink.builder()}) and {@code XaSinkBuilder}
  * ({@code XaSink.builder()}) have in common: not an entry point, start from one of those. It holds the
  * options that mean the same for both (sink id, what to write, batch size, marker table, the
  * protocol's {@link SinkSettings}, the JDBC URL's credentials and properties) and the checks of
@@ -104,7 +104,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     /**
      * A JDBC driver connection property (pgjdbc: ssl, sslmode, sslrootcert, socketTimeout, ...;
      * MariaDB: sslMode, socketTimeout, ...), passed to the driver as given. A property set here or in
-     * the URL wins over the sink's defaults (see {@link PostgresSinkBuilder#networkTimeout}).
+     * the URL wins over the sink's defaults (see the concrete builder's {@code networkTimeout}).
      */
     public SELF property(String key, String value) {
         properties.setProperty(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
