@@ -347,11 +347,6 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         return copy;
     }
 
-    /** The table of table mode; null with {@code sql(...)}. */
-    protected final SqlIdentifier getTable() {
-        return table;
-    }
-
     /** The columns of table mode; null with {@code sql(...)}. */
     protected final List<String> getColumns() {
         return columns;

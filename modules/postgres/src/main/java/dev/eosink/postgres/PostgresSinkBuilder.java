@@ -1,11 +1,11 @@
 package dev.eosink.postgres;
 
-import dev.eosink.jdbc.sql.InsertStatement;
-import dev.eosink.jdbc.sql.MarkerTable;
-import dev.eosink.postgres.internal.PostgresDatabase;
-import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.jdbc.JdbcSinkBuilderBase;
 import dev.eosink.jdbc.driver.JdbcUrls;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.MarkerTable;
+import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.postgres.internal.PostgresDatabase;
 
 import org.apache.flink.util.function.SerializableSupplier;
 

@@ -154,13 +154,10 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
 
     @Override
     protected XaDatabase<IN> database(InsertStatement<IN> statement) {
-        // Binds by position exactly like the PostgreSQL sink; the SQL text comes from the database's dialect.
         XaConnector connector =
                 xaDataSource != null ? XaConnector.of(xaDataSource) : XaConnector.of(getJdbcUrl(), driverProperties());
-        SqlIdentifier table = getTable(); // null with sql(...)
         SqlIdentifier markers = getMarkerTable();
-        return new XaDatabase<>(connector, statement, table == null ? null : table.schema(), table == null ? null : table.name(),
-                getColumns(), markers.schema(), markers.name(), isCreateMarkerTable(), getBatchSize(), getMaxPreparedPerSubtask(),
-                networkTimeout, lockTimeout);
+        return new XaDatabase<>(connector, statement, markers.schema(), markers.name(), isCreateMarkerTable(), getBatchSize(),
+                getMaxPreparedPerSubtask(), networkTimeout, lockTimeout);
     }
 }

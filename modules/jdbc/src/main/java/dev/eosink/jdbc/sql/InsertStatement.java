@@ -8,63 +8,74 @@ import java.io.Serializable;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * What the batch writer executes for each record: the SQL and how to bind a record to it. Either
- * generated from a table and columns (identifiers quoted) with a {@link RowMapper}, or given by the
- * user with flink-connector-jdbc's {@link JdbcStatementBuilder}.
+ * What a sink writes for each record, in one of two forms: {@link Columns}, a table and its columns
+ * with a {@link RowMapper}, whose SQL each sink generates for its database (and may write by other
+ * means than an INSERT, such as COPY); or {@link UserSql}, the user's own statement with
+ * flink-connector-jdbc's {@link JdbcStatementBuilder}. A caller that needs more than {@link #bind}
+ * and {@link #describe} tells the two apart by type: there is no third.
  */
-public abstract class InsertStatement<IN> implements Serializable {
+public sealed interface InsertStatement<IN> extends Serializable permits InsertStatement.Columns, InsertStatement.UserSql {
 
-    private static final long serialVersionUID = 1L;
+    /** Binds the record to the statement's parameters, in the form's own way. */
+    void bind(PreparedStatement statement, IN record) throws Exception;
 
-    public abstract String sql();
+    /** For messages: the table, or the SQL when the user gave it. Never credentials. */
+    String describe();
 
-    public abstract void bind(PreparedStatement statement, IN record) throws Exception;
-
-    /** The table written, when known (generated statements); null for user SQL. */
-    public abstract SqlIdentifier table();
-
-    /** For messages: the table, or the SQL when the user gave it. */
-    public abstract String describe();
-
-    public static <IN> InsertStatement<IN> forColumns(
-            SqlIdentifier table, List<String> columns, RowMapper<IN> mapper) {
+    static <IN> Columns<IN> forColumns(SqlIdentifier table, List<String> columns, RowMapper<IN> mapper) {
         return new Columns<>(table, columns, mapper);
     }
 
-    public static <IN> InsertStatement<IN> forSql(String sql, JdbcStatementBuilder<IN> builder) {
+    static <IN> UserSql<IN> forSql(String sql, JdbcStatementBuilder<IN> builder) {
         return new UserSql<>(sql, builder);
     }
 
-    private static final class Columns<IN> extends InsertStatement<IN> {
+    /** A table and columns: a row mapper turns each record into one value per column, in their order. */
+    final class Columns<IN> implements InsertStatement<IN> {
         private static final long serialVersionUID = 1L;
         private final SqlIdentifier table;
         private final List<String> columns;
         private final RowMapper<IN> mapper;
-        private final String sql;
 
-        Columns(SqlIdentifier table, List<String> columns, RowMapper<IN> mapper) {
-            this.table = table;
+        private Columns(SqlIdentifier table, List<String> columns, RowMapper<IN> mapper) {
+            this.table = Objects.requireNonNull(table, "table");
             this.columns = List.copyOf(columns);
-            this.mapper = mapper;
-            this.sql =
-                    "INSERT INTO "
-                            + table.sql()
-                            + " ("
-                            + columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
-                            + ") VALUES ("
-                            + columns.stream().map(c -> "?").collect(Collectors.joining(", "))
-                            + ")";
+            this.mapper = Objects.requireNonNull(mapper, "mapper");
         }
 
-        @Override
-        public String sql() {
-            return sql;
+        public SqlIdentifier table() {
+            return table;
         }
 
-        @Override
+        /** The columns, in the order of the row mapper's values. */
+        public List<String> columns() {
+            return columns;
+        }
+
+        /**
+         * {@code INSERT INTO "table" ("a", "b") VALUES (p1, p2)}, identifiers quoted as {@link
+         * SqlIdentifier} quotes them, with one parameter expression per column, in order: {@code ?}, or
+         * {@code ?::jsonb} where the database needs a cast.
+         */
+        public String sql(List<String> parameters) {
+            if (parameters.size() != columns.size()) {
+                throw new IllegalArgumentException(
+                        parameters.size() + " parameters for " + columns.size() + " columns " + columns);
+            }
+            return "INSERT INTO "
+                    + table.sql()
+                    + " ("
+                    + columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
+                    + ") VALUES ("
+                    + String.join(", ", parameters)
+                    + ")";
+        }
+
+        /** The record's row, checked to have one value per column. */
         public Object[] toRow(IN record) throws Exception {
             Object[] row = mapper.toRow(record);
             if (row == null || row.length != columns.size()) {
@@ -79,6 +90,7 @@ public abstract class InsertStatement<IN> implements Serializable {
             return row;
         }
 
+        /** The row's values by position, with {@code setObject}. */
         @Override
         public void bind(PreparedStatement statement, IN record) throws Exception {
             Object[] row = toRow(record);
@@ -88,31 +100,23 @@ public abstract class InsertStatement<IN> implements Serializable {
         }
 
         @Override
-        public SqlIdentifier table() {
-            return table;
-        }
-
-        public List<String> columns() {
-            return columns;
-        }
-
-        @Override
         public String describe() {
             return "table " + table.sql();
         }
     }
 
-    private static final class UserSql<IN> extends InsertStatement<IN> {
+    /** The user's statement and binder, as flink-connector-jdbc's {@code JdbcSink} takes them. */
+    final class UserSql<IN> implements InsertStatement<IN> {
         private static final long serialVersionUID = 1L;
         private final String sql;
         private final JdbcStatementBuilder<IN> builder;
 
-        UserSql(String sql, JdbcStatementBuilder<IN> builder) {
-            this.sql = sql;
-            this.builder = builder;
+        private UserSql(String sql, JdbcStatementBuilder<IN> builder) {
+            this.sql = Objects.requireNonNull(sql, "sql");
+            this.builder = Objects.requireNonNull(builder, "builder");
         }
 
-        @Override
+        /** The statement as the user gave it. */
         public String sql() {
             return sql;
         }
@@ -122,43 +126,11 @@ public abstract class InsertStatement<IN> implements Serializable {
             builder.accept(statement, record);
         }
 
-        @Override
-        public SqlIdentifier table() {
-            return null;
-        }
-
+        /** The statement on one line, cut at 120 characters. */
         @Override
         public String describe() {
             String oneLine = sql.replaceAll("\\s+", " ").trim();
             return "statement '" + (oneLine.length() > 120 ? oneLine.substring(0, 117) + "..." : oneLine) + "'";
         }
-    }
-
-    /**
-     * The generated INSERT with each parameter cast to its column's type ({@code ?::jsonb}): the driver
-     * binds Java strings as varchar, which PostgreSQL will not assign to json, uuid and other columns
-     * without a cast. User SQL is returned as given.
-     */
-    public String sqlWithCasts(List<String> columnTypes) {
-        if (table() == null) {
-            return sql();
-        }
-        return "INSERT INTO "
-                + table().sql()
-                + " ("
-                + columnsOrEmpty().stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
-                + ") VALUES ("
-                + columnTypes.stream().map(t -> "?::" + t).collect(Collectors.joining(", "))
-                + ")";
-    }
-
-    /** The row of a generated statement's columns; only for {@link #forColumns} statements. */
-    public Object[] toRow(IN record) throws Exception {
-        throw new UnsupportedOperationException("user SQL has no row mapper");
-    }
-
-    /** The column list of a generated statement, for validation; empty for user SQL. */
-    public List<String> columnsOrEmpty() {
-        return this instanceof Columns ? ((Columns<IN>) this).columns() : List.of();
     }
 }

@@ -1,8 +1,8 @@
 package dev.eosink.postgres.internal;
 
-import dev.eosink.testing.PostgresFixture;
 import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.testing.PostgresFixture;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
