@@ -1,22 +1,17 @@
 package dev.eosink.jdbc.io;
 
-import org.postgresql.core.BaseConnection;
-import org.postgresql.core.PGStream;
-import org.postgresql.core.QueryExecutor;
-import org.postgresql.core.QueryExecutorBase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.lang.reflect.Field;
 import java.net.Socket;
 import java.sql.Connection;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Readies a pgjdbc connection's socket so that {@code Connection.abort} (which closes it) ends a write
+ * Readies a connection's socket so that {@code Connection.abort} (which closes it) ends a write
  * blocked in that socket at once and never waits for the peer, with or without TLS.
  *
- * <p>Why: over TLS, pgjdbc's socket is a JDK {@code SSLSocket}, whose {@code close()} first sends
+ * <p>Why: over TLS, a driver's socket is a JDK {@code SSLSocket}, whose {@code close()} first sends
  * TLS's close_notify and so takes the lock that a writer blocked in a stalled network holds: with
  * SO_LINGER unset it waits for that writer, for ever; with SO_LINGER = n it waits n seconds, then shuts
  * the underlying socket's output down, which ends the blocked write. It then reads the peer's last
@@ -28,9 +23,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * behind data the peer will never read, which is what an abort means; a plain TCP socket closes the
  * same way.
  *
- * <p>pgjdbc does not expose its socket: it is {@code QueryExecutorBase.pgStream} (protected), read by
- * reflection here and nowhere else. When it cannot be reached (a DataSource whose connections do not
- * unwrap to pgjdbc's, another pgjdbc version), the abort still runs, unreadied: plain TCP is unaffected,
+ * <p>No JDBC API exposes a connection's socket: each driver's is reached its own way, by a {@link
+ * SocketAccess} chosen for the connection. Only pgjdbc's is known here ({@link PgJdbcSocketAccess}),
+ * loaded for pgjdbc's connections alone, so that a class path without pgjdbc never needs it. A
+ * connection that {@link AbortsItself} needs nothing. For any other (another driver, a wrapper that
+ * does not unwrap to pgjdbc's connection), the abort still runs, unreadied: plain TCP is unaffected,
  * and over TLS a stalled write then ends only when the network moves again; the watchdog's timer never
  * waits for it either way (see {@link IoWatchdog}).
  */
@@ -38,21 +35,9 @@ final class AbortiveClose {
 
     private static final Logger LOG = LoggerFactory.getLogger(AbortiveClose.class);
 
-    private static final Field PG_STREAM = pgStreamField();
     private static final AtomicBoolean WARNED = new AtomicBoolean();
 
     private AbortiveClose() {}
-
-    private static Field pgStreamField() {
-        try {
-            Field field = QueryExecutorBase.class.getDeclaredField("pgStream");
-            field.setAccessible(true);
-            return field;
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            LOG.debug("pgjdbc's QueryExecutorBase.pgStream is not accessible", e);
-            return null;
-        }
-    }
 
     /**
      * Sets SO_LINGER 0 and SO_TIMEOUT 1 ms on the connection's socket. Returns false when the socket
@@ -61,39 +46,33 @@ final class AbortiveClose {
      * @param owner the watchdog's owner (sink, subtask, attempt), for the log
      */
     static boolean ready(Connection connection, Object owner) {
-        if (connection instanceof IoWatchdog.AbortsItself) {
+        if (connection instanceof AbortsItself) {
             return true;
         }
         try {
-            Socket socket = socket(connection, owner);
+            SocketAccess access = SocketAccess.forConnection(connection);
+            if (access == null) {
+                warnUnreachable(connection, owner);
+                return false;
+            }
+            Socket socket = access.socket(connection, owner);
             if (socket == null) {
                 return false;
             }
             socket.setSoLinger(true, 0);
             socket.setSoTimeout(1);
             return true;
-        } catch (Exception | LinkageError e) { // closed meanwhile, or pgjdbc's internals changed
+        } catch (Exception | LinkageError e) { // closed meanwhile, or the driver's internals changed
             LOG.debug("{}: could not ready the connection's socket for an abortive close", owner, e);
             return false;
         }
     }
 
-    private static Socket socket(Connection connection, Object owner) throws Exception {
-        if (PG_STREAM == null || !connection.isWrapperFor(BaseConnection.class)) {
-            warnOnce(connection, owner);
-            return null;
-        }
-        QueryExecutor executor = connection.unwrap(BaseConnection.class).getQueryExecutor();
-        if (!(executor instanceof QueryExecutorBase)) {
-            warnOnce(connection, owner);
-            return null;
-        }
-        PGStream stream = (PGStream) PG_STREAM.get(executor);
-        return stream == null ? null : stream.getSocket();
-    }
-
-    /** Once per JVM: it is a property of the driver or DataSource, the same for every connection. */
-    private static void warnOnce(Connection connection, Object owner) {
+    /**
+     * Says, once per JVM, that a connection's socket cannot be reached: it is a property of the driver
+     * or DataSource, the same for every connection.
+     */
+    static void warnUnreachable(Connection connection, Object owner) {
         if (WARNED.compareAndSet(false, true)) {
             LOG.warn("{}: the socket of its {} cannot be reached (not pgjdbc's, a wrapper that does not unwrap to "
                     + "it, or a pgjdbc version without QueryExecutorBase.pgStream), so an abort closes it as it is: "

@@ -96,12 +96,6 @@ public final class IoWatchdog {
         T call() throws SQLException;
     }
 
-    /**
-     * Marks a connection whose {@code abort} ends a blocked call by itself (another driver's, wrapped
-     * to close its socket): the watchdog then leaves its socket as it is, and says nothing about it.
-     */
-    public interface AbortsItself {}
-
     private final Connection connection;
     private final Duration timeout; // ZERO: no time bound, only a cancelled task's call is aborted
     private final Object owner; // for the log line: the sink, subtask and attempt

@@ -1,6 +1,6 @@
 package dev.eosink.xa.internal;
 
-import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.io.AbortsItself;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,7 +59,7 @@ final class MariaDbAbort {
             }
         };
         return (Connection) Proxy.newProxyInstance(MariaDbAbort.class.getClassLoader(),
-                new Class<?>[] {Connection.class, IoWatchdog.AbortsItself.class}, handler);
+                new Class<?>[] {Connection.class, AbortsItself.class}, handler);
     }
 
     private static void abort(Connection c, Executor executor, Object owner) {
