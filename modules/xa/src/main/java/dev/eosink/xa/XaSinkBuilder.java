@@ -59,7 +59,12 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
         super("xaDataSource", "XADataSource");
     }
 
-    /** {@code jdbc:mariadb://...}, {@code jdbc:mysql://...} or {@code jdbc:postgresql://...}. */
+    /**
+     * {@code jdbc:mariadb://...}, {@code jdbc:mysql://...} or {@code jdbc:postgresql://...}. The job
+     * brings the driver: {@code org.mariadb.jdbc:mariadb-java-client} for the first two, {@code
+     * org.postgresql:postgresql} for the last (eosink-xa depends on neither); a sink whose driver is
+     * missing fails when it opens its first connection, naming the artifact.
+     */
     @Override
     public XaSinkBuilder<IN> jdbcUrl(String jdbcUrl) {
         XaConnector.of(jdbcUrl, new Properties()); // validates the scheme

@@ -36,8 +36,13 @@ final class XaIo {
      * @param timeout the network timeout; ZERO bounds nothing but a cancelled task's calls
      */
     XaIo(Connection connection, Duration timeout, Object owner) {
-        Connection abortable = MariaDbAbort.applies(connection) ? MariaDbAbort.abortingBySocket(connection, owner) : connection;
+        Connection abortable = isMariaDb(connection) ? MariaDbAbort.abortingBySocket(connection, owner) : connection;
         this.watchdog = new IoWatchdog(abortable, timeout, owner);
+    }
+
+    /** Whether {@code c} is MariaDB Connector/J's: by name, so that no other connection loads its classes. */
+    private static boolean isMariaDb(Connection c) {
+        return c.getClass().getName().startsWith("org.mariadb.jdbc.");
     }
 
     <T> T sql(String what, IoWatchdog.SqlCall<T> body) throws SQLException {
