@@ -5,6 +5,7 @@ import dev.eosink.jdbc.driver.JdbcUrls;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.postgres.internal.PostgresConnection;
 import dev.eosink.postgres.internal.PostgresDatabase;
 
 import org.apache.flink.util.function.SerializableSupplier;

@@ -1,6 +1,7 @@
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.postgres.internal.PostgresConnection;
 import dev.eosink.postgres.internal.PostgresDatabase;
 
 import org.junit.jupiter.api.Test;

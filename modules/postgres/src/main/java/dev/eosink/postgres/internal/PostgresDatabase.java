@@ -11,7 +11,6 @@ import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
-import dev.eosink.postgres.PostgresConnection;
 import dev.eosink.postgres.RowKindFunction;
 import dev.eosink.postgres.WriteMethod;
 

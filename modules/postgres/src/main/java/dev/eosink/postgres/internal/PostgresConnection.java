@@ -1,4 +1,4 @@
-package dev.eosink.postgres;
+package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.driver.JdbcUrls;
 
@@ -217,7 +217,7 @@ public final class PostgresConnection implements Serializable {
     }
 
     /** A driver property as the sink passes it (not the URL's), or null; never the password. */
-    String property(String key) {
+    public String property(String key) {
         return properties == null || key.toLowerCase(java.util.Locale.ROOT).contains("password") ? null : properties.getProperty(key);
     }
 
