@@ -3,6 +3,8 @@ package dev.eosink.postgres;
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;

@@ -8,6 +8,8 @@ import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;

@@ -1,4 +1,4 @@
-package dev.eosink.postgres;
+package dev.eosink.testing.faults;
 
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;

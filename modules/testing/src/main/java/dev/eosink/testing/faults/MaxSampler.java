@@ -1,4 +1,4 @@
-package dev.eosink.postgres;
+package dev.eosink.testing.faults;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;

@@ -1,4 +1,4 @@
-package dev.eosink.postgres;
+package dev.eosink.testing.faults;
 
 import dev.eosink.core.spi.LifecycleHook;
 
@@ -21,13 +21,13 @@ public final class Faults {
     public enum Point {
         /** Inside write(), mid-epoch, before the record reaches the database. */
         WRITE,
-        /** At the barrier, before PREPARE TRANSACTION. */
+        /** At the barrier, before the sink prepares (PREPARE TRANSACTION, XA PREPARE). */
         BEFORE_PREPARE,
-        /** At the barrier, right after PREPARE TRANSACTION, before the committable reaches Flink. */
+        /** At the barrier, right after the sink prepared, before the committable reaches Flink. */
         AFTER_PREPARE,
-        /** In the committer, before COMMIT PREPARED (checkpoint complete, commit not yet sent). */
+        /** In the committer, before the commit (checkpoint complete, commit not yet sent). */
         BEFORE_COMMIT,
-        /** In the committer, after COMMIT PREPARED succeeded, before Flink hears of it. */
+        /** In the committer, after the commit succeeded, before Flink hears of it. */
         AFTER_COMMIT
     }
 

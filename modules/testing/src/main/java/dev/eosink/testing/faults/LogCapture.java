@@ -1,4 +1,4 @@
-package dev.eosink.postgres;
+package dev.eosink.testing.faults;
 
 import org.apache.flink.util.ExceptionUtils;
 import org.apache.logging.log4j.Level;
@@ -17,7 +17,7 @@ import java.util.UUID;
  * #attach()} until {@link #detach()}: for tests of what the sink says in its logs (and never says,
  * such as a password).
  */
-final class LogCapture extends AbstractAppender {
+public final class LogCapture extends AbstractAppender {
 
     private final StringBuffer text = new StringBuffer();
     private final Level rootLevelBefore;
@@ -27,7 +27,7 @@ final class LogCapture extends AbstractAppender {
         this.rootLevelBefore = rootLevelBefore;
     }
 
-    static LogCapture attach() {
+    public static LogCapture attach() {
         LoggerContext context = (LoggerContext) LogManager.getContext(false);
         Configuration configuration = context.getConfiguration();
         LoggerConfig root = configuration.getRootLogger();
@@ -48,11 +48,11 @@ final class LogCapture extends AbstractAppender {
         }
     }
 
-    String text() {
+    public String text() {
         return text.toString();
     }
 
-    void detach() {
+    public void detach() {
         LoggerContext context = (LoggerContext) LogManager.getContext(false);
         Configuration configuration = context.getConfiguration();
         configuration.getLoggers().values().forEach(l -> l.removeAppender(getName()));

@@ -1,4 +1,4 @@
-package dev.eosink.postgres;
+package dev.eosink.testing.faults;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -18,12 +18,12 @@ import java.util.List;
  * history, as the Web UI shows it. A job that recovered and finished reports no exception to its
  * client, so this is where a test checks what the sink said when it failed a task.
  */
-final class JobFailures {
+public final class JobFailures {
 
     private JobFailures() {}
 
     /** The stack trace text (messages of the whole cause chain) of every failure in the job's history. */
-    static List<String> of(MiniCluster cluster, JobID job) throws Exception {
+    public static List<String> of(MiniCluster cluster, JobID job) throws Exception {
         URI rest = cluster.getRestAddress().get();
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         HttpRequest request = HttpRequest.newBuilder(rest.resolve("/jobs/" + job + "/exceptions?maxExceptions=100"))

@@ -1,4 +1,4 @@
-package dev.eosink.postgres;
+package dev.eosink.testing.faults;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
