@@ -13,6 +13,7 @@ import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.RowKindFunction;
 import dev.eosink.postgres.WriteMethod;
+import dev.eosink.postgres.copy.BinaryCopyEncoder;
 
 import org.apache.flink.util.UserCodeClassLoader;
 import org.slf4j.Logger;

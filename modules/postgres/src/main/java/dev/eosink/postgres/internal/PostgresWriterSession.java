@@ -12,6 +12,7 @@ import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.RecordText;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.RowKindFunction;
+import dev.eosink.postgres.copy.BinaryCopyEncoder;
 
 import org.apache.flink.types.RowKind;
 import org.postgresql.core.BaseConnection;

@@ -1,4 +1,4 @@
-package dev.eosink.postgres.internal;
+package dev.eosink.postgres.copy;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.eosink.postgres.internal;
+package dev.eosink.postgres.copy;
 
 import java.io.Serializable;
 import java.math.BigDecimal;
@@ -28,6 +28,9 @@ import java.util.UUID;
  * ({@link #forTypes(List, List, int[])}): the server's error for it names only the COPY line, never
  * the value, and reaches the writer long after the record was sent; refused here, before anything of
  * the row is sent, the record is named exactly ({@link Refused}).
+ *
+ * <p>A codec of PostgreSQL's format and nothing of the sink's protocol, so it sits outside the sink's
+ * internals: the benchmarks' raw-COPY peer is checked against it byte for byte.
  */
 public final class BinaryCopyEncoder implements Serializable {
 
