@@ -27,7 +27,7 @@ import java.sql.SQLException;
  *       ({@link XaDialect#tryBranchLock}), in a class of its own next to the guard's.
  * </ul>
  *
- * The marker table is the PostgreSQL module's, so both modules' markers look alike.
+ * The marker table is the PostgreSQL sink's ({@link MarkerTable}), so both sinks' markers look alike.
  */
 final class PostgresXaDialect extends XaDialect {
 

@@ -9,7 +9,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 
 /**
- * The PostgreSQL module's {@link IoWatchdog} for one XA connection: every driver call of an epoch,
+ * The {@link IoWatchdog} of the JDBC sinks for one XA connection: every driver call of an epoch,
  * a commit or a recovery runs through it, so that a call into a stalled network, or one of a task
  * that Flink cancels, ends with its connection aborted instead of blocking for ever (a write into a
  * peer that stopped reading ignores the driver's socketTimeout and the thread's interrupt alike).
