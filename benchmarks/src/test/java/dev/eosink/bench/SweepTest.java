@@ -1,6 +1,6 @@
 package dev.eosink.bench;
 
-import dev.eosink.postgres.internal.BinaryCopyEncoder;
+import dev.eosink.postgres.copy.BinaryCopyEncoder;
 
 import org.junit.jupiter.api.Test;
 

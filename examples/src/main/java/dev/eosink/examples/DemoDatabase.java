@@ -1,7 +1,7 @@
 package dev.eosink.examples;
 
 import dev.eosink.core.TransactionId;
-import dev.eosink.xa.internal.XaIds;
+import dev.eosink.xa.XaBranchNames;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -75,15 +75,15 @@ enum DemoDatabase {
             }
             return found;
         }
-        byte[] bqual = XaIds.toXid(new TransactionId(sinkId, 0, 0, "aaaaaaaa")).getBranchQualifier();
+        byte[] bqual = XaBranchNames.branchQualifier(sinkId);
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("XA RECOVER")) {
             while (rs.next()) {
                 byte[] data = rs.getBytes(4);
                 int gtrid = rs.getInt(2);
                 byte[] branch = Arrays.copyOfRange(data, gtrid, data.length);
-                if (rs.getInt(1) == XaIds.FORMAT_ID && Arrays.equals(branch, bqual)) {
+                if (rs.getInt(1) == XaBranchNames.FORMAT_ID && Arrays.equals(branch, bqual)) {
                     found.add("X'" + HexFormat.of().formatHex(data, 0, gtrid) + "',X'" + HexFormat.of().formatHex(branch)
-                            + "'," + XaIds.FORMAT_ID);
+                            + "'," + XaBranchNames.FORMAT_ID);
                 }
             }
         }

@@ -1,9 +1,9 @@
 package dev.eosink.examples;
 
 import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.jdbc.RowMapper;
 import dev.eosink.postgres.PostgresSink;
 import dev.eosink.postgres.PostgresSinkBuilder;
-import dev.eosink.postgres.RowMapper;
 import dev.eosink.xa.XaSink;
 import dev.eosink.xa.XaSinkBuilder;
 

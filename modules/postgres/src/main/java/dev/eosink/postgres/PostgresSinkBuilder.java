@@ -1,9 +1,12 @@
 package dev.eosink.postgres;
 
-import dev.eosink.postgres.internal.InsertStatement;
-import dev.eosink.postgres.internal.MarkerTable;
+import dev.eosink.jdbc.JdbcSinkBuilderBase;
+import dev.eosink.jdbc.driver.JdbcUrls;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.MarkerTable;
+import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.postgres.internal.PostgresConnection;
 import dev.eosink.postgres.internal.PostgresDatabase;
-import dev.eosink.postgres.internal.SqlIdentifier;
 
 import org.apache.flink.util.function.SerializableSupplier;
 
@@ -181,7 +184,7 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
     }
 
     private void setUnlessGiven(Properties effective, String key, String value) {
-        if (!effective.containsKey(key) && !PostgresConnection.urlSets(getJdbcUrl(), key)) {
+        if (!effective.containsKey(key) && !JdbcUrls.sets(getJdbcUrl(), key)) {
             effective.setProperty(key, value);
         }
     }

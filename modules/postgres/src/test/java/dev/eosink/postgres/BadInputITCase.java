@@ -2,6 +2,9 @@ package dev.eosink.postgres;
 
 import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.SinkException;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.faults.JobFailures;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;

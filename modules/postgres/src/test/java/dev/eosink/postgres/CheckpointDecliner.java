@@ -2,21 +2,16 @@ package dev.eosink.postgres;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.faults.PoisonableLongSerializer;
 
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
-import org.apache.flink.core.memory.DataInputView;
-import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -47,7 +42,7 @@ import java.util.stream.Collectors;
  *   <li>{@link How#BLOCK_UNTIL_ABORTED}: {@code snapshotState} does not return until another subtask
  *       has been told that the checkpoint was aborted; with a short checkpoint timeout, that is a
  *       checkpoint that expires after the sink prepared it. The late acknowledgement is ignored.
- *   <li>{@link How#SLOW_ASYNC}: the asynchronous part takes {@link #SLOW_MILLIS}: a checkpoint that
+ *   <li>{@link How#SLOW_ASYNC}: the asynchronous part takes {@link PoisonableLongSerializer#SLOW_MILLIS}: a checkpoint that
  *       completes, late, while the task goes on processing records (large state elsewhere, a slow
  *       checkpoint storage). Not a failure at all.
  * </ul>
@@ -62,21 +57,12 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
 
     private static final long serialVersionUID = 1L;
 
-    /** Serializes to a failure: the state value that makes the asynchronous part of a snapshot fail. */
-    static final long POISON = Long.MIN_VALUE;
-
-    /** Serializes slowly: the state value that makes the asynchronous part of a snapshot take {@link #SLOW_MILLIS}. */
-    static final long SLOW = Long.MIN_VALUE + 1;
-
     public enum How {
         ASYNC_DECLINE,
         SYNC_THROW,
         BLOCK_UNTIL_ABORTED,
         SLOW_ASYNC
     }
-
-    /** How long the asynchronous part of a {@link How#SLOW_ASYNC} snapshot takes: above half a minute. */
-    static final long SLOW_MILLIS = 35_000;
 
     /** How long {@link How#BLOCK_UNTIL_ABORTED} waits for the abort before it gives up (and fails). */
     private static final long BLOCK_LIMIT_MILLIS = 30_000;
@@ -220,7 +206,8 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
                 state.update(Collections.singletonList((long) snapshots));
                 return;
             }
-            state.update(Collections.singletonList(how == How.SLOW_ASYNC ? SLOW : POISON));
+            state.update(Collections.singletonList(
+                    how == How.SLOW_ASYNC ? PoisonableLongSerializer.SLOW : PoisonableLongSerializer.POISON));
         } else {
             state.update(Collections.singletonList((long) snapshots));
         }
@@ -276,77 +263,5 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         long committed = db.count("SELECT count(*) FROM " + table);
         OBSERVATIONS.computeIfAbsent(key, k -> Collections.synchronizedList(new ArrayList<>()))
                 .add(new Observation(when, notified, checkpointId, subtask, gids, stillPrepared, markers, rowsVisible, rowsPrepared, committed));
-    }
-
-    /** A long serializer whose {@code serialize} fails on {@link #POISON}: in the asynchronous part of a snapshot. */
-    public static final class PoisonableLongSerializer extends TypeSerializerSingleton<Long> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public boolean isImmutableType() {
-            return true;
-        }
-
-        @Override
-        public Long createInstance() {
-            return 0L;
-        }
-
-        @Override
-        public Long copy(Long from) {
-            return from;
-        }
-
-        @Override
-        public Long copy(Long from, Long reuse) {
-            return from;
-        }
-
-        @Override
-        public int getLength() {
-            return Long.BYTES;
-        }
-
-        @Override
-        public void serialize(Long record, DataOutputView target) throws IOException {
-            if (record == POISON) {
-                throw new IOException("injected: this operator state cannot be written (asynchronous snapshot failure)");
-            }
-            if (record == SLOW) {
-                try {
-                    Thread.sleep(SLOW_MILLIS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted while writing slowly", e);
-                }
-            }
-            target.writeLong(record);
-        }
-
-        @Override
-        public Long deserialize(DataInputView source) throws IOException {
-            return source.readLong();
-        }
-
-        @Override
-        public Long deserialize(Long reuse, DataInputView source) throws IOException {
-            return source.readLong();
-        }
-
-        @Override
-        public void copy(DataInputView source, DataOutputView target) throws IOException {
-            target.writeLong(source.readLong());
-        }
-
-        @Override
-        public TypeSerializerSnapshot<Long> snapshotConfiguration() {
-            return new Snapshot();
-        }
-
-        public static final class Snapshot extends SimpleTypeSerializerSnapshot<Long> {
-            public Snapshot() {
-                super(PoisonableLongSerializer::new);
-            }
-        }
     }
 }

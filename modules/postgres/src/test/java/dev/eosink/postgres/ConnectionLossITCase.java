@@ -2,6 +2,9 @@ package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.spi.RetriableCommitException;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.faults.JobFailures;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;

@@ -2,6 +2,8 @@ package dev.eosink.postgres;
 
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.StandalonePostgres;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 

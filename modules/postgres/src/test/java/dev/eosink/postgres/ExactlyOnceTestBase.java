@@ -3,6 +3,8 @@ package dev.eosink.postgres;
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -149,8 +151,8 @@ public abstract class ExactlyOnceTestBase {
     protected void stagePrepared(String gid, long from, long to) throws java.sql.SQLException {
         // Only when missing: CREATE INDEX IF NOT EXISTS would wait for the locks of prepared transactions.
         if (db.count("SELECT count(*) FROM pg_class WHERE relname = ?", PostgresSinkBuilder.DEFAULT_MARKER_TABLE) == 0) {
-            db.execute(new dev.eosink.postgres.internal.MarkerTable(
-                    new dev.eosink.postgres.internal.SqlIdentifier(null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE)).createSql());
+            db.execute(new dev.eosink.jdbc.sql.MarkerTable(
+                    new dev.eosink.jdbc.sql.SqlIdentifier(null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE)).createSql());
         }
         TransactionId id = TransactionId.parse(gid).orElseThrow();
         try (java.sql.Connection c = db.connect()) {

@@ -3,6 +3,8 @@ package dev.eosink.postgres;
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
 import dev.eosink.postgres.CheckpointDecliner.Observation;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;

@@ -5,6 +5,8 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.StandalonePostgres;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
 
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;

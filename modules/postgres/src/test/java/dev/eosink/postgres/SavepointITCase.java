@@ -3,6 +3,8 @@ package dev.eosink.postgres;
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.TransactionId;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;

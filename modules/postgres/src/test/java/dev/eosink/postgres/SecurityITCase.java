@@ -2,7 +2,10 @@ package dev.eosink.postgres;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
-import dev.eosink.postgres.internal.SqlIdentifier;
+import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.faults.LogCapture;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;

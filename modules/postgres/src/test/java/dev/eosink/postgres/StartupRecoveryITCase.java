@@ -2,6 +2,11 @@ package dev.eosink.postgres;
 
 import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.TransactionId;
+import dev.eosink.testing.faults.CheckpointCounter;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.faults.LogCapture;
+import dev.eosink.testing.faults.MaxSampler;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;

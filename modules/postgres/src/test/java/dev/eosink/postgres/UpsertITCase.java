@@ -8,6 +8,8 @@ import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -958,7 +960,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         db.execute("CREATE ROLE " + role + " LOGIN PASSWORD '" + password + "'");
         try {
             if (db.count("SELECT count(*) FROM pg_class WHERE relname = ?", PostgresSinkBuilder.DEFAULT_MARKER_TABLE) == 0) {
-                db.execute(new dev.eosink.postgres.internal.MarkerTable(new dev.eosink.postgres.internal.SqlIdentifier(
+                db.execute(new dev.eosink.jdbc.sql.MarkerTable(new dev.eosink.jdbc.sql.SqlIdentifier(
                         null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE)).createSql());
             }
             db.execute("GRANT INSERT, SELECT, DELETE ON " + PostgresSinkBuilder.DEFAULT_MARKER_TABLE + " TO " + role);

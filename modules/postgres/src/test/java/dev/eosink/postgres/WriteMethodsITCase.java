@@ -1,5 +1,8 @@
 package dev.eosink.postgres;
 
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
+
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.types.RowKind;
 

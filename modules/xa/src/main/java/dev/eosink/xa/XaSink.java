@@ -16,7 +16,8 @@ package dev.eosink.xa;
  * }</pre>
  *
  * <p>Each parallel subtask writes one XA branch per checkpoint, prepares it at the barrier and commits
- * it only once the checkpoint is complete. The protocol is the PostgreSQL module's (modules/core);
+ * it only once the checkpoint is complete. The job brings the database's JDBC driver (see {@link
+ * XaSinkBuilder#jdbcUrl}). The protocol is the PostgreSQL sink's (modules/core);
  * see the README's "XA databases" for what each database needs.
  */
 public final class XaSink {

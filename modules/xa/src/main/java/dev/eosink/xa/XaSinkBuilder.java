@@ -1,9 +1,10 @@
 package dev.eosink.xa;
 
 import dev.eosink.core.SinkSettings;
-import dev.eosink.postgres.JdbcSinkBuilderBase;
-import dev.eosink.postgres.internal.InsertStatement;
-import dev.eosink.postgres.internal.SqlIdentifier;
+import dev.eosink.jdbc.JdbcSinkBuilderBase;
+import dev.eosink.jdbc.driver.JdbcUrls;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.xa.internal.XaConnector;
 import dev.eosink.xa.internal.XaDatabase;
 
@@ -58,7 +59,12 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
         super("xaDataSource", "XADataSource");
     }
 
-    /** {@code jdbc:mariadb://...}, {@code jdbc:mysql://...} or {@code jdbc:postgresql://...}. */
+    /**
+     * {@code jdbc:mariadb://...}, {@code jdbc:mysql://...} or {@code jdbc:postgresql://...}. The job
+     * brings the driver: {@code org.mariadb.jdbc:mariadb-java-client} for the first two, {@code
+     * org.postgresql:postgresql} for the last (eosink-xa depends on neither); a sink whose driver is
+     * missing fails when it opens its first connection, naming the artifact.
+     */
     @Override
     public XaSinkBuilder<IN> jdbcUrl(String jdbcUrl) {
         XaConnector.of(jdbcUrl, new Properties()); // validates the scheme
@@ -146,34 +152,17 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
     }
 
     private static void setUnlessGiven(Properties effective, String url, String key, String value) {
-        if (!effective.containsKey(key) && !urlSets(url, key)) {
+        if (!effective.containsKey(key) && !JdbcUrls.sets(url, key)) {
             effective.setProperty(key, value);
         }
     }
 
-    /** Whether the URL's query sets {@code key} (both drivers read {@code ?a=1&b=2}). */
-    static boolean urlSets(String jdbcUrl, String key) {
-        int query = jdbcUrl.indexOf('?');
-        if (query < 0) {
-            return false;
-        }
-        for (String parameter : jdbcUrl.substring(query + 1).split("&")) {
-            if (parameter.equals(key) || parameter.startsWith(key + "=")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     @Override
     protected XaDatabase<IN> database(InsertStatement<IN> statement) {
-        // Binds by position exactly like the PostgreSQL sink; the SQL text comes from the database's dialect.
         XaConnector connector =
                 xaDataSource != null ? XaConnector.of(xaDataSource) : XaConnector.of(getJdbcUrl(), driverProperties());
-        SqlIdentifier table = getTable(); // null with sql(...)
         SqlIdentifier markers = getMarkerTable();
-        return new XaDatabase<>(connector, statement, table == null ? null : table.schema(), table == null ? null : table.name(),
-                getColumns(), markers.schema(), markers.name(), isCreateMarkerTable(), getBatchSize(), getMaxPreparedPerSubtask(),
-                networkTimeout, lockTimeout);
+        return new XaDatabase<>(connector, statement, markers.schema(), markers.name(), isCreateMarkerTable(), getBatchSize(),
+                getMaxPreparedPerSubtask(), networkTimeout, lockTimeout);
     }
 }

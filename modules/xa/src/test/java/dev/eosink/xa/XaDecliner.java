@@ -1,6 +1,6 @@
 package dev.eosink.xa;
 
-import dev.eosink.postgres.CheckpointDecliner.PoisonableLongSerializer;
+import dev.eosink.testing.faults.PoisonableLongSerializer;
 
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
@@ -19,12 +19,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * subtask 0 after the writers prepared it (hard case 2): its state cannot be serialized, so the task
  * declines the checkpoint, which tolerable-failed-checkpoints counts. The PostgreSQL module's {@code
  * CheckpointDecliner} also inspects PostgreSQL at the abort; this one only declines, with the same
- * poisonable serializer.
+ * {@link PoisonableLongSerializer}.
  */
 final class XaDecliner extends RichMapFunction<Long, Long> implements CheckpointedFunction, CheckpointListener {
 
     private static final long serialVersionUID = 1L;
-    private static final long POISON = Long.MIN_VALUE;
     private static final Map<String, Long> FAILED = new ConcurrentHashMap<>();
     private static final Map<String, Long> ABORTED = new ConcurrentHashMap<>();
 
@@ -65,7 +64,7 @@ final class XaDecliner extends RichMapFunction<Long, Long> implements Checkpoint
         if (fail) {
             FAILED.put(key, context.getCheckpointId());
         }
-        state.update(List.of(fail ? POISON : (long) snapshots));
+        state.update(List.of(fail ? PoisonableLongSerializer.POISON : (long) snapshots));
     }
 
     @Override

@@ -3,11 +3,11 @@ package dev.eosink.xa;
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.TransactionId;
-import dev.eosink.postgres.CheckpointCounter;
-import dev.eosink.postgres.FaultInjectingDatabase;
-import dev.eosink.postgres.MaxSampler;
-import dev.eosink.postgres.Faults;
 import dev.eosink.testing.TcpProxy;
+import dev.eosink.testing.faults.CheckpointCounter;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.faults.MaxSampler;
 import dev.eosink.xa.internal.XaIds;
 
 import org.apache.flink.api.common.JobStatus;

@@ -1,8 +1,8 @@
 package dev.eosink.xa;
 
-import dev.eosink.postgres.FaultInjectingDatabase;
-import dev.eosink.postgres.Faults;
 import dev.eosink.testing.MariaDbFixture;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 

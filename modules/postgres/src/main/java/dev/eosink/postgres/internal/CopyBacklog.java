@@ -1,5 +1,7 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.jdbc.io.IoWatchdog;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

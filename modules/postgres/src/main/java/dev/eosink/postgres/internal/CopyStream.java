@@ -1,5 +1,9 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.postgres.copy.BinaryCopyEncoder;
+
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
 import org.postgresql.util.PSQLException;

@@ -1,5 +1,7 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.jdbc.sql.SqlIdentifier;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

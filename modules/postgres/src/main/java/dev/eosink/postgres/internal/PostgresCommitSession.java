@@ -5,6 +5,9 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.sql.MarkerTable;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import com.zaxxer.hikari.HikariDataSource;
 

@@ -6,9 +6,14 @@ import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.WriterSession;
-import dev.eosink.postgres.PostgresConnection;
+import dev.eosink.jdbc.driver.JdbcDrivers;
+import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.MarkerTable;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.RowKindFunction;
 import dev.eosink.postgres.WriteMethod;
+import dev.eosink.postgres.copy.BinaryCopyEncoder;
 
 import org.apache.flink.util.UserCodeClassLoader;
 import org.slf4j.Logger;
@@ -148,15 +153,15 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             ensureMarkerTable(c, context);
             ensureDeadLetterTable(c, context);
             checkTarget(c, context);
-            List<String[]> types = statement.table() == null
-                    ? List.of()
-                    : columnTypes(c, statement.table(), statement.columnsOrEmpty());
+            List<String[]> types = statement instanceof InsertStatement.Columns<IN> insert
+                    ? columnTypes(c, insert.table(), insert.columns())
+                    : List.of();
             // The session's COPY flow control, for either COPY path; its monitor connection is opened
             // when first needed, so a session that never falls behind (or never copies) has none.
             CopyBacklog backlog = new CopyBacklog(
                     () -> connection.open(applicationName(context, "copy-monitor")), maxCopyBacklog, context);
             Object path = rowPath(c, io, context, types, backlog);
-            String insertSql = statement.sqlWithCasts(types.stream().map(t -> t[1]).collect(Collectors.toList()));
+            String insertSql = insertSql(types);
             return new PostgresWriterSession<>(context, this, c, io, insertSql,
                     path instanceof CopyStream ? (CopyStream) path : null,
                     path instanceof UpsertWriter ? (UpsertWriter) path : null,
@@ -384,12 +389,24 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         }
     }
 
+    /**
+     * The batch path's statement: the generated INSERT with each parameter cast to its column's type
+     * ({@code ?::jsonb}), since the driver binds Java strings as varchar, which PostgreSQL will not
+     * assign to json, uuid and other columns without a cast; or the user's SQL as given.
+     */
+    private String insertSql(List<String[]> types) {
+        if (statement instanceof InsertStatement.Columns<IN> insert) {
+            return insert.sql(types.stream().map(t -> "?::" + t[1]).collect(Collectors.toList()));
+        }
+        return ((InsertStatement.UserSql<IN>) statement).sql();
+    }
+
     private void checkTarget(Connection c, SubtaskContext context) throws SQLException, SinkException {
-        SqlIdentifier table = statement.table();
-        if (table == null) {
-            checkUserSql(c, context);
+        if (!(statement instanceof InsertStatement.Columns<IN> insert)) {
+            checkUserSql(c, context, (InsertStatement.UserSql<IN>) statement);
             return;
         }
+        SqlIdentifier table = insert.table();
         String role = currentRole(c);
         checkSchemaUsage(c, context, role, table, "table");
         if (!exists(c, table)) {
@@ -406,7 +423,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         }
         String probe =
                 "SELECT "
-                        + statement.columnsOrEmpty().stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
+                        + insert.columns().stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
                         + " FROM "
                         + table.sql()
                         + " WHERE false";
@@ -416,7 +433,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             if ("42703".equals(e.getSQLState())) {
                 throw new SinkException(
                         context + ": table " + table + " lacks a column the sink writes: " + oneLine(e)
-                                + ". Columns configured: " + statement.columnsOrEmpty() + ". Remedy: add the column to "
+                                + ". Columns configured: " + insert.columns() + ". Remedy: add the column to "
                                 + "the table, or fix columns(...) (names are case-sensitive as given).",
                         e);
             }
@@ -432,11 +449,11 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
      */
     private Object rowPath(Connection c, IoWatchdog io, SubtaskContext context, List<String[]> types,
             CopyBacklog backlog) throws SQLException, SinkException {
-        SqlIdentifier table = statement.table();
-        if (table == null) {
+        if (!(statement instanceof InsertStatement.Columns<IN> insert)) {
             return null; // user SQL
         }
-        List<String> columns = statement.columnsOrEmpty();
+        SqlIdentifier table = insert.table();
+        List<String> columns = insert.columns();
         Optional<BinaryCopyEncoder> encoder = BinaryCopyEncoder.forTypes(
                 columns, types.stream().map(t -> t[0]).collect(Collectors.toList()), declaredLengths(c, types));
         String noCopy = writeMethod != WriteMethod.COPY ? "writeMethod(BATCH) asks so"
@@ -452,7 +469,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             }
             UpsertBuffer upserts = new UpsertBuffer(
                     table, columns, types.stream().map(t -> t[1]).collect(Collectors.toList()), keys);
-            checkUpsertKey(c, context, upserts);
+            checkUpsertKey(c, context, table, upserts);
             if (noCopy == null && keys.databaseDecides()) {
                 // COPY takes keys the subtask never wrote, which needs the key's exact form in Java.
                 noCopy = keys.whyDatabaseDecides() + ": only the database can tell which records share a key, so each "
@@ -551,14 +568,15 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     }
 
     /** ON CONFLICT needs a unique index on exactly the key columns: EXPLAIN finds out without writing. */
-    private void checkUpsertKey(Connection c, SubtaskContext context, UpsertBuffer upserts) throws SinkException, SQLException {
+    private void checkUpsertKey(Connection c, SubtaskContext context, SqlIdentifier table, UpsertBuffer upserts)
+            throws SinkException, SQLException {
         try (Statement s = c.createStatement()) {
             s.executeQuery("EXPLAIN " + upserts.upsertSqlWithNulls()).close();
         } catch (SQLException e) {
             if ("42P10".equals(e.getSQLState())) {
-                throw new SinkException(context + ": upsert key " + upsertKey + " of table " + statement.table()
+                throw new SinkException(context + ": upsert key " + upsertKey + " of table " + table
                         + " has no unique index or constraint on exactly those columns, which INSERT ... ON CONFLICT "
-                        + "needs. Remedy: CREATE UNIQUE INDEX ON " + statement.table() + " (" + upsertKey.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
+                        + "needs. Remedy: CREATE UNIQUE INDEX ON " + table + " (" + upsertKey.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
                         + "), or give upsert(...) the columns of the primary key.", e);
             }
             throw e;
@@ -571,12 +589,12 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
      * Privileges are checked only when a statement runs, so a missing one still shows at the first
      * batch.
      */
-    private void checkUserSql(Connection c, SubtaskContext context) throws SinkException {
-        try (PreparedStatement s = c.prepareStatement(statement.sql())) {
+    private void checkUserSql(Connection c, SubtaskContext context, InsertStatement.UserSql<IN> userSql) throws SinkException {
+        try (PreparedStatement s = c.prepareStatement(userSql.sql())) {
             s.getParameterMetaData();
         } catch (SQLException e) {
             throw new SinkException(
-                    context + ": " + statement.describe() + " is refused by PostgreSQL: "
+                    context + ": " + userSql.describe() + " is refused by PostgreSQL: "
                             + oneLine(e) + " (SQLSTATE "
                             + e.getSQLState() + "). Remedy: fix the statement given to sql(...).",
                     e);

@@ -7,7 +7,12 @@ import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 
+import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.RecordText;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.RowKindFunction;
+import dev.eosink.postgres.copy.BinaryCopyEncoder;
 
 import org.apache.flink.types.RowKind;
 import org.postgresql.core.BaseConnection;
@@ -44,7 +49,6 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresWriterSession.class);
     private static final Pattern BATCH_ENTRY = Pattern.compile("Batch entry (\\d+)");
-    private static final int MAX_RENDERED = 300;
 
     private final SubtaskContext context;
     private final PostgresDatabase<IN> database;
@@ -297,7 +301,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             if (!transactionOpen) {
                 begin();
             }
-            Object[] row = database.statement().toRow(record);
+            Object[] row = ((InsertStatement.Columns<IN>) database.statement()).toRow(record); // table mode only
             if (copy != null) {
                 copy.add(row);
                 recent.addLast(record);
@@ -451,9 +455,9 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                 ? rootMessage(e)
                 : "the row mapper or statement builder threw " + e.getClass().getName() + ": " + e.getMessage();
         String state = e instanceof SQLException ? ((SQLException) e).getSQLState() : null;
-        if (!deadLetters.add(position, renderPlain(record), state, error)) {
+        if (!deadLetters.add(position, RecordText.plain(record), state, error)) {
             throw new SinkException("writing into " + database.statement().describe() + " failed at record #" + position
-                    + " of the epoch " + render(record) + ": " + sentence(error) + ". More than " + DeadLetters.MAX_PER_EPOCH
+                    + " of the epoch " + RecordText.bracketed(record) + ": " + sentence(error) + ". More than " + DeadLetters.MAX_PER_EPOCH
                     + " records of this epoch were refused, which is no longer a few bad records but a broken job (a "
                     + "wrong column, a changed schema?), so the epoch fails instead of filling the dead-letter table. "
                     + "Nothing of this epoch becomes visible", e);
@@ -735,7 +739,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
 
         String describe() {
             if (record != null) {
-                return "at record #" + first + " of the epoch (counting from 0) " + render(record);
+                return "at record #" + first + " of the epoch (counting from 0) " + RecordText.bracketed(record);
             }
             if (unknownBecause == null) {
                 return "at record #" + first + " of the epoch (counting from 0; the record was sent before the database "
@@ -754,21 +758,6 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             t = t.substring(0, t.length() - 1);
         }
         return t;
-    }
-
-    private static String render(Object record) {
-        return "[" + renderPlain(record) + "]";
-    }
-
-    /** The record's toString, cut at {@value #MAX_RENDERED} characters. */
-    private static String renderPlain(Object record) {
-        String s;
-        try {
-            s = String.valueOf(record);
-        } catch (RuntimeException e) {
-            s = record.getClass().getName() + " (toString failed)";
-        }
-        return s.length() > MAX_RENDERED ? s.substring(0, MAX_RENDERED) + "..." : s;
     }
 
     /** The server's message of the first error in a chain (pgjdbc hides it behind getNextException). */

@@ -1,5 +1,7 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.jdbc.io.IoWatchdog;
+
 import org.postgresql.PGConnection;
 import org.postgresql.core.BaseConnection;
 import org.slf4j.Logger;

@@ -1,5 +1,7 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.jdbc.sql.SqlIdentifier;
+
 import org.apache.flink.types.RowKind;
 
 import java.math.BigDecimal;

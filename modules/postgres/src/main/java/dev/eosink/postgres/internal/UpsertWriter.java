@@ -1,6 +1,7 @@
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.jdbc.io.IoWatchdog;
 
 import org.apache.flink.types.RowKind;
 

@@ -1,5 +1,8 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.postgres.copy.BinaryCopyEncoder;
 import dev.eosink.testing.PostgresFixture;
 
 import org.junit.jupiter.api.AfterEach;

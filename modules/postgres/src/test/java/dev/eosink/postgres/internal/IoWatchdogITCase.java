@@ -1,5 +1,6 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.StandalonePostgres;
 import dev.eosink.testing.TcpProxy;

@@ -1,6 +1,9 @@
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.postgres.copy.BinaryCopyEncoder;
 import dev.eosink.testing.PostgresFixture;
 
 import org.apache.flink.types.RowKind;

@@ -1,6 +1,6 @@
 package dev.eosink.xa.internal;
 
-import dev.eosink.postgres.internal.IoWatchdog;
+import dev.eosink.jdbc.io.AbortsItself;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,8 +30,9 @@ import javax.net.ssl.SSLSocket;
  * version), the driver's own abort runs on a thread of its own, so that it never holds up the
  * watchdog, and a warning says the call may not end.
  *
- * <p>This class alone refers to the driver's classes, and is loaded only for its connections: the
- * driver is optional for sinks into other databases.
+ * <p>This class refers to the driver's classes (as {@link MariaDbXaSource} does), and is loaded only
+ * for its connections ({@link XaIo} tells them by class name): the driver is optional for sinks into
+ * other databases.
  */
 final class MariaDbAbort {
 
@@ -39,11 +40,6 @@ final class MariaDbAbort {
     private static final AtomicBoolean WARNED = new AtomicBoolean();
 
     private MariaDbAbort() {}
-
-    /** Whether {@code c} is MariaDB Connector/J's. */
-    static boolean applies(Connection c) {
-        return c.getClass().getName().startsWith("org.mariadb.jdbc.");
-    }
 
     /** {@code c}, whose {@code abort} closes its socket instead; every other method is c's own. */
     static Connection abortingBySocket(Connection c, Object owner) {
@@ -59,7 +55,7 @@ final class MariaDbAbort {
             }
         };
         return (Connection) Proxy.newProxyInstance(MariaDbAbort.class.getClassLoader(),
-                new Class<?>[] {Connection.class, IoWatchdog.AbortsItself.class}, handler);
+                new Class<?>[] {Connection.class, AbortsItself.class}, handler);
     }
 
     private static void abort(Connection c, Executor executor, Object owner) {

@@ -2,8 +2,8 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.SubtaskContext;
-import dev.eosink.postgres.internal.MarkerTable;
-import dev.eosink.postgres.internal.SqlIdentifier;
+import dev.eosink.jdbc.sql.MarkerTable;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +27,7 @@ import java.sql.SQLException;
  *       ({@link XaDialect#tryBranchLock}), in a class of its own next to the guard's.
  * </ul>
  *
- * The marker table is the PostgreSQL module's, so both modules' markers look alike.
+ * The marker table is the PostgreSQL sink's ({@link MarkerTable}), so both sinks' markers look alike.
  */
 final class PostgresXaDialect extends XaDialect {
 

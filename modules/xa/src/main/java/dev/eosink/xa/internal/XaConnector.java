@@ -1,26 +1,22 @@
 package dev.eosink.xa.internal;
 
-import dev.eosink.postgres.PostgresConnection;
+import dev.eosink.jdbc.driver.JdbcUrls;
 
 import org.apache.flink.util.function.SerializableSupplier;
-
-import org.mariadb.jdbc.MariaDbDataSource;
-import org.postgresql.xa.PGXADataSource;
 
 import javax.sql.XAConnection;
 import javax.sql.XADataSource;
 
 import java.io.Serializable;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.Objects;
 import java.util.Properties;
 
 /**
  * Where XA connections come from: a JDBC URL of a database whose XADataSource this module knows
- * (MariaDB/MySQL through MariaDB Connector/J, PostgreSQL through pgjdbc) with user, password and
- * driver properties, or the user's serializable supplier of any {@link XADataSource}.
+ * (MariaDB/MySQL through MariaDB Connector/J, PostgreSQL through pgjdbc; see {@link XaDriver}) with
+ * user, password and driver properties, or the user's serializable supplier of any {@link
+ * XADataSource}.
  *
  * <p>Credentials never leave this class: {@link #describe()} renders the URL without passwords and
  * never prints properties.
@@ -43,7 +39,7 @@ public final class XaConnector implements Serializable {
     public static XaConnector of(String jdbcUrl, Properties properties) {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         if (!isKnownUrl(jdbcUrl)) {
-            throw new IllegalArgumentException("No XADataSource known for '" + PostgresConnection.redact(jdbcUrl)
+            throw new IllegalArgumentException("No XADataSource known for '" + JdbcUrls.redact(jdbcUrl)
                     + "': by URL the XA sink speaks jdbc:mariadb:, jdbc:mysql: and jdbc:postgresql:. Remedy: give "
                     + "xaDataSource(() -> yourDriversXADataSource) for any other XA database.");
         }
@@ -57,10 +53,15 @@ public final class XaConnector implements Serializable {
     }
 
     public static boolean isKnownUrl(String jdbcUrl) {
-        return jdbcUrl.startsWith("jdbc:mariadb:") || jdbcUrl.startsWith("jdbc:mysql:") || jdbcUrl.startsWith("jdbc:postgresql:");
+        return XaDriver.forUrl(jdbcUrl) != null;
     }
 
-    /** Opens one XA connection; {@code applicationName} names it where the database shows sessions. */
+    /**
+     * Opens one XA connection; {@code applicationName} names it where the database shows sessions.
+     *
+     * @throws IllegalStateException by URL, when the URL's driver is not on the class path (naming the
+     *     Maven artifact to add)
+     */
     public XAConnection open(String applicationName) throws SQLException {
         return dataSource(applicationName).getXAConnection();
     }
@@ -69,54 +70,23 @@ public final class XaConnector implements Serializable {
         if (supplier != null) {
             return supplier.get();
         }
-        if (url.startsWith("jdbc:postgresql:")) {
-            // PGXADataSource asks java.sql.DriverManager, but from pgjdbc's own class, whose class loader
-            // has just loaded and registered its driver (BaseDataSource's static initializer does): that
-            // lookup finds the driver of this job's copy of pgjdbc, whatever earlier jobs registered on
-            // a session cluster. (The sink's own connections by URL cannot rely on that: see
-            // PostgresConnection.) The registration is undone when the job's class loader is released
-            // (XaDatabase.registerReleaseHooks).
-            PGXADataSource pg = new PGXADataSource();
-            pg.setUrl(url);
-            for (String key : properties.stringPropertyNames()) {
-                pg.setProperty(key, properties.getProperty(key));
-            }
-            pg.setApplicationName(applicationName);
-            return pg;
+        XaDriver driver = XaDriver.forUrl(url);
+        // Before any class of the driver is touched: a missing driver fails with its remedy, not with a
+        // NoClassDefFoundError. The classes that refer to a driver are loaded for its URLs alone.
+        driver.require(XaConnector.class.getClassLoader(), JdbcUrls.redact(url));
+        switch (driver) {
+            case PGJDBC:
+                return PgJdbcXaSource.create(url, properties, applicationName);
+            case MARIADB:
+                return MariaDbXaSource.create(url, properties, applicationName);
+            default:
+                throw new IllegalStateException("no XADataSource for " + driver);
         }
-        // MariaDB Connector/J takes options in the URL only; user and password go through setters so that
-        // they never appear in a URL that a message could print. Its DataSource connects through its driver
-        // directly, never through DriverManager (the driver still registers itself when loaded).
-        StringBuilder full = new StringBuilder(url.startsWith("jdbc:mysql:") ? url + (url.contains("?") ? "&" : "?")
-                + "permitMysqlScheme" : url);
-        String separator = full.indexOf("?") >= 0 ? "&" : "?";
-        for (String key : properties.stringPropertyNames()) {
-            if (key.equals("user") || key.equals("password")) {
-                continue;
-            }
-            full.append(separator).append(encode(key)).append('=').append(encode(properties.getProperty(key)));
-            separator = "&";
-        }
-        // program_name in performance_schema.session_connect_attrs. The name is [A-Za-z0-9_.-/] (sink ids
-        // are), none of which the URL or the attribute list treats specially.
-        full.append(separator).append("connectionAttributes=program_name:").append(applicationName);
-        MariaDbDataSource maria = new MariaDbDataSource(full.toString());
-        if (properties.getProperty("user") != null) {
-            maria.setUser(properties.getProperty("user"));
-        }
-        if (properties.getProperty("password") != null) {
-            maria.setPassword(properties.getProperty("password"));
-        }
-        return maria;
-    }
-
-    private static String encode(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8);
     }
 
     /** The URL without credentials, or the supplier's class: for messages. */
     public String describe() {
-        return supplier != null ? "XADataSource from " + supplier.getClass().getName() : PostgresConnection.redact(url);
+        return supplier != null ? "XADataSource from " + supplier.getClass().getName() : JdbcUrls.redact(url);
     }
 
     @Override

@@ -5,8 +5,9 @@ import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.WriterSession;
-import dev.eosink.postgres.internal.InsertStatement;
-import dev.eosink.postgres.internal.JdbcDrivers;
+import dev.eosink.jdbc.driver.JdbcDrivers;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import org.apache.flink.util.UserCodeClassLoader;
 import org.slf4j.Logger;
@@ -36,10 +37,6 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
 
     private final XaConnector connector;
     private final InsertStatement<IN> statement;
-    /** Table mode: schema (nullable), table and columns; null table for user SQL. */
-    private final String schema;
-    private final String table;
-    private final List<String> columns;
     private final String markerSchema;
     private final String markerTable;
     private final boolean createMarkerTable;
@@ -54,9 +51,6 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     public XaDatabase(
             XaConnector connector,
             InsertStatement<IN> statement,
-            String schema,
-            String table,
-            List<String> columns,
             String markerSchema,
             String markerTable,
             boolean createMarkerTable,
@@ -66,9 +60,6 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             Duration lockTimeout) {
         this.connector = connector;
         this.statement = statement;
-        this.schema = schema;
-        this.table = table;
-        this.columns = columns == null ? List.of() : List.copyOf(columns);
         this.markerSchema = markerSchema;
         this.markerTable = markerTable;
         this.createMarkerTable = createMarkerTable;
@@ -109,7 +100,11 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     /** "table orders" or "table shop.orders", or the user's statement. Never credentials. */
     @Override
     public String target() {
-        return table == null ? statement.describe() : "table " + (schema == null ? "" : schema + ".") + table;
+        if (statement instanceof InsertStatement.Columns<IN> insert) {
+            SqlIdentifier table = insert.table();
+            return "table " + (table.schema() == null ? "" : table.schema() + ".") + table.name();
+        }
+        return statement.describe();
     }
 
     /** application_name (PostgreSQL) or program_name (MariaDB): how operators see the sink's sessions. */
@@ -145,7 +140,7 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
                         + "prepared until a later start rolls it back. It sets no lock timeout either.",
                         context, dialect.name(), context.sinkId());
             }
-            String sql = table == null ? statement.sql() : dialect.insertSql(schema, table, columns);
+            String sql = insertSql(dialect);
             return new XaWriterSession<>(context, this, dialect, guard, c, sql);
         } catch (SQLException e) {
             closeQuietly(guard, e);
@@ -155,6 +150,17 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             closeQuietly(guard, e);
             throw e;
         }
+    }
+
+    /**
+     * Table mode's INSERT in the database's dialect (its quoting: MariaDB's backticks), or the user's
+     * statement as given. Both bind by position, as the PostgreSQL sink's do.
+     */
+    private String insertSql(XaDialect dialect) {
+        if (statement instanceof InsertStatement.Columns<IN> insert) {
+            return dialect.insertSql(insert.table().schema(), insert.table().name(), insert.columns());
+        }
+        return ((InsertStatement.UserSql<IN>) statement).sql();
     }
 
     @Override
@@ -216,11 +222,13 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     }
 
     private void checkTarget(Connection c, SubtaskContext context, XaDialect dialect) throws SQLException, SinkException {
-        if (table == null) {
+        if (!(statement instanceof InsertStatement.Columns<IN> insert)) {
             return; // the user's statement is checked by the database at the first record
         }
+        SqlIdentifier table = insert.table();
+        List<String> columns = insert.columns();
         String probe = "SELECT " + columns.stream().map(dialect::quote).collect(Collectors.joining(", "))
-                + " FROM " + dialect.qualified(schema, table) + " WHERE 1 = 0";
+                + " FROM " + dialect.qualified(table.schema(), table.name()) + " WHERE 1 = 0";
         try (Statement s = c.createStatement()) {
             s.executeQuery(probe).close();
         } catch (SQLException e) {
@@ -228,7 +236,7 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
                     + connector.describe() + ": " + e.getMessage() + ". Remedy: create the table, fix the table or "
                     + "column names given to the sink, or grant the sink's user SELECT and INSERT on it.", e);
         }
-        dialect.checkTransactional(c, context, schema, table);
+        dialect.checkTransactional(c, context, table.schema(), table.name());
     }
 
     @Override

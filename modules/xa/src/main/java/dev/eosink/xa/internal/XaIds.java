@@ -78,7 +78,7 @@ public final class XaIds {
     }
 
     /** The sink id as the branch qualifier; shortened (with its hash) when over XA's 64 bytes. */
-    static byte[] bqual(String sinkId) {
+    public static byte[] bqual(String sinkId) {
         byte[] bytes = sinkId.getBytes(StandardCharsets.US_ASCII); // [A-Za-z0-9_.-] by TransactionId.SINK_ID
         if (bytes.length <= MAX_PART) {
             return bytes;

@@ -1,6 +1,6 @@
 package dev.eosink.xa.internal;
 
-import dev.eosink.postgres.internal.IoWatchdog;
+import dev.eosink.jdbc.io.IoWatchdog;
 
 import javax.transaction.xa.XAException;
 
@@ -9,7 +9,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 
 /**
- * The PostgreSQL module's {@link IoWatchdog} for one XA connection: every driver call of an epoch,
+ * The {@link IoWatchdog} of the JDBC sinks for one XA connection: every driver call of an epoch,
  * a commit or a recovery runs through it, so that a call into a stalled network, or one of a task
  * that Flink cancels, ends with its connection aborted instead of blocking for ever (a write into a
  * peer that stopped reading ignores the driver's socketTimeout and the thread's interrupt alike).
@@ -36,8 +36,13 @@ final class XaIo {
      * @param timeout the network timeout; ZERO bounds nothing but a cancelled task's calls
      */
     XaIo(Connection connection, Duration timeout, Object owner) {
-        Connection abortable = MariaDbAbort.applies(connection) ? MariaDbAbort.abortingBySocket(connection, owner) : connection;
+        Connection abortable = isMariaDb(connection) ? MariaDbAbort.abortingBySocket(connection, owner) : connection;
         this.watchdog = new IoWatchdog(abortable, timeout, owner);
+    }
+
+    /** Whether {@code c} is MariaDB Connector/J's: by name, so that no other connection loads its classes. */
+    private static boolean isMariaDb(Connection c) {
+        return c.getClass().getName().startsWith("org.mariadb.jdbc.");
     }
 
     <T> T sql(String what, IoWatchdog.SqlCall<T> body) throws SQLException {

@@ -6,6 +6,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.Committed;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.jdbc.sql.RecordText;
 import dev.eosink.xa.internal.XaErrors.Handling;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
@@ -65,7 +66,6 @@ import java.util.Optional;
 final class XaWriterSession<IN> implements WriterSession<IN> {
 
     private static final Logger LOG = LoggerFactory.getLogger(XaWriterSession.class);
-    private static final int MAX_RENDERED = 300;
     private static final int GUARD_CHECK_SECONDS = 10;
 
     private final SubtaskContext context;
@@ -370,7 +370,7 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
             database.statement().bind(insert, record);
             insert.addBatch();
         } catch (Exception e) {
-            throw writeError(e, "at record #" + positionInEpoch + " of the epoch (counting from 0) " + render(record));
+            throw writeError(e, "at record #" + positionInEpoch + " of the epoch (counting from 0) " + RecordText.bracketed(record));
         }
         if (batch.isEmpty()) {
             batchFirstPosition = positionInEpoch;
@@ -413,7 +413,7 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
             }
         }
         if (index >= 0) {
-            return "at record #" + (batchFirstPosition + index) + " of the epoch (counting from 0) " + render(batch.get(index));
+            return "at record #" + (batchFirstPosition + index) + " of the epoch (counting from 0) " + RecordText.bracketed(batch.get(index));
         }
         return "in the batch of records #" + batchFirstPosition + " to #" + last + " of the epoch (counting from 0); "
                 + "the driver did not say which of them the database refused";
@@ -563,15 +563,5 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
         } catch (SQLException e) {
             throw new SinkException(context + ": closing the guard connection failed", e);
         }
-    }
-
-    private static String render(Object record) {
-        String s;
-        try {
-            s = String.valueOf(record);
-        } catch (RuntimeException e) {
-            s = record.getClass().getName() + " (toString failed)";
-        }
-        return "[" + (s.length() > MAX_RENDERED ? s.substring(0, MAX_RENDERED) + "..." : s) + "]";
     }
 }

@@ -5,8 +5,8 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession.Attempt;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
-import dev.eosink.postgres.internal.InsertStatement;
-import dev.eosink.postgres.internal.SqlIdentifier;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
 
 import org.junit.jupiter.api.Test;
@@ -43,7 +43,7 @@ class XaCommitSessionITCase {
         XaConnector connector = XaConnector.of(maria.jdbcUrl(), props);
         XaDatabase<Long> database = new XaDatabase<>(connector,
                 InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                null, table, List.of("id"), null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
+                null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
                 Duration.ofSeconds(120), Duration.ofSeconds(60));
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");

@@ -5,8 +5,8 @@ import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
-import dev.eosink.postgres.internal.InsertStatement;
-import dev.eosink.postgres.internal.SqlIdentifier;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.PostgresFixture;
 
@@ -45,7 +45,7 @@ class XaWriterSessionITCase {
         XaConnector connector = connector(backend, table);
         XaDatabase<Long> database = new XaDatabase<>(connector,
                 InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                null, table, List.of("id"), null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
+                null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
                 Duration.ofSeconds(30), Duration.ofSeconds(10));
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
 

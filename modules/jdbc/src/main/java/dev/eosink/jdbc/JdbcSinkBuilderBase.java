@@ -1,0 +1,371 @@
+package dev.eosink.jdbc;
+
+import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.core.LeftoverPolicy;
+import dev.eosink.core.RewindPolicy;
+import dev.eosink.core.SinkSettings;
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.TransactionalDatabase;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.SqlIdentifier;
+
+import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
+import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Properties;
+
+/**
+ * The part that {@code PostgresSinkBuilder} ({@code PostgresSink.builder()}) and {@code XaSinkBuilder}
+ * ({@code XaSink.builder()}) have in common: not an entry point, start from one of those. It holds the
+ * options that mean the same for both (sink id, what to write, batch size, marker table, the
+ * protocol's {@link SinkSettings}, the JDBC URL's credentials and properties) and the checks of
+ * {@link #build()} that span them; the concrete builder adds its own options and makes the database.
+ *
+ * <p>Each setter checks its own argument; {@link #build()} checks the rules that span several
+ * settings. Messages name the sink, the setting and the remedy.
+ *
+ * @param <IN> the records the sink writes
+ * @param <SELF> the concrete builder, which every setter returns for chaining
+ */
+public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<IN, SELF>> {
+
+    public static final int DEFAULT_BATCH_SIZE = 1000;
+    public static final String DEFAULT_MARKER_TABLE = "eosink_markers";
+
+    /** The concrete builder's other source of connections, for messages: "dataSource", "xaDataSource". */
+    private final String dataSourceSetter;
+    /** What that setter supplies, for messages: "DataSource", "XADataSource". */
+    private final String dataSourceType;
+
+    private String jdbcUrl;
+    private final Properties properties = new Properties();
+
+    private String sinkId;
+    private SqlIdentifier table;
+    private List<String> columns;
+    private RowMapper<IN> rowMapper;
+    private String sql;
+    private JdbcStatementBuilder<IN> statementBuilder;
+
+    private int batchSize = DEFAULT_BATCH_SIZE;
+    private SqlIdentifier markerTable = new SqlIdentifier(null, DEFAULT_MARKER_TABLE);
+    private boolean createMarkerTable = true;
+    private LeftoverPolicy leftoverPolicy = SinkSettings.DEFAULT_LEFTOVER_POLICY;
+    private int maxPreparedPerSubtask = SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK;
+    private RewindPolicy rewindPolicy = SinkSettings.DEFAULT_REWIND_POLICY;
+    private int commitRetries = SinkSettings.DEFAULT_COMMIT_RETRIES;
+    private Duration commitRetryBackoff = SinkSettings.DEFAULT_COMMIT_RETRY_BACKOFF;
+    private Duration claimWait = SinkSettings.DEFAULT_CLAIM_WAIT;
+    private Duration markerRetention = SinkSettings.DEFAULT_MARKER_RETENTION;
+    private Duration markerPruneInterval = SinkSettings.DEFAULT_MARKER_PRUNE_INTERVAL;
+
+    /**
+     * @param dataSourceSetter the concrete builder's setter for connections without a URL, as its
+     *     messages name it ({@code "dataSource"})
+     * @param dataSourceType what that setter supplies ({@code "DataSource"})
+     */
+    protected JdbcSinkBuilderBase(String dataSourceSetter, String dataSourceType) {
+        this.dataSourceSetter = Objects.requireNonNull(dataSourceSetter, "dataSourceSetter");
+        this.dataSourceType = Objects.requireNonNull(dataSourceType, "dataSourceType");
+    }
+
+    @SuppressWarnings("unchecked")
+    private SELF self() {
+        return (SELF) this;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Connection by URL (the concrete builder adds its data source)
+    // ---------------------------------------------------------------------------------------------
+
+    /** The database's JDBC URL; the concrete builder checks that it knows the scheme. */
+    public abstract SELF jdbcUrl(String jdbcUrl);
+
+    /** For {@link #jdbcUrl(String)}, once the concrete builder has checked the URL. */
+    protected final SELF setJdbcUrl(String jdbcUrl) {
+        this.jdbcUrl = Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+        return self();
+    }
+
+    public SELF username(String username) {
+        return property("user", Objects.requireNonNull(username, "username"));
+    }
+
+    public SELF password(String password) {
+        return property("password", Objects.requireNonNull(password, "password"));
+    }
+
+    /**
+     * A JDBC driver connection property (pgjdbc: ssl, sslmode, sslrootcert, socketTimeout, ...;
+     * MariaDB: sslMode, socketTimeout, ...), passed to the driver as given. A property set here or in
+     * the URL wins over the sink's defaults (see the concrete builder's {@code networkTimeout}).
+     */
+    public SELF property(String key, String value) {
+        properties.setProperty(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+        return self();
+    }
+
+    /** URL, user, password and properties from flink-connector-jdbc's options. */
+    public SELF connection(JdbcConnectionOptions options) {
+        jdbcUrl(options.getDbURL());
+        properties.putAll(options.getProperties());
+        options.getUsername().ifPresent(this::username);
+        options.getPassword().ifPresent(this::password);
+        return self();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // What to write
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * A stable name for this sink: every transaction id carries it, and recovery only ever touches
+     * transactions of its own sink id. Keep it across restarts and upgrades of the job; give every
+     * sink that writes to the same database its own.
+     */
+    public SELF sinkId(String sinkId) {
+        this.sinkId = TransactionId.checkSinkId(sinkId);
+        return self();
+    }
+
+    /**
+     * The table to insert into, in the connection's default schema (PostgreSQL: through the
+     * search_path) or database (MariaDB/MySQL). Case-sensitive: quoted as given.
+     */
+    public SELF table(String table) {
+        return table(null, table);
+    }
+
+    /** A table in another schema (PostgreSQL) or database (MariaDB/MySQL). */
+    public SELF table(String schema, String table) {
+        this.table = new SqlIdentifier(schema, table);
+        return self();
+    }
+
+    public SELF columns(String... columns) {
+        List<String> list = Arrays.asList(columns);
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("columns: give at least one column");
+        }
+        if (new HashSet<>(list).size() != list.size()) {
+            throw new IllegalArgumentException("columns: a column is listed twice: " + list);
+        }
+        list.forEach(c -> new SqlIdentifier(null, c)); // validates each
+        this.columns = new ArrayList<>(list);
+        return self();
+    }
+
+    /** From a record to the values of {@link #columns}, in that order. */
+    public SELF rows(RowMapper<IN> mapper) {
+        this.rowMapper = Objects.requireNonNull(mapper, "mapper");
+        return self();
+    }
+
+    /** Your own statement and binder, as with flink-connector-jdbc's {@code JdbcSink}. */
+    public SELF sql(String sql, JdbcStatementBuilder<IN> statementBuilder) {
+        if (sql == null || sql.isBlank()) {
+            throw new IllegalArgumentException("sql: give an INSERT (or other DML) statement with ? parameters");
+        }
+        this.sql = sql;
+        this.statementBuilder = Objects.requireNonNull(statementBuilder, "statementBuilder");
+        return self();
+    }
+
+    /**
+     * Records per JDBC batch sent into the open transaction (default 1000). Memory holds one batch.
+     */
+    public SELF batchSize(int batchSize) {
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("batchSize must be >= 1, was " + batchSize);
+        }
+        this.batchSize = batchSize;
+        return self();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Marker table and protocol
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * The marker table (default {@value #DEFAULT_MARKER_TABLE}, in the connection's default schema or
+     * database, as for {@link #table(String)}).
+     */
+    public SELF markerTable(String schema, String table) {
+        this.markerTable = new SqlIdentifier(schema, table);
+        return self();
+    }
+
+    /** Whether the sink may create the marker table when it is missing (default true). */
+    public SELF createMarkerTable(boolean create) {
+        this.createMarkerTable = create;
+        return self();
+    }
+
+    /** Marker rows older than this are deleted (default 7 days). Keep it longer than savepoints you may restore. */
+    public SELF markerRetention(Duration retention) {
+        this.markerRetention = retention;
+        return self();
+    }
+
+    public SELF markerPruneInterval(Duration interval) {
+        this.markerPruneInterval = interval;
+        return self();
+    }
+
+    /**
+     * What the sink does with prepared transactions of its sink id that another job left behind, when no
+     * state of this sink is restored (a fresh start, or a restore without the sink's state): refuse to
+     * start (FAIL, the default), or roll them back (ROLLBACK), for jobs whose sources replay everything
+     * when they start without state. See {@link LeftoverPolicy}.
+     */
+    public SELF leftoverPolicy(LeftoverPolicy policy) {
+        this.leftoverPolicy = Objects.requireNonNull(policy, "policy");
+        return self();
+    }
+
+    /**
+     * How many prepared, not yet committed transactions one writer subtask may hold (default {@value
+     * SinkSettings#DEFAULT_MAX_PREPARED_PER_SUBTASK}, at least 2). When checkpoints keep failing after the
+     * sink prepared, each leaves a transaction prepared until a later checkpoint completes; past this
+     * bound the subtask fails over instead of exhausting the database's prepared transactions. Size the
+     * database for parallelism x this bound per sink.
+     */
+    public SELF maxPreparedPerSubtask(int max) {
+        if (max < 2) {
+            throw new IllegalArgumentException("maxPreparedPerSubtask must be >= 2 (the transaction being committed "
+                    + "and the next one), was " + max);
+        }
+        this.maxPreparedPerSubtask = max;
+        return self();
+    }
+
+    /**
+     * What a job restored from a checkpoint older than what the sink already committed does: warn and
+     * replay (WARN, the default), or refuse to start (FAIL). See {@link RewindPolicy}.
+     */
+    public SELF rewindPolicy(RewindPolicy policy) {
+        this.rewindPolicy = Objects.requireNonNull(policy, "policy");
+        return self();
+    }
+
+    /** Retries of a commit whose outcome is unknown, before the task fails over (default 5). */
+    public SELF commitRetries(int retries) {
+        this.commitRetries = retries;
+        return self();
+    }
+
+    public SELF commitRetryBackoff(Duration backoff) {
+        this.commitRetryBackoff = backoff;
+        return self();
+    }
+
+    /** How long a starting writer waits for the ownership guard held by a task going away (default 30 s). */
+    public SELF claimWait(Duration wait) {
+        this.claimWait = wait;
+        return self();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // build()
+    // ---------------------------------------------------------------------------------------------
+
+    public final ExactlyOnceSink<IN> build() {
+        if (sinkId == null) {
+            throw new IllegalStateException(
+                    "sinkId is required: a stable name that every transaction id carries, e.g. sinkId(\"orders\")");
+        }
+        if ((jdbcUrl == null) == !hasDataSource()) {
+            throw misconfigured(
+                    "give exactly one of jdbcUrl(...) (or connection(...)) and " + dataSourceSetter + "(...)");
+        }
+        if (hasDataSource() && !properties.isEmpty()) {
+            throw misconfigured("username/password/property apply to jdbcUrl; configure the " + dataSourceType
+                    + " itself instead");
+        }
+        boolean tableMode = table != null || columns != null || rowMapper != null;
+        if (tableMode == (sql != null)) {
+            throw misconfigured("give either table(...) + columns(...) + rows(...), or sql(...) with a "
+                    + "JdbcStatementBuilder, not both and not neither");
+        }
+        checkOwnOptions(tableMode);
+        InsertStatement<IN> statement;
+        if (tableMode) {
+            if (table == null || columns == null || rowMapper == null) {
+                throw misconfigured("table mode needs all of table(...), columns(...) and rows(...); missing "
+                        + (table == null ? "table " : "")
+                        + (columns == null ? "columns " : "")
+                        + (rowMapper == null ? "rows" : ""));
+            }
+            statement = InsertStatement.forColumns(table, columns, rowMapper);
+        } else {
+            statement = InsertStatement.forSql(sql, statementBuilder);
+        }
+        SinkSettings settings = SinkSettings.defaults(sinkId)
+                .withLeftoverPolicy(leftoverPolicy)
+                .withCommitRetries(commitRetries, commitRetryBackoff)
+                .withClaimWait(claimWait)
+                .withMarkerRetention(markerRetention, markerPruneInterval)
+                .withMaxPreparedPerSubtask(maxPreparedPerSubtask)
+                .withRewindPolicy(rewindPolicy);
+        return new ExactlyOnceSink<>(database(statement), settings);
+    }
+
+    /** Whether the concrete builder was given its data source (instead of {@link #jdbcUrl(String)}). */
+    protected abstract boolean hasDataSource();
+
+    /**
+     * The rules of {@link #build()} on the concrete builder's own options, after the common ones:
+     * the sink id, one source of connections and one of table mode and {@code sql(...)} are given.
+     */
+    protected void checkOwnOptions(boolean tableMode) {}
+
+    /** The database of the sink, once {@link #build()} has checked the settings. */
+    protected abstract TransactionalDatabase<IN> database(InsertStatement<IN> statement);
+
+    /** A misconfiguration found by {@link #build()}, in a message that names the sink. */
+    protected final IllegalStateException misconfigured(String problem) {
+        return new IllegalStateException("sink '" + sinkId + "': " + problem);
+    }
+
+    // For the concrete builder's database: the settings as given (checked by build()).
+
+    /** The JDBC URL, or null when the concrete builder's data source is used. */
+    protected final String getJdbcUrl() {
+        return jdbcUrl;
+    }
+
+    /** A copy of the driver properties given (user, password and {@link #property}). */
+    protected final Properties getProperties() {
+        Properties copy = new Properties();
+        copy.putAll(properties);
+        return copy;
+    }
+
+    /** The columns of table mode; null with {@code sql(...)}. */
+    protected final List<String> getColumns() {
+        return columns;
+    }
+
+    protected final int getBatchSize() {
+        return batchSize;
+    }
+
+    protected final SqlIdentifier getMarkerTable() {
+        return markerTable;
+    }
+
+    protected final boolean isCreateMarkerTable() {
+        return createMarkerTable;
+    }
+
+    /** For the database's start-up check of its prepared-transaction slots. */
+    protected final int getMaxPreparedPerSubtask() {
+        return maxPreparedPerSubtask;
+    }
+}

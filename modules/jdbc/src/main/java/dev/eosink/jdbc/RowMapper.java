@@ -1,0 +1,13 @@
+package dev.eosink.jdbc;
+
+import java.io.Serializable;
+
+/**
+ * Turns a record into the values of one row, in the order of the columns given to the builder.
+ * Values are bound with {@code PreparedStatement.setObject}, so any type the PostgreSQL driver maps
+ * works (Long, String, BigDecimal, java.time types, byte[], ...). A null is a SQL NULL.
+ */
+@FunctionalInterface
+public interface RowMapper<IN> extends Serializable {
+    Object[] toRow(IN record) throws Exception;
+}

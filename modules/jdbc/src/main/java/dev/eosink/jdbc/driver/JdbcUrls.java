@@ -1,0 +1,37 @@
+package dev.eosink.jdbc.driver;
+
+import java.util.regex.Pattern;
+
+/**
+ * What the sinks read from a JDBC URL themselves, rather than leave to the driver: where it carries
+ * a password, which messages must never show, and which driver properties it sets, which the sinks'
+ * defaults must not override.
+ */
+public final class JdbcUrls {
+
+    private static final Pattern PASSWORD_IN_URL = Pattern.compile("(?i)(password|sslpassword)=[^&;]*");
+
+    private JdbcUrls() {}
+
+    /** The URL with every password replaced by {@code ***}: the only form in which a message may show it. */
+    public static String redact(String jdbcUrl) {
+        return jdbcUrl == null ? null : PASSWORD_IN_URL.matcher(jdbcUrl).replaceAll("$1=***");
+    }
+
+    /**
+     * Whether the URL's query ({@code ?a=1&b=2}, as pgjdbc and MariaDB Connector/J read it) sets the
+     * driver property {@code key}, with or without a value.
+     */
+    public static boolean sets(String jdbcUrl, String key) {
+        int query = jdbcUrl.indexOf('?');
+        if (query < 0) {
+            return false;
+        }
+        for (String parameter : jdbcUrl.substring(query + 1).split("&")) {
+            if (parameter.equals(key) || parameter.startsWith(key + "=")) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,7 @@
+package dev.eosink.jdbc.io;
+
+/**
+ * Marks a connection whose {@code abort} ends a blocked call by itself (another driver's, wrapped to
+ * close its socket): {@link IoWatchdog} then leaves its socket as it is, and says nothing about it.
+ */
+public interface AbortsItself {}

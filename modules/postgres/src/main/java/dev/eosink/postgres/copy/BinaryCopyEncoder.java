@@ -1,0 +1,529 @@
+package dev.eosink.postgres.copy;
+
+import java.io.Serializable;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Encodes rows in PostgreSQL's binary COPY format ({@code COPY ... FROM STDIN (FORMAT binary)}): a
+ * header, then per row a field count and each field as length + the type's binary "send" form, then
+ * a trailer. One encoder per column, chosen from the column's type at writer start; a value whose Java
+ * type does not fit the column is refused with a message naming the column.
+ *
+ * <p>Binary input is parsed by the server with the column's type modifier, so {@code varchar(n)},
+ * {@code numeric(p,s)} and constraints are enforced exactly as for INSERT. The declared length of
+ * {@code varchar(n)} and {@code char(n)} is also checked here, by PostgreSQL's own rule, when given
+ * ({@link #forTypes(List, List, int[])}): the server's error for it names only the COPY line, never
+ * the value, and reaches the writer long after the record was sent; refused here, before anything of
+ * the row is sent, the record is named exactly ({@link Refused}).
+ *
+ * <p>A codec of PostgreSQL's format and nothing of the sink's protocol, so it sits outside the sink's
+ * internals: the benchmarks' raw-COPY peer is checked against it byte for byte.
+ */
+public final class BinaryCopyEncoder implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static final byte[] TRAILER = {(byte) 0xff, (byte) 0xff};
+
+    /** Microseconds between 1970-01-01 and PostgreSQL's epoch 2000-01-01. */
+    private static final long PG_EPOCH_MICROS = 946_684_800_000_000L;
+    private static final long PG_EPOCH_DAYS = 10_957L;
+
+    private final List<String> columns;
+    private final Column[] encoders;
+
+    private BinaryCopyEncoder(List<String> columns, Column[] encoders) {
+        this.columns = columns;
+        this.encoders = encoders;
+    }
+
+    /**
+     * An encoder for columns of the given PostgreSQL types (as {@code pg_type.typname}: int8, text,
+     * timestamptz, ...), or empty when a type has no binary encoder here (the sink then uses INSERT).
+     */
+    public static Optional<BinaryCopyEncoder> forTypes(List<String> columns, List<String> typeNames) {
+        return forTypes(columns, typeNames, null);
+    }
+
+    /**
+     * As {@link #forTypes(List, List)}, and checks the declared length of {@code varchar(n)} and {@code
+     * char(n)} columns: {@code maxLengths[i]} is column i's n, in characters as the server counts them
+     * (Unicode code points, in every server encoding but SQL_ASCII, where the caller passes none), or
+     * -1 for no check; null for none at all.
+     */
+    public static Optional<BinaryCopyEncoder> forTypes(List<String> columns, List<String> typeNames, int[] maxLengths) {
+        Column[] encoders = new Column[typeNames.size()];
+        for (int i = 0; i < encoders.length; i++) {
+            int maxLength = maxLengths == null ? -1 : maxLengths[i];
+            Column c = maxLength >= 0 ? boundedText(typeNames.get(i), maxLength) : forType(typeNames.get(i));
+            if (c == null) {
+                return Optional.empty();
+            }
+            encoders[i] = c;
+        }
+        return Optional.of(new BinaryCopyEncoder(List.copyOf(columns), encoders));
+    }
+
+    /** The type names this encoder supports. */
+    public static final List<String> SUPPORTED = List.of(
+            "int2", "int4", "int8", "float4", "float8", "bool", "numeric", "text", "varchar", "bpchar", "name",
+            "json", "jsonb", "bytea", "uuid", "date", "timestamp", "timestamptz");
+
+    private static Column forType(String type) {
+        switch (type.toLowerCase(Locale.ROOT)) {
+            case "int2": return (out, v) -> { out.int32(2); out.int16(checkedLong(v, Short.MIN_VALUE, Short.MAX_VALUE, "smallint")); };
+            case "int4": return (out, v) -> { out.int32(4); out.int32((int) checkedLong(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "integer")); };
+            case "int8": return (out, v) -> { out.int32(8); out.int64(checkedLong(v, Long.MIN_VALUE, Long.MAX_VALUE, "bigint")); };
+            case "float4": return (out, v) -> { out.int32(4); out.int32(Float.floatToIntBits(number(v, "real").floatValue())); };
+            case "float8": return (out, v) -> { out.int32(8); out.int64(Double.doubleToLongBits(number(v, "double precision").doubleValue())); };
+            case "bool": return (out, v) -> { out.int32(1); out.byte1(bool(v) ? 1 : 0); };
+            case "numeric": return BinaryCopyEncoder::numeric;
+            case "text": case "varchar": case "bpchar": case "name": case "json":
+                return (out, v) -> {
+                    if (!(v instanceof String) || !out.ascii((String) v)) {
+                        out.bytes(text(v).getBytes(StandardCharsets.UTF_8));
+                    }
+                };
+            case "jsonb":
+                return (out, v) -> {
+                    byte[] b = text(v).getBytes(StandardCharsets.UTF_8);
+                    out.int32(b.length + 1);
+                    out.byte1(1); // jsonb binary format version
+                    out.raw(b);
+                };
+            case "bytea":
+                return (out, v) -> {
+                    if (!(v instanceof byte[])) {
+                        throw mismatch(v, "bytea (byte[])");
+                    }
+                    out.bytes((byte[]) v);
+                };
+            case "uuid":
+                return (out, v) -> {
+                    UUID u = v instanceof UUID ? (UUID) v : v instanceof String ? UUID.fromString((String) v) : null;
+                    if (u == null) {
+                        throw mismatch(v, "uuid (java.util.UUID or String)");
+                    }
+                    out.int32(16);
+                    out.int64(u.getMostSignificantBits());
+                    out.int64(u.getLeastSignificantBits());
+                };
+            case "date":
+                return (out, v) -> {
+                    LocalDate d = v instanceof LocalDate ? (LocalDate) v
+                            : v instanceof java.sql.Date ? ((java.sql.Date) v).toLocalDate() : null;
+                    if (d == null) {
+                        throw mismatch(v, "date (LocalDate or java.sql.Date)");
+                    }
+                    out.int32(4);
+                    out.int32(Math.toIntExact(d.toEpochDay() - PG_EPOCH_DAYS));
+                };
+            case "timestamp":
+                return (out, v) -> {
+                    LocalDateTime t = v instanceof LocalDateTime ? (LocalDateTime) v
+                            : v instanceof java.sql.Timestamp ? ((java.sql.Timestamp) v).toLocalDateTime() : null;
+                    if (t == null) {
+                        throw mismatch(v, "timestamp (LocalDateTime or java.sql.Timestamp)");
+                    }
+                    out.int32(8);
+                    out.int64(micros(t.toInstant(ZoneOffset.UTC)) - PG_EPOCH_MICROS);
+                };
+            case "timestamptz":
+                return (out, v) -> {
+                    Instant t = v instanceof Instant ? (Instant) v
+                            : v instanceof OffsetDateTime ? ((OffsetDateTime) v).toInstant()
+                            : v instanceof ZonedDateTime ? ((ZonedDateTime) v).toInstant()
+                            : v instanceof java.sql.Timestamp ? ((java.sql.Timestamp) v).toInstant() : null;
+                    if (t == null) {
+                        throw mismatch(v, "timestamptz (Instant, OffsetDateTime, ZonedDateTime or java.sql.Timestamp)");
+                    }
+                    out.int32(8);
+                    out.int64(micros(t) - PG_EPOCH_MICROS);
+                };
+            default:
+                return null;
+        }
+    }
+
+    /**
+     * A varchar(n) or char(n) column whose length is checked before encoding (any other type: its usual
+     * encoder). The check costs one comparison per value: String.length() counts UTF-16 units, never
+     * fewer than the characters, so only a value longer than n in units is counted in code points.
+     */
+    private static Column boundedText(String type, int maxLength) {
+        String t = type.toLowerCase(Locale.ROOT);
+        if (!t.equals("varchar") && !t.equals("bpchar")) {
+            return forType(type);
+        }
+        String declared = (t.equals("varchar") ? "character varying(" : "character(") + maxLength + ")";
+        return (out, v) -> {
+            String s = v instanceof String ? (String) v : text(v);
+            if (s.length() > maxLength) {
+                checkLength(s, maxLength, declared);
+            }
+            if (!out.ascii(s)) {
+                out.bytes(text(s).getBytes(StandardCharsets.UTF_8));
+            }
+        };
+    }
+
+    /**
+     * PostgreSQL's rule (varchar_input, bpchar_input): a value of more than n characters is refused
+     * unless every character after the first n is a space (those are cut off).
+     */
+    static void checkLength(String s, int maxLength, String declared) {
+        int characters = s.codePointCount(0, s.length());
+        if (characters <= maxLength) {
+            return;
+        }
+        for (int i = s.offsetByCodePoints(0, maxLength); i < s.length(); i++) {
+            if (s.charAt(i) != ' ') {
+                throw new Refused("value too long for type " + declared + " (" + characters + " characters: \""
+                        + (s.length() > MAX_SHOWN ? s.substring(0, MAX_SHOWN) + "\"..." : s + "\"") + ")", "22001");
+            }
+        }
+    }
+
+    /** How much of a refused value a message shows. */
+    private static final int MAX_SHOWN = 60;
+
+    /**
+     * A value the database would refuse, refused before anything of its row is sent, with the SQLSTATE
+     * PostgreSQL would have reported.
+     */
+    public static final class Refused extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+        private final String sqlState;
+
+        Refused(String message, String sqlState) {
+            super(message);
+            this.sqlState = sqlState;
+        }
+
+        public String sqlState() {
+            return sqlState;
+        }
+    }
+
+    public static void header(Buffer out) {
+        out.raw(HEADER);
+    }
+
+    public static void trailer(Buffer out) {
+        out.raw(TRAILER);
+    }
+
+    /** Appends one row; on a bad value nothing of the row is appended and the message names the column. */
+    public void row(Buffer out, Object[] values) {
+        if (values == null || values.length != encoders.length) {
+            throw new IllegalArgumentException("the row mapper returned "
+                    + (values == null ? "null" : values.length + " values") + " for " + encoders.length + " columns " + columns);
+        }
+        int mark = out.size();
+        out.int16(encoders.length);
+        for (int i = 0; i < encoders.length; i++) {
+            try {
+                if (values[i] == null) {
+                    out.int32(-1);
+                } else {
+                    encoders[i].encode(out, values[i]);
+                }
+            } catch (Refused e) {
+                out.truncate(mark); // nothing of a refused row reaches the server
+                throw new Refused("column \"" + columns.get(i) + "\": " + e.getMessage(), e.sqlState());
+            } catch (RuntimeException e) {
+                out.truncate(mark);
+                throw new IllegalArgumentException("column \"" + columns.get(i) + "\": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface Column extends Serializable {
+        void encode(Buffer out, Object value);
+    }
+
+    private static long micros(Instant t) {
+        return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1_000);
+    }
+
+    private static Number number(Object v, String type) {
+        if (v instanceof Number) {
+            return (Number) v;
+        }
+        throw mismatch(v, type);
+    }
+
+    private static long checkedLong(Object v, long min, long max, String type) {
+        if (!(v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte)) {
+            throw mismatch(v, type + " (an integral Number)");
+        }
+        long l = ((Number) v).longValue();
+        if (l < min || l > max) {
+            throw new IllegalArgumentException("value " + l + " out of range for " + type);
+        }
+        return l;
+    }
+
+    private static boolean bool(Object v) {
+        if (v instanceof Boolean) {
+            return (Boolean) v;
+        }
+        throw mismatch(v, "boolean");
+    }
+
+    private static String text(Object v) {
+        if (v instanceof String || v instanceof Character || v instanceof CharSequence) {
+            String s = v.toString();
+            if (s.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("text values cannot contain NUL (0x00)");
+            }
+            return s;
+        }
+        throw mismatch(v, "text (String)");
+    }
+
+    private static IllegalArgumentException mismatch(Object v, String expected) {
+        return new IllegalArgumentException("expected " + expected + ", got " + v.getClass().getName());
+    }
+
+    /** The largest display scale {@link #numericOfLong} takes: 10^16 times a fraction below 1 still fits a long. */
+    private static final int LONG_NUMERIC_MAX_SCALE = 16;
+    private static final long[] POWERS_OF_TEN = new long[LONG_NUMERIC_MAX_SCALE + 1];
+
+    static {
+        POWERS_OF_TEN[0] = 1;
+        for (int i = 1; i < POWERS_OF_TEN.length; i++) {
+            POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10;
+        }
+    }
+
+    /**
+     * numeric's binary form: ndigits, weight, sign, dscale, then base-10000 digits. Almost every value
+     * (any whose unscaled value fits a long, with at most 16 decimals) takes {@link #numericOfLong}, by
+     * arithmetic; the rest {@link #numericOfDigits}, through the decimal string. Both write the same
+     * bytes for the same value (BinaryCopyEncoderTest).
+     */
+    private static void numeric(Buffer out, Object v) {
+        BigDecimal d;
+        if (v instanceof BigDecimal) {
+            d = (BigDecimal) v;
+        } else if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+            long l = ((Number) v).longValue();
+            if (l != Long.MIN_VALUE) {
+                numericOfLong(out, l, 0);
+                return;
+            }
+            d = BigDecimal.valueOf(l);
+        } else if (v instanceof BigInteger) {
+            d = new BigDecimal((BigInteger) v);
+        } else if (v instanceof Double || v instanceof Float) {
+            double x = ((Number) v).doubleValue();
+            if (Double.isNaN(x)) {
+                out.int32(8);
+                out.int16(0);
+                out.int16(0);
+                out.int16(0xC000);
+                out.int16(0);
+                return;
+            }
+            if (Double.isInfinite(x)) {
+                throw new IllegalArgumentException("infinite value for numeric");
+            }
+            d = new BigDecimal(Double.toString(x));
+        } else {
+            throw mismatch(v, "numeric (BigDecimal or a Number)");
+        }
+        if (d.scale() < 0) {
+            d = d.setScale(0); // numeric has no negative display scale: 1E+3 is stored as 1000
+        }
+        if (d.scale() <= LONG_NUMERIC_MAX_SCALE) {
+            BigInteger unscaled = d.unscaledValue();
+            if (unscaled.bitLength() < Long.SIZE - 1) {
+                numericOfLong(out, unscaled.longValue(), d.scale());
+                return;
+            }
+        }
+        numericOfDigits(out, d);
+    }
+
+    /**
+     * A numeric of {@code unscaled} x 10^-dscale, for {@code |unscaled| < 2^63 - 1} and {@code 0 <=
+     * dscale <= 16}: the integer part's base-10000 digits, then the fraction's, padded on the right to
+     * whole groups.
+     */
+    static void numericOfLong(Buffer out, long unscaled, int dscale) {
+        int sign = unscaled < 0 ? 0x4000 : 0;
+        long abs = Math.abs(unscaled);
+        long integer = abs / POWERS_OF_TEN[dscale];
+        int fractionGroups = (dscale + 3) / 4;
+        long fraction = abs % POWERS_OF_TEN[dscale] * POWERS_OF_TEN[fractionGroups * 4 - dscale];
+        int integerGroups = 0;
+        for (long x = integer; x > 0; x /= 10_000) {
+            integerGroups++;
+        }
+        short[] groups = new short[integerGroups + fractionGroups];
+        for (int i = integerGroups - 1; i >= 0; i--) {
+            groups[i] = (short) (integer % 10_000);
+            integer /= 10_000;
+        }
+        for (int i = groups.length - 1; i >= integerGroups; i--) {
+            groups[i] = (short) (fraction % 10_000);
+            fraction /= 10_000;
+        }
+        numericGroups(out, groups, integerGroups, sign, dscale);
+    }
+
+    /** A numeric of any size and a scale of at least 0 ({@link #numeric} sets 1E+3's to 0), through its decimal digits. */
+    static void numericOfDigits(Buffer out, BigDecimal d) {
+        int sign = d.signum() < 0 ? 0x4000 : 0;
+        d = d.abs();
+        int dscale = d.scale();
+        String digits = d.unscaledValue().toString();
+        String intPart = digits.length() > dscale ? digits.substring(0, digits.length() - dscale) : "";
+        String fracPart = digits.length() > dscale ? digits.substring(digits.length() - dscale)
+                : "0".repeat(dscale - digits.length()) + digits;
+        int intPad = (4 - intPart.length() % 4) % 4;
+        intPart = "0".repeat(intPad) + intPart;
+        int fracPad = (4 - fracPart.length() % 4) % 4;
+        fracPart = fracPart + "0".repeat(fracPad);
+        int intGroups = intPart.length() / 4;
+        short[] groups = new short[intGroups + fracPart.length() / 4];
+        for (int i = 0; i < groups.length; i++) {
+            String g = i < intGroups ? intPart.substring(i * 4, i * 4 + 4) : fracPart.substring((i - intGroups) * 4, (i - intGroups) * 4 + 4);
+            groups[i] = Short.parseShort(g);
+        }
+        numericGroups(out, groups, intGroups, sign, dscale);
+    }
+
+    /**
+     * Writes a numeric from its base-10000 groups, the first {@code integerGroups} of them before the
+     * decimal point, without leading or trailing zero groups (as PostgreSQL's own numeric_send); zero
+     * has no groups, weight 0 and a positive sign.
+     */
+    private static void numericGroups(Buffer out, short[] groups, int integerGroups, int sign, int dscale) {
+        int weight = integerGroups - 1;
+        int first = 0;
+        while (first < groups.length && groups[first] == 0) {
+            first++;
+            weight--;
+        }
+        int last = groups.length;
+        while (last > first && groups[last - 1] == 0) {
+            last--;
+        }
+        if (first == last) {
+            weight = 0;
+            sign = 0;
+        }
+        out.int32(8 + 2 * (last - first));
+        out.int16(last - first);
+        out.int16(weight);
+        out.int16(sign);
+        out.int16(dscale);
+        for (int i = first; i < last; i++) {
+            out.int16(groups[i]);
+        }
+    }
+
+    /** A growable byte buffer the COPY writer drains into the connection when it is full enough. */
+    public static final class Buffer {
+        private byte[] bytes;
+        private int size;
+
+        public Buffer(int capacity) {
+            bytes = new byte[capacity];
+        }
+
+        public int size() {
+            return size;
+        }
+
+        public byte[] array() {
+            return bytes;
+        }
+
+        public void clear() {
+            size = 0;
+        }
+
+        void truncate(int mark) {
+            size = mark;
+        }
+
+        private void ensure(int more) {
+            if (size + more > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + more));
+            }
+        }
+
+        void byte1(int b) {
+            ensure(1);
+            bytes[size++] = (byte) b;
+        }
+
+        void int16(long v) {
+            ensure(2);
+            bytes[size++] = (byte) (v >>> 8);
+            bytes[size++] = (byte) v;
+        }
+
+        void int32(int v) {
+            ensure(4);
+            bytes[size++] = (byte) (v >>> 24);
+            bytes[size++] = (byte) (v >>> 16);
+            bytes[size++] = (byte) (v >>> 8);
+            bytes[size++] = (byte) v;
+        }
+
+        void int64(long v) {
+            int32((int) (v >>> 32));
+            int32((int) v);
+        }
+
+        void raw(byte[] b) {
+            ensure(b.length);
+            System.arraycopy(b, 0, bytes, size, b.length);
+            size += b.length;
+        }
+
+        void bytes(byte[] b) {
+            int32(b.length);
+            raw(b);
+        }
+
+        /**
+         * Appends a text field if {@code s} is ASCII without NUL (where UTF-8 is one byte per char), with
+         * no intermediate array; otherwise appends nothing and returns false, for the general path.
+         */
+        boolean ascii(String s) {
+            int n = s.length();
+            ensure(4 + n);
+            int at = size + 4;
+            for (int i = 0; i < n; i++) {
+                char c = s.charAt(i);
+                if (c == 0 || c >= 0x80) {
+                    return false;
+                }
+                bytes[at + i] = (byte) c;
+            }
+            int32(n);
+            size += n;
+            return true;
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package dev.eosink.testing.faults;
+
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A pass-through map that counts the checkpoints completed while it ran, per test key. */
+public final class CheckpointCounter<T> implements MapFunction<T, T>, CheckpointListener {
+
+    private static final long serialVersionUID = 1L;
+    private static final Map<String, AtomicLong> COMPLETED = new ConcurrentHashMap<>();
+
+    private final String key;
+
+    public CheckpointCounter(String key) {
+        this.key = key;
+    }
+
+    public static void reset(String key) {
+        COMPLETED.put(key, new AtomicLong());
+    }
+
+    public static long completed(String key) {
+        AtomicLong n = COMPLETED.get(key);
+        return n == null ? 0 : n.get();
+    }
+
+    @Override
+    public T map(T value) {
+        return value;
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        COMPLETED.computeIfAbsent(key, k -> new AtomicLong()).incrementAndGet();
+    }
+}

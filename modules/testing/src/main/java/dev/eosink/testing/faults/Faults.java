@@ -1,0 +1,190 @@
+package dev.eosink.testing.faults;
+
+import dev.eosink.core.spi.LifecycleHook;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+/**
+ * Failure injection shared between a test and the job it runs on a MiniCluster in the same JVM.
+ * A test arms a point of a sink's lifecycle: "at the n-th arrival of this sink at this point, run
+ * this action" (by default: throw {@link InjectedFault}). Actions may also act on the real database
+ * (terminate a backend, roll a transaction back) to stage what another party would do.
+ */
+public final class Faults {
+
+    /** Points of the sink's lifecycle where a fault can be injected. */
+    public enum Point {
+        /** Inside write(), mid-epoch, before the record reaches the database. */
+        WRITE,
+        /** At the barrier, before the sink prepares (PREPARE TRANSACTION, XA PREPARE). */
+        BEFORE_PREPARE,
+        /** At the barrier, right after the sink prepared, before the committable reaches Flink. */
+        AFTER_PREPARE,
+        /** In the committer, before the commit (checkpoint complete, commit not yet sent). */
+        BEFORE_COMMIT,
+        /** In the committer, after the commit succeeded, before Flink hears of it. */
+        AFTER_COMMIT
+    }
+
+    /** What happens at an armed point. May throw; may touch the database. */
+    @FunctionalInterface
+    public interface Action {
+        void run(Arrival arrival) throws IOException;
+    }
+
+    /** Where the action fires: which sink, subtask and, for commit points, which transaction. */
+    public static final class Arrival {
+        public final String sinkId;
+        public final Point point;
+        public final int subtask;
+        public final int attempt;
+        public final String transactionId; // null at WRITE
+        public final int n;
+
+        Arrival(String sinkId, Point point, int subtask, int attempt, String transactionId, int n) {
+            this.sinkId = sinkId;
+            this.point = point;
+            this.subtask = subtask;
+            this.attempt = attempt;
+            this.transactionId = transactionId;
+            this.n = n;
+        }
+    }
+
+    private static final class Armed {
+        final int nth;
+        final Predicate<Arrival> when; // null: fire at the nth arrival
+        final Action action;
+        final AtomicBoolean done = new AtomicBoolean();
+
+        Armed(int nth, Predicate<Arrival> when, Action action) {
+            this.nth = nth;
+            this.when = when;
+            this.action = action;
+        }
+
+        boolean fires(Arrival arrival) {
+            if (when == null) {
+                return arrival.n == nth;
+            }
+            // Arrivals of several subtasks may test at once: only one of them fires.
+            return when.test(arrival) && done.compareAndSet(false, true);
+        }
+    }
+
+    private static final Map<String, AtomicInteger> HITS = new ConcurrentHashMap<>();
+    private static final Map<String, Armed> ARMED = new ConcurrentHashMap<>();
+    private static final Map<String, AtomicInteger> FIRED = new ConcurrentHashMap<>();
+
+    /** sinkId/subtask -> attempt numbers of writers opened, to tell a regional from a global failover. */
+    private static final Map<String, java.util.Set<Integer>> WRITER_ATTEMPTS = new ConcurrentHashMap<>();
+
+    private Faults() {}
+
+    static void writerOpened(String sinkId, int subtask, int attempt) {
+        WRITER_ATTEMPTS.computeIfAbsent(sinkId + "/" + subtask, k -> ConcurrentHashMap.newKeySet()).add(attempt);
+    }
+
+    /** The attempt numbers with which writer {@code subtask} of {@code sinkId} was opened. */
+    public static java.util.Set<Integer> writerAttempts(String sinkId, int subtask) {
+        return WRITER_ATTEMPTS.getOrDefault(sinkId + "/" + subtask, java.util.Set.of());
+    }
+
+    /** Throw {@link InjectedFault} at the {@code nth} (1-based) arrival of {@code sinkId} at {@code point}, once. */
+    public static void arm(String sinkId, Point point, int nth) {
+        arm(sinkId, point, nth, a -> {
+            throw new InjectedFault(a.sinkId + ": injected fault at " + a.point + " (arrival " + a.n + ", subtask "
+                    + a.subtask + ", attempt " + a.attempt + ")");
+        });
+    }
+
+    /** Run {@code action} at the {@code nth} (1-based) arrival of {@code sinkId} at {@code point}, once. */
+    public static void arm(String sinkId, Point point, int nth, Action action) {
+        String key = key(sinkId, point);
+        HITS.put(key, new AtomicInteger());
+        FIRED.put(key, new AtomicInteger());
+        ARMED.put(key, new Armed(nth, null, action));
+    }
+
+    /**
+     * Run {@code action} at the first arrival of {@code sinkId} at {@code point} that {@code when}
+     * accepts, once: for faults that must hit one particular transaction (say, the last one of a
+     * job) rather than whatever arrives n-th.
+     */
+    public static void armWhen(String sinkId, Point point, Predicate<Arrival> when, Action action) {
+        String key = key(sinkId, point);
+        HITS.put(key, new AtomicInteger());
+        FIRED.put(key, new AtomicInteger());
+        ARMED.put(key, new Armed(0, java.util.Objects.requireNonNull(when, "when"), action));
+    }
+
+    public static int fired(String sinkId, Point point) {
+        AtomicInteger f = FIRED.get(key(sinkId, point));
+        return f == null ? 0 : f.get();
+    }
+
+    public static int hits(String sinkId, Point point) {
+        AtomicInteger h = HITS.get(key(sinkId, point));
+        return h == null ? 0 : h.get();
+    }
+
+    public static void reset(String sinkId) {
+        String prefix = sinkId + "/";
+        HITS.keySet().removeIf(k -> k.startsWith(prefix));
+        ARMED.keySet().removeIf(k -> k.startsWith(prefix));
+        FIRED.keySet().removeIf(k -> k.startsWith(prefix));
+        WRITER_ATTEMPTS.keySet().removeIf(k -> k.startsWith(prefix));
+        PREPARE_FAILURES.remove(sinkId);
+    }
+
+    private static String key(String sinkId, Point point) {
+        return sinkId + "/" + point;
+    }
+
+    /** Called by {@link FaultInjectingDatabase} at every point. */
+    static void reach(String sinkId, Point point, int subtask, int attempt, String transactionId) throws IOException {
+        String key = key(sinkId, point);
+        int n = HITS.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+        Armed armed = ARMED.get(key);
+        if (armed == null) {
+            return;
+        }
+        Arrival arrival = new Arrival(sinkId, point, subtask, attempt, transactionId, n);
+        if (armed.fires(arrival)) {
+            FIRED.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+            armed.action.run(arrival);
+        }
+    }
+
+    private static final Map<String, AtomicInteger> PREPARE_FAILURES = new ConcurrentHashMap<>();
+
+    /**
+     * A lifecycle hook (for {@code sink.withLifecycleHook(...)}) with which writer {@code subtask} of
+     * {@code sinkId} fails right after each of its next {@code times} prepares, whatever its attempt: a
+     * subtask whose checkpoints keep failing. Cleared by {@link #reset}.
+     */
+    public static LifecycleHook failAfterEachPrepare(String sinkId, int subtask, int times) {
+        PREPARE_FAILURES.put(sinkId, new AtomicInteger(times));
+        return (point, context, id) -> {
+            AtomicInteger left = PREPARE_FAILURES.get(sinkId);
+            if (point == LifecycleHook.Point.AFTER_PREPARE && context.subtask() == subtask && left != null
+                    && left.getAndDecrement() > 0) {
+                throw new InjectedFault(sinkId + ": subtask " + subtask + " fails its checkpoint after " + id);
+            }
+        };
+    }
+
+    /** The exception a fault throws: recognizable in logs and assertions. */
+    public static final class InjectedFault extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public InjectedFault(String message) {
+            super(message);
+        }
+    }
+}

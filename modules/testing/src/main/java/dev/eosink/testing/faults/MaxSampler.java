@@ -1,0 +1,50 @@
+package dev.eosink.testing.faults;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
+
+/**
+ * Samples a count (say, the prepared transactions of one subtask) every 10 ms on a thread of its own
+ * until closed, and keeps the largest value seen: for bounds that must hold at every moment of a
+ * job, not only at its end.
+ */
+public final class MaxSampler implements AutoCloseable {
+
+    private final AtomicInteger max = new AtomicInteger();
+    private final AtomicInteger samples = new AtomicInteger();
+    private final Thread thread;
+
+    public MaxSampler(String name, IntSupplier count) {
+        thread = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                max.accumulateAndGet(count.getAsInt(), Math::max);
+                samples.incrementAndGet();
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "sampler-" + name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    public int max() {
+        return max.get();
+    }
+
+    public int samples() {
+        return samples.get();
+    }
+
+    @Override
+    public void close() {
+        thread.interrupt();
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package dev.eosink.xa.internal;
+
+import org.postgresql.xa.PGXADataSource;
+
+import javax.sql.XADataSource;
+
+import java.sql.SQLException;
+import java.util.Properties;
+
+/**
+ * pgjdbc's XADataSource for a {@code jdbc:postgresql:} URL. This class alone refers to pgjdbc, and is
+ * loaded for such URLs only ({@link XaConnector}): pgjdbc is optional for sinks into other databases.
+ */
+final class PgJdbcXaSource {
+
+    private PgJdbcXaSource() {}
+
+    /**
+     * PGXADataSource asks java.sql.DriverManager, but from pgjdbc's own class, whose class loader has
+     * just loaded and registered its driver (BaseDataSource's static initializer does): that lookup
+     * finds the driver of this job's copy of pgjdbc, whatever earlier jobs registered on a session
+     * cluster. (The PostgreSQL sink's own connections by URL cannot rely on that: see its
+     * PostgresConnection.) The registration is undone when the job's class loader is released
+     * (XaDatabase.registerReleaseHooks).
+     */
+    static XADataSource create(String url, Properties properties, String applicationName) throws SQLException {
+        PGXADataSource pg = new PGXADataSource();
+        pg.setUrl(url);
+        for (String key : properties.stringPropertyNames()) {
+            pg.setProperty(key, properties.getProperty(key));
+        }
+        pg.setApplicationName(applicationName);
+        return pg;
+    }
+}
