@@ -122,7 +122,7 @@ final class StartupRecovery {
             LOG.info("{}: {} prepared transaction(s) named at or before restored checkpoint {} may be held by the "
                             + "restored committer of another subtask ({}); those still prepared at the first checkpoint "
                             + "are rolled back then: {}",
-                    context, open.size(), restoredId(), plan.lineage(), names(open));
+                    context, open.size(), restoredId(), plan.restoredCheckpoint(), names(open));
         }
         List<TransactionId> unknown = plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED);
         if (!unknown.isEmpty()) {
@@ -130,7 +130,7 @@ final class StartupRecovery {
                             + "checkpoint {}, and no writer state of this sink was restored to this subtask ({}). Another "
                             + "subtask's restored committer may hold them; those still prepared at the first checkpoint "
                             + "are left to leftoverPolicy {}: {}",
-                    context, unknown.size(), context.sinkId(), restoredId(), plan.lineage(), settings.leftoverPolicy(),
+                    context, unknown.size(), context.sinkId(), restoredId(), plan.restoredCheckpoint(), settings.leftoverPolicy(),
                     names(unknown));
         }
         checkRewind(restored);

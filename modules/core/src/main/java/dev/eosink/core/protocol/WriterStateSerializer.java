@@ -33,10 +33,11 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
             out.writeUTF(state.sinkId());
             out.writeInt(state.subtask());
             out.writeLong(state.checkpointId());
-            out.writeUTF(state.run().orElseThrow(
-                    () -> new IOException("writer state without lineage cannot be written: " + state)));
-            out.writeInt(state.parallelism().getAsInt());
-            out.writeLong(state.snapshotAtMillis().getAsLong());
+            WriterState.Lineage lineage = state.lineage().orElseThrow(
+                    () -> new IOException("writer state without lineage cannot be written: " + state));
+            out.writeUTF(lineage.run());
+            out.writeInt(lineage.parallelism());
+            out.writeLong(lineage.snapshotAtMillis());
         }
         return bytes.toByteArray();
     }
