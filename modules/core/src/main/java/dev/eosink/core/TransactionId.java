@@ -1,5 +1,7 @@
 package dev.eosink.core;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -41,6 +43,7 @@ import java.util.zip.CRC32;
  * @param checkpointId the last checkpoint that writer snapshotted, plus one
  * @param run the writer instance's run token: the {@linkplain #jobTag() job tag}, then four random characters
  */
+@PublicEvolving
 public record TransactionId(String sinkId, int subtask, long checkpointId, String run) implements Serializable {
 
     private static final long serialVersionUID = 1L;

@@ -7,6 +7,7 @@ import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
@@ -52,6 +53,7 @@ import java.util.function.LongSupplier;
  *       ones belong to checkpoints and are left to the committer or the next start.
  * </ul>
  */
+@Internal
 public final class ExactlyOnceWriter<IN>
         implements CommittingSinkWriter<IN, PreparedTransaction>, StatefulSinkWriter<IN, WriterState> {
 

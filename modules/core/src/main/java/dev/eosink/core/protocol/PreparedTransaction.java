@@ -2,6 +2,8 @@ package dev.eosink.core.protocol;
 
 import dev.eosink.core.TransactionId;
 
+import org.apache.flink.annotation.Internal;
+
 import java.io.Serializable;
 import java.util.Objects;
 
@@ -14,6 +16,7 @@ import java.util.Objects;
  * @param rows rows written in the transaction, for logs and metrics
  * @param preparedAtMillis when the writer prepared it (epoch millis), to report commit latency
  */
+@Internal
 public record PreparedTransaction(TransactionId id, long rows, long preparedAtMillis) implements Serializable {
 
     private static final long serialVersionUID = 1L;

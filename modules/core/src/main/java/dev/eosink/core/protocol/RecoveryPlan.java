@@ -3,6 +3,8 @@ package dev.eosink.core.protocol;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
 
+import org.apache.flink.annotation.Internal;
+
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
@@ -59,6 +61,7 @@ import java.util.stream.Collectors;
  *       whatever the policy.
  * </ol>
  */
+@Internal
 public final class RecoveryPlan {
 
     /** What becomes of one owned transaction. */

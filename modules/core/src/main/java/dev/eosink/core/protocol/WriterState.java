@@ -1,5 +1,7 @@
 package dev.eosink.core.protocol;
 
+import org.apache.flink.annotation.Internal;
+
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -29,6 +31,7 @@ import java.util.OptionalLong;
  * @param checkpointId the checkpoint the snapshot belongs to
  * @param lineage who took the snapshot; empty in state of the first layout (version 1)
  */
+@Internal
 public record WriterState(String sinkId, int subtask, long checkpointId, Optional<Lineage> lineage) {
 
     /**

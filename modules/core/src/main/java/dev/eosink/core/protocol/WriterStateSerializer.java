@@ -1,5 +1,6 @@
 package dev.eosink.core.protocol;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 import java.io.ByteArrayInputStream;
@@ -16,6 +17,7 @@ import java.io.IOException;
  *   <li>Version 2: version 1, then the run token, the parallelism and the snapshot time (epoch millis).
  * </ul>
  */
+@Internal
 public final class WriterStateSerializer implements SimpleVersionedSerializer<WriterState> {
 
     static final int VERSION_1 = 1;

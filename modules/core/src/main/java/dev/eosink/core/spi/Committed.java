@@ -1,5 +1,7 @@
 package dev.eosink.core.spi;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /**
  * What a sink's marker rows say it committed in a range: how many transactions and rows, and the
  * lowest and highest checkpoint among them. For the warning (or refusal) when a job is restored from
@@ -10,6 +12,7 @@ package dev.eosink.core.spi;
  * @param firstCheckpoint the lowest checkpoint among them
  * @param lastCheckpoint the highest checkpoint among them
  */
+@PublicEvolving
 public record Committed(long transactions, long rows, long firstCheckpoint, long lastCheckpoint) {
 
     /** "3 transaction(s) with 1200 rows of checkpoints 5 to 7": how messages show it. */

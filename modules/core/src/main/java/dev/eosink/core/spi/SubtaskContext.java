@@ -1,5 +1,7 @@
 package dev.eosink.core.spi;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.util.Objects;
 import java.util.OptionalLong;
 
@@ -15,6 +17,7 @@ import java.util.OptionalLong;
  * @param jobId the Flink job's id, as text
  * @param restoredCheckpointId the checkpoint or savepoint this run restored from; empty on a fresh start
  */
+@PublicEvolving
 public record SubtaskContext(
         String sinkId, int subtask, int parallelism, int attempt, String jobId, OptionalLong restoredCheckpointId) {
 

@@ -1,5 +1,7 @@
 package dev.eosink.jdbc.sql;
 
+import org.apache.flink.annotation.Internal;
+
 import java.io.Serializable;
 import java.util.Objects;
 
@@ -17,6 +19,7 @@ import java.util.Objects;
  *
  * @param table the marker table's name
  */
+@Internal
 public record MarkerTable(SqlIdentifier table) implements Serializable {
 
     private static final long serialVersionUID = 1L;

@@ -1,5 +1,7 @@
 package dev.eosink.jdbc.sql;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.io.Serializable;
 import java.util.Objects;
 
@@ -13,6 +15,7 @@ import java.util.Objects;
  *     default database, on MariaDB/MySQL)
  * @param name the table's (or other object's) name, as given: case-sensitive
  */
+@PublicEvolving
 public record SqlIdentifier(String schema, String name) implements Serializable {
 
     private static final long serialVersionUID = 1L;

@@ -2,6 +2,7 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.jdbc.driver.JdbcUrls;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.util.function.SerializableSupplier;
 
 import javax.sql.XAConnection;
@@ -21,6 +22,7 @@ import java.util.Properties;
  * <p>Credentials never leave this class: {@link #describe()} renders the URL without passwords and
  * never prints properties.
  */
+@Internal
 public final class XaConnector implements Serializable {
 
     private static final long serialVersionUID = 1L;
