@@ -36,7 +36,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
  *   <li>core is the database-neutral protocol: no JDBC type, no database module;
  *   <li>the XA sink knows nothing of the PostgreSQL sink;
  *   <li>a module's {@code internal} package is imported by that module alone;
- *   <li>every public top-level type of core, jdbc and xa says whether it is API
+ *   <li>every public top-level type of core, jdbc, postgres and xa says whether it is API
  *       ({@link PublicEvolving}) or not ({@link Internal});
  *   <li>the API shows no HikariCP type: the pool is the PostgreSQL module's internal choice.
  * </ul>
@@ -45,7 +45,9 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 class ArchitectureTest {
 
     /** The sink's modules, whose public types are either API or internal. */
-    private static final String[] SINK_MODULES = {"dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.xa.."};
+    private static final String[] SINK_MODULES = {
+        "dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.postgres..", "dev.eosink.xa.."
+    };
 
     @ArchTest
     static final ArchRule coreImportsNoJdbcAndNoDatabaseModule = noClasses()
