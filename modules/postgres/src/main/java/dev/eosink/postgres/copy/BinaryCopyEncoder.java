@@ -1,5 +1,7 @@
 package dev.eosink.postgres.copy;
 
+import org.apache.flink.annotation.Internal;
+
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -32,6 +34,7 @@ import java.util.UUID;
  * <p>A codec of PostgreSQL's format and nothing of the sink's protocol, so it sits outside the sink's
  * internals: the benchmarks' raw-COPY peer is checked against it byte for byte.
  */
+@Internal
 public final class BinaryCopyEncoder implements Serializable {
 
     private static final long serialVersionUID = 1L;

@@ -15,6 +15,7 @@ import dev.eosink.postgres.RowKindFunction;
 import dev.eosink.postgres.WriteMethod;
 import dev.eosink.postgres.copy.BinaryCopyEncoder;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.util.UserCodeClassLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +40,7 @@ import java.util.zip.CRC32;
  * first checkpoint: that prepared transactions are enabled and plentiful enough, that the marker
  * table exists and the role may use it, that the target table and columns exist and may be written.
  */
+@Internal
 public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
 
     private static final long serialVersionUID = 1L;
