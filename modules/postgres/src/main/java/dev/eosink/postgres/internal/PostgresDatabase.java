@@ -67,31 +67,21 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     /** The most prepared transactions a writer subtask may hold: what the server should have room for. */
     private final int maxPreparedPerSubtask;
 
-    public PostgresDatabase(
-            PostgresConnection connection,
-            InsertStatement<IN> statement,
-            MarkerTable markers,
-            boolean createMarkerTable,
-            int batchSize,
-            WriteMethod writeMethod,
-            List<String> upsertKey,
-            RowKindFunction<IN> rowKind,
-            Duration networkTimeout,
-            SqlIdentifier deadLetterTable,
-            long maxCopyBacklog,
-            int maxPreparedPerSubtask) {
-        this.connection = connection;
-        this.statement = statement;
-        this.markers = markers;
-        this.createMarkerTable = createMarkerTable;
-        this.batchSize = batchSize;
-        this.writeMethod = writeMethod;
-        this.upsertKey = upsertKey == null ? null : List.copyOf(upsertKey);
-        this.rowKind = rowKind;
-        this.networkTimeout = networkTimeout;
-        this.deadLetterTable = deadLetterTable;
-        this.maxCopyBacklog = maxCopyBacklog;
-        this.maxPreparedPerSubtask = maxPreparedPerSubtask;
+    public PostgresDatabase(PostgresSinkOptions<IN> options) {
+        this.connection = options.connection();
+        this.statement = options.statement();
+        this.markers = options.markers();
+        this.createMarkerTable = options.createTables();
+        this.batchSize = options.batchSize();
+        this.writeMethod = options.writeMethod();
+        this.upsertKey = options.rowAction() instanceof RowAction.Upsert<IN> upsert ? upsert.key() : null;
+        this.rowKind = options.rowAction() instanceof RowAction.Upsert<IN> upsert ? upsert.rowKind() : null;
+        this.networkTimeout = options.networkTimeout();
+        this.deadLetterTable = options.refusedRecords() instanceof RefusedRecords.DeadLetterTable deadLetters
+                ? deadLetters.table()
+                : null;
+        this.maxCopyBacklog = options.maxCopyBacklog();
+        this.maxPreparedPerSubtask = options.maxPreparedPerSubtask();
     }
 
     SqlIdentifier deadLetterTable() {
