@@ -11,7 +11,7 @@ import java.util.Objects;
 /**
  * Everything a PostgreSQL sink is configured with, as one immutable value: made by {@code
  * PostgresSinkBuilder}, which has checked each setting and the rules between them, shipped with the
- * job, and read by the writer's start-up checks, its session and the committer. A feature that is
+ * job, and read by the writer's {@link Preflight}, its session and the committer. A feature that is
  * off is a type of its own ({@link RowAction.Insert}, {@link RefusedRecords.FailTheEpoch}), never null.
  *
  * @param <IN> the records the sink writes
