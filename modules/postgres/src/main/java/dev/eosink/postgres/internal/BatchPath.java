@@ -116,10 +116,10 @@ sealed class BatchPath<IN> implements WritePath<IN> permits DeadLetterBatchPath 
      * pgjdbc before 42.7.13, on a JVM with assertions enabled ({@code -ea}), throws an {@link
      * AssertionError} ("pgStatement.getConnection().getAutoCommit() should not throw") instead of a
      * {@link BatchUpdateException} when the session dies during a batch: it asks the closed connection
-     * for its autocommit mode (pgjdbc issues 1458 and 3180, fixed by pull request 4187). Left alone,
-     * that Error escapes every handler of the sink, and the task fails with the driver's message
-     * instead of one that names the sink, subtask and epoch. It is the same event as an I/O error, so
-     * it is reported as one; any other assertion from the driver is reported as what it is.
+     * for its autocommit mode. Left alone, that Error escapes every handler of the sink, and the task
+     * fails with the driver's message instead of one that names the sink, subtask and epoch. It is the
+     * same event as an I/O error, so it is reported as one; any other assertion from the driver is
+     * reported as what it is.
      */
     private SQLException batchAssertion(AssertionError e) {
         boolean closed;
