@@ -7,6 +7,9 @@ import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.internal.PostgresConnection;
 import dev.eosink.postgres.internal.PostgresDatabase;
+import dev.eosink.postgres.internal.PostgresSinkOptions;
+import dev.eosink.postgres.internal.RefusedRecords;
+import dev.eosink.postgres.internal.RowAction;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.util.function.SerializableSupplier;
@@ -220,18 +223,21 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
     protected PostgresDatabase<IN> database(InsertStatement<IN> statement) {
         PostgresConnection connection =
                 dataSource != null ? PostgresConnection.of(dataSource) : PostgresConnection.of(getJdbcUrl(), driverProperties());
-        return new PostgresDatabase<>(
-                connection,
-                statement,
-                new MarkerTable(getMarkerTable()),
-                isCreateMarkerTable(),
-                getBatchSize(),
-                writeMethod,
-                upsertKey,
-                rowKind,
-                networkTimeout,
-                deadLetterTable,
-                maxCopyBacklog,
-                getMaxPreparedPerSubtask());
+        RowAction<IN> rowAction = upsertKey == null ? RowAction.insert()
+                : rowKind == null ? RowAction.upsert(upsertKey)
+                : RowAction.upsert(upsertKey, rowKind);
+        MarkerTable markers = new MarkerTable(getMarkerTable());
+        return new PostgresDatabase<>(PostgresSinkOptions.builder(connection, statement, markers)
+                .createTables(isCreateMarkerTable())
+                .batchSize(getBatchSize())
+                .writeMethod(writeMethod)
+                .rowAction(rowAction)
+                .networkTimeout(networkTimeout)
+                .refusedRecords(deadLetterTable == null
+                        ? RefusedRecords.failTheEpoch()
+                        : RefusedRecords.deadLetterTable(deadLetterTable))
+                .maxCopyBacklog(maxCopyBacklog)
+                .maxPreparedPerSubtask(getMaxPreparedPerSubtask())
+                .build());
     }
 }
