@@ -4,6 +4,8 @@ import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.postgres.WriteMethod;
 
+import org.apache.flink.annotation.Internal;
+
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
@@ -16,6 +18,7 @@ import java.util.Objects;
  *
  * @param <IN> the records the sink writes
  */
+@Internal
 public final class PostgresSinkOptions<IN> implements Serializable {
 
     private static final long serialVersionUID = 1L;

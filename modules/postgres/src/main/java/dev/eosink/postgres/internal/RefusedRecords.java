@@ -2,6 +2,8 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
+import org.apache.flink.annotation.Internal;
+
 import java.io.Serializable;
 import java.util.Objects;
 
@@ -10,6 +12,7 @@ import java.util.Objects;
  * into a row: by default it fails the epoch; with a dead-letter table it is kept there, in the
  * epoch's own transaction (see {@link DeadLetters}).
  */
+@Internal
 public sealed interface RefusedRecords extends Serializable
         permits RefusedRecords.FailTheEpoch, RefusedRecords.DeadLetterTable {
 

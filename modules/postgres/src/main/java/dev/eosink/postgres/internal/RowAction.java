@@ -2,6 +2,7 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.postgres.RowKindFunction;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.types.RowKind;
 
 import java.io.Serializable;
@@ -14,6 +15,7 @@ import java.util.Objects;
  *
  * @param <IN> the records the sink writes
  */
+@Internal
 public sealed interface RowAction<IN> extends Serializable permits RowAction.Insert, RowAction.Upsert {
 
     static <IN> RowAction<IN> insert() {
