@@ -18,6 +18,11 @@ import com.tngtech.archunit.lang.SimpleConditionEvent;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -38,7 +43,9 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
  *   <li>a module's {@code internal} package is imported by that module alone;
  *   <li>every public top-level type of core, jdbc, postgres and xa says whether it is API
  *       ({@link PublicEvolving}) or not ({@link Internal});
- *   <li>the API shows no HikariCP type: the pool is the PostgreSQL module's internal choice.
+ *   <li>the API shows no HikariCP type: the pool is the PostgreSQL module's internal choice;
+ *   <li>no record leaves {@code equals}, {@code hashCode} or {@code toString} to the compiler, whose
+ *       versions pin a finished job's class loader on a long-lived TaskManager.
  * </ul>
  */
 @AnalyzeClasses(packages = "dev.eosink", importOptions = ImportOption.DoNotIncludeTests.class)
@@ -84,6 +91,21 @@ class ArchitectureTest {
             .should(haveNoTypeInSignatureFrom("com.zaxxer"))
             .because("the connection pool is internal to the PostgreSQL module: a job never sees it");
 
+    /**
+     * The compiler's {@code equals}, {@code hashCode} and {@code toString} of a record link, through
+     * {@code invokedynamic}, to {@code java.lang.runtime.ObjectMethods}, whose JDK-wide method handles cache
+     * the last type they were adapted to: the record's class, its class loader, and with it every class of
+     * the job that used it last. On a session cluster each TaskManager then keeps one finished job's
+     * user-code class loader for as long as it runs (seen on JDK 17 by SessionClusterITCase, the heap
+     * path {@code ObjectMethods.OBJECT_EQ -> asTypeCache -> MethodType -> TransactionId}). Written-out
+     * methods link to nothing shared.
+     */
+    @ArchTest
+    static final ArchRule recordsWriteOutTheirObjectMethods = classes()
+            .should(notLinkTo("java/lang/runtime/ObjectMethods"))
+            .because("the compiler's equals, hashCode and toString of a record pin the job's class loader in a "
+                    + "JDK-wide cache; a record of this project writes the three out");
+
     private static final Pattern INTERNAL = Pattern.compile("dev\\.eosink\\.([a-z0-9_]+)\\.internal(\\..*)?");
 
     /** No dependency on {@code dev.eosink.X.internal..} from outside {@code dev.eosink.X..}. */
@@ -105,6 +127,41 @@ class ArchitectureTest {
                 }
             }
         };
+    }
+
+    /** No reference to {@code internalName} in the constant pool of the class file. */
+    private static ArchCondition<JavaClass> notLinkTo(String internalName) {
+        byte[] needle = internalName.getBytes(StandardCharsets.UTF_8);
+        return new ArchCondition<>("not link to " + internalName.replace('/', '.')) {
+            @Override
+            public void check(JavaClass type, ConditionEvents events) {
+                URI uri = type.getSource().orElseThrow(() -> new IllegalStateException("no class file for " + type)).getUri();
+                byte[] bytes;
+                try (InputStream in = uri.toURL().openStream()) {
+                    bytes = in.readAllBytes();
+                } catch (IOException e) {
+                    throw new UncheckedIOException("reading " + uri, e);
+                }
+                if (indexOf(bytes, needle) >= 0) {
+                    events.add(SimpleConditionEvent.violated(type, type.getName() + " links to "
+                            + internalName.replace('/', '.') + ": write out equals, hashCode and toString, in "
+                            + type.getSourceCodeLocation()));
+                }
+            }
+        };
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     /** No type of package {@code root} or below among a code unit's return, parameter, bound and thrown types. */
