@@ -7,6 +7,9 @@ import dev.eosink.testing.hardcases.CheckpointDecliner.Observation;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -255,11 +258,11 @@ public interface FailoverCases extends HardCaseSupport {
                     hit.set(a.transactionId);
                     try {
                         backend().rollbackPrepared(TransactionId.parse(a.transactionId).orElseThrow()); // as an operator might
-                    } catch (java.sql.SQLException e) {
-                        throw new java.io.IOException(e);
+                    } catch (SQLException e) {
+                        throw new IOException(e);
                     }
                 });
-        StreamExecutionEnvironment env = env(1, 200, fixedDelayRestarts(restarts, java.time.Duration.ofMillis(100)));
+        StreamExecutionEnvironment env = env(1, 200, fixedDelayRestarts(restarts, Duration.ofMillis(100)));
         ids(env, n, 3_000).sinkTo(sink());
 
         Throwable failure = failureOf(() -> env.execute("lost transaction"));

@@ -42,8 +42,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 public interface RescaleCases extends HardCaseSupport {
 
-    /** The ids every job of these cases writes. */
-    long N = 6_000;
+    /** How many ids the jobs of the rescale cases write. */
+    long RESCALED_IDS = 6_000;
 
     /**
      * What a job left when it was cancelled after a plain savepoint and a checkpoint still pending.
@@ -69,14 +69,14 @@ public interface RescaleCases extends HardCaseSupport {
         Leftovers leftovers = cancelAfterSavepoint(from, client, dir);
 
         StreamExecutionEnvironment env = env(to, 200, restoreFrom(leftovers.savepoint()));
-        pipeline(env, N, 5_000);
+        pipeline(env, RESCALED_IDS, 5_000);
         env.execute("restore " + from + " -> " + to);
 
         assertThat(markedGids())
                 .as("committed: the savepoint's transactions, not the pending checkpoint's")
                 .containsAll(leftovers.ofSavepoint())
                 .doesNotContainAnyElementsOf(leftovers.ofPendingCheckpoint());
-        assertExactlyOnce(N);
+        assertExactlyOnce(RESCALED_IDS);
     }
 
     /**
@@ -95,7 +95,7 @@ public interface RescaleCases extends HardCaseSupport {
         backend().rollbackPrepared(TransactionId.parse(lost).orElseThrow()); // as an operator might
 
         StreamExecutionEnvironment env = env(1, 200, restoreFrom(leftovers.savepoint()));
-        pipeline(env, N, 5_000);
+        pipeline(env, RESCALED_IDS, 5_000);
         assertThatThrownBy(() -> env.execute("restore 3 -> 1, one transaction lost"))
                 .rootCause()
                 .hasMessageContaining(lost)
@@ -122,7 +122,7 @@ public interface RescaleCases extends HardCaseSupport {
         long s = leftovers.savepointId();
 
         StreamExecutionEnvironment up = manualEnv(4, restoreFrom(leftovers.savepoint()));
-        pipeline(up, N, 400);
+        pipeline(up, RESCALED_IDS, 400);
         JobClient upscaled = up.executeAsync("upscale 2 -> 4");
         awaitOpenTransactions(4);
         // Every writer processes records only after its task restored: by now the restored committers
@@ -144,11 +144,11 @@ public interface RescaleCases extends HardCaseSupport {
         assertThat(rows()).isEqualTo(committed);
 
         StreamExecutionEnvironment back = env(2, 200, restoreFrom(leftovers.savepoint()));
-        pipeline(back, N, 5_000);
+        pipeline(back, RESCALED_IDS, 5_000);
         back.execute("back to 2");
 
         assertThat(markedGids()).doesNotContainAnyElementsOf(left.stream().map(TransactionId::toString).collect(Collectors.toList()));
-        assertExactlyOnce(N);
+        assertExactlyOnce(RESCALED_IDS);
     }
 
     /**
@@ -242,7 +242,7 @@ public interface RescaleCases extends HardCaseSupport {
      */
     private Leftovers cancelAfterSavepoint(int parallelism, ClusterClient<?> client, Path dir) throws Exception {
         StreamExecutionEnvironment env = manualEnv(parallelism);
-        pipeline(env, N, 200);
+        pipeline(env, RESCALED_IDS, 200);
         JobClient job = env.executeAsync("savepoint at parallelism " + parallelism);
 
         awaitOpenTransactions(parallelism);
