@@ -59,7 +59,7 @@ final class Sinks {
             case PEER_EO_XA:
                 return JdbcSink.<BenchRow>builder()
                         .withQueryStatement(insertSql(t.table), BIND)
-                        // The XA sink refuses retries (duplicates, FLINK-22311).
+                        // The XA sink refuses retries: a retried batch could write its rows twice.
                         .withExecutionOptions(execution(t.batchSize, 0))
                         .buildExactlyOnce(
                                 JdbcExactlyOnceOptions.builder()

@@ -12,6 +12,7 @@ import dev.eosink.core.spi.LifecycleHook;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.Boundedness;
@@ -54,6 +55,7 @@ import java.util.Objects;
  * CheckpointOutcomeOperator}) tells the writers which checkpoints completed or were aborted, which
  * Flink tells a sink writer nothing of.
  */
+@PublicEvolving
 public class ExactlyOnceSink<IN>
         implements Sink<IN>,
                 SupportsCommitter<PreparedTransaction>,

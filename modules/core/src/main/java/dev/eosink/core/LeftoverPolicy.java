@@ -1,5 +1,7 @@
 package dev.eosink.core;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /**
  * What a writer does with prepared transactions of its sink id that another job left behind, when
  * no state of this sink was restored: a fresh start, or a restore that did not give the sink its
@@ -16,6 +18,7 @@ package dev.eosink.core;
  * committers hold; a job that restarts before its first completed checkpoint rolls back what its own
  * earlier attempts prepared. See {@code RecoveryPlan}.
  */
+@PublicEvolving
 public enum LeftoverPolicy {
     /**
      * Refuse to start (the default), naming each transaction, its age and the remedies: restore the job

@@ -1,5 +1,7 @@
 package dev.eosink.core;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.io.IOException;
 
 /**
@@ -9,6 +11,7 @@ import java.io.IOException;
  * <p>It is an {@link IOException} because the Sink V2 methods declare that; Flink fails the task
  * and restarts it per the job's restart strategy, and the restarted task recovers idempotently.
  */
+@PublicEvolving
 public class SinkException extends IOException {
 
     private static final long serialVersionUID = 1L;

@@ -1,5 +1,7 @@
 package dev.eosink.core;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
@@ -9,6 +11,7 @@ import java.util.Objects;
  * {@link #defaults(String)} and change what the user set with the {@code with...} methods; the defaults
  * are what a production job should run with.
  */
+@PublicEvolving
 public final class SinkSettings implements Serializable {
 
     private static final long serialVersionUID = 2L;

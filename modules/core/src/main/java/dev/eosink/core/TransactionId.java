@@ -1,5 +1,7 @@
 package dev.eosink.core;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -32,8 +34,17 @@ import java.util.zip.CRC32;
  *       restores from. That is what lets the startup cleanup roll back exactly those.
  *   <li>At most {@link #MAX_LENGTH} bytes: PostgreSQL's gid limit is 200 bytes.
  * </ul>
+ *
+ * <p>A value: equal when every part is equal. Checkpoints carry it as its {@link #toString() name}
+ * (see {@code PreparedTransactionSerializer}), never in Java serialization.
+ *
+ * @param sinkId the sink's id, as {@link #checkSinkId} accepts it
+ * @param subtask the index of the writer subtask that prepared it
+ * @param checkpointId the last checkpoint that writer snapshotted, plus one
+ * @param run the writer instance's run token: the {@linkplain #jobTag() job tag}, then four random characters
  */
-public final class TransactionId implements Serializable {
+@PublicEvolving
+public record TransactionId(String sinkId, int subtask, long checkpointId, String run) implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
@@ -48,13 +59,9 @@ public final class TransactionId implements Serializable {
     /** PostgreSQL refuses gids of 200 bytes or more. */
     public static final int MAX_LENGTH = 199;
 
-    private final String sinkId;
-    private final int subtask;
-    private final long checkpointId;
-    private final String run;
-
-    public TransactionId(String sinkId, int subtask, long checkpointId, String run) {
-        this.sinkId = checkSinkId(sinkId);
+    /** Validates every part; {@link #parse} relies on it to refuse names of other layouts. */
+    public TransactionId {
+        checkSinkId(sinkId);
         if (subtask < 0) {
             throw new IllegalArgumentException("subtask must be >= 0, was " + subtask);
         }
@@ -64,9 +71,6 @@ public final class TransactionId implements Serializable {
         if (run == null || !RUN.matcher(run).matches()) {
             throw new IllegalArgumentException("run token must be 8 characters [a-z0-9], was " + run);
         }
-        this.subtask = subtask;
-        this.checkpointId = checkpointId;
-        this.run = run;
     }
 
     private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -140,22 +144,6 @@ public final class TransactionId implements Serializable {
         }
     }
 
-    public String sinkId() {
-        return sinkId;
-    }
-
-    public int subtask() {
-        return subtask;
-    }
-
-    public long checkpointId() {
-        return checkpointId;
-    }
-
-    public String run() {
-        return run;
-    }
-
     /** The tag of the job whose writer prepared this transaction: the first four characters of {@link #run()}. */
     public String jobTag() {
         return run.substring(0, JOB_TAG_LENGTH);
@@ -170,25 +158,5 @@ public final class TransactionId implements Serializable {
             throw new IllegalStateException("transaction id longer than " + MAX_LENGTH + " bytes: " + name);
         }
         return name;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof TransactionId)) {
-            return false;
-        }
-        TransactionId that = (TransactionId) o;
-        return subtask == that.subtask
-                && checkpointId == that.checkpointId
-                && sinkId.equals(that.sinkId)
-                && run.equals(that.run);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(sinkId, subtask, checkpointId, run);
     }
 }

@@ -1,10 +1,13 @@
 package dev.eosink.core;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /**
  * A transaction that a completed checkpoint promised to commit is neither prepared nor committed:
  * somebody else rolled it back (an operator, another job with the same sink id). Its rows are lost.
  * The sink never assumes success in this case; it fails, naming the transaction.
  */
+@PublicEvolving
 public class TransactionLostException extends SinkException {
 
     private static final long serialVersionUID = 1L;

@@ -9,6 +9,7 @@ import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 
@@ -33,6 +34,7 @@ import java.util.Properties;
  * @param <IN> the records the sink writes
  * @param <SELF> the concrete builder, which every setter returns for chaining
  */
+@PublicEvolving
 public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<IN, SELF>> {
 
     public static final int DEFAULT_BATCH_SIZE = 1000;

@@ -1,5 +1,7 @@
 package dev.eosink.jdbc;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.io.Serializable;
 
 /**
@@ -7,6 +9,7 @@ import java.io.Serializable;
  * Values are bound with {@code PreparedStatement.setObject}, so any type the PostgreSQL driver maps
  * works (Long, String, BigDecimal, java.time types, byte[], ...). A null is a SQL NULL.
  */
+@PublicEvolving
 @FunctionalInterface
 public interface RowMapper<IN> extends Serializable {
     Object[] toRow(IN record) throws Exception;

@@ -1,5 +1,7 @@
 package dev.eosink.postgres;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /**
  * The entry point: an exactly-once Flink sink into PostgreSQL.
  *
@@ -19,6 +21,7 @@ package dev.eosink.postgres;
  * {@code PREPARE TRANSACTION} at the barrier and commits it with {@code COMMIT PREPARED} only once
  * the checkpoint is complete. See the README for the guarantees and what the database needs.
  */
+@PublicEvolving
 public final class PostgresSink {
 
     private PostgresSink() {}

@@ -7,7 +7,11 @@ import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.internal.PostgresConnection;
 import dev.eosink.postgres.internal.PostgresDatabase;
+import dev.eosink.postgres.internal.PostgresSinkOptions;
+import dev.eosink.postgres.internal.RefusedRecords;
+import dev.eosink.postgres.internal.RowAction;
 
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.util.function.SerializableSupplier;
 
 import javax.sql.DataSource;
@@ -24,6 +28,7 @@ import java.util.Properties;
  * checks the rules that span several settings. Messages name the setting and the remedy. The options
  * it shares with {@code XaSink.builder()} are those of {@link JdbcSinkBuilderBase}.
  */
+@PublicEvolving
 public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, PostgresSinkBuilder<IN>> {
 
     /** Default socket send buffer of the sink's connections: bounds the rows in flight at a barrier. */
@@ -35,7 +40,7 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
      */
     public static final Duration DEFAULT_NETWORK_TIMEOUT = Duration.ofSeconds(120);
 
-    /** Default of {@link #maxCopyBacklog}: about 20 ms of one backend's work on the benchmark machine. */
+    /** Default of {@link #maxCopyBacklog}: 512 KiB, eight times what one send carries. */
     public static final long DEFAULT_MAX_COPY_BACKLOG = 512 * 1024;
 
     private SerializableSupplier<DataSource> dataSource;
@@ -137,19 +142,18 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
     /**
      * COPY flow control (default {@value #DEFAULT_MAX_COPY_BACKLOG} bytes; 0 turns it off): how much
      * COPY data the server may have received and not yet read. Ending the COPY at a checkpoint barrier
-     * waits for the server to store all of it before PREPARE, so this bounds that wait: at most
-     * 26-35 ms at the default in the benchmark at parallelism 2, against 66-83 ms without (the
-     * server's kernel queues megabytes when the server is the slower side, which the client cannot
-     * bound otherwise).
+     * waits for the server to store all of it before PREPARE, so this bounds that wait to the time the
+     * server needs to store this many bytes (without it, the server's kernel queues megabytes when the
+     * server is the slower side, which the client cannot bound otherwise).
      *
      * <p>The writer reads the server's own progress ({@code pg_stat_progress_copy}, PostgreSQL 14+)
      * over one more connection per writing subtask, opened when first needed, and waits while the
      * backlog is above this bound, until it is below half of it. It costs a small query every few
-     * sends while the server is behind, and about 3% of throughput at parallelism 2 in the
-     * benchmark (by the medians of many runs; within the noise of a single one: see the README). On PostgreSQL before 14, or when
-     * the monitor connection fails, flow control turns off with one warning and rows are written as
-     * before. Raise it for a server far away (a bound smaller than the bandwidth-delay product leaves
-     * the network idle); turn it off if one more connection per subtask is too many.
+     * sends while the server is behind, and a little throughput (the README's Benchmark and
+     * Trade-offs give the measured figures). On PostgreSQL before 14, or when the monitor connection
+     * fails, flow control turns off with one warning and rows are written as before. Raise it for a
+     * server far away (a bound smaller than the bandwidth-delay product leaves the network idle); turn
+     * it off if one more connection per subtask is too many.
      */
     public PostgresSinkBuilder<IN> maxCopyBacklog(long bytes) {
         if (bytes != 0 && bytes < 64 * 1024) {
@@ -219,18 +223,21 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
     protected PostgresDatabase<IN> database(InsertStatement<IN> statement) {
         PostgresConnection connection =
                 dataSource != null ? PostgresConnection.of(dataSource) : PostgresConnection.of(getJdbcUrl(), driverProperties());
-        return new PostgresDatabase<>(
-                connection,
-                statement,
-                new MarkerTable(getMarkerTable()),
-                isCreateMarkerTable(),
-                getBatchSize(),
-                writeMethod,
-                upsertKey,
-                rowKind,
-                networkTimeout,
-                deadLetterTable,
-                maxCopyBacklog,
-                getMaxPreparedPerSubtask());
+        RowAction<IN> rowAction = upsertKey == null ? RowAction.insert()
+                : rowKind == null ? RowAction.upsert(upsertKey)
+                : RowAction.upsert(upsertKey, rowKind);
+        MarkerTable markers = new MarkerTable(getMarkerTable());
+        return new PostgresDatabase<>(PostgresSinkOptions.builder(connection, statement, markers)
+                .createTables(isCreateMarkerTable())
+                .batchSize(getBatchSize())
+                .writeMethod(writeMethod)
+                .rowAction(rowAction)
+                .networkTimeout(networkTimeout)
+                .refusedRecords(deadLetterTable == null
+                        ? RefusedRecords.failTheEpoch()
+                        : RefusedRecords.deadLetterTable(deadLetterTable))
+                .maxCopyBacklog(maxCopyBacklog)
+                .maxPreparedPerSubtask(getMaxPreparedPerSubtask())
+                .build());
     }
 }

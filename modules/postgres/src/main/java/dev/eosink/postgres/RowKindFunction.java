@@ -1,5 +1,6 @@
 package dev.eosink.postgres;
 
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.types.RowKind;
 
 import java.io.Serializable;
@@ -9,6 +10,7 @@ import java.io.Serializable;
  * upsert the row, DELETE deletes it by key, UPDATE_BEFORE is ignored (the UPDATE_AFTER that follows
  * carries the new row).
  */
+@PublicEvolving
 @FunctionalInterface
 public interface RowKindFunction<IN> extends Serializable {
     RowKind kindOf(IN record);

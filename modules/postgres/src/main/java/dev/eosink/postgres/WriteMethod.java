@@ -1,6 +1,9 @@
 package dev.eosink.postgres;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /** How rows travel into the open transaction. Both are inside the same prepared transaction. */
+@PublicEvolving
 public enum WriteMethod {
     /**
      * Binary {@code COPY ... FROM STDIN}, streamed as records arrive: the fastest path, and memory stays

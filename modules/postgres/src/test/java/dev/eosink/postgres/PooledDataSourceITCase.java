@@ -130,7 +130,7 @@ class PooledDataSourceITCase extends ExactlyOnceTestBase {
                 Integer.toUnsignedLong(lockClass(sinkId)))).as("sessions holding a guard of %s", sinkId).isZero();
     }
 
-    /** The guard's advisory-lock class, as the sink computes it (PostgresDatabase.lockClass). */
+    /** The guard's advisory-lock class, as the sink computes it (OwnershipGuard.lockClass). */
     private static int lockClass(String sinkId) {
         CRC32 crc = new CRC32();
         crc.update(("eosink/" + sinkId).getBytes(StandardCharsets.UTF_8));

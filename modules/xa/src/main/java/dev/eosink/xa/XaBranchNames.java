@@ -3,6 +3,8 @@ package dev.eosink.xa;
 import dev.eosink.core.TransactionId;
 import dev.eosink.xa.internal.XaIds;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /**
  * How the XA sink names its branches, for an operator's tool that looks for a sink's prepared
  * branches ({@code XA RECOVER}, {@code pg_prepared_xacts}) to resolve them by hand: every branch of a
@@ -10,6 +12,7 @@ import dev.eosink.xa.internal.XaIds;
  * global transaction id carries the subtask, checkpoint and run as text (see the README, "XA
  * databases").
  */
+@PublicEvolving
 public final class XaBranchNames {
 
     /** "EOS1": the format id of every branch of the XA sink, whatever the sink id. */

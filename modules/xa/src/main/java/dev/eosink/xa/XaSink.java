@@ -1,5 +1,7 @@
 package dev.eosink.xa;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /**
  * The entry point: an exactly-once Flink sink into any XA database.
  *
@@ -20,6 +22,7 @@ package dev.eosink.xa;
  * XaSinkBuilder#jdbcUrl}). The protocol is the PostgreSQL sink's (modules/core);
  * see the README's "XA databases" for what each database needs.
  */
+@PublicEvolving
 public final class XaSink {
 
     private XaSink() {}

@@ -8,6 +8,7 @@ import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.xa.internal.XaConnector;
 import dev.eosink.xa.internal.XaDatabase;
 
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.util.function.SerializableSupplier;
 
 import javax.sql.XADataSource;
@@ -39,6 +40,7 @@ import java.util.Properties;
  * a commit and a recovery; {@link #lockTimeout} (default 60 s) bounds how long the writer's branch
  * waits for a lock held by another transaction.
  */
+@PublicEvolving
 public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuilder<IN>> {
 
     /**

@@ -2,6 +2,7 @@ package dev.eosink.core.protocol;
 
 import dev.eosink.core.spi.TransactionalDatabase;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
@@ -26,6 +27,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * when it opens: Flink opens a chain from its tail, so this runs before the committer opens its
  * connections (and loads a JDBC driver), even when the committer then fails before the writer opens.
  */
+@Internal
 public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void>
         implements OneInputStreamOperator<CommittableMessage<PreparedTransaction>, Void> {
 

@@ -8,6 +8,7 @@ import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
@@ -45,6 +46,7 @@ import java.util.stream.Collectors;
  * committed (markers dated by their epoch's start, which may be older than the retention after a
  * long downtime) need their markers to prove it.
  */
+@Internal
 public final class ExactlyOnceCommitter implements Committer<PreparedTransaction> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ExactlyOnceCommitter.class);

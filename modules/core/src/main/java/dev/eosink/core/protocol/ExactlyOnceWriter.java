@@ -3,11 +3,11 @@ package dev.eosink.core.protocol;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
-import dev.eosink.core.protocol.CheckpointOutcomes.Outcome;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
@@ -23,13 +23,17 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.LongSupplier;
-import java.util.stream.Collectors;
 
 /**
  * The writer half of the two-phase commit. Between two barriers every record goes into one open
  * database transaction; at the barrier ({@link #prepareCommit()}) that transaction is prepared under
  * a fresh {@link TransactionId} and handed to Flink as a {@link PreparedTransaction}. The writer
  * never commits: only the committer does, once the checkpoint is complete.
+ *
+ * <p>It runs epochs and leaves the rest to one class each: {@link StartupRecovery} carries out the
+ * recovery (at start, and at the first checkpoint of the run), {@link PendingCommits} tracks what this
+ * writer prepared until it is committed, and {@link OwnCommitGate} lets the session wait for such a
+ * commit.
  *
  * <p>Invariants:
  *
@@ -49,6 +53,7 @@ import java.util.stream.Collectors;
  *       ones belong to checkpoints and are left to the committer or the next start.
  * </ul>
  */
+@Internal
 public final class ExactlyOnceWriter<IN>
         implements CommittingSinkWriter<IN, PreparedTransaction>, StatefulSinkWriter<IN, WriterState> {
 
@@ -67,9 +72,6 @@ public final class ExactlyOnceWriter<IN>
     /** The last checkpoint this writer snapshotted (or restored from); 0 before the first. */
     private long lastCheckpointId;
 
-    /** Whether this run has taken a checkpoint yet: the first one resolves what recovery left open. */
-    private boolean snapshotted;
-
     private long recordsInEpoch;
 
     /** The name of the open epoch's transaction, given to the session when the epoch began; null between epochs. */
@@ -78,15 +80,7 @@ public final class ExactlyOnceWriter<IN>
     /** This writer's prepared transactions not yet known to be committed. */
     private final PendingCommits pending;
 
-    /** The task's mailbox, to let it deliver commits while the session waits for one; null: never waits. */
-    private final MailboxExecutor mailbox;
-
-    /**
-     * How long a writer waits for the outcome of the checkpoint its last transaction belongs to: the
-     * job's checkpoint timeout, after which the checkpoint cannot complete any more.
-     */
-    private final Duration checkpointTimeout;
-
+    /** Times {@link PendingCommits} entries, for the bound of a wait for their commit. */
     private final LongSupplier nanoClock;
 
     /** Of {@link #recordsInEpoch}, those already counted in {@link #numRecordsSend}. */
@@ -142,42 +136,24 @@ public final class ExactlyOnceWriter<IN>
             Duration checkpointTimeout,
             LongSupplier nanoClock)
             throws IOException {
-        this.mailbox = mailbox;
         this.context = context;
         this.settings = settings;
         this.target = target;
         this.session = session;
         this.numRecordsSend = numRecordsSend;
-        this.checkpointTimeout = checkpointTimeout;
         this.nanoClock = nanoClock;
         this.run = TransactionId.newRunToken(context.jobId());
         this.pending = new PendingCommits(context.jobId());
         this.recovery = new StartupRecovery(context, settings, target, session);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
-        warnOnSinkIdChange(restoredStates);
-        session.ownCommits(mailbox == null ? OwnCommits.NONE : new OwnCommitGate());
+        session.ownCommits(mailbox == null
+                ? OwnCommits.NONE
+                : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, nanoClock));
         try {
             recovery.atStart(restoredStates);
         } catch (IOException | RuntimeException e) {
             closeQuietly(e);
             throw e;
-        }
-    }
-
-    private void warnOnSinkIdChange(Collection<WriterState> restoredStates) {
-        List<String> otherIds =
-                restoredStates.stream()
-                        .map(WriterState::sinkId)
-                        .filter(id -> !id.equals(context.sinkId()))
-                        .distinct()
-                        .collect(Collectors.toList());
-        if (!otherIds.isEmpty()) {
-            LOG.warn(
-                    "{}: restored state was written by sink id(s) {}. Prepared transactions of those ids "
-                            + "are no longer managed by this job; list and resolve them with "
-                            + "sql/03-prepared-transactions.sql.",
-                    context,
-                    otherIds);
         }
     }
 
@@ -264,78 +240,6 @@ public final class ExactlyOnceWriter<IN>
     }
 
     /**
-     * What the session uses to wait for the commit of this writer's previous transaction: see {@link
-     * OwnCommits}. Between the barrier and the commit, only writes that may touch that transaction's
-     * rows have to wait; the session knows which ones do.
-     */
-    private final class OwnCommitGate implements OwnCommits {
-
-        /**
-         * The transaction whose commit the last wait gave up on: not waited for again (the session
-         * runs this epoch's statements with a short lock timeout instead), but still counted as
-         * prepared until it is committed.
-         */
-        private TransactionId gaveUpOn;
-
-        @Override
-        public boolean pending() {
-            pending.refresh();
-            return pending.newest().map(e -> !e.id.equals(gaveUpOn)).orElse(false);
-        }
-
-        /**
-         * Lets the task run its mailbox (where the committer's notification arrives) until the
-         * committer has committed this writer's previous transaction, so that the statement to come
-         * never waits for row locks that only that commit releases: the commit could never run while
-         * the task thread waits on the database. Gives up when that transaction's checkpoint was
-         * aborted, or is a plain savepoint (either way its commit comes only with a later checkpoint,
-         * which this very thread holds up), or when no outcome was heard within the checkpoint timeout
-         * (the checkpoint cannot complete any more). A slow checkpoint is waited for, however long it
-         * takes within that bound.
-         */
-        @Override
-        public boolean await() throws IOException {
-            if (!pending()) {
-                return true;
-            }
-            PendingCommits.Entry last = pending.newest().orElseThrow();
-            long deadline = last.preparedAtNanos + checkpointTimeout.toNanos();
-            try {
-                while (true) {
-                    pending.refresh();
-                    if (pending.isEmpty()) {
-                        return true;
-                    }
-                    Outcome outcome = pending.outcome(last);
-                    if (outcome == Outcome.ABORTED || outcome == Outcome.PLAIN_SAVEPOINT) {
-                        gaveUpOn = last.id;
-                        LOG.info("{}: checkpoint {} of {} {}, so its commit comes only with a later checkpoint, which "
-                                        + "this writer holds up while it waits; writing on, a write that needs its row locks "
-                                        + "fails at a short lock timeout and the job fails over", context, last.checkpointId,
-                                last.id, outcome == Outcome.ABORTED ? "was aborted" : "is a plain savepoint, which Flink "
-                                        + "does not notify");
-                        return false;
-                    }
-                    if (nanoClock.getAsLong() - deadline > 0) {
-                        gaveUpOn = last.id;
-                        LOG.warn("{}: no outcome of checkpoint {} of {} was heard within the checkpoint timeout of {}; "
-                                        + "writing on, a write that needs its row locks fails at a short lock timeout",
-                                context, last.checkpoint().isPresent() ? last.checkpointId : "?", last.id,
-                                checkpointTimeout);
-                        return false;
-                    }
-                    if (!mailbox.tryYield()) {
-                        Thread.sleep(1);
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SinkException(context + ": interrupted while waiting for the commit of " + last.id, e);
-            }
-        }
-    }
-
-    /**
      * Adds who and when to a failure of the open epoch: sink, subtask, target and checkpoint. The
      * session's message says where in the epoch ("record #k") and why.
      */
@@ -362,10 +266,7 @@ public final class ExactlyOnceWriter<IN>
     public List<WriterState> snapshotState(long checkpointId) throws IOException {
         // Only here, never in prepareCommit(): that also runs at the end of input, which may come
         // before every task has restored; a snapshot is always part of a triggered checkpoint.
-        if (!snapshotted) {
-            recovery.atFirstCheckpoint(checkpointId);
-            snapshotted = true;
-        }
+        recovery.atCheckpoint(checkpointId);
         pending.snapshotted(checkpointId);
         lastCheckpointId = checkpointId;
         return Collections.singletonList(new WriterState(

@@ -2,6 +2,7 @@ package dev.eosink.core.protocol;
 
 import dev.eosink.core.TransactionId;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 import java.io.ByteArrayInputStream;
@@ -15,6 +16,7 @@ import java.io.IOException;
  * form, rows, prepared-at millis. A future version must keep reading version 1: checkpoints and
  * savepoints outlive releases.
  */
+@Internal
 public final class PreparedTransactionSerializer
         implements SimpleVersionedSerializer<PreparedTransaction> {
 

@@ -3,6 +3,8 @@ package dev.eosink.core.protocol;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
 
+import org.apache.flink.annotation.Internal;
+
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
@@ -59,6 +61,7 @@ import java.util.stream.Collectors;
  *       whatever the policy.
  * </ol>
  */
+@Internal
 public final class RecoveryPlan {
 
     /** What becomes of one owned transaction. */
@@ -95,14 +98,15 @@ public final class RecoveryPlan {
     private final Map<TransactionId, Verdict> verdicts;
     private final Map<TransactionId, String> reasons;
     private final boolean freshStart;
-    private final Lineage lineage;
+    private final RestoredCheckpoint restoredCheckpoint;
 
     private RecoveryPlan(
-            Map<TransactionId, Verdict> verdicts, Map<TransactionId, String> reasons, boolean freshStart, Lineage lineage) {
+            Map<TransactionId, Verdict> verdicts, Map<TransactionId, String> reasons, boolean freshStart,
+            RestoredCheckpoint restoredCheckpoint) {
         this.verdicts = Collections.unmodifiableMap(verdicts);
         this.reasons = Collections.unmodifiableMap(reasons);
         this.freshStart = freshStart;
-        this.lineage = lineage;
+        this.restoredCheckpoint = restoredCheckpoint;
     }
 
     /**
@@ -120,7 +124,9 @@ public final class RecoveryPlan {
         }
         String ownJob = TransactionId.jobTag(context.jobId());
         boolean fresh = context.restoredCheckpointId().isEmpty();
-        Lineage lineage = fresh ? Lineage.NONE : Lineage.of(context.sinkId(), context.restoredCheckpointId().getAsLong(), restored);
+        RestoredCheckpoint restoredCheckpoint = fresh
+                ? RestoredCheckpoint.NONE
+                : RestoredCheckpoint.of(context.sinkId(), context.restoredCheckpointId().getAsLong(), restored);
         Map<TransactionId, Verdict> verdicts = new HashMap<>();
         Map<TransactionId, String> reasons = new HashMap<>();
         for (TransactionId id : prepared) {
@@ -136,13 +142,13 @@ public final class RecoveryPlan {
                 verdicts.put(id, Verdict.AFTER_RESTORED);
                 continue;
             }
-            Optional<String> orphanBecause = lineage.provesOrphan(id);
+            Optional<String> orphanBecause = restoredCheckpoint.provesOrphan(id);
             if (orphanBecause.isPresent()) {
                 verdicts.put(id, Verdict.ORPHAN);
                 reasons.put(id, orphanBecause.get());
-            } else if (lineage.provesHeld(id)) {
+            } else if (restoredCheckpoint.provesHeld(id)) {
                 verdicts.put(id, Verdict.RESTORED_COMMITTER);
-            } else if (lineage.sinkStateRestored() || id.jobTag().equals(ownJob)) {
+            } else if (restoredCheckpoint.sinkStateRestored() || id.jobTag().equals(ownJob)) {
                 // This job's own transaction at or before a checkpoint of this job: that checkpoint holds
                 // the sink's state, this subtask just got none of it (a rescale).
                 verdicts.put(id, Verdict.UNLESS_COMMITTED);
@@ -150,7 +156,7 @@ public final class RecoveryPlan {
                 verdicts.put(id, Verdict.LEFTOVER_UNLESS_COMMITTED);
             }
         }
-        return new RecoveryPlan(verdicts, reasons, fresh, lineage);
+        return new RecoveryPlan(verdicts, reasons, fresh, restoredCheckpoint);
     }
 
     /** Whether the new subtask {@code subtask} of {@code parallelism} owns old subtask index {@code oldSubtask}. */
@@ -199,8 +205,8 @@ public final class RecoveryPlan {
     }
 
     /** What the restored writer state said about the restored checkpoint, for messages. */
-    public Lineage lineage() {
-        return lineage;
+    public RestoredCheckpoint restoredCheckpoint() {
+        return restoredCheckpoint;
     }
 
     public boolean freshStart() {
@@ -229,16 +235,16 @@ public final class RecoveryPlan {
      * What the writer state restored to this subtask says about the restored checkpoint N: which run
      * token each subtask index's writer had at N, the parallelism at N and the job that took N.
      */
-    public static final class Lineage {
+    public static final class RestoredCheckpoint {
 
-        static final Lineage NONE = new Lineage(false, Map.of(), OptionalInt.empty(), Optional.empty());
+        static final RestoredCheckpoint NONE = new RestoredCheckpoint(false, Map.of(), OptionalInt.empty(), Optional.empty());
 
         private final boolean sinkStateRestored;
         private final Map<Integer, String> runBySubtask;
         private final OptionalInt parallelism;
         private final Optional<String> jobTag;
 
-        private Lineage(
+        private RestoredCheckpoint(
                 boolean sinkStateRestored, Map<Integer, String> runBySubtask, OptionalInt parallelism, Optional<String> jobTag) {
             this.sinkStateRestored = sinkStateRestored;
             this.runBySubtask = runBySubtask;
@@ -246,21 +252,22 @@ public final class RecoveryPlan {
             this.jobTag = jobTag;
         }
 
-        static Lineage of(String sinkId, long restoredCheckpointId, Collection<WriterState> restored) {
+        static RestoredCheckpoint of(String sinkId, long restoredCheckpointId, Collection<WriterState> restored) {
             List<WriterState> ours = restored.stream().filter(s -> s.sinkId().equals(sinkId)).collect(Collectors.toList());
             Map<Integer, String> runs = new HashMap<>();
             OptionalInt parallelism = OptionalInt.empty();
             Optional<String> jobTag = Optional.empty();
             for (WriterState s : ours) {
                 // Only state of the restored checkpoint itself, and with a lineage, can prove anything.
-                if (s.checkpointId() != restoredCheckpointId || s.run().isEmpty()) {
+                if (s.checkpointId() != restoredCheckpointId || s.lineage().isEmpty()) {
                     continue;
                 }
-                runs.put(s.subtask(), s.run().get());
-                parallelism = s.parallelism();
-                jobTag = Optional.of(s.run().get().substring(0, TransactionId.JOB_TAG_LENGTH));
+                WriterState.Lineage lineage = s.lineage().get();
+                runs.put(s.subtask(), lineage.run());
+                parallelism = OptionalInt.of(lineage.parallelism());
+                jobTag = Optional.of(lineage.run().substring(0, TransactionId.JOB_TAG_LENGTH));
             }
-            return new Lineage(!ours.isEmpty(), Collections.unmodifiableMap(runs), parallelism, jobTag);
+            return new RestoredCheckpoint(!ours.isEmpty(), Collections.unmodifiableMap(runs), parallelism, jobTag);
         }
 
         /** Whether Flink restored this sink's writer state (to this subtask): it was part of the checkpoint. */

@@ -30,7 +30,9 @@ import java.util.stream.Collectors;
  * Carries out a writer's {@link RecoveryPlan}: at start, before the first record, and, for what the
  * plan leaves open until every restored committer has committed, at the first checkpoint of the run.
  * The transactions are listed, and every rollback happens, under the ownership guard of each subtask
- * index concerned; every decision is logged with its reason.
+ * index concerned; every decision is logged with its reason. The writer calls {@link #atStart} from
+ * its constructor and {@link #atCheckpoint} from every snapshot, and otherwise knows nothing of
+ * recovery: the plan decides, this class acts, the writer runs epochs.
  *
  * <p>Invariant: a transaction that a completed checkpoint or savepoint may have promised is never
  * rolled back by the sink's own judgement. Only the user's {@link LeftoverPolicy} may do that.
@@ -48,7 +50,10 @@ final class StartupRecovery {
     private final String target;
     private final WriterSession<?> session;
 
-    /** The plan while some of its transactions wait for the first checkpoint; null once resolved. */
+    /**
+     * The plan while some of its transactions wait for the first checkpoint of the run; null before
+     * {@link #atStart}, when nothing waits, and once the first checkpoint resolved them.
+     */
     private RecoveryPlan awaitingFirstCheckpoint;
 
     StartupRecovery(SubtaskContext context, SinkSettings settings, String target, WriterSession<?> session) {
@@ -58,8 +63,12 @@ final class StartupRecovery {
         this.session = session;
     }
 
-    /** Claims this subtask's guard and acts on every transaction the plan decides at start. */
+    /**
+     * Claims this subtask's guard and acts on every transaction the plan decides at start. Runs once,
+     * before the writer's first record.
+     */
     void atStart(Collection<WriterState> restored) throws IOException {
+        warnOnSinkIdChange(restored);
         session.claim(context.subtask(), settings.claimWait().toMillis());
         SortedSet<Integer> adopted = new TreeSet<>();
         try {
@@ -68,6 +77,19 @@ final class StartupRecovery {
             for (int index : adopted) {
                 session.release(index);
             }
+        }
+    }
+
+    private void warnOnSinkIdChange(Collection<WriterState> restored) {
+        List<String> otherIds = restored.stream()
+                .map(WriterState::sinkId)
+                .filter(id -> !id.equals(context.sinkId()))
+                .distinct()
+                .collect(Collectors.toList());
+        if (!otherIds.isEmpty()) {
+            LOG.warn("{}: restored state was written by sink id(s) {}. Prepared transactions of those ids are no longer "
+                    + "managed by this job; list and resolve them with sql/03-prepared-transactions.sql.",
+                    context, otherIds);
         }
     }
 
@@ -122,7 +144,7 @@ final class StartupRecovery {
             LOG.info("{}: {} prepared transaction(s) named at or before restored checkpoint {} may be held by the "
                             + "restored committer of another subtask ({}); those still prepared at the first checkpoint "
                             + "are rolled back then: {}",
-                    context, open.size(), restoredId(), plan.lineage(), names(open));
+                    context, open.size(), restoredId(), plan.restoredCheckpoint(), names(open));
         }
         List<TransactionId> unknown = plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED);
         if (!unknown.isEmpty()) {
@@ -130,7 +152,7 @@ final class StartupRecovery {
                             + "checkpoint {}, and no writer state of this sink was restored to this subtask ({}). Another "
                             + "subtask's restored committer may hold them; those still prepared at the first checkpoint "
                             + "are left to leftoverPolicy {}: {}",
-                    context, unknown.size(), context.sinkId(), restoredId(), plan.lineage(), settings.leftoverPolicy(),
+                    context, unknown.size(), context.sinkId(), restoredId(), plan.restoredCheckpoint(), settings.leftoverPolicy(),
                     names(unknown));
         }
         checkRewind(restored);
@@ -140,11 +162,12 @@ final class StartupRecovery {
     }
 
     /**
-     * At the first checkpoint of the run (from the writer's snapshot, never from prepareCommit, which
-     * also runs at end of input, possibly before every task restored): Flink triggers a checkpoint only
-     * once every task runs, so every restored committer has committed what it holds by now.
+     * At every checkpoint the writer snapshots (never from prepareCommit, which also runs at end of
+     * input, possibly before every task restored); acts at the first of the run only, and later ones
+     * find nothing left to do. Flink triggers a checkpoint only once every task runs, so every
+     * restored committer has committed what it holds by now.
      */
-    void atFirstCheckpoint(long checkpointId) throws IOException {
+    void atCheckpoint(long checkpointId) throws IOException {
         RecoveryPlan plan = awaitingFirstCheckpoint;
         if (plan == null) {
             return;

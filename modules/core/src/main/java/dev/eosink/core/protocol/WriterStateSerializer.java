@@ -1,5 +1,6 @@
 package dev.eosink.core.protocol;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 import java.io.ByteArrayInputStream;
@@ -16,6 +17,7 @@ import java.io.IOException;
  *   <li>Version 2: version 1, then the run token, the parallelism and the snapshot time (epoch millis).
  * </ul>
  */
+@Internal
 public final class WriterStateSerializer implements SimpleVersionedSerializer<WriterState> {
 
     static final int VERSION_1 = 1;
@@ -33,10 +35,11 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
             out.writeUTF(state.sinkId());
             out.writeInt(state.subtask());
             out.writeLong(state.checkpointId());
-            out.writeUTF(state.run().orElseThrow(
-                    () -> new IOException("writer state without lineage cannot be written: " + state)));
-            out.writeInt(state.parallelism().getAsInt());
-            out.writeLong(state.snapshotAtMillis().getAsLong());
+            WriterState.Lineage lineage = state.lineage().orElseThrow(
+                    () -> new IOException("writer state without lineage cannot be written: " + state));
+            out.writeUTF(lineage.run());
+            out.writeInt(lineage.parallelism());
+            out.writeLong(lineage.snapshotAtMillis());
         }
         return bytes.toByteArray();
     }

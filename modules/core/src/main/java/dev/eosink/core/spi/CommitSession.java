@@ -2,10 +2,13 @@ package dev.eosink.core.spi;
 
 import dev.eosink.core.TransactionId;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.io.IOException;
 import java.time.Duration;
 
 /** One committer subtask's access to the database: commits prepared transactions from any session. */
+@PublicEvolving
 public interface CommitSession extends AutoCloseable {
 
     /** What a single attempt to commit a prepared transaction found. */

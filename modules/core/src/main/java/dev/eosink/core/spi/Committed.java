@@ -1,40 +1,21 @@
 package dev.eosink.core.spi;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /**
  * What a sink's marker rows say it committed in a range: how many transactions and rows, and the
  * lowest and highest checkpoint among them. For the warning (or refusal) when a job is restored from
  * a snapshot older than what the sink already committed.
+ *
+ * @param transactions how many transactions committed in the range
+ * @param rows how many rows they wrote
+ * @param firstCheckpoint the lowest checkpoint among them
+ * @param lastCheckpoint the highest checkpoint among them
  */
-public final class Committed {
+@PublicEvolving
+public record Committed(long transactions, long rows, long firstCheckpoint, long lastCheckpoint) {
 
-    private final long transactions;
-    private final long rows;
-    private final long firstCheckpoint;
-    private final long lastCheckpoint;
-
-    public Committed(long transactions, long rows, long firstCheckpoint, long lastCheckpoint) {
-        this.transactions = transactions;
-        this.rows = rows;
-        this.firstCheckpoint = firstCheckpoint;
-        this.lastCheckpoint = lastCheckpoint;
-    }
-
-    public long transactions() {
-        return transactions;
-    }
-
-    public long rows() {
-        return rows;
-    }
-
-    public long firstCheckpoint() {
-        return firstCheckpoint;
-    }
-
-    public long lastCheckpoint() {
-        return lastCheckpoint;
-    }
-
+    /** "3 transaction(s) with 1200 rows of checkpoints 5 to 7": how messages show it. */
     @Override
     public String toString() {
         return transactions + " transaction(s) with " + rows + " rows of checkpoints " + firstCheckpoint + " to "

@@ -2,6 +2,8 @@ package dev.eosink.core.spi;
 
 import dev.eosink.core.TransactionId;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
@@ -13,6 +15,7 @@ import java.util.Optional;
  * the interface are forwarded here, so that no wrapper silently drops one (a wrapper that forgot
  * {@link #ownCommits} would make an upsert session wait for locks of its own).
  */
+@PublicEvolving
 public abstract class ForwardingWriterSession<IN> implements WriterSession<IN> {
 
     protected final WriterSession<IN> delegate;

@@ -3,6 +3,7 @@ package dev.eosink.core.spi;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.LifecycleHook.Point;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.util.UserCodeClassLoader;
 
 import java.io.IOException;
@@ -11,8 +12,10 @@ import java.util.Objects;
 
 /**
  * A {@link TransactionalDatabase} that calls a {@link LifecycleHook} at every point of the
- * lifecycle and otherwise does exactly what the wrapped database does.
+ * lifecycle and otherwise does exactly what the wrapped database does. The sink's own wrapper, made by
+ * {@code ExactlyOnceSink.withLifecycleHook}: a database module never needs it.
  */
+@Internal
 public final class HookedDatabase<IN> implements TransactionalDatabase<IN> {
 
     private static final long serialVersionUID = 1L;

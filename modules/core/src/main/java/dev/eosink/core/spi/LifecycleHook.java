@@ -2,6 +2,8 @@ package dev.eosink.core.spi;
 
 import dev.eosink.core.TransactionId;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.io.IOException;
 import java.io.Serializable;
 
@@ -10,6 +12,7 @@ import java.io.Serializable;
  * (the tests and the demo throw here to prove recovery) and for instrumentation. A hook that throws
  * fails the writer or committer call it was called from, exactly as a database error there would.
  */
+@PublicEvolving
 @FunctionalInterface
 public interface LifecycleHook extends Serializable {
 

@@ -1,5 +1,7 @@
 package dev.eosink.core.spi;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.io.IOException;
 
 /**
@@ -16,6 +18,7 @@ import java.io.IOException;
  * epoch's rows and keeps writing rows that cannot (keys it never wrote), so the wait mostly costs
  * nothing. Calls come from the task thread only (inside {@code write} or {@code flush}).
  */
+@PublicEvolving
 public interface OwnCommits {
 
     /** Whether the previous prepared transaction of this writer is not known to be committed yet. */

@@ -1,5 +1,7 @@
 package dev.eosink.core.spi;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.io.IOException;
 
 /**
@@ -7,6 +9,7 @@ import java.io.IOException;
  * the call, the server restarted, or another session is finishing the same transaction
  * (PostgreSQL 55000). The committer looks again, then retries with a bound.
  */
+@PublicEvolving
 public class RetriableCommitException extends IOException {
 
     private static final long serialVersionUID = 1L;

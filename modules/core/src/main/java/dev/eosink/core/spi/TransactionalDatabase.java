@@ -1,5 +1,6 @@
 package dev.eosink.core.spi;
 
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.util.UserCodeClassLoader;
 
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.io.Serializable;
  *
  * @param <IN> the records the sink writes
  */
+@PublicEvolving
 public interface TransactionalDatabase<IN> extends Serializable {
 
     /**

@@ -2,6 +2,8 @@ package dev.eosink.core.spi;
 
 import dev.eosink.core.TransactionId;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
@@ -18,6 +20,7 @@ import java.util.Optional;
  * rows of that epoch are gone, and only a replay from the last checkpoint can restore them. Every
  * method then throws, and Flink restarts the task.
  */
+@PublicEvolving
 public interface WriterSession<IN> extends AutoCloseable {
 
     /**

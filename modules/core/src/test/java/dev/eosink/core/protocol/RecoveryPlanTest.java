@@ -131,7 +131,7 @@ class RecoveryPlanTest {
         TransactionId after = tx(0, 13, OLD_JOB, "aaaa");
         TransactionId own = tx(0, 12, NEW_JOB, "bbbb");
         RecoveryPlan plan = decide(List.of(savepoints, after, own), 0, 1, OptionalLong.of(12), List.of());
-        assertThat(plan.lineage().sinkStateRestored()).isFalse();
+        assertThat(plan.restoredCheckpoint().sinkStateRestored()).isFalse();
         assertThat(plan.with(Verdict.AFTER_RESTORED)).containsExactly(after);
         assertThat(plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED)).containsExactly(savepoints);
         assertThat(plan.with(Verdict.UNLESS_COMMITTED)).containsExactly(own);

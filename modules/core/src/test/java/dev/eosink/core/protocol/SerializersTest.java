@@ -5,6 +5,7 @@ import dev.eosink.core.TransactionId;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.util.HexFormat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -46,6 +47,21 @@ class SerializersTest {
         String name = "eos1/s/1/2/abcd1234";
         assertThat(bytes.length).isEqualTo(2 + name.length() + 8 + 8);
         assertThat(new String(bytes, 2, name.length(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(name);
+    }
+
+    /**
+     * The exact bytes checkpoints hold: the serializers write every field explicitly, so a change of
+     * the classes they write (fields, records) must leave these untouched.
+     */
+    @Test
+    void serializedFormsAreTheCheckpointedBytes() throws IOException {
+        PreparedTransaction tx =
+                new PreparedTransaction(new TransactionId("orders", 3, 42, "abcd1234"), 1000, 1_700_000_000_000L);
+        assertThat(HexFormat.of().formatHex(committables.serialize(tx))).isEqualTo(
+                "0019656f73312f6f72646572732f332f34322f616263643132333400000000000003e80000018bcfe56800");
+        WriterState state = new WriterState("orders", 2, 77, "abcd1234", 4, 1_700_000_000_000L);
+        assertThat(HexFormat.of().formatHex(states.serialize(state))).isEqualTo(
+                "00066f726465727300000002000000000000004d00086162636431323334000000040000018bcfe56800");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.eosink.jdbc.driver;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.util.UserCodeClassLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +28,7 @@ import java.util.List;
  * every job, and in a MiniCluster the job's classes, drivers included, come from the application class
  * loader, which is never released.
  */
+@Internal
 public final class JdbcDrivers {
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcDrivers.class);

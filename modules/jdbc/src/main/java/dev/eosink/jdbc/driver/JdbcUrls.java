@@ -1,5 +1,7 @@
 package dev.eosink.jdbc.driver;
 
+import org.apache.flink.annotation.Internal;
+
 import java.util.regex.Pattern;
 
 /**
@@ -7,6 +9,7 @@ import java.util.regex.Pattern;
  * a password, which messages must never show, and which driver properties it sets, which the sinks'
  * defaults must not override.
  */
+@Internal
 public final class JdbcUrls {
 
     private static final Pattern PASSWORD_IN_URL = Pattern.compile("(?i)(password|sslpassword)=[^&;]*");

@@ -1,5 +1,7 @@
 package dev.eosink.jdbc.io;
 
+import org.apache.flink.annotation.Internal;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Aborts run on threads of their own, never on the timer: one abort that blocks (a connection whose
  * socket could not be readied) must not hold up the watchdogs of every other session in the JVM.
  */
+@Internal
 public final class IoWatchdog {
 
     private static final Logger LOG = LoggerFactory.getLogger(IoWatchdog.class);

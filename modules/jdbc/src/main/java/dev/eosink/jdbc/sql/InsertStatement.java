@@ -2,6 +2,7 @@ package dev.eosink.jdbc.sql;
 
 import dev.eosink.jdbc.RowMapper;
 
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 
 import java.io.Serializable;
@@ -18,6 +19,7 @@ import java.util.stream.Collectors;
  * flink-connector-jdbc's {@link JdbcStatementBuilder}. A caller that needs more than {@link #bind}
  * and {@link #describe} tells the two apart by type: there is no third.
  */
+@PublicEvolving
 public sealed interface InsertStatement<IN> extends Serializable permits InsertStatement.Columns, InsertStatement.UserSql {
 
     /** Binds the record to the statement's parameters, in the form's own way. */

@@ -1,6 +1,9 @@
 package dev.eosink.jdbc.sql;
 
+import org.apache.flink.annotation.Internal;
+
 import java.io.Serializable;
+import java.util.Objects;
 
 /**
  * The marker table: one row per prepared transaction, written inside that transaction. A row is
@@ -13,19 +16,16 @@ import java.io.Serializable;
  * pruning. This class writes that table in PostgreSQL's SQL, for the PostgreSQL sink and for the XA
  * sink on PostgreSQL alike, so both sinks' markers look the same there; the XA sink's other dialects
  * write the same columns in their own SQL. The DDL here is the same as sql/01-marker-table.sql.
+ *
+ * @param table the marker table's name
  */
-public final class MarkerTable implements Serializable {
+@Internal
+public record MarkerTable(SqlIdentifier table) implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    private final SqlIdentifier table;
-
-    public MarkerTable(SqlIdentifier table) {
-        this.table = table;
-    }
-
-    public SqlIdentifier table() {
-        return table;
+    public MarkerTable {
+        Objects.requireNonNull(table, "table");
     }
 
     /** The table and the index pruning uses; the same as sql/01-marker-table.sql. */

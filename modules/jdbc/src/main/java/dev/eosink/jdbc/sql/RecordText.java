@@ -1,10 +1,13 @@
 package dev.eosink.jdbc.sql;
 
+import org.apache.flink.annotation.Internal;
+
 /**
  * A record as the sinks show it where a statement failed on it: its {@code toString}, cut short, so
  * that an error message (or a dead-letter row) names the record without carrying a huge one whole.
  * A record whose {@code toString} throws is shown by its class name.
  */
+@Internal
 public final class RecordText {
 
     /** At most this many characters of a record's {@code toString} are shown, then "...". */

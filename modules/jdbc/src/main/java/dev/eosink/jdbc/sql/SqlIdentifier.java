@@ -1,5 +1,7 @@
 package dev.eosink.jdbc.sql;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 import java.io.Serializable;
 import java.util.Objects;
 
@@ -7,18 +9,23 @@ import java.util.Objects;
  * A possibly schema-qualified PostgreSQL name, always rendered quoted. Names from user configuration
  * are never pasted into SQL unquoted: a table called {@code x"; DROP TABLE y; --} is just a strange
  * table name. Quoting also keeps the case as given: {@code Orders} and {@code orders} are different
- * tables.
+ * tables. A value: equal when schema and name are.
+ *
+ * @param schema the schema, or null: resolved through the connection's {@code search_path} (or its
+ *     default database, on MariaDB/MySQL)
+ * @param name the table's (or other object's) name, as given: case-sensitive
  */
-public final class SqlIdentifier implements Serializable {
+@PublicEvolving
+public record SqlIdentifier(String schema, String name) implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    private final String schema; // null: resolved through search_path
-    private final String name;
-
-    public SqlIdentifier(String schema, String name) {
-        this.schema = schema == null ? null : check(schema, "schema");
-        this.name = check(name, "name");
+    /** Neither part may be empty or hold a NUL; the name is required. */
+    public SqlIdentifier {
+        if (schema != null) {
+            check(schema, "schema");
+        }
+        check(name, "name");
     }
 
     private static String check(String part, String what) {
@@ -39,31 +46,9 @@ public final class SqlIdentifier implements Serializable {
         return '\'' + value.replace("'", "''") + '\'';
     }
 
-    public String schema() {
-        return schema;
-    }
-
-    public String name() {
-        return name;
-    }
-
     /** The quoted SQL form: {@code "schema"."name"} or {@code "name"}. */
     public String sql() {
         return schema == null ? quote(name) : quote(schema) + "." + quote(name);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        if (!(o instanceof SqlIdentifier)) {
-            return false;
-        }
-        SqlIdentifier that = (SqlIdentifier) o;
-        return Objects.equals(schema, that.schema) && name.equals(that.name);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(schema, name);
     }
 
     @Override

@@ -33,6 +33,10 @@ final class DeadLetters {
         this.table = table;
     }
 
+    SqlIdentifier table() {
+        return table;
+    }
+
     /** The table, created by the sink when missing and allowed to (as the marker table). */
     static String createSql(SqlIdentifier table) {
         return "CREATE TABLE IF NOT EXISTS " + table.sql()

@@ -2,6 +2,7 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.driver.JdbcUrls;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.util.function.SerializableSupplier;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -37,6 +38,7 @@ import java.util.logging.Logger;
  * still registers its driver; the sink deregisters it when Flink releases the job's class loader
  * ({@code dev.eosink.jdbc.driver.JdbcDrivers}).
  */
+@Internal
 public final class PostgresConnection implements Serializable {
 
     private static final long serialVersionUID = 1L;

@@ -1,5 +1,7 @@
 package dev.eosink.postgres.internal;
 
+import org.apache.flink.annotation.Internal;
+
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
@@ -21,6 +23,7 @@ import java.sql.SQLTransientException;
  * anything else                                                 FATAL
  * </pre>
  */
+@Internal
 public final class PostgresErrors {
 
     /** What an error on COMMIT PREPARED or ROLLBACK PREPARED means for the protocol. */

@@ -43,7 +43,7 @@ class BinaryCopyEncoderTest {
         for (BigDecimal d : values) {
             BigDecimal nonNegativeScale = d.scale() < 0 ? d.setScale(0) : d;
             BinaryCopyEncoder.Buffer digits = new BinaryCopyEncoder.Buffer(16);
-            BinaryCopyEncoder.numericOfDigits(digits, nonNegativeScale);
+            NumericEncoding.numericOfDigits(digits, nonNegativeScale);
             BinaryCopyEncoder.Buffer viaRow = new BinaryCopyEncoder.Buffer(16);
             NUMERIC.row(viaRow, new Object[] {d});
             // the row adds its field count (2 bytes) before the field
@@ -61,7 +61,7 @@ class BinaryCopyEncoderTest {
         }
         BigDecimal huge = new BigDecimal(new BigInteger("123456789012345678901234567890"), 3);
         BinaryCopyEncoder.Buffer digits = new BinaryCopyEncoder.Buffer(16);
-        BinaryCopyEncoder.numericOfDigits(digits, huge);
+        NumericEncoding.numericOfDigits(digits, huge);
         assertThat(Arrays.copyOfRange(encode(huge), 2, encode(huge).length))
                 .isEqualTo(Arrays.copyOf(digits.array(), digits.size()));
     }

@@ -5,7 +5,6 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
-import dev.eosink.xa.internal.XaErrors.Handling;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
 import org.slf4j.Logger;
@@ -24,9 +23,6 @@ import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
 
 /**
  * One committer subtask's XA connection: {@code XAResource.commit(xid, false)} of branches the writers
@@ -140,7 +136,7 @@ final class XaCommitSession implements CommitSession {
 
     private boolean stillPrepared(XAResource resource, TransactionId id) throws IOException {
         try {
-            return recover(io, resource, context, dialect).contains(id);
+            return PreparedBranches.list(io, resource, context, dialect).contains(id);
         } catch (SinkException e) {
             drop();
             throw new RetriableCommitException("listing prepared branches to resolve " + id + ": " + e.getMessage(), e);
@@ -153,31 +149,6 @@ final class XaCommitSession implements CommitSession {
         } catch (XAException e) {
             LOG.debug("{}: forget of heuristically completed {} failed: {}", context, XaIds.describe(xid), XaErrors.describe(e));
         }
-    }
-
-    /** The prepared branches of this sink, whatever subtask or run, parsed from {@code recover}. */
-    static List<TransactionId> recover(XaIo io, XAResource resource, SubtaskContext context, XaDialect dialect)
-            throws SinkException {
-        Xid[] xids;
-        try {
-            // TMSTARTRSCAN: pgjdbc and MariaDB Connector/J return nothing without it.
-            xids = io.xa("XA recover", () -> resource.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN));
-        } catch (SQLException e) {
-            throw new SinkException(context + ": XA recover (listing prepared transactions) failed: " + e.getMessage()
-                    + ". The task fails and the restarted one tries again.", e);
-        } catch (XAException e) {
-            throw new SinkException(context + ": XA recover (listing prepared transactions) failed: "
-                    + XaErrors.describe(e) + "." + (XaErrors.of(Operation.RECOVER, e) == Handling.RETRY
-                            ? " The task fails and the restarted one tries again."
-                            : XaErrors.remedy(Operation.RECOVER, e.errorCode) + (dialect == null ? "" : dialect.recoverRemedy())),
-                    e);
-        }
-        List<TransactionId> ids = new ArrayList<>();
-        for (Xid xid : xids == null ? new Xid[0] : xids) {
-            Optional<TransactionId> id = XaIds.parse(xid, context.sinkId());
-            id.ifPresent(ids::add);
-        }
-        return ids;
     }
 
     /** The committer's connection for a plain query; a failure to connect is an unknown outcome, retried. */

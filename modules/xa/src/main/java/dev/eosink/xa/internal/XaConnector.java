@@ -2,6 +2,7 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.jdbc.driver.JdbcUrls;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.util.function.SerializableSupplier;
 
 import javax.sql.XAConnection;
@@ -21,18 +22,43 @@ import java.util.Properties;
  * <p>Credentials never leave this class: {@link #describe()} renders the URL without passwords and
  * never prints properties.
  */
+@Internal
 public final class XaConnector implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    private final String url;
-    private final Properties properties;
-    private final SerializableSupplier<XADataSource> supplier;
+    /** Where the connections come from: one of the two, chosen by the builder. */
+    private sealed interface Source extends Serializable permits ByUrl, Supplied {
+        /** For messages: never credentials. */
+        String describe();
+    }
 
-    private XaConnector(String url, Properties properties, SerializableSupplier<XADataSource> supplier) {
-        this.url = url;
-        this.properties = properties;
-        this.supplier = supplier;
+    /** A URL whose driver this module knows, with the driver properties (credentials among them). */
+    private record ByUrl(String url, Properties properties) implements Source {
+        @Override
+        public String describe() {
+            return JdbcUrls.redact(url);
+        }
+
+        /** Never the properties, which a record would print: they hold the password. */
+        @Override
+        public String toString() {
+            return describe();
+        }
+    }
+
+    /** The user's supplier of any XADataSource, called on the task managers. */
+    private record Supplied(SerializableSupplier<XADataSource> supplier) implements Source {
+        @Override
+        public String describe() {
+            return "XADataSource from " + supplier.getClass().getName();
+        }
+    }
+
+    private final Source source;
+
+    private XaConnector(Source source) {
+        this.source = source;
     }
 
     /** {@code jdbc:mariadb://...}, {@code jdbc:mysql://...} or {@code jdbc:postgresql://...}. */
@@ -45,11 +71,11 @@ public final class XaConnector implements Serializable {
         }
         Properties copy = new Properties();
         copy.putAll(properties);
-        return new XaConnector(jdbcUrl, copy, null);
+        return new XaConnector(new ByUrl(jdbcUrl, copy));
     }
 
     public static XaConnector of(SerializableSupplier<XADataSource> supplier) {
-        return new XaConnector(null, null, Objects.requireNonNull(supplier, "supplier"));
+        return new XaConnector(new Supplied(Objects.requireNonNull(supplier, "supplier")));
     }
 
     public static boolean isKnownUrl(String jdbcUrl) {
@@ -67,9 +93,12 @@ public final class XaConnector implements Serializable {
     }
 
     private XADataSource dataSource(String applicationName) throws SQLException {
-        if (supplier != null) {
-            return supplier.get();
+        if (source instanceof Supplied supplied) {
+            return supplied.supplier().get();
         }
+        ByUrl byUrl = (ByUrl) source;
+        String url = byUrl.url();
+        Properties properties = byUrl.properties();
         XaDriver driver = XaDriver.forUrl(url);
         // Before any class of the driver is touched: a missing driver fails with its remedy, not with a
         // NoClassDefFoundError. The classes that refer to a driver are loaded for its URLs alone.
@@ -86,7 +115,7 @@ public final class XaConnector implements Serializable {
 
     /** The URL without credentials, or the supplier's class: for messages. */
     public String describe() {
-        return supplier != null ? "XADataSource from " + supplier.getClass().getName() : JdbcUrls.redact(url);
+        return source.describe();
     }
 
     @Override

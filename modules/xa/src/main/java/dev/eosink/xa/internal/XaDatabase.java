@@ -9,6 +9,7 @@ import dev.eosink.jdbc.driver.JdbcDrivers;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.util.UserCodeClassLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,7 @@ import java.util.stream.Collectors;
  * checks the database at writer start and opens the sessions. What differs per database is in {@link
  * XaDialect}, chosen from the connection's product name.
  */
+@Internal
 public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
 
     private static final long serialVersionUID = 1L;

@@ -3,6 +3,8 @@ package dev.eosink.xa.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.SubtaskContext;
 
+import org.apache.flink.annotation.Internal;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,6 +17,7 @@ import java.util.stream.Collectors;
  * What differs between XA databases, and nothing else: the protocol, the Xid layout and the error
  * table are the same for all. Chosen from the driver's product name when the writer connects.
  */
+@Internal
 public abstract class XaDialect {
 
     /** The dialect of the database a connection talks to. */

@@ -1,5 +1,7 @@
 package dev.eosink.xa.internal;
 
+import org.apache.flink.annotation.Internal;
+
 import javax.transaction.xa.XAException;
 
 import java.sql.SQLException;
@@ -56,6 +58,7 @@ import java.util.Map;
  * branch is still prepared (MariaDB answers XAER_NOTA for a branch still attached to the session that
  * prepared it) and then reads the marker row.
  */
+@Internal
 public final class XaErrors {
 
     /** The XA calls the sink makes. */

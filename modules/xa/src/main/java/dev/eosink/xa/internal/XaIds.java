@@ -2,6 +2,8 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.TransactionId;
 
+import org.apache.flink.annotation.Internal;
+
 import javax.transaction.xa.Xid;
 
 import java.nio.charset.StandardCharsets;
@@ -34,6 +36,7 @@ import java.util.Optional;
  *       bqual as text, so the subtask, checkpoint, run and (prefix of the) sink id can be read off.
  * </ul>
  */
+@Internal
 public final class XaIds {
 
     /** "EOS1": distinguishes this sink's branches from any other XA user of the database. */

@@ -1,0 +1,134 @@
+package dev.eosink.arch;
+
+import com.tngtech.archunit.core.domain.Dependency;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaType;
+import com.tngtech.archunit.core.domain.JavaTypeVariable;
+import com.tngtech.archunit.core.domain.ThrowsDeclaration;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.codeUnits;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/**
+ * The rules between the modules, checked on the main classes of every module, the demo and the
+ * benchmarks (test classes are not read: a module's tests may use its internals, and nothing else
+ * sees them).
+ *
+ * <ul>
+ *   <li>core is the database-neutral protocol: no JDBC type, no database module;
+ *   <li>the XA sink knows nothing of the PostgreSQL sink;
+ *   <li>a module's {@code internal} package is imported by that module alone;
+ *   <li>every public top-level type of core, jdbc, postgres and xa says whether it is API
+ *       ({@link PublicEvolving}) or not ({@link Internal});
+ *   <li>the API shows no HikariCP type: the pool is the PostgreSQL module's internal choice.
+ * </ul>
+ */
+@AnalyzeClasses(packages = "dev.eosink", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+
+    /** The sink's modules, whose public types are either API or internal. */
+    private static final String[] SINK_MODULES = {
+        "dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.postgres..", "dev.eosink.xa.."
+    };
+
+    @ArchTest
+    static final ArchRule coreImportsNoJdbcAndNoDatabaseModule = noClasses()
+            .that().resideInAPackage("dev.eosink.core..")
+            .should().dependOnClassesThat().resideInAnyPackage(
+                    "java.sql..", "javax.sql..", "dev.eosink.jdbc..", "dev.eosink.postgres..", "dev.eosink.xa..")
+            .because("core is the database-neutral protocol: a database enters it only through dev.eosink.core.spi");
+
+    @ArchTest
+    static final ArchRule xaImportsNoPostgresModule = noClasses()
+            .that().resideInAPackage("dev.eosink.xa..")
+            .should().dependOnClassesThat().resideInAPackage("dev.eosink.postgres..")
+            .because("eosink-xa depends on core and jdbc alone; it reaches PostgreSQL through pgjdbc's XADataSource");
+
+    @ArchTest
+    static final ArchRule internalPackagesStayInTheirModule = classes()
+            .should(importNoOtherModulesInternals())
+            .because("dev.eosink.X.internal is the machinery of module X, free to change with it");
+
+    @ArchTest
+    static final ArchRule publicTypesSayWhetherTheyAreApi = classes()
+            .that().resideInAnyPackage(SINK_MODULES)
+            .and().arePublic()
+            .and().areTopLevelClasses()
+            .should().beAnnotatedWith(PublicEvolving.class)
+            .orShould().beAnnotatedWith(Internal.class)
+            .because("a public type is either API for jobs and extenders (@PublicEvolving) or public only for "
+                    + "another package or module of this project (@Internal); see each package's package-info");
+
+    @ArchTest
+    static final ArchRule apiShowsNoHikariCp = codeUnits()
+            .that().areDeclaredInClassesThat().areAnnotatedWith(PublicEvolving.class)
+            .and().doNotHaveModifier(JavaModifier.PRIVATE)
+            .should(haveNoTypeInSignatureFrom("com.zaxxer"))
+            .because("the connection pool is internal to the PostgreSQL module: a job never sees it");
+
+    private static final Pattern INTERNAL = Pattern.compile("dev\\.eosink\\.([a-z0-9_]+)\\.internal(\\..*)?");
+
+    /** No dependency on {@code dev.eosink.X.internal..} from outside {@code dev.eosink.X..}. */
+    private static ArchCondition<JavaClass> importNoOtherModulesInternals() {
+        return new ArchCondition<>("import no other module's internal package") {
+            @Override
+            public void check(JavaClass origin, ConditionEvents events) {
+                for (Dependency dependency : origin.getDirectDependenciesFromSelf()) {
+                    Matcher internal = INTERNAL.matcher(dependency.getTargetClass().getPackageName());
+                    if (!internal.matches()) {
+                        continue;
+                    }
+                    String module = "dev.eosink." + internal.group(1);
+                    String from = origin.getPackageName();
+                    if (!from.equals(module) && !from.startsWith(module + ".")) {
+                        events.add(SimpleConditionEvent.violated(dependency, dependency.getDescription()
+                                + ": only " + module + ".. may use " + module + ".internal"));
+                    }
+                }
+            }
+        };
+    }
+
+    /** No type of package {@code root} or below among a code unit's return, parameter, bound and thrown types. */
+    private static ArchCondition<JavaCodeUnit> haveNoTypeInSignatureFrom(String root) {
+        return new ArchCondition<>("have no type of " + root + ".. in their signature") {
+            @Override
+            public void check(JavaCodeUnit unit, ConditionEvents events) {
+                Set<JavaClass> involved = new LinkedHashSet<>(unit.getReturnType().getAllInvolvedRawTypes());
+                for (JavaType parameter : unit.getParameterTypes()) {
+                    involved.addAll(parameter.getAllInvolvedRawTypes());
+                }
+                for (JavaTypeVariable<?> variable : unit.getTypeParameters()) {
+                    involved.addAll(variable.getAllInvolvedRawTypes());
+                }
+                for (ThrowsDeclaration<?> thrown : unit.getThrowsClause()) {
+                    involved.add(thrown.getRawType());
+                }
+                for (JavaClass type : involved) {
+                    if (type.getPackageName().equals(root) || type.getPackageName().startsWith(root + ".")) {
+                        events.add(SimpleConditionEvent.violated(unit, unit.getFullName() + " shows " + type.getName()
+                                + " in its signature, in " + unit.getSourceCodeLocation()));
+                    }
+                }
+            }
+        };
+    }
+}

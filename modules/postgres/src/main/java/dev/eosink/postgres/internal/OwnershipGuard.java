@@ -1,0 +1,139 @@
+package dev.eosink.postgres.internal;
+
+import dev.eosink.core.SinkException;
+import dev.eosink.core.spi.SubtaskContext;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.zip.CRC32;
+
+/**
+ * A writer session's ownership guards: a session-level advisory lock per sink id and subtask index,
+ * held by the writer's connection as long as it lives. A second job with the same sink id cannot take
+ * it; the writer releases it when it closes ({@link SessionEnd}), and PostgreSQL releases it by itself
+ * when the session ends, however the task died.
+ *
+ * <p>The lock is {@code (lockClass(sinkId), subtask)}: the two-key form, which pg_locks shows with
+ * {@code objsubid = 2}. Callers run it between epochs, never inside the epoch's transaction.
+ */
+final class OwnershipGuard {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OwnershipGuard.class);
+
+    private final Connection connection;
+    private final SubtaskContext context;
+    private final int lockClass;
+
+    OwnershipGuard(Connection connection, SubtaskContext context) {
+        this.connection = connection;
+        this.context = context;
+        this.lockClass = lockClass(context.sinkId());
+    }
+
+    /** The advisory-lock class of a sink id: a stable 32-bit hash, so every job computes the same. */
+    static int lockClass(String sinkId) {
+        CRC32 crc = new CRC32();
+        crc.update(("eosink/" + sinkId).getBytes(StandardCharsets.UTF_8));
+        return (int) crc.getValue();
+    }
+
+    /** Takes the guard of {@code subtask}, waiting up to {@code waitMillis} for a holder going away. */
+    void claim(int subtask, long waitMillis) throws SinkException {
+        long deadline = System.currentTimeMillis() + waitMillis;
+        try (PreparedStatement s = connection.prepareStatement("SELECT pg_try_advisory_lock(?, ?)")) {
+            s.setInt(1, lockClass);
+            s.setInt(2, subtask);
+            long nextLog = 0;
+            while (true) {
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    if (rs.getBoolean(1)) {
+                        return;
+                    }
+                }
+                long now = System.currentTimeMillis();
+                if (now >= nextLog && now < deadline) {
+                    // A task going away releases it within seconds; a live job holding it is a second job.
+                    LOG.info("{}: waiting up to {} ms more for the ownership guard of sink id '{}' subtask {} ({})",
+                            context, deadline - now, context.sinkId(), subtask, holder(subtask));
+                    nextLog = now + 5_000;
+                }
+                if (now >= deadline) {
+                    throw new SinkException(
+                            context
+                                    + ": another live session holds the ownership guard of sink id '"
+                                    + context.sinkId()
+                                    + "' subtask "
+                                    + subtask
+                                    + " ("
+                                    + holder(subtask)
+                                    + ") and did not release it within "
+                                    + waitMillis
+                                    + " ms. Two jobs with the same sink id would roll back each other's "
+                                    + "transactions, so this one refuses to start. Remedy: stop the other job, or "
+                                    + "give this sink a different sink id.");
+                }
+                Thread.sleep(Math.min(500, Math.max(1, deadline - System.currentTimeMillis())));
+            }
+        } catch (SQLException e) {
+            throw claimFailed(subtask, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SinkException(context + ": interrupted while waiting for the ownership guard", e);
+        }
+    }
+
+    /** The error of a claim that failed for another reason than a holder. */
+    SinkException claimFailed(int subtask, SQLException e) {
+        return new SinkException(
+                context + ": could not take the ownership guard of subtask " + subtask + ": " + e.getMessage(), e);
+    }
+
+    /** Releases the guard of an adopted {@code subtask}; the own subtask's goes when the session ends. */
+    void release(int subtask) throws SinkException {
+        try (PreparedStatement s = connection.prepareStatement("SELECT pg_advisory_unlock(?, ?)")) {
+            s.setInt(1, lockClass);
+            s.setInt(2, subtask);
+            s.execute();
+        } catch (SQLException e) {
+            throw releaseFailed(subtask, e);
+        }
+    }
+
+    SinkException releaseFailed(int subtask, SQLException e) {
+        return new SinkException(context + ": could not release the guard of subtask " + subtask, e);
+    }
+
+    /** Who holds the guard, from pg_locks and pg_stat_activity, for the refusal message. */
+    private String holder(int subtask) {
+        String sql =
+                "SELECT a.pid, a.application_name, a.client_addr, a.backend_start FROM pg_locks l "
+                        + "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+                        + "AND l.classid = ?::oid AND l.objid = ?::oid AND l.objsubid = 2 AND l.pid <> pg_backend_pid()";
+        try (PreparedStatement s = connection.prepareStatement(sql)) {
+            s.setLong(1, Integer.toUnsignedLong(lockClass));
+            s.setLong(2, subtask);
+            try (ResultSet rs = s.executeQuery()) {
+                if (rs.next()) {
+                    return "held by backend pid "
+                            + rs.getInt(1)
+                            + ", application_name '"
+                            + rs.getString(2)
+                            + "', client "
+                            + rs.getString(3)
+                            + ", connected since "
+                            + rs.getTimestamp(4);
+                }
+                return "holder not visible to this role";
+            }
+        } catch (SQLException e) {
+            return "holder unknown: " + e.getMessage();
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package dev.eosink.postgres.internal;
+
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.MarkerTable;
+import dev.eosink.postgres.WriteMethod;
+
+import org.apache.flink.annotation.Internal;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything a PostgreSQL sink is configured with, as one immutable value: made by {@code
+ * PostgresSinkBuilder}, which has checked each setting and the rules between them, shipped with the
+ * job, and read by the writer's {@link Preflight}, its session and the committer. A feature that is
+ * off is a type of its own ({@link RowAction.Insert}, {@link RefusedRecords.FailTheEpoch}), never null.
+ *
+ * @param <IN> the records the sink writes
+ */
+@Internal
+public final class PostgresSinkOptions<IN> implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final PostgresConnection connection;
+    private final InsertStatement<IN> statement;
+    private final MarkerTable markers;
+    private final boolean createTables;
+    private final int batchSize;
+    private final WriteMethod writeMethod;
+    private final RowAction<IN> rowAction;
+    private final Duration networkTimeout;
+    private final RefusedRecords refusedRecords;
+    private final long maxCopyBacklog;
+    private final int maxPreparedPerSubtask;
+
+    private PostgresSinkOptions(Builder<IN> b) {
+        this.connection = Objects.requireNonNull(b.connection, "connection");
+        this.statement = Objects.requireNonNull(b.statement, "statement");
+        this.markers = Objects.requireNonNull(b.markers, "markers");
+        this.createTables = b.createTables;
+        this.batchSize = b.batchSize;
+        this.writeMethod = Objects.requireNonNull(b.writeMethod, "writeMethod");
+        this.rowAction = b.rowAction;
+        this.networkTimeout = Objects.requireNonNull(b.networkTimeout, "networkTimeout");
+        this.refusedRecords = b.refusedRecords;
+        this.maxCopyBacklog = b.maxCopyBacklog;
+        this.maxPreparedPerSubtask = b.maxPreparedPerSubtask;
+        if (batchSize < 1 || maxPreparedPerSubtask < 1) {
+            throw new IllegalArgumentException("batchSize and maxPreparedPerSubtask must be positive");
+        }
+    }
+
+    /**
+     * Options for writing {@code statement} through {@code connection}, with {@code markers}; the
+     * builder's other settings are the builder's to give (it starts with inserts, refused records
+     * failing the epoch, and nothing else set).
+     */
+    public static <IN> Builder<IN> builder(
+            PostgresConnection connection, InsertStatement<IN> statement, MarkerTable markers) {
+        return new Builder<>(connection, statement, markers);
+    }
+
+    /** How the sink reaches PostgreSQL. */
+    public PostgresConnection connection() {
+        return connection;
+    }
+
+    /** What each record becomes: a table's row, or the user's statement. */
+    public InsertStatement<IN> statement() {
+        return statement;
+    }
+
+    public MarkerTable markers() {
+        return markers;
+    }
+
+    /** Whether the sink creates its marker table and dead-letter table when they are missing. */
+    public boolean createTables() {
+        return createTables;
+    }
+
+    /** Records per JDBC batch, and rows per COPY send at the most. */
+    public int batchSize() {
+        return batchSize;
+    }
+
+    /** How inserts into a table travel when nothing rules COPY out. */
+    public WriteMethod writeMethod() {
+        return writeMethod;
+    }
+
+    public RowAction<IN> rowAction() {
+        return rowAction;
+    }
+
+    /** The bound of every call into the driver during an epoch or a commit; {@link Duration#ZERO}: none. */
+    public Duration networkTimeout() {
+        return networkTimeout;
+    }
+
+    public RefusedRecords refusedRecords() {
+        return refusedRecords;
+    }
+
+    /** COPY flow control's bound of data sent and not yet read by the server; 0: off. */
+    public long maxCopyBacklog() {
+        return maxCopyBacklog;
+    }
+
+    /** The most prepared transactions a writer subtask may hold: what the server should have room for. */
+    public int maxPreparedPerSubtask() {
+        return maxPreparedPerSubtask;
+    }
+
+    /** Sets each option once; {@link #build()} makes the value. Not thread-safe, not reusable. */
+    public static final class Builder<IN> {
+        private final PostgresConnection connection;
+        private final InsertStatement<IN> statement;
+        private final MarkerTable markers;
+        private boolean createTables;
+        private int batchSize;
+        private WriteMethod writeMethod;
+        private RowAction<IN> rowAction = RowAction.insert();
+        private Duration networkTimeout;
+        private RefusedRecords refusedRecords = RefusedRecords.failTheEpoch();
+        private long maxCopyBacklog;
+        private int maxPreparedPerSubtask;
+
+        private Builder(PostgresConnection connection, InsertStatement<IN> statement, MarkerTable markers) {
+            this.connection = connection;
+            this.statement = statement;
+            this.markers = markers;
+        }
+
+        public Builder<IN> createTables(boolean create) {
+            this.createTables = create;
+            return this;
+        }
+
+        public Builder<IN> batchSize(int records) {
+            this.batchSize = records;
+            return this;
+        }
+
+        public Builder<IN> writeMethod(WriteMethod method) {
+            this.writeMethod = method;
+            return this;
+        }
+
+        public Builder<IN> rowAction(RowAction<IN> action) {
+            this.rowAction = Objects.requireNonNull(action, "action");
+            return this;
+        }
+
+        public Builder<IN> networkTimeout(Duration timeout) {
+            this.networkTimeout = timeout;
+            return this;
+        }
+
+        public Builder<IN> refusedRecords(RefusedRecords refused) {
+            this.refusedRecords = Objects.requireNonNull(refused, "refused");
+            return this;
+        }
+
+        public Builder<IN> maxCopyBacklog(long bytes) {
+            this.maxCopyBacklog = bytes;
+            return this;
+        }
+
+        public Builder<IN> maxPreparedPerSubtask(int transactions) {
+            this.maxPreparedPerSubtask = transactions;
+            return this;
+        }
+
+        /** @throws NullPointerException when the write method or the network timeout was not given */
+        public PostgresSinkOptions<IN> build() {
+            return new PostgresSinkOptions<>(this);
+        }
+    }
+}

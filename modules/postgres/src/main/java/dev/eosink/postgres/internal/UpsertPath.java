@@ -1,0 +1,89 @@
+package dev.eosink.postgres.internal;
+
+import dev.eosink.core.SinkException;
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.postgres.RowKindFunction;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * Upserts and deletes by key, through {@link UpsertWriter} (its class comment has the invariants):
+ * keys this subtask never wrote by COPY, the rest as statements that wait for the subtask's own
+ * previous commit. Rows are not counted at the end: an upsert of a key written before writes no new
+ * row, and a batch keeps only the last record of each key.
+ */
+final class UpsertPath<IN> implements WritePath<IN> {
+
+    private final InsertStatement.Columns<IN> statement;
+    private final RowKindFunction<IN> rowKind;
+    private final UpsertWriter upserts;
+    private final WriteErrors errors;
+
+    UpsertPath(WritePlan.Resources session, InsertStatement.Columns<IN> statement, RowKindFunction<IN> rowKind,
+            UpsertWriter upserts) {
+        this.statement = statement;
+        this.rowKind = rowKind;
+        this.upserts = upserts;
+        this.errors = session.errors();
+    }
+
+    @Override
+    public void begin() {}
+
+    @Override
+    public void write(IN record, long positionInEpoch) throws SinkException {
+        try {
+            upserts.add(statement.toRow(record), rowKind.kindOf(record), positionInEpoch);
+        } catch (UpsertWriter.Failure f) {
+            throw f.unknownBecause == null && f.first == positionInEpoch
+                    ? errors.writeFailed(f.error, FailurePosition.exact(positionInEpoch, record))
+                    : failed(f);
+        } catch (Exception e) {
+            throw errors.writeFailed(e, FailurePosition.exact(positionInEpoch, record));
+        }
+    }
+
+    @Override
+    public void flush() throws IOException {
+        try {
+            upserts.flush();
+        } catch (UpsertWriter.Failure f) {
+            throw failed(f);
+        }
+    }
+
+    /** A failure about an earlier record than the one being written: it names what it has of it. */
+    private SinkException failed(UpsertWriter.Failure f) {
+        FailurePosition where = f.unknownBecause != null ? FailurePosition.batch(f.first, f.last, f.unknownBecause)
+                : f.row != null ? FailurePosition.exact(f.first, "row " + Arrays.deepToString(f.row))
+                : FailurePosition.row(f.first, f.error);
+        return errors.writeFailed(f.error, where);
+    }
+
+    @Override
+    public void end(TransactionId id, long rows) throws IOException {
+        flush();
+    }
+
+    /** The epoch's COPY and statements, for the session's debug line; sizes the next epoch's chunks. */
+    @Override
+    public Optional<String> prepared() {
+        String summary = upserts.epochSummary();
+        upserts.epochPrepared();
+        return Optional.of(summary);
+    }
+
+    @Override
+    public void ownCommits(OwnCommits ownCommits) {
+        upserts.ownCommits(ownCommits);
+    }
+
+    @Override
+    public boolean abort() {
+        return upserts.abort();
+    }
+}

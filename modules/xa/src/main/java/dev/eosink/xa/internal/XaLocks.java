@@ -1,0 +1,209 @@
+package dev.eosink.xa.internal;
+
+import dev.eosink.core.SinkException;
+import dev.eosink.core.SinkSettings;
+import dev.eosink.core.spi.SubtaskContext;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * The two session locks that keep a writer subtask's XA branches its own (see {@link
+ * XaWriterSession} for why two):
+ *
+ * <ul>
+ *   <li>the <b>ownership guard</b> of a subtask index, held on the writer's guard connection for as
+ *       long as the writer lives: a second live job with the same sink id cannot take it;
+ *   <li>the <b>branch lock</b> of a subtask index ({@link XaDialect#tryBranchLock}), held by every
+ *       epoch connection from before its first {@code XA START} until it ends.
+ * </ul>
+ *
+ * <p>Invariants: once {@link #claim} returned for a subtask index, every session of an earlier writer
+ * of that index has ended, and none can begin a branch any more; an epoch connection begins a branch
+ * only after {@link #lockForBranch} took the branch lock and then saw the guard held by this writer's
+ * guard session. So recovery, which lists prepared branches after {@link #claim}, sees every branch an
+ * earlier writer could still prepare, and a writer whose guard was taken over begins no branch that
+ * the new owner's recovery could miss.
+ */
+final class XaLocks {
+
+    private static final Logger LOG = LoggerFactory.getLogger(XaLocks.class);
+    private static final int GUARD_CHECK_SECONDS = 10;
+
+    private final SubtaskContext context;
+    private final XaDialect dialect;
+    /** The writer's guard connection, never inside a branch. */
+    private final Connection guard;
+    /** Bounds every call on the guard connection. */
+    private final XaIo guardIo;
+    private final String sinkHash;
+    /** What the sink writes to, for messages. */
+    private final String target;
+    /** The guard session's id as the database shows it (0: unknown yet, or the dialect has none). */
+    private long guardSession;
+    /** How long to wait for sessions of an earlier writer to end: the claimWait of this subtask's claim. */
+    private long claimWaitMillis = SinkSettings.DEFAULT_CLAIM_WAIT.toMillis();
+
+    XaLocks(SubtaskContext context, XaDialect dialect, Connection guard, XaIo guardIo, String target) {
+        this.context = context;
+        this.dialect = dialect;
+        this.guard = guard;
+        this.guardIo = guardIo;
+        this.target = target;
+        this.sinkHash = XaIds.sinkHash(context.sinkId());
+    }
+
+    /**
+     * Takes the ownership guard of subtask index {@code subtask}, waiting up to {@code waitMillis} for
+     * a holder that is going away, then waits (within the same bound) until no session of an earlier
+     * writer of that index holds its branch lock.
+     */
+    void claim(int subtask, long waitMillis) throws SinkException {
+        long deadline = System.currentTimeMillis() + waitMillis;
+        if (subtask == context.subtask()) {
+            claimWaitMillis = waitMillis;
+        }
+        try {
+            if (guardSession == 0) {
+                guardSession = guardIo.sql("reading the guard's session id", () -> dialect.sessionId(guard));
+            }
+            long nextLog = 0;
+            while (!guardIo.sql("taking the ownership guard", () -> dialect.tryLock(guard, sinkHash, subtask))) {
+                long now = System.currentTimeMillis();
+                if (now >= nextLog && now < deadline) {
+                    // A task going away releases it within seconds; a live job holding it is a second job.
+                    LOG.info("{}: waiting up to {} ms more for the ownership guard of sink id '{}' subtask {} on {}",
+                            context, deadline - now, context.sinkId(), subtask, dialect.name());
+                    nextLog = now + 5_000;
+                }
+                if (now >= deadline) {
+                    throw new SinkException(context + ": another live session holds the ownership guard of sink id '"
+                            + context.sinkId() + "' subtask " + subtask + " on " + dialect.name() + " and did not release "
+                            + "it within " + waitMillis + " ms. Two jobs with the same sink id would roll back each "
+                            + "other's transactions, so this one refuses to start. Remedy: stop the other job, or give "
+                            + "this sink a different sink id.");
+                }
+                Thread.sleep(Math.min(500, Math.max(1, deadline - System.currentTimeMillis())));
+            }
+            awaitEarlierBranchSessions(subtask, deadline, waitMillis);
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not take the ownership guard of subtask " + subtask + ": "
+                    + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SinkException(context + ": interrupted while waiting for the ownership guard", e);
+        }
+    }
+
+    /**
+     * With the guard held: waits until no session of an earlier writer of {@code subtask} holds its
+     * branch lock, so that every branch such a session could still prepare (a PREPARE the server was
+     * still running when that writer's task manager died) is prepared before recovery lists them.
+     * Takes the branch lock and lets it go at once: this writer's epoch connections take it in turn.
+     */
+    private void awaitEarlierBranchSessions(int subtask, long deadline, long waitMillis)
+            throws SQLException, InterruptedException, SinkException {
+        long nextLog = 0;
+        long sleep = 2;
+        while (!guardIo.sql("taking the branch lock", () -> dialect.tryBranchLock(guard, sinkHash, subtask))) {
+            long now = System.currentTimeMillis();
+            if (now >= deadline || now >= nextLog) {
+                long holder = guardIo.sql("reading the branch lock's holder",
+                        () -> dialect.branchLockHolder(guard, sinkHash, subtask));
+                if (now >= deadline) {
+                    throw new SinkException(context + ": a session of an earlier writer of sink id '" + context.sinkId()
+                            + "' subtask " + subtask + " into " + target + " (" + dialect.name() + " session "
+                            + (holder == 0 ? "unknown" : holder) + ") was still running on the server " + waitMillis
+                            + " ms after this writer took the ownership guard. It may still be executing a statement "
+                            + "of its XA branch (an XA PREPARE, say), which would prepare that branch after this "
+                            + "writer had listed the prepared ones and leave it behind, holding its locks; so "
+                            + "recovery waits for it to end. The task fails and the restarted one waits again. Remedy: "
+                            + "if no live job owns that session (its program_name / application_name is eosink-xa/"
+                            + context.sinkId() + "/" + subtask + "/writer), end it"
+                            + (holder == 0 ? "" : " (" + dialect.endSessionSql(holder) + ")")
+                            + "; or raise claimWait if the server is slow to finish a PREPARE.");
+                }
+                LOG.info("{}: waiting up to {} ms more for {} session {} of an earlier writer of sink id '{}' subtask {} "
+                                + "to end: it holds the branch lock, so it may still prepare a branch, which recovery "
+                                + "must see", context, deadline - now, dialect.name(), holder, context.sinkId(), subtask);
+                nextLog = now + 5_000;
+            }
+            Thread.sleep(Math.min(sleep, Math.max(1, deadline - System.currentTimeMillis())));
+            sleep = Math.min(100, sleep * 2);
+        }
+        guardIo.sql("letting the branch lock go", () -> {
+            dialect.unlockBranch(guard, sinkHash, subtask);
+            return null;
+        });
+    }
+
+    /** Releases a claim taken for an adopted subtask index. */
+    void release(int subtask) throws SinkException {
+        try {
+            guardIo.sql("releasing the ownership guard", () -> {
+                dialect.unlock(guard, sinkHash, subtask);
+                return null;
+            });
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not release the guard of subtask " + subtask, e);
+        }
+    }
+
+    /**
+     * Fails unless the guard connection is alive. The guard's session holds the ownership locks; if it
+     * died (connection cut, server restart), the locks are gone and a second job could take them.
+     * Unlike the PostgreSQL writer, whose one connection carries both, the next epoch here would not
+     * notice: the writer asks once per epoch.
+     */
+    void checkAlive() throws SQLException, SinkException {
+        if (!guard.isValid(GUARD_CHECK_SECONDS)) {
+            throw lost();
+        }
+    }
+
+    private SinkException lost() {
+        return new SinkException(context + ": the guard connection, which holds this subtask's ownership "
+                + "guard, was lost; without it a second job with sink id '" + context.sinkId() + "' could "
+                + "take over. The task fails and the restarted one claims the guard again.");
+    }
+
+    /**
+     * Readies {@code c}, a new epoch connection, to carry this writer's branches: takes the branch lock
+     * (waiting, within claimWait, for this writer's previous epoch session, which the server may still
+     * be ending), then checks that the guard is held by this writer's guard session. The check comes
+     * after the lock, so a writer whose guard was taken over never begins a branch that the new owner's
+     * recovery, which waited for the branch lock, could miss.
+     *
+     * @param io bounds the calls on {@code c}
+     */
+    void lockForBranch(Connection c, XaIo io) throws SQLException, SinkException, InterruptedException {
+        int subtask = context.subtask();
+        long deadline = System.currentTimeMillis() + claimWaitMillis;
+        long sleep = 1;
+        while (!io.sql("taking the branch lock", () -> dialect.tryBranchLock(c, sinkHash, subtask))) {
+            if (System.currentTimeMillis() >= deadline) {
+                long holder = io.sql("reading the branch lock's holder", () -> dialect.branchLockHolder(c, sinkHash, subtask));
+                throw new SinkException(context + ": " + dialect.name() + " session " + (holder == 0 ? "unknown" : holder)
+                        + " still holds the branch lock of sink id '" + context.sinkId() + "' subtask " + subtask
+                        + " after " + claimWaitMillis + " ms, so this writer cannot begin its next branch into "
+                        + target + ". It is a session of this writer that the server has not ended yet, or "
+                        + "of another writer of this subtask. The task fails and the restarted one waits for it. "
+                        + "Remedy: if no live job owns that session, end it"
+                        + (holder == 0 ? "" : " (" + dialect.endSessionSql(holder) + ")") + ".");
+            }
+            Thread.sleep(sleep);
+            sleep = Math.min(50, sleep * 2);
+        }
+        if (dialect.guardsOwnership()) {
+            long holder = io.sql("checking the ownership guard", () -> dialect.guardHolder(c, sinkHash, subtask));
+            if (holder != guardSession) {
+                throw new SinkException(lost().getMessage() + " (" + dialect.name() + " session "
+                        + (holder == 0 ? "none" : holder) + " holds it, not this writer's guard session "
+                        + guardSession + "; no branch was begun.)");
+            }
+        }
+    }
+}
