@@ -260,7 +260,7 @@ class BadInputITCase extends ExactlyOnceTestBase {
     @ParameterizedTest(name = "batchSize {0}")
     @ValueSource(ints = {1, 16, 1000})
     void badRecordOnTheSecondSubtask(int batchSize) throws Exception {
-        StreamExecutionEnvironment env = env(2, NO_CHECKPOINT, StartupRecoveryITCase.noRestarts());
+        StreamExecutionEnvironment env = env(2, NO_CHECKPOINT, noRestarts());
         DataStream<Long> byParity = byParity(endless(env));
         PostgresSinkBuilder<Long> sink =
                 sinkBuilder(sinkId, table).batchSize(batchSize).rows(id -> new Object[] {id, id == 75 ? null : "row-" + id});
@@ -294,7 +294,7 @@ class BadInputITCase extends ExactlyOnceTestBase {
     @Test
     void failureAfterAnotherSubtasksEndOfInputLeavesItsTransactionPreparedUntilTheNextStart() throws Exception {
         String sink = sinkId;
-        StreamExecutionEnvironment env = env(2, NO_CHECKPOINT, StartupRecoveryITCase.noRestarts());
+        StreamExecutionEnvironment env = env(2, NO_CHECKPOINT, noRestarts());
         DataStream<Long> byParity =
                 byParity(env.fromData(LongStream.range(0, 2 * RECORDS).boxed().collect(Collectors.toList())).setParallelism(1));
         byParity.sinkTo(
@@ -574,7 +574,7 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
     /** Parallelism 1, restarts disabled, no checkpoint before the failure. */
     private static StreamExecutionEnvironment env1() {
-        return env(1, NO_CHECKPOINT, StartupRecoveryITCase.noRestarts());
+        return env(1, NO_CHECKPOINT, noRestarts());
     }
 
     /** Ids 0..49 in this order into one sink subtask: record #k of the epoch is id k. */

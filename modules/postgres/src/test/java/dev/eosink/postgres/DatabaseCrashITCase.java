@@ -4,6 +4,7 @@ import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.StandalonePostgres;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.hardcases.ProtocolTrace;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 

@@ -133,6 +133,13 @@ public abstract class ExactlyOnceTestBase {
         return conf;
     }
 
+    /** No restarts: a job that fails, fails at once. */
+    protected static Configuration noRestarts() {
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
+        return conf;
+    }
+
     /** Ids 0..n-1, replayable from checkpoints, at about {@code perSecond} records per second. */
     protected static DataStream<Long> ids(StreamExecutionEnvironment env, long n, double perSecond) {
         DataGeneratorSource<Long> source =
@@ -165,17 +172,6 @@ public abstract class ExactlyOnceTestBase {
                 s.execute("PREPARE TRANSACTION '" + gid + "'");
             }
             c.setAutoCommit(true);
-        }
-    }
-
-    /** Waits until the table shows at least {@code n} committed rows. */
-    protected void awaitRows(long n, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (rows() < n) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + n + " rows in " + table + ", have " + rows());
-            }
-            Thread.sleep(50);
         }
     }
 

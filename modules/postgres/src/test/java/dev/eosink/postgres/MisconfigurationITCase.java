@@ -363,7 +363,7 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = RuntimeExecutionMode.class, names = {"STREAMING", "AUTOMATIC"})
     void streamingWithoutCheckpointing(RuntimeExecutionMode mode) {
-        Configuration conf = StartupRecoveryITCase.noRestarts();
+        Configuration conf = noRestarts();
         conf.set(ExecutionOptions.RUNTIME_MODE, mode);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
@@ -386,7 +386,7 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
     /** More concurrent checkpoints than maxPreparedPerSubtask leaves room for: refused while the graph is built. */
     @Test
     void moreConcurrentCheckpointsThanMaxPreparedPerSubtaskAllows() {
-        StreamExecutionEnvironment env = env(1, NO_CHECKPOINT, StartupRecoveryITCase.noRestarts());
+        StreamExecutionEnvironment env = env(1, NO_CHECKPOINT, noRestarts());
         env.getCheckpointConfig().setMaxConcurrentCheckpoints(4);
         endless(env).sinkTo(sinkBuilder(sinkId, table).maxPreparedPerSubtask(5).build());
 
@@ -399,7 +399,7 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
     /** At-least-once checkpoints would commit records that a restore replays: refused while the graph is built. */
     @Test
     void atLeastOnceCheckpointing() {
-        StreamExecutionEnvironment env = env(1, NO_CHECKPOINT, StartupRecoveryITCase.noRestarts());
+        StreamExecutionEnvironment env = env(1, NO_CHECKPOINT, noRestarts());
         env.getCheckpointConfig().setCheckpointingConsistencyMode(CheckpointingMode.AT_LEAST_ONCE);
         endless(env).sinkTo(sinkBuilder(sinkId, table).build());
 
@@ -509,7 +509,7 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
      * contain the password.
      */
     private SinkException failsAtStart(int parallelism, PostgresSinkBuilder<Long> sink) {
-        StreamExecutionEnvironment env = env(parallelism, NO_CHECKPOINT, StartupRecoveryITCase.noRestarts());
+        StreamExecutionEnvironment env = env(parallelism, NO_CHECKPOINT, noRestarts());
         endless(env).sinkTo(sink.build());
         Throwable thrown = catchThrowable(() -> env.execute("misconfigured"));
 

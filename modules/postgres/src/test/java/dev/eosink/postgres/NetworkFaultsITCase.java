@@ -5,6 +5,7 @@ import dev.eosink.testing.TcpProxy;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.faults.JobFailures;
+import dev.eosink.testing.hardcases.ProtocolTrace;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;

@@ -123,7 +123,7 @@ class SecurityITCase extends ExactlyOnceTestBase {
         String exceptions;
         String clusterConfig;
         try {
-            StreamExecutionEnvironment env = env(1, 200, StartupRecoveryITCase.noRestarts());
+            StreamExecutionEnvironment env = env(1, 200, noRestarts());
             ids(env, 2_000, 4_000).sinkTo(builder.build());
             JobClient job = env.executeAsync("password nowhere");
             failure = catchThrowable(() -> job.getJobExecutionResult().get());
@@ -156,7 +156,7 @@ class SecurityITCase extends ExactlyOnceTestBase {
     @Test
     void tlsSettingsReachTheDriver() throws Exception {
         PostgresSinkBuilder<Long> builder = sinkBuilder(sinkId, table).property("sslmode", "require");
-        StreamExecutionEnvironment env = env(1, 200, StartupRecoveryITCase.noRestarts());
+        StreamExecutionEnvironment env = env(1, 200, noRestarts());
         ids(env, 200, 2_000).sinkTo(builder.build());
         boolean serverHasTls = db.count("SELECT count(*) FROM pg_settings WHERE name = 'ssl' AND setting = 'on'") == 1;
         Throwable failure = catchThrowable(() -> env.execute("tls required"));

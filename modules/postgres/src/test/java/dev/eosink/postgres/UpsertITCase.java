@@ -10,6 +10,7 @@ import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.hardcases.CheckpointDecliner;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -448,7 +449,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
         ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertITCase::hotKind).build();
         ids(env, n, 2_000)
-                .map(new CheckpointDecliner(sinkId, kv, 0, 3, CheckpointDecliner.How.ASYNC_DECLINE))
+                .map(new CheckpointDecliner(sinkId, 0, 3, CheckpointDecliner.How.ASYNC_DECLINE))
                 .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(built, sinkId)));
         long t0 = System.nanoTime();
         env.execute("declined checkpoint, upserts");
@@ -477,7 +478,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         StreamExecutionEnvironment env = env(1, 200);
         ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertITCase::hotKind).build();
         ids(env, n, 2_000)
-                .map(new CheckpointDecliner(sinkId, kv, 0, 3, CheckpointDecliner.How.SLOW_ASYNC))
+                .map(new CheckpointDecliner(sinkId, 0, 3, CheckpointDecliner.How.SLOW_ASYNC))
                 .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(built, sinkId)));
         long t0 = System.nanoTime();
         env.execute("slow checkpoint, upserts");
@@ -495,7 +496,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
     /** A job of 50 records with restarts off and no checkpoint before the end: the failing epoch is the first. */
     private StreamExecutionEnvironment failingEnv() {
-        return env(1, Duration.ofHours(1).toMillis(), StartupRecoveryITCase.noRestarts());
+        return env(1, Duration.ofHours(1).toMillis(), noRestarts());
     }
 
     /**
@@ -870,7 +871,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         db.execute("CREATE EXTENSION IF NOT EXISTS citext");
         createCaseInsensitiveCollation();
         db.execute("CREATE TABLE " + kv + " (k citext COLLATE " + CASE_INSENSITIVE + " PRIMARY KEY, v bigint NOT NULL)");
-        StreamExecutionEnvironment env = env(1, 300, StartupRecoveryITCase.noRestarts());
+        StreamExecutionEnvironment env = env(1, 300, noRestarts());
         ids(env, 100, 1_000).sinkTo(upsertSink(kv).columns("k", "v").rows(i -> new Object[] {caseKey(i), i}).upsert("k").build());
         Throwable thrown = catchThrowable(() -> env.execute("citext with a nondeterministic collation"));
 
@@ -936,7 +937,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         createKv("text");
         db.execute("CREATE VIEW " + kv + "_v AS SELECT k, v, note FROM " + kv);
         long n = 3_000;
-        StreamExecutionEnvironment env = env(1, 200, StartupRecoveryITCase.noRestarts());
+        StreamExecutionEnvironment env = env(1, 200, noRestarts());
         ids(env, n, 10_000).sinkTo(upsertSink(kv + "_v").columns("k", "v", "note")
                 .rows(i -> new Object[] {recentRepeatKey(i), i, note(i)}).upsert("k").build());
         Throwable failure = catchThrowable(() -> env.execute("upsert into a view"));
@@ -968,7 +969,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
             db.execute("ALTER TABLE " + kv + " ENABLE ROW LEVEL SECURITY");
             db.execute("CREATE POLICY " + kv + "_all ON " + kv + " TO " + role + " USING (true) WITH CHECK (true)");
             long n = 3_000;
-            StreamExecutionEnvironment env = env(1, 200, StartupRecoveryITCase.noRestarts());
+            StreamExecutionEnvironment env = env(1, 200, noRestarts());
             ids(env, n, 10_000).sinkTo(kvSink(UpsertITCase::recentRepeatKey).username(role).password(password).build());
             Throwable failure = catchThrowable(() -> env.execute("upsert under row-level security"));
             assertThat(failure).as("job failure: %s", why(failure)).isNull();

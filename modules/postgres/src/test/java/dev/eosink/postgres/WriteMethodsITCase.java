@@ -175,7 +175,7 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
     /** A NULL in a NOT NULL column through COPY: the row is named, nothing is visible. */
     @Test
     void copyRefusesANullForANotNullColumn() throws Exception {
-        StreamExecutionEnvironment env = env(1, 60_000, StartupRecoveryITCase.noRestarts());
+        StreamExecutionEnvironment env = env(1, 60_000, noRestarts());
         ids(env, 3_000, 100_000).sinkTo(sinkBuilder(sinkId, table)
                 .rows(id -> new Object[] {id, id == 2_500 ? null : "row-" + id})
                 .build());
@@ -193,7 +193,7 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
     /** A value of the wrong Java type never reaches the server: the column and types are named. */
     @Test
     void copyRefusesAValueOfTheWrongType() throws Exception {
-        StreamExecutionEnvironment env = env(1, 60_000, StartupRecoveryITCase.noRestarts());
+        StreamExecutionEnvironment env = env(1, 60_000, noRestarts());
         ids(env, 100, 100_000).sinkTo(sinkBuilder(sinkId, table)
                 .rows(id -> new Object[] {id == 42 ? (Object) "forty-two" : id, "row-" + id})
                 .build());
@@ -225,7 +225,7 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
     @Test
     void copyNamesTheRefusedRow() throws Exception {
         db.execute("ALTER TABLE " + table + " ADD CONSTRAINT small_ids CHECK (id <> 1234)");
-        StreamExecutionEnvironment env = env(1, 60_000, StartupRecoveryITCase.noRestarts());
+        StreamExecutionEnvironment env = env(1, 60_000, noRestarts());
         ids(env, 3_000, 100_000).sinkTo(sinkBuilder(sinkId, table).build());
         Throwable thrown = catchThrowable(() -> env.execute("refused row"));
         assertThat(sinkError(thrown))

@@ -376,6 +376,19 @@ public final class MariaDbFixture {
         }
     }
 
+    /**
+     * Stops a server of {@link #startNew()} and deletes its data directory, before the shutdown hook
+     * would. Never for the shared one ({@link #get()}), which every test of the JVM uses.
+     */
+    public void close() {
+        synchronized (LOCK) {
+            if (this == shared) {
+                throw new IllegalStateException("the shared MariaDB stops with the JVM");
+            }
+        }
+        stop();
+    }
+
     private void stop() {
         if (startCommand == null) {
             return;

@@ -1,10 +1,10 @@
 package dev.eosink.xa;
 
-/** The XA hard-case suite against PostgreSQL through pgjdbc's PGXADataSource. */
-class XaPostgresITCase extends XaHardCases {
+/** The XA sink's own tests against PostgreSQL through pgjdbc's PGXADataSource. */
+class XaPostgresITCase extends XaDialectCases {
 
     @Override
     XaBackend backend() {
-        return new XaBackend.Postgres();
+        return new XaPostgresBackend();
     }
 }

@@ -1,15 +1,19 @@
-package dev.eosink.postgres;
+package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
+import dev.eosink.core.spi.ForwardingWriterSession;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.WriterSession;
 
+import org.apache.flink.util.UserCodeClassLoader;
+
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -19,13 +23,15 @@ import java.util.stream.Collectors;
 
 /**
  * Records, per sink id, what a sink of {@code Long} ids did against the real database and which
- * attempt did it: each transaction prepared (with its rows and id range), each prepared transaction
- * rolled back at start, each COMMIT PREPARED and its outcome, each marker lookup and its answer.
+ * attempt did it: each transaction prepared (with its ids), each prepared transaction rolled back at
+ * start, each commit and its outcome, each marker lookup and its answer; and how many rows each
+ * writer holds in its open transaction right now.
  *
  * <p>The tests use it to prove that an injected fault hit the transaction they meant, and what the
  * protocol did about that very transaction afterwards (rolled back by the restarted writer,
  * committed by the restored committer, found gone and proved by its marker, ...), rather than
- * inferring it from the final counts alone.
+ * inferring it from the final counts alone. It sees the sink's calls, not the database's answers:
+ * it works alike on every database.
  *
  * <p>Wrap it inside the fault injection ({@code FaultInjectingDatabase.wrap(ProtocolTrace.wrap(sink))})
  * so that it sees what reached the database, not what a fault pretended.
@@ -36,11 +42,11 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
 
     /** What happened. */
     public enum Kind {
-        /** The writer prepared {@code gid}; {@code rows}, {@code minId}, {@code maxId} describe its epoch. */
+        /** The writer prepared {@code gid}; {@code ids} are the records of its epoch. */
         PREPARED,
         /** A writer rolled back prepared {@code gid} at start. */
         ROLLED_BACK,
-        /** COMMIT PREPARED {@code gid}: outcome COMMITTED, NOT_FOUND or the exception's simple class name. */
+        /** A commit of {@code gid}: outcome COMMITTED, NOT_FOUND or the exception's simple class name. */
         COMMIT,
         /** Marker lookup of {@code gid}: outcome "true", "false" or the exception's simple class name. */
         MARKER
@@ -54,23 +60,39 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
         public final int attempt;
         public final String gid;
         public final String outcome;
-        public final long rows;
-        public final long minId;
-        public final long maxId;
+        /** The ids written in the epoch of a PREPARED event, in the order written; empty for the others. */
+        private final long[] ids;
         /** System.nanoTime() when it was recorded, just after the database call returned. */
         public final long nanos;
 
-        Event(long seq, Kind kind, int subtask, int attempt, String gid, String outcome, long rows, long minId, long maxId) {
+        Event(long seq, Kind kind, int subtask, int attempt, String gid, String outcome, long[] ids) {
             this.seq = seq;
             this.kind = kind;
             this.subtask = subtask;
             this.attempt = attempt;
             this.gid = gid;
             this.outcome = outcome;
-            this.rows = rows;
-            this.minId = minId;
-            this.maxId = maxId;
+            this.ids = ids;
             this.nanos = System.nanoTime();
+        }
+
+        public long rows() {
+            return ids.length;
+        }
+
+        public long minId() {
+            return Arrays.stream(ids).min().orElse(Long.MAX_VALUE);
+        }
+
+        public long maxId() {
+            return Arrays.stream(ids).max().orElse(Long.MIN_VALUE);
+        }
+
+        /** The ids of the epoch, sorted. */
+        public long[] ids() {
+            long[] sorted = ids.clone();
+            Arrays.sort(sorted);
+            return sorted;
         }
 
         public long checkpointOfGid() {
@@ -81,12 +103,15 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
         public String toString() {
             return "#" + seq + " " + kind + " " + gid + " subtask " + subtask + " attempt " + attempt
                     + (outcome != null ? " -> " + outcome : "")
-                    + (kind == Kind.PREPARED ? " rows=" + rows + " ids=" + minId + ".." + maxId : "");
+                    + (kind == Kind.PREPARED ? " rows=" + rows() + " ids=" + minId() + ".." + maxId() : "");
         }
     }
 
+    private static final long[] NO_IDS = new long[0];
     private static final AtomicLong SEQ = new AtomicLong();
     private static final Map<String, List<Event>> EVENTS = new ConcurrentHashMap<>();
+    /** sinkId -> subtask -> rows in the open transaction of that subtask's newest writer. */
+    private static final Map<String, Map<Integer, OpenEpoch>> OPEN = new ConcurrentHashMap<>();
 
     private final TransactionalDatabase<Long> real;
 
@@ -101,6 +126,7 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
 
     public static void reset(String sinkId) {
         EVENTS.remove(sinkId);
+        OPEN.remove(sinkId);
     }
 
     /** Everything recorded for the sink, in the order it happened. */
@@ -132,9 +158,18 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
                 .collect(Collectors.toList());
     }
 
-    private static void record(SubtaskContext c, Kind kind, String gid, String outcome, long rows, long min, long max) {
+    /**
+     * How many writer subtasks of the sink hold at least one row in their open transaction: rows
+     * handed to the database since their last prepare. A checkpoint whose barrier reaches such a
+     * writer prepares a transaction.
+     */
+    public static int writersWithOpenRows(String sinkId) {
+        return (int) OPEN.getOrDefault(sinkId, Map.of()).values().stream().filter(e -> e.rows > 0).count();
+    }
+
+    private static void record(SubtaskContext c, Kind kind, String gid, String outcome, long[] ids) {
         List<Event> events = EVENTS.computeIfAbsent(c.sinkId(), k -> Collections.synchronizedList(new ArrayList<>()));
-        events.add(new Event(SEQ.incrementAndGet(), kind, c.subtask(), c.attempt(), gid, outcome, rows, min, max));
+        events.add(new Event(SEQ.incrementAndGet(), kind, c.subtask(), c.attempt(), gid, outcome, ids));
     }
 
     private static String outcome(Exception e) {
@@ -147,44 +182,61 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
     }
 
     @Override
+    public void registerReleaseHooks(UserCodeClassLoader userCode) {
+        real.registerReleaseHooks(userCode);
+    }
+
+    @Override
     public WriterSession<Long> openWriter(SubtaskContext context) throws IOException {
         WriterSession<Long> w = real.openWriter(context);
-        return new dev.eosink.core.spi.ForwardingWriterSession<>(w) {
-            private long rows;
-            private long min = Long.MAX_VALUE;
-            private long max = Long.MIN_VALUE;
-
-            private void resetEpoch() {
-                rows = 0;
-                min = Long.MAX_VALUE;
-                max = Long.MIN_VALUE;
-            }
+        OpenEpoch open = new OpenEpoch();
+        // The newest writer of a subtask replaces the entry; a closing one removes only its own (a
+        // failed attempt may still be closing while its successor writes).
+        Map<Integer, OpenEpoch> ofSink = OPEN.computeIfAbsent(context.sinkId(), k -> new ConcurrentHashMap<>());
+        ofSink.put(context.subtask(), open);
+        return new ForwardingWriterSession<>(w) {
+            private long[] ids = new long[64];
+            private int rows;
 
             @Override
             public void rollbackPrepared(TransactionId id) throws IOException {
                 w.rollbackPrepared(id);
-                record(context, Kind.ROLLED_BACK, id.toString(), null, 0, 0, 0);
+                record(context, Kind.ROLLED_BACK, id.toString(), null, NO_IDS);
             }
 
             @Override
             public void write(Long record, long positionInEpoch) throws IOException {
                 w.write(record, positionInEpoch);
-                rows++;
-                min = Math.min(min, record);
-                max = Math.max(max, record);
+                if (rows == ids.length) {
+                    ids = Arrays.copyOf(ids, rows * 2);
+                }
+                ids[rows++] = record;
+                open.rows = rows;
             }
 
             @Override
             public void prepare(TransactionId id, long rowCount) throws IOException {
                 w.prepare(id, rowCount);
-                record(context, Kind.PREPARED, id.toString(), null, rows, min, max);
-                resetEpoch();
+                record(context, Kind.PREPARED, id.toString(), null, Arrays.copyOf(ids, rows));
+                endEpoch();
             }
 
             @Override
             public void abortOpen() throws IOException {
-                resetEpoch();
+                endEpoch();
                 w.abortOpen();
+            }
+
+            @Override
+            public void close() throws IOException {
+                endEpoch();
+                ofSink.remove(context.subtask(), open);
+                w.close();
+            }
+
+            private void endEpoch() {
+                rows = 0;
+                open.rows = 0;
             }
         };
     }
@@ -197,10 +249,10 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
             public Attempt commit(TransactionId id) throws IOException {
                 try {
                     Attempt a = c.commit(id);
-                    record(context, Kind.COMMIT, id.toString(), a.name(), 0, 0, 0);
+                    record(context, Kind.COMMIT, id.toString(), a.name(), NO_IDS);
                     return a;
                 } catch (IOException | RuntimeException e) {
-                    record(context, Kind.COMMIT, id.toString(), outcome(e), 0, 0, 0);
+                    record(context, Kind.COMMIT, id.toString(), outcome(e), NO_IDS);
                     throw e;
                 }
             }
@@ -209,10 +261,10 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
             public boolean isMarked(TransactionId id) throws IOException {
                 try {
                     boolean marked = c.isMarked(id);
-                    record(context, Kind.MARKER, id.toString(), String.valueOf(marked), 0, 0, 0);
+                    record(context, Kind.MARKER, id.toString(), String.valueOf(marked), NO_IDS);
                     return marked;
                 } catch (IOException | RuntimeException e) {
-                    record(context, Kind.MARKER, id.toString(), outcome(e), 0, 0, 0);
+                    record(context, Kind.MARKER, id.toString(), outcome(e), NO_IDS);
                     throw e;
                 }
             }
@@ -227,5 +279,10 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
                 c.close();
             }
         };
+    }
+
+    /** The rows of one writer's open transaction: written by its task thread, read by tests. */
+    private static final class OpenEpoch {
+        volatile int rows;
     }
 }

@@ -1,7 +1,5 @@
-package dev.eosink.postgres;
+package dev.eosink.testing.hardcases;
 
-import dev.eosink.core.TransactionId;
-import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.faults.PoisonableLongSerializer;
 
 import org.apache.flink.api.common.functions.RichMapFunction;
@@ -30,7 +28,7 @@ import java.util.stream.Collectors;
  * this map, source). So whatever this map does in {@code snapshotState}, the writer of its subtask
  * has prepared and snapshotted the checkpoint already.
  *
- * <p>Two ways to fail, because Flink treats them differently:
+ * <p>Ways to fail (or not), because Flink treats them differently:
  *
  * <ul>
  *   <li>{@link How#ASYNC_DECLINE}: the state handed over in the synchronous part fails to serialize
@@ -50,7 +48,8 @@ import java.util.stream.Collectors;
  * <p>It also records, per subtask, which of the sink's transactions were prepared at each barrier
  * (from {@link ProtocolTrace}: the ones this subtask's writer prepared since the previous snapshot),
  * and, on {@code notifyCheckpointAborted} and on the first {@code notifyCheckpointComplete} after
- * it, what the database shows of them.
+ * it, what the database shows of them, through the {@link DatabaseView} a test registered with {@link
+ * #watch} (none: nothing is observed).
  */
 public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         implements CheckpointedFunction, CheckpointListener {
@@ -67,6 +66,24 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
     /** How long {@link How#BLOCK_UNTIL_ABORTED} waits for the abort before it gives up (and fails). */
     private static final long BLOCK_LIMIT_MILLIS = 30_000;
 
+    /**
+     * What the decliner asks the database about the sink and its table, from the task that was
+     * notified. Each call runs on a connection of its own.
+     */
+    public interface DatabaseView {
+        /** The names of the sink's prepared transactions. */
+        List<String> prepared();
+
+        /** Marker rows of transaction {@code gid} visible: 1 once it committed. */
+        long markers(String gid);
+
+        /** Rows of the table with an id in {@code minId..maxId}. */
+        long rowsBetween(long minId, long maxId);
+
+        /** All rows of the table. */
+        long rows();
+    }
+
     /** What the database showed of checkpoint {@code checkpointId}'s transactions of one subtask. */
     public static final class Observation {
         public final String when;
@@ -74,7 +91,7 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         public final long checkpointId;
         public final int subtask;
         public final List<String> gids;
-        /** Of {@code gids}, the ones still in pg_prepared_xacts. */
+        /** Of {@code gids}, the ones still prepared. */
         public final List<String> stillPrepared;
         /** Marker rows of {@code gids} visible, i.e. committed. */
         public final long markersVisible;
@@ -112,9 +129,9 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
     /** key -> subtask -> checkpoint -> gids this subtask's writer prepared at that barrier. */
     private static final Map<String, Map<Integer, Map<Long, List<String>>>> PREPARED_AT = new ConcurrentHashMap<>();
     private static final Map<String, List<Observation>> OBSERVATIONS = new ConcurrentHashMap<>();
+    private static final Map<String, DatabaseView> VIEWS = new ConcurrentHashMap<>();
 
     private final String key;
-    private final String table;
     private final int failingSubtask;
     private final int failingSnapshot;
     private final How how;
@@ -129,15 +146,20 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
      * @param failingSubtask which subtask fails a checkpoint (only in attempt 0)
      * @param failingSnapshot at its how-many-th snapshot (1-based)
      */
-    public CheckpointDecliner(String key, String table, int failingSubtask, int failingSnapshot, How how) {
+    public CheckpointDecliner(String key, int failingSubtask, int failingSnapshot, How how) {
         this.key = key;
-        this.table = table;
         this.failingSubtask = failingSubtask;
         this.failingSnapshot = failingSnapshot;
         this.how = how;
     }
 
+    /** Observes the database through {@code view} for decliners of {@code key}, until {@link #reset}. */
+    public static void watch(String key, DatabaseView view) {
+        VIEWS.put(key, view);
+    }
+
     public static void reset(String key) {
+        VIEWS.remove(key);
         FAILED_CHECKPOINT.remove(key);
         ABORT_SEEN.remove(key);
         PREPARED_AT.remove(key);
@@ -245,22 +267,25 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
     }
 
     private void observe(String when, long notified, long checkpointId) {
+        DatabaseView db = VIEWS.get(key);
+        if (db == null) {
+            return;
+        }
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         List<String> gids = PREPARED_AT.getOrDefault(key, Map.of()).getOrDefault(subtask, Map.of())
                 .getOrDefault(checkpointId, List.of());
-        PostgresFixture db = PostgresFixture.get();
-        List<String> prepared = db.preparedGids(TransactionId.sinkPrefix(key));
+        List<String> prepared = db.prepared();
         List<String> stillPrepared = gids.stream().filter(prepared::contains).collect(Collectors.toList());
         long markers = 0;
         long rowsVisible = 0;
         long rowsPrepared = 0;
         for (String gid : gids) {
-            markers += db.count("SELECT count(*) FROM " + PostgresSinkBuilder.DEFAULT_MARKER_TABLE + " WHERE gid = ?", gid);
+            markers += db.markers(gid);
             ProtocolTrace.Event epoch = ProtocolTrace.prepared(key, gid);
-            rowsVisible += db.count("SELECT count(*) FROM " + table + " WHERE id BETWEEN ? AND ?", epoch.minId, epoch.maxId);
-            rowsPrepared += epoch.rows;
+            rowsVisible += db.rowsBetween(epoch.minId(), epoch.maxId());
+            rowsPrepared += epoch.rows();
         }
-        long committed = db.count("SELECT count(*) FROM " + table);
+        long committed = db.rows();
         OBSERVATIONS.computeIfAbsent(key, k -> Collections.synchronizedList(new ArrayList<>()))
                 .add(new Observation(when, notified, checkpointId, subtask, gids, stillPrepared, markers, rowsVisible, rowsPrepared, committed));
     }

@@ -1,9 +1,8 @@
-package dev.eosink.postgres;
+package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.TransactionId;
-import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 
 import org.apache.flink.api.common.JobID;
@@ -19,7 +18,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,40 +25,51 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
+import static dev.eosink.testing.hardcases.TestJobs.await;
+import static dev.eosink.testing.hardcases.TestJobs.awaitStatus;
+import static dev.eosink.testing.hardcases.TestJobs.checkpoint;
+import static dev.eosink.testing.hardcases.TestJobs.checkpointIdOf;
+import static dev.eosink.testing.hardcases.TestJobs.checkpointUntilFinished;
+import static dev.eosink.testing.hardcases.TestJobs.env;
+import static dev.eosink.testing.hardcases.TestJobs.fixedDelayRestarts;
+import static dev.eosink.testing.hardcases.TestJobs.holdAfterPrepare;
+import static dev.eosink.testing.hardcases.TestJobs.manualEnv;
+import static dev.eosink.testing.hardcases.TestJobs.newestRetainedCheckpoint;
+import static dev.eosink.testing.hardcases.TestJobs.rebalancedIds;
+import static dev.eosink.testing.hardcases.TestJobs.restoreFrom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * How the sink's transactions follow Flink's savepoints, stops and cancels: restoring an older
- * savepoint (hard case 10), stop-with-savepoint with and without drain, and cancel (hard case 11).
+ * How the sink's transactions follow Flink's savepoints, stops and cancels: older savepoints
+ * restored, other lines of history of the sink id left behind, a sink restored without its state,
+ * stop-with-savepoint and cancel. The jobs' checkpoints happen when the test triggers them, so that
+ * it knows exactly which transactions are prepared when it stops, cancels or restores a job.
  */
-class SavepointITCase extends RestoreTestBase {
-
-    private static final long N = 4_000;
+public interface SavepointCases extends HardCaseSupport {
 
     /**
-     * Hard case 10: restore from an OLDER savepoint after the job went on and finished. The restored
-     * committers re-commit the savepoint's transactions, which the first run committed long ago: the
-     * gid is gone, the marker proves the commit, and the job goes on (it must not fail with "LOST").
-     * The replay from the savepoint's source position writes every later id a second time: rewinding
-     * a job re-delivers what came after the savepoint, which exactly-once cannot undo (README). The
-     * restored run's new checkpoints reuse the checkpoint numbers of the first run's later ones and
-     * are committed all the same: no "highest committed checkpoint" watermark skips them. The writers
-     * see the rewind in the marker table (checkpoints after S1 committed since S1 was taken): they warn
-     * by default, and refuse under rewindPolicy(FAIL).
+     * Restore from an older savepoint S1 after the job went on and finished. The restored committers
+     * re-commit S1's transactions, which the first run committed long ago: the name is gone, the marker
+     * proves the commit, and the job goes on (it must not fail with "LOST"). The replay from S1's
+     * source position writes every later id a second time: rewinding a job re-delivers what came
+     * after the savepoint, which exactly-once cannot undo. The restored run's new checkpoints reuse the
+     * numbers of the first run's later ones and are committed all the same: no "highest committed
+     * checkpoint" watermark skips them. The writers see the rewind in the marker table (checkpoints
+     * after S1 committed since S1 was taken): they warn by default, and refuse under rewindPolicy(FAIL).
      */
     @Test
-    void restoreFromAnOlderSavepointRecommitsIdempotentlyAndReplaysTheRest(
+    default void restoreFromAnOlderSavepointRecommitsIdempotentlyAndReplaysTheRest(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        long n = 4_000;
         StreamExecutionEnvironment first = manualEnv(2);
-        pipeline(first, N, 400);
+        pipeline(first, n, 400);
         JobClient job = first.executeAsync("first run");
         awaitOpenTransactions(2);
         long c1 = checkpoint(client, job.getJobID());
@@ -72,30 +81,21 @@ class SavepointITCase extends RestoreTestBase {
         assertThat(ofS1).as("prepared at S1's barrier").hasSize(2);
 
         checkpointUntilFinished(client, job); // the next checkpoint commits S1's transactions too
-        assertExactlyOnce(N);
+        assertExactlyOnce(n);
 
         // The ids S1 accounts for (its source position) are exactly the rows of the transactions named
-        // with a checkpoint <= S1. A writer names a transaction with the last checkpoint it snapshotted
-        // + 1, and every writer snapshotted S1 (a savepoint is a snapshot like any checkpoint): so a
-        // transaction prepared after S1's barrier carries a number > S1, and one prepared at or before
-        // it a number <= S1. The marker row is written inside its transaction, so its xmin is the
-        // transaction's xid, and so is the xmin of every row the transaction inserted.
-        Set<Long> beforeS1 =
-                longs("SELECT id FROM " + table + " WHERE xmin::text IN "
-                                + "(SELECT xmin::text FROM eosink_markers WHERE sink_id = ? AND checkpoint_id <= ?)",
-                        sinkId, s1Id);
-        long markedBeforeS1 =
-                db.count("SELECT coalesce(sum(row_count), 0) FROM eosink_markers WHERE sink_id = ? AND checkpoint_id <= ?",
-                        sinkId, s1Id);
+        // with a checkpoint up to S1 (see idsCommittedUpTo), as the marker rows count them.
+        Set<Long> beforeS1 = idsCommittedUpTo(s1Id);
+        long markedBeforeS1 = backend().count(
+                "SELECT coalesce(sum(row_count), 0) FROM " + MARKERS + " WHERE sink_id = ? AND checkpoint_id <= ?", sinkId(), s1Id);
         assertThat((long) beforeS1.size()).as("rows of S1's transactions and earlier").isEqualTo(markedBeforeS1);
-        assertThat(beforeS1.size()).as("S1 taken mid-way").isBetween(1, (int) N - 1);
+        assertThat(beforeS1.size()).as("S1 taken mid-way").isBetween(1, (int) n - 1);
         assertThat(markedGids()).containsAll(ofS1);
 
         // The marker table shows what the sink committed after S1 since it was taken: a rewind. Under
         // rewindPolicy(FAIL) the restore is refused, naming it; under WARN (the default) it goes on.
         StreamExecutionEnvironment refused = env(2, 200, restoreFrom(s1));
-        ids(refused, 0, N, 5_000).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table)
-                .writeMethod(WriteMethod.BATCH).batchSize(10).rewindPolicy(RewindPolicy.FAIL).build())).uid("eosink").name("eosink");
+        rebalancedIds(refused, 0, n, 5_000).sinkTo(sink(spec().withRewindPolicy(RewindPolicy.FAIL))).uid("eosink").name("eosink");
         assertThatThrownBy(() -> refused.execute("restored from the older savepoint S1, rewindPolicy FAIL"))
                 .rootCause()
                 .hasMessageContaining("restored from checkpoint " + s1Id)
@@ -106,30 +106,31 @@ class SavepointITCase extends RestoreTestBase {
         List<String> recommitted = new CopyOnWriteArrayList<>();
         // The first commit of the restored run is a restored committable: restored committers commit in
         // their initialization, before any task runs and so before any new checkpoint.
-        Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 1, a -> recommitted.add(a.transactionId));
+        Faults.arm(sinkId(), Faults.Point.BEFORE_COMMIT, 1, a -> recommitted.add(a.transactionId));
         StreamExecutionEnvironment second = env(2, 200, restoreFrom(s1)); // no restarts: a LOST fails it
-        pipeline(second, N, 5_000);
+        pipeline(second, n, 5_000);
         second.execute("restored from the older savepoint S1");
 
         assertThat(recommitted).as("re-committed, already committed by the first run").hasSize(1);
         assertThat(ofS1).contains(recommitted.get(0));
-        assertOnceBeforeTwiceAfter(beforeS1);
+        assertOnceBeforeTwiceAfter(n, beforeS1);
     }
 
     /**
-     * Hard case 10 with a detour (and hard case 6): an operator restores an older savepoint S0, that run
+     * An older savepoint restored with a detour: an operator restores an older savepoint S0, that run
      * dies with the transactions of its first checkpoint prepared, and the operator then restores the
      * newer savepoint S1. The dead run numbered its transactions from S0 on, so its leftovers carry a
-     * checkpoint number at or below S1's, yet they are in no restored committer's state: they belong
-     * to another lineage of the job. The run from S1 must roll them back (once every restored committer
-     * has committed what it holds, which is certain once a checkpoint of the new run is under way), not
-     * leave them prepared forever, holding their locks and VACUUM back; and it must not commit them.
+     * checkpoint number at or below S1's, yet they are in no restored committer's state: they belong to
+     * another line of history of the sink id. The run from S1 must roll them back (once every restored
+     * committer committed what it holds), not leave them prepared for ever, holding their locks; and it
+     * must not commit them.
      */
     @Test
-    void restoreASavepointAfterARunFromAnOlderOneDied(
+    default void restoreASavepointAfterARunFromAnOlderOneDied(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        long n = 4_000;
         StreamExecutionEnvironment first = manualEnv(2);
-        pipeline(first, N, 400);
+        pipeline(first, n, 400);
         JobClient job = first.executeAsync("first run");
         awaitOpenTransactions(2);
         long c1 = checkpoint(client, job.getJobID());
@@ -143,94 +144,93 @@ class SavepointITCase extends RestoreTestBase {
         long s0Id = checkpointIdOf(s0);
         long s1Id = checkpointIdOf(s1);
         checkpointUntilFinished(client, job);
-        assertExactlyOnce(N);
-        Set<Long> beforeS1 =
-                longs("SELECT id FROM " + table + " WHERE xmin::text IN "
-                                + "(SELECT xmin::text FROM eosink_markers WHERE sink_id = ? AND checkpoint_id <= ?)",
-                        sinkId, s1Id);
+        assertExactlyOnce(n);
+        Set<Long> beforeS1 = idsCommittedUpTo(s1Id);
 
         StreamExecutionEnvironment second = manualEnv(2, restoreFrom(s0));
-        pipeline(second, N, 400);
+        pipeline(second, n, 400);
         JobClient fromS0 = second.executeAsync("restored from S0, dies");
         awaitOpenTransactions(2);
-        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 1, holdAfterPrepare());
+        Faults.arm(sinkId(), Faults.Point.AFTER_PREPARE, 1, holdAfterPrepare());
         client.triggerCheckpoint(fromS0.getJobID(), CheckpointType.CONFIGURED); // never completes
         awaitPrepared(s0Id + 1, 2);
         fromS0.cancel().get();
         awaitStatus(fromS0, JobStatus.CANCELED);
-        await(() -> writerSessions() == 0, "writer sessions of " + sinkId + " to close");
+        awaitSessionsClosed();
         List<String> orphans = preparedLeft();
         assertThat(orphans).hasSize(2);
-        assertThat(checkpoints(prepared())).as("named below S1 (%s)", s1Id).containsExactly(s0Id + 1);
+        assertThat(prepared()).extracting(TransactionId::checkpointId).as("named below S1 (%s)", s1Id).containsOnly(s0Id + 1);
         assertThat(s0Id + 1).isLessThanOrEqualTo(s1Id);
-        assertThat(rows()).isEqualTo(N);
+        assertThat(rows()).isEqualTo(n);
 
         StreamExecutionEnvironment third = env(2, 200, restoreFrom(s1));
-        pipeline(third, N, 5_000);
+        pipeline(third, n, 5_000);
         third.execute("restored from S1");
 
         assertThat(markedGids()).as("committed").doesNotContainAnyElementsOf(orphans);
-        assertOnceBeforeTwiceAfter(beforeS1);
+        assertOnceBeforeTwiceAfter(n, beforeS1);
     }
 
     /**
-     * The orphan that held a restored job up for ever. Another line of history of the sink id (a run
-     * restored from an older snapshot, another job) died with a prepared transaction named at or below
-     * the savepoint an operator now restores, holding keys the replay writes (a unique index). The
-     * writer state restored from the savepoint names the runs whose transactions its committers hold,
-     * so the new writers roll the orphan back at start, before the first record. (Resolved only at the
-     * first checkpoint, it held the replay's writes until the lock timeout, at every restart, and no
-     * checkpoint ever came.)
+     * An orphan holding keys the replay writes. Another line of history of the sink id (a run restored
+     * from an older snapshot, another job) died with a prepared transaction named at or below the
+     * savepoint an operator now restores, holding keys the replay writes (a unique index). The writer
+     * state restored from the savepoint names the runs whose transactions its committers hold, so the
+     * new writers roll the orphan back at start, before the first record; resolved only at the first
+     * checkpoint, it would hold the replay's writes until the lock timeout, at every restart, and no
+     * checkpoint would ever come. The restored run ends exact, without a lock wait.
      */
     @Test
-    void anOrphanOfAnotherLineOfHistoryIsRolledBackBeforeTheReplayNeedsItsLocks(
+    default void anOrphanOfAnotherLineOfHistoryIsRolledBackBeforeTheReplayNeedsItsLocks(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
-        db.execute("CREATE UNIQUE INDEX ON " + table + " (id)");
+        long n = 4_000;
+        backend().execute("CREATE UNIQUE INDEX " + table() + "_id ON " + table() + " (id)");
         StreamExecutionEnvironment first = manualEnv(2);
-        pipeline(first, N, 400);
+        pipeline(first, n, 400);
         JobClient job = first.executeAsync("first run");
         awaitOpenTransactions(2);
         String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
         long savepointId = checkpointIdOf(savepoint);
         job.cancel().get();
         awaitStatus(job, JobStatus.CANCELED);
-        await(() -> writerSessions() == 0, "writer sessions of " + sinkId + " to close");
+        awaitSessionsClosed();
         List<String> ofSavepoint = preparedLeft();
         assertThat(ofSavepoint).hasSize(2);
         // Another job's transaction of subtask 0, named at the savepoint, holding the last 50 ids.
-        String orphan = "eos1/" + sinkId + "/0/" + savepointId + "/zzzz0000";
-        stagePrepared(orphan, N - 50, N);
+        TransactionId orphan = new TransactionId(sinkId(), 0, savepointId, "zzzz0000");
+        backend().stagePrepared(table(), orphan, n - 50, n);
 
         // No restarts: a lock timeout fails the job. No checkpoint until the replay has reached the
         // orphan's ids (about half a second at this rate): the conflict comes before the first one.
         StreamExecutionEnvironment restored = manualEnv(2, restoreFrom(savepoint));
-        pipeline(restored, N, 5_000);
+        pipeline(restored, n, 5_000);
         JobClient replay = restored.executeAsync("restored, an orphan in the way");
         Thread.sleep(3_000);
         long t0 = System.nanoTime();
         checkpointUntilFinished(client, replay);
 
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("no lock wait").isLessThan(Duration.ofSeconds(30));
-        assertThat(markedGids()).as("committed").containsAll(ofSavepoint).doesNotContain(orphan);
-        assertExactlyOnce(N);
+        assertThat(markedGids()).as("committed").containsAll(ofSavepoint).doesNotContain(orphan.toString());
+        assertExactlyOnce(n);
     }
 
     /**
-     * A savepoint's transactions stay prepared (a savepoint does not notify the sink). Restored with a
-     * changed sink uid and --allowNonRestoredState, the sources resume after the savepoint while the sink
-     * gets none of its state: those transactions are the only copy of their records. The sink must not
-     * roll them back: it refuses (leftoverPolicy FAIL, the default) naming them, and the job fails
-     * without restarts; restored with the sink's state, the savepoint's committers commit them, exact.
-     * With a stateful operator chained to the sink, the sink's task is restored (a restored checkpoint,
-     * but no writer state of its own), and the refusal comes at its first checkpoint, once every
-     * restored committer had its chance. (The sink used to roll them back: rows lost.)
+     * A sink restored without its state. A savepoint's transactions stay prepared (a savepoint does not
+     * notify the sink). Restored with a changed sink uid and --allowNonRestoredState, the sources
+     * resume after the savepoint while the sink gets none of its state: those transactions are the
+     * only copy of their records. The sink must not roll them back: it refuses (leftoverPolicy FAIL,
+     * the default) naming them, and the job fails without restarts; restored with the sink's state,
+     * the savepoint's committers commit them, exact. With a stateful operator chained to the sink, the
+     * sink's task is restored (a restored checkpoint, but no writer state of its own), and the refusal
+     * comes at its first checkpoint, once every restored committer had its chance.
      */
     @ParameterizedTest(name = "stateful operator chained to the sink: {0}")
     @ValueSource(booleans = {false, true})
-    void aSinkRestoredWithoutItsStateNeverRollsBackTheSavepointsTransactions(
+    default void aSinkRestoredWithoutItsStateNeverRollsBackTheSavepointsTransactions(
             boolean statefulChain, @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        long n = 4_000;
         StreamExecutionEnvironment first = manualEnv(2);
-        pipeline(first, N, 400, sink(), "eosink", statefulChain);
+        pipeline(first, n, 400, sink(), "eosink", statefulChain);
         JobClient job = first.executeAsync("first run");
         awaitOpenTransactions(2);
         long c1 = checkpoint(client, job.getJobID());
@@ -241,14 +241,14 @@ class SavepointITCase extends RestoreTestBase {
         assertThat(ofSavepoint).as("prepared at the savepoint's barrier").hasSize(2);
         job.cancel().get();
         awaitStatus(job, JobStatus.CANCELED);
-        await(() -> writerSessions() == 0, "writer sessions of " + sinkId + " to close");
+        awaitSessionsClosed();
         long committed = rows();
 
         Configuration unmatched = restoreFrom(savepoint);
         unmatched.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay"); // suppressed by the refusal
         unmatched.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
         StreamExecutionEnvironment renamed = env(2, 200, unmatched);
-        pipeline(renamed, N, 5_000, sink(), "eosink-renamed", statefulChain);
+        pipeline(renamed, n, 5_000, sink(), "eosink-renamed", statefulChain);
         assertThatThrownBy(() -> renamed.execute("restored without the sink's state"))
                 .rootCause()
                 .satisfies(e -> assertThat(ofSavepoint).anyMatch(e.getMessage()::contains))
@@ -257,31 +257,32 @@ class SavepointITCase extends RestoreTestBase {
                 .hasMessageContaining(statefulChain ? "without this sink's writer state" : "without restored state");
         assertThat(preparedLeft()).as("the savepoint's transactions, untouched").containsAll(ofSavepoint);
         assertThat(rows()).as("nothing of the refused run visible").isEqualTo(committed);
-        assertThat(Faults.writerAttempts(sinkId, 0)).as("no restart after the refusal").containsExactly(0);
+        assertThat(Faults.writerAttempts(sinkId(), 0)).as("no restart after the refusal").containsExactly(0);
 
         StreamExecutionEnvironment remedy = env(2, 200, restoreFrom(savepoint));
-        pipeline(remedy, N, 5_000, sink(), "eosink", statefulChain);
+        pipeline(remedy, n, 5_000, sink(), "eosink", statefulChain);
         remedy.execute("restored with the sink's state");
         assertThat(markedGids()).containsAll(ofSavepoint);
-        assertExactlyOnce(N);
+        assertExactlyOnce(n);
     }
 
     /**
-     * Marker rows are dated by their epoch's start. A job down for longer than markerRetention and
-     * restored from a savepoint commits the savepoint's transactions at restore, whose markers are
-     * older than the retention already. Pruned at once (as subtask 0's committer used to, at its first
-     * commit), a failure before the run's first checkpoint restores the same savepoint again and finds
-     * them neither prepared nor marked: a false LOST, whose remedy (a replay) would duplicate. Pruning
-     * waits for a checkpoint of the run.
+     * Marker retention at restore. Marker rows are dated by their epoch's start. A job down for longer
+     * than markerRetention and restored from a savepoint commits the savepoint's transactions at
+     * restore, whose markers are older than the retention already. Pruned at once, a failure before
+     * the run's first checkpoint would restore the same savepoint again and find them neither prepared
+     * nor marked: a false LOST, whose remedy (a replay) would duplicate. So pruning waits for a
+     * checkpoint of the run: the restart after that failure finds the markers, and the run ends exact
+     * with them pruned.
      */
     @Test
-    void markersOfTheCommitsAtRestoreOutliveTheRetentionUntilACheckpointOfTheRunCompletes(
+    default void markersOfTheCommitsAtRestoreOutliveTheRetentionUntilACheckpointOfTheRunCompletes(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
-        java.util.function.Supplier<ExactlyOnceSink<Long>> shortRetention = () -> FaultInjectingDatabase.wrap(
-                sinkBuilder(sinkId, table).writeMethod(WriteMethod.BATCH).batchSize(10)
-                        .markerRetention(Duration.ofSeconds(1)).markerPruneInterval(Duration.ofMillis(1)).build());
+        long n = 4_000;
+        Supplier<ExactlyOnceSink<Long>> shortRetention =
+                () -> sink(spec().withMarkerRetention(Duration.ofSeconds(1), Duration.ofMillis(1)));
         StreamExecutionEnvironment first = manualEnv(2);
-        pipeline(first, N, 400, shortRetention.get(), "eosink", false);
+        pipeline(first, n, 400, shortRetention.get(), "eosink", false);
         JobClient job = first.executeAsync("first run");
         awaitOpenTransactions(2);
         String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
@@ -289,53 +290,36 @@ class SavepointITCase extends RestoreTestBase {
         assertThat(ofSavepoint).hasSize(2);
         job.cancel().get();
         awaitStatus(job, JobStatus.CANCELED);
-        await(() -> writerSessions() == 0, "writer sessions of " + sinkId + " to close");
+        awaitSessionsClosed();
         Thread.sleep(1_500); // the job is down longer than the retention
 
         Configuration restore = fixedDelayRestarts(3, Duration.ofMillis(100));
         restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
         StreamExecutionEnvironment second = manualEnv(2, restore);
-        pipeline(second, N, 400, shortRetention.get(), "eosink", false);
-        Faults.arm(sinkId, Faults.Point.WRITE, 100); // attempt 0 fails before any checkpoint of the run
+        pipeline(second, n, 400, shortRetention.get(), "eosink", false);
+        Faults.arm(sinkId(), Faults.Point.WRITE, 100); // attempt 0 fails before any checkpoint of the run
         JobClient restored = second.executeAsync("restored, fails before its first checkpoint");
-        await(() -> Faults.fired(sinkId, Faults.Point.WRITE) == 1, "the failure before the run's first checkpoint");
+        await(() -> Faults.fired(sinkId(), Faults.Point.WRITE) == 1, "the failure before the run's first checkpoint");
         checkpointUntilFinished(client, restored); // the restart restores the savepoint again
 
-        assertThat(Faults.fired(sinkId, Faults.Point.WRITE)).isEqualTo(1);
+        assertThat(Faults.fired(sinkId(), Faults.Point.WRITE)).isEqualTo(1);
         assertThat(markedGids()).as("pruned, once a checkpoint of the run completed").doesNotContainAnyElementsOf(ofSavepoint);
-        assertExactlyOnce(N);
+        assertExactlyOnce(n);
     }
 
     /**
-     * The end of a rewind to savepoint S: every id the snapshot accounts for ({@code beforeS}) once,
-     * every later id twice (once from the first run, once from the replay), none missing, none more
-     * than twice, and nothing prepared left.
-     */
-    private void assertOnceBeforeTwiceAfter(Set<Long> beforeS) {
-        assertThat(preparedLeft()).as("prepared transactions of sink %s left behind", sinkId).isEmpty();
-        Map<Long, Long> expected = new HashMap<>();
-        for (long id = 0; id < N; id++) {
-            expected.put(id, beforeS.contains(id) ? 1L : 2L);
-        }
-        Map<Long, Long> actual = idCounts();
-        assertThat(actual.values()).as("no id more than twice").allMatch(count -> count <= 2);
-        assertThat(actual.keySet()).as("ids present").isEqualTo(expected.keySet());
-        assertThat(rows()).isEqualTo(N + (N - beforeS.size()));
-        assertThat(actual).as("before the savepoint once, after it twice").isEqualTo(expected);
-    }
-
-    /**
-     * Hard case 11, stop-with-savepoint with and without drain: unlike a plain savepoint, a stop
-     * notifies the savepoint's completion, so everything up to it is committed and nothing is left
-     * prepared once the job has stopped. Resuming from that savepoint re-commits its transactions
-     * (already committed, proved by marker) and writes the rest: exact.
+     * Stop-with-savepoint, with and without drain: unlike a plain savepoint, a stop notifies the
+     * savepoint's completion, so everything up to it is committed and nothing is left prepared once the
+     * job has stopped. Resuming from that savepoint re-commits its transactions (already committed,
+     * proved by marker) and writes the rest: exact.
      */
     @ParameterizedTest(name = "drain = {0}")
     @ValueSource(booleans = {false, true})
-    void stopWithSavepointCommitsEverythingUpToIt(
+    default void stopWithSavepointCommitsEverythingUpToIt(
             boolean drain, @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        long n = 4_000;
         StreamExecutionEnvironment env = manualEnv(2);
-        pipeline(env, N, 400);
+        pipeline(env, n, 400);
         JobClient job = env.executeAsync("stop with savepoint, drain = " + drain);
         awaitOpenTransactions(2);
         long c1 = checkpoint(client, job.getJobID());
@@ -347,41 +331,41 @@ class SavepointITCase extends RestoreTestBase {
         long savepointId = checkpointIdOf(savepoint);
 
         assertThat(preparedLeft()).as("prepared right after the stop").isEmpty();
-        Set<String> ofSavepoint =
-                markedGids().stream()
-                        .filter(g -> TransactionId.parse(g).orElseThrow().checkpointId() == savepointId)
-                        .collect(Collectors.toSet());
+        Set<String> ofSavepoint = markedGids().stream()
+                .filter(g -> TransactionId.parse(g).orElseThrow().checkpointId() == savepointId)
+                .collect(Collectors.toSet());
         assertThat(ofSavepoint).as("committed transactions of the stop's savepoint").hasSize(2);
         long atStop = rows();
-        assertThat(atStop).as("rows at the stop").isBetween(1L, N - 1).isEqualTo(distinctRows()).isEqualTo(markedRows());
+        assertThat(atStop).as("rows at the stop").isBetween(1L, n - 1).isEqualTo(distinctRows()).isEqualTo(markedRows());
 
         List<String> recommitted = new CopyOnWriteArrayList<>();
-        Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 1, a -> recommitted.add(a.transactionId));
+        Faults.arm(sinkId(), Faults.Point.BEFORE_COMMIT, 1, a -> recommitted.add(a.transactionId));
         StreamExecutionEnvironment resumed = env(2, 200, restoreFrom(savepoint));
-        pipeline(resumed, N, 5_000);
+        pipeline(resumed, n, 5_000);
         resumed.execute("resumed");
 
         assertThat(recommitted).hasSize(1);
         assertThat(ofSavepoint).as("the first commit after resuming re-commits the stop's").contains(recommitted.get(0));
-        assertExactlyOnce(N);
+        assertExactlyOnce(n);
     }
 
     /**
-     * Hard case 11, cancel: cancelling a running job rolls back only the open, unprepared transaction;
-     * the transactions prepared for a checkpoint still pending stay prepared (they belong to Flink's
-     * checkpoint, not to the task). Resuming from the latest retained checkpoint rolls those back
-     * (their checkpoint did not complete), re-commits the retained checkpoint's (already committed),
-     * replays the rest: exact, nothing prepared left.
+     * Cancel, and a retained checkpoint resumed: cancelling a running job rolls back only the open,
+     * unprepared transaction; the transactions prepared for a checkpoint still pending stay prepared
+     * (they belong to Flink's checkpoint, not to the task). Resuming from the latest retained checkpoint
+     * rolls those back (their checkpoint did not complete), re-commits the retained checkpoint's
+     * (already committed), replays the rest: exact, nothing prepared left.
      */
     @Test
-    void cancelRollsBackOnlyTheOpenTransactionAndTheRetainedCheckpointResumes(
+    default void cancelRollsBackOnlyTheOpenTransactionAndTheRetainedCheckpointResumes(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        long n = 4_000;
         Configuration retained = new Configuration();
         retained.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         retained.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toUri().toString());
         retained.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         StreamExecutionEnvironment env = manualEnv(2, retained);
-        pipeline(env, N, 300);
+        pipeline(env, n, 300);
         JobClient job = env.executeAsync("cancelled");
         JobID jobId = job.getJobID();
         awaitOpenTransactions(2);
@@ -392,7 +376,7 @@ class SavepointITCase extends RestoreTestBase {
         long committed = rows();
 
         awaitOpenTransactions(2);
-        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 1, holdAfterPrepare());
+        Faults.arm(sinkId(), Faults.Point.AFTER_PREPARE, 1, holdAfterPrepare());
         client.triggerCheckpoint(jobId, CheckpointType.CONFIGURED); // pending until the cancel
         awaitPrepared(c2 + 1, 2);
         awaitOpenTransactions(1); // the writer not held goes on writing after the pending barrier
@@ -400,7 +384,7 @@ class SavepointITCase extends RestoreTestBase {
 
         job.cancel().get();
         awaitStatus(job, JobStatus.CANCELED);
-        await(() -> writerSessions() == 0, "writer sessions of " + sinkId + " to close");
+        awaitSessionsClosed();
 
         assertThat(preparedLeft()).as("prepared after the cancel: the pending checkpoint's, untouched").isEqualTo(preparedAtCancel);
         assertThat(rows()).as("rows of the open transaction never became visible").isEqualTo(committed);
@@ -408,10 +392,10 @@ class SavepointITCase extends RestoreTestBase {
         Path latest = newestRetainedCheckpoint(dir, jobId);
         assertThat(checkpointIdOf(latest.toUri().toString())).as("latest retained checkpoint").isEqualTo(c2);
         StreamExecutionEnvironment resumed = env(2, 200, restoreFrom(latest.toUri().toString()));
-        pipeline(resumed, N, 5_000);
+        pipeline(resumed, n, 5_000);
         resumed.execute("resumed from " + latest.getFileName());
 
         assertThat(markedGids()).doesNotContainAnyElementsOf(preparedAtCancel);
-        assertExactlyOnce(N);
+        assertExactlyOnce(n);
     }
 }

@@ -1,0 +1,303 @@
+package dev.eosink.testing.hardcases;
+
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.RetriableCommitException;
+import dev.eosink.testing.TcpProxy;
+import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.faults.JobFailures;
+import dev.eosink.testing.hardcases.HardCaseBackend.Capability;
+import dev.eosink.testing.hardcases.HardCaseBackend.OwnServer;
+
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static dev.eosink.testing.hardcases.TestJobs.await;
+import static dev.eosink.testing.hardcases.TestJobs.cancelUnlessDone;
+import static dev.eosink.testing.hardcases.TestJobs.env;
+import static dev.eosink.testing.hardcases.TestJobs.fixedDelayRestarts;
+import static dev.eosink.testing.hardcases.TestJobs.ids;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The connections fail: cut (the server ends the sink's sessions, as a network failure does), cut
+ * between a commit and its answer, stalled (nothing moves, every socket stays open), held (the client
+ * died while its prepare was still on its way to the server), or the server itself is killed. Faults
+ * are real: sessions ended on the server, a {@link TcpProxy} between the sink and the server.
+ */
+public interface ConnectionCases extends HardCaseSupport {
+
+    /**
+     * The connection of an open transaction dies mid-epoch: every session of the sink is ended while a
+     * writer writes. The writer must not open a new transaction and carry on (the epoch's rows so far
+     * died with the session): its task fails, and the replay from the last checkpoint writes the epoch once.
+     */
+    @Test
+    default void lostConnectionMidEpochFailsTheTaskAndReplays() throws Exception {
+        AtomicInteger cut = new AtomicInteger();
+        Faults.arm(sinkId(), Faults.Point.WRITE, 1_500, a -> cut.set(backend().cutSessions(sinkId(), SessionScope.all())));
+        StreamExecutionEnvironment env = env(2, 200);
+        ids(env, 4_000, 3_000).sinkTo(sink());
+        env.execute("connections cut mid-epoch");
+        assertThat(Faults.fired(sinkId(), Faults.Point.WRITE)).isEqualTo(1);
+        assertThat(cut.get()).as("sessions ended").isPositive();
+        assertExactlyOnce(4_000);
+    }
+
+    /**
+     * One writer's transaction session alone dies mid-epoch. Its task fails (the job's exception
+     * history shows exactly that one failure); it prepares nothing more after its session died; it
+     * restarts alone while the other subtask keeps running; the replay writes the epoch once. What the
+     * failure says is the driver's and the sink module's own (checked there). Generated only for
+     * backends that {@link Capability#CUTS_SESSIONS_BY_ROLE can end one writer's session}: ending every
+     * session fails every task, which {@link #lostConnectionMidEpochFailsTheTaskAndReplays} covers.
+     */
+    @TestFactory
+    default Stream<DynamicTest> writerConnectionLostMidEpochFailsTheTaskAndReplays(@InjectMiniCluster MiniCluster cluster) {
+        return ifCapable(Capability.CUTS_SESSIONS_BY_ROLE, "writerConnectionLostMidEpochFailsTheTaskAndReplays", () -> {
+            AtomicReference<Faults.Arrival> hit = new AtomicReference<>();
+            AtomicInteger cut = new AtomicInteger();
+            AtomicLong traceMark = new AtomicLong();
+            Faults.arm(sinkId(), Faults.Point.WRITE, 1_500, a -> {
+                // Runs on the writer's own thread: the next statement of its session fails.
+                hit.set(a);
+                cut.set(backend().cutSessions(sinkId(), SessionScope.writer(a.subtask)));
+                traceMark.set(ProtocolTrace.events(a.sinkId).stream().mapToLong(e -> e.seq).max().orElse(0));
+            });
+            StreamExecutionEnvironment env = env(2, 200);
+            ids(env, 4_000, 4_000).sinkTo(sink());
+            JobClient job = env.executeAsync("writer connection lost");
+            job.getJobExecutionResult().get();
+
+            assertThat(Faults.fired(sinkId(), Faults.Point.WRITE)).isEqualTo(1);
+            assertThat(cut.get()).as("writer sessions ended").isEqualTo(1);
+            int subtask = hit.get().subtask;
+            // Never carried on: after its session died, attempt 0 of that writer prepared nothing more.
+            List<String> preparedAfter = ProtocolTrace.events(sinkId(), ProtocolTrace.Kind.PREPARED).stream()
+                    .filter(e -> e.subtask == subtask && e.attempt == 0 && e.seq > traceMark.get())
+                    .map(Object::toString)
+                    .collect(Collectors.toList());
+            assertThat(preparedAfter).as("transactions prepared by the writer after its session died").isEmpty();
+            assertThat(Faults.writerAttempts(sinkId(), subtask)).containsExactly(0, 1);
+            assertThat(Faults.writerAttempts(sinkId(), 1 - subtask)).containsExactly(0);
+
+            assertThat(JobFailures.of(cluster, job.getJobID())).as("failures in the job's exception history").hasSize(1);
+            assertExactlyOnce(4_000);
+        });
+    }
+
+    /**
+     * Every session of the sink is ended right before a commit: the commit goes out on a dead
+     * connection. The committer must treat the outcome as unknown, look again on a new connection and
+     * commit (the writers' tasks fail over, their guard sessions gone); nothing is committed twice.
+     */
+    @Test
+    default void commitOnALostConnectionIsRetriedOnANewOne() throws Exception {
+        Faults.arm(sinkId(), Faults.Point.BEFORE_COMMIT, 3, a -> backend().cutSessions(sinkId(), SessionScope.all()));
+        StreamExecutionEnvironment env = env(1, 200);
+        ids(env, 3_000, 3_000).sinkTo(sink());
+        env.execute("connections cut before a commit");
+        assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
+        assertExactlyOnce(3_000);
+    }
+
+    /**
+     * The committers' sessions alone are ended right before a commit, so the commit goes out on a dead
+     * connection and fails. The committer classifies that as "outcome unknown", looks again on a new
+     * connection and commits, within its first attempt: no task fails, nothing is committed twice.
+     * Generated only for backends that {@link Capability#CUTS_SESSIONS_BY_ROLE can end the committers'
+     * sessions alone}; {@link #commitOnALostConnectionIsRetriedOnANewOne} ends all of them.
+     *
+     * <p>A pool may validate an idle connection before it hands it out (HikariCP does unless it was
+     * used less than 500 ms before), and then the sink would never see the loss. So the fault hits the
+     * first commit whose committer committed less than 200 ms earlier, which makes the commit run on
+     * the dead connection whatever the machine's load.
+     */
+    @TestFactory
+    default Stream<DynamicTest> commitOnALostCommitterConnectionIsRetriedWithoutAFailover() {
+        return ifCapable(Capability.CUTS_SESSIONS_BY_ROLE, "commitOnALostCommitterConnectionIsRetriedWithoutAFailover", () -> {
+            AtomicReference<String> hit = new AtomicReference<>();
+            AtomicInteger cut = new AtomicInteger();
+            Faults.armWhen(sinkId(), Faults.Point.BEFORE_COMMIT,
+                    a -> {
+                        List<ProtocolTrace.Event> commits = ProtocolTrace.events(a.sinkId, ProtocolTrace.Kind.COMMIT).stream()
+                                .filter(e -> e.subtask == a.subtask && e.attempt == a.attempt)
+                                .collect(Collectors.toList());
+                        return !commits.isEmpty()
+                                && System.nanoTime() - commits.get(commits.size() - 1).nanos < TimeUnit.MILLISECONDS.toNanos(200);
+                    },
+                    a -> {
+                        hit.set(a.transactionId);
+                        cut.set(backend().cutSessions(sinkId(), SessionScope.committers()));
+                    });
+            StreamExecutionEnvironment env = env(2, 100);
+            ids(env, 4_000, 4_000).sinkTo(sink());
+            env.execute("committer connection lost");
+
+            assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
+            assertThat(cut.get()).as("committer sessions ended").isPositive();
+            // The first commit failed on the dead connection (outcome unknown), the retry on a new
+            // connection committed it; all within the committer's first attempt.
+            assertThat(ProtocolTrace.history(sinkId(), hit.get()))
+                    .containsExactly("PREPARED@0", "COMMIT:RetriableCommitException@0", "COMMIT:COMMITTED@0");
+            assertNoFailover();
+            assertExactlyOnce(4_000);
+        });
+    }
+
+    /**
+     * The commit succeeded but its answer was lost (the fault throws what a session throws for a
+     * broken connection right after the commit). The committer looks again, finds the transaction gone
+     * and its marker present, and counts it committed; no task fails.
+     */
+    @Test
+    default void commitWhoseReplyWasLostIsProvedByItsMarker() throws Exception {
+        AtomicReference<String> hit = new AtomicReference<>();
+        Faults.arm(sinkId(), Faults.Point.AFTER_COMMIT, 4, a -> {
+            hit.set(a.transactionId);
+            throw new RetriableCommitException("injected: the commit of " + a.transactionId + " succeeded, its reply was lost", null);
+        });
+        StreamExecutionEnvironment env = env(2, 200);
+        ids(env, 4_000, 4_000).sinkTo(sink());
+        env.execute("commit reply lost");
+
+        assertThat(Faults.fired(sinkId(), Faults.Point.AFTER_COMMIT)).isEqualTo(1);
+        assertThat(ProtocolTrace.history(sinkId(), hit.get()))
+                .containsExactly("PREPARED@0", "COMMIT:COMMITTED@0", "COMMIT:NOT_FOUND@0", "MARKER:true@0");
+        assertNoFailover();
+        assertExactlyOnce(4_000);
+    }
+
+    /**
+     * The task manager dies while its prepare is still on its way to being executed. A proxy holds
+     * that request back and resets the client at once (the writer's task fails, the restarted writer
+     * opens), keeps the transaction's session open on the server, and delivers the prepare a second
+     * after the restarted writer opened, when it would long have listed the prepared transactions: the
+     * transaction is prepared after that listing. The restarted writer must wait for that session
+     * (through the ownership guard, or a lock of its own where the guard lives on another session) and
+     * roll the transaction back; without that, it stays prepared, holding its locks, and this test
+     * finds it left.
+     */
+    @Test
+    default void aPrepareStillRunningWhenTheWriterRestartsIsWaitedForAndRolledBack() throws Exception {
+        try (TcpProxy proxy = TcpProxy.to(backend().jdbcUrl())) {
+            // The third prepare of the job: after checkpoints completed, so the restart restores one.
+            Faults.arm(sinkId(), Faults.Point.BEFORE_PREPARE, 3, a -> proxy.holdWhenClientSends(backend().prepareRequest()));
+            StreamExecutionEnvironment env = env(1, 200);
+            ids(env, 3_000, 3_000).sinkTo(sink(spec().withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))));
+            JobClient job = env.executeAsync("prepare still running at the restart");
+            try {
+                await(() -> proxy.holds() == 1 && Faults.writerAttempts(sinkId(), 0).size() > 1, "the restarted writer");
+                Thread.sleep(1_000); // a writer that does not wait lists the prepared transactions within milliseconds
+                assertThat(preparedLeft()).as("the held transaction is not prepared yet").isEmpty();
+                proxy.releaseHeld();
+                job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+            } finally {
+                proxy.releaseHeld();
+                cancelUnlessDone(job);
+            }
+        }
+        assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_PREPARE)).isEqualTo(1);
+        assertExactlyOnce(3_000);
+    }
+
+    /**
+     * The network stalls (nothing moves, every socket stays open) in the middle of an epoch, or while a
+     * commit is on its way. The driver's read timeout is off, so only the sink's own watchdog can end
+     * the stalled call: it must, within the network timeout (2 s here), aborting its connection. The
+     * writer's task then fails over, or the committer retries on a new connection; either opens a new
+     * connection, which resumes the network. Then the job ends exact.
+     */
+    @ParameterizedTest(name = "stalled at {0}")
+    @EnumSource(value = Faults.Point.class, names = {"WRITE", "BEFORE_COMMIT"})
+    default void aStalledNetworkEndsWithinTheNetworkTimeoutAndTheJobEndsExact(Faults.Point point) throws Exception {
+        Duration timeout = Duration.ofSeconds(2);
+        AtomicLong stalledAt = new AtomicLong();
+        AtomicInteger acceptedBefore = new AtomicInteger();
+        try (TcpProxy proxy = TcpProxy.to(backend().jdbcUrl())) {
+            Faults.arm(sinkId(), point, point == Faults.Point.WRITE ? 1_500 : 2, a -> {
+                acceptedBefore.set(proxy.connectionsAccepted());
+                proxy.stall();
+                stalledAt.set(System.nanoTime());
+            });
+            StreamExecutionEnvironment env = env(1, 200);
+            ids(env, 3_000, 3_000).sinkTo(sink(spec()
+                    .withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))
+                    .withNetworkTimeout(timeout)
+                    .withDriverProperty("socketTimeout", "0")));
+            JobClient job = env.executeAsync("network stalled at " + point);
+            Duration ended;
+            try {
+                await(() -> stalledAt.get() != 0, "the stall");
+                // A stalled call that is never ended opens no new connection: this wait would run out.
+                await(() -> proxy.connectionsAccepted() > acceptedBefore.get(),
+                        "a new connection after the stalled call was ended", Duration.ofSeconds(20));
+                ended = Duration.ofNanos(System.nanoTime() - stalledAt.get());
+                proxy.resume();
+                job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+            } finally {
+                proxy.resume();
+                cancelUnlessDone(job);
+            }
+            assertThat(ended).as("from the stall to the new connection").isBetween(timeout.minusMillis(100), timeout.plusSeconds(10));
+        }
+        assertThat(Faults.fired(sinkId(), point)).isEqualTo(1);
+        assertExactlyOnce(3_000);
+    }
+
+    /**
+     * The server is killed (SIGKILL, as a power loss would: no shutdown) right after a writer prepared,
+     * and started again on the same data. Every session dies and every open transaction with it; the
+     * prepared transactions survive the crash (checked right after the restart); every writer fails
+     * over (its guard session is gone); and each surviving transaction is committed or rolled back as
+     * its checkpoint decides; the replay writes the rest once. Runs on a server of the test's own.
+     */
+    @Test
+    default void serverCrashRightAfterPrepareLosesNothingAndDuplicatesNothing() throws Exception {
+        try (OwnServer server = backend().startOwnServer()) {
+            HardCaseBackend crashy = server.backend();
+            crashy.createTable(table());
+            AtomicReference<List<TransactionId>> beforeCrash = new AtomicReference<>();
+            AtomicReference<List<TransactionId>> afterRestart = new AtomicReference<>();
+            Faults.arm(sinkId(), Faults.Point.AFTER_PREPARE, 3, a -> {
+                beforeCrash.set(crashy.prepared(sinkId()));
+                server.crash();
+                // join() waits uninterruptibly: the task running this may be cancelled meanwhile.
+                CompletableFuture.runAsync(server::restart).join();
+                afterRestart.set(crashy.prepared(sinkId()));
+            });
+            StreamExecutionEnvironment env = env(2, 200, fixedDelayRestarts(1_000, Duration.ofMillis(200)));
+            ids(env, 4_000, 3_000).sinkTo(sink(crashy, spec()));
+            env.execute("server killed after a prepare");
+
+            assertThat(Faults.fired(sinkId(), Faults.Point.AFTER_PREPARE)).isEqualTo(1);
+            assertThat(beforeCrash.get()).as("prepared before the crash").isNotEmpty();
+            assertThat(afterRestart.get()).as("prepared transactions after the crash").containsAll(beforeCrash.get());
+            assertExactlyOnce(crashy, 4_000);
+        }
+    }
+
+    /** No task of the job failed: every writer ran in attempt 0 only, and every commit was by attempt 0. */
+    private void assertNoFailover() {
+        assertThat(Faults.writerAttempts(sinkId(), 0)).containsExactly(0);
+        assertThat(Faults.writerAttempts(sinkId(), 1)).containsExactly(0);
+        assertThat(ProtocolTrace.events(sinkId(), ProtocolTrace.Kind.COMMIT)).allSatisfy(e -> assertThat(e.attempt).isZero());
+        assertThat(ProtocolTrace.events(sinkId(), ProtocolTrace.Kind.ROLLED_BACK)).isEmpty();
+    }
+}

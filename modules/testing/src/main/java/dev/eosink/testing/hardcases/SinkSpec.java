@@ -1,0 +1,120 @@
+package dev.eosink.testing.hardcases;
+
+import dev.eosink.core.LeftoverPolicy;
+import dev.eosink.core.RewindPolicy;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * The sink a hard case asks its backend for ({@link HardCaseBackend#sink}), in the options every sink
+ * has. An empty option means the builder's default. Immutable: each {@code with} returns a copy.
+ *
+ * <p>The suite's defaults differ from a production sink's where a test would otherwise wait: JDBC
+ * batches of 100 (so that an epoch reaches the database early), a 20 s claim wait, a 50 ms commit
+ * retry backoff.
+ *
+ * @param sinkId the sink id
+ * @param table the target table, columns {@code (id, payload)}
+ * @param jdbcUrl where to connect instead of the backend's own URL (a proxy in front of it)
+ * @param batchSize records per JDBC batch
+ * @param claimWait how long a starting writer waits for a guard held by a task going away
+ * @param commitRetryBackoff the committer's first retry backoff
+ * @param leftoverPolicy what a start without state does with other jobs' leftovers
+ * @param rewindPolicy what a restore that rewinds the sink does
+ * @param maxPreparedPerSubtask how many prepared transactions a subtask may hold
+ * @param markerRetention how long marker rows are kept
+ * @param markerPruneInterval how often the committer prunes them
+ * @param networkTimeout the sink's bound on every call to the database
+ * @param driverProperties properties passed to the driver as they are
+ */
+public record SinkSpec(
+        String sinkId,
+        String table,
+        Optional<String> jdbcUrl,
+        int batchSize,
+        Duration claimWait,
+        Duration commitRetryBackoff,
+        Optional<LeftoverPolicy> leftoverPolicy,
+        Optional<RewindPolicy> rewindPolicy,
+        OptionalInt maxPreparedPerSubtask,
+        Optional<Duration> markerRetention,
+        Optional<Duration> markerPruneInterval,
+        Optional<Duration> networkTimeout,
+        Map<String, String> driverProperties) {
+
+    public SinkSpec {
+        Objects.requireNonNull(sinkId, "sinkId");
+        Objects.requireNonNull(table, "table");
+        driverProperties = Map.copyOf(driverProperties);
+    }
+
+    /** The suite's sink into {@code table} under {@code sinkId}, with the suite's defaults. */
+    public static SinkSpec of(String sinkId, String table) {
+        return new SinkSpec(sinkId, table, Optional.empty(), 100, Duration.ofSeconds(20), Duration.ofMillis(50),
+                Optional.empty(), Optional.empty(), OptionalInt.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty(), Map.of());
+    }
+
+    public SinkSpec withSinkId(String id) {
+        return new SinkSpec(id, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
+                maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+    }
+
+    public SinkSpec withTable(String name) {
+        return new SinkSpec(sinkId, name, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
+                maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+    }
+
+    public SinkSpec withJdbcUrl(String url) {
+        return new SinkSpec(sinkId, table, Optional.of(url), batchSize, claimWait, commitRetryBackoff, leftoverPolicy,
+                rewindPolicy, maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+    }
+
+    public SinkSpec withBatchSize(int size) {
+        return new SinkSpec(sinkId, table, jdbcUrl, size, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
+                maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+    }
+
+    public SinkSpec withClaimWait(Duration wait) {
+        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, wait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
+                maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+    }
+
+    public SinkSpec withLeftoverPolicy(LeftoverPolicy policy) {
+        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, Optional.of(policy),
+                rewindPolicy, maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+    }
+
+    public SinkSpec withRewindPolicy(RewindPolicy policy) {
+        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy,
+                Optional.of(policy), maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout,
+                driverProperties);
+    }
+
+    public SinkSpec withMaxPreparedPerSubtask(int max) {
+        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
+                OptionalInt.of(max), markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+    }
+
+    public SinkSpec withMarkerRetention(Duration retention, Duration pruneInterval) {
+        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
+                maxPreparedPerSubtask, Optional.of(retention), Optional.of(pruneInterval), networkTimeout, driverProperties);
+    }
+
+    public SinkSpec withNetworkTimeout(Duration timeout) {
+        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
+                maxPreparedPerSubtask, markerRetention, markerPruneInterval, Optional.of(timeout), driverProperties);
+    }
+
+    public SinkSpec withDriverProperty(String key, String value) {
+        Map<String, String> properties = new LinkedHashMap<>(driverProperties);
+        properties.put(key, value);
+        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
+                maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, properties);
+    }
+}

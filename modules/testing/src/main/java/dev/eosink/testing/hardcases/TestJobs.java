@@ -1,0 +1,368 @@
+package dev.eosink.testing.hardcases;
+
+import dev.eosink.testing.faults.Faults;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.core.execution.CheckpointType;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+/**
+ * The jobs of the hard-case suite and how a test drives them, whatever the database: environments
+ * with fast checkpoints and restarts (or checkpoints only when the test triggers them), replayable
+ * sources of ids, checkpoints and savepoints on demand, waiting for a job's status, and a fault that
+ * holds a writer right after it prepared.
+ */
+public final class TestJobs {
+
+    /**
+     * The checkpoint interval of jobs whose checkpoints the test triggers: the periodic trigger never
+     * fires during a test (the minimum pause pushes its first, randomized, trigger out as well).
+     */
+    public static final long MANUAL = Duration.ofHours(1).toMillis();
+
+    /** How long a test waits for anything a job should do by itself. */
+    public static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    /** Released by the test (or after it) to let a writer held by {@link #holdAfterPrepare} go on. */
+    private static volatile CountDownLatch held = new CountDownLatch(0);
+
+    private TestJobs() {}
+
+    // ---------------------------------------------------------------- environments
+
+    /** A streaming environment checkpointing every {@code checkpointMillis}, with fast restarts. */
+    public static StreamExecutionEnvironment env(int parallelism, long checkpointMillis) {
+        return env(parallelism, checkpointMillis, new Configuration());
+    }
+
+    /** The same, with {@code extra} options added or overriding (a savepoint to restore, another restart strategy). */
+    public static StreamExecutionEnvironment env(int parallelism, long checkpointMillis, Configuration extra) {
+        Configuration conf = fixedDelayRestarts(50, Duration.ofMillis(100));
+        conf.addAll(extra);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(parallelism);
+        env.enableCheckpointing(checkpointMillis);
+        return env;
+    }
+
+    /** A streaming environment whose checkpoints happen only when the test triggers them. */
+    public static StreamExecutionEnvironment manualEnv(int parallelism) {
+        return manualEnv(parallelism, new Configuration());
+    }
+
+    public static StreamExecutionEnvironment manualEnv(int parallelism, Configuration extra) {
+        Configuration conf = new Configuration();
+        conf.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, Duration.ofMillis(MANUAL));
+        conf.addAll(extra);
+        return env(parallelism, MANUAL, conf);
+    }
+
+    public static Configuration fixedDelayRestarts(int attempts, Duration delay) {
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, attempts);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, delay);
+        return conf;
+    }
+
+    public static Configuration noRestarts() {
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
+        return conf;
+    }
+
+    /** Restore from a savepoint or retained checkpoint, and fail fast: a restored run must not need a restart. */
+    public static Configuration restoreFrom(String path) {
+        Configuration conf = noRestarts();
+        conf.set(StateRecoveryOptions.SAVEPOINT_PATH, path);
+        return conf;
+    }
+
+    // ---------------------------------------------------------------- sources
+
+    /**
+     * Ids 0..n-1, replayable from checkpoints, at about {@code perSecond} records per second. Each
+     * source subtask reads a contiguous range in order. The uid keeps its state across runs.
+     */
+    public static DataStream<Long> ids(StreamExecutionEnvironment env, long n, double perSecond) {
+        return source(env, 0, n, perSecond);
+    }
+
+    /**
+     * Ids {@code offset..offset+n-1}, rebalanced over the sink's subtasks: every writer gets records
+     * whatever the source's splits after a rescale, so every writer has an open transaction with rows
+     * when a test wants one.
+     */
+    public static DataStream<Long> rebalancedIds(StreamExecutionEnvironment env, long offset, long n, double perSecond) {
+        return source(env, offset, n, perSecond).rebalance();
+    }
+
+    private static DataStream<Long> source(StreamExecutionEnvironment env, long offset, long n, double perSecond) {
+        DataGeneratorSource<Long> source = new DataGeneratorSource<>(
+                (GeneratorFunction<Long, Long>) index -> offset + index, n, RateLimiterStrategy.perSecond(perSecond),
+                Types.LONG);
+        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids").uid("ids");
+    }
+
+    /**
+     * A pass-through map with operator state (a count), chained to the sink: when it is restored, the
+     * sink's task is restored with it, whether or not the sink's own state was.
+     */
+    public static final class CountingMap extends RichMapFunction<Long, Long> implements CheckpointedFunction {
+        private static final long serialVersionUID = 1L;
+        private transient ListState<Long> state;
+        private transient long count;
+
+        @Override
+        public Long map(Long value) {
+            count++;
+            return value;
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext context) throws Exception {
+            state.update(List.of(count));
+        }
+
+        @Override
+        public void initializeState(FunctionInitializationContext context) throws Exception {
+            state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("count", Types.LONG));
+            for (Long c : state.get()) {
+                count += c;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- checkpoints and savepoints
+
+    /**
+     * Triggers a checkpoint and waits for it to complete; returns its id. Retries while the job is not
+     * (yet, or no longer) running all its tasks, which is the only reason a trigger fails in these tests.
+     */
+    public static long checkpoint(ClusterClient<?> client, JobID job) throws InterruptedException {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        Exception last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                return client.triggerCheckpoint(job, CheckpointType.CONFIGURED).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                last = e;
+                Thread.sleep(100);
+            }
+        }
+        throw new AssertionError("could not complete a checkpoint of job " + job, last);
+    }
+
+    /**
+     * Drives a job whose periodic checkpoints are off to its end: a bounded streaming job finishes only
+     * after a checkpoint following the end of its input, which commits the last transactions.
+     */
+    public static void checkpointUntilFinished(ClusterClient<?> client, JobClient job) throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos() * 2;
+        while (!job.getJobStatus().get().isGloballyTerminalState()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("job " + job.getJobID() + " did not finish");
+            }
+            try {
+                client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                // the job is restarting or just finished; look at its status again
+            } catch (TimeoutException e) {
+                throw new AssertionError("a checkpoint of job " + job.getJobID() + " did not complete within " + TIMEOUT
+                        + "; its tasks:\n" + taskThreads(), e);
+            }
+            Thread.sleep(100);
+        }
+        assertStatus(job, JobStatus.FINISHED);
+    }
+
+    /** The stacks of the MiniCluster's task threads: where a checkpoint that does not complete is stuck. */
+    static String taskThreads() {
+        StringBuilder dump = new StringBuilder();
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            if (thread.getName().contains("(") && thread.getName().contains("/")) { // "Source: ids -> ... (1/2)#0"
+                dump.append('"').append(thread.getName()).append("\" ").append(thread.getState()).append('\n');
+                for (StackTraceElement frame : stack) {
+                    dump.append("    at ").append(frame).append('\n');
+                }
+            }
+        });
+        return dump.toString();
+    }
+
+    /** The id of the checkpoint a savepoint or retained checkpoint holds, read from its metadata. */
+    public static long checkpointIdOf(String pointer) throws IOException {
+        Path dir = Paths.get(URI.create(pointer.startsWith("file:") ? pointer : "file://" + pointer));
+        Path metadata = Files.isDirectory(dir) ? dir.resolve("_metadata") : dir;
+        try (InputStream in = Files.newInputStream(metadata); DataInputStream data = new DataInputStream(in)) {
+            return Checkpoints.loadCheckpointMetadata(data, TestJobs.class.getClassLoader(), pointer).getCheckpointId();
+        }
+    }
+
+    /** The newest retained checkpoint ({@code chk-N} with the largest N that has metadata) under a checkpoint directory. */
+    public static Path newestRetainedCheckpoint(Path checkpointsDir, JobID job) throws IOException {
+        Path jobDir = checkpointsDir.resolve(job.toHexString());
+        try (Stream<Path> dirs = Files.list(jobDir)) {
+            return dirs.filter(d -> d.getFileName().toString().matches("chk-\\d+"))
+                    .filter(d -> Files.exists(d.resolve("_metadata")))
+                    .max(Comparator.comparingLong(d -> Long.parseLong(d.getFileName().toString().substring(4))))
+                    .orElseThrow(() -> new AssertionError("no retained checkpoint under " + jobDir));
+        }
+    }
+
+    // ---------------------------------------------------------------- job status
+
+    /** Waits until the job reached a terminal status, and checks that it is {@code status}. */
+    public static void awaitStatus(JobClient job, JobStatus status) throws Exception {
+        await(() -> {
+            try {
+                return job.getJobStatus().get().isGloballyTerminalState();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "job " + job.getJobID() + " to reach " + status);
+        assertStatus(job, status);
+    }
+
+    public static void assertStatus(JobClient job, JobStatus status) throws Exception {
+        JobStatus actual = job.getJobStatus().get();
+        if (actual != status) {
+            throw new AssertionError("job " + job.getJobID() + " is " + actual + ", expected " + status);
+        }
+    }
+
+    /** Cancels the job unless it ended: after a test whose assertions failed while it ran. */
+    public static void cancelUnlessDone(JobClient job) {
+        try {
+            if (!job.getJobStatus().get().isGloballyTerminalState()) {
+                job.cancel().get(30, TimeUnit.SECONDS);
+            }
+        } catch (Exception e) {
+            // the job ended meanwhile, or the cluster is shutting down: nothing left to cancel
+        }
+    }
+
+    public static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        await(condition, what, TIMEOUT);
+    }
+
+    public static void await(BooleanSupplier condition, String what, Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    // ---------------------------------------------------------------- failures
+
+    /**
+     * An action that holds the writer that reaches it, right after it prepared, until the test
+     * releases it ({@link #releaseHeldWriters}) or cancels the job, which interrupts it; then its task
+     * fails. The checkpoint whose barrier it holds cannot complete, while the other subtasks prepare
+     * for it and go on writing: a checkpoint pending with transactions prepared, as at any moment
+     * between barrier and completion.
+     */
+    public static Faults.Action holdAfterPrepare() {
+        CountDownLatch latch = new CountDownLatch(1);
+        held = latch;
+        return arrival -> {
+            try {
+                if (!latch.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                    throw new Faults.InjectedFault("held writer was never released");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("held writer interrupted (job cancelled)");
+            }
+            throw new Faults.InjectedFault(arrival.sinkId + ": released held writer fails its checkpoint");
+        };
+    }
+
+    /** Lets every writer held by {@link #holdAfterPrepare} go on (and fail). */
+    public static void releaseHeldWriters() {
+        held.countDown();
+    }
+
+    /** What {@code call} threw; an AssertionError if it returned. */
+    public static Throwable failureOf(ThrowingCall call) {
+        try {
+            call.run();
+        } catch (Throwable t) {
+            return t;
+        }
+        throw new AssertionError("expected a failure, the call returned");
+    }
+
+    /** Every message of the cause chain of {@code t}, with the suppressed ones, one a line. */
+    public static String messages(Throwable t) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            all.append(c).append('\n');
+            for (Throwable s : c.getSuppressed()) {
+                all.append(s).append('\n');
+            }
+        }
+        return all.toString();
+    }
+
+    /** The message of the first throwable in the cause chain that contains {@code text}. */
+    public static String messageContaining(Throwable failure, String text) {
+        List<String> seen = new ArrayList<>();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String message = String.valueOf(t.getMessage());
+            if (message.contains(text)) {
+                return message;
+            }
+            seen.add(t.getClass().getName() + ": " + message);
+        }
+        throw new AssertionError("no cause of the failure mentions '" + text + "'; causes: " + seen);
+    }
+
+    /** A call that may throw anything. */
+    @FunctionalInterface
+    public interface ThrowingCall {
+        void run() throws Throwable;
+    }
+}

@@ -1,0 +1,138 @@
+package dev.eosink.xa;
+
+import dev.eosink.testing.MariaDbFixture;
+import dev.eosink.testing.hardcases.HardCaseBackend;
+import dev.eosink.testing.hardcases.SessionScope;
+
+import org.mariadb.jdbc.MariaDbDataSource;
+
+import javax.sql.XADataSource;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.EnumSet;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * MariaDB: the fixture's own mariadbd (or EOSINK_TEST_MARIADB_URL); the sink connects as a
+ * least-privileged user. The server shows sessions by user only (the sink's program_name needs the
+ * performance schema), so cutting sessions ends every one of the sink's user.
+ */
+final class XaMariaDbBackend extends XaBackend {
+
+    private final MariaDbFixture db;
+
+    XaMariaDbBackend() {
+        this(MariaDbFixture.get());
+    }
+
+    XaMariaDbBackend(MariaDbFixture db) {
+        this.db = db;
+    }
+
+    @Override
+    public String name() {
+        return "MariaDB (XA)";
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.noneOf(Capability.class);
+    }
+
+    @Override
+    XaSinkBuilder<Long> connect(XaSinkBuilder<Long> builder, String url) {
+        return builder.jdbcUrl(url).username(MariaDbFixture.SINK_USER).password(MariaDbFixture.SINK_PASSWORD);
+    }
+
+    @Override
+    public String jdbcUrl() {
+        return db.jdbcUrl();
+    }
+
+    @Override
+    public Properties connectionProperties() {
+        Properties properties = new Properties();
+        properties.setProperty("user", MariaDbFixture.SINK_USER);
+        properties.setProperty("password", MariaDbFixture.SINK_PASSWORD);
+        return properties;
+    }
+
+    @Override
+    XADataSource xaDataSource() throws SQLException {
+        MariaDbDataSource ds = new MariaDbDataSource(db.jdbcUrl());
+        ds.setUser(MariaDbFixture.SINK_USER);
+        ds.setPassword(MariaDbFixture.SINK_PASSWORD);
+        return ds;
+    }
+
+    @Override
+    public Connection connect() throws SQLException {
+        return db.connect();
+    }
+
+    @Override
+    public void createTable(String table) {
+        execute("CREATE TABLE " + table + " (id BIGINT NOT NULL, payload VARCHAR(100) NOT NULL) ENGINE=InnoDB");
+    }
+
+    @Override
+    public int cutSessions(String sinkId, SessionScope scope) {
+        if (!(scope instanceof SessionScope.All)) {
+            throw new UnsupportedOperationException("MariaDB shows the sink's sessions by user only: " + scope);
+        }
+        return db.killSessionsOf(MariaDbFixture.SINK_USER);
+    }
+
+    @Override
+    public long openSessions(String sinkId) {
+        return db.count("SELECT count(*) FROM information_schema.PROCESSLIST WHERE USER = ?", MariaDbFixture.SINK_USER);
+    }
+
+    @Override
+    public String prepareRequest() {
+        return "XA PREPARE"; // Connector/J: XA PREPARE 0x<gtrid>,0x<bqual>,<formatId>
+    }
+
+    @Override
+    String dialectName() {
+        return "MariaDB";
+    }
+
+    @Override
+    boolean keepsPreparedBranchAttached() {
+        return true;
+    }
+
+    @Override
+    String sinkPassword() {
+        return MariaDbFixture.SINK_PASSWORD;
+    }
+
+    @Override
+    public OwnServer startOwnServer() {
+        MariaDbFixture own = MariaDbFixture.startNew();
+        return new OwnServer() {
+            @Override
+            public HardCaseBackend backend() {
+                return new XaMariaDbBackend(own);
+            }
+
+            @Override
+            public void crash() {
+                own.crash();
+            }
+
+            @Override
+            public void restart() {
+                own.restart();
+            }
+
+            @Override
+            public void close() {
+                own.close();
+            }
+        };
+    }
+}

@@ -1,0 +1,143 @@
+package dev.eosink.xa;
+
+import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.StandalonePostgres;
+import dev.eosink.testing.hardcases.HardCaseBackend;
+import dev.eosink.testing.hardcases.SessionScope;
+
+import org.postgresql.xa.PGXADataSource;
+
+import javax.sql.XADataSource;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/** PostgreSQL through pgjdbc's PGXADataSource; sessions named "eosink-xa/&lt;sinkId&gt;/&lt;subtask&gt;/&lt;role&gt;". */
+final class XaPostgresBackend extends XaBackend {
+
+    private final PostgresFixture db;
+
+    XaPostgresBackend() {
+        this(PostgresFixture.get());
+    }
+
+    XaPostgresBackend(PostgresFixture db) {
+        this.db = db;
+    }
+
+    @Override
+    public String name() {
+        return "PostgreSQL (XA)";
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.of(Capability.CUTS_SESSIONS_BY_ROLE);
+    }
+
+    @Override
+    XaSinkBuilder<Long> connect(XaSinkBuilder<Long> builder, String url) {
+        builder.jdbcUrl(url).username(db.user());
+        return db.password().isEmpty() ? builder : builder.password(db.password());
+    }
+
+    @Override
+    public String jdbcUrl() {
+        return db.jdbcUrl();
+    }
+
+    @Override
+    public Properties connectionProperties() {
+        return db.connectionProperties();
+    }
+
+    @Override
+    XADataSource xaDataSource() {
+        PGXADataSource ds = new PGXADataSource();
+        ds.setUrl(db.jdbcUrl());
+        ds.setUser(db.user());
+        ds.setPassword(db.password());
+        return ds;
+    }
+
+    @Override
+    public Connection connect() throws SQLException {
+        return db.connect();
+    }
+
+    @Override
+    public void createTable(String table) {
+        execute("CREATE TABLE " + table + " (id bigint NOT NULL, payload text NOT NULL)");
+    }
+
+    @Override
+    public int cutSessions(String sinkId, SessionScope scope) {
+        return db.terminateBackends(applicationNames(sinkId, scope));
+    }
+
+    /** The LIKE pattern of the application_name of the sessions in {@code scope}. */
+    private static String applicationNames(String sinkId, SessionScope scope) {
+        if (scope instanceof SessionScope.Writer writer) {
+            return "eosink-xa/" + sinkId + "/" + writer.subtask() + "/writer"; // the branch's, not the guard's
+        }
+        if (scope instanceof SessionScope.Committers) {
+            return "eosink-xa/" + sinkId + "/%/committer";
+        }
+        return "eosink-xa/" + sinkId + "/%";
+    }
+
+    @Override
+    public long openSessions(String sinkId) {
+        return db.count("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ?", "eosink-xa/" + sinkId + "/%");
+    }
+
+    @Override
+    public String prepareRequest() {
+        return "PREPARE TRANSACTION"; // pgjdbc: PREPARE TRANSACTION '<gid>'
+    }
+
+    @Override
+    String dialectName() {
+        return "PostgreSQL";
+    }
+
+    @Override
+    boolean keepsPreparedBranchAttached() {
+        return false;
+    }
+
+    @Override
+    String sinkPassword() {
+        return db.password();
+    }
+
+    @Override
+    public OwnServer startOwnServer() {
+        StandalonePostgres own = PostgresFixture.startNew(Map.of());
+        return new OwnServer() {
+            @Override
+            public HardCaseBackend backend() {
+                return new XaPostgresBackend(own);
+            }
+
+            @Override
+            public void crash() {
+                own.crash();
+            }
+
+            @Override
+            public void restart() {
+                own.start();
+            }
+
+            @Override
+            public void close() {
+                own.close();
+            }
+        };
+    }
+}
