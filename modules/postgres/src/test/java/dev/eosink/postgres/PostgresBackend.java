@@ -14,11 +14,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -42,11 +40,6 @@ final class PostgresBackend implements HardCaseBackend {
     @Override
     public String name() {
         return "PostgreSQL";
-    }
-
-    @Override
-    public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.CUTS_SESSIONS_BY_ROLE);
     }
 
     @Override

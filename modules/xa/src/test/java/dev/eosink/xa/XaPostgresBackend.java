@@ -11,10 +11,8 @@ import javax.sql.XADataSource;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.EnumSet;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 
 /** PostgreSQL through pgjdbc's PGXADataSource; sessions named "eosink-xa/&lt;sinkId&gt;/&lt;subtask&gt;/&lt;role&gt;". */
 final class XaPostgresBackend extends XaBackend {
@@ -32,11 +30,6 @@ final class XaPostgresBackend extends XaBackend {
     @Override
     public String name() {
         return "PostgreSQL (XA)";
-    }
-
-    @Override
-    public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.CUTS_SESSIONS_BY_ROLE);
     }
 
     @Override
@@ -76,18 +69,7 @@ final class XaPostgresBackend extends XaBackend {
 
     @Override
     public int cutSessions(String sinkId, SessionScope scope) {
-        return db.terminateBackends(applicationNames(sinkId, scope));
-    }
-
-    /** The LIKE pattern of the application_name of the sessions in {@code scope}. */
-    private static String applicationNames(String sinkId, SessionScope scope) {
-        if (scope instanceof SessionScope.Writer writer) {
-            return "eosink-xa/" + sinkId + "/" + writer.subtask() + "/writer"; // the branch's, not the guard's
-        }
-        if (scope instanceof SessionScope.Committers) {
-            return "eosink-xa/" + sinkId + "/%/committer";
-        }
-        return "eosink-xa/" + sinkId + "/%";
+        return db.terminateBackends(sessionNames(sinkId, scope));
     }
 
     @Override

@@ -10,7 +10,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Properties;
-import java.util.Set;
 
 /**
  * One database, and the sink that writes to it, as the hard-case suite ({@link HardCases}) sees them:
@@ -35,9 +34,6 @@ public interface HardCaseBackend {
 
     /** How the backend shows in assertion messages: "PostgreSQL", "MariaDB (XA)". */
     String name();
-
-    /** What this backend can do beyond the contract; a case that needs more is not generated for it. */
-    Set<Capability> capabilities();
 
     /**
      * The sink under test as {@code spec} says: it writes {@code (id, "row-" + id)} for each id into the
@@ -101,8 +97,10 @@ public interface HardCaseBackend {
     }
 
     /**
-     * Ends sessions of the sink on the server, as a network failure would; returns how many. {@link
-     * SessionScope.All} works on every backend; the others need {@link Capability#CUTS_SESSIONS_BY_ROLE}.
+     * Ends the sink's sessions in {@code scope} on the server, as a network failure would; returns how
+     * many. The server must show which session is which: the sinks name their sessions
+     * ("eosink/&lt;sinkId&gt;/&lt;subtask&gt;/writer", "eosink-xa/&lt;sinkId&gt;/&lt;subtask&gt;/committer", ...) in
+     * PostgreSQL's application_name and MariaDB's program_name (shown with performance_schema on).
      */
     int cutSessions(String sinkId, SessionScope scope);
 
@@ -145,16 +143,6 @@ public interface HardCaseBackend {
         } catch (SQLException e) {
             throw new IllegalStateException("failed on " + name() + ": " + sql, e);
         }
-    }
-
-    /** What a backend can do beyond the contract of {@link HardCaseBackend}. */
-    enum Capability {
-        /**
-         * {@link #cutSessions} can end the committers' sessions alone, or one writer's: the server shows
-         * which session is which (PostgreSQL's application_name). MariaDB shows the sink's sessions only
-         * by user (its program_name needs the performance schema), so there every cut ends all of them.
-         */
-        CUTS_SESSIONS_BY_ROLE
     }
 
     /** A server of the backend's own, which a test may crash (SIGKILL) and restart on the same data. */

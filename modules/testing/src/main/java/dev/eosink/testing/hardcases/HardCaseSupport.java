@@ -6,8 +6,6 @@ import dev.eosink.testing.faults.FaultInjectingDatabase;
 
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.function.Executable;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -260,18 +258,5 @@ public interface HardCaseSupport {
             }
         }
         return ids;
-    }
-
-    // ---------------------------------------------------------------- cases a backend may lack
-
-    /**
-     * The one dynamic test {@code name}, if the backend has {@code needed}; none otherwise, so that a
-     * case that cannot run on a backend is not generated for it (rather than skipped).
-     */
-    default Stream<DynamicTest> ifCapable(HardCaseBackend.Capability needed, String name, Executable body) {
-        if (!backend().capabilities().contains(needed)) {
-            return Stream.empty();
-        }
-        return Stream.of(DynamicTest.dynamicTest(name + " [" + backend().name() + "]", body));
     }
 }

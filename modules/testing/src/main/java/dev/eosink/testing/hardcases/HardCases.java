@@ -31,9 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * exact counts asked of that database: rows = expected, zero duplicates, zero missing, zero prepared
  * transactions of the sink left ({@link #assertExactlyOnce}).
  *
- * <p>A case that needs what a backend cannot do ({@link HardCaseBackend.Capability}) is a
- * {@code @TestFactory} that generates no test for that backend, and its Javadoc says why; no case
- * is ever skipped.
+ * <p>Every case runs on every backend; none is skipped or left out for one.
  */
 public abstract class HardCases implements FailoverCases, StartupCases, ConnectionCases, SavepointCases, RescaleCases {
 
