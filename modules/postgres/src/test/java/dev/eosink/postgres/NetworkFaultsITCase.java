@@ -41,8 +41,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NetworkFaultsITCase extends ExactlyOnceTestBase {
 
     private static final Duration NETWORK_TIMEOUT = Duration.ofSeconds(2);
-    /** How long a stall lasts: longer than the network timeout, so that it fires, more than once. */
-    private static final Duration STALL = Duration.ofSeconds(6);
+    /**
+     * How long a stall lasts: long enough for the network timeout to fire on a write even when the
+     * stall first catches the writer polling the COPY's progress. That poll then ends by the driver's
+     * read timeout (seen: 4.3 s into a stall, over TLS), the writer goes on without flow control, and
+     * only its next blocked write starts the watchdog's 2 s; a 6 s stall ended before that.
+     */
+    private static final Duration STALL = Duration.ofSeconds(10);
     /** Padding that makes rows big, so that a stalled COPY fills every buffer on the way within a second. */
     private static final String PADDING = "x".repeat(8_000);
 
