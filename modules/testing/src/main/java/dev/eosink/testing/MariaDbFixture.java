@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * which wins over the environment.
  *
  * <p>Tests connect as an administrator ({@link #adminProperties()}); the sink under test connects as
- * {@value #SINK_USER}, a user with only the privileges the README asks for. Tests cut the sink's
+ * {@value #SINK_USER}, a user with only the privileges docs/xa.md asks for. Tests cut the sink's
  * sessions by the names it gives them ({@link #killSessionsNamed}).
  */
 public final class MariaDbFixture {
