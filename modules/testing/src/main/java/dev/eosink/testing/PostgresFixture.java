@@ -2,35 +2,26 @@ package dev.eosink.testing;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.PostgreSQLContainer;
-import org.testcontainers.utility.DockerImageName;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The one real PostgreSQL that every test and the demo share, plus small SQL helpers for tests.
@@ -45,6 +36,10 @@ import java.util.concurrent.TimeoutException;
  *       installed but a JDK; as root it runs under {@code unshare -U} (see {@link EmbeddedServer}).</li>
  * </ol>
  * {@code EOSINK_TEST_POSTGRES=docker|embedded} forces one of the last two (default {@code auto}).
+ * {@code EOSINK_TEST_POSTGRES_VERSION=14} (a major, or major.minor) asks for that version: the container
+ * is then {@code postgres:14}, and {@link #get()} and {@link #startNew(Map)} fail, whatever the source,
+ * unless the server that started is of it. Embedded servers run the binaries on the classpath, which the
+ * build picks with {@code -Dpostgres.version=14}; that build property also sets this setting.
  * {@code EOSINK_TEST_FSYNC=off} turns fsync off on servers this class starts (it is on by default, as in
  * production, because the tests are about durability). Each of these settings may also be given as a
  * JVM system property of the same name, which wins over the environment.
@@ -63,13 +58,7 @@ public class PostgresFixture {
     static final String ENV_PASSWORD = "EOSINK_TEST_PASSWORD";
     static final String ENV_BACKEND = "EOSINK_TEST_POSTGRES";
     static final String ENV_FSYNC = "EOSINK_TEST_FSYNC";
-
-    private static final String DOCKER_IMAGE = "postgres:17";
-    /**
-     * Upper bound for asking Testcontainers whether Docker answers. Without a socket it says no in well under a
-     * second; a wedged engine can make it hang, and then we go on without Docker.
-     */
-    private static final Duration DOCKER_PROBE_TIMEOUT = Duration.ofSeconds(10);
+    static final String ENV_VERSION = "EOSINK_TEST_POSTGRES_VERSION";
 
     /** Server settings for every server this class starts; {@link #startNew(Map)} may override any. */
     public static Map<String, String> defaultServerSettings() {
@@ -108,7 +97,7 @@ public class PostgresFixture {
             }
             long t0 = System.nanoTime();
             try {
-                shared = resolve();
+                shared = startShared();
             } catch (RuntimeException e) {
                 sharedFailure = e;
                 throw e;
@@ -117,6 +106,20 @@ public class PostgresFixture {
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), shared.describe());
             return shared;
         }
+    }
+
+    /** Starts the shared server and checks its version; one of another version is stopped again. */
+    private static PostgresFixture startShared() {
+        PostgresFixture started = PostgresSources.start();
+        try {
+            PostgresSources.checkVersion(started);
+        } catch (RuntimeException e) {
+            if (started.stopper != null) {
+                started.stopper.run();
+            }
+            throw e;
+        }
+        return started;
     }
 
     /**
@@ -140,6 +143,7 @@ public class PostgresFixture {
             OPEN_STANDALONES.add(instance);
             try {
                 instance.start();
+                PostgresSources.checkVersion(instance);
             } catch (RuntimeException e) {
                 instance.close();
                 throw e;
@@ -164,102 +168,8 @@ public class PostgresFixture {
         new CountDownLatch(1).await();
     }
 
-    private static PostgresFixture resolve() {
-        String url = setting(ENV_JDBC_URL, null);
-        if (url != null && !url.isBlank()) {
-            PostgresFixture external = new PostgresFixture(Source.EXTERNAL, url.trim(),
-                    setting(ENV_USER, "postgres"), setting(ENV_PASSWORD, ""), null);
-            external.checkConnectable();
-            return external;
-        }
-        String backend = setting(ENV_BACKEND, "auto").toLowerCase(Locale.ROOT);
-        switch (backend) {
-            case "docker":
-                return startContainer();
-            case "embedded":
-                return startEmbedded();
-            case "auto":
-                if (dockerAnswers()) {
-                    return startContainer();
-                }
-                LOG.info("No Docker engine answers; starting an embedded PostgreSQL");
-                return startEmbedded();
-            default:
-                throw new IllegalArgumentException(ENV_BACKEND + " must be auto, docker or embedded, not " + backend);
-        }
-    }
-
-    /** Asks Testcontainers in a daemon thread, so that a hanging engine costs at most the timeout. */
-    private static boolean dockerAnswers() {
-        CompletableFuture<Boolean> probe = new CompletableFuture<>();
-        Thread thread = new Thread(() -> {
-            try {
-                probe.complete(DockerClientFactory.instance().isDockerAvailable());
-            } catch (Throwable t) { // a broken Docker setup must never fail the tests here
-                probe.complete(false);
-                LOG.debug("Docker probe failed", t);
-            }
-        }, "eosink-docker-probe");
-        thread.setDaemon(true);
-        thread.start();
-        try {
-            return probe.get(DOCKER_PROBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            LOG.warn("Docker did not answer within {} s; not using it", DOCKER_PROBE_TIMEOUT.toSeconds());
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while probing Docker", e);
-        } catch (Exception e) {
-            return false;
-        }
-    }
-
-    private static PostgresFixture startContainer() {
-        List<String> command = new ArrayList<>();
-        command.add("postgres");
-        defaultServerSettings().forEach((key, value) -> {
-            command.add("-c");
-            command.add(key + "=" + value);
-        });
-        PostgreSQLContainer<?> container = new PostgreSQLContainer<>(DockerImageName.parse(DOCKER_IMAGE))
-                .withCommand(command.toArray(new String[0]));
-        try {
-            container.start();
-        } catch (RuntimeException e) {
-            container.stop();
-            throw new IllegalStateException("Could not start a " + DOCKER_IMAGE + " container", e);
-        }
-        return new PostgresFixture(Source.DOCKER, container.getJdbcUrl(), container.getUsername(),
-                container.getPassword(), container::stop);
-    }
-
-    private static PostgresFixture startEmbedded() {
-        // Inside zonky's working directory: zonky stops and deletes the server of a JVM that was killed
-        // (its lock no longer held) when a later run starts, instead of leaving it running forever.
-        Path dataDirectory = zonkyWorkingDirectory().resolve("eosink-" + UUID.randomUUID());
-        try {
-            EmbeddedServer server = new EmbeddedServer(dataDirectory, defaultServerSettings());
-            try {
-                server.start();
-            } catch (IOException | RuntimeException e) {
-                server.close();
-                throw e;
-            }
-            return new PostgresFixture(Source.EMBEDDED, embeddedUrl(server.port()), "postgres", "", server::close);
-        } catch (IOException | RuntimeException e) {
-            throw new IllegalStateException("Could not start an embedded PostgreSQL", e);
-        }
-    }
-
     static String embeddedUrl(int port) {
         return "jdbc:postgresql://localhost:" + port + "/postgres";
-    }
-
-    /** Same rule as zonky's (private) EmbeddedPostgres.getWorkingDirectory(). */
-    private static Path zonkyWorkingDirectory() {
-        String fallback = Paths.get(System.getProperty("java.io.tmpdir"), "embedded-pg").toString();
-        return Paths.get(System.getProperty("ot.epg.working-dir", fallback));
     }
 
     private static void shutdown() {
@@ -283,10 +193,13 @@ public class PostgresFixture {
         }
     }
 
-    /** A JVM system property, else an environment variable, of that name. */
+    /**
+     * A JVM system property, else an environment variable, of that name. A blank property counts as unset:
+     * the build passes its properties to the tests even when they are empty.
+     */
     static String setting(String name, String defaultValue) {
         String value = System.getProperty(name);
-        if (value == null) {
+        if (value == null || value.isBlank()) {
             value = System.getenv(name);
         }
         return value == null ? defaultValue : value;
@@ -297,7 +210,7 @@ public class PostgresFixture {
     /** Where a server came from. */
     public enum Source {
         EXTERNAL("external server from " + ENV_JDBC_URL),
-        DOCKER("Testcontainers " + DOCKER_IMAGE),
+        DOCKER("Testcontainers " + PostgresSources.DOCKER_IMAGE),
         EMBEDDED("embedded PostgreSQL (zonky)");
 
         private final String label;
@@ -471,7 +384,7 @@ public class PostgresFixture {
                 + "WHERE application_name LIKE ? AND pid <> pg_backend_pid()", applicationNameLike);
     }
 
-    private void checkConnectable() {
+    void checkConnectable() {
         try (Connection c = connect(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SHOW max_prepared_transactions")) {
             rs.next();

@@ -4,8 +4,10 @@ import dev.eosink.testing.faults.CheckpointCounter;
 import dev.eosink.testing.faults.Faults;
 
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.runtime.util.EnvironmentInformation;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -52,6 +54,16 @@ public abstract class HardCases implements FailoverCases, StartupCases, Connecti
 
     protected HardCases(HardCaseBackend backend) {
         this.backend = Objects.requireNonNull(backend, "backend");
+    }
+
+    /**
+     * The Flink and Java versions the suite runs on, as they are at run time (not as the build asked for
+     * them), for reports such as the version matrix; the database fixtures log their server's version.
+     */
+    @BeforeAll
+    static void logVersions() {
+        LOG.info("Hard cases on Flink {}, Java {} ({})", EnvironmentInformation.getVersion(), Runtime.version(),
+                System.getProperty("java.vendor"));
     }
 
     @Override
