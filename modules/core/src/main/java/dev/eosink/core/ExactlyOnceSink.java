@@ -55,6 +55,9 @@ import java.util.Objects;
  * dev.eosink.core.protocol.RecoveryPlan}. After the committer, a small operator ({@link
  * CheckpointOutcomeOperator}) tells the writers which checkpoints completed or were aborted, which
  * Flink tells a sink writer nothing of.
+ *
+ * <p>The class is the same source for every Flink line eosink is built for; it implements Flink's
+ * {@code Sink} through {@link SinkV2}, which has one declaration per line.
  */
 @PublicEvolving
 public class ExactlyOnceSink<IN>
