@@ -27,7 +27,7 @@ ALTER SYSTEM SET max_prepared_transactions = 64;
 -- instead of every 200 ms. A backend streaming COPY must flush WAL itself before it can evict a page
 -- it filled, unless the WAL writer already has: with up to 200 ms of WAL pending, COPY likely
 -- stalls on those flushes, and the rows still in flight at a checkpoint barrier took longer to
--- store before PREPARE. Measured with ./bench --server-setting wal_writer_delay=10ms (README, What PostgreSQL
--- needs). Takes effect on reload.
+-- store before PREPARE. Measured with ./bench --server-setting wal_writer_delay=10ms (docs/postgresql.md,
+-- What PostgreSQL needs). Takes effect on reload.
 -- ALTER SYSTEM SET wal_writer_delay = '10ms';
 -- SELECT pg_reload_conf();

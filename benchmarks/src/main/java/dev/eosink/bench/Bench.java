@@ -136,7 +136,7 @@ public final class Bench {
             Files.createDirectories(o.out);
             report.write(o.out);
             if (o.isDefaultOut()) {
-                report.updateReadme(Path.of("README.md"));
+                report.updateResultsPage(Report.RESULTS_PAGE);
             }
             System.out.println();
             System.out.println(report.csv().trim());

@@ -29,7 +29,7 @@ final class BenchOptions {
                     "and at-least-once sinks, at parallelism 1 and 2, on the same job and a fresh table each; then the",
                     "heap of eo-copy at a long checkpoint interval; then a sensitivity sweep (row width, checkpoint",
                     "interval). Writes benchmarks/results/latest.{md,csv,png}, sweep.csv and the results block of",
-                    "README.md; per-run logs go to benchmarks/results/tmp/ (not in git).",
+                    "docs/benchmarks.md; per-run logs go to benchmarks/results/tmp/ (not in git).",
                     "",
                     "  --rows N                 rows per run (default " + DEFAULT_ROWS + ": about 15-20 min on 2 quiet cores)",
                     "  --warmup PCT             before it is measured, each run's JVM runs the same writer on PCT% of the",
@@ -44,9 +44,9 @@ final class BenchOptions {
                     "                           max_prepared_transactions >= 64; track_commit_timestamp=on for the",
                     "                           commit-time end of a run (otherwise: job end, see latest.md)",
                     "  --server-setting N=V     a setting of the embedded PostgreSQL (repeatable), for example",
-                    "                           wal_writer_delay=10ms (see the README's tuning notes)",
-                    "  --out DIR                where latest.* go (default benchmarks/results; the README block is",
-                    "                           only rewritten for the default)",
+                    "                           wal_writer_delay=10ms (see docs/postgresql.md, What PostgreSQL needs)",
+                    "  --out DIR                where latest.* go (default benchmarks/results; docs/benchmarks.md's results",
+                    "                           block is only rewritten for the default)",
                     "  --writers a,b,...        a subset of raw-copy,eo-copy,eo-batch,eo-upsert,peer-eo-xa,peer-alo,peer-alo-upsert",
                     "  --parallelism 1,2        parallelisms (default 1,2)",
                     "  --interval-ms MS         checkpoint interval of the throughput runs (default 1000)",
@@ -327,7 +327,7 @@ final class BenchOptions {
         return o;
     }
 
-    /** Whether latest.* go to the committed results directory (and README.md is updated). */
+    /** Whether latest.* go to the committed results directory (and docs/benchmarks.md is updated). */
     boolean isDefaultOut() {
         return !smoke && out.normalize().equals(DEFAULT_OUT);
     }

@@ -17,15 +17,17 @@ import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.stream.Collectors;
 
-/** latest.csv, latest.md, latest.png and the README block, from the runs of one benchmark. */
+/** latest.csv, latest.md, latest.png and the results block of docs/benchmarks.md, from the runs of one benchmark. */
 final class Report {
 
     static final String CSV_HEADER = "case,writer,parallelism,rows_per_s,ratio_to_copy";
     static final String SWEEP_CSV = "sweep.csv";
     static final String SWEEP_CSV_HEADER = "sweep,writer,parallelism,columns,interval_ms,rows,rows_per_s,mb_per_s,"
             + "ratio_to_copy,barrier_to_prepared_p50_ms,barrier_to_prepared_p99_ms";
-    static final String README_BEGIN = "<!-- bench:begin (written by ./bench; edits here are overwritten) -->";
-    static final String README_END = "<!-- bench:end -->";
+    /** The results page, relative to the repository root; its block between the two markers is rewritten. */
+    static final Path RESULTS_PAGE = Path.of("docs", "benchmarks.md");
+    static final String RESULTS_BEGIN = "<!-- bench:begin (written by ./bench; edits here are overwritten) -->";
+    static final String RESULTS_END = "<!-- bench:end -->";
 
     private final BenchOptions o;
     private final List<Spec> specs;
@@ -582,23 +584,29 @@ final class Report {
         return ratio.isPresent() ? String.format(Locale.ROOT, "%.2f", ratio.getAsDouble()) : "–";
     }
 
-    /** Replaces the block between the README's markers (if both are there) with the summary. */
-    void updateReadme(Path readme) throws IOException {
-        if (!Files.exists(readme)) {
+    /**
+     * Replaces the block between the page's markers (if both are there) with the summary. Its links to
+     * latest.md and latest.png are relative to the page, as a markdown link must be.
+     */
+    void updateResultsPage(Path page) throws IOException {
+        if (!Files.exists(page)) {
             return;
         }
-        String text = Files.readString(readme, StandardCharsets.UTF_8);
-        int from = text.indexOf(README_BEGIN);
-        int to = text.indexOf(README_END);
+        String text = Files.readString(page, StandardCharsets.UTF_8);
+        int from = text.indexOf(RESULTS_BEGIN);
+        int to = text.indexOf(RESULTS_END);
         if (from < 0 || to < from) {
             return;
         }
-        StringBuilder b = new StringBuilder(README_BEGIN).append('\n');
+        Path results = page.toAbsolutePath().normalize().getParent().relativize(o.out.toAbsolutePath().normalize());
+        String latestMd = slashes(results.resolve("latest.md"));
+        StringBuilder b = new StringBuilder(RESULTS_BEGIN).append('\n');
         b.append("Made by `").append(o.commandLine).append("` on ").append(date).append(": ")
                 .append(machine.get("cores")).append(" cores, ").append(machine.get("java")).append(", PostgreSQL ")
                 .append(server.get("server_version")).append(String.format(Locale.ROOT, ", %,d rows per run, %d round(s) ",
                         o.rows, o.rounds))
-                .append("(details: [benchmarks/results/latest.md](benchmarks/results/latest.md)).\n\n");
+                .append("(details: [").append(slashes(o.out.resolve("latest.md"))).append("](").append(latestMd)
+                .append(")).\n\n");
         b.append("| case | writer | rows/s p1 | × raw COPY p1 | rows/s p2 | × raw COPY p2 |\n|---|---|--:|--:|--:|--:|\n");
         List<Line> lines = lines();
         List<Writer> writers = lines.stream().map(l -> l.spec.writer).distinct().collect(Collectors.toList());
@@ -635,9 +643,14 @@ final class Report {
                 b.append(" |\n");
             }
         }
-        b.append("\n![throughput](benchmarks/results/latest.png)\n");
-        b.append(README_END);
-        String updated = text.substring(0, from) + b + text.substring(to + README_END.length());
-        Files.writeString(readme, updated, StandardCharsets.UTF_8);
+        b.append("\n![throughput](").append(slashes(results.resolve("latest.png"))).append(")\n");
+        b.append(RESULTS_END);
+        String updated = text.substring(0, from) + b + text.substring(to + RESULTS_END.length());
+        Files.writeString(page, updated, StandardCharsets.UTF_8);
+    }
+
+    /** A path as a markdown link writes it, on any platform. */
+    private static String slashes(Path path) {
+        return path.toString().replace('\\', '/');
     }
 }

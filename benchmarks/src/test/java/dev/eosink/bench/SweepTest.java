@@ -139,11 +139,16 @@ class SweepTest {
         String cost = md.substring(md.indexOf("## Checkpoint cost"), md.indexOf("## Peak task-manager heap"));
         assertThat(cost).doesNotContain("| 100 ms |");
 
-        Path readme = dir.resolve("README.md");
-        java.nio.file.Files.writeString(readme, "intro\n" + Report.README_BEGIN + "\nold\n" + Report.README_END + "\nrest\n");
-        report.updateReadme(readme);
-        String block = java.nio.file.Files.readString(readme);
-        assertThat(block).startsWith("intro\n" + Report.README_BEGIN).endsWith(Report.README_END + "\nrest\n")
+        // The results page's block, with its links relative to the page (docs/ next to benchmarks/results/).
+        Path page = dir.resolve(Report.RESULTS_PAGE);
+        java.nio.file.Files.createDirectories(page.getParent());
+        java.nio.file.Files.writeString(page, "intro\n" + Report.RESULTS_BEGIN + "\nold\n" + Report.RESULTS_END + "\nrest\n");
+        Report atRoot = new Report(BenchOptions.parse(new String[] {"--rows", "1000", "--rounds", "2", "--out",
+                dir.resolve(BenchOptions.DEFAULT_OUT).toString()}), specs, runs, none, none, 1, true, Path.of("/tmp/x"));
+        atRoot.updateResultsPage(page);
+        String block = java.nio.file.Files.readString(page);
+        assertThat(block).startsWith("intro\n" + Report.RESULTS_BEGIN).endsWith(Report.RESULTS_END + "\nrest\n")
+                .contains("](../benchmarks/results/latest.md)).\n", "![throughput](../benchmarks/results/latest.png)\n")
                 .contains("| append | eo-copy | 80,002 | 0.80 | 80,002 | 0.80 |\n",
                         "| eo-copy × raw COPY | p1 | p2 |\n|---|--:|--:|\n"
                                 + "| 4 → 20 columns | 0.80 → 0.80 | 0.80 → 0.80 |\n"

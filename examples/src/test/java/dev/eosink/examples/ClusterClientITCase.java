@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The cluster example as an operator runs it: Flink's own command line client ({@code flink run},
  * {@code flink stop --savepointPath}, {@code flink run -s}) against a multi-process session cluster,
  * the example's tables created by {@code sql/04-example-tables.sql} and the sink running as the
- * least-privileged role of {@code sql/02-sink-role.sql}, with the README's command as written.
+ * least-privileged role of {@code sql/02-sink-role.sql}, with docs/demo.md's command as written.
  *
  * <p>A run is stopped with a savepoint and resumed with {@code flink run -s}, stopped again (after a
  * TaskManager was killed, so that there is a real failover to count) and resumed with {@code

@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the table is checked row by row; a report is written.
  *
  * <p>CI runs 3 minutes with a fault every 5-10 s after the previous recovery (at least 8 faults of 4
- * kinds are asserted, so the gaps leave room for slow recoveries on a loaded machine). The long run is a command (see the README):
+ * kinds are asserted, so the gaps leave room for slow recoveries on a loaded machine). The long run is a command (see docs/demo.md):
  * {@code ./mvnw -B -pl examples -am verify -Dit.test=SoakITCase -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false
  * -Dsoak.minutes=30 -Dsoak.gap=10-30 -Dsoak.report=...}.
  */

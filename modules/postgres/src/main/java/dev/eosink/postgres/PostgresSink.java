@@ -19,7 +19,7 @@ import org.apache.flink.annotation.PublicEvolving;
  *
  * <p>Each parallel subtask writes into one PostgreSQL transaction per checkpoint, prepares it with
  * {@code PREPARE TRANSACTION} at the barrier and commits it with {@code COMMIT PREPARED} only once
- * the checkpoint is complete. See the README for the guarantees and what the database needs.
+ * the checkpoint is complete. See docs/guarantees.md for the guarantees and docs/postgresql.md for what the database needs.
  */
 @PublicEvolving
 public final class PostgresSink {

@@ -149,8 +149,8 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
      * <p>The writer reads the server's own progress ({@code pg_stat_progress_copy}, PostgreSQL 14+)
      * over one more connection per writing subtask, opened when first needed, and waits while the
      * backlog is above this bound, until it is below half of it. It costs a small query every few
-     * sends while the server is behind, and a little throughput (the README's Benchmark and
-     * Trade-offs give the measured figures). On PostgreSQL before 14, or when the monitor connection
+     * sends while the server is behind, and a little throughput (docs/benchmarks.md and the
+     * trade-offs of docs/design-and-recovery.md give the measured figures). On PostgreSQL before 14, or when the monitor connection
      * fails, flow control turns off with one warning and rows are written as before. Raise it for a
      * server far away (a bound smaller than the bandwidth-delay product leaves the network idle); turn
      * it off if one more connection per subtask is too many.

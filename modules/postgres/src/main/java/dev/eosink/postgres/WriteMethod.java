@@ -8,7 +8,7 @@ public enum WriteMethod {
     /**
      * Binary {@code COPY ... FROM STDIN}, streamed as records arrive: the fastest path, and memory stays
      * at one small buffer whatever the checkpoint interval. The default for inserts into a table whose
-     * column types it can encode (see the README); otherwise the sink falls back to {@link #BATCH}.
+     * column types it can encode (see docs/options.md); otherwise the sink falls back to {@link #BATCH}.
      */
     COPY,
     /** JDBC batches of prepared {@code INSERT}s ({@code batchSize} per round trip). */

@@ -57,8 +57,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * stack. Every job expected to fail connects as a role of this test's own with a password, given both as a
  * property and in the JDBC URL, and no message in its whole failure chain may contain that password.
  *
- * <p>The privileges come from sql/02-sink-role.sql itself (names substituted), so the script the README
- * points operators to is the one proven sufficient here, and each of its grants is proven necessary.
+ * <p>The privileges come from sql/02-sink-role.sql itself (names substituted), so the script the README and
+ * docs/postgresql.md point operators to is the one proven sufficient here, and each of its grants is proven necessary.
  */
 class MisconfigurationITCase extends ExactlyOnceTestBase {
 

@@ -89,7 +89,7 @@ class SecurityITCase extends ExactlyOnceTestBase {
             sink.upsert("id");
         }
         // Parallelism 1: a regional failover would make an upsert writer of the other subtask wait
-        // for its uncommitted transaction (see README, upserts), which is not what this test is about.
+        // for its uncommitted transaction (see docs/guarantees.md, upserts), which is not what this test is about.
         StreamExecutionEnvironment env = env(1, 200);
         ids(env, 2_000, 4_000).sinkTo(FaultInjectingDatabase.wrap(sink.build()));
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3); // and recovery runs on those names too

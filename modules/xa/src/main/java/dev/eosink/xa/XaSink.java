@@ -20,7 +20,7 @@ import org.apache.flink.annotation.PublicEvolving;
  * <p>Each parallel subtask writes one XA branch per checkpoint, prepares it at the barrier and commits
  * it only once the checkpoint is complete. The job brings the database's JDBC driver (see {@link
  * XaSinkBuilder#jdbcUrl}). The protocol is the PostgreSQL sink's (modules/core);
- * see the README's "XA databases" for what each database needs.
+ * see docs/xa.md for what each database needs.
  */
 @PublicEvolving
 public final class XaSink {

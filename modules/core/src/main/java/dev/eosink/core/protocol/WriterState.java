@@ -66,7 +66,8 @@ public record WriterState(String sinkId, int subtask, long checkpointId, Optiona
 
         @Override
         public String toString() {
-            return "Lineage[run=" + run + ", parallelism=" + parallelism + ", snapshotAtMillis=" + snapshotAtMillis + "]";
+            return "Lineage[run=" + run + ", parallelism=" + parallelism
+                    + ", snapshotAtMillis=" + snapshotAtMillis + "]";
         }
     }
 

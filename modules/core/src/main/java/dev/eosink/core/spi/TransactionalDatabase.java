@@ -13,7 +13,7 @@ import java.io.Serializable;
  * lives in {@code dev.eosink.core.protocol} and does not change per database.
  *
  * <p>Implementations are serializable configuration, shipped with the job graph; they open
- * sessions on the task managers. They must never render credentials in {@link #toString()}.
+ * sessions on the task managers. They must never render credentials in {@code toString()}.
  *
  * @param <IN> the records the sink writes
  */

@@ -25,7 +25,7 @@ import java.util.List;
  * </ul>
  *
  * <p>Why: PostgreSQL's conflict check makes {@code INSERT ... ON CONFLICT} about twice as expensive
- * on the server as COPY (measured, README "Trade-offs"), yet in most upsert streams most records
+ * on the server as COPY (measured, docs/design-and-recovery.md "Trade-offs"), yet in most upsert streams most records
  * bring a key the table has never seen. COPY cannot update, so it only gets keys that are new to
  * this subtask, and when one of them exists in the table after all (written before the job, by an
  * earlier run or by someone else), the COPY fails on the unique index, the savepoint undoes the

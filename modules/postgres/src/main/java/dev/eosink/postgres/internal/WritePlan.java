@@ -46,7 +46,8 @@ sealed interface WritePlan<IN> permits WritePlan.Batch, WritePlan.Copy, WritePla
 
         @Override
         public String toString() {
-            return "Resources[context=" + context + ", connection=" + connection + ", io=" + io + ", backlog=" + backlog + ", batchSize=" + batchSize + ", errors=" + errors + "]";
+            return "Resources[context=" + context + ", connection=" + connection + ", io=" + io
+                    + ", backlog=" + backlog + ", batchSize=" + batchSize + ", errors=" + errors + "]";
         }
     }
 
@@ -160,7 +161,8 @@ sealed interface WritePlan<IN> permits WritePlan.Batch, WritePlan.Copy, WritePla
 
         @Override
         public String toString() {
-            return "Upsert[statement=" + statement + ", casts=" + casts + ", keys=" + keys + ", rowKind=" + rowKind + ", newKeysByCopy=" + newKeysByCopy + "]";
+            return "Upsert[statement=" + statement + ", casts=" + casts + ", keys=" + keys + ", rowKind=" + rowKind
+                    + ", newKeysByCopy=" + newKeysByCopy + "]";
         }
     }
 

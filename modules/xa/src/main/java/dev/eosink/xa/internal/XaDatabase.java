@@ -199,14 +199,14 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
                 // Several subtasks race on CREATE TABLE; the loser may fail, and then finds the table.
                 if (!readable(c, dialect.markerExistsSql(markerSchema, markerTable))) {
                     throw new SinkException(context + ": could not create marker table " + marker + ": "
-                            + e.getMessage() + ". Remedy: create it (see the README, XA databases) and grant the sink's "
+                            + e.getMessage() + ". Remedy: create it (see docs/xa.md, What each database needs) and grant the sink's "
                             + "user INSERT, SELECT, DELETE on it, or grant CREATE.", e);
                 }
             }
         }
         if (!readable(c, dialect.markerExistsSql(markerSchema, markerTable))) {
             throw new SinkException(context + ": marker table " + marker + " is missing or not readable by the sink's "
-                    + "user. Remedy: create it (README, XA databases) and GRANT INSERT, SELECT, DELETE on it, or allow "
+                    + "user. Remedy: create it (docs/xa.md, What each database needs) and GRANT INSERT, SELECT, DELETE on it, or allow "
                     + "the sink to create it (createMarkerTable(true)).");
         }
         dialect.checkTransactional(c, context, markerSchema, markerTable);

@@ -14,7 +14,7 @@ import java.util.Map;
 
 /**
  * The one table that sorts every XA error code, per operation, into what the protocol does about it.
- * The README shows the same table; {@code XaErrorsTest} checks that every code has a row for every
+ * docs/xa.md shows the same table; {@code XaErrorsTest} checks that every code has a row for every
  * operation.
  *
  * <ul>

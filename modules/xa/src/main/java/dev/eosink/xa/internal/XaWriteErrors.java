@@ -145,7 +145,7 @@ final class XaWriteErrors {
                 + "back), or another client's long transaction or DDL on the same rows or table. Nothing of this epoch "
                 + "becomes visible; the task fails and the epoch is replayed from the last checkpoint, and waits again "
                 + "while the lock is held. Remedy: find the holder (" + dialect.lockHoldersHint() + ") and end it; "
-                + "resolve prepared branches of a dead job as the README (XA databases, Operators) shows; or raise "
+                + "resolve prepared branches of a dead job as docs/xa.md (Operators) shows; or raise "
                 + "lockTimeout if such waits are expected.";
     }
 }
