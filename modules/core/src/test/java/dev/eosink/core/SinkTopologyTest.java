@@ -1,0 +1,67 @@
+package dev.eosink.core;
+
+import dev.eosink.core.protocol.CheckpointOutcomeOperator;
+import dev.eosink.core.spi.CommitSession;
+import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.TransactionalDatabase;
+import dev.eosink.core.spi.WriterSession;
+
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.JobVertex;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The job graph Flink makes of the sink, on whichever Flink line this build is for: the operator that
+ * hears checkpoint outcomes runs in the writer's task, chained after the writer and the committer. A
+ * writer learns of its checkpoints' outcomes only through it, and it registers the release hooks
+ * before the committer opens, because Flink opens a chain from its tail.
+ */
+class SinkTopologyTest {
+
+    @Test
+    void checkpointOutcomesAreChainedToTheWriterAndTheCommitter() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(1_000);
+        env.fromData("a", "b", "c").sinkTo(new ExactlyOnceSink<>(new UnopenedDatabase(), SinkSettings.defaults("orders")));
+
+        JobGraph graph = env.getStreamGraph().getJobGraph();
+
+        List<String> tasks = new ArrayList<>();
+        for (JobVertex vertex : graph.getVertices()) {
+            tasks.add(vertex.getName());
+        }
+        assertThat(tasks)
+                .filteredOn(task -> task.contains(CheckpointOutcomeOperator.NAME))
+                .singleElement()
+                .satisfies(task -> assertThat(task).contains("Writer").contains("Committer"));
+    }
+
+    /** A database the job graph names but never opens. */
+    private static final class UnopenedDatabase implements TransactionalDatabase<String> {
+
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public WriterSession<String> openWriter(SubtaskContext context) {
+            throw new UnsupportedOperationException("never opened");
+        }
+
+        @Override
+        public CommitSession openCommitter(SubtaskContext context) {
+            throw new UnsupportedOperationException("never opened");
+        }
+
+        @Override
+        public String target() {
+            return "nowhere";
+        }
+    }
+}
