@@ -5,7 +5,6 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.PostgresFixture;
-import dev.eosink.testing.StandalonePostgres;
 import dev.eosink.testing.hardcases.HardCaseBackend;
 import dev.eosink.testing.hardcases.SessionScope;
 import dev.eosink.testing.hardcases.SinkSpec;
@@ -164,28 +163,7 @@ final class PostgresBackend implements HardCaseBackend {
 
     @Override
     public OwnServer startOwnServer() {
-        StandalonePostgres own = PostgresFixture.startNew(Map.of());
-        return new OwnServer() {
-            @Override
-            public HardCaseBackend backend() {
-                return new PostgresBackend(own);
-            }
-
-            @Override
-            public void crash() {
-                own.crash();
-            }
-
-            @Override
-            public void restart() {
-                own.start();
-            }
-
-            @Override
-            public void close() {
-                own.close();
-            }
-        };
+        return OwnServer.of(PostgresFixture.startNew(Map.of()), PostgresBackend::new);
     }
 
     private static String literal(String value) {

@@ -1,7 +1,6 @@
 package dev.eosink.xa;
 
 import dev.eosink.testing.PostgresFixture;
-import dev.eosink.testing.StandalonePostgres;
 import dev.eosink.testing.hardcases.HardCaseBackend;
 import dev.eosink.testing.hardcases.SessionScope;
 
@@ -99,27 +98,6 @@ final class XaPostgresBackend extends XaBackend {
 
     @Override
     public OwnServer startOwnServer() {
-        StandalonePostgres own = PostgresFixture.startNew(Map.of());
-        return new OwnServer() {
-            @Override
-            public HardCaseBackend backend() {
-                return new XaPostgresBackend(own);
-            }
-
-            @Override
-            public void crash() {
-                own.crash();
-            }
-
-            @Override
-            public void restart() {
-                own.start();
-            }
-
-            @Override
-            public void close() {
-                own.close();
-            }
-        };
+        return OwnServer.of(PostgresFixture.startNew(Map.of()), XaPostgresBackend::new);
     }
 }

@@ -2,6 +2,8 @@ package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
+import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.StandalonePostgres;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -10,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.Function;
 
 /**
  * One database, and the sink that writes to it, as the hard-case suite ({@link HardCases}) sees them:
@@ -147,6 +150,31 @@ public interface HardCaseBackend {
 
     /** A server of the backend's own, which a test may crash (SIGKILL) and restart on the same data. */
     interface OwnServer extends AutoCloseable {
+
+        /** A PostgreSQL of the test's own ({@link PostgresFixture#startNew}), seen through {@code backend}. */
+        static OwnServer of(StandalonePostgres server, Function<StandalonePostgres, HardCaseBackend> backend) {
+            return new OwnServer() {
+                @Override
+                public HardCaseBackend backend() {
+                    return backend.apply(server);
+                }
+
+                @Override
+                public void crash() {
+                    server.crash();
+                }
+
+                @Override
+                public void restart() {
+                    server.start();
+                }
+
+                @Override
+                public void close() {
+                    server.close();
+                }
+            };
+        }
 
         /** The same kind of backend, connected to this server. */
         HardCaseBackend backend();
