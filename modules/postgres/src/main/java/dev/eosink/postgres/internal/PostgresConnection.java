@@ -105,13 +105,16 @@ public final class PostgresConnection implements Serializable {
     /**
      * A small HikariCP pool for a committer: autocommit on (COMMIT PREPARED cannot run inside a
      * transaction block), no failure at construction when the database is down (the committer
-     * retries instead).
+     * retries instead), and connections opened only when a commit asks for one. With a minimum of
+     * idle connections, HikariCP's housekeeper would open one in the background whenever the only
+     * connection is busy, which doubles the committer's connections for nothing and, with a stalled
+     * network, adds a hanging login beside the stalled commit.
      */
     public HikariDataSource pool(String poolName, String applicationName, int maxSize) {
         HikariConfig config = new HikariConfig();
         config.setPoolName(poolName);
         config.setMaximumPoolSize(maxSize);
-        config.setMinimumIdle(1);
+        config.setMinimumIdle(0);
         config.setAutoCommit(true);
         config.setInitializationFailTimeout(-1);
         config.setConnectionTimeout(30_000);
