@@ -158,6 +158,11 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
                 .collect(Collectors.toList());
     }
 
+    /** Whether a writer of the sink has opened through this trace: the sink is traced. */
+    public static boolean traces(String sinkId) {
+        return OPEN.containsKey(sinkId);
+    }
+
     /**
      * How many writer subtasks of the sink hold at least one row in their open transaction: rows
      * handed to the database since their last prepare. A checkpoint whose barrier reaches such a
