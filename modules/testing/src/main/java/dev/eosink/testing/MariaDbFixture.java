@@ -182,7 +182,8 @@ public final class MariaDbFixture {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         try {
             while (true) {
-                try (Connection c = connectAdmin("")) {
+                try {
+                    connectAdmin("").close();
                     return;
                 } catch (SQLException e) {
                     if (!process.isAlive() || System.nanoTime() > deadline) {
