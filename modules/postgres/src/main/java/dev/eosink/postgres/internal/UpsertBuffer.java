@@ -1,17 +1,16 @@
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.postgres.row.RowEncoder;
 
 import org.apache.flink.types.RowKind;
 
-import java.math.BigDecimal;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,8 +28,9 @@ import java.util.stream.Collectors;
  *
  * <p>A batch keeps only the last record of each key (PostgreSQL refuses an INSERT ... ON CONFLICT
  * that touches one row twice), so upserts and deletes of one batch concern different keys and their
- * order does not matter; batches run in order. Values travel as text and are cast by the server to
- * the column's type, so every type with a text form works and type modifiers are enforced.
+ * order does not matter; batches run in order. Values travel as text ({@link RowEncoder#text}) and are
+ * cast by the server to the column's type, so every type with a text form works and type modifiers
+ * are enforced.
  *
  * <p>Keys are compared as {@link KeyColumns} says. Where only the database can tell which records
  * share a key (citext, nondeterministic collations), the batch merges identical keys only and runs as
@@ -48,8 +48,10 @@ import java.util.stream.Collectors;
  *
  * (the pending order is the order of each key's latest record, so the greatest ordinality is the last
  * record; the key column takes that record's spelling, as a delete and an insert would have left it).
+ *
+ * @param <R> the rows, read through their {@link RowEncoder}
  */
-final class UpsertBuffer {
+final class UpsertBuffer<R> {
 
     private static final Object DELETE = new Object();
 
@@ -59,6 +61,7 @@ final class UpsertBuffer {
     private final int columns;
     private final int[] keyIndexes;
     private final KeyColumns keys;
+    private final RowEncoder<R> encoder;
     /** The one statement of a batch whose keys only the database can compare, or null. */
     private final String dedupingSql;
     private PreparedStatement deduping;
@@ -68,13 +71,16 @@ final class UpsertBuffer {
     private long firstPosition = -1;
     private long lastPosition;
 
-    UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, List<String> keyColumns) {
-        this(table, columns, columnTypes, KeyColumns.plain(keyColumns));
+    UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, List<String> keyColumns,
+            RowEncoder<R> encoder) {
+        this(table, columns, columnTypes, KeyColumns.plain(keyColumns), encoder);
     }
 
-    UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, KeyColumns keys) {
+    UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, KeyColumns keys,
+            RowEncoder<R> encoder) {
         List<String> keyColumns = keys.names();
         this.keys = keys;
+        this.encoder = encoder;
         this.columns = columns.size();
         this.keyIndexes = keyColumns.stream().mapToInt(columns::indexOf).toArray();
         this.upsertSql = upsertSql(table, columns, columnTypes, keyColumns, "?");
@@ -153,27 +159,25 @@ final class UpsertBuffer {
 
     /**
      * The key of a row, as it is compared here and travels to the server: the text form of the key
-     * column's value (numbers normalized, so that 1.0 and 1.00 are one key; char(n) without trailing
-     * spaces: see {@link KeyColumns}), or with several key columns a list of them. Keys are equal
+     * column's value ({@link RowEncoder#keyText}: numbers normalized, so that 1.0 and 1.00 are one key;
+     * char(n) without trailing spaces: see {@link KeyColumns}), or with several key columns a list of them. Keys are equal
      * exactly when these forms are; where the database's equality has no such form, keys equal here
      * are equal there too, and the batch's statement merges the rest.
      */
-    Object keyOf(Object[] row) {
+    Object keyOf(R row) {
         if (keyIndexes.length == 1) {
-            return keys.part(0, keyText(row[keyIndexes[0]]));
+            return keys.part(0, encoder.keyText(row, keyIndexes[0]));
         }
         List<Object> key = new ArrayList<>(keyIndexes.length);
         for (int k = 0; k < keyIndexes.length; k++) {
-            key.add(keys.part(k, keyText(row[keyIndexes[k]])));
+            key.add(keys.part(k, encoder.keyText(row, keyIndexes[k])));
         }
         return key;
     }
 
-    private static String keyText(Object value) {
-        if (value == null) {
-            throw new IllegalArgumentException("key column value is null; an upsert key must not be null");
-        }
-        return value instanceof BigDecimal ? ((BigDecimal) value).stripTrailingZeros().toPlainString() : text(value);
+    /** A row, as messages show it. */
+    String show(R row) {
+        return encoder.show(row);
     }
 
     /** Part {@code k} of a {@link #keyOf key}, as text. */
@@ -182,7 +186,7 @@ final class UpsertBuffer {
     }
 
     /** Adds a record's row (or its delete) under its {@link #keyOf key}; UPDATE_BEFORE is not written. */
-    void add(Object key, Object[] row, RowKind kind, long position) {
+    void add(Object key, R row, RowKind kind, long position) {
         pending.remove(key); // re-inserted last: the batch keeps the order of the latest write per key
         pending.put(key, kind == RowKind.DELETE ? DELETE : row);
         if (firstPosition < 0) {
@@ -213,14 +217,14 @@ final class UpsertBuffer {
             clear();
             return;
         }
-        List<Object[]> rows = new ArrayList<>();
+        List<R> rows = new ArrayList<>();
         List<Object> deletes = new ArrayList<>();
         for (Iterator<Map.Entry<Object, Object>> it = pending.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Object, Object> e = it.next();
             if (e.getValue() == DELETE) {
                 deletes.add(e.getKey());
             } else {
-                rows.add((Object[]) e.getValue());
+                rows.add(row(e.getValue()));
             }
         }
         upsertRows(c, rows);
@@ -257,9 +261,9 @@ final class UpsertBuffer {
                 }
             } else {
                 deletes[r] = "f";
-                Object[] row = (Object[]) e.getValue();
+                R row = row(e.getValue());
                 for (int col = 0; col < columns; col++) {
-                    values[col][r] = text(row[col]);
+                    values[col][r] = encoder.text(row, col);
                 }
             }
             r++;
@@ -272,7 +276,7 @@ final class UpsertBuffer {
     }
 
     /** Upserts rows of distinct keys, now, with one statement (nothing if there are none). */
-    void upsertRows(Connection c, List<Object[]> rows) throws SQLException {
+    void upsertRows(Connection c, List<R> rows) throws SQLException {
         if (rows.isEmpty()) {
             return;
         }
@@ -282,7 +286,7 @@ final class UpsertBuffer {
         for (int col = 0; col < columns; col++) {
             String[] values = new String[rows.size()];
             for (int r = 0; r < values.length; r++) {
-                values[r] = text(rows.get(r)[col]);
+                values[r] = encoder.text(rows.get(r), col);
             }
             upsert.setArray(col + 1, array(c, values));
         }
@@ -294,26 +298,12 @@ final class UpsertBuffer {
         firstPosition = -1;
     }
 
-    private static Array array(Connection c, String[] values) throws SQLException {
-        return c.createArrayOf("text", values);
+    @SuppressWarnings("unchecked") // pending holds rows of R and the DELETE marker, told apart before
+    private R row(Object pendingValue) {
+        return (R) pendingValue;
     }
 
-    /** A value's PostgreSQL text input form. */
-    static String text(Object v) {
-        if (v == null) {
-            return null;
-        }
-        if (v instanceof byte[]) {
-            return "\\x" + HexFormat.of().formatHex((byte[]) v);
-        }
-        if (v instanceof BigDecimal) {
-            return ((BigDecimal) v).toPlainString();
-        }
-        if (v instanceof java.sql.Timestamp) {
-            // Wall-clock time in the JVM's zone, which pgjdbc sets as the session's TimeZone: right for
-            // timestamp and timestamptz columns alike (an ISO instant would lose its zone on timestamp).
-            return v.toString();
-        }
-        return v.toString(); // numbers, booleans, strings, UUIDs, java.time values in ISO-8601
+    private static Array array(Connection c, String[] values) throws SQLException {
+        return c.createArrayOf("text", values);
     }
 }
