@@ -98,7 +98,7 @@ final class UpsertBuffer<R> {
     private static String upsertSql(
             SqlIdentifier table, List<String> columns, List<String> columnTypes, List<String> keyColumns, String parameter) {
         String cols = columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
-        String arrays = columnTypes.stream().map(t -> parameter + "::text[]::" + t + "[]").collect(Collectors.joining(", "));
+        String arrays = columnTypes.stream().map(t -> unnested(t, parameter)).collect(Collectors.joining(", "));
         String keys = keyColumns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
         List<String> others = new ArrayList<>(columns);
         others.removeAll(keyColumns);
@@ -106,14 +106,49 @@ final class UpsertBuffer<R> {
                 ? "DO NOTHING"
                 : "DO UPDATE SET " + others.stream().map(c -> SqlIdentifier.quote(c) + " = EXCLUDED." + SqlIdentifier.quote(c))
                         .collect(Collectors.joining(", "));
-        return "INSERT INTO " + table.sql() + " (" + cols + ") SELECT * FROM unnest(" + arrays + ") ON CONFLICT ("
-                + keys + ") " + action;
+        String rows = columnTypes.stream().noneMatch(UpsertBuffer::isArray) ? "* FROM unnest(" + arrays + ")"
+                : values("u.c", columnTypes) + " FROM unnest(" + arrays + ") AS u(" + aliases(columns.size()) + ")";
+        return "INSERT INTO " + table.sql() + " (" + cols + ") SELECT " + rows + " ON CONFLICT (" + keys + ") " + action;
+    }
+
+    /**
+     * A column's values as an argument of unnest: a text array cast to an array of the column's type,
+     * or, for an array column, the text array itself, cast row by row in the select list ({@link
+     * #values}): unnest flattens an array of arrays, which PostgreSQL's arrays of several dimensions are.
+     */
+    private static String unnested(String type, String parameter) {
+        return isArray(type) ? parameter + "::text[]" : parameter + "::text[]::" + type + "[]";
+    }
+
+    /** The unnested columns {@code prefix}0, {@code prefix}1, ..., array columns cast to their type. */
+    private static String values(String prefix, List<String> columnTypes) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < columnTypes.size(); i++) {
+            b.append(i == 0 ? "" : ", ").append(prefix).append(i);
+            if (isArray(columnTypes.get(i))) {
+                b.append("::").append(columnTypes.get(i));
+            }
+        }
+        return b.toString();
+    }
+
+    private static String aliases(int columns) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < columns; i++) {
+            b.append(i == 0 ? "c" : ", c").append(i);
+        }
+        return b.toString();
+    }
+
+    /** Whether a column's type, as format_type names it, is an array type ("integer[]"). */
+    private static boolean isArray(String type) {
+        return type.endsWith("[]");
     }
 
     /** The batch statement of {@link KeyColumns.Form#DATABASE} keys (see the class comment). */
     private static String dedupingSql(SqlIdentifier table, List<String> columns, List<String> columnTypes,
             KeyColumns keys, int[] keyIndexes, String parameter) {
-        String arrays = columnTypes.stream().map(t -> parameter + "::text[]::" + t + "[]").collect(Collectors.joining(", "))
+        String arrays = columnTypes.stream().map(t -> unnested(t, parameter)).collect(Collectors.joining(", "))
                 + ", " + parameter + "::text[]::boolean[]";
         StringBuilder aliases = new StringBuilder();
         for (int i = 0; i < columns.size(); i++) {
@@ -134,10 +169,7 @@ final class UpsertBuffer<R> {
                 set.add(SqlIdentifier.quote(columns.get(i)) + " = EXCLUDED." + SqlIdentifier.quote(columns.get(i)));
             }
         }
-        StringBuilder values = new StringBuilder();
-        for (int i = 0; i < columns.size(); i++) {
-            values.append(i == 0 ? "" : ", ").append("eosink_last.c").append(i);
-        }
+        String values = values("eosink_last.c", columnTypes);
         return "WITH eosink_batch AS (SELECT * FROM unnest(" + arrays + ") WITH ORDINALITY AS b(" + aliases
                 + "eosink_delete, eosink_order)), "
                 + "eosink_last AS (SELECT DISTINCT ON (" + keyList + ") * FROM eosink_batch ORDER BY " + keyList
