@@ -234,6 +234,8 @@ class RowDataRoundTripITCase extends ExactlyOnceTestBase {
                 new String[] {"{0," + day(LocalDate.of(2000, 1, 1)) + ",NULL," + day(LocalDate.of(-99, 3, 1)) + "}"});
         column("en", VarCharType.STRING_TYPE, "MOOD", "$::text", new Object[] {str("sad"), str("ok"), str("happy")},
                 new String[] {"sad", "ok", "happy"});
+        column("ci", VarCharType.STRING_TYPE, "citext", "$::text", new Object[] {str("MiXeD"), str("ß")},
+                new String[] {"MiXeD", "ß"});
     }
 
     /** Row {@code id}'s fields, shifted by {@code shift} through each column's values; NULLs in every 7th row. */
@@ -262,6 +264,7 @@ class RowDataRoundTripITCase extends ExactlyOnceTestBase {
     @ValueSource(strings = {"COPY", "BATCH", "UPSERT"})
     void everyTypeIsStoredAsItWasGiven(String mode) throws Exception {
         String mood = table + "_mood";
+        db.execute("CREATE EXTENSION IF NOT EXISTS citext");
         db.execute("DROP TABLE " + table + "; CREATE TYPE " + mood + " AS ENUM ('sad', 'ok', 'happy')");
         StringBuilder ddl = new StringBuilder("CREATE TABLE " + table + " (id bigint PRIMARY KEY");
         for (Column c : COLUMNS) {
