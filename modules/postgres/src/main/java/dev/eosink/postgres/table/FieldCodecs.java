@@ -187,8 +187,12 @@ final class FieldCodecs {
     static final class DateCodec extends FieldCodec {
         @Override
         void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
+            long days = v.getInt(i) - BinaryCopyEncoder.PG_EPOCH_DAYS;
+            if (days < Integer.MIN_VALUE) { // else in an int; the server checks its own, narrower range
+                throw new BinaryCopyEncoder.Refused("date out of range: " + PgText.date(v.getInt(i)), "22008");
+            }
             out.int32(4);
-            out.int32((int) (v.getInt(i) - BinaryCopyEncoder.PG_EPOCH_DAYS)); // in range: the server checks
+            out.int32((int) days);
         }
 
         @Override
