@@ -1,6 +1,7 @@
 package dev.eosink.postgres;
 
 import dev.eosink.jdbc.JdbcSinkBuilderBase;
+import dev.eosink.jdbc.RowMapper;
 import dev.eosink.jdbc.driver.JdbcUrls;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.MarkerTable;
@@ -10,7 +11,9 @@ import dev.eosink.postgres.internal.PostgresDatabase;
 import dev.eosink.postgres.internal.PostgresSinkOptions;
 import dev.eosink.postgres.internal.RefusedRecords;
 import dev.eosink.postgres.internal.RowAction;
+import dev.eosink.postgres.row.RowFormat;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.util.function.SerializableSupplier;
 
@@ -51,6 +54,8 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
     private Duration networkTimeout = DEFAULT_NETWORK_TIMEOUT;
     private SqlIdentifier deadLetterTable;
     private long maxCopyBacklog = DEFAULT_MAX_COPY_BACKLOG;
+    /** Records written field by field instead of through the row mapper; null: the row mapper's rows. */
+    private RowFormat<IN, ?> rowFormat;
 
     PostgresSinkBuilder() {
         super("dataSource", "DataSource");
@@ -72,6 +77,27 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
     public PostgresSinkBuilder<IN> dataSource(SerializableSupplier<DataSource> supplier) {
         this.dataSource = Objects.requireNonNull(supplier, "supplier");
         return this;
+    }
+
+    /** From a record to the values of {@link #columns}, in that order; replaces a {@link #rowFormat}. */
+    @Override
+    public PostgresSinkBuilder<IN> rows(RowMapper<IN> mapper) {
+        this.rowFormat = null;
+        return super.rows(mapper);
+    }
+
+    /**
+     * Records written into {@link #columns} field by field, by {@code format}, instead of through a
+     * {@link #rows row mapper}'s {@code Object[]}: for this project's entries that know their records'
+     * types ({@code dev.eosink.postgres.table.PostgresRowDataSink}). Replaces a row mapper.
+     */
+    @Internal
+    public PostgresSinkBuilder<IN> rowFormat(RowFormat<IN, ?> format) {
+        this.rowFormat = Objects.requireNonNull(format, "format");
+        // Table mode asks for a row mapper; with a format it is never called.
+        return super.rows(record -> {
+            throw new IllegalStateException("records are written by their row format");
+        });
     }
 
     /**
@@ -223,11 +249,18 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
     protected PostgresDatabase<IN> database(InsertStatement<IN> statement) {
         PostgresConnection connection =
                 dataSource != null ? PostgresConnection.of(dataSource) : PostgresConnection.of(getJdbcUrl(), driverProperties());
+        RowKindFunction<IN> kinds = rowKind != null ? rowKind
+                : rowFormat != null ? rowFormat.rowKinds().orElse(null) // records that carry their kind
+                : null;
         RowAction<IN> rowAction = upsertKey == null ? RowAction.insert()
-                : rowKind == null ? RowAction.upsert(upsertKey)
-                : RowAction.upsert(upsertKey, rowKind);
+                : kinds == null ? RowAction.upsert(upsertKey)
+                : RowAction.upsert(upsertKey, kinds);
         MarkerTable markers = new MarkerTable(getMarkerTable());
-        return new PostgresDatabase<>(PostgresSinkOptions.builder(connection, statement, markers)
+        PostgresSinkOptions.Builder<IN> options = PostgresSinkOptions.builder(connection, statement, markers);
+        if (rowFormat != null) {
+            options.rowFormat(rowFormat);
+        }
+        return new PostgresDatabase<>(options
                 .createTables(isCreateMarkerTable())
                 .batchSize(getBatchSize())
                 .writeMethod(writeMethod)

@@ -40,9 +40,10 @@ public final class BinaryCopyEncoder implements Serializable {
     static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0};
     static final byte[] TRAILER = {(byte) 0xff, (byte) 0xff};
 
-    /** Microseconds between 1970-01-01 and PostgreSQL's epoch 2000-01-01. */
-    private static final long PG_EPOCH_MICROS = 946_684_800_000_000L;
-    private static final long PG_EPOCH_DAYS = 10_957L;
+    /** Microseconds between 1970-01-01 and PostgreSQL's epoch 2000-01-01, where its timestamps count from. */
+    public static final long PG_EPOCH_MICROS = 946_684_800_000_000L;
+    /** Days between 1970-01-01 and PostgreSQL's epoch 2000-01-01, where its dates count from. */
+    public static final long PG_EPOCH_DAYS = 10_957L;
 
     private final List<String> columns;
     private final Column[] encoders;
@@ -186,7 +187,7 @@ public final class BinaryCopyEncoder implements Serializable {
      * PostgreSQL's rule (varchar_input, bpchar_input): a value of more than n characters is refused
      * unless every character after the first n is a space (those are cut off).
      */
-    static void checkLength(String s, int maxLength, String declared) {
+    public static void checkLength(String s, int maxLength, String declared) {
         int characters = s.codePointCount(0, s.length());
         if (characters <= maxLength) {
             return;
@@ -210,7 +211,7 @@ public final class BinaryCopyEncoder implements Serializable {
         private static final long serialVersionUID = 1L;
         private final String sqlState;
 
-        Refused(String message, String sqlState) {
+        public Refused(String message, String sqlState) {
             super(message);
             this.sqlState = sqlState;
         }
@@ -323,7 +324,8 @@ public final class BinaryCopyEncoder implements Serializable {
             size = 0;
         }
 
-        void truncate(int mark) {
+        /** Drops what was appended since {@code mark}, a {@link #size()} taken before. */
+        public void truncate(int mark) {
             size = mark;
         }
 
@@ -333,18 +335,18 @@ public final class BinaryCopyEncoder implements Serializable {
             }
         }
 
-        void byte1(int b) {
+        public void byte1(int b) {
             ensure(1);
             bytes[size++] = (byte) b;
         }
 
-        void int16(long v) {
+        public void int16(long v) {
             ensure(2);
             bytes[size++] = (byte) (v >>> 8);
             bytes[size++] = (byte) v;
         }
 
-        void int32(int v) {
+        public void int32(int v) {
             ensure(4);
             bytes[size++] = (byte) (v >>> 24);
             bytes[size++] = (byte) (v >>> 16);
@@ -352,27 +354,46 @@ public final class BinaryCopyEncoder implements Serializable {
             bytes[size++] = (byte) v;
         }
 
-        void int64(long v) {
+        public void int64(long v) {
             int32((int) (v >>> 32));
             int32((int) v);
         }
 
-        void raw(byte[] b) {
-            ensure(b.length);
-            System.arraycopy(b, 0, bytes, size, b.length);
-            size += b.length;
+        public void raw(byte[] b) {
+            raw(b, 0, b.length);
         }
 
-        void bytes(byte[] b) {
+        public void raw(byte[] b, int offset, int length) {
+            ensure(length);
+            System.arraycopy(b, offset, bytes, size, length);
+            size += length;
+        }
+
+        /** A field of {@code b}'s bytes: their length, then them. */
+        public void bytes(byte[] b) {
             int32(b.length);
             raw(b);
+        }
+
+        /**
+         * Overwrites the 4 bytes at {@code position} (appended before) with {@code v}: the length of a
+         * field whose size is known only once its content is appended (an array).
+         */
+        public void int32At(int position, int v) {
+            if (position < 0 || position + 4 > size) {
+                throw new IndexOutOfBoundsException("int32 at " + position + " of " + size + " bytes");
+            }
+            bytes[position] = (byte) (v >>> 24);
+            bytes[position + 1] = (byte) (v >>> 16);
+            bytes[position + 2] = (byte) (v >>> 8);
+            bytes[position + 3] = (byte) v;
         }
 
         /**
          * Appends a text field if {@code s} is ASCII without NUL (where UTF-8 is one byte per char), with
          * no intermediate array; otherwise appends nothing and returns false, for the general path.
          */
-        boolean ascii(String s) {
+        public boolean ascii(String s) {
             int n = s.length();
             ensure(4 + n);
             int at = size + 4;

@@ -1,14 +1,18 @@
 package dev.eosink.postgres.copy;
 
+import org.apache.flink.annotation.Internal;
+
 import java.math.BigDecimal;
 import java.math.BigInteger;
 
 /**
- * numeric's binary "send" form, for {@link BinaryCopyEncoder}: ndigits, weight, sign, dscale, then
- * base-10000 digits, without leading or trailing zero groups, as PostgreSQL's own numeric_send writes
- * it. Kept apart from the other types' encoders because it is the one with arithmetic of its own.
+ * numeric's binary "send" form, for {@link BinaryCopyEncoder} and the RowData encoders: ndigits,
+ * weight, sign, dscale, then base-10000 digits, without leading or trailing zero groups, as
+ * PostgreSQL's own numeric_send writes it. Kept apart from the other types' encoders because it is
+ * the one with arithmetic of its own.
  */
-final class NumericEncoding {
+@Internal
+public final class NumericEncoding {
 
     private NumericEncoding() {}
 
@@ -29,7 +33,7 @@ final class NumericEncoding {
      * #numericOfLong}, by arithmetic; the rest {@link #numericOfDigits}, through the decimal string.
      * Both write the same bytes for the same value (BinaryCopyEncoderTest).
      */
-    static void encode(BinaryCopyEncoder.Buffer out, Object v) {
+    public static void encode(BinaryCopyEncoder.Buffer out, Object v) {
         BigDecimal d;
         if (v instanceof BigDecimal) {
             d = (BigDecimal) v;
@@ -70,6 +74,20 @@ final class NumericEncoding {
             }
         }
         numericOfDigits(out, d);
+    }
+
+    /**
+     * Appends {@code unscaled} x 10^-{@code scale} as a numeric field, with display scale {@code scale}
+     * (at least 0): for a decimal held as its unscaled long (Flink's compact DecimalData), without a
+     * BigDecimal where {@link #numericOfLong} can take it. The same bytes as {@link #encode} of the
+     * equal BigDecimal.
+     */
+    public static void encode(BinaryCopyEncoder.Buffer out, long unscaled, int scale) {
+        if (scale >= 0 && scale <= LONG_NUMERIC_MAX_SCALE && unscaled != Long.MIN_VALUE) {
+            numericOfLong(out, unscaled, scale);
+        } else {
+            encode(out, BigDecimal.valueOf(unscaled, scale));
+        }
     }
 
     /**

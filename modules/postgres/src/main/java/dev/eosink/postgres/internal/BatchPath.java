@@ -3,7 +3,6 @@ package dev.eosink.postgres.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.jdbc.io.IoWatchdog;
-import dev.eosink.jdbc.sql.InsertStatement;
 
 import org.postgresql.core.BaseConnection;
 
@@ -22,7 +21,7 @@ import java.util.regex.Pattern;
  * instead.
  *
  * <p>Invariant: {@link #batch} holds the records bound into the statement's batch and not yet
- * executed, in order, so that entry i of the JDBC batch is {@code batch.get(i)}, the record at
+ * executed ({@linkplain RecordBinder#retain retained}), in order, so that entry i of the JDBC batch is {@code batch.get(i)}, the record at
  * position {@code batchFirstPosition + i}.
  */
 sealed class BatchPath<IN> implements WritePath<IN> permits DeadLetterBatchPath {
@@ -31,7 +30,7 @@ sealed class BatchPath<IN> implements WritePath<IN> permits DeadLetterBatchPath 
 
     final Connection connection;
     final IoWatchdog io;
-    final InsertStatement<IN> statement;
+    final RecordBinder<IN> binder;
     final WriteErrors errors;
     private final String sql;
     private final int batchSize;
@@ -41,12 +40,12 @@ sealed class BatchPath<IN> implements WritePath<IN> permits DeadLetterBatchPath 
     final List<IN> batch = new ArrayList<>();
     long batchFirstPosition;
 
-    BatchPath(WritePlan.Resources session, InsertStatement<IN> statement, String sql) {
+    BatchPath(WritePlan.Resources session, RecordBinder<IN> binder, String sql) {
         this.connection = session.connection();
         this.io = session.io();
         this.errors = session.errors();
         this.batchSize = session.batchSize();
-        this.statement = statement;
+        this.binder = binder;
         this.sql = sql;
     }
 
@@ -60,7 +59,7 @@ sealed class BatchPath<IN> implements WritePath<IN> permits DeadLetterBatchPath 
     @Override
     public void write(IN record, long positionInEpoch) throws SinkException {
         try {
-            statement.bind(insert, record);
+            binder.bind(insert, record);
             insert.addBatch();
         } catch (Exception e) {
             notBound(positionInEpoch, record, e);
@@ -69,7 +68,7 @@ sealed class BatchPath<IN> implements WritePath<IN> permits DeadLetterBatchPath 
         if (batch.isEmpty()) {
             batchFirstPosition = positionInEpoch;
         }
-        batch.add(record);
+        batch.add(binder.retain(record));
         if (batch.size() >= batchSize) {
             flush();
         }
@@ -77,7 +76,7 @@ sealed class BatchPath<IN> implements WritePath<IN> permits DeadLetterBatchPath 
 
     /** The row mapper or binder threw, or the driver refused a value: nothing was sent for the record. */
     void notBound(long position, IN record, Exception e) throws SinkException {
-        throw errors.writeFailed(e, FailurePosition.exact(position, record));
+        throw errors.writeFailed(e, FailurePosition.exact(position, binder.shown(record)));
     }
 
     @Override
@@ -145,7 +144,7 @@ sealed class BatchPath<IN> implements WritePath<IN> permits DeadLetterBatchPath 
     private FailurePosition failedEntry(SQLException e) {
         long last = batchFirstPosition + batch.size() - 1;
         if (batch.size() == 1) {
-            return FailurePosition.exact(batchFirstPosition, batch.get(0));
+            return FailurePosition.exact(batchFirstPosition, binder.shown(batch.get(0)));
         }
         if (!(e instanceof BatchUpdateException)) {
             return FailurePosition.batch(batchFirstPosition, last, "the failure was not about one entry of the batch");
@@ -160,7 +159,7 @@ sealed class BatchPath<IN> implements WritePath<IN> permits DeadLetterBatchPath 
         if (m.find()) {
             int entry = Integer.parseInt(m.group(1));
             if (entry < batch.size()) {
-                return FailurePosition.exact(batchFirstPosition + entry, batch.get(entry));
+                return FailurePosition.exact(batchFirstPosition + entry, binder.shown(batch.get(entry)));
             }
         }
         return FailurePosition.batch(batchFirstPosition, last, "the driver did not name the failing batch entry");

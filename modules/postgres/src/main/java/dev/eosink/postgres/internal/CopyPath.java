@@ -2,7 +2,6 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
-import dev.eosink.jdbc.sql.InsertStatement;
 
 import java.sql.SQLException;
 import java.util.ArrayDeque;
@@ -15,12 +14,15 @@ import java.util.OptionalLong;
  *
  * <p>COPY streams ahead of the server's answers, so a refused row surfaces later, naming its line
  * (its position in the epoch). To show the record, the path keeps the latest records it sent, at most
- * two batches: the server's error usually falls within the last chunk or two.
+ * two batches: the server's error usually falls within the last chunk or two, retained as the
+ * table's rows retain them (copies where the records' producer may reuse them).
+ *
+ * @param <R> the records' rows, written into COPY as they come
  */
-final class CopyPath<IN> implements WritePath<IN> {
+final class CopyPath<IN, R> implements WritePath<IN> {
 
-    private final InsertStatement.Columns<IN> statement;
-    private final CopyStream copy;
+    private final TableRows<IN, R> rows;
+    private final CopyStream<R> copy;
     private final WriteErrors errors;
     private final int recentMax;
 
@@ -28,8 +30,8 @@ final class CopyPath<IN> implements WritePath<IN> {
     private final ArrayDeque<IN> recent = new ArrayDeque<>();
     private long rowsInEpoch;
 
-    CopyPath(WritePlan.Resources session, InsertStatement.Columns<IN> statement, CopyStream copy) {
-        this.statement = statement;
+    CopyPath(WritePlan.Resources session, TableRows<IN, R> rows, CopyStream<R> copy) {
+        this.rows = rows;
         this.copy = copy;
         this.errors = session.errors();
         this.recentMax = 2 * session.batchSize();
@@ -45,8 +47,8 @@ final class CopyPath<IN> implements WritePath<IN> {
     @Override
     public void write(IN record, long positionInEpoch) throws SinkException {
         try {
-            copy.add(statement.toRow(record));
-            recent.addLast(record);
+            copy.add(rows.row(record));
+            recent.addLast(rows.retain(record));
             if (recent.size() > recentMax) {
                 recent.removeFirst();
             }
@@ -55,7 +57,7 @@ final class CopyPath<IN> implements WritePath<IN> {
             // The server refused a row sent earlier (COPY streams ahead of its answers).
             throw errors.writeFailed(e, copyPosition(e));
         } catch (Exception e) {
-            throw errors.writeFailed(e, FailurePosition.exact(positionInEpoch, record));
+            throw errors.writeFailed(e, FailurePosition.exact(positionInEpoch, rows.shown(record)));
         }
     }
 
@@ -105,7 +107,7 @@ final class CopyPath<IN> implements WritePath<IN> {
             for (long i = oldestKept; i < position; i++) {
                 it.next();
             }
-            return FailurePosition.exact(position, it.next());
+            return FailurePosition.exact(position, rows.shown(it.next()));
         }
         return FailurePosition.row(position, e);
     }

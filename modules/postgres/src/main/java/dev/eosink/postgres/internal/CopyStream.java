@@ -3,6 +3,7 @@ package dev.eosink.postgres.internal;
 import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.copy.BinaryCopyEncoder;
+import dev.eosink.postgres.row.RowEncoder;
 
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
@@ -20,8 +21,10 @@ import java.util.regex.Pattern;
  * rows are encoded into a small buffer that is sent whenever it fills, so memory stays at one buffer
  * whatever the checkpoint interval. The COPY is ended at the barrier, before the marker row and
  * PREPARE, all inside the epoch's transaction.
+ *
+ * @param <R> the rows, which its {@link RowEncoder} writes into the stream
  */
-final class CopyStream {
+final class CopyStream<R> {
 
     /** Sent to the server whenever this much is buffered. */
     static final int SEND_BYTES = 64 * 1024;
@@ -31,7 +34,7 @@ final class CopyStream {
     private final Connection connection;
     private final IoWatchdog io;
     private final String sql;
-    private final BinaryCopyEncoder encoder;
+    private final RowEncoder<R> encoder;
     /** Keeps what the server has received and not yet read small: see {@link CopyBacklog}. */
     private final CopyBacklog backlog;
     private final BinaryCopyEncoder.Buffer buffer = new BinaryCopyEncoder.Buffer(SEND_BYTES + 4096);
@@ -46,7 +49,7 @@ final class CopyStream {
     private long bytesSent;
 
     CopyStream(Connection connection, IoWatchdog io, SqlIdentifier table, java.util.List<String> columns,
-            BinaryCopyEncoder encoder, int maxRows, CopyBacklog backlog) {
+            RowEncoder<R> encoder, int maxRows, CopyBacklog backlog) {
         this.connection = connection;
         this.backlog = backlog;
         this.io = io;
@@ -77,8 +80,8 @@ final class CopyStream {
     }
 
     /** Encodes one row; refuses a value that does not fit its column before anything is sent. */
-    void add(Object[] row) throws SQLException {
-        encoder.row(buffer, row);
+    void add(R row) throws SQLException {
+        encoder.copy(row, buffer);
         if (++rowsBuffered >= maxRows || buffer.size() >= SEND_BYTES) {
             send();
         }

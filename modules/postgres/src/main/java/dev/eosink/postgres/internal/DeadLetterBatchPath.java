@@ -3,7 +3,6 @@ package dev.eosink.postgres.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
-import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.RecordText;
 
 import org.slf4j.Logger;
@@ -29,8 +28,8 @@ final class DeadLetterBatchPath<IN> extends BatchPath<IN> {
     private final DeadLetters deadLetters;
 
     DeadLetterBatchPath(
-            WritePlan.Resources session, InsertStatement<IN> statement, String sql, DeadLetters deadLetters) {
-        super(session, statement, sql);
+            WritePlan.Resources session, RecordBinder<IN> binder, String sql, DeadLetters deadLetters) {
+        super(session, binder, sql);
         this.context = session.context();
         this.deadLetters = deadLetters;
     }
@@ -79,7 +78,7 @@ final class DeadLetterBatchPath<IN> extends BatchPath<IN> {
     private void sendOne(long position, IN record) throws SQLException, SinkException {
         Savepoint beforeRecord = connection.setSavepoint();
         try {
-            statement.bind(insert, record);
+            binder.bind(insert, record);
             io.call("sending a record", insert::executeUpdate);
         } catch (SQLException e) {
             if (!PostgresErrors.rejectsRecord(e)) {
@@ -96,8 +95,9 @@ final class DeadLetterBatchPath<IN> extends BatchPath<IN> {
     /** Keeps a refused record for the dead-letter table, or fails the epoch when it has kept too many. */
     private void keep(long position, IN record, Exception e) throws SinkException {
         String state = e instanceof SQLException ? ((SQLException) e).getSQLState() : null;
-        if (!deadLetters.add(position, RecordText.plain(record), state, WriteErrors.refusal(e))) {
-            throw errors.tooManyRefused(position, record, e);
+        Object shown = binder.shown(record);
+        if (!deadLetters.add(position, RecordText.plain(shown), state, WriteErrors.refusal(e))) {
+            throw errors.tooManyRefused(position, shown, e);
         }
     }
 

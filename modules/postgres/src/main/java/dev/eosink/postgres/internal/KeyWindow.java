@@ -14,12 +14,15 @@ import java.util.Arrays;
  * <p>A removed entry (a delete of a held key) leaves a hole in the ring until it reaches the head;
  * holes are skipped when the eldest is taken. The index uses linear probing with backward-shift
  * deletion, so it never accumulates tombstones.
+ *
+ * @param <R> the rows held
  */
-final class KeyWindow {
+final class KeyWindow<R> {
 
     private final int capacity;
     private final Object[] keys;
-    private final Object[][] rows;
+    /** The held rows, as R: an array of a type variable can only be an Object[]. */
+    private final Object[] rows;
     private final long[] positions;
     private final long[] hashes;
     /** Ring: slots head .. head + used - 1 (mod capacity), holes included. */
@@ -31,7 +34,7 @@ final class KeyWindow {
     private final int[] index;
     private final int indexMask;
 
-    private Object[] polledRow;
+    private R polledRow;
     private long polledPosition;
 
     KeyWindow(int capacity) {
@@ -40,7 +43,7 @@ final class KeyWindow {
         }
         this.capacity = capacity;
         this.keys = new Object[capacity];
-        this.rows = new Object[capacity][];
+        this.rows = new Object[capacity];
         this.positions = new long[capacity];
         this.hashes = new long[capacity];
         this.index = new int[capacity * 4];
@@ -72,13 +75,13 @@ final class KeyWindow {
     }
 
     /** A later write of a held key: it keeps the key's place, takes the new row and position. */
-    void replace(int slot, Object[] row, long position) {
+    void replace(int slot, R row, long position) {
         rows[slot] = row;
         positions[slot] = position;
     }
 
     /** Adds a key that is not held; the window must not be {@link #isFull full}. */
-    void add(Object key, long hash, Object[] row, long position) {
+    void add(Object key, long hash, R row, long position) {
         if (isFull()) {
             throw new IllegalStateException("the window is full");
         }
@@ -118,7 +121,7 @@ final class KeyWindow {
             used--;
             if (keys[slot] != null) {
                 unindex(slot);
-                polledRow = rows[slot];
+                polledRow = row(slot);
                 polledPosition = positions[slot];
                 keys[slot] = null;
                 rows[slot] = null;
@@ -132,7 +135,12 @@ final class KeyWindow {
         return false;
     }
 
-    Object[] polledRow() {
+    @SuppressWarnings("unchecked") // only ever an R was stored
+    private R row(int slot) {
+        return (R) rows[slot];
+    }
+
+    R polledRow() {
         return polledRow;
     }
 

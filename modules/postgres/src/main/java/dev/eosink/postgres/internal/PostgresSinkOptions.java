@@ -3,12 +3,14 @@ package dev.eosink.postgres.internal;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.postgres.WriteMethod;
+import dev.eosink.postgres.row.RowFormat;
 
 import org.apache.flink.annotation.Internal;
 
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Everything a PostgreSQL sink is configured with, as one immutable value: made by {@code
@@ -25,6 +27,8 @@ public final class PostgresSinkOptions<IN> implements Serializable {
 
     private final PostgresConnection connection;
     private final InsertStatement<IN> statement;
+    /** How a table's records become rows; null exactly when the statement is the user's SQL. */
+    private final RowFormat<IN, ?> rowFormat;
     private final MarkerTable markers;
     private final boolean createTables;
     private final int batchSize;
@@ -38,6 +42,13 @@ public final class PostgresSinkOptions<IN> implements Serializable {
     private PostgresSinkOptions(Builder<IN> b) {
         this.connection = Objects.requireNonNull(b.connection, "connection");
         this.statement = Objects.requireNonNull(b.statement, "statement");
+        if (statement instanceof InsertStatement.Columns<IN> table) {
+            this.rowFormat = b.rowFormat != null ? b.rowFormat : new MappedRows<>(table);
+        } else if (b.rowFormat != null) {
+            throw new IllegalArgumentException("a row format is for a table's columns, not the user's SQL");
+        } else {
+            this.rowFormat = null;
+        }
         this.markers = Objects.requireNonNull(b.markers, "markers");
         this.createTables = b.createTables;
         this.batchSize = b.batchSize;
@@ -70,6 +81,14 @@ public final class PostgresSinkOptions<IN> implements Serializable {
     /** What each record becomes: a table's row, or the user's statement. */
     public InsertStatement<IN> statement() {
         return statement;
+    }
+
+    /**
+     * How the records become rows of the table's columns: the format given to the builder, else the
+     * rows of the statement's row mapper. Empty for the user's SQL, which binds records itself.
+     */
+    public Optional<RowFormat<IN, ?>> rowFormat() {
+        return Optional.ofNullable(rowFormat);
     }
 
     public MarkerTable markers() {
@@ -119,6 +138,7 @@ public final class PostgresSinkOptions<IN> implements Serializable {
         private final PostgresConnection connection;
         private final InsertStatement<IN> statement;
         private final MarkerTable markers;
+        private RowFormat<IN, ?> rowFormat;
         private boolean createTables;
         private int batchSize;
         private WriteMethod writeMethod;
@@ -132,6 +152,15 @@ public final class PostgresSinkOptions<IN> implements Serializable {
             this.connection = connection;
             this.statement = statement;
             this.markers = markers;
+        }
+
+        /**
+         * How the table's records become rows, instead of the statement's row mapper (which a table
+         * statement needs, but then never calls). Only with a table's columns.
+         */
+        public Builder<IN> rowFormat(RowFormat<IN, ?> format) {
+            this.rowFormat = Objects.requireNonNull(format, "format");
+            return this;
         }
 
         public Builder<IN> createTables(boolean create) {

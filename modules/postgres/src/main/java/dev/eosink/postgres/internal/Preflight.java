@@ -5,7 +5,9 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.WriteMethod;
-import dev.eosink.postgres.copy.BinaryCopyEncoder;
+import dev.eosink.postgres.row.ColumnsRefused;
+import dev.eosink.postgres.row.RowFormat;
+import dev.eosink.postgres.row.TargetColumn;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,7 +20,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.stream.Collectors;
 
 import static dev.eosink.postgres.internal.Catalog.checkSchemaUsage;
@@ -32,8 +33,9 @@ import static dev.eosink.postgres.internal.Catalog.oneLine;
  * the first record or checkpoint fails at start, with a remedy: that prepared transactions are
  * enabled and plentiful enough, that the marker table (and the dead-letter table, if any) exists or
  * can be created and may be used, that the target table and columns exist and may be written, or that
- * PostgreSQL parses the user's statement, and that an upsert key has its unique index. It runs the
- * checks in that order, and returns what it found: the columns' types and the {@link WritePlan}.
+ * PostgreSQL parses the user's statement, that the records' rows fit the columns' types (where the
+ * {@link RowFormat} knows them), and that an upsert key has its unique index. It runs the checks in
+ * that order, and returns what it found: the columns' types and the {@link WritePlan}.
  *
  * <p>It changes nothing but the sink's own tables (created when missing, if the sink may).
  */
@@ -51,7 +53,7 @@ final class Preflight<IN> {
      *     the user's SQL
      * @param plan how the session will write
      */
-    record Findings<IN>(List<ColumnType> columns, WritePlan<IN> plan) {
+    record Findings<IN>(List<TargetColumn> columns, WritePlan<IN> plan) {
         Findings {
             columns = List.copyOf(columns);
         }
@@ -101,11 +103,20 @@ final class Preflight<IN> {
         if (!(options.statement() instanceof InsertStatement.Columns<IN> insert)) {
             InsertStatement.UserSql<IN> userSql = (InsertStatement.UserSql<IN>) options.statement(); // the other form
             checkUserSql(userSql);
-            return new Findings<>(List.of(), new WritePlan.Batch<>(userSql, userSql.sql(), options.refusedRecords()));
+            return new Findings<>(List.of(), new WritePlan.Batch<>(
+                    RecordBinder.of(userSql), userSql.sql(), options.refusedRecords()));
         }
-        checkTable(insert);
-        List<ColumnType> types = columnTypes(insert.table(), insert.columns());
-        return new Findings<>(types, plan(insert, types));
+        RowFormat<IN, ?> format = options.rowFormat().orElseThrow(); // there is one for every table
+        checkTable(insert, format.checksColumns());
+        List<TargetColumn> types = columnTypes(insert.table(), insert.columns(), format.checksColumns());
+        TableRows<IN, ?> rows;
+        try {
+            rows = TableRows.open(format, types);
+        } catch (ColumnsRefused e) {
+            throw new SinkException(context + ": the records do not fit table " + insert.table() + ": "
+                    + e.getMessage() + ". Nothing was written.", e);
+        }
+        return new Findings<>(types, plan(insert, types, rows));
     }
 
     private void checkPreparedTransactions() throws SQLException, SinkException {
@@ -183,7 +194,12 @@ final class Preflight<IN> {
         }
     }
 
-    private void checkTable(InsertStatement.Columns<IN> insert) throws SQLException, SinkException {
+    /**
+     * The table exists, may be written, and has the columns, unless {@code formatChecksColumns}: then
+     * the {@link RowFormat} names missing columns itself, with its other refusals.
+     */
+    private void checkTable(InsertStatement.Columns<IN> insert, boolean formatChecksColumns)
+            throws SQLException, SinkException {
         SqlIdentifier table = insert.table();
         String role = currentRole(c);
         checkSchemaUsage(c, context, role, table, "table");
@@ -208,53 +224,67 @@ final class Preflight<IN> {
         try (Statement s = c.createStatement()) {
             s.executeQuery(probe).close();
         } catch (SQLException e) {
-            if ("42703".equals(e.getSQLState())) {
+            if ("42703".equals(e.getSQLState()) && !formatChecksColumns) {
                 throw new SinkException(
                         context + ": table " + table + " lacks a column the sink writes: " + oneLine(e)
                                 + ". Columns configured: " + insert.columns() + ". Remedy: add the column to "
                                 + "the table, or fix columns(...) (names are case-sensitive as given).",
                         e);
             }
-            if (!"42501".equals(e.getSQLState())) { // SELECT is not needed to insert
+            if (!"42501".equals(e.getSQLState()) && !"42703".equals(e.getSQLState())) { // SELECT is not needed to insert
                 throw e;
             }
         }
     }
 
-    /** Per column, in the given order, its type; the declared lengths as {@link ColumnType} says. */
-    private List<ColumnType> columnTypes(SqlIdentifier table, List<String> columns) throws SQLException {
-        List<String[]> found = new ArrayList<>(); // {typname, cast, atttypmod}
+    /**
+     * Per column, in the given order, its type as {@link TargetColumn} describes it; a missing column
+     * as {@link TargetColumn#missing} where {@code missingAllowed} (the probe of {@link #checkTable}
+     * refused it otherwise).
+     */
+    private List<TargetColumn> columnTypes(SqlIdentifier table, List<String> columns, boolean missingAllowed)
+            throws SQLException {
+        boolean countsBytes;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW server_encoding")) {
+            rs.next();
+            countsBytes = "SQL_ASCII".equalsIgnoreCase(rs.getString(1));
+        }
+        List<TargetColumn> types = new ArrayList<>();
         try (PreparedStatement s = c.prepareStatement(
-                "SELECT t.typname, format_type(a.atttypid, NULL), a.atttypmod FROM pg_attribute a JOIN pg_type t "
-                        + "ON t.oid = a.atttypid "
+                "SELECT t.typname, t.typcategory, format_type(a.atttypid, a.atttypmod), format_type(a.atttypid, NULL), "
+                        + "a.atttypmod, e.typname, e.oid, e.typcategory FROM pg_attribute a JOIN pg_type t "
+                        + "ON t.oid = a.atttypid LEFT JOIN pg_type e ON e.oid = t.typelem AND t.typcategory = 'A' "
                         + "WHERE a.attrelid = to_regclass(?) AND a.attname = ? AND a.attnum > 0 AND NOT a.attisdropped")) {
             for (String column : columns) {
                 s.setString(1, table.sql());
                 s.setString(2, column);
                 try (ResultSet rs = s.executeQuery()) {
                     if (!rs.next()) {
+                        if (missingAllowed) {
+                            types.add(TargetColumn.missing(column));
+                            continue;
+                        }
                         throw new SQLException("column \"" + column + "\" of " + table + " does not exist", "42703");
                     }
+                    String typeName = rs.getString(1);
                     // format_type without a modifier names char(n) "character", which is char(1): a
                     // cast to it would truncate. bpchar is the unbounded spelling.
-                    String cast = "bpchar".equals(rs.getString(1)) ? "bpchar" : rs.getString(2);
-                    found.add(new String[] {rs.getString(1), cast, rs.getString(3)});
+                    String cast = "bpchar".equals(typeName) ? "bpchar" : rs.getString(4);
+                    // atttypmod is n plus the 4-byte varlena header; -1 without one.
+                    int typmod = rs.getInt(5);
+                    boolean declared = !countsBytes && ("varchar".equals(typeName) || "bpchar".equals(typeName)) && typmod >= 4;
+                    String element = rs.getString(6);
+                    types.add(TargetColumn.of(column, typeName, category(rs.getString(2)), rs.getString(3), cast, typmod,
+                            declared ? typmod - 4 : -1, element, element == null ? 0 : (int) rs.getLong(7),
+                            element == null ? 0 : category(rs.getString(8))));
                 }
             }
         }
-        boolean countsBytes;
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW server_encoding")) {
-            rs.next();
-            countsBytes = "SQL_ASCII".equalsIgnoreCase(rs.getString(1));
-        }
-        List<ColumnType> types = new ArrayList<>();
-        for (String[] f : found) {
-            // atttypmod is n plus the 4-byte varlena header; -1 without one.
-            int typmod = Integer.parseInt(f[2]);
-            boolean declared = !countsBytes && ("varchar".equals(f[0]) || "bpchar".equals(f[0])) && typmod >= 4;
-            types.add(new ColumnType(f[0], f[1], declared ? typmod - 4 : -1));
-        }
         return types;
+    }
+
+    private static char category(String typcategory) {
+        return typcategory == null || typcategory.isEmpty() ? 0 : typcategory.charAt(0);
     }
 
     /**
@@ -262,16 +292,14 @@ final class Preflight<IN> {
      * every column's type has an encoder, otherwise (or when asked, or with a dead-letter table)
      * through JDBC batches of the INSERT with casts.
      */
-    private WritePlan<IN> plan(InsertStatement.Columns<IN> insert, List<ColumnType> types)
+    private WritePlan<IN> plan(InsertStatement.Columns<IN> insert, List<TargetColumn> types, TableRows<IN, ?> rows)
             throws SQLException, SinkException {
         SqlIdentifier table = insert.table();
-        List<String> typeNames = types.stream().map(ColumnType::typeName).collect(Collectors.toList());
-        Optional<BinaryCopyEncoder> encoder = BinaryCopyEncoder.forTypes(
-                insert.columns(), typeNames, types.stream().mapToInt(ColumnType::declaredLength).toArray());
+        List<String> typeNames = types.stream().map(TargetColumn::typeName).collect(Collectors.toList());
         String noCopy = options.writeMethod() != WriteMethod.COPY ? "writeMethod(BATCH) asks so"
-                : encoder.isEmpty() ? "a column type has no binary COPY encoder (" + typeNames + ")"
+                : !rows.encoder().copies() ? "a column type has no binary COPY encoder (" + typeNames + ")"
                 : copyRefusal(table);
-        List<String> casts = types.stream().map(ColumnType::cast).collect(Collectors.toList());
+        List<String> casts = types.stream().map(TargetColumn::cast).collect(Collectors.toList());
         if (options.rowAction() instanceof RowAction.Upsert<IN> upsert) {
             KeyColumns keys = KeyColumns.read(c, table, upsert.key());
             if (keys.unsupported() != null) {
@@ -280,7 +308,7 @@ final class Preflight<IN> {
                         + "nondeterministic collation instead of citext.");
             }
             WritePlan.Upsert<IN> statementsOnly =
-                    new WritePlan.Upsert<>(insert, casts, keys, upsert.rowKind(), Optional.empty());
+                    new WritePlan.Upsert<>(insert, rows, casts, keys, upsert.rowKind(), false);
             checkUpsertKey(table, upsert.key(), statementsOnly.newBuffer());
             if (noCopy == null && keys.databaseDecides()) {
                 // COPY takes keys the subtask never wrote, which needs the key's exact form in Java.
@@ -291,13 +319,13 @@ final class Preflight<IN> {
                 LOG.info("{}: every upsert into {} goes as a statement, none by COPY: {}", context, table, noCopy);
                 return statementsOnly;
             }
-            return new WritePlan.Upsert<>(insert, casts, keys, upsert.rowKind(), encoder);
+            return new WritePlan.Upsert<>(insert, rows, casts, keys, upsert.rowKind(), true);
         }
         // The batch path's statement: each parameter cast to its column's type ({@code ?::jsonb}),
         // since the driver binds Java strings as varchar, which PostgreSQL will not assign to json,
         // uuid and other columns without a cast.
         String castInsert = insert.sql(casts.stream().map(t -> "?::" + t).collect(Collectors.toList()));
-        WritePlan<IN> batches = new WritePlan.Batch<>(insert, castInsert, options.refusedRecords());
+        WritePlan<IN> batches = new WritePlan.Batch<>(rows, castInsert, options.refusedRecords());
         if (options.writeMethod() != WriteMethod.COPY) {
             return batches;
         }
@@ -311,7 +339,7 @@ final class Preflight<IN> {
             LOG.info("{}: writing into {} with JDBC batches, not COPY: {}", context, table, noCopy);
             return batches;
         }
-        return new WritePlan.Copy<>(insert, encoder.get());
+        return new WritePlan.Copy<>(insert, rows);
     }
 
     /**
@@ -340,7 +368,7 @@ final class Preflight<IN> {
     }
 
     /** ON CONFLICT needs a unique index on exactly the key columns: EXPLAIN finds out without writing. */
-    private void checkUpsertKey(SqlIdentifier table, List<String> key, UpsertBuffer upserts)
+    private void checkUpsertKey(SqlIdentifier table, List<String> key, UpsertBuffer<?> upserts)
             throws SinkException, SQLException {
         try (Statement s = c.createStatement()) {
             s.executeQuery("EXPLAIN " + upserts.upsertSqlWithNulls()).close();

@@ -1,17 +1,16 @@
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.postgres.row.RowEncoder;
 
 import org.apache.flink.types.RowKind;
 
-import java.math.BigDecimal;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,8 +28,9 @@ import java.util.stream.Collectors;
  *
  * <p>A batch keeps only the last record of each key (PostgreSQL refuses an INSERT ... ON CONFLICT
  * that touches one row twice), so upserts and deletes of one batch concern different keys and their
- * order does not matter; batches run in order. Values travel as text and are cast by the server to
- * the column's type, so every type with a text form works and type modifiers are enforced.
+ * order does not matter; batches run in order. Values travel as text ({@link RowEncoder#text}) and are
+ * cast by the server to the column's type, so every type with a text form works and type modifiers
+ * are enforced.
  *
  * <p>Keys are compared as {@link KeyColumns} says. Where only the database can tell which records
  * share a key (citext, nondeterministic collations), the batch merges identical keys only and runs as
@@ -48,8 +48,10 @@ import java.util.stream.Collectors;
  *
  * (the pending order is the order of each key's latest record, so the greatest ordinality is the last
  * record; the key column takes that record's spelling, as a delete and an insert would have left it).
+ *
+ * @param <R> the rows, read through their {@link RowEncoder}
  */
-final class UpsertBuffer {
+final class UpsertBuffer<R> {
 
     private static final Object DELETE = new Object();
 
@@ -59,6 +61,7 @@ final class UpsertBuffer {
     private final int columns;
     private final int[] keyIndexes;
     private final KeyColumns keys;
+    private final RowEncoder<R> encoder;
     /** The one statement of a batch whose keys only the database can compare, or null. */
     private final String dedupingSql;
     private PreparedStatement deduping;
@@ -68,13 +71,16 @@ final class UpsertBuffer {
     private long firstPosition = -1;
     private long lastPosition;
 
-    UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, List<String> keyColumns) {
-        this(table, columns, columnTypes, KeyColumns.plain(keyColumns));
+    UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, List<String> keyColumns,
+            RowEncoder<R> encoder) {
+        this(table, columns, columnTypes, KeyColumns.plain(keyColumns), encoder);
     }
 
-    UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, KeyColumns keys) {
+    UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, KeyColumns keys,
+            RowEncoder<R> encoder) {
         List<String> keyColumns = keys.names();
         this.keys = keys;
+        this.encoder = encoder;
         this.columns = columns.size();
         this.keyIndexes = keyColumns.stream().mapToInt(columns::indexOf).toArray();
         this.upsertSql = upsertSql(table, columns, columnTypes, keyColumns, "?");
@@ -92,7 +98,7 @@ final class UpsertBuffer {
     private static String upsertSql(
             SqlIdentifier table, List<String> columns, List<String> columnTypes, List<String> keyColumns, String parameter) {
         String cols = columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
-        String arrays = columnTypes.stream().map(t -> parameter + "::text[]::" + t + "[]").collect(Collectors.joining(", "));
+        String arrays = columnTypes.stream().map(t -> unnested(t, parameter)).collect(Collectors.joining(", "));
         String keys = keyColumns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
         List<String> others = new ArrayList<>(columns);
         others.removeAll(keyColumns);
@@ -100,14 +106,49 @@ final class UpsertBuffer {
                 ? "DO NOTHING"
                 : "DO UPDATE SET " + others.stream().map(c -> SqlIdentifier.quote(c) + " = EXCLUDED." + SqlIdentifier.quote(c))
                         .collect(Collectors.joining(", "));
-        return "INSERT INTO " + table.sql() + " (" + cols + ") SELECT * FROM unnest(" + arrays + ") ON CONFLICT ("
-                + keys + ") " + action;
+        String rows = columnTypes.stream().noneMatch(UpsertBuffer::isArray) ? "* FROM unnest(" + arrays + ")"
+                : values("u.c", columnTypes) + " FROM unnest(" + arrays + ") AS u(" + aliases(columns.size()) + ")";
+        return "INSERT INTO " + table.sql() + " (" + cols + ") SELECT " + rows + " ON CONFLICT (" + keys + ") " + action;
+    }
+
+    /**
+     * A column's values as an argument of unnest: a text array cast to an array of the column's type,
+     * or, for an array column, the text array itself, cast row by row in the select list ({@link
+     * #values}): unnest flattens an array of arrays, which PostgreSQL's arrays of several dimensions are.
+     */
+    private static String unnested(String type, String parameter) {
+        return isArray(type) ? parameter + "::text[]" : parameter + "::text[]::" + type + "[]";
+    }
+
+    /** The unnested columns {@code prefix}0, {@code prefix}1, ..., array columns cast to their type. */
+    private static String values(String prefix, List<String> columnTypes) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < columnTypes.size(); i++) {
+            b.append(i == 0 ? "" : ", ").append(prefix).append(i);
+            if (isArray(columnTypes.get(i))) {
+                b.append("::").append(columnTypes.get(i));
+            }
+        }
+        return b.toString();
+    }
+
+    private static String aliases(int columns) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < columns; i++) {
+            b.append(i == 0 ? "c" : ", c").append(i);
+        }
+        return b.toString();
+    }
+
+    /** Whether a column's type, as format_type names it, is an array type ("integer[]"). */
+    private static boolean isArray(String type) {
+        return type.endsWith("[]");
     }
 
     /** The batch statement of {@link KeyColumns.Form#DATABASE} keys (see the class comment). */
     private static String dedupingSql(SqlIdentifier table, List<String> columns, List<String> columnTypes,
             KeyColumns keys, int[] keyIndexes, String parameter) {
-        String arrays = columnTypes.stream().map(t -> parameter + "::text[]::" + t + "[]").collect(Collectors.joining(", "))
+        String arrays = columnTypes.stream().map(t -> unnested(t, parameter)).collect(Collectors.joining(", "))
                 + ", " + parameter + "::text[]::boolean[]";
         StringBuilder aliases = new StringBuilder();
         for (int i = 0; i < columns.size(); i++) {
@@ -128,10 +169,7 @@ final class UpsertBuffer {
                 set.add(SqlIdentifier.quote(columns.get(i)) + " = EXCLUDED." + SqlIdentifier.quote(columns.get(i)));
             }
         }
-        StringBuilder values = new StringBuilder();
-        for (int i = 0; i < columns.size(); i++) {
-            values.append(i == 0 ? "" : ", ").append("eosink_last.c").append(i);
-        }
+        String values = values("eosink_last.c", columnTypes);
         return "WITH eosink_batch AS (SELECT * FROM unnest(" + arrays + ") WITH ORDINALITY AS b(" + aliases
                 + "eosink_delete, eosink_order)), "
                 + "eosink_last AS (SELECT DISTINCT ON (" + keyList + ") * FROM eosink_batch ORDER BY " + keyList
@@ -153,27 +191,25 @@ final class UpsertBuffer {
 
     /**
      * The key of a row, as it is compared here and travels to the server: the text form of the key
-     * column's value (numbers normalized, so that 1.0 and 1.00 are one key; char(n) without trailing
-     * spaces: see {@link KeyColumns}), or with several key columns a list of them. Keys are equal
+     * column's value ({@link RowEncoder#keyText}: numbers normalized, so that 1.0 and 1.00 are one key;
+     * char(n) without trailing spaces: see {@link KeyColumns}), or with several key columns a list of them. Keys are equal
      * exactly when these forms are; where the database's equality has no such form, keys equal here
      * are equal there too, and the batch's statement merges the rest.
      */
-    Object keyOf(Object[] row) {
+    Object keyOf(R row) {
         if (keyIndexes.length == 1) {
-            return keys.part(0, keyText(row[keyIndexes[0]]));
+            return keys.part(0, encoder.keyText(row, keyIndexes[0]));
         }
         List<Object> key = new ArrayList<>(keyIndexes.length);
         for (int k = 0; k < keyIndexes.length; k++) {
-            key.add(keys.part(k, keyText(row[keyIndexes[k]])));
+            key.add(keys.part(k, encoder.keyText(row, keyIndexes[k])));
         }
         return key;
     }
 
-    private static String keyText(Object value) {
-        if (value == null) {
-            throw new IllegalArgumentException("key column value is null; an upsert key must not be null");
-        }
-        return value instanceof BigDecimal ? ((BigDecimal) value).stripTrailingZeros().toPlainString() : text(value);
+    /** A row, as messages show it. */
+    String show(R row) {
+        return encoder.show(row);
     }
 
     /** Part {@code k} of a {@link #keyOf key}, as text. */
@@ -182,7 +218,7 @@ final class UpsertBuffer {
     }
 
     /** Adds a record's row (or its delete) under its {@link #keyOf key}; UPDATE_BEFORE is not written. */
-    void add(Object key, Object[] row, RowKind kind, long position) {
+    void add(Object key, R row, RowKind kind, long position) {
         pending.remove(key); // re-inserted last: the batch keeps the order of the latest write per key
         pending.put(key, kind == RowKind.DELETE ? DELETE : row);
         if (firstPosition < 0) {
@@ -213,14 +249,14 @@ final class UpsertBuffer {
             clear();
             return;
         }
-        List<Object[]> rows = new ArrayList<>();
+        List<R> rows = new ArrayList<>();
         List<Object> deletes = new ArrayList<>();
         for (Iterator<Map.Entry<Object, Object>> it = pending.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Object, Object> e = it.next();
             if (e.getValue() == DELETE) {
                 deletes.add(e.getKey());
             } else {
-                rows.add((Object[]) e.getValue());
+                rows.add(row(e.getValue()));
             }
         }
         upsertRows(c, rows);
@@ -257,9 +293,9 @@ final class UpsertBuffer {
                 }
             } else {
                 deletes[r] = "f";
-                Object[] row = (Object[]) e.getValue();
+                R row = row(e.getValue());
                 for (int col = 0; col < columns; col++) {
-                    values[col][r] = text(row[col]);
+                    values[col][r] = encoder.text(row, col);
                 }
             }
             r++;
@@ -272,7 +308,7 @@ final class UpsertBuffer {
     }
 
     /** Upserts rows of distinct keys, now, with one statement (nothing if there are none). */
-    void upsertRows(Connection c, List<Object[]> rows) throws SQLException {
+    void upsertRows(Connection c, List<R> rows) throws SQLException {
         if (rows.isEmpty()) {
             return;
         }
@@ -282,7 +318,7 @@ final class UpsertBuffer {
         for (int col = 0; col < columns; col++) {
             String[] values = new String[rows.size()];
             for (int r = 0; r < values.length; r++) {
-                values[r] = text(rows.get(r)[col]);
+                values[r] = encoder.text(rows.get(r), col);
             }
             upsert.setArray(col + 1, array(c, values));
         }
@@ -294,26 +330,12 @@ final class UpsertBuffer {
         firstPosition = -1;
     }
 
-    private static Array array(Connection c, String[] values) throws SQLException {
-        return c.createArrayOf("text", values);
+    @SuppressWarnings("unchecked") // pending holds rows of R and the DELETE marker, told apart before
+    private R row(Object pendingValue) {
+        return (R) pendingValue;
     }
 
-    /** A value's PostgreSQL text input form. */
-    static String text(Object v) {
-        if (v == null) {
-            return null;
-        }
-        if (v instanceof byte[]) {
-            return "\\x" + HexFormat.of().formatHex((byte[]) v);
-        }
-        if (v instanceof BigDecimal) {
-            return ((BigDecimal) v).toPlainString();
-        }
-        if (v instanceof java.sql.Timestamp) {
-            // Wall-clock time in the JVM's zone, which pgjdbc sets as the session's TimeZone: right for
-            // timestamp and timestamptz columns alike (an ISO instant would lose its zone on timestamp).
-            return v.toString();
-        }
-        return v.toString(); // numbers, booleans, strings, UUIDs, java.time values in ISO-8601
+    private static Array array(Connection c, String[] values) throws SQLException {
+        return c.createArrayOf("text", values);
     }
 }

@@ -3,11 +3,9 @@ package dev.eosink.postgres.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.OwnCommits;
-import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.postgres.RowKindFunction;
 
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.Optional;
 
 /**
@@ -15,17 +13,19 @@ import java.util.Optional;
  * keys this subtask never wrote by COPY, the rest as statements that wait for the subtask's own
  * previous commit. Rows are not counted at the end: an upsert of a key written before writes no new
  * row, and a batch keeps only the last record of each key.
+ *
+ * @param <R> the records' rows, which the writer holds (made of retained records) until they are sent
  */
-final class UpsertPath<IN> implements WritePath<IN> {
+final class UpsertPath<IN, R> implements WritePath<IN> {
 
-    private final InsertStatement.Columns<IN> statement;
+    private final TableRows<IN, R> rows;
     private final RowKindFunction<IN> rowKind;
-    private final UpsertWriter upserts;
+    private final UpsertWriter<R> upserts;
     private final WriteErrors errors;
 
-    UpsertPath(WritePlan.Resources session, InsertStatement.Columns<IN> statement, RowKindFunction<IN> rowKind,
-            UpsertWriter upserts) {
-        this.statement = statement;
+    UpsertPath(WritePlan.Resources session, TableRows<IN, R> rows, RowKindFunction<IN> rowKind,
+            UpsertWriter<R> upserts) {
+        this.rows = rows;
         this.rowKind = rowKind;
         this.upserts = upserts;
         this.errors = session.errors();
@@ -37,13 +37,13 @@ final class UpsertPath<IN> implements WritePath<IN> {
     @Override
     public void write(IN record, long positionInEpoch) throws SinkException {
         try {
-            upserts.add(statement.toRow(record), rowKind.kindOf(record), positionInEpoch);
+            upserts.add(rows.row(rows.retain(record)), rowKind.kindOf(record), positionInEpoch);
         } catch (UpsertWriter.Failure f) {
             throw f.unknownBecause == null && f.first == positionInEpoch
-                    ? errors.writeFailed(f.error, FailurePosition.exact(positionInEpoch, record))
+                    ? errors.writeFailed(f.error, FailurePosition.exact(positionInEpoch, rows.shown(record)))
                     : failed(f);
         } catch (Exception e) {
-            throw errors.writeFailed(e, FailurePosition.exact(positionInEpoch, record));
+            throw errors.writeFailed(e, FailurePosition.exact(positionInEpoch, rows.shown(record)));
         }
     }
 
@@ -59,7 +59,7 @@ final class UpsertPath<IN> implements WritePath<IN> {
     /** A failure about an earlier record than the one being written: it names what it has of it. */
     private SinkException failed(UpsertWriter.Failure f) {
         FailurePosition where = f.unknownBecause != null ? FailurePosition.batch(f.first, f.last, f.unknownBecause)
-                : f.row != null ? FailurePosition.exact(f.first, "row " + Arrays.deepToString(f.row))
+                : f.row != null ? FailurePosition.exact(f.first, "row " + f.row)
                 : FailurePosition.row(f.first, f.error);
         return errors.writeFailed(f.error, where);
     }

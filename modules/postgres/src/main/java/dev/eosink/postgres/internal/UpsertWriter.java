@@ -61,8 +61,10 @@ import java.util.List;
  *
  * <p>Savepoints cost a subtransaction each; chunks are sized from the previous epoch so that an epoch
  * uses about {@link #CHUNKS_PER_EPOCH} of them (PostgreSQL tracks up to 64 per transaction cheaply).
+ *
+ * @param <R> the rows it writes: each its own (retained), as it may hold them until the epoch ends
  */
-final class UpsertWriter {
+final class UpsertWriter<R> {
 
     /** New keys held back before COPY, where later writes of theirs are merged: see {@link #window}. */
     static final int WINDOW_ROWS = 16_384;
@@ -79,9 +81,9 @@ final class UpsertWriter {
 
     private final Connection connection;
     private final IoWatchdog io;
-    private final UpsertBuffer statements;
+    private final UpsertBuffer<R> statements;
     /** Null when a column has no binary COPY encoder: then every record goes to statements. */
-    private final CopyStream copy;
+    private final CopyStream<R> copy;
     private final int batchSize;
     private final KeyFilter written;
     private OwnCommits ownCommits = OwnCommits.NONE;
@@ -91,9 +93,9 @@ final class UpsertWriter {
      * New keys' rows not sent yet, oldest first: a later write of such a key replaces its row here,
      * so keys that change again soon (hot keys of a changelog) reach the table once, by COPY.
      */
-    private final KeyWindow window = new KeyWindow(WINDOW_ROWS);
+    private final KeyWindow<R> window = new KeyWindow<>(WINDOW_ROWS);
 
-    private final List<Object[]> chunk = new ArrayList<>();
+    private final List<R> chunk = new ArrayList<>();
     private long[] chunkPositions = new long[1024];
     /**
      * The smallest and largest position in the chunk: the window reorders rows (a merged row keeps
@@ -110,7 +112,7 @@ final class UpsertWriter {
     private long chunksInEpoch;
     private long redoneInEpoch;
 
-    UpsertWriter(Connection connection, IoWatchdog io, UpsertBuffer statements, CopyStream copy, int batchSize,
+    UpsertWriter(Connection connection, IoWatchdog io, UpsertBuffer<R> statements, CopyStream<R> copy, int batchSize,
             KeyFilter written) {
         this.connection = connection;
         this.io = io;
@@ -131,14 +133,14 @@ final class UpsertWriter {
         final long last;
         /** Null when the row is known exactly (first == last). */
         final String unknownBecause;
-        /** The refused row when it is at hand (an encoder's refusal), else null. */
-        final Object[] row;
+        /** The refused row, as messages show it, when it is at hand (an encoder's refusal); else null. */
+        final String row;
 
         Failure(Exception error, long first, long last, String unknownBecause) {
             this(error, first, last, unknownBecause, null);
         }
 
-        Failure(Exception error, long first, long last, String unknownBecause, Object[] row) {
+        Failure(Exception error, long first, long last, String unknownBecause, String row) {
             super(error.getMessage(), error, false, false);
             this.error = error;
             this.first = first;
@@ -149,7 +151,7 @@ final class UpsertWriter {
     }
 
     /** Adds a record; UPDATE_BEFORE carries nothing to write and is skipped. */
-    void add(Object[] row, RowKind kind, long position) throws Failure, IOException {
+    void add(R row, RowKind kind, long position) throws Failure, IOException {
         if (kind == RowKind.UPDATE_BEFORE) {
             return;
         }
@@ -247,7 +249,7 @@ final class UpsertWriter {
     }
 
     /** A new key's row, held back {@link #WINDOW_ROWS} new keys long, then streamed by COPY. */
-    private void toWindow(Object key, long hash, Object[] row, long position) throws Failure, IOException {
+    private void toWindow(Object key, long hash, R row, long position) throws Failure, IOException {
         if (window.isFull()) {
             sendEldest();
         }
@@ -260,7 +262,7 @@ final class UpsertWriter {
         }
     }
 
-    private void addToChunk(Object[] row, long position) throws Failure, IOException {
+    private void addToChunk(R row, long position) throws Failure, IOException {
         if (chunk.isEmpty()) {
             startChunk(position);
         }
@@ -284,7 +286,7 @@ final class UpsertWriter {
             return;
         } catch (RuntimeException e) {
             // The encoder refused a value (a wrong Java type, a value out of range) before sending it.
-            throw new Failure(e, position, position, null, row);
+            throw new Failure(e, position, position, null, statements.show(row));
         }
         if (chunk.size() >= chunkLimit) {
             endChunk();
@@ -340,9 +342,9 @@ final class UpsertWriter {
             if (line.isPresent() && line.getAsLong() < rows) {
                 int refused = (int) line.getAsLong();
                 long position = chunkPositions[refused];
-                Object[] row = chunk.get(refused); // the chunk keeps its rows, so the message can show it
+                R row = chunk.get(refused); // the chunk keeps its rows, so the message can show it
                 chunk.clear();
-                throw new Failure(e, position, position, null, row);
+                throw new Failure(e, position, position, null, statements.show(row));
             }
             chunk.clear();
             throw new Failure(e, first, last, "the database did not name the row of the COPY chunk");
@@ -351,7 +353,7 @@ final class UpsertWriter {
             control("ROLLBACK TO SAVEPOINT " + SAVEPOINT);
             control("RELEASE SAVEPOINT " + SAVEPOINT);
             for (int from = 0; from < chunk.size(); from += MIN_CHUNK_ROWS) {
-                List<Object[]> slice = chunk.subList(from, Math.min(chunk.size(), from + MIN_CHUNK_ROWS));
+                List<R> slice = chunk.subList(from, Math.min(chunk.size(), from + MIN_CHUNK_ROWS));
                 io.call("upserting a COPY chunk's rows", () -> {
                     statements.upsertRows(connection, slice);
                     return null;

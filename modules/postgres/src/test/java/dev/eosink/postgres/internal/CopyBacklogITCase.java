@@ -18,6 +18,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -78,7 +79,7 @@ class CopyBacklogITCase {
     private final class Writer {
         final Connection connection;
         final CopyBacklog backlog;
-        final CopyStream copy;
+        final CopyStream<Object[]> copy;
 
         Writer(CopyBacklog.Opener monitor, long bound, Duration networkTimeout) throws SQLException {
             this(connect(), monitor, bound, networkTimeout);
@@ -93,7 +94,8 @@ class CopyBacklogITCase {
             IoWatchdog io = new IoWatchdog(connection, networkTimeout, "CopyBacklogITCase " + table);
             List<String> columns = List.of("id", "payload");
             BinaryCopyEncoder encoder = BinaryCopyEncoder.forTypes(columns, List.of("int8", "text")).orElseThrow();
-            copy = new CopyStream(connection, io, new SqlIdentifier(null, table), columns, encoder, 1000, backlog);
+            copy = new CopyStream<>(connection, io, new SqlIdentifier(null, table), columns,
+                    MappedRows.encoder(Optional.of(encoder)), 1000, backlog);
         }
 
         int pid() throws SQLException {

@@ -22,7 +22,7 @@ class KeyWindowTest {
     @ValueSource(ints = {0, 1, 3, 64})
     void behavesLikeAnInsertionOrderedMap(int distinctHashes) {
         Random random = new Random(distinctHashes);
-        KeyWindow window = new KeyWindow(64);
+        KeyWindow<Object[]> window = new KeyWindow<>(64);
         LinkedHashMap<String, long[]> model = new LinkedHashMap<>();
         for (int op = 0; op < 200_000; op++) {
             String key = "k" + random.nextInt(150);
@@ -58,7 +58,7 @@ class KeyWindowTest {
         assertThat(window.isEmpty()).isTrue();
     }
 
-    private static void takeEldest(KeyWindow window, LinkedHashMap<String, long[]> model) {
+    private static void takeEldest(KeyWindow<Object[]> window, LinkedHashMap<String, long[]> model) {
         Iterator<Map.Entry<String, long[]>> eldest = model.entrySet().iterator();
         Map.Entry<String, long[]> e = eldest.next();
         eldest.remove();

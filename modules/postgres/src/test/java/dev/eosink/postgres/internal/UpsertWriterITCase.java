@@ -4,6 +4,7 @@ import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.copy.BinaryCopyEncoder;
+import dev.eosink.postgres.row.RowEncoder;
 import dev.eosink.testing.PostgresFixture;
 
 import org.apache.flink.types.RowKind;
@@ -77,8 +78,8 @@ class UpsertWriterITCase {
     private final class Harness implements AutoCloseable {
         final Connection connection;
         final KeyFilter filter;
-        final UpsertBuffer buffer;
-        final UpsertWriter writer;
+        final UpsertBuffer<Object[]> buffer;
+        final UpsertWriter<Object[]> writer;
         /** k -> {v, note}: the replayed end state, committed or not. */
         final Map<Long, Object[]> expected = new HashMap<>();
         long position;
@@ -95,10 +96,12 @@ class UpsertWriterITCase {
             IoWatchdog io = new IoWatchdog(connection, Duration.ofSeconds(60), "UpsertWriterITCase " + table);
             SqlIdentifier target = new SqlIdentifier(null, table);
             List<String> columns = List.of("k", "v", "note");
-            buffer = new UpsertBuffer(target, columns, List.of("bigint", "bigint", "text"), List.of("k"));
-            BinaryCopyEncoder encoder = BinaryCopyEncoder.forTypes(columns, List.of("int8", "int8", "text")).orElseThrow();
-            CopyStream copy = new CopyStream(connection, io, target, columns, encoder, batchSize, new CopyBacklog(null, 0, "test"));
-            writer = new UpsertWriter(connection, io, buffer, copy, batchSize, filter);
+            RowEncoder<Object[]> rows = MappedRows.encoder(
+                    BinaryCopyEncoder.forTypes(columns, List.of("int8", "int8", "text")));
+            buffer = new UpsertBuffer<>(target, columns, List.of("bigint", "bigint", "text"), List.of("k"), rows);
+            CopyStream<Object[]> copy = new CopyStream<>(
+                    connection, io, target, columns, rows, batchSize, new CopyBacklog(null, 0, "test"));
+            writer = new UpsertWriter<>(connection, io, buffer, copy, batchSize, filter);
         }
 
         /** Rows already in the table before the writer runs (as if written before the job). */

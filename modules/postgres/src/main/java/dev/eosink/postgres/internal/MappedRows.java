@@ -1,0 +1,131 @@
+package dev.eosink.postgres.internal;
+
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.postgres.copy.BinaryCopyEncoder;
+import dev.eosink.postgres.row.RowEncoder;
+import dev.eosink.postgres.row.RowFormat;
+import dev.eosink.postgres.row.TargetColumn;
+
+import java.math.BigDecimal;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * The rows of the builder's {@code rows(RowMapper)}: an {@code Object[]} per record, one value per
+ * column, whose Java types are known record by record. COPY takes them through {@link
+ * BinaryCopyEncoder} where every column's type has an encoder there (else the sink writes by
+ * statements); statements bind them with {@code setObject}; upserts send their {@code toString} forms
+ * ({@link #text}). The records themselves are kept as they are: a record handed to the sink is the
+ * mapper's to read, and a mapped row is a new array per record.
+ */
+final class MappedRows<IN> implements RowFormat<IN, Object[]> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final InsertStatement.Columns<IN> statement;
+
+    MappedRows(InsertStatement.Columns<IN> statement) {
+        this.statement = statement;
+    }
+
+    /** The mapper's row, checked to have one value per column. */
+    @Override
+    public Object[] row(IN record) throws Exception {
+        return statement.toRow(record);
+    }
+
+    @Override
+    public IN retain(IN record) {
+        return record;
+    }
+
+    /** Never refuses: a column whose type has no COPY encoder only turns COPY off. */
+    @Override
+    public RowEncoder<Object[]> encoder(List<TargetColumn> columns) {
+        List<String> typeNames = columns.stream().map(TargetColumn::typeName).collect(Collectors.toList());
+        int[] maxLengths = columns.stream().mapToInt(TargetColumn::declaredLength).toArray();
+        return encoder(BinaryCopyEncoder.forTypes(statement.columns(), typeNames, maxLengths));
+    }
+
+    /** The encoder of mapped rows, with COPY by {@code copy} where there is one. */
+    static RowEncoder<Object[]> encoder(Optional<BinaryCopyEncoder> copy) {
+        return new Encoder(copy.orElse(null));
+    }
+
+    @Override
+    public String toString() {
+        return "MappedRows[" + statement.describe() + "]";
+    }
+
+    private static final class Encoder implements RowEncoder<Object[]> {
+        /** Null when a column's type has no COPY encoder. */
+        private final BinaryCopyEncoder copy;
+
+        Encoder(BinaryCopyEncoder copy) {
+            this.copy = copy;
+        }
+
+        @Override
+        public boolean copies() {
+            return copy != null;
+        }
+
+        @Override
+        public void copy(Object[] row, BinaryCopyEncoder.Buffer out) {
+            if (copy == null) {
+                throw new IllegalStateException("a column's type has no binary COPY encoder");
+            }
+            copy.row(out, row);
+        }
+
+        @Override
+        public void bind(Object[] row, PreparedStatement statement) throws SQLException {
+            for (int i = 0; i < row.length; i++) {
+                statement.setObject(i + 1, row[i]);
+            }
+        }
+
+        @Override
+        public String text(Object[] row, int column) {
+            return MappedRows.text(row[column]);
+        }
+
+        @Override
+        public String keyText(Object[] row, int column) {
+            Object value = row[column];
+            if (value == null) {
+                throw new IllegalArgumentException("key column value is null; an upsert key must not be null");
+            }
+            return value instanceof BigDecimal ? ((BigDecimal) value).stripTrailingZeros().toPlainString() : MappedRows.text(value);
+        }
+
+        @Override
+        public String show(Object[] row) {
+            return Arrays.deepToString(row);
+        }
+    }
+
+    /** A value's PostgreSQL text input form. */
+    static String text(Object v) {
+        if (v == null) {
+            return null;
+        }
+        if (v instanceof byte[]) {
+            return "\\x" + HexFormat.of().formatHex((byte[]) v);
+        }
+        if (v instanceof BigDecimal) {
+            return ((BigDecimal) v).toPlainString();
+        }
+        if (v instanceof java.sql.Timestamp) {
+            // Wall-clock time in the JVM's zone, which pgjdbc sets as the session's TimeZone: right for
+            // timestamp and timestamptz columns alike (an ISO instant would lose its zone on timestamp).
+            return v.toString();
+        }
+        return v.toString(); // numbers, booleans, strings, UUIDs, java.time values in ISO-8601
+    }
+}

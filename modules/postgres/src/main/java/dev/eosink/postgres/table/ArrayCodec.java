@@ -1,0 +1,92 @@
+package dev.eosink.postgres.table;
+
+import dev.eosink.postgres.copy.BinaryCopyEncoder;
+
+import org.apache.flink.table.data.ArrayData;
+
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+
+/**
+ * ARRAY of a scalar Flink type into a one-dimensional PostgreSQL array of a type the elements may go
+ * into (int4[], text[], numeric[], ...), elements by their own {@link FieldCodec}. An empty array is
+ * PostgreSQL's empty array ({@code '{}'}, no dimensions); NULL elements are NULLs, and the lower bound
+ * is 1. Arrays of arrays are refused at start ({@link TypeMapping}): PostgreSQL's arrays of several
+ * dimensions must be rectangular, Flink's nested arrays need not be.
+ */
+final class ArrayCodec extends FieldCodec {
+
+    private final FieldCodec element;
+    /** The element type's oid: binary arrays carry it, and the server checks it against the column's. */
+    private final int elementOid;
+    /** The elements of the array being written: arrays are not nested, so one view serves. */
+    private final Values.OfArray elements = new Values.OfArray();
+
+    ArrayCodec(FieldCodec element, int elementOid) {
+        this.element = element;
+        this.elementOid = elementOid;
+    }
+
+    @Override
+    void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
+        Values.OfArray a = elements.of(v.getArray(i));
+        int n = a.size();
+        boolean nulls = false;
+        for (int e = 0; e < n && !nulls; e++) {
+            nulls = a.isNullAt(e);
+        }
+        int length = out.size();
+        out.int32(0); // the field's length, known at the end
+        out.int32(n == 0 ? 0 : 1); // dimensions
+        out.int32(nulls ? 1 : 0);
+        out.int32(elementOid);
+        if (n > 0) {
+            out.int32(n);
+            out.int32(1); // lower bound
+        }
+        for (int e = 0; e < n; e++) {
+            if (a.isNullAt(e)) {
+                out.int32(-1);
+            } else {
+                element.copy(a, e, out);
+            }
+        }
+        out.int32At(length, out.size() - length - 4);
+    }
+
+    @Override
+    void bind(Values v, int i, PreparedStatement s, int parameter) throws SQLException {
+        s.setString(parameter, text(v, i));
+    }
+
+    /**
+     * The array's text form: {@code {"1","2",NULL}}, each element in double quotes with {@code "} and
+     * {@code \} escaped by a backslash, so that no element's text needs more thought.
+     */
+    @Override
+    String text(Values v, int i) {
+        ArrayData array = v.getArray(i);
+        Values.OfArray a = new Values.OfArray().of(array); // not the shared view: messages may nest calls
+        StringBuilder b = new StringBuilder().append('{');
+        for (int e = 0; e < a.size(); e++) {
+            if (e > 0) {
+                b.append(',');
+            }
+            if (a.isNullAt(e)) {
+                b.append("NULL");
+                continue;
+            }
+            String text = element.text(a, e);
+            b.append('"');
+            for (int c = 0; c < text.length(); c++) {
+                char ch = text.charAt(c);
+                if (ch == '"' || ch == '\\') {
+                    b.append('\\');
+                }
+                b.append(ch);
+            }
+            b.append('"');
+        }
+        return b.append('}').toString();
+    }
+}
