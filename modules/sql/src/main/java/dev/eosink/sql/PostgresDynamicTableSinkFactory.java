@@ -87,6 +87,7 @@ public final class PostgresDynamicTableSinkFactory implements DynamicTableSinkFa
             builder.upsert(columns.keyNames().toArray(String[]::new)).changelog(RowData::getRowKind);
         }
         ExactlyOnceSink<RowData> sink = options.build(builder::build);
-        return new ExactlyOnceTableSink(sink, columns, options.parallelism(), CommonOptions.summary(IDENTIFIER, options, columns));
+        return new ExactlyOnceTableSink(sink, columns, options.parallelism(), CommonOptions.summary(IDENTIFIER, options, columns),
+                CommonOptions.operatorName(IDENTIFIER, options));
     }
 }

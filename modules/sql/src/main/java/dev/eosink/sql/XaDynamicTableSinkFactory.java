@@ -86,6 +86,7 @@ public final class XaDynamicTableSinkFactory implements DynamicTableSinkFactory 
                     + "wait would otherwise end as an aborted connection instead of with its own error.");
         }
         ExactlyOnceSink<RowData> sink = options.build(builder::build);
-        return new ExactlyOnceTableSink(sink, columns, options.parallelism(), CommonOptions.summary(IDENTIFIER, options, columns));
+        return new ExactlyOnceTableSink(sink, columns, options.parallelism(), CommonOptions.summary(IDENTIFIER, options, columns),
+                CommonOptions.operatorName(IDENTIFIER, options));
     }
 }

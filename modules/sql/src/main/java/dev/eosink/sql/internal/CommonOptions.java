@@ -45,4 +45,12 @@ public final class CommonOptions {
                 + ", sink.id=" + options.get(JdbcTableOptions.SINK_ID).orElseThrow()
                 + (columns.hasPrimaryKey() ? ", upsert on " + columns.keyNames() : "") + ")";
     }
+
+    /**
+     * The prefix of the sink's operators' names, as the job's graph, Web UI and metrics show them: the
+     * connector and the sink id (a metric's operator name is cut at 80 characters).
+     */
+    public static String operatorName(String connector, TableOptions options) {
+        return connector + " " + options.get(JdbcTableOptions.SINK_ID).orElseThrow();
+    }
 }

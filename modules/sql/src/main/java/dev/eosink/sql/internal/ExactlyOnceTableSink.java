@@ -41,6 +41,8 @@ public final class ExactlyOnceTableSink implements DynamicTableSink {
     private final TableColumns columns;
     private final OptionalInt parallelism;
     private final String summary;
+    /** The sink's operator names' prefix: short, for Flink's metric names. */
+    private final String name;
 
     /**
      * @param sink the sink, built from the table's options and columns (with upserts by the primary
@@ -48,12 +50,15 @@ public final class ExactlyOnceTableSink implements DynamicTableSink {
      * @param columns the table's physical columns and primary key
      * @param parallelism {@code sink.parallelism}, or empty for the parallelism of the sink's input
      * @param summary what the planner shows of this sink: never a credential
+     * @param name the prefix of the sink's operators' names (its Writer, Committer, ...): never a credential
      */
-    public ExactlyOnceTableSink(ExactlyOnceSink<RowData> sink, TableColumns columns, OptionalInt parallelism, String summary) {
+    public ExactlyOnceTableSink(ExactlyOnceSink<RowData> sink, TableColumns columns, OptionalInt parallelism, String summary,
+            String name) {
         this.sink = Objects.requireNonNull(sink, "sink");
         this.columns = Objects.requireNonNull(columns, "columns");
         this.parallelism = Objects.requireNonNull(parallelism, "parallelism");
         this.summary = Objects.requireNonNull(summary, "summary");
+        this.name = Objects.requireNonNull(name, "name");
     }
 
     @Override
@@ -73,7 +78,7 @@ public final class ExactlyOnceTableSink implements DynamicTableSink {
 
     /** The input, distributed as it has to be, into the sink, at {@code sink.parallelism} if set. */
     private DataStreamSink<RowData> write(ProviderContext provider, DataStream<RowData> input) {
-        DataStreamSink<RowData> written = input.sinkTo(sink).name(summary);
+        DataStreamSink<RowData> written = input.sinkTo(sink).name(name);
         parallelism.ifPresent(written::setParallelism);
         provider.generateUid("eosink-writer").ifPresent(written::uid);
         return written;
@@ -81,7 +86,7 @@ public final class ExactlyOnceTableSink implements DynamicTableSink {
 
     @Override
     public DynamicTableSink copy() {
-        return new ExactlyOnceTableSink(sink, columns, parallelism, summary);
+        return new ExactlyOnceTableSink(sink, columns, parallelism, summary, name);
     }
 
     @Override
