@@ -15,6 +15,7 @@ import org.apache.flink.types.RowKind;
 
 import java.util.Objects;
 import java.util.OptionalInt;
+import java.util.function.UnaryOperator;
 
 /**
  * A table written by an exactly-once sink, as the planner sees it. Without a primary key it takes
@@ -69,19 +70,11 @@ public final class ExactlyOnceTableSink implements DynamicTableSink {
     @Override
     public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
         if (!columns.hasPrimaryKey()) {
-            return (DataStreamSinkProvider) (provider, input) -> write(provider, input);
+            return new Topology(UnaryOperator.identity());
         }
         PrimaryKeySelector key = new PrimaryKeySelector(columns.rowType(), columns.keyIndexes());
         TypeInformation<RowData> keyType = context.createTypeInformation(columns.keyDataType());
-        return (DataStreamSinkProvider) (provider, input) -> write(provider, input.keyBy(key, keyType));
-    }
-
-    /** The input, distributed as it has to be, into the sink, at {@code sink.parallelism} if set. */
-    private DataStreamSink<RowData> write(ProviderContext provider, DataStream<RowData> input) {
-        DataStreamSink<RowData> written = input.sinkTo(sink).name(name);
-        parallelism.ifPresent(written::setParallelism);
-        provider.generateUid("eosink-writer").ifPresent(written::uid);
-        return written;
+        return new Topology(input -> input.keyBy(key, keyType));
     }
 
     @Override
@@ -97,5 +90,24 @@ public final class ExactlyOnceTableSink implements DynamicTableSink {
     @Override
     public String toString() {
         return summary;
+    }
+
+    /** The input, distributed as the sink needs it, into the sink, at {@code sink.parallelism} if set. */
+    private final class Topology implements DataStreamSinkProvider {
+
+        /** The input as the sink must get it: as it comes, or keyed by the primary key. */
+        private final UnaryOperator<DataStream<RowData>> distribution;
+
+        Topology(UnaryOperator<DataStream<RowData>> distribution) {
+            this.distribution = distribution;
+        }
+
+        @Override
+        public DataStreamSink<?> consumeDataStream(ProviderContext provider, DataStream<RowData> input) {
+            DataStreamSink<RowData> written = distribution.apply(input).sinkTo(sink).name(name);
+            parallelism.ifPresent(written::setParallelism);
+            provider.generateUid("eosink-writer").ifPresent(written::uid);
+            return written;
+        }
     }
 }
