@@ -5,6 +5,7 @@ import dev.eosink.postgres.PostgresSink;
 import dev.eosink.postgres.PostgresSinkBuilder;
 import dev.eosink.sql.internal.CommonOptions;
 import dev.eosink.sql.internal.ExactlyOnceTableSink;
+import dev.eosink.sql.internal.RowDataToObjects;
 import dev.eosink.sql.internal.TableColumns;
 import dev.eosink.sql.internal.TableOptions;
 
@@ -83,6 +84,11 @@ public final class PostgresDynamicTableSinkFactory implements DynamicTableSinkFa
                         + "and the PRIMARY KEY " + columns.keyNames() + " makes the sink upsert (an upsert statement "
                         + "writes a whole batch at once, so one refused row cannot be told from the others). Remove "
                         + "one of the two.");
+            }
+            if (RowDataToObjects.hasArrays(columns.rowType())) {
+                throw options.refused("ARRAY columns are written by inserts only for now, and the PRIMARY KEY "
+                        + columns.keyNames() + " makes the sink upsert. Remove the PRIMARY KEY clause, or leave the "
+                        + "ARRAY columns out of the table.");
             }
             builder.upsert(columns.keyNames().toArray(String[]::new)).changelog(RowData::getRowKind);
         }

@@ -175,6 +175,13 @@ class TableFactoryTest {
     }
 
     @Test
+    void anArrayColumnIsRefusedWithAPrimaryKey() {
+        Throwable failure = catchThrowable(() -> plan("id BIGINT, name STRING, tags ARRAY<STRING>, PRIMARY KEY (id) NOT ENFORCED",
+                options(PostgresDynamicTableSinkFactory.IDENTIFIER), "SELECT id, name, ARRAY[name] FROM src"));
+        assertThat(ExceptionUtils.stringifyException(failure)).contains("ARRAY columns are written by inserts only for now");
+    }
+
+    @Test
     void aColumnTypeWithoutConversionIsNamed() {
         Throwable failure = catchThrowable(() -> plan("id BIGINT, name STRING, tags MAP<STRING, INT>",
                 options(PostgresDynamicTableSinkFactory.IDENTIFIER), "SELECT id, name, MAP['a', 1] FROM src"));

@@ -10,6 +10,7 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.io.Serializable;
@@ -100,6 +101,14 @@ public final class RowDataToObjects implements RowMapper<RowData> {
             columns[i] = column;
         }
         return new RowDataToObjects(columns);
+    }
+
+    /**
+     * Whether a column's values are Java arrays. The PostgreSQL sink's upserts send each value in its
+     * text form ({@code toString()}), which a Java array does not give: such a table cannot upsert.
+     */
+    public static boolean hasArrays(RowType rowType) {
+        return rowType.getChildren().stream().anyMatch(t -> t.getTypeRoot() == LogicalTypeRoot.ARRAY);
     }
 
     @Override
