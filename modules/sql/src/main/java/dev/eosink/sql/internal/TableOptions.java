@@ -149,11 +149,6 @@ public final class TableOptions {
         return new ValidationException(prefix() + problem);
     }
 
-    /** The connector and the table, for summaries: never an option's value but the table's. */
-    public String describe() {
-        return connector + " table " + table;
-    }
-
     private String prefix() {
         return "Table " + table + " ('connector' = '" + connector + "'): ";
     }
