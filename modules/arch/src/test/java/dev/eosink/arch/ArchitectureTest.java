@@ -40,8 +40,9 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
  * <ul>
  *   <li>core is the database-neutral protocol: no JDBC type, no database module;
  *   <li>the XA sink knows nothing of the PostgreSQL sink;
+ *   <li>the sinks know nothing of their SQL connector (sql), which is built on their builders;
  *   <li>a module's {@code internal} package is imported by that module alone;
- *   <li>every public top-level type of core, jdbc, postgres and xa says whether it is API
+ *   <li>every public top-level type of core, jdbc, postgres, xa and sql says whether it is API
  *       ({@link PublicEvolving}) or not ({@link Internal});
  *   <li>the API shows no HikariCP type: the pool is the PostgreSQL module's internal choice;
  *   <li>no record leaves {@code equals}, {@code hashCode} or {@code toString} to the compiler, whose
@@ -53,7 +54,7 @@ class ArchitectureTest {
 
     /** The sink's modules, whose public types are either API or internal. */
     private static final String[] SINK_MODULES = {
-        "dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.postgres..", "dev.eosink.xa.."
+        "dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.postgres..", "dev.eosink.xa..", "dev.eosink.sql.."
     };
 
     @ArchTest
@@ -68,6 +69,12 @@ class ArchitectureTest {
             .that().resideInAPackage("dev.eosink.xa..")
             .should().dependOnClassesThat().resideInAPackage("dev.eosink.postgres..")
             .because("eosink-xa depends on core and jdbc alone; it reaches PostgreSQL through pgjdbc's XADataSource");
+
+    @ArchTest
+    static final ArchRule sinksImportNoSqlConnector = noClasses()
+            .that().resideInAnyPackage("dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.postgres..", "dev.eosink.xa..")
+            .should().dependOnClassesThat().resideInAPackage("dev.eosink.sql..")
+            .because("the SQL connector (eosink-sql) is built on the sinks' builders, never the other way round");
 
     @ArchTest
     static final ArchRule internalPackagesStayInTheirModule = classes()

@@ -1,0 +1,85 @@
+package dev.eosink.sql;
+
+import dev.eosink.core.LeftoverPolicy;
+import dev.eosink.core.SinkSettings;
+import dev.eosink.jdbc.JdbcSinkBuilderBase;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+/**
+ * The options that {@code eosink-postgres} and {@code eosink-xa} share, in a table's {@code WITH (...)}
+ * clause. Each mirrors the setter of {@link JdbcSinkBuilderBase} that it names, with the same default
+ * and the same checks; the connectors add their own ({@link PostgresTableOptions}, {@link
+ * XaTableOptions}) and {@code sink.parallelism}.
+ */
+@PublicEvolving
+public final class JdbcTableOptions {
+
+    private JdbcTableOptions() {}
+
+    public static final ConfigOption<String> URL = ConfigOptions.key("url")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The database's JDBC URL (jdbcUrl). Driver properties may go in it (sslmode=...); "
+                    + "messages show it with any password in it masked.");
+
+    public static final ConfigOption<String> USERNAME = ConfigOptions.key("username")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The database user the sink connects as (username).");
+
+    public static final ConfigOption<String> PASSWORD = ConfigOptions.key("password")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The user's password (password). Never shown in plans, summaries, logs or messages.");
+
+    public static final ConfigOption<String> TABLE_NAME = ConfigOptions.key("table-name")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The database table to write into (table): 'name', or 'schema.name' (MariaDB and "
+                    + "MySQL: 'database.name'). Quoted as given, so case-sensitive. The Flink table's physical "
+                    + "columns are written into the database table's columns of the same names.");
+
+    public static final ConfigOption<String> SINK_ID = ConfigOptions.key("sink.id")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("A stable name for this sink (sinkId), 1 to 100 of [A-Za-z0-9_.-]. Every transaction "
+                    + "id carries it, and after a failure, a restart or a restore the sink finds its own prepared "
+                    + "transactions by it, to commit or roll them back: keep it the same across restarts and "
+                    + "upgrades of the job (a new one leaves the old one's prepared transactions behind, holding "
+                    + "their locks), and give every sink writing to the same database its own.");
+
+    public static final ConfigOption<Integer> BATCH_SIZE = ConfigOptions.key("sink.batch-size")
+            .intType()
+            .defaultValue(JdbcSinkBuilderBase.DEFAULT_BATCH_SIZE)
+            .withDescription("Rows per JDBC batch or upsert statement, or at most held before they are sent (COPY) "
+                    + "(batchSize). At least 1.");
+
+    public static final ConfigOption<LeftoverPolicy> LEFTOVER_POLICY = ConfigOptions.key("sink.leftover-policy")
+            .enumType(LeftoverPolicy.class)
+            .defaultValue(SinkSettings.DEFAULT_LEFTOVER_POLICY)
+            .withDescription("What a job started without the sink's state does with prepared transactions of its "
+                    + "sink.id that another job left (leftoverPolicy): FAIL refuses to start, naming them; ROLLBACK "
+                    + "rolls them back, for sources that start over.");
+
+    public static final ConfigOption<String> MARKER_TABLE = ConfigOptions.key("sink.marker-table")
+            .stringType()
+            .defaultValue(JdbcSinkBuilderBase.DEFAULT_MARKER_TABLE)
+            .withDescription("The table of the marker rows that prove which transactions committed (markerTable): "
+                    + "'name' or 'schema.name'.");
+
+    public static final ConfigOption<Boolean> CREATE_MARKER_TABLE = ConfigOptions.key("sink.marker-table.create")
+            .booleanType()
+            .defaultValue(true)
+            .withDescription("Whether the sink creates the marker table at start when it is missing "
+                    + "(createMarkerTable).");
+
+    public static final ConfigOption<Integer> MAX_PREPARED_PER_SUBTASK = ConfigOptions.key("sink.max-prepared-per-subtask")
+            .intType()
+            .defaultValue(SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK)
+            .withDescription("Prepared, uncommitted transactions one writer subtask may hold while checkpoints fail "
+                    + "after it prepared (maxPreparedPerSubtask); past it the subtask fails over. At least 2, and 2 "
+                    + "more than the job's concurrent checkpoints.");
+}

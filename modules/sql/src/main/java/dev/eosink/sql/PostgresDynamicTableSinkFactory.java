@@ -1,0 +1,99 @@
+package dev.eosink.sql;
+
+import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.postgres.PostgresSink;
+import dev.eosink.postgres.PostgresSinkBuilder;
+import dev.eosink.sql.internal.CommonOptions;
+import dev.eosink.sql.internal.ExactlyOnceTableSink;
+import dev.eosink.sql.internal.RowDataToObjects;
+import dev.eosink.sql.internal.TableColumns;
+import dev.eosink.sql.internal.TableOptions;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code 'connector' = 'eosink-postgres'}: a table written exactly once into PostgreSQL by the sink of
+ * {@link PostgresSink#builder()}, whose options it takes ({@link JdbcTableOptions}, {@link
+ * PostgresTableOptions}, {@code sink.parallelism}).
+ *
+ * <p>Without a primary key the table takes inserts only. With {@code PRIMARY KEY (...) NOT ENFORCED}
+ * it upserts: INSERT and UPDATE_AFTER rows upsert their key, DELETE rows delete it, UPDATE_BEFORE rows
+ * are not asked for; the database table needs a unique index on exactly the key's columns (checked
+ * when the job starts), and the sink keys its input by the primary key, so that one writer subtask
+ * owns each key.
+ *
+ * <p>Everything the builder checks is checked when the table is planned: a refusal is a {@code
+ * ValidationException} naming the table, the option, its value and what is allowed (never the
+ * password's value). What needs the database is checked when the job starts.
+ */
+@PublicEvolving
+public final class PostgresDynamicTableSinkFactory implements DynamicTableSinkFactory {
+
+    /** The value of {@code 'connector'}. */
+    public static final String IDENTIFIER = "eosink-postgres";
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return new LinkedHashSet<>(List.of(JdbcTableOptions.URL, JdbcTableOptions.TABLE_NAME, JdbcTableOptions.SINK_ID));
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        return new LinkedHashSet<>(List.of(
+                JdbcTableOptions.USERNAME,
+                JdbcTableOptions.PASSWORD,
+                JdbcTableOptions.BATCH_SIZE,
+                JdbcTableOptions.LEFTOVER_POLICY,
+                JdbcTableOptions.MARKER_TABLE,
+                JdbcTableOptions.CREATE_MARKER_TABLE,
+                JdbcTableOptions.MAX_PREPARED_PER_SUBTASK,
+                PostgresTableOptions.WRITE_METHOD,
+                PostgresTableOptions.COPY_MAX_BACKLOG,
+                PostgresTableOptions.DEAD_LETTER_TABLE,
+                PostgresTableOptions.NETWORK_TIMEOUT,
+                FactoryUtil.SINK_PARALLELISM));
+    }
+
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        TableOptions options = TableOptions.validated(this, context);
+        TableColumns columns = TableColumns.of(context);
+        PostgresSinkBuilder<RowData> builder = PostgresSink.builder();
+        CommonOptions.apply(options, builder, columns);
+        options.set(PostgresTableOptions.WRITE_METHOD, builder::writeMethod);
+        options.set(PostgresTableOptions.COPY_MAX_BACKLOG, size -> builder.maxCopyBacklog(size.getBytes()));
+        options.set(PostgresTableOptions.NETWORK_TIMEOUT, builder::networkTimeout);
+        options.setQualifiedName(PostgresTableOptions.DEAD_LETTER_TABLE, builder::deadLetterTable);
+        if (columns.hasPrimaryKey()) {
+            if (options.get(PostgresTableOptions.DEAD_LETTER_TABLE).isPresent()) {
+                throw options.refused("'" + PostgresTableOptions.DEAD_LETTER_TABLE.key() + "' works with inserts only, "
+                        + "and the PRIMARY KEY " + columns.keyNames() + " makes the sink upsert (an upsert statement "
+                        + "writes a whole batch at once, so one refused row cannot be told from the others). Remove "
+                        + "one of the two.");
+            }
+            if (RowDataToObjects.hasArrays(columns.rowType())) {
+                throw options.refused("ARRAY columns are written by inserts only for now, and the PRIMARY KEY "
+                        + columns.keyNames() + " makes the sink upsert. Remove the PRIMARY KEY clause, or leave the "
+                        + "ARRAY columns out of the table.");
+            }
+            builder.upsert(columns.keyNames().toArray(String[]::new)).changelog(RowData::getRowKind);
+        }
+        ExactlyOnceSink<RowData> sink = options.build(builder::build);
+        return new ExactlyOnceTableSink(sink, columns, options.parallelism(), CommonOptions.summary(IDENTIFIER, options, columns),
+                CommonOptions.operatorName(IDENTIFIER, options));
+    }
+}

@@ -1,0 +1,92 @@
+package dev.eosink.sql;
+
+import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.sql.internal.CommonOptions;
+import dev.eosink.sql.internal.ExactlyOnceTableSink;
+import dev.eosink.sql.internal.TableColumns;
+import dev.eosink.sql.internal.TableOptions;
+import dev.eosink.xa.XaSink;
+import dev.eosink.xa.XaSinkBuilder;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code 'connector' = 'eosink-xa'}: a table written exactly once into an XA database (MariaDB, MySQL,
+ * PostgreSQL, by the URL's scheme) by the sink of {@link XaSink#builder()}, whose options it takes
+ * ({@link JdbcTableOptions}, {@link XaTableOptions}, {@code sink.parallelism}). The job brings the
+ * database's JDBC driver.
+ *
+ * <p>Append-only: it takes inserts only, so the planner refuses an updating query into it, and a
+ * table with a primary key is refused (the XA sink does not upsert).
+ *
+ * <p>Everything the builder checks is checked when the table is planned: a refusal is a {@code
+ * ValidationException} naming the table, the option, its value and what is allowed (never the
+ * password's value). What needs the database is checked when the job starts.
+ */
+@PublicEvolving
+public final class XaDynamicTableSinkFactory implements DynamicTableSinkFactory {
+
+    /** The value of {@code 'connector'}. */
+    public static final String IDENTIFIER = "eosink-xa";
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return new LinkedHashSet<>(List.of(JdbcTableOptions.URL, JdbcTableOptions.TABLE_NAME, JdbcTableOptions.SINK_ID));
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        return new LinkedHashSet<>(List.of(
+                JdbcTableOptions.USERNAME,
+                JdbcTableOptions.PASSWORD,
+                JdbcTableOptions.BATCH_SIZE,
+                JdbcTableOptions.LEFTOVER_POLICY,
+                JdbcTableOptions.MARKER_TABLE,
+                JdbcTableOptions.CREATE_MARKER_TABLE,
+                JdbcTableOptions.MAX_PREPARED_PER_SUBTASK,
+                XaTableOptions.NETWORK_TIMEOUT,
+                XaTableOptions.LOCK_TIMEOUT,
+                FactoryUtil.SINK_PARALLELISM));
+    }
+
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        TableOptions options = TableOptions.validated(this, context);
+        TableColumns columns = TableColumns.of(context);
+        if (columns.hasPrimaryKey()) {
+            throw options.refused("eosink-xa is append-only for now: it writes every row as an INSERT, and the "
+                    + "PRIMARY KEY " + columns.keyNames() + " asks for upserts and deletes by key. Remove the PRIMARY "
+                    + "KEY clause to append (a query that updates or deletes is then refused), or write into "
+                    + "PostgreSQL with 'connector' = '" + PostgresDynamicTableSinkFactory.IDENTIFIER + "'.");
+        }
+        XaSinkBuilder<RowData> builder = XaSink.builder();
+        CommonOptions.apply(options, builder, columns);
+        options.set(XaTableOptions.NETWORK_TIMEOUT, builder::networkTimeout);
+        options.set(XaTableOptions.LOCK_TIMEOUT, builder::lockTimeout);
+        Duration network = options.get(XaTableOptions.NETWORK_TIMEOUT).orElseThrow();
+        Duration lock = options.get(XaTableOptions.LOCK_TIMEOUT).orElseThrow();
+        if (!network.isZero() && lock.compareTo(network) >= 0) {
+            throw options.refused("'" + XaTableOptions.LOCK_TIMEOUT.key() + "' (" + lock.toMillis() + " ms) must be "
+                    + "shorter than '" + XaTableOptions.NETWORK_TIMEOUT.key() + "' (" + network.toMillis() + " ms): a lock "
+                    + "wait would otherwise end as an aborted connection instead of with its own error.");
+        }
+        ExactlyOnceSink<RowData> sink = options.build(builder::build);
+        return new ExactlyOnceTableSink(sink, columns, options.parallelism(), CommonOptions.summary(IDENTIFIER, options, columns),
+                CommonOptions.operatorName(IDENTIFIER, options));
+    }
+}

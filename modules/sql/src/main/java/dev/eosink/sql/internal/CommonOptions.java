@@ -1,0 +1,56 @@
+package dev.eosink.sql.internal;
+
+import dev.eosink.jdbc.JdbcSinkBuilderBase;
+import dev.eosink.sql.JdbcTableOptions;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.data.RowData;
+
+/**
+ * Sets what both connectors share on their builder: the options of {@link JdbcTableOptions}, and the
+ * table's physical columns with the conversion of its rows.
+ */
+@Internal
+public final class CommonOptions {
+
+    private CommonOptions() {}
+
+    public static <B extends JdbcSinkBuilderBase<RowData, B>> void apply(TableOptions options, B builder, TableColumns columns) {
+        options.set(JdbcTableOptions.URL, builder::jdbcUrl);
+        options.set(JdbcTableOptions.USERNAME, builder::username);
+        options.setSecret(JdbcTableOptions.PASSWORD, builder::password);
+        options.setQualifiedName(JdbcTableOptions.TABLE_NAME, builder::table);
+        options.set(JdbcTableOptions.SINK_ID, builder::sinkId);
+        options.set(JdbcTableOptions.BATCH_SIZE, builder::batchSize);
+        options.set(JdbcTableOptions.LEFTOVER_POLICY, builder::leftoverPolicy);
+        options.setQualifiedName(JdbcTableOptions.MARKER_TABLE, builder::markerTable);
+        options.set(JdbcTableOptions.CREATE_MARKER_TABLE, builder::createMarkerTable);
+        options.set(JdbcTableOptions.MAX_PREPARED_PER_SUBTASK, builder::maxPreparedPerSubtask);
+        RowDataToObjects rows;
+        try {
+            rows = RowDataToObjects.of(columns.rowType());
+        } catch (IllegalArgumentException e) {
+            throw options.refused(e.getMessage());
+        }
+        builder.columns(columns.names().toArray(String[]::new)).rows(rows);
+    }
+
+    /**
+     * What the planner shows of the sink ({@code EXPLAIN}, the job's operator names): the connector,
+     * the database table, the sink id and the upsert key. Never a credential, nor the URL, which may
+     * hold one.
+     */
+    public static String summary(String connector, TableOptions options, TableColumns columns) {
+        return connector + "(table=" + options.get(JdbcTableOptions.TABLE_NAME).orElseThrow()
+                + ", sink.id=" + options.get(JdbcTableOptions.SINK_ID).orElseThrow()
+                + (columns.hasPrimaryKey() ? ", upsert on " + columns.keyNames() : "") + ")";
+    }
+
+    /**
+     * The prefix of the sink's operators' names, as the job's graph, Web UI and metrics show them: the
+     * connector and the sink id (a metric's operator name is cut at 80 characters).
+     */
+    public static String operatorName(String connector, TableOptions options) {
+        return connector + " " + options.get(JdbcTableOptions.SINK_ID).orElseThrow();
+    }
+}
