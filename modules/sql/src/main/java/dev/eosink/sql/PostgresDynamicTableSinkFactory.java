@@ -3,9 +3,9 @@ package dev.eosink.sql;
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.postgres.PostgresSink;
 import dev.eosink.postgres.PostgresSinkBuilder;
+import dev.eosink.postgres.table.PostgresRowDataSink;
 import dev.eosink.sql.internal.CommonOptions;
 import dev.eosink.sql.internal.ExactlyOnceTableSink;
-import dev.eosink.sql.internal.RowDataToObjects;
 import dev.eosink.sql.internal.TableColumns;
 import dev.eosink.sql.internal.TableOptions;
 
@@ -72,8 +72,15 @@ public final class PostgresDynamicTableSinkFactory implements DynamicTableSinkFa
     public DynamicTableSink createDynamicTableSink(Context context) {
         TableOptions options = TableOptions.validated(this, context);
         TableColumns columns = TableColumns.of(context);
-        PostgresSinkBuilder<RowData> builder = PostgresSink.builder();
-        CommonOptions.apply(options, builder, columns);
+        PostgresSinkBuilder<RowData> builder;
+        try {
+            // Each field straight into binary COPY or the statements' parameters; the types are checked
+            // against the table's columns when each writer starts.
+            builder = PostgresRowDataSink.builder(columns.rowType());
+        } catch (IllegalArgumentException e) {
+            throw options.refused(e.getMessage());
+        }
+        CommonOptions.apply(options, builder);
         options.set(PostgresTableOptions.WRITE_METHOD, builder::writeMethod);
         options.set(PostgresTableOptions.COPY_MAX_BACKLOG, size -> builder.maxCopyBacklog(size.getBytes()));
         options.set(PostgresTableOptions.NETWORK_TIMEOUT, builder::networkTimeout);
@@ -84,11 +91,6 @@ public final class PostgresDynamicTableSinkFactory implements DynamicTableSinkFa
                         + "and the PRIMARY KEY " + columns.keyNames() + " makes the sink upsert (an upsert statement "
                         + "writes a whole batch at once, so one refused row cannot be told from the others). Remove "
                         + "one of the two.");
-            }
-            if (RowDataToObjects.hasArrays(columns.rowType())) {
-                throw options.refused("ARRAY columns are written by inserts only for now, and the PRIMARY KEY "
-                        + columns.keyNames() + " makes the sink upsert. Remove the PRIMARY KEY clause, or leave the "
-                        + "ARRAY columns out of the table.");
             }
             builder.upsert(columns.keyNames().toArray(String[]::new)).changelog(RowData::getRowKind);
         }

@@ -75,7 +75,8 @@ public final class XaDynamicTableSinkFactory implements DynamicTableSinkFactory 
                     + "PostgreSQL with 'connector' = '" + PostgresDynamicTableSinkFactory.IDENTIFIER + "'.");
         }
         XaSinkBuilder<RowData> builder = XaSink.builder();
-        CommonOptions.apply(options, builder, columns);
+        CommonOptions.apply(options, builder);
+        CommonOptions.rowsAsObjects(options, builder, columns);
         options.set(XaTableOptions.NETWORK_TIMEOUT, builder::networkTimeout);
         options.set(XaTableOptions.LOCK_TIMEOUT, builder::lockTimeout);
         Duration network = options.get(XaTableOptions.NETWORK_TIMEOUT).orElseThrow();

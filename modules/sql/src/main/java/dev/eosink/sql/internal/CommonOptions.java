@@ -7,15 +7,16 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.RowData;
 
 /**
- * Sets what both connectors share on their builder: the options of {@link JdbcTableOptions}, and the
- * table's physical columns with the conversion of its rows.
+ * Sets what both connectors share on their builder: the options of {@link JdbcTableOptions}; and, for
+ * a sink that binds its rows through JDBC, the table's physical columns with the conversion of its rows.
  */
 @Internal
 public final class CommonOptions {
 
     private CommonOptions() {}
 
-    public static <B extends JdbcSinkBuilderBase<RowData, B>> void apply(TableOptions options, B builder, TableColumns columns) {
+    /** Sets the options both connectors share; the rows are the caller's ({@link #rowsAsObjects}, or its own). */
+    public static <B extends JdbcSinkBuilderBase<RowData, B>> void apply(TableOptions options, B builder) {
         options.set(JdbcTableOptions.URL, builder::jdbcUrl);
         options.set(JdbcTableOptions.USERNAME, builder::username);
         options.setSecret(JdbcTableOptions.PASSWORD, builder::password);
@@ -26,6 +27,13 @@ public final class CommonOptions {
         options.setQualifiedName(JdbcTableOptions.MARKER_TABLE, builder::markerTable);
         options.set(JdbcTableOptions.CREATE_MARKER_TABLE, builder::createMarkerTable);
         options.set(JdbcTableOptions.MAX_PREPARED_PER_SUBTASK, builder::maxPreparedPerSubtask);
+    }
+
+    /**
+     * Writes the table's physical columns, each row converted into the Java values a JDBC driver binds
+     * ({@link RowDataToObjects}): for sinks that bind parameters through JDBC alone.
+     */
+    public static <B extends JdbcSinkBuilderBase<RowData, B>> void rowsAsObjects(TableOptions options, B builder, TableColumns columns) {
         RowDataToObjects rows;
         try {
             rows = RowDataToObjects.of(columns.rowType());

@@ -45,8 +45,8 @@ import java.util.List;
  *
  * <p>No other type has a conversion: {@link #of} refuses it, naming the column. Which database column
  * type takes which value is the database's (and the sink's start-up checks') business, not this
- * class's. A direct path from {@code RowData} into the database's wire format replaces this class,
- * and only this class: the factories take the table's rows through {@link #of} alone.
+ * class's. The XA connector writes through it; the PostgreSQL connector writes {@code RowData}
+ * straight into PostgreSQL's wire format instead ({@code PostgresRowDataSink}).
  */
 @Internal
 public final class RowDataToObjects implements RowMapper<RowData> {
@@ -101,14 +101,6 @@ public final class RowDataToObjects implements RowMapper<RowData> {
             columns[i] = column;
         }
         return new RowDataToObjects(columns);
-    }
-
-    /**
-     * Whether a column's values are Java arrays. The PostgreSQL sink's upserts send each value in its
-     * text form ({@code toString()}), which a Java array does not give: such a table cannot upsert.
-     */
-    public static boolean hasArrays(RowType rowType) {
-        return rowType.getChildren().stream().anyMatch(t -> t.getTypeRoot() == LogicalTypeRoot.ARRAY);
     }
 
     @Override
