@@ -12,21 +12,21 @@
 
 SET 'execution.checkpointing.interval' = '1 s';
 
--- 10,000 orders, each twice: rows 0..9,999 are revision 0 of orders 0..9,999, rows 10,000..19,999
+-- 5,000 orders, each twice: rows 0..4,999 are revision 0 of orders 0..4,999, rows 5,000..9,999
 -- revision 1 of the same orders, each with a random customer of 0..99 and amount. Bounded, so that
 -- the job finishes.
 CREATE TEMPORARY TABLE order_revisions (
     seq          BIGINT NOT NULL,
     customer     INT NOT NULL,
     amount_cents BIGINT NOT NULL,
-    order_id     AS seq % 10000,
-    revision     AS seq / 10000
+    order_id     AS seq % 5000,
+    revision     AS seq / 5000
 ) WITH (
     'connector' = 'datagen',
     'rows-per-second' = '5000',
     'fields.seq.kind' = 'sequence',
     'fields.seq.start' = '0',
-    'fields.seq.end' = '19999',
+    'fields.seq.end' = '9999',
     'fields.customer.min' = '0',
     'fields.customer.max' = '99',
     'fields.amount_cents.min' = '100',

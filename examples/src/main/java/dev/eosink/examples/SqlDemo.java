@@ -13,6 +13,7 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -31,7 +32,6 @@ final class SqlDemo {
     /** The script, on the class path (examples/sql/ is a resource folder). */
     static final String SCRIPT = "sql/windowed-totals.sql";
 
-    private static final Pattern SET = Pattern.compile("SET\\s+'([^']+)'\\s*=\\s*'([^']*)'", Pattern.CASE_INSENSITIVE);
     private static final Pattern CREATE_TABLE =
             Pattern.compile("CREATE\\s+(?:TEMPORARY\\s+)?TABLE\\s+(\\w+)", Pattern.CASE_INSENSITIVE);
 
@@ -45,12 +45,12 @@ final class SqlDemo {
         values.put("username", target.user == null ? "" : target.user);
         values.put("password", target.password == null ? "" : target.password);
         for (String statement : SqlScript.load(SCRIPT, values).statements()) {
-            Matcher set = SET.matcher(statement);
+            Optional<Map.Entry<String, String>> set = SqlScript.set(statement);
             Matcher create = CREATE_TABLE.matcher(statement);
-            if (set.lookingAt()) {
-                ConfigOption<String> key = ConfigOptions.key(set.group(1)).stringType().noDefaultValue();
+            if (set.isPresent()) {
+                ConfigOption<String> key = ConfigOptions.key(set.get().getKey()).stringType().noDefaultValue();
                 if (env.getConfiguration().getOptional(key).isEmpty()) {
-                    tEnv.getConfig().set(key, set.group(2));
+                    tEnv.getConfig().set(key, set.get().getValue());
                 }
             } else if (create.lookingAt() && create.group(1).equals("orders")) {
                 tEnv.createTemporaryView("orders", orders(tEnv, orders));

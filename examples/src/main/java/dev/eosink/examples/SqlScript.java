@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,6 +19,7 @@ import java.util.regex.Pattern;
  */
 final class SqlScript {
 
+    private static final Pattern SET = Pattern.compile("SET\\s+'([^']+)'\\s*=\\s*'([^']*)'", Pattern.CASE_INSENSITIVE);
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Za-z0-9_.-]+)}");
 
     private final List<String> statements;
@@ -62,6 +64,15 @@ final class SqlScript {
 
     List<String> statements() {
         return statements;
+    }
+
+    /**
+     * The key and value of a {@code SET 'key' = 'value'} statement, which only Flink's SQL client runs
+     * (a table environment takes the pair into its configuration instead), or empty for another statement.
+     */
+    static Optional<Map.Entry<String, String>> set(String statement) {
+        Matcher m = SET.matcher(statement);
+        return m.matches() ? Optional.of(Map.entry(m.group(1), m.group(2))) : Optional.empty();
     }
 
     /**
