@@ -36,8 +36,9 @@ import java.util.stream.Stream;
 
 /**
  * The main job, runnable on a laptop or a cluster: replayable orders, windowed totals per customer
- * (or raw events), the exactly-once PostgreSQL sink, failures injected at random moments, and a
- * verdict computed from the generator, not from Flink. Exit code 0 only when the table is exact.
+ * (or raw events; or, with --sql, the windowed totals in Flink SQL through the SQL connector), the
+ * exactly-once PostgreSQL sink, failures injected at random moments, and a verdict computed from the
+ * generator, not from Flink. Exit code 0 only when the table is exact.
  */
 public final class Demo {
 
@@ -95,8 +96,15 @@ public final class Demo {
             boolean chaos = o.chaos != null ? o.chaos : local;
             env.setParallelism(o.parallelism);
             Jobs.Target target = new Jobs.Target(url, user, password, o.table, o.sinkId, chaos);
+            if (o.sql && !local) {
+                System.err.println("error: --sql runs in a local MiniCluster only (the cluster jar has no SQL connector)");
+                return 2;
+            }
             var orders = Jobs.orders(env, generator, o.events, o.rate, chaos);
-            if ("events".equals(o.job)) {
+            if (o.sql) {
+                System.out.println("the windowed INSERT of " + SqlDemo.SCRIPT + ", through connector "
+                        + ChaosTableSinkFactory.IDENTIFIER);
+            } else if ("events".equals(o.job)) {
                 Jobs.rawEvents(orders, target);
             } else {
                 Jobs.windowedTotals(orders, target);
@@ -105,7 +113,7 @@ public final class Demo {
             System.out.printf(
                     "eosink demo: %s job, %,d orders at %,.0f/s, parallelism %d, %s, chaos %s, into table %s "
                             + "(sink id %s)%n",
-                    o.job, o.events, o.rate, o.parallelism, restoreFrom.map(p -> "restoring " + p).orElse("fresh start"),
+                    o.sql ? o.job + " (SQL)" : o.job, o.events, o.rate, o.parallelism, restoreFrom.map(p -> "restoring " + p).orElse("fresh start"),
                     chaos ? "on (" + o.faults + " failures, seed " + o.seed + ")" : "off", o.table, o.sinkId);
             if (chaos && !local) {
                 System.out.println("note: chaos strikes only where the job runs in this JVM (a local MiniCluster)");
@@ -115,7 +123,7 @@ public final class Demo {
             }
 
             long start = System.nanoTime();
-            JobClient job = env.executeAsync("eosink demo: " + o.job);
+            JobClient job = o.sql ? SqlDemo.submit(env, orders, target) : env.executeAsync("eosink demo: " + o.job);
             JobProgress progress = local
                     ? JobProgress.local(start)
                     : JobProgress.cluster(env.getConfiguration().get(RestOptions.ADDRESS),

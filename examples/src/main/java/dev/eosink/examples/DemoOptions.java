@@ -9,6 +9,8 @@ final class DemoOptions {
 
     String mode = "run";
     String job = "windows";
+    /** The windowed totals in Flink SQL ({@link SqlDemo}) rather than the DataStream API. */
+    boolean sql;
     String postgresUrl;
     String user;
     String password = System.getenv("EOSINK_DEMO_PASSWORD");
@@ -33,6 +35,8 @@ final class DemoOptions {
                     + "  run                 run the job, then verify the table (default)\n"
                     + "  verify              only verify an existing table against the generator settings\n"
                     + "  --job windows|events  windowed totals per customer (default) or one row per order\n"
+                    + "  --sql               the windowed totals in Flink SQL: examples/sql/windowed-totals.sql through\n"
+                    + "                      the SQL connector (local runs, PostgreSQL; table sql_window_totals)\n"
                     + "  --postgres-url URL  jdbc:postgresql://host:port/db (default: start an embedded PostgreSQL)\n"
                     + "  --mariadb-url URL   jdbc:mariadb://host:port/db: write to MariaDB through the XA sink instead\n"
                     + "  --user U            database user (password: env EOSINK_DEMO_PASSWORD)\n"
@@ -71,6 +75,9 @@ final class DemoOptions {
                     if (!o.job.equals("windows") && !o.job.equals("events")) {
                         throw new IllegalArgumentException("--job is windows or events, not " + o.job);
                     }
+                    break;
+                case "--sql":
+                    o.sql = true;
                     break;
                 case "--postgres-url":
                     o.postgresUrl = value(args, ++i, a);
@@ -125,11 +132,14 @@ final class DemoOptions {
                     throw new IllegalArgumentException("unknown argument: " + a);
             }
         }
+        if (o.sql && (o.job.equals("events") || (o.postgresUrl != null && !o.postgresUrl.startsWith("jdbc:postgresql:")))) {
+            throw new IllegalArgumentException("--sql runs the windows job into PostgreSQL");
+        }
         if (o.table == null) {
-            o.table = o.job.equals("events") ? "order_events" : "window_totals";
+            o.table = o.sql ? "sql_window_totals" : o.job.equals("events") ? "order_events" : "window_totals";
         }
         if (o.sinkId == null) {
-            o.sinkId = "demo-" + o.job;
+            o.sinkId = o.sql ? "demo-sql" : "demo-" + o.job;
         }
         if (o.events < 1 || o.events > Integer.MAX_VALUE || o.rate <= 0 || o.parallelism < 1) {
             throw new IllegalArgumentException("--events 1.." + Integer.MAX_VALUE + ", --rate > 0, --parallelism >= 1");

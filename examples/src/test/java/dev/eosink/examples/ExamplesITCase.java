@@ -28,6 +28,23 @@ class ExamplesITCase {
         assertExactRun("events", "it_order_events", "it-events");
     }
 
+    /**
+     * ./demo --sql: the windowed INSERT of examples/sql/windowed-totals.sql over the same generator,
+     * through the SQL connector, with the same failures and judged by the same verdict.
+     */
+    @Test
+    void windowedTotalsInSqlSurviveInjectedFailuresExactly() throws Exception {
+        DemoOptions o = options("windows", "it_sql_window_totals", "it-sql", "--postgres-url", db.jdbcUrl(), db.user(),
+                "--sql");
+        o.password = db.password();
+        int exit = Demo.run(o);
+
+        try (Connection c = db.connect()) {
+            assertExact(c, "windows", "it_sql_window_totals", "it-sql");
+        }
+        assertThat(exit).as("exit code").isZero();
+    }
+
     /** The same job into MariaDB through the XA sink (--mariadb-url), judged by the same verdict. */
     @Test
     void rawEventsIntoMariaDbThroughXaSurviveInjectedFailuresExactly() throws Exception {
@@ -85,13 +102,17 @@ class ExamplesITCase {
         assertThat(dirB).contains("/eosink-demo/demo-b/checkpoints");
     }
 
-    private static DemoOptions options(String job, String table, String sinkId, String urlOption, String url, String user) {
-        DemoOptions o = DemoOptions.parse(new String[] {
+    private static DemoOptions options(String job, String table, String sinkId, String urlOption, String url, String user,
+            String... more) {
+        String[] args = {
             "--job", job, urlOption, url, "--user", user,
             "--events", "60000", "--rate", "6000", "--chaos", "on", "--faults", "4", "--seed", "42",
             "--table", table, "--sink-id", sinkId,
             "-Dexecution.checkpointing.interval=300ms"
-        });
+        };
+        String[] all = Arrays.copyOf(args, args.length + more.length);
+        System.arraycopy(more, 0, all, args.length, more.length);
+        DemoOptions o = DemoOptions.parse(all);
         // Short gaps between faults so all four strike within the run.
         o.chaosMinMillis = 1_000;
         o.chaosMaxMillis = 2_000;
