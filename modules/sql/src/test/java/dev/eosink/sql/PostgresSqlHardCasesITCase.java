@@ -1,0 +1,309 @@
+package dev.eosink.sql;
+
+import dev.eosink.core.TransactionId;
+import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.hardcases.CheckpointDecliner;
+import dev.eosink.testing.hardcases.TestJobs;
+
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.StatementSet;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.InjectClusterClient;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code 'connector' = 'eosink-postgres'} through the hard cases a SQL job meets: a checkpoint
+ * declined after the sink prepared, stop-with-savepoint of an upserting job restored at another
+ * parallelism, a row the database refuses (the job fails, naming it; or it goes to the dead-letter
+ * table, once), and a Flink table whose types the database table does not take. Each test ends with
+ * exact counts and no prepared transaction left.
+ */
+class PostgresSqlHardCasesITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(6).build());
+
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+    private final PostgresFixture db = PostgresFixture.get();
+    /** This test's prefix of table names and sink ids. */
+    private String name;
+    private final List<String> sinkIds = new ArrayList<>();
+
+    @BeforeEach
+    void name(TestInfo info) {
+        String method = info.getTestMethod().orElseThrow().getName().toLowerCase(Locale.ROOT);
+        name = "sqlh_" + method.substring(0, Math.min(16, method.length())) + "_" + SEQUENCE.incrementAndGet() + "_"
+                + (System.nanoTime() % 100_000);
+    }
+
+    @AfterEach
+    void rollBackLeftovers() {
+        sinkIds.forEach(id -> db.rollbackPrepared(TransactionId.sinkPrefix(id)));
+        sinkIds.forEach(CheckpointDecliner::reset);
+    }
+
+    /** The options of a table of this test: the shared server, as its administrator. */
+    private Map<String, String> options(String table, String sinkId) {
+        sinkIds.add(sinkId);
+        Map<String, String> options = new LinkedHashMap<>();
+        options.put("connector", PostgresDynamicTableSinkFactory.IDENTIFIER);
+        options.put("url", db.jdbcUrl());
+        options.put("username", db.user());
+        if (!db.password().isEmpty()) {
+            options.put("password", db.password());
+        }
+        options.put("table-name", "public." + table);
+        options.put("sink.id", sinkId);
+        return options;
+    }
+
+    /**
+     * Ids through a DataStream stage that declines a checkpoint on subtask 0 after that subtask's
+     * writer prepared (its snapshot's asynchronous part fails), then {@code fromDataStream} into an
+     * append table. Flink tolerates the declined checkpoint and the job goes on: the next completed
+     * checkpoint commits what the declined one prepared. Exactly ids 0..n-1.
+     */
+    @Test
+    void aCheckpointDeclinedAfterTheSinkPreparedEndsExact() throws Exception {
+        long n = 2_000;
+        String sinkId = name.replace('_', '-');
+        db.execute("CREATE TABLE " + name + " (id bigint NOT NULL, payload text NOT NULL)");
+        Configuration conf = new Configuration();
+        conf.set(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER, 2);
+        StreamExecutionEnvironment env = TestJobs.env(2, SqlJobs.CHECKPOINT_MILLIS, conf);
+        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(env);
+        DataStream<Long> ids = TestJobs.ids(env, n, 1_500)
+                .map(new CheckpointDecliner(sinkId, 0, 1, CheckpointDecliner.How.ASYNC_DECLINE)).returns(Types.LONG);
+        tEnv.createTemporaryView("ids", tEnv.fromDataStream(ids).as("id"));
+        tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
+        tEnv.executeSql("INSERT INTO pg_sink SELECT id, CONCAT('row-', CAST(id AS STRING)) FROM ids").await();
+
+        assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).as("the declined checkpoint").isPositive();
+        assertExactlyOnce(name, sinkId, n);
+    }
+
+    /**
+     * A GROUP BY with retractions upserted into two tables with primary keys at parallelism 2 (the
+     * job's and {@code sink.parallelism}), stopped with a savepoint part way (after a checkpoint
+     * committed), and restored from it at parallelism 3 to the end: both tables equal the aggregates
+     * computed here from the same ids.
+     */
+    @Test
+    void anUpsertingJobStoppedWithASavepointResumesAtAnotherParallelism(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        long n = 3_000;
+        int keys = 37;
+        String perKey = name + "_k";
+        String perCount = name + "_c";
+        db.execute("CREATE TABLE " + perKey + " (k bigint PRIMARY KEY, cnt bigint NOT NULL, total bigint NOT NULL)");
+        db.execute("CREATE TABLE " + perCount + " (cnt bigint PRIMARY KEY, keys bigint NOT NULL)");
+        Map<String, String> perKeyOptions = options(perKey, perKey.replace('_', '-'));
+        Map<String, String> perCountOptions = options(perCount, perCount.replace('_', '-'));
+
+        JobClient first = aggregate(TestJobs.manualEnv(2), perKeyOptions, perCountOptions, n, 800, keys)
+                .execute().getJobClient().orElseThrow();
+        try {
+            Thread.sleep(500);
+            TestJobs.checkpoint(client, first.getJobID());
+            TestJobs.await(() -> db.count("SELECT count(*) FROM " + perKey) > 0
+                    && db.preparedGids(TransactionId.sinkPrefix(perKeyOptions.get("sink.id"))).isEmpty(), "a first commit");
+            String savepoint = first.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+            TestJobs.awaitStatus(first, JobStatus.FINISHED);
+            long stoppedAt = db.count("SELECT coalesce(sum(cnt), 0) FROM " + perKey);
+            assertThat(stoppedAt).as("ids counted at the stop").isBetween(1L, n - 1);
+            assertNothingPrepared(perKeyOptions.get("sink.id"));
+            assertNothingPrepared(perCountOptions.get("sink.id"));
+
+            aggregate(TestJobs.env(3, SqlJobs.CHECKPOINT_MILLIS, TestJobs.restoreFrom(savepoint)), perKeyOptions, perCountOptions,
+                    n, 3_000, keys).execute().await();
+        } finally {
+            TestJobs.cancelUnlessDone(first);
+        }
+
+        Map<Long, List<Object>> expectedPerKey = new TreeMap<>();
+        for (long id = 0; id < n; id++) {
+            expectedPerKey.merge(id % keys, List.of(1L, id), (a, b) -> List.of((Long) a.get(0) + 1, (Long) a.get(1) + (Long) b.get(1)));
+        }
+        Map<Long, List<Object>> expectedPerCount = new TreeMap<>();
+        expectedPerKey.values().forEach(v -> expectedPerCount.merge((Long) v.get(0), List.of(1L), (a, b) -> List.of((Long) a.get(0) + 1)));
+        assertNothingPrepared(perKeyOptions.get("sink.id"));
+        assertNothingPrepared(perCountOptions.get("sink.id"));
+        assertThat(rows("SELECT k, cnt, total FROM " + perKey)).isEqualTo(expectedPerKey);
+        assertThat(rows("SELECT cnt, keys FROM " + perCount)).isEqualTo(expectedPerCount);
+    }
+
+    /** The two upserting inserts over ids 0..n-1, at the parallelism of {@code env} for the job and both sinks. */
+    private StatementSet aggregate(StreamExecutionEnvironment env, Map<String, String> perKey, Map<String, String> perCount,
+            long n, int perSecond, int keys) {
+        int parallelism = env.getParallelism();
+        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(env);
+        tEnv.createTemporaryView("ids", tEnv.fromDataStream(TestJobs.ids(env, n, perSecond)).as("id"));
+        tEnv.executeSql("CREATE TEMPORARY VIEW events AS SELECT MOD(id, " + keys + ") AS k, id FROM ids");
+        Map<String, String> k = new LinkedHashMap<>(perKey);
+        k.put("sink.parallelism", String.valueOf(parallelism));
+        Map<String, String> c = new LinkedHashMap<>(perCount);
+        c.put("sink.parallelism", String.valueOf(parallelism));
+        tEnv.executeSql("CREATE TEMPORARY TABLE per_key (k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
+                + SqlJobs.with(k));
+        tEnv.executeSql("CREATE TEMPORARY TABLE per_count (cnt BIGINT, keys BIGINT, PRIMARY KEY (cnt) NOT ENFORCED) "
+                + SqlJobs.with(c));
+        StatementSet statements = tEnv.createStatementSet();
+        statements.addInsertSql("INSERT INTO per_key SELECT k, COUNT(*), SUM(id) FROM events GROUP BY k");
+        statements.addInsertSql("INSERT INTO per_count SELECT cnt, COUNT(*) FROM "
+                + "(SELECT k, COUNT(*) AS cnt FROM events GROUP BY k) GROUP BY cnt");
+        return statements;
+    }
+
+    /**
+     * An append job, restarts off, whose row 1,500 is too long for its varchar column: the job fails
+     * with a message naming the table, the checkpoint of the epoch and the row; what is visible is
+     * what earlier checkpoints committed (as their markers count it), and nothing of that epoch.
+     */
+    @Test
+    void aRowTheDatabaseRefusesFailsTheJobNamingItAndNothingOfItsEpochIsVisible() throws Exception {
+        String sinkId = name.replace('_', '-');
+        db.execute("CREATE TABLE " + name + " (id bigint NOT NULL, payload varchar(12) NOT NULL)");
+        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, TestJobs.noRestarts()));
+        SqlJobs.ids(tEnv, "ids", 2_000, 2_000);
+        tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
+
+        Throwable failure = TestJobs.failureOf(() -> tEnv.executeSql(refusingInsert()).await());
+
+        String message = TestJobs.messageContaining(failure, "value too long");
+        assertThat(message).contains(name).contains("row-1500-is-too-long");
+        Matcher epoch = Pattern.compile("epoch of checkpoint (\\d+)").matcher(message);
+        assertThat(epoch.find()).as("the message names the epoch's checkpoint: %s", message).isTrue();
+        long failedCheckpoint = Long.parseLong(epoch.group(1));
+        assertNothingPrepared(sinkId);
+        long rows = db.count("SELECT count(*) FROM " + name);
+        assertThat(rows).as("rows").isEqualTo(db.count("SELECT count(DISTINCT id) FROM " + name))
+                .isEqualTo(db.count("SELECT coalesce(max(id) + 1, 0) FROM " + name))
+                .isLessThan(1_500)
+                .isEqualTo(db.count("SELECT coalesce(sum(row_count), 0) FROM eosink_markers WHERE sink_id = ?", sinkId));
+        assertThat(db.count("SELECT count(*) FROM eosink_markers WHERE sink_id = ? AND checkpoint_id >= ?", sinkId, failedCheckpoint))
+                .as("committed transactions of the failed epoch").isZero();
+    }
+
+    /**
+     * The same job with {@code sink.dead-letter-table}: it ends, every other row is in the table once,
+     * and the refused row is in the dead-letter table once.
+     */
+    @Test
+    void withADeadLetterTableTheRefusedRowGoesThereOnce() throws Exception {
+        String sinkId = name.replace('_', '-');
+        String dead = name + "_dl";
+        db.execute("CREATE TABLE " + name + " (id bigint NOT NULL, payload varchar(12) NOT NULL)");
+        Map<String, String> options = options(name, sinkId);
+        options.put("sink.dead-letter-table", "public." + dead);
+        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, TestJobs.noRestarts()));
+        SqlJobs.ids(tEnv, "ids", 2_000, 2_000);
+        tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options));
+
+        tEnv.executeSql(refusingInsert()).await();
+
+        assertNothingPrepared(sinkId);
+        assertThat(db.count("SELECT count(*) FROM " + name)).as("rows").isEqualTo(1_999);
+        assertThat(db.count("SELECT count(DISTINCT id) FROM " + name + " WHERE id >= 0 AND id < 2000 AND id <> 1500 "
+                + "AND payload = 'row-' || id")).as("distinct good rows").isEqualTo(1_999);
+        assertThat(db.count("SELECT count(*) FROM " + dead)).as("dead letters").isEqualTo(1);
+        assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE record LIKE '%row-1500-is-too-long%' AND sqlstate = '22001'"))
+                .as("the refused row, with its error").isEqualTo(1);
+    }
+
+    /** Ids 0..1999 with payload 'row-<id>', except for row 1,500, whose payload is too long for varchar(12). */
+    private static String refusingInsert() {
+        return "INSERT INTO pg_sink SELECT id, CASE WHEN id = 1500 THEN 'row-1500-is-too-long' "
+                + "ELSE CONCAT('row-', CAST(id AS STRING)) END FROM ids";
+    }
+
+    /**
+     * A Flink table whose BIGINT column goes into an integer column, through SQL: the writers refuse to
+     * start, with the column, both types and the remedy; nothing is written, nothing prepared.
+     */
+    @Test
+    void aTypeTheDatabaseColumnDoesNotTakeIsRefusedAtStart() throws Exception {
+        String sinkId = name.replace('_', '-');
+        db.execute("CREATE TABLE " + name + " (id integer NOT NULL, payload text NOT NULL)");
+        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(TestJobs.env(2, SqlJobs.CHECKPOINT_MILLIS, TestJobs.noRestarts()));
+        SqlJobs.ids(tEnv, "ids", 100, 1_000);
+        tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
+
+        Throwable failure = TestJobs.failureOf(
+                () -> tEnv.executeSql("INSERT INTO pg_sink SELECT id, CAST(id AS STRING) FROM ids").await());
+
+        String message = TestJobs.messageContaining(failure, "cannot be written into");
+        assertThat(message).contains(name).contains("column \"id\"").contains("BIGINT").contains("integer").contains("Remedy");
+        assertThat(message).as("the column that fits is not named").doesNotContain("\"payload\"");
+        assertNothingPrepared(sinkId);
+        assertThat(db.count("SELECT count(*) FROM " + name)).as("rows written").isZero();
+    }
+
+    // ---------------------------------------------------------------- what the database shows
+
+    /** Exactly ids 0..n-1 in the table, each once, and no prepared transaction of the sink left. */
+    private void assertExactlyOnce(String table, String sinkId, long n) {
+        long rows = db.count("SELECT count(*) FROM " + table);
+        long distinct = db.count("SELECT count(DISTINCT id) FROM " + table);
+        long inRange = db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ?", n);
+        assertNothingPrepared(sinkId);
+        assertThat(rows - distinct).as("duplicate rows in %s", table).isZero();
+        assertThat(n - inRange).as("missing ids in %s", table).isZero();
+        assertThat(rows).as("rows in %s", table).isEqualTo(n);
+        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload <> 'row-' || id")).as("payloads").isZero();
+    }
+
+    private void assertNothingPrepared(String sinkId) {
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared transactions of %s left", sinkId).isEmpty();
+    }
+
+    /** The rows of {@code sql} as first column -> the other columns; fails on a duplicate first column. */
+    private Map<Long, List<Object>> rows(String sql) throws SQLException {
+        Map<Long, List<Object>> rows = new TreeMap<>();
+        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            int columns = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                List<Object> values = new ArrayList<>();
+                for (int i = 2; i <= columns; i++) {
+                    values.add(rs.getObject(i));
+                }
+                assertThat(rows.put(rs.getLong(1), values)).as("duplicate key %s in %s", rs.getLong(1), sql).isNull();
+            }
+        }
+        return rows;
+    }
+}
