@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +29,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>The jar is the one {@code package} built in this module: failsafe names it in {@code
  * eosink.sql.connector.jar}. The scripts are read from {@code eosink.sql.scripts} (this module's
- * {@code src/test/resources/sql}; the pom sets both).
+ * {@code src/test/resources/sql}; the pom sets both). To run the documented scripts of {@code
+ * examples/sql} instead, point that property at {@code ${project.basedir}/../../examples/sql} and name
+ * their files here: their placeholders must be among those each test fills ({@code url}, {@code
+ * username}, {@code password}, {@code table}, {@code sink.id}), or the run fails naming the others.
  */
 class SqlConnectorJarITCase {
 
@@ -66,7 +69,7 @@ class SqlConnectorJarITCase {
         try (JarFile jar = new JarFile(connectorJar.toFile())) {
             jar.stream().map(JarEntry::getName).forEach(entries::add);
             factories = new String(jar.getInputStream(jar.getEntry("META-INF/services/org.apache.flink.table.factories.Factory"))
-                    .readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                    .readAllBytes(), StandardCharsets.UTF_8);
         }
         assertThat(factories.lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")))
                 .containsExactlyInAnyOrder("dev.eosink.sql.PostgresDynamicTableSinkFactory", "dev.eosink.sql.XaDynamicTableSinkFactory");
@@ -87,7 +90,7 @@ class SqlConnectorJarITCase {
                 .allMatch(e -> e.startsWith("dev/eosink/"))
                 .noneMatch(e -> e.startsWith("dev/eosink/testing/"));
         assertThat(entries).doesNotContain("META-INF/services/java.sql.Driver")
-                .noneMatch(e -> e.contains("mariadb"));
+                .noneMatch(e -> e.startsWith("org/mariadb/"));
     }
 
     /**
