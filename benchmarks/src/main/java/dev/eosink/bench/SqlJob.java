@@ -5,13 +5,11 @@ import dev.eosink.bench.Workload.Case;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.data.GenericRowData;
@@ -73,7 +71,6 @@ final class SqlJob {
                 .setParallelism(rowsIn.getParallelism());
 
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        tEnv.getConfig().set(PipelineOptions.NAME, "bench " + writer.id + " p" + parallelism);
         if (writer == Writer.PEER_SQL_ALO_UPSERT) {
             tEnv.getConfig().set(ExecutionConfigOptions.TABLE_EXEC_SINK_KEYED_SHUFFLE,
                     ExecutionConfigOptions.SinkKeyedShuffle.FORCE);
@@ -82,9 +79,11 @@ final class SqlJob {
         tEnv.executeSql(createTable("sink_table", writer, target, parallelism));
         String insert = "INSERT INTO sink_table SELECT id, k, v, "
                 + (writer == Writer.PEER_SQL_ALO_UPSERT ? "CAST(ts AS TIMESTAMP(3))" : "ts") + " FROM rows_in";
-        // The run's log: the operators, their parallelism and the exchanges between them.
-        System.out.println(tEnv.explainSql(insert, ExplainDetail.JSON_EXECUTION_PLAN));
-        tEnv.executeSql(insert).await();
+        // Planned once, onto the environment, and run as the DataStream writers' jobs are; the run's log
+        // gets the job's operators, their parallelism and the exchanges between them.
+        tEnv.createStatementSet().addInsertSql(insert).attachAsDataStream();
+        System.out.println(env.getExecutionPlan());
+        env.execute("bench " + writer.id + " p" + parallelism);
     }
 
     /** The sink table's DDL: the connector, its options, and the primary key for upsert. */
