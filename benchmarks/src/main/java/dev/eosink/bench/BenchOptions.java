@@ -25,8 +25,9 @@ final class BenchOptions {
                     "usage: ./bench [options]",
                     "",
                     "Runs, side by side, in alternating order, one JVM per measured run: raw COPY (no Flink), the",
-                    "eosink sink (COPY writer, batch writer, upsert) and flink-connector-jdbc 4.0's exactly-once (XA)",
-                    "and at-least-once sinks, at parallelism 1 and 2, on the same job and a fresh table each; then the",
+                    "eosink sink (COPY writer, batch writer, upsert; DataStream and SQL) and flink-connector-jdbc 4.0's",
+                    "exactly-once (XA) and at-least-once sinks (DataStream; SQL for upsert), at parallelism 1 and 2, on",
+                    "the same job and a fresh table each; then the",
                     "heap of eo-copy at a long checkpoint interval; then a sensitivity sweep (row width, checkpoint",
                     "interval). Writes benchmarks/results/latest.{md,csv,png}, sweep.csv and the results block of",
                     "docs/benchmarks.md; per-run logs go to benchmarks/results/tmp/ (not in git).",
@@ -36,7 +37,8 @@ final class BenchOptions {
                     "                           rows into a scratch table (default 30; 0: cold runs), so that JIT",
                     "                           compilation, which takes much of a core for seconds here, is start-up",
                     "  --rounds R               rounds; every case runs once per round, medians reported (default 3)",
-                    "  --smoke                  tiny run (" + SMOKE_ROWS + " rows, 1 round, all writers, short intervals, C1 only)",
+                    "  --smoke                  tiny run (" + SMOKE_ROWS + " rows, 1 round, all writers, short intervals, C1 only,",
+                    "                           no warm-up)",
                     "                           into benchmarks/results/tmp/smoke-<time>/: checks that it works, not speed;",
                     "                           its sweep: the 20-column runs at p1 only, no interval points",
                     "  --postgres-url URL       an external PostgreSQL instead of the embedded one; --user U (default",
@@ -47,7 +49,9 @@ final class BenchOptions {
                     "                           wal_writer_delay=10ms (see docs/postgresql.md, What PostgreSQL needs)",
                     "  --out DIR                where latest.* go (default benchmarks/results; docs/benchmarks.md's results",
                     "                           block is only rewritten for the default)",
-                    "  --writers a,b,...        a subset of raw-copy,eo-copy,eo-batch,eo-upsert,peer-eo-xa,peer-alo,peer-alo-upsert",
+                    "  --writers a,b,...        a subset of raw-copy,eo-copy,eo-batch,eo-sql,eo-upsert,eo-sql-upsert,peer-eo-xa,",
+                    "                           peer-alo,peer-alo-upsert,peer-sql-alo-upsert (eo-sql*, peer-sql-*: the SQL",
+                    "                           connectors, a TableEnvironment INSERT from the generator as a table)",
                     "  --parallelism 1,2        parallelisms (default 1,2)",
                     "  --interval-ms MS         checkpoint interval of the throughput runs (default 1000)",
                     "  --heap-interval-ms MS    the long interval of the heap comparison (default 10000); --no-heap skips it",
@@ -113,6 +117,7 @@ final class BenchOptions {
     private boolean heapIntervalGiven;
     private boolean sweepIntervalsGiven;
     private boolean parallelismGiven;
+    private boolean warmupGiven;
 
     static BenchOptions parse(String[] args) {
         BenchOptions o = new BenchOptions();
@@ -169,6 +174,7 @@ final class BenchOptions {
                     break;
                 case "--warmup":
                     o.warmupPercent = Integer.parseInt(value(args, ++i, a));
+                    o.warmupGiven = true;
                     if (o.warmupPercent < 0 || o.warmupPercent > 100) {
                         throw new IllegalArgumentException("--warmup: a percentage, 0 to 100");
                     }
@@ -283,6 +289,9 @@ final class BenchOptions {
             }
             if (!o.jvmOptsGiven) {
                 o.jvmOpts = SMOKE_JVM_OPTS; // starts faster; a smoke run measures nothing
+            }
+            if (!o.warmupGiven) {
+                o.warmupPercent = 0; // a second Flink job per run, for speed a smoke run does not measure
             }
             // The sweep's only code of its own is the 20-column table: check it, at p1, and no more.
             if (!o.sweepIntervalsGiven) {

@@ -28,7 +28,8 @@ import java.util.Properties;
 
 /**
  * One measured run, in a JVM of its own (fresh heap and JIT): raw COPY, or one Flink job on a local
- * MiniCluster writing N rows through one sink into a fresh, empty table the orchestrator created.
+ * MiniCluster writing N rows through one sink (or one SQL table, {@link SqlJob}) into a fresh, empty
+ * table the orchestrator created.
  * Writes what it measured to the result file and exits; the orchestrator reads the table.
  *
  * <p>With {@code --warmup-rows W}, the same writer first runs W rows into a scratch table, in the same
@@ -118,6 +119,8 @@ public final class RunOne {
         Sinks.Target target = new Sinks.Target(url, props.getProperty("user"), password, table, batchSize);
         if (writer == Writer.RAW_COPY) {
             RawCopy.run(url, props, table, count, parallelism, columns); // append only: ids 0..count-1
+        } else if (writer.isSql()) {
+            SqlJob.run(writer, target, count, rows, parallelism, intervalMs);
         } else if (columns == Workload.WIDE) {
             runFlinkWide(writer, target, count, parallelism, intervalMs);
         } else {
@@ -233,15 +236,20 @@ public final class RunOne {
         return b.toString();
     }
 
-    private static void runFlink(Writer writer, Sinks.Target target, long count, long rows, int parallelism, long intervalMs)
-            throws Exception {
+    /** The local MiniCluster of every Flink job of the benchmark, DataStream and SQL alike. */
+    static StreamExecutionEnvironment environment(int parallelism, long intervalMs) {
         Configuration conf = new Configuration();
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(intervalMs));
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none"); // a failure is a result, not retried
         conf.set(TaskManagerOptions.NUM_TASK_SLOTS, parallelism);
         // Records are made fresh by the generator: no defensive copies between chained operators.
         conf.set(PipelineOptions.OBJECT_REUSE, true);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
+        return StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
+    }
+
+    private static void runFlink(Writer writer, Sinks.Target target, long count, long rows, int parallelism, long intervalMs)
+            throws Exception {
+        StreamExecutionEnvironment env = environment(parallelism, intervalMs);
 
         Case workload = writer.workload;
         TypeInformation<BenchRow> type = TypeInformation.of(BenchRow.class);
@@ -266,12 +274,7 @@ public final class RunOne {
     /** The same job as {@link #runFlink} for the append workload, on the 20-column table. */
     private static void runFlinkWide(Writer writer, Sinks.Target target, long rows, int parallelism, long intervalMs)
             throws Exception {
-        Configuration conf = new Configuration();
-        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(intervalMs));
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        conf.set(TaskManagerOptions.NUM_TASK_SLOTS, parallelism);
-        conf.set(PipelineOptions.OBJECT_REUSE, true);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
+        StreamExecutionEnvironment env = environment(parallelism, intervalMs);
 
         TypeInformation<WideRow> type = TypeInformation.of(WideRow.class);
         DataGeneratorSource<WideRow> source =

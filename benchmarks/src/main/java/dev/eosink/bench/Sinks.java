@@ -28,7 +28,7 @@ final class Sinks {
     /** {@code --max-copy-backlog}, handed to each run's JVM. */
     static final String MAX_COPY_BACKLOG_PROPERTY = "eosink.bench.maxCopyBacklog";
 
-    private static long maxCopyBacklog() {
+    static long maxCopyBacklog() {
         return Long.getLong(MAX_COPY_BACKLOG_PROPERTY, PostgresSinkBuilder.DEFAULT_MAX_COPY_BACKLOG);
     }
 

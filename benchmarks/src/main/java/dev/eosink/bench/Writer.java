@@ -14,8 +14,16 @@ enum Writer {
     EO_COPY("eo-copy", Case.APPEND, true, "eosink exactly-once, writeMethod(COPY)"),
     /** eosink, writeMethod(BATCH). */
     EO_BATCH("eo-batch", Case.APPEND, true, "eosink exactly-once, writeMethod(BATCH)"),
+    /** eosink's SQL connector, a table without a primary key: a TableEnvironment INSERT. */
+    EO_SQL("eo-sql", Case.APPEND, true, "eosink exactly-once, SQL: 'connector' = 'eosink-postgres' (COPY), INSERT INTO"),
     /** eosink, upsert("id"). */
     EO_UPSERT("eo-upsert", Case.UPSERT, true, "eosink exactly-once, upsert(\"id\")"),
+    /** eosink's SQL connector, a table with PRIMARY KEY (id) NOT ENFORCED. */
+    EO_SQL_UPSERT(
+            "eo-sql-upsert",
+            Case.UPSERT,
+            true,
+            "eosink exactly-once, SQL: 'connector' = 'eosink-postgres', PRIMARY KEY (id) NOT ENFORCED"),
     /** flink-connector-jdbc 4.0, exactly-once (XA, PGXADataSource). */
     PEER_EO_XA("peer-eo-xa", Case.APPEND, true, "flink-connector-jdbc 4.0.0-2.0 exactly-once (XA)"),
     /** flink-connector-jdbc 4.0, at-least-once, INSERT. */
@@ -25,7 +33,14 @@ enum Writer {
             "peer-alo-upsert",
             Case.UPSERT,
             true,
-            "flink-connector-jdbc 4.0.0-2.0 at-least-once, INSERT ... ON CONFLICT (id) DO UPDATE");
+            "flink-connector-jdbc 4.0.0-2.0 at-least-once, INSERT ... ON CONFLICT (id) DO UPDATE"),
+    /** flink-connector-jdbc 4.0's SQL connector, at-least-once, a table with PRIMARY KEY (id) NOT ENFORCED. */
+    PEER_SQL_ALO_UPSERT(
+            "peer-sql-alo-upsert",
+            Case.UPSERT,
+            true,
+            "flink-connector-jdbc 4.0.0-2.0 at-least-once, SQL: 'connector' = 'jdbc', PRIMARY KEY (id) NOT ENFORCED "
+                    + "(INSERT ... ON CONFLICT (id) DO UPDATE)");
 
     final String id;
     final Case workload;
@@ -39,8 +54,17 @@ enum Writer {
         this.description = description;
     }
 
+    /**
+     * The eosink DataStream sinks, which {@link TimingHook} times (the checkpoint cost). The SQL
+     * connector builds its sink from the table's options, which take no hook: its writers are not timed.
+     */
     boolean isEosink() {
         return this == EO_COPY || this == EO_BATCH || this == EO_UPSERT;
+    }
+
+    /** The writers that are a table of Flink SQL, written by a TableEnvironment INSERT ({@link SqlJob}). */
+    boolean isSql() {
+        return this == EO_SQL || this == EO_SQL_UPSERT || this == PEER_SQL_ALO_UPSERT;
     }
 
     static Writer byId(String id) {

@@ -114,7 +114,8 @@ class SweepTest {
         }
         List<String> csv = report.csv().lines().collect(Collectors.toList());
         assertThat(csv.get(0)).isEqualTo("case,writer,parallelism,rows_per_s,ratio_to_copy");
-        assertThat(csv).hasSize(1 + 14).contains("append,raw-copy,1,100002,1.000", "append,eo-copy,2,80002,0.800");
+        assertThat(csv).hasSize(1 + 2 * Writer.values().length).contains("append,raw-copy,1,100002,1.000",
+                "append,eo-copy,2,80002,0.800", "append,eo-sql,1,80002,0.800", "upsert,peer-sql-alo-upsert,2,80002,0.800");
 
         List<String> sweep = report.sweepCsv().lines().collect(Collectors.toList());
         assertThat(sweep).containsExactly(Report.SWEEP_CSV_HEADER,
@@ -133,6 +134,8 @@ class SweepTest {
                 "interval,eo-copy,2,4,1000,1000,80002,4.0,0.800,10.0,20.0",
                 "interval,eo-copy,2,4,10000,1000,80002,4.0,0.800,10.0,20.0");
         String md = report.markdown();
+        assertThat(md).contains("| eo-sql ≥ 0.85 × raw COPY, p2 | 0.80 × | not met |",
+                "| eo-sql-upsert ≥ 2 × peer-sql-alo-upsert, p1 | 1.00 × | not met |");
         assertThat(md).contains("## Sensitivity: row width and checkpoint interval", "### Row width",
                 "### Checkpoint interval", "eo-copy × raw COPY, p1: 0.80 at 4 columns, 0.80 at 20");
         // The checkpoint-cost table keeps its lines: the sweep's own runs are not in it.
