@@ -37,26 +37,14 @@ CREATE TEMPORARY TABLE orders (
 
 -- No primary key: the sink appends. A window's row is final when the watermark passes its end, so
 -- the query only inserts, and every row is written once.
+-- [START readme]
 CREATE TEMPORARY TABLE window_totals_sink (
-    customer     INT,
-    window_start TIMESTAMP_LTZ(3),
-    window_end   TIMESTAMP_LTZ(3),
-    order_count  BIGINT,
-    amount_cents BIGINT
-) WITH (
-    'connector'  = 'eosink-postgres',
-    'url'        = '${url}',
-    'username'   = '${username}',
-    'password'   = '${password}',
-    'table-name' = 'window_totals',
-    'sink.id'    = 'sql-window-totals'
-);
+    customer INT, window_start TIMESTAMP_LTZ(3), window_end TIMESTAMP_LTZ(3), order_count BIGINT, amount_cents BIGINT
+) WITH ('connector' = 'eosink-postgres', 'url' = '${url}', 'username' = '${username}', 'password' = '${password}',
+        'table-name' = 'window_totals', 'sink.id' = 'sql-window-totals');
 
 INSERT INTO window_totals_sink
-SELECT customer,
-       CAST(window_start AS TIMESTAMP_LTZ(3)),
-       CAST(window_end AS TIMESTAMP_LTZ(3)),
-       COUNT(*),
-       SUM(amount_cents)
+SELECT customer, CAST(window_start AS TIMESTAMP_LTZ(3)), CAST(window_end AS TIMESTAMP_LTZ(3)), COUNT(*), SUM(amount_cents)
 FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(event_time), INTERVAL '10' SECOND))
 GROUP BY customer, window_start, window_end;
+-- [END readme]

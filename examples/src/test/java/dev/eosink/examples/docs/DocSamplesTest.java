@@ -30,19 +30,24 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>A {@code java} block is preceded by {@code <!-- sample: File.java#name -->}, and {@code File.java}
  * holds {@code // [START name]} ... {@code // [END name]}; block and region must be the same lines once
- * their common indentation is stripped. Other blocks (bash, xml, gradle, sql, ...) are not checked. Run
- * with {@code -Dsamples.update=true} to rewrite every marked block from its region instead of failing.
+ * their common indentation is stripped. A {@code sql} block preceded by {@code <!-- sample:
+ * script.sql#name -->} is likewise a region ({@code -- [START name]} ... {@code -- [END name]}) of a
+ * script in {@code examples/sql}, which SqlScriptsITCase and {@code ./demo --sql} run. Other blocks
+ * (bash, xml, gradle, unmarked sql, ...) are not checked. Run with {@code -Dsamples.update=true} to
+ * rewrite every marked block from its region instead of failing.
  */
 class DocSamplesTest {
 
     private static final Path ROOT = repositoryRoot();
     private static final Path SAMPLES = ROOT.resolve("examples/src/main/java/dev/eosink/examples/docs");
+    /** The SQL scripts of the examples, which {@code sql} blocks show regions of (run by SqlScriptsITCase). */
+    private static final Path SQL_SAMPLES = ROOT.resolve("examples/sql");
     private static final String HOW_TO_FIX = "edit the sample class and copy its region into the page (or run "
             + "this test with -Dsamples.update=true, which rewrites the page's blocks from the samples)";
 
     private static final Pattern FENCE = Pattern.compile("^\\s*(```+|~~~+)\\s*([^\\s`]*).*$");
     private static final Pattern MARKER = Pattern.compile("^\\s*<!--\\s*sample:\\s*([^#\\s]+)#(\\S+)\\s*-->\\s*$");
-    private static final Pattern REGION = Pattern.compile("^\\s*//\\s*\\[(START|END)\\s+(\\S+)]\\s*$");
+    private static final Pattern REGION = Pattern.compile("^\\s*(?://|--)\\s*\\[(START|END)\\s+(\\S+)]\\s*$");
     private static final Pattern HEADING = Pattern.compile("^(#{1,6})\\s+(.*?)\\s*#*\\s*$");
     /** A markdown link or image, [text](target) or ![alt](target), its text perhaps over several lines. */
     private static final Pattern LINK = Pattern.compile("!?\\[[^\\]]*]\\(([^)\\s]+)\\)");
@@ -65,8 +70,10 @@ class DocSamplesTest {
                     }
                     continue;
                 }
-                if (!block.language.equals("java")) {
-                    problems.add(at + ": a sample line before a block that is not java (" + block.language + ")");
+                String expected = language(block.marker.group(1));
+                if (!block.language.equals(expected)) {
+                    problems.add(at + ": a sample line naming a ." + expected + " file before a block that is not "
+                            + expected + " (" + block.language + ")");
                     continue;
                 }
                 List<String> region;
@@ -86,7 +93,7 @@ class DocSamplesTest {
                     changed = true;
                     continue;
                 }
-                problems.add(at + ": the java block differs from " + block.marker.group(1) + "#" + block.marker.group(2)
+                problems.add(at + ": the " + block.language + " block differs from " + block.marker.group(1) + "#" + block.marker.group(2)
                         + " " + firstDifference(shown, region, block.fenceLine + 2) + "; " + HOW_TO_FIX);
             }
             if (changed) {
@@ -110,8 +117,9 @@ class DocSamplesTest {
             }
         }
         Set<String> regions = new TreeSet<>();
-        try (Stream<Path> files = Files.list(SAMPLES)) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".java")).collect(Collectors.toList())) {
+        try (Stream<Path> files = Stream.concat(Files.list(SAMPLES), Files.list(SQL_SAMPLES))) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".java") || f.toString().endsWith(".sql"))
+                    .collect(Collectors.toList())) {
                 for (String line : read(file)) {
                     Matcher m = REGION.matcher(line);
                     if (m.matches() && m.group(1).equals("START")) {
@@ -198,9 +206,17 @@ class DocSamplesTest {
         return blocks;
     }
 
-    /** The lines between {@code // [START name]} and {@code // [END name]} of a sample file, dedented. */
+    /** The language of a sample file's blocks: {@code sql} for a script of examples/sql, else {@code java}. */
+    private static String language(String file) {
+        return file.endsWith(".sql") ? "sql" : "java";
+    }
+
+    /**
+     * The lines between {@code // [START name]} and {@code // [END name]} of a sample file ({@code --}
+     * instead of {@code //} in a SQL script), dedented.
+     */
     private static List<String> region(String file, String name) {
-        Path path = SAMPLES.resolve(file);
+        Path path = (file.endsWith(".sql") ? SQL_SAMPLES : SAMPLES).resolve(file);
         if (!Files.isRegularFile(path)) {
             throw new IllegalArgumentException("no sample file " + ROOT.relativize(path));
         }
