@@ -28,10 +28,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -114,7 +110,7 @@ class PostgresSqlHardCasesITCase {
         tEnv.executeSql("INSERT INTO pg_sink SELECT id, CONCAT('row-', CAST(id AS STRING)) FROM ids").await();
 
         assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).as("the declined checkpoint").isPositive();
-        assertExactlyOnce(name, sinkId, n);
+        SqlTables.assertExactlyOnce(db, name, sinkId, n);
     }
 
     /**
@@ -146,8 +142,8 @@ class PostgresSqlHardCasesITCase {
             TestJobs.awaitStatus(first, JobStatus.FINISHED);
             long stoppedAt = db.count("SELECT coalesce(sum(cnt), 0) FROM " + perKey);
             assertThat(stoppedAt).as("ids counted at the stop").isBetween(1L, n - 1);
-            assertNothingPrepared(perKeyOptions.get("sink.id"));
-            assertNothingPrepared(perCountOptions.get("sink.id"));
+            SqlTables.assertNothingPrepared(db, perKeyOptions.get("sink.id"));
+            SqlTables.assertNothingPrepared(db, perCountOptions.get("sink.id"));
 
             aggregate(TestJobs.env(3, SqlJobs.CHECKPOINT_MILLIS, TestJobs.restoreFrom(savepoint)), perKeyOptions, perCountOptions,
                     n, 3_000, keys).execute().await();
@@ -161,10 +157,10 @@ class PostgresSqlHardCasesITCase {
         }
         Map<Long, List<Object>> expectedPerCount = new TreeMap<>();
         expectedPerKey.values().forEach(v -> expectedPerCount.merge((Long) v.get(0), List.of(1L), (a, b) -> List.of((Long) a.get(0) + 1)));
-        assertNothingPrepared(perKeyOptions.get("sink.id"));
-        assertNothingPrepared(perCountOptions.get("sink.id"));
-        assertThat(rows("SELECT k, cnt, total FROM " + perKey)).isEqualTo(expectedPerKey);
-        assertThat(rows("SELECT cnt, keys FROM " + perCount)).isEqualTo(expectedPerCount);
+        SqlTables.assertNothingPrepared(db, perKeyOptions.get("sink.id"));
+        SqlTables.assertNothingPrepared(db, perCountOptions.get("sink.id"));
+        assertThat(SqlTables.rows(db, "SELECT k, cnt, total FROM " + perKey)).isEqualTo(expectedPerKey);
+        assertThat(SqlTables.rows(db, "SELECT cnt, keys FROM " + perCount)).isEqualTo(expectedPerCount);
     }
 
     /** The two upserting inserts over ids 0..n-1, at the parallelism of {@code env} for the job and both sinks. */
@@ -209,7 +205,7 @@ class PostgresSqlHardCasesITCase {
         Matcher epoch = Pattern.compile("epoch of checkpoint (\\d+)").matcher(message);
         assertThat(epoch.find()).as("the message names the epoch's checkpoint: %s", message).isTrue();
         long failedCheckpoint = Long.parseLong(epoch.group(1));
-        assertNothingPrepared(sinkId);
+        SqlTables.assertNothingPrepared(db, sinkId);
         long rows = db.count("SELECT count(*) FROM " + name);
         assertThat(rows).as("rows").isEqualTo(db.count("SELECT count(DISTINCT id) FROM " + name))
                 .isEqualTo(db.count("SELECT coalesce(max(id) + 1, 0) FROM " + name))
@@ -236,7 +232,7 @@ class PostgresSqlHardCasesITCase {
 
         tEnv.executeSql(refusingInsert()).await();
 
-        assertNothingPrepared(sinkId);
+        SqlTables.assertNothingPrepared(db, sinkId);
         assertThat(db.count("SELECT count(*) FROM " + name)).as("rows").isEqualTo(1_999);
         assertThat(db.count("SELECT count(DISTINCT id) FROM " + name + " WHERE id >= 0 AND id < 2000 AND id <> 1500 "
                 + "AND payload = 'row-' || id")).as("distinct good rows").isEqualTo(1_999);
@@ -269,41 +265,10 @@ class PostgresSqlHardCasesITCase {
         String message = TestJobs.messageContaining(failure, "cannot be written into");
         assertThat(message).contains(name).contains("column \"id\"").contains("BIGINT").contains("integer").contains("Remedy");
         assertThat(message).as("the column that fits is not named").doesNotContain("\"payload\"");
-        assertNothingPrepared(sinkId);
+        SqlTables.assertNothingPrepared(db, sinkId);
         assertThat(db.count("SELECT count(*) FROM " + name)).as("rows written").isZero();
     }
 
     // ---------------------------------------------------------------- what the database shows
 
-    /** Exactly ids 0..n-1 in the table, each once, and no prepared transaction of the sink left. */
-    private void assertExactlyOnce(String table, String sinkId, long n) {
-        long rows = db.count("SELECT count(*) FROM " + table);
-        long distinct = db.count("SELECT count(DISTINCT id) FROM " + table);
-        long inRange = db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ?", n);
-        assertNothingPrepared(sinkId);
-        assertThat(rows - distinct).as("duplicate rows in %s", table).isZero();
-        assertThat(n - inRange).as("missing ids in %s", table).isZero();
-        assertThat(rows).as("rows in %s", table).isEqualTo(n);
-        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload <> 'row-' || id")).as("payloads").isZero();
-    }
-
-    private void assertNothingPrepared(String sinkId) {
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared transactions of %s left", sinkId).isEmpty();
-    }
-
-    /** The rows of {@code sql} as first column -> the other columns; fails on a duplicate first column. */
-    private Map<Long, List<Object>> rows(String sql) throws SQLException {
-        Map<Long, List<Object>> rows = new TreeMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int columns = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<Object> values = new ArrayList<>();
-                for (int i = 2; i <= columns; i++) {
-                    values.add(rs.getObject(i));
-                }
-                assertThat(rows.put(rs.getLong(1), values)).as("duplicate key %s in %s", rs.getLong(1), sql).isNull();
-            }
-        }
-        return rows;
-    }
 }

@@ -129,7 +129,7 @@ class PostgresSqlITCase {
         for (String view : List.of("/plan", "/config", "/exceptions")) {
             assertThat(SqlJobs.rest(cluster, "/jobs/" + job + view)).as(view).doesNotContain(password);
         }
-        assertExactlyOnce(name, name.replace('_', '-'), n);
+        SqlTables.assertExactlyOnce(db, name, name.replace('_', '-'), n);
     }
 
     /**
@@ -169,10 +169,10 @@ class PostgresSqlITCase {
 
         assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
         assertThat(expectedPerCount).as("deletes happened: most counts were passed through").hasSize(2);
-        assertNothingPrepared(perKey.replace('_', '-'));
-        assertNothingPrepared(perCount.replace('_', '-'));
-        assertThat(rows("SELECT k, cnt, total FROM " + perKey)).isEqualTo(expectedPerKey);
-        assertThat(rows("SELECT cnt, keys FROM " + perCount)).isEqualTo(expectedPerCount);
+        SqlTables.assertNothingPrepared(db, perKey.replace('_', '-'));
+        SqlTables.assertNothingPrepared(db, perCount.replace('_', '-'));
+        assertThat(SqlTables.rows(db, "SELECT k, cnt, total FROM " + perKey)).isEqualTo(expectedPerKey);
+        assertThat(SqlTables.rows(db, "SELECT cnt, keys FROM " + perCount)).isEqualTo(expectedPerCount);
     }
 
     /**
@@ -203,8 +203,8 @@ class PostgresSqlITCase {
                 + SqlJobs.with(options(name, name.replace('_', '-'))));
         tEnv.executeSql("INSERT INTO pg_sink SELECT id, label FROM changes").await();
 
-        assertNothingPrepared(name.replace('_', '-'));
-        assertThat(rows("SELECT id, label FROM " + name)).isEqualTo(new TreeMap<>(Map.of(
+        SqlTables.assertNothingPrepared(db, name.replace('_', '-'));
+        assertThat(SqlTables.rows(db, "SELECT id, label FROM " + name)).isEqualTo(new TreeMap<>(Map.of(
                 1L, List.of("one, updated"), 3L, List.of("three"), 98L, List.of("kept"))));
     }
 
@@ -234,7 +234,7 @@ class PostgresSqlITCase {
         tEnv.executeSql("INSERT INTO pg_sink SELECT MOD(id, " + keys + "), CONCAT('key-', CAST(MOD(id, " + keys
                 + ") AS STRING)) FROM ids").await();
 
-        assertNothingPrepared(name.replace('_', '-'));
+        SqlTables.assertNothingPrepared(db, name.replace('_', '-'));
         assertThat(db.count("SELECT count(*) FROM " + name)).isEqualTo(keys);
         assertThat(db.count("SELECT count(DISTINCT k) FROM " + name + " WHERE label = 'key-' || k")).isEqualTo(keys);
         assertThat(db.count("SELECT count(*) FROM " + name + "_w")).as("writes").isGreaterThanOrEqualTo(keys);
@@ -285,7 +285,7 @@ class PostgresSqlITCase {
         String scalarText = "b::text || '|' || t || '|' || s || '|' || i || '|' || l || '|' || f || '|' || d || '|' || n || '|' "
                 + "|| c::text || '|' || v || '|' || bin::text || '|' || dt || '|' || ts || '|' || (tz AT TIME ZONE 'UTC')::text || '+00'";
         for (String table : List.of(copied, batched)) {
-            assertNothingPrepared(table.replace('_', '-'));
+            SqlTables.assertNothingPrepared(db, table.replace('_', '-'));
             assertThat(text("SELECT " + scalarText + " FROM " + table + " WHERE id = 1")).as(table).isEqualTo(expected);
             assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id = 2 AND num_nulls(b, t, s, i, l, f, d, n, c, v, "
                     + "bin, dt, ts, tz) = 14")).as(table + ": nulls").isEqualTo(1);
@@ -297,37 +297,6 @@ class PostgresSqlITCase {
 
     // ---------------------------------------------------------------- what the database shows
 
-    /** Exactly ids 0..n-1 in the table, each once, and no prepared transaction of the sink left. */
-    private void assertExactlyOnce(String table, String sinkId, long n) {
-        long rows = db.count("SELECT count(*) FROM " + table);
-        long distinct = db.count("SELECT count(DISTINCT id) FROM " + table);
-        long inRange = db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ?", n);
-        assertNothingPrepared(sinkId);
-        assertThat(rows - distinct).as("duplicate rows in %s", table).isZero();
-        assertThat(n - inRange).as("missing ids in %s", table).isZero();
-        assertThat(rows).as("rows in %s", table).isEqualTo(n);
-        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload <> 'row-' || id")).as("payloads").isZero();
-    }
-
-    private void assertNothingPrepared(String sinkId) {
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared transactions of %s left", sinkId).isEmpty();
-    }
-
-    /** The rows of {@code sql} as first column -> the other columns; fails on a duplicate first column. */
-    private Map<Long, List<Object>> rows(String sql) throws SQLException {
-        Map<Long, List<Object>> rows = new TreeMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int columns = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<Object> values = new ArrayList<>();
-                for (int i = 2; i <= columns; i++) {
-                    values.add(rs.getObject(i));
-                }
-                assertThat(rows.put(rs.getLong(1), values)).as("duplicate key %s in %s", rs.getLong(1), sql).isNull();
-            }
-        }
-        return rows;
-    }
 
     private String text(String sql) throws SQLException {
         try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {

@@ -1,0 +1,53 @@
+package dev.eosink.sql;
+
+import dev.eosink.core.TransactionId;
+import dev.eosink.testing.PostgresFixture;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What the database shows after a SQL job: the assertions the connector's ITs end with. */
+final class SqlTables {
+
+    private SqlTables() {}
+
+    /** Exactly ids 0..n-1 in the table, each once, and no prepared transaction of the sink left. */
+    static void assertExactlyOnce(PostgresFixture db, String table, String sinkId, long n) {
+        long rows = db.count("SELECT count(*) FROM " + table);
+        long distinct = db.count("SELECT count(DISTINCT id) FROM " + table);
+        long inRange = db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ?", n);
+        assertNothingPrepared(db, sinkId);
+        assertThat(rows - distinct).as("duplicate rows in %s", table).isZero();
+        assertThat(n - inRange).as("missing ids in %s", table).isZero();
+        assertThat(rows).as("rows in %s", table).isEqualTo(n);
+        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload <> 'row-' || id")).as("payloads").isZero();
+    }
+
+    static void assertNothingPrepared(PostgresFixture db, String sinkId) {
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared transactions of %s left", sinkId).isEmpty();
+    }
+
+    /** The rows of {@code sql} as first column -> the other columns; fails on a duplicate first column. */
+    static Map<Long, List<Object>> rows(PostgresFixture db, String sql) throws SQLException {
+        Map<Long, List<Object>> rows = new TreeMap<>();
+        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            int columns = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                List<Object> values = new ArrayList<>();
+                for (int i = 2; i <= columns; i++) {
+                    values.add(rs.getObject(i));
+                }
+                assertThat(rows.put(rs.getLong(1), values)).as("duplicate key %s in %s", rs.getLong(1), sql).isNull();
+            }
+        }
+        return rows;
+    }
+}
