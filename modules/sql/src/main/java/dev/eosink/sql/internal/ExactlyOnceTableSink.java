@@ -3,7 +3,7 @@ package dev.eosink.sql.internal;
 import dev.eosink.core.ExactlyOnceSink;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.connector.ChangelogMode;
@@ -73,8 +73,7 @@ public final class ExactlyOnceTableSink implements DynamicTableSink {
             return new Topology(UnaryOperator.identity());
         }
         PrimaryKeySelector key = new PrimaryKeySelector(columns.rowType(), columns.keyIndexes());
-        TypeInformation<RowData> keyType = context.createTypeInformation(columns.keyDataType());
-        return new Topology(input -> input.keyBy(key, keyType));
+        return new Topology(input -> input.keyBy(key, Types.INT));
     }
 
     @Override

@@ -2,20 +2,29 @@ package dev.eosink.sql.internal;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.java.functions.KeySelector;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
+import java.util.Arrays;
+
 /**
- * A row's primary key, as a row of the key's fields: what the sink's input is keyed by, so that one
- * writer subtask owns each key. Every key is a {@link GenericRowData} of Flink's internal values, whose
- * {@code hashCode} depends on the values alone (strings, decimals, timestamps and byte arrays by their
- * content), so a key goes to the same subtask in every attempt and on every task manager.
+ * What the sink's input is keyed by, so that one writer subtask owns each primary key: a hash of the
+ * key's values that depends on those values alone. The writer keeps no keyed state, so the key is only
+ * ever used to pick the subtask, and a hash is all that takes: equal keys get equal hashes.
+ *
+ * <p>Why not the key's fields as a row: {@code GenericRowData.hashCode} mixes in its {@code RowKind}'s
+ * identity hash, which differs from JVM to JVM. On a cluster of several task managers the upstream
+ * subtasks would each send a key to a different writer: two open transactions writing the same key,
+ * each waiting for the other's row lock, and the order of a key's changes lost between them.
+ *
+ * <p>Values hash by content: Flink's internal strings, decimals and timestamps by their own content
+ * hashes, byte arrays by {@link Arrays#hashCode(byte[])}, and a floating-point zero as {@code +0.0}
+ * (PostgreSQL finds {@code -0.0} equal to it).
  */
 @Internal
-public final class PrimaryKeySelector implements KeySelector<RowData, RowData> {
+public final class PrimaryKeySelector implements KeySelector<RowData, Integer> {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
     private final RowData.FieldGetter[] getters;
 
@@ -31,11 +40,27 @@ public final class PrimaryKeySelector implements KeySelector<RowData, RowData> {
     }
 
     @Override
-    public RowData getKey(RowData row) {
-        GenericRowData key = new GenericRowData(getters.length);
-        for (int k = 0; k < getters.length; k++) {
-            key.setField(k, getters[k].getFieldOrNull(row));
+    public Integer getKey(RowData row) {
+        int hash = 1;
+        for (RowData.FieldGetter getter : getters) {
+            hash = 31 * hash + hashOf(getter.getFieldOrNull(row));
         }
-        return key;
+        return hash;
+    }
+
+    private static int hashOf(Object value) {
+        if (value == null) {
+            return 0;
+        }
+        if (value instanceof byte[]) {
+            return Arrays.hashCode((byte[]) value);
+        }
+        if (value instanceof Double && (Double) value == 0.0d) {
+            return Double.hashCode(0.0d);
+        }
+        if (value instanceof Float && (Float) value == 0.0f) {
+            return Float.hashCode(0.0f);
+        }
+        return value.hashCode();
     }
 }

@@ -1,7 +1,6 @@
 package dev.eosink.sql.internal;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.table.connector.Projection;
 import org.apache.flink.table.factories.DynamicTableFactory;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
@@ -52,10 +51,5 @@ public final class TableColumns {
     public List<String> keyNames() {
         List<String> names = names();
         return Arrays.stream(keyIndexes).mapToObj(names::get).toList();
-    }
-
-    /** The primary key's columns, as a row type of their own (the key of the sink's distribution). */
-    public DataType keyDataType() {
-        return Projection.of(keyIndexes).project(rowDataType);
     }
 }
