@@ -234,7 +234,7 @@ public class ExactlyOnceSink<IN>
     @Override
     public void addPostCommitTopology(DataStream<CommittableMessage<PreparedTransaction>> committables) {
         SingleOutputStreamOperator<Void> outcomes =
-                committables.transform(CheckpointOutcomeOperator.NAME, Types.VOID, new CheckpointOutcomeOperator(database));
+                committables.transform(CheckpointOutcomeOperator.NAME, Types.VOID, new CheckpointOutcomeOperator(database, settings.sinkId()));
         // Chained on every Flink line, as the operator requires: Flink 2.x chains an operator unless told
         // otherwise, Flink 1.20 makes a plain AbstractStreamOperator the head of a new chain.
         ((OneInputTransformation<?, ?>) outcomes.getTransformation()).setChainingStrategy(ChainingStrategy.ALWAYS);

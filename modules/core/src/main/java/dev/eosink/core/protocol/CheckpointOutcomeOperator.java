@@ -37,9 +37,12 @@ public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void
     public static final String NAME = "eosink checkpoint outcomes";
 
     private final TransactionalDatabase<?> database;
+    /** The sink it serves: a job may hold several, each with its own committers. */
+    private final String sinkId;
 
-    public CheckpointOutcomeOperator(TransactionalDatabase<?> database) {
+    public CheckpointOutcomeOperator(TransactionalDatabase<?> database, String sinkId) {
         this.database = database;
+        this.sinkId = sinkId;
     }
 
     @Override
@@ -71,7 +74,8 @@ public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
-        CheckpointOutcomes.completed(jobId(), checkpointId);
+        // Chained after the committer of this sink, in its task: the committer of the writer of this subtask index.
+        CheckpointOutcomes.completed(jobId(), sinkId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), checkpointId);
     }
 
     @Override

@@ -143,7 +143,7 @@ public final class ExactlyOnceWriter<IN>
         this.numRecordsSend = numRecordsSend;
         this.nanoClock = nanoClock;
         this.run = TransactionId.newRunToken(context.jobId());
-        this.pending = new PendingCommits(context.jobId());
+        this.pending = new PendingCommits(context.jobId(), context.sinkId(), context.subtask());
         this.recovery = new StartupRecovery(context, settings, target, session);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
         session.ownCommits(mailbox == null

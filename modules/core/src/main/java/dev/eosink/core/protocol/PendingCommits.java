@@ -20,8 +20,10 @@ import java.util.stream.Collectors;
  * checkpoint whose barrier prepared it once the writer snapshotted that checkpoint.
  *
  * <p>A transaction leaves when its commit is known: the committer of the writer's task marked it in
- * {@link CommitSignals}, or {@link CheckpointOutcomes} heard that its checkpoint or a later one
- * completed (the committer, wherever it runs, then commits it). Commits come in checkpoint order, so a
+ * {@link CommitSignals}, or {@link CheckpointOutcomes} heard that the committer of the writer's sink
+ * and subtask was notified that its checkpoint or a later one completed (a committer that runs apart from the
+ * writer commits it then, on its own thread). Another subtask's or sink's notification is not enough: see
+ * {@link CheckpointOutcomes}. Commits come in checkpoint order, so a
  * known commit takes every older entry with it. A committer in another JVM signals nothing; {@link
  * #retainOnly} then brings the list in line with what the database says is still prepared.
  *
@@ -47,10 +49,14 @@ final class PendingCommits {
     }
 
     private final String jobId;
+    private final String sinkId;
+    private final int subtask;
     private final Deque<Entry> entries = new ArrayDeque<>();
 
-    PendingCommits(String jobId) {
+    PendingCommits(String jobId, String sinkId, int subtask) {
         this.jobId = jobId;
+        this.sinkId = sinkId;
+        this.subtask = subtask;
     }
 
     void prepared(TransactionId id, long nanos) {
@@ -93,7 +99,7 @@ final class PendingCommits {
 
     /** What was heard of the entry's checkpoint. */
     Outcome outcome(Entry e) {
-        return e.checkpointId == 0 ? Outcome.UNKNOWN : CheckpointOutcomes.of(jobId, e.checkpointId);
+        return e.checkpointId == 0 ? Outcome.UNKNOWN : CheckpointOutcomes.of(jobId, sinkId, subtask, e.checkpointId);
     }
 
     /** Keeps only the entries the database still lists as prepared. */

@@ -10,7 +10,9 @@ import java.io.IOException;
  * <p>Why a session may need to: a prepared transaction keeps the row locks of every row it wrote
  * until COMMIT PREPARED. A statement of the next epoch that touches one of those rows (an upsert of
  * a key the previous epoch wrote) waits for that commit on the database. But the commit is delivered
- * to the very task thread that now waits: without help it would wait until the lock timeout. So,
+ * to the very task thread that now waits: without help it would wait until the lock timeout. Worse,
+ * a DELETE does not wait at all: the rows that transaction inserted are not committed, so it does not
+ * see them, and misses them. So,
  * before running such a statement, the session calls {@link #await()}, which lets the task process
  * its other work (the committer's notification among it) until the commit is done.
  *
@@ -29,7 +31,10 @@ public interface OwnCommits {
      * none: then true. Meanwhile the task runs its mailbox. Gives up after a bound and returns false:
      * its checkpoint may have been declined, and then the commit comes only with the next completed
      * checkpoint, which cannot complete while this thread waits. The session then runs its statement
-     * anyway, with a short lock timeout, so that a real conflict becomes a prompt failover.
+     * anyway, with a short lock timeout, so that a real conflict becomes a prompt failover; but only a
+     * statement that would wait for that transaction's locks: PostgreSQL's INSERT ... ON CONFLICT waits
+     * for a row that transaction inserted, a DELETE does not see such a row and would silently miss it,
+     * so a session fails over rather than run a delete then.
      */
     boolean await() throws IOException;
 

@@ -180,10 +180,35 @@ class OwnCommitWaitTest {
         writer.write("a", null);
         writer.prepareCommit();
         writer.snapshotState(7);
-        mails.add(() -> CheckpointOutcomes.completed(JOB, 8)); // a later one completed: 7 commits with it
+        mails.add(() -> CheckpointOutcomes.completed(JOB, "upserts", 0, 8)); // a later one completed: 7 commits with it
 
         assertThat(gate.await()).isTrue();
         assertThat(gate.pending()).isFalse();
+    }
+
+    /**
+     * Another subtask of the sink, or another sink of the job, in this JVM, hears the completion first:
+     * that is no commit of this writer's transaction yet. Its own committer, notified in a mail still queued on this task, commits
+     * it; a statement run before that mail would wait on the database for a commit that only this
+     * blocked thread can deliver (seen as a lock wait to the full lock timeout under load).
+     */
+    @Test
+    void anotherSubtasksOrSinksCompletionIsNoCommitOfThisWritersTransaction() throws Exception {
+        ExactlyOnceWriter<String> writer = writer(true);
+        writer.write("a", null);
+        TransactionId prepared = writer.prepareCommit().iterator().next().id();
+        writer.snapshotState(7);
+        CheckpointOutcomes.completed(JOB, "upserts", 1, 7); // subtask 1's notification came first
+        CheckpointOutcomes.completed(JOB, "another-sink", 0, 7); // and another sink's of this job
+        mails.add(() -> {
+            CheckpointOutcomes.completed(JOB, "upserts", 0, 7);
+            events.add("commit 7");
+            CommitSignals.committed(prepared);
+        });
+
+        writer.write("b", null);
+
+        assertThat(events).containsExactly("write a", "prepare 1", "commit 7", "write b");
     }
 
     /** When nothing is heard, the wait ends with the checkpoint timeout: the checkpoint cannot complete after it. */

@@ -231,6 +231,11 @@ final class UpsertBuffer<R> {
         return pending.size();
     }
 
+    /** Whether the batch deletes a key. */
+    boolean deletes() {
+        return pending.containsValue(DELETE);
+    }
+
     long firstPosition() {
         return firstPosition;
     }

@@ -47,7 +47,10 @@ import java.util.List;
  *       redone if it failed) before any statement runs, so a key's COPY row always lands before its
  *       later writes.
  *   <li>Statements may touch rows of this subtask's previous epoch, locked until that prepared
- *       transaction commits; they run only after {@link OwnCommits#await()} (see there for why). COPY
+ *       transaction commits; they run only after {@link OwnCommits#await()} (see there for why: an
+ *       upsert would wait for that commit, a delete would not even see a row that transaction
+ *       inserted, and miss it). When the wait gives up, upserts run with a short lock timeout and a
+ *       batch with a delete fails the epoch. COPY
  *       never touches those rows (their keys are in the filter), so it goes on while the commit is
  *       pending, and statements are deferred meanwhile, up to a bound.
  *   <li>The filter is only cleared when nothing is buffered (window, chunk, statements) and the
@@ -377,9 +380,19 @@ final class UpsertWriter<R> {
         endChunk();
         if (!ownCommits.await()) {
             // Not committed in time: after a declined checkpoint the commit waits for a checkpoint
-            // this very thread holds up. A statement touching that transaction's rows would wait the
-            // session's 60 s lock timeout for nothing; with a short one the conflict becomes a prompt
-            // failover (the restore rolls that transaction back and replays). For this epoch only.
+            // this very thread holds up. A delete would not see the rows that transaction inserted
+            // (they are not committed) and would miss them, silently: fail over instead.
+            if (statements.deletes()) {
+                throw new Failure(new SQLException("a delete cannot run before this writer's previous transaction "
+                        + "commits, and that commit comes only with a later checkpoint (its own checkpoint was "
+                        + "aborted, or was a plain savepoint): PostgreSQL's DELETE does not see the rows that "
+                        + "transaction inserted and would miss them. The task fails over instead; the restored job "
+                        + "commits or rolls back that transaction before it replays these records"),
+                        statements.firstPosition(), statements.lastPosition(), "the batch runs as one statement");
+            }
+            // An upsert touching that transaction's rows would wait the session's 60 s lock timeout for
+            // nothing; with a short one the conflict becomes a prompt failover (the restore rolls that
+            // transaction back and replays). For this epoch only.
             try {
                 control("SET LOCAL lock_timeout = '" + GAVE_UP_LOCK_TIMEOUT_MILLIS + "ms'");
             } catch (SQLException e) {
