@@ -71,6 +71,7 @@ public class ExactlyOnceSink<IN>
 
     private final TransactionalDatabase<IN> database;
     private final SinkSettings settings;
+    private final InputDistribution<IN> distribution;
 
     /**
      * The job's checkpoint timeout, read from the job's configuration when Flink translates the sink
@@ -81,8 +82,14 @@ public class ExactlyOnceSink<IN>
 
     /** For database modules' builders; users call a builder such as {@code PostgresSink.builder()}. */
     public ExactlyOnceSink(TransactionalDatabase<IN> database, SinkSettings settings) {
+        this(database, settings, InputDistribution.asGiven());
+    }
+
+    /** The same, with the writers' input distributed by {@code distribution} (keyed, for upserts). */
+    public ExactlyOnceSink(TransactionalDatabase<IN> database, SinkSettings settings, InputDistribution<IN> distribution) {
         this.database = Objects.requireNonNull(database, "database");
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.distribution = Objects.requireNonNull(distribution, "distribution");
     }
 
     public TransactionalDatabase<IN> database() {
@@ -93,12 +100,17 @@ public class ExactlyOnceSink<IN>
         return settings;
     }
 
+    /** How the writers' input is distributed; a sink wrapping this one's database keeps it. */
+    public InputDistribution<IN> distribution() {
+        return distribution;
+    }
+
     /**
      * The same sink, calling {@code hook} at every point of each transaction's life: for failure
      * injection in tests and demos, or instrumentation.
      */
     public ExactlyOnceSink<IN> withLifecycleHook(LifecycleHook hook) {
-        return new ExactlyOnceSink<>(new HookedDatabase<>(database, hook), settings);
+        return new ExactlyOnceSink<>(new HookedDatabase<>(database, hook), settings, distribution);
     }
 
     @Override
@@ -157,7 +169,8 @@ public class ExactlyOnceSink<IN>
      *       for would make healthy checkpoints fail the writers.
      * </ul>
      *
-     * <p>It also takes the job's checkpoint timeout for the writers.
+     * <p>It also takes the job's checkpoint timeout for the writers, and distributes their input as
+     * {@link #distribution()} says (keyed by the sink's key, for upserts).
      */
     @Override
     public DataStream<IN> addPreWriteTopology(DataStream<IN> input) {
@@ -213,7 +226,7 @@ public class ExactlyOnceSink<IN>
             }
             checkpointTimeout = Duration.ofMillis(env.getCheckpointConfig().getCheckpointTimeout());
         }
-        return input;
+        return distribution.distribute(input);
     }
 
     /** Whether a source the sink's input comes from is unbounded: Flink then runs an AUTOMATIC job as streaming. */

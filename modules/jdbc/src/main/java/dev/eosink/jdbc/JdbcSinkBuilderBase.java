@@ -1,6 +1,7 @@
 package dev.eosink.jdbc;
 
 import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.core.InputDistribution;
 import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.SinkSettings;
@@ -315,7 +316,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
                 .withMarkerRetention(markerRetention, markerPruneInterval)
                 .withMaxPreparedPerSubtask(maxPreparedPerSubtask)
                 .withRewindPolicy(rewindPolicy);
-        return new ExactlyOnceSink<>(database(statement), settings);
+        return new ExactlyOnceSink<>(database(statement), settings, distribution(statement));
     }
 
     /** Whether the concrete builder was given its data source (instead of {@link #jdbcUrl(String)}). */
@@ -329,6 +330,14 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
 
     /** The database of the sink, once {@link #build()} has checked the settings. */
     protected abstract TransactionalDatabase<IN> database(InsertStatement<IN> statement);
+
+    /**
+     * How the writers' input is distributed, once {@link #build()} has checked the settings: as the job
+     * distributes it, unless the concrete builder writes by key.
+     */
+    protected InputDistribution<IN> distribution(InsertStatement<IN> statement) {
+        return InputDistribution.asGiven();
+    }
 
     /** A misconfiguration found by {@link #build()}, in a message that names the sink. */
     protected final IllegalStateException misconfigured(String problem) {

@@ -1,5 +1,6 @@
 package dev.eosink.postgres;
 
+import dev.eosink.core.InputDistribution;
 import dev.eosink.jdbc.JdbcSinkBuilderBase;
 import dev.eosink.jdbc.RowMapper;
 import dev.eosink.jdbc.driver.JdbcUrls;
@@ -11,10 +12,12 @@ import dev.eosink.postgres.internal.PostgresDatabase;
 import dev.eosink.postgres.internal.PostgresSinkOptions;
 import dev.eosink.postgres.internal.RefusedRecords;
 import dev.eosink.postgres.internal.RowAction;
+import dev.eosink.postgres.internal.UpsertKeys;
 import dev.eosink.postgres.row.RowFormat;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.util.function.SerializableSupplier;
 
 import javax.sql.DataSource;
@@ -117,6 +120,11 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
      * wins, with keys compared as that index compares them: char(n) keys ignore trailing spaces; citext
      * keys and keys with a nondeterministic collation go as statements only (no COPY), merged by the
      * database's own equality; citext with a nondeterministic collation is refused at start.
+     *
+     * <p>The sink keys its input by the key columns' values itself (a hash exchange before the
+     * writers), so that one writer subtask owns each key whatever the job did before it: a {@code
+     * keyBy} of the job's own is not needed, and does no harm. Records written by a {@link #rowFormat}
+     * are distributed by their caller instead (the SQL connector keys them by the primary key).
      */
     public PostgresSinkBuilder<IN> upsert(String... keyColumns) {
         if (keyColumns.length == 0) {
@@ -243,6 +251,15 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
             throw misconfigured("deadLetterTable(...) works with inserts only: an upsert statement writes a whole "
                     + "batch at once, so one refused record cannot be told from the others");
         }
+    }
+
+    /** With {@link #upsert} and a row mapper: keyed by the upsert key's values ({@link UpsertKeys}). */
+    @Override
+    protected InputDistribution<IN> distribution(InsertStatement<IN> statement) {
+        if (upsertKey != null && rowFormat == null && statement instanceof InsertStatement.Columns<IN> columns) {
+            return InputDistribution.byKey(UpsertKeys.of(columns, upsertKey), Types.STRING);
+        }
+        return InputDistribution.asGiven();
     }
 
     @Override

@@ -1134,7 +1134,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         }
 
         static <IN> ExactlyOnceSink<IN> wrap(ExactlyOnceSink<IN> sink, String sinkId) {
-            return new ExactlyOnceSink<>(new OwnCommitProbe<>(sink.database(), sinkId), sink.settings());
+            return new ExactlyOnceSink<>(new OwnCommitProbe<>(sink.database(), sinkId), sink.settings(), sink.distribution());
         }
 
         static void reset(String sinkId) {

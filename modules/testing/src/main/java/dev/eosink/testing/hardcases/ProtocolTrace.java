@@ -121,7 +121,7 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
 
     /** The same sink, recording into {@link #events(String)} under its sink id. */
     public static ExactlyOnceSink<Long> wrap(ExactlyOnceSink<Long> sink) {
-        return new ExactlyOnceSink<>(new ProtocolTrace(sink.database()), sink.settings());
+        return new ExactlyOnceSink<>(new ProtocolTrace(sink.database()), sink.settings(), sink.distribution());
     }
 
     public static void reset(String sinkId) {
