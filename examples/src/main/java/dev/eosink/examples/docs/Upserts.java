@@ -12,7 +12,7 @@ final class Upserts {
 
     static void balances(DataStream<Change> changes, String secret) {
         // [START upsert]
-        changes.keyBy(c -> c.id).sinkTo(
+        changes.sinkTo(
             PostgresSink.<Change>builder()
                 .jdbcUrl("jdbc:postgresql://db:5432/shop").username("flink_sink").password(secret)
                 .sinkId("balances")

@@ -17,7 +17,6 @@ import dev.eosink.postgres.row.RowFormat;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.util.function.SerializableSupplier;
 
 import javax.sql.DataSource;
@@ -121,9 +120,9 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
      * keys and keys with a nondeterministic collation go as statements only (no COPY), merged by the
      * database's own equality; citext with a nondeterministic collation is refused at start.
      *
-     * <p>The sink keys its input by the key columns' values itself (a hash exchange before the
+     * <p>The sink partitions its input by the key columns' values itself (a hash exchange before the
      * writers), so that one writer subtask owns each key whatever the job did before it: a {@code
-     * keyBy} of the job's own is not needed, and does no harm. Records written by a {@link #rowFormat}
+     * keyBy} of the job's own is not needed; one right before the sink is replaced by it. Records written by a {@link #rowFormat}
      * are distributed by their caller instead (the SQL connector keys them by the primary key).
      */
     public PostgresSinkBuilder<IN> upsert(String... keyColumns) {
@@ -257,7 +256,7 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
     @Override
     protected InputDistribution<IN> distribution(InsertStatement<IN> statement) {
         if (upsertKey != null && rowFormat == null && statement instanceof InsertStatement.Columns<IN> columns) {
-            return InputDistribution.byKey(UpsertKeys.of(columns, upsertKey), Types.STRING);
+            return InputDistribution.byKey(UpsertKeys.of(columns, upsertKey));
         }
         return InputDistribution.asGiven();
     }

@@ -4,10 +4,21 @@ import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.postgres.internal.PostgresConnection;
 import dev.eosink.postgres.internal.PostgresDatabase;
 
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamEdge;
+import org.apache.flink.streaming.runtime.partitioner.CustomPartitionerWrapper;
+import org.apache.flink.streaming.runtime.partitioner.ForwardPartitioner;
+import org.apache.flink.streaming.runtime.partitioner.StreamPartitioner;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -30,6 +41,32 @@ class PostgresSinkBuilderTest {
         ExactlyOnceSink<Long> sink = valid().build();
         assertThat(sink.toString()).contains("orders").doesNotContain("s3cret-pw");
         assertThat(sink.database().toString()).doesNotContain("s3cret-pw");
+    }
+
+    /**
+     * An upsert sink partitions its input by the upsert key itself; a keyBy of the job's right before it
+     * is replaced, not followed by a second exchange. The stream graph of either job has exactly one
+     * edge that is not a forward one, and it is the sink's.
+     */
+    @ParameterizedTest(name = "job keyBy first: {0}")
+    @ValueSource(booleans = {false, true})
+    void anUpsertSinkPartitionsItsInputByTheKeyInOneExchange(boolean jobKeyBy) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(1_000);
+        DataStream<Long> ids = env.fromSequence(0, 99);
+        if (jobKeyBy) {
+            ids = ids.keyBy(id -> id % 7);
+        }
+        ids.sinkTo(valid().upsert("id").build());
+
+        List<StreamPartitioner<?>> exchanges = env.getStreamGraph().getStreamNodes().stream()
+                .flatMap(node -> node.getInEdges().stream())
+                .map(StreamEdge::getPartitioner)
+                .filter(p -> !(p instanceof ForwardPartitioner))
+                .collect(Collectors.toList());
+        assertThat(exchanges).hasSize(1);
+        assertThat(exchanges.get(0)).isInstanceOf(CustomPartitionerWrapper.class);
     }
 
     @Test

@@ -109,9 +109,9 @@ public final class PostgresErrors {
         }
         if ("55P03".equals(state)) {
             return "A write waited longer than lock_timeout for a row lock (SQLSTATE 55P03), usually one held by a "
-                    + "prepared transaction that is not committed yet (a declined checkpoint's, or another job's "
-                    + "writing the same keys; key the stream by the upsert key so one subtask owns each key). The "
-                    + "task fails over; the restored job commits or rolls back that transaction first";
+                    + "prepared transaction that is not committed yet (a declined checkpoint's, or another job's or "
+                    + "sink's writing the same keys: give each key one sink). The task fails over; the restored job "
+                    + "commits or rolls back that transaction first";
         }
         if (isTransient(e)) {
             return "The connection of the open transaction was lost (SQLSTATE "

@@ -85,8 +85,10 @@ public final class UpsertKeys<IN> implements KeySelector<IN, String> {
         if (value instanceof CharSequence || value instanceof Character) {
             return folded(value.toString());
         }
-        if (value instanceof BigDecimal || value instanceof BigInteger || value instanceof Long
-                || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+        if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+            return Long.toString(((Number) value).longValue()); // what the BigDecimal form below gives them, cheaply
+        }
+        if (value instanceof BigDecimal || value instanceof BigInteger) {
             return new BigDecimal(value.toString()).stripTrailingZeros().toPlainString();
         }
         if (value instanceof Double || value instanceof Float) {

@@ -1,9 +1,9 @@
 package dev.eosink.sql.internal;
 
 import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.core.InputDistribution;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.connector.ChangelogMode;
@@ -15,13 +15,12 @@ import org.apache.flink.types.RowKind;
 
 import java.util.Objects;
 import java.util.OptionalInt;
-import java.util.function.UnaryOperator;
 
 /**
  * A table written by an exactly-once sink, as the planner sees it. Without a primary key it takes
  * inserts only (the planner refuses an updating query into it); with one it takes INSERT,
- * UPDATE_AFTER and DELETE (never UPDATE_BEFORE, which the planner then leaves out), and keys its
- * input by the primary key itself before the sink, so that one writer subtask owns each key whatever
+ * UPDATE_AFTER and DELETE (never UPDATE_BEFORE, which the planner then leaves out), and partitions
+ * its input by the primary key itself before the writers ({@link InputDistribution}), so that one writer subtask owns each key whatever
  * the planner's distribution: the upserts of a key then reach the database in the order the query
  * produced them.
  *
@@ -70,10 +69,10 @@ public final class ExactlyOnceTableSink implements DynamicTableSink {
     @Override
     public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
         if (!columns.hasPrimaryKey()) {
-            return new Topology(UnaryOperator.identity());
+            return new Topology(sink);
         }
         PrimaryKeySelector key = new PrimaryKeySelector(columns.rowType(), columns.keyIndexes());
-        return new Topology(input -> input.keyBy(key, Types.INT));
+        return new Topology(new ExactlyOnceSink<>(sink.database(), sink.settings(), InputDistribution.byKey(key)));
     }
 
     @Override
@@ -91,19 +90,19 @@ public final class ExactlyOnceTableSink implements DynamicTableSink {
         return summary;
     }
 
-    /** The input, distributed as the sink needs it, into the sink, at {@code sink.parallelism} if set. */
+    /** The input into the sink, at {@code sink.parallelism} if set; the sink distributes it as it needs. */
     private final class Topology implements DataStreamSinkProvider {
 
-        /** The input as the sink must get it: as it comes, or keyed by the primary key. */
-        private final UnaryOperator<DataStream<RowData>> distribution;
+        /** The sink, partitioning its input by the primary key when the table has one. */
+        private final ExactlyOnceSink<RowData> target;
 
-        Topology(UnaryOperator<DataStream<RowData>> distribution) {
-            this.distribution = distribution;
+        Topology(ExactlyOnceSink<RowData> target) {
+            this.target = target;
         }
 
         @Override
         public DataStreamSink<?> consumeDataStream(ProviderContext provider, DataStream<RowData> input) {
-            DataStreamSink<RowData> written = distribution.apply(input).sinkTo(sink).name(name);
+            DataStreamSink<RowData> written = input.sinkTo(target).name(name);
             parallelism.ifPresent(written::setParallelism);
             provider.generateUid("eosink-writer").ifPresent(written::uid);
             return written;

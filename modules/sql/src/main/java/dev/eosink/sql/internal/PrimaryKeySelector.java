@@ -8,9 +8,9 @@ import org.apache.flink.table.types.logical.RowType;
 import java.util.Arrays;
 
 /**
- * What the sink's input is keyed by, so that one writer subtask owns each primary key: a hash of the
- * key's values that depends on those values alone. The writer keeps no keyed state, so the key is only
- * ever used to pick the subtask, and a hash is all that takes: equal keys get equal hashes.
+ * What the sink's input is partitioned by, so that one writer subtask owns each primary key: a hash of
+ * the key's values that depends on those values alone. The key is only ever used to pick the subtask,
+ * and a hash is all that takes: equal keys get equal hashes.
  *
  * <p>Why not the key's fields as a row: {@code GenericRowData.hashCode} mixes in its {@code RowKind}'s
  * identity hash, which differs from JVM to JVM. On a cluster of several task managers the upstream
