@@ -85,7 +85,7 @@ public class ExactlyOnceSink<IN>
         this(database, settings, InputDistribution.asGiven());
     }
 
-    /** The same, with the writers' input distributed by {@code distribution} (keyed, for upserts). */
+    /** The same, with the writers' input distributed by {@code distribution} (by key, for upserts). */
     public ExactlyOnceSink(TransactionalDatabase<IN> database, SinkSettings settings, InputDistribution<IN> distribution) {
         this.database = Objects.requireNonNull(database, "database");
         this.settings = Objects.requireNonNull(settings, "settings");
@@ -170,7 +170,7 @@ public class ExactlyOnceSink<IN>
      * </ul>
      *
      * <p>It also takes the job's checkpoint timeout for the writers, and distributes their input as
-     * {@link #distribution()} says (keyed by the sink's key, for upserts).
+     * {@link #distribution()} says (partitioned by the sink's key, for upserts).
      */
     @Override
     public DataStream<IN> addPreWriteTopology(DataStream<IN> input) {

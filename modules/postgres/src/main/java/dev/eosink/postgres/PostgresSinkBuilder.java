@@ -122,8 +122,9 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
      *
      * <p>The sink partitions its input by the key columns' values itself (a hash exchange before the
      * writers), so that one writer subtask owns each key whatever the job did before it: a {@code
-     * keyBy} of the job's own is not needed; one right before the sink is replaced by it. Records written by a {@link #rowFormat}
-     * are distributed by their caller instead (the SQL connector keys them by the primary key).
+     * keyBy} of the job's own is not needed; one right before the sink is replaced by it. Records
+     * written by a {@link #rowFormat} are distributed by their caller instead (the SQL connector
+     * partitions them by the primary key).
      */
     public PostgresSinkBuilder<IN> upsert(String... keyColumns) {
         if (keyColumns.length == 0) {
@@ -252,7 +253,7 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
         }
     }
 
-    /** With {@link #upsert} and a row mapper: keyed by the upsert key's values ({@link UpsertKeys}). */
+    /** With {@link #upsert} and a row mapper: partitioned by the upsert key's values ({@link UpsertKeys}). */
     @Override
     protected InputDistribution<IN> distribution(InsertStatement<IN> statement) {
         if (upsertKey != null && rowFormat == null && statement instanceof InsertStatement.Columns<IN> columns) {

@@ -75,7 +75,8 @@ public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
         // Chained after the committer of this sink, in its task: the committer of the writer of this subtask index.
-        CheckpointOutcomes.completed(jobId(), sinkId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), checkpointId);
+        CheckpointOutcomes.completed(jobId(),
+                CheckpointOutcomes.committer(sinkId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()), checkpointId);
     }
 
     @Override

@@ -59,15 +59,20 @@ final class CheckpointOutcomes {
     private CheckpointOutcomes() {}
 
     private static final class Job {
-        /** The latest completed checkpoint, by the sink subtask ("sinkId/subtask") whose committer was notified of it. */
+        /** The latest completed checkpoint, by the {@link #committer} that was notified of it. */
         final Map<String, Long> latestCompleted = new HashMap<>();
         final Deque<Long> aborted = new ArrayDeque<>();
         final Deque<Long> plainSavepoints = new ArrayDeque<>();
     }
 
-    static synchronized void completed(String jobId, String sinkId, int subtask, long checkpointId) {
+    /** The name completions of one sink subtask's committer are kept under: "sinkId/subtask". */
+    static String committer(String sinkId, int subtask) {
+        return sinkId + "/" + subtask;
+    }
+
+    static synchronized void completed(String jobId, String committer, long checkpointId) {
         Job job = JOBS.computeIfAbsent(jobId, k -> new Job());
-        job.latestCompleted.merge(sinkId + "/" + subtask, checkpointId, Math::max);
+        job.latestCompleted.merge(committer, checkpointId, Math::max);
     }
 
     static synchronized void aborted(String jobId, long checkpointId) {
@@ -87,16 +92,16 @@ final class CheckpointOutcomes {
     }
 
     /**
-     * What the writer of {@code sinkId}'s {@code subtask} may take as the outcome of its transaction of
-     * {@code checkpointId}.
+     * What the writer whose {@link #committer} is {@code committer} may take as the outcome of its
+     * transaction of {@code checkpointId}.
      */
-    static synchronized Outcome of(String jobId, String sinkId, int subtask, long checkpointId) {
+    static synchronized Outcome of(String jobId, String committer, long checkpointId) {
         Job job = JOBS.get(jobId);
         if (job == null) {
             return Outcome.UNKNOWN;
         }
         // A later completed checkpoint commits every earlier committable, aborted or not.
-        if (job.latestCompleted.getOrDefault(sinkId + "/" + subtask, -1L) >= checkpointId) {
+        if (job.latestCompleted.getOrDefault(committer, -1L) >= checkpointId) {
             return Outcome.COMPLETED;
         }
         if (job.aborted.contains(checkpointId)) {

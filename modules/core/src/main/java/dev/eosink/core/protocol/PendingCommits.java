@@ -49,14 +49,13 @@ final class PendingCommits {
     }
 
     private final String jobId;
-    private final String sinkId;
-    private final int subtask;
+    /** The writer's own committer, as {@link CheckpointOutcomes} names it. */
+    private final String committer;
     private final Deque<Entry> entries = new ArrayDeque<>();
 
     PendingCommits(String jobId, String sinkId, int subtask) {
         this.jobId = jobId;
-        this.sinkId = sinkId;
-        this.subtask = subtask;
+        this.committer = CheckpointOutcomes.committer(sinkId, subtask);
     }
 
     void prepared(TransactionId id, long nanos) {
@@ -99,7 +98,7 @@ final class PendingCommits {
 
     /** What was heard of the entry's checkpoint. */
     Outcome outcome(Entry e) {
-        return e.checkpointId == 0 ? Outcome.UNKNOWN : CheckpointOutcomes.of(jobId, sinkId, subtask, e.checkpointId);
+        return e.checkpointId == 0 ? Outcome.UNKNOWN : CheckpointOutcomes.of(jobId, committer, e.checkpointId);
     }
 
     /** Keeps only the entries the database still lists as prepared. */

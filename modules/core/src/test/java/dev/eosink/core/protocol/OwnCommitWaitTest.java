@@ -180,7 +180,7 @@ class OwnCommitWaitTest {
         writer.write("a", null);
         writer.prepareCommit();
         writer.snapshotState(7);
-        mails.add(() -> CheckpointOutcomes.completed(JOB, "upserts", 0, 8)); // a later one completed: 7 commits with it
+        mails.add(() -> CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("upserts", 0), 8)); // a later one completed: 7 commits with it
 
         assertThat(gate.await()).isTrue();
         assertThat(gate.pending()).isFalse();
@@ -198,10 +198,10 @@ class OwnCommitWaitTest {
         writer.write("a", null);
         TransactionId prepared = writer.prepareCommit().iterator().next().id();
         writer.snapshotState(7);
-        CheckpointOutcomes.completed(JOB, "upserts", 1, 7); // subtask 1's notification came first
-        CheckpointOutcomes.completed(JOB, "another-sink", 0, 7); // and another sink's of this job
+        CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("upserts", 1), 7); // subtask 1's notification came first
+        CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("another-sink", 0), 7); // and another sink's of this job
         mails.add(() -> {
-            CheckpointOutcomes.completed(JOB, "upserts", 0, 7);
+            CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("upserts", 0), 7);
             events.add("commit 7");
             CommitSignals.committed(prepared);
         });
