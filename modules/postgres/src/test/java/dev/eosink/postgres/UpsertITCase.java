@@ -11,8 +11,13 @@ import dev.eosink.core.spi.WriterSession;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.hardcases.CheckpointDecliner;
+import dev.eosink.testing.hardcases.TestJobs;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
@@ -33,6 +38,7 @@ import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
@@ -40,6 +46,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -53,6 +60,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import java.util.regex.Matcher;
@@ -444,14 +452,16 @@ class UpsertITCase extends ExactlyOnceTestBase {
      * Checkpoint N is declined after the writer prepared it; the next epoch deletes keys that N's
      * transaction inserted (and upserts only new keys, so no statement waits for a lock). A DELETE does
      * not see rows a prepared transaction inserted: run before N commits, it would miss them and the
-     * epoch would commit without the deletes. The writer gives up waiting for N's commit (it cannot
-     * come before this epoch's barrier) and fails over instead; the end state is exact.
+     * epoch would commit without the deletes. N's commit comes only with the next completed
+     * checkpoint, whose barrier the writer must let through first, so it holds the deletes past that
+     * barrier (in the checkpoint's state) and runs them in the epoch after the commit. Without a
+     * failover: restarts are off, and the end state is exact.
      */
     @Test
     void deletesOfRowsADeclinedCheckpointInsertedAreNeverMissed() throws Exception {
         createKv("text");
         long n = 6_000;
-        StreamExecutionEnvironment env = env(1, 200);
+        StreamExecutionEnvironment env = env(1, 200, noRestarts());
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
         ExactlyOnceSink<Long> built = kvSink(UpsertITCase::insertThenDeleteKey)
                 .changelog(UpsertITCase::insertThenDeleteKind).build();
@@ -468,17 +478,16 @@ class UpsertITCase extends ExactlyOnceTestBase {
      * Checkpoint N is declined after the writer prepared it, and the job goes on (tolerated): N's
      * transaction is committed only with the next completed checkpoint. The next epoch rewrites N's
      * keys (hot keys), so its statements wait for that commit, which cannot come before the epoch's
-     * own barrier is through: the writer hears that N was aborted and stops waiting at once, and runs
-     * them with a short lock timeout for the rest of the epoch (2 s instead of the session's 60 s);
-     * they wait for N's row locks until it cancels them, and the job fails over (restored from N-1, it
-     * rolls N back and replays). The job must finish, with the writer having waited once, and the end
-     * state be exact.
+     * own barrier is through: the writer hears that N was aborted and stops waiting at once, holds
+     * those statements past the barrier, and runs them once that checkpoint completed and committed
+     * both transactions. No statement ever waits for a lock of the writer's own, and the job runs
+     * through without a failover (restarts are off); the end state is exact.
      */
     @Test
     void declinedCheckpointInUpsertMode() throws Exception {
         createKv("text");
         long n = 6_000;
-        StreamExecutionEnvironment env = env(1, 200);
+        StreamExecutionEnvironment env = env(1, 200, noRestarts());
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
         ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertITCase::hotKind).build();
         ids(env, n, 2_000)
@@ -493,6 +502,56 @@ class UpsertITCase extends ExactlyOnceTestBase {
         assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).as("checkpoint declined").isPositive();
         assertThat(OwnCommitProbe.awaitsWhilePending(sinkId)).as("waits for a pending own commit").isPositive();
         assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertITCase::hotKind));
+    }
+
+    /**
+     * A checkpoint is declined after the writer prepared it, and the job is stopped with a savepoint
+     * before the next checkpoint: the statements of the epoch in between that touch the declined
+     * epoch's keys (hot keys: upserts and deletes) must follow its commit, which comes only with the
+     * savepoint. So the writer carries them into the savepoint's state, and the stop succeeds without
+     * a failover (restarts are off). Restored from the savepoint at parallelism 2, where the keys
+     * belong to other subtasks, the writer holding that state writes them before its first record;
+     * the job runs to the end and the table equals the replay of every record.
+     */
+    @Test
+    void aStopAfterADeclinedCheckpointCarriesHeldStatementsIntoTheSavepoint(@TempDir Path savepoints) throws Exception {
+        createKv("text");
+        long n = 12_000;
+        StreamExecutionEnvironment first = env(1, 1_000, noRestarts());
+        first.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
+        stoppableJob(first, n, new CheckpointDecliner(sinkId, 0, 2, CheckpointDecliner.How.ASYNC_DECLINE));
+        JobClient job = first.executeAsync("declined checkpoint, then stop with a savepoint");
+        String savepoint;
+        try {
+            TestJobs.await(() -> CheckpointDecliner.failedCheckpoint(sinkId) > 0, "the declined checkpoint");
+            Thread.sleep(300); // records of old keys gather, held for the declined epoch's commit
+            savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                    .get(2, TimeUnit.MINUTES);
+        } finally {
+            if (!job.getJobStatus().get().isGloballyTerminalState()) {
+                job.cancel().get();
+            }
+        }
+        assertThat(OwnCommitProbe.carried(sinkId)).as("snapshots that carried held statements").isPositive();
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared after the stop").isEmpty();
+
+        org.apache.flink.configuration.Configuration restore = new org.apache.flink.configuration.Configuration();
+        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        StreamExecutionEnvironment second = env(2, 200, restore);
+        stoppableJob(second, n, new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
+        second.execute("restored at parallelism 2");
+
+        assertThat(OwnCommitProbe.carriedWritten(sinkId)).as("restored writers that wrote carried statements")
+                .isPositive();
+        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertITCase::hotKind));
+    }
+
+    /** Hot keys through a decliner into the probed upsert sink, every operator with a uid for the restore. */
+    private void stoppableJob(StreamExecutionEnvironment env, long n, CheckpointDecliner decliner) {
+        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertITCase::hotKind).build();
+        ((SingleOutputStreamOperator<Long>) ids(env, n, 3_000)).uid("ids")
+                .map(decliner).uid("decliner")
+                .sinkTo(OwnCommitProbe.wrap(built, sinkId)).uid("sink");
     }
 
     /**
@@ -1141,10 +1200,21 @@ class UpsertITCase extends ExactlyOnceTestBase {
             STATS.remove(sinkId);
         }
 
-        /** {awaits while pending, total ms awaited, longest ms, records written while pending} */
+        /**
+         * {awaits while pending, total ms awaited, longest ms, records written while pending, times the
+         * session carried statements past a barrier, times a restored session wrote carried statements}
+         */
         private static AtomicLong[] stats(String sinkId) {
-            return STATS.computeIfAbsent(sinkId,
-                    k -> new AtomicLong[] {new AtomicLong(), new AtomicLong(), new AtomicLong(), new AtomicLong()});
+            return STATS.computeIfAbsent(sinkId, k -> new AtomicLong[] {new AtomicLong(), new AtomicLong(),
+                    new AtomicLong(), new AtomicLong(), new AtomicLong(), new AtomicLong()});
+        }
+
+        static long carried(String sinkId) {
+            return stats(sinkId)[4].get();
+        }
+
+        static long carriedWritten(String sinkId) {
+            return stats(sinkId)[5].get();
         }
 
         static long awaitsWhilePending(String sinkId) {
@@ -1184,6 +1254,21 @@ class UpsertITCase extends ExactlyOnceTestBase {
                         s[3].incrementAndGet();
                     }
                     w.write(record, positionInEpoch);
+                }
+
+                @Override
+                public java.util.Optional<byte[]> carried() throws IOException {
+                    java.util.Optional<byte[]> carried = w.carried();
+                    if (carried.isPresent()) {
+                        s[4].incrementAndGet();
+                    }
+                    return carried;
+                }
+
+                @Override
+                public void applyCarried(byte[] carried, String origin) throws IOException {
+                    w.applyCarried(carried, origin);
+                    s[5].incrementAndGet();
                 }
 
                 @Override

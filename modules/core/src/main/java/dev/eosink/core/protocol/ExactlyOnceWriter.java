@@ -38,7 +38,9 @@ import java.util.function.LongSupplier;
  * <p>Invariants:
  *
  * <ul>
- *   <li>An epoch with no record prepares nothing and emits no committable.
+ *   <li>An epoch with no record prepares nothing and emits no committable, unless the session held
+ *       writes past the last barrier that may run now: then the flush at the barrier begins an epoch
+ *       for them alone.
  *   <li>A transaction is named with {@code lastSnapshottedCheckpoint + 1}, never more than the
  *       checkpoint whose barrier prepares it (Flink calls {@code prepareCommit} before {@code
  *       snapshotState} of the same checkpoint).
@@ -49,6 +51,10 @@ import java.util.function.LongSupplier;
  *       prepared and not yet committed at any time: each one holds a slot of the database's
  *       prepared transactions and its row locks, and checkpoints that keep failing would otherwise
  *       pile them up without bound. An epoch that would exceed it fails instead, before it begins.
+ *   <li>Writes the session holds past a barrier ({@link WriterSession#carried()}: they must follow a
+ *       commit that only a later checkpoint brings) are in that checkpoint's state, and a writer
+ *       restored from it writes them before its first record; at the end of input, with no epoch
+ *       left to write them, the task fails over instead.
  *   <li>On close (cancel, failure) only the open, unprepared transaction is rolled back; prepared
  *       ones belong to checkpoints and are left to the committer or the next start.
  * </ul>
@@ -79,6 +85,9 @@ public final class ExactlyOnceWriter<IN>
 
     /** This writer's prepared transactions not yet known to be committed. */
     private final PendingCommits pending;
+
+    /** What the session waits on for its own commits; null outside a Flink task (it never waits there). */
+    private final OwnCommitGate gate;
 
     /** Times {@link PendingCommits} entries, for the bound of a wait for their commit. */
     private final LongSupplier nanoClock;
@@ -146,9 +155,8 @@ public final class ExactlyOnceWriter<IN>
         this.pending = new PendingCommits(context.jobId(), context.sinkId(), context.subtask());
         this.recovery = new StartupRecovery(context, settings, target, session);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
-        session.ownCommits(mailbox == null
-                ? OwnCommits.NONE
-                : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, nanoClock));
+        this.gate = mailbox == null ? null : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, nanoClock);
+        session.ownCommits(gate == null ? OwnCommits.NONE : gate);
         try {
             recovery.atStart(restoredStates);
         } catch (IOException | RuntimeException e) {
@@ -160,17 +168,21 @@ public final class ExactlyOnceWriter<IN>
     @Override
     public void write(IN element, Context ctx) throws IOException {
         try {
-            if (recordsInEpoch == 0) {
-                checkPreparedBound();
-                // The epoch's name is known now: no checkpoint is snapshotted until its barrier.
-                epochId = nextTransactionId();
-                session.begin(epochId);
+            if (epochId == null) {
+                beginEpoch();
             }
             session.write(element, recordsInEpoch);
         } catch (IOException | RuntimeException e) {
             throw epochFailure(e);
         }
         recordsInEpoch++;
+    }
+
+    private void beginEpoch() throws IOException {
+        checkPreparedBound();
+        // The epoch's name is known now: no checkpoint is snapshotted until its barrier.
+        epochId = nextTransactionId();
+        session.begin(epochId);
     }
 
     /**
@@ -201,8 +213,25 @@ public final class ExactlyOnceWriter<IN>
 
     @Override
     public void flush(boolean endOfInput) throws IOException {
+        if (endOfInput && gate != null) {
+            gate.inputEnded();
+        }
         try {
+            if (epochId == null && session.holdsWrites() && (gate == null || !gate.pending())) {
+                // No record came since the last barrier, but the session holds writes that may run now:
+                // an epoch for them alone, or an idle stream would never write them.
+                beginEpoch();
+            }
             session.flush();
+            if (endOfInput && session.carried().isPresent()) {
+                // No later epoch will come to write them, and the commit they must follow comes only
+                // with a checkpoint after this one: fail over, the restored job replays these records.
+                throw new SinkException("the input ended while the sink holds writes that must follow the commit of "
+                        + "this writer's previous transaction " + pending.ids() + " (checkpoints " + pending.checkpoints()
+                        + "), which comes only with a later checkpoint: its own checkpoint was aborted, or was a plain "
+                        + "savepoint. No epoch follows to write them, so the task fails over; the restored job commits "
+                        + "or rolls back that transaction and replays these records");
+            }
         } catch (IOException | RuntimeException e) {
             throw epochFailure(e);
         }
@@ -212,7 +241,7 @@ public final class ExactlyOnceWriter<IN>
 
     @Override
     public Collection<PreparedTransaction> prepareCommit() throws IOException {
-        if (recordsInEpoch == 0) {
+        if (epochId == null) {
             return Collections.emptyList();
         }
         TransactionId id = nextTransactionId();
@@ -269,8 +298,13 @@ public final class ExactlyOnceWriter<IN>
         recovery.atCheckpoint(checkpointId);
         pending.snapshotted(checkpointId);
         lastCheckpointId = checkpointId;
-        return Collections.singletonList(new WriterState(
-                context.sinkId(), context.subtask(), checkpointId, run, context.parallelism(), System.currentTimeMillis()));
+        // Taken before the gate opens: the writes the session holds past this barrier.
+        byte[] carried = session.carried().orElse(new byte[0]);
+        if (gate != null) {
+            gate.snapshotted();
+        }
+        return Collections.singletonList(new WriterState(context.sinkId(), context.subtask(), checkpointId, run,
+                context.parallelism(), System.currentTimeMillis(), carried));
     }
 
     @Override

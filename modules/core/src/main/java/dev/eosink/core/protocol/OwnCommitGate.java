@@ -39,11 +39,20 @@ final class OwnCommitGate implements OwnCommits {
     private final LongSupplier nanoClock;
 
     /**
-     * The transaction whose commit the last wait gave up on: not waited for again (the session runs
-     * this epoch's statements with a short lock timeout instead), but still counted as prepared until
-     * it is committed.
+     * The transaction whose commit the last wait gave up on: not waited for again in this epoch (the
+     * session holds its statements past the barrier instead), but pending until it is committed.
      */
     private TransactionId gaveUpOn;
+
+    /**
+     * A restored run holds statements until its first barrier: before it, a restored committer of
+     * another subtask may not have committed a transaction whose rows they touch (after a rescale,
+     * keys move between subtasks), and a restored writer may not have written what its state carried
+     * ({@link StartupRecovery}). Flink triggers the first checkpoint only once every task has
+     * initialized, so once this writer snapshots it, both are done. Lifted at the end of input too:
+     * nothing could carry the statements further.
+     */
+    private boolean holdUntilFirstBarrier;
 
     OwnCommitGate(
             SubtaskContext context,
@@ -56,12 +65,23 @@ final class OwnCommitGate implements OwnCommits {
         this.mailbox = mailbox;
         this.checkpointTimeout = checkpointTimeout;
         this.nanoClock = nanoClock;
+        this.holdUntilFirstBarrier = context.restoredCheckpointId().isPresent();
+    }
+
+    /** The writer snapshotted a checkpoint: see {@link #holdUntilFirstBarrier}. */
+    void snapshotted() {
+        holdUntilFirstBarrier = false;
+    }
+
+    /** The input ended: see {@link #holdUntilFirstBarrier}. */
+    void inputEnded() {
+        holdUntilFirstBarrier = false;
     }
 
     @Override
     public boolean pending() {
         pending.refresh();
-        return pending.newest().map(e -> !e.id.equals(gaveUpOn)).orElse(false);
+        return holdUntilFirstBarrier || !pending.isEmpty();
     }
 
     /**
@@ -78,7 +98,13 @@ final class OwnCommitGate implements OwnCommits {
         if (!pending()) {
             return true;
         }
+        if (holdUntilFirstBarrier) {
+            return false;
+        }
         PendingCommits.Entry last = pending.newest().orElseThrow();
+        if (last.id.equals(gaveUpOn)) {
+            return false;
+        }
         long deadline = last.preparedAtNanos + checkpointTimeout.toNanos();
         try {
             while (true) {
@@ -90,8 +116,8 @@ final class OwnCommitGate implements OwnCommits {
                 if (outcome == Outcome.ABORTED || outcome == Outcome.PLAIN_SAVEPOINT) {
                     gaveUpOn = last.id;
                     LOG.info("{}: checkpoint {} of {} {}, so its commit comes only with a later checkpoint, which "
-                                    + "this writer holds up while it waits; writing on, a write that needs its row locks "
-                                    + "fails at a short lock timeout and the job fails over", context, last.checkpointId,
+                                    + "this writer holds up while it waits; the writes that must follow that commit are "
+                                    + "carried past the next barrier", context, last.checkpointId,
                             last.id, outcome == Outcome.ABORTED ? "was aborted" : "is a plain savepoint, which Flink "
                                     + "does not notify");
                     return false;
@@ -99,7 +125,7 @@ final class OwnCommitGate implements OwnCommits {
                 if (nanoClock.getAsLong() - deadline > 0) {
                     gaveUpOn = last.id;
                     LOG.warn("{}: no outcome of checkpoint {} of {} was heard within the checkpoint timeout of {}; "
-                                    + "writing on, a write that needs its row locks fails at a short lock timeout",
+                                    + "the writes that must follow its commit are carried past the next barrier",
                             context, last.checkpoint().isPresent() ? last.checkpointId : "?", last.id,
                             checkpointTimeout);
                     return false;

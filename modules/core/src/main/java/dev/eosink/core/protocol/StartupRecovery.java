@@ -78,6 +78,58 @@ final class StartupRecovery {
                 session.release(index);
             }
         }
+        for (WriterState state : restored) {
+            if (state.carries()) {
+                applyCarried(state);
+            }
+        }
+    }
+
+    /**
+     * Writes what the writer that took {@code state} carried past its barrier (see {@link
+     * WriterSession#carried()}): writes that had to follow the commit of that writer's earlier
+     * transactions. So they wait until none of that writer's transactions is prepared any more: the
+     * restored committers commit those the checkpoint promised while they initialize (before any
+     * checkpoint of this run, so this wait never holds one up), and recovery rolls back the others at
+     * start. They are written before this writer's first record and before the run's first
+     * checkpoint, so every replayed write of their keys comes after them.
+     */
+    private void applyCarried(WriterState state) throws IOException {
+        String origin = "the writer state of subtask " + state.subtask() + " in checkpoint " + state.checkpointId();
+        if (!state.sinkId().equals(context.sinkId()) || state.run().isEmpty()) {
+            throw new SuppressRestartsException(new SinkException(context + ", " + target + ": " + origin
+                    + " carries writes of sink id '" + state.sinkId() + "', which must follow that sink id's own prepared "
+                    + "transactions; this sink is '" + context.sinkId() + "'. Remedy: restore with the sink id that took "
+                    + "the checkpoint, and change it only after a checkpoint that carries nothing"));
+        }
+        String run = state.run().get();
+        long deadline = System.nanoTime() + settings.claimWait().toNanos();
+        List<TransactionId> before = earlierOf(state, run, session.listPrepared());
+        while (!before.isEmpty()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new SinkException(context + ", " + target + ": " + origin + " carries writes that must follow "
+                        + "the commit of " + names(before) + ", still prepared after " + settings.claimWait()
+                        + ". The restored committers commit them as they start; see their log for a failed commit. "
+                        + "The task fails over and tries again.");
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SinkException(context + ": interrupted while waiting for " + names(before), e);
+            }
+            before = earlierOf(state, run, session.listPrepared());
+        }
+        session.applyCarried(state.carried(), context + ", " + target + ", " + origin);
+        LOG.info("{}: wrote and committed the writes that {} carried ({} bytes) before the first record",
+                context, origin, state.carried().length);
+    }
+
+    /** The prepared transactions of the writer that took {@code state}: its subtask index and run. */
+    private List<TransactionId> earlierOf(WriterState state, String run, List<TransactionId> prepared) {
+        return prepared.stream()
+                .filter(id -> id.sinkId().equals(context.sinkId()) && id.subtask() == state.subtask() && id.run().equals(run))
+                .collect(Collectors.toList());
     }
 
     private void warnOnSinkIdChange(Collection<WriterState> restored) {

@@ -2,6 +2,7 @@ package dev.eosink.core.protocol;
 
 import org.apache.flink.annotation.Internal;
 
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -21,6 +22,10 @@ import java.util.OptionalLong;
  *       snapshotted N on the same subtask index, so a transaction named at or before N with another
  *       run token, or of a subtask index that did not exist at N, belongs to another line of history
  *       of the job (see {@link RecoveryPlan}).
+ *   <li>The carried writes: what the writer's session held past the barrier, because it had to
+ *       follow the commit of an earlier transaction of the writer that comes only with a later
+ *       checkpoint ({@link dev.eosink.core.spi.WriterSession#carried()}). Opaque to the core; a
+ *       restored writer has its session apply them before the first record.
  * </ul>
  *
  * <p>State written by the first release has no lineage: a writer restored from it decides as that
@@ -30,9 +35,12 @@ import java.util.OptionalLong;
  * @param subtask that writer's subtask index
  * @param checkpointId the checkpoint the snapshot belongs to
  * @param lineage who took the snapshot; empty in state of the first layout (version 1)
+ * @param carried the session's carried writes, as it encoded them; empty when it carried none
  */
 @Internal
-public record WriterState(String sinkId, int subtask, long checkpointId, Optional<Lineage> lineage) {
+public record WriterState(String sinkId, int subtask, long checkpointId, Optional<Lineage> lineage, byte[] carried) {
+
+    private static final byte[] NOTHING = new byte[0];
 
     /**
      * The writer instance that took a snapshot.
@@ -74,17 +82,35 @@ public record WriterState(String sinkId, int subtask, long checkpointId, Optiona
     public WriterState {
         Objects.requireNonNull(sinkId, "sinkId");
         Objects.requireNonNull(lineage, "lineage");
+        carried = carried == null || carried.length == 0 ? NOTHING : carried.clone();
     }
 
-    /** The state a writer snapshots: its subtask, the checkpoint, and its lineage. */
+    /** The state a writer snapshots: its subtask, the checkpoint, and its lineage; nothing carried. */
     public WriterState(
             String sinkId, int subtask, long checkpointId, String run, int parallelism, long snapshotAtMillis) {
-        this(sinkId, subtask, checkpointId, Optional.of(new Lineage(run, parallelism, snapshotAtMillis)));
+        this(sinkId, subtask, checkpointId, run, parallelism, snapshotAtMillis, NOTHING);
+    }
+
+    /** The state a writer snapshots, with what its session carries past the barrier (may be empty). */
+    public WriterState(String sinkId, int subtask, long checkpointId, String run, int parallelism,
+            long snapshotAtMillis, byte[] carried) {
+        this(sinkId, subtask, checkpointId, Optional.of(new Lineage(run, parallelism, snapshotAtMillis)), carried);
     }
 
     /** State of the first layout, read from old checkpoints: no lineage. */
     public static WriterState withoutLineage(String sinkId, int subtask, long checkpointId) {
-        return new WriterState(sinkId, subtask, checkpointId, Optional.empty());
+        return new WriterState(sinkId, subtask, checkpointId, Optional.empty(), NOTHING);
+    }
+
+    /** The session's carried writes, a copy; empty when it carried none. */
+    @Override
+    public byte[] carried() {
+        return carried.clone();
+    }
+
+    /** Whether the session carried writes past this snapshot's barrier. */
+    public boolean carries() {
+        return carried.length > 0;
     }
 
     /** The run token of the writer instance that took the snapshot; empty in state of the first layout. */
@@ -107,6 +133,7 @@ public record WriterState(String sinkId, int subtask, long checkpointId, Optiona
         return "WriterState{sink=" + sinkId + ", subtask=" + subtask + ", checkpoint=" + checkpointId
                 + lineage.map(l -> ", run=" + l.run() + ", parallelism=" + l.parallelism() + ", at=" + l.snapshotAtMillis())
                         .orElse("")
+                + (carried.length > 0 ? ", carried=" + carried.length + " bytes" : "")
                 + "}";
     }
 
@@ -117,11 +144,12 @@ public record WriterState(String sinkId, int subtask, long checkpointId, Optiona
                 && Objects.equals(sinkId, other.sinkId)
                 && subtask == other.subtask
                 && checkpointId == other.checkpointId
-                && Objects.equals(lineage, other.lineage);
+                && Objects.equals(lineage, other.lineage)
+                && Arrays.equals(carried, other.carried);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(sinkId, subtask, checkpointId, lineage);
+        return Objects.hash(sinkId, subtask, checkpointId, lineage) * 31 + Arrays.hashCode(carried);
     }
 }

@@ -15,6 +15,7 @@ import java.io.IOException;
  * <ul>
  *   <li>Version 1: sink id, subtask, checkpoint id. Still read: a writer restored from it has no lineage.
  *   <li>Version 2: version 1, then the run token, the parallelism and the snapshot time (epoch millis).
+ *   <li>Version 3: version 2, then the length of the session's carried writes and their bytes (0: none).
  * </ul>
  */
 @Internal
@@ -22,10 +23,11 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
 
     static final int VERSION_1 = 1;
     static final int VERSION_2 = 2;
+    static final int VERSION_3 = 3;
 
     @Override
     public int getVersion() {
-        return VERSION_2;
+        return VERSION_3;
     }
 
     @Override
@@ -40,20 +42,23 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
             out.writeUTF(lineage.run());
             out.writeInt(lineage.parallelism());
             out.writeLong(lineage.snapshotAtMillis());
+            byte[] carried = state.carried();
+            out.writeInt(carried.length);
+            out.write(carried);
         }
         return bytes.toByteArray();
     }
 
     @Override
     public WriterState deserialize(int version, byte[] serialized) throws IOException {
-        if (version != VERSION_1 && version != VERSION_2) {
+        if (version < VERSION_1 || version > VERSION_3) {
             throw new IOException(
                     "Unknown version "
                             + version
                             + " of eosink's writer state (this release reads versions "
                             + VERSION_1
-                            + " and "
-                            + VERSION_2
+                            + " to "
+                            + VERSION_3
                             + "): the checkpoint was written by a newer release of eosink. "
                             + "Restore it with that release.");
         }
@@ -61,9 +66,25 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
             String sinkId = in.readUTF();
             int subtask = in.readInt();
             long checkpointId = in.readLong();
-            WriterState state = version == VERSION_1
-                    ? WriterState.withoutLineage(sinkId, subtask, checkpointId)
-                    : new WriterState(sinkId, subtask, checkpointId, in.readUTF(), in.readInt(), in.readLong());
+            WriterState state;
+            if (version == VERSION_1) {
+                state = WriterState.withoutLineage(sinkId, subtask, checkpointId);
+            } else {
+                String run = in.readUTF();
+                int parallelism = in.readInt();
+                long snapshotAt = in.readLong();
+                byte[] carried = new byte[0];
+                if (version >= VERSION_3) {
+                    int length = in.readInt();
+                    if (length < 0 || length > in.available()) {
+                        throw new IOException("Corrupt writer state of sink " + sinkId + ", subtask " + subtask
+                                + ", checkpoint " + checkpointId + ": " + length + " bytes of carried writes announced, "
+                                + in.available() + " left");
+                    }
+                    carried = in.readNBytes(length);
+                }
+                state = new WriterState(sinkId, subtask, checkpointId, run, parallelism, snapshotAt, carried);
+            }
             if (in.available() != 0) {
                 throw new IOException("Corrupt writer state " + state + ": trailing bytes");
             }

@@ -75,6 +75,21 @@ public abstract class ForwardingWriterSession<IN> implements WriterSession<IN> {
     }
 
     @Override
+    public Optional<byte[]> carried() throws IOException {
+        return delegate.carried();
+    }
+
+    @Override
+    public boolean holdsWrites() {
+        return delegate.holdsWrites();
+    }
+
+    @Override
+    public void applyCarried(byte[] carried, String origin) throws IOException {
+        delegate.applyCarried(carried, origin);
+    }
+
+    @Override
     public void abortOpen() throws IOException {
         delegate.abortOpen();
     }

@@ -19,22 +19,31 @@ import java.io.IOException;
  * <p>Sessions decide when: an upsert session defers the statements that may touch the previous
  * epoch's rows and keeps writing rows that cannot (keys it never wrote), so the wait mostly costs
  * nothing. Calls come from the task thread only (inside {@code write} or {@code flush}).
+ *
+ * <p>Some commits cannot be waited for: when the previous transaction's checkpoint was aborted, or
+ * was a plain savepoint, its commit comes only with a later checkpoint, whose barrier this very
+ * thread would hold up. Then {@link #await()} says no, and the session holds those statements past
+ * the barrier ({@link WriterSession#carried()}), writing them into the epoch after the commit: never
+ * before it, and never lost (the checkpoint's state keeps them).
  */
 @PublicEvolving
 public interface OwnCommits {
 
-    /** Whether the previous prepared transaction of this writer is not known to be committed yet. */
+    /**
+     * Whether a statement that may touch rows of this writer's earlier transactions must not run yet:
+     * the previous prepared transaction is not known to be committed, or this run was restored and has
+     * not passed its first barrier (until then, restored committers and restored writers may still
+     * be committing writes that precede this run's).
+     */
     boolean pending();
 
     /**
-     * Returns once the previous prepared transaction is committed, at once if it is or if there is
-     * none: then true. Meanwhile the task runs its mailbox. Gives up after a bound and returns false:
-     * its checkpoint may have been declined, and then the commit comes only with the next completed
-     * checkpoint, which cannot complete while this thread waits. The session then runs its statement
-     * anyway, with a short lock timeout, so that a real conflict becomes a prompt failover; but only a
-     * statement that would wait for that transaction's locks: PostgreSQL's INSERT ... ON CONFLICT waits
-     * for a row that transaction inserted, a DELETE does not see such a row and would silently miss it,
-     * so a session fails over rather than run a delete then.
+     * Returns true once such a statement may run: at once if nothing is {@link #pending()}, else once
+     * the previous transaction is committed, meanwhile running the task's mailbox. Returns false when
+     * it cannot be waited for now: its checkpoint was aborted or was a plain savepoint, no outcome
+     * was heard within the checkpoint timeout, or the restored run has not passed its first barrier.
+     * The session then holds the statement and carries it past the barrier; later calls in the same
+     * epoch say false at once.
      */
     boolean await() throws IOException;
 

@@ -74,7 +74,8 @@ public interface WriterSession<IN> extends AutoCloseable {
 
     /**
      * Ends the open transaction with a marker row naming {@code id} and prepares it, detaching it from
-     * this session. Called only when the epoch wrote at least one record.
+     * this session. Called only when the epoch wrote at least one record, or wrote held writes alone
+     * ({@link #holdsWrites()}).
      */
     void prepare(TransactionId id, long rows) throws IOException;
 
@@ -86,6 +87,47 @@ public interface WriterSession<IN> extends AutoCloseable {
      * ignore it.
      */
     default void ownCommits(OwnCommits ownCommits) {}
+
+    /**
+     * The writes this session holds past the barrier that just prepared its transaction, encoded as
+     * it likes; empty when it holds none. Only a session that {@link OwnCommits#await() waits} for its
+     * own commits holds any: writes that must follow the commit of an earlier transaction of this
+     * writer, when that commit comes only with a later checkpoint (the earlier one's was aborted, or
+     * was a plain savepoint). The writer keeps them in the checkpoint's state, and the session writes
+     * them into a later epoch once that commit is done. Called when Flink snapshots the writer, right
+     * after {@link #prepare} (or after {@link #flush} when the epoch wrote nothing), and at the end of
+     * input, where writes still held could never be written.
+     */
+    default Optional<byte[]> carried() throws IOException {
+        return Optional.empty();
+    }
+
+    /**
+     * Whether the session holds writes past the last barrier, what {@link #carried()} would encode;
+     * cheap, asked at every flush. When it does and they may run, the writer begins an epoch for them
+     * even if no record comes ({@link #begin}, then {@link #flush}, then {@link #prepare} with 0 rows).
+     */
+    default boolean holdsWrites() {
+        return false;
+    }
+
+    /**
+     * Writes what a writer of this sink carried in a restored checkpoint's state ({@link #carried()}),
+     * in a transaction of its own, committed before it returns. Runs at start, before the first
+     * record, once no transaction of the writer that carried them is prepared any more (the restored
+     * committers committed those its checkpoint promised, recovery rolled back the rest), and before
+     * any checkpoint of the run: a write of the same key that the restored sources replay comes later,
+     * and no epoch of the run commits before it. After a rescale, another subtask may own those keys
+     * now; a session refuses, rather than waits, when such a write got there first (see the
+     * implementation).
+     *
+     * @param origin the snapshot that carried them, for messages
+     * @throws IOException when the writes fail; nothing of them is committed then
+     */
+    default void applyCarried(byte[] carried, String origin) throws IOException {
+        throw new IOException(origin + " carries writes, but " + getClass().getName() + " carries none and cannot "
+                + "apply them: restore the checkpoint with the sink that took it");
+    }
 
     /** Rolls back the open, unprepared transaction if there is one. Never touches prepared ones. */
     void abortOpen() throws IOException;

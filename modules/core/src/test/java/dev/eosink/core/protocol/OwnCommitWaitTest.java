@@ -21,6 +21,7 @@ import java.util.OptionalLong;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A session whose writes may need its previous transaction's locks (upserts) asks the writer's {@link
@@ -116,8 +117,8 @@ class OwnCommitWaitTest {
     /**
      * A checkpoint that takes long after the sink's barrier (large state elsewhere, backpressure) is
      * waited for, however long, within the checkpoint timeout: it is neither complete nor aborted, and
-     * giving up (a short lock timeout on a write that needs the prepared transaction's locks) would
-     * fail the job over at every such checkpoint, for ever.
+     * giving up would hold every statement of every epoch past its barrier, at every such checkpoint,
+     * for ever.
      */
     @Test
     void aSlowCheckpointIsWaitedForAsLongAsItTakes() throws Exception {
@@ -149,7 +150,145 @@ class OwnCommitWaitTest {
 
         assertThat(gate.await()).as("given up").isFalse();
         assertThat(clock - start).as("no time spent waiting").isLessThan(Duration.ofSeconds(2).toNanos());
-        assertThat(gate.pending()).as("not waited for again in this epoch").isFalse();
+        assertThat(gate.pending()).as("still not committed").isTrue();
+        assertThat(gate.await()).as("not waited for again in this epoch").isFalse();
+        assertThat(clock - start).isLessThan(Duration.ofSeconds(2).toNanos());
+    }
+
+    /**
+     * After the aborted checkpoint, the next epoch's transaction is prepared and its checkpoint
+     * completes: both transactions commit with it, and the statements held past the barrier may run.
+     */
+    @Test
+    void afterAnAbortedCheckpointTheNextCompletedOneEndsTheHold() throws Exception {
+        ExactlyOnceWriter<String> writer = writer(false);
+        writer.write("a", null);
+        writer.prepareCommit();
+        writer.snapshotState(7);
+        CheckpointOutcomes.aborted(JOB, 7);
+        assertThat(gate.await()).isFalse();
+        writer.write("b", null);
+        writer.prepareCommit();
+        writer.snapshotState(8);
+        mails.add(() -> CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("upserts", 0), 8));
+
+        assertThat(gate.await()).as("waited for checkpoint 8, which commits 7 too").isTrue();
+        assertThat(gate.pending()).isFalse();
+    }
+
+    /**
+     * What the session holds past a barrier goes into that checkpoint's writer state, taken after the
+     * epoch is prepared.
+     */
+    @Test
+    void theSnapshotKeepsWhatTheSessionCarries() throws Exception {
+        carried = new byte[] {4, 2};
+        ExactlyOnceWriter<String> writer = writer(false);
+        writer.write("a", null);
+        writer.prepareCommit();
+
+        WriterState state = writer.snapshotState(7).get(0);
+
+        assertThat(state.carried()).containsExactly(4, 2);
+    }
+
+    /**
+     * At the end of input no epoch follows to write what the session still holds (its commit comes
+     * only with a later checkpoint): the task fails over rather than finish without it.
+     */
+    @Test
+    void theEndOfInputWithHeldWritesFailsOver() throws Exception {
+        carried = new byte[] {1};
+        ExactlyOnceWriter<String> writer = writer(false);
+        writer.write("a", null);
+
+        assertThatThrownBy(() -> writer.flush(true))
+                .hasMessageContaining("the input ended while the sink holds writes")
+                .hasMessageContaining("fails over");
+    }
+
+    /**
+     * A restored run runs no statement that may touch older rows before its first barrier: restored
+     * committers of other subtasks, and restored writers with carried writes, may still be at work
+     * until Flink can trigger the run's first checkpoint. Once this writer snapshotted it, they are
+     * done.
+     */
+    @Test
+    void aRestoredRunHoldsStatementsUntilItsFirstBarrier() throws Exception {
+        restoredCheckpoint = OptionalLong.of(6);
+        ExactlyOnceWriter<String> writer = writer(false);
+        long start = clock;
+
+        assertThat(gate.pending()).isTrue();
+        assertThat(gate.await()).as("cannot be waited for: the barrier comes through this thread").isFalse();
+        assertThat(clock - start).isZero();
+        writer.write("a", null);
+        writer.prepareCommit();
+        writer.snapshotState(7);
+        mails.add(() -> CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("upserts", 0), 7));
+
+        assertThat(gate.await()).as("after the first barrier, only the own commit counts").isTrue();
+    }
+
+    /**
+     * No record comes after the barrier that the session held writes past: once they may run, the
+     * flush at the next barrier begins an epoch for them alone, which is prepared with 0 records;
+     * while they may not, nothing begins.
+     */
+    @Test
+    void heldWritesGetAnEpochOfTheirOwnWhenNoRecordComes() throws Exception {
+        ExactlyOnceWriter<String> writer = writer(false);
+        writer.write("a", null);
+        writer.prepareCommit();
+        writer.snapshotState(7);
+        CheckpointOutcomes.aborted(JOB, 7);
+        holds = true;
+
+        writer.flush(false);
+        assertThat(writer.prepareCommit()).as("checkpoint 7 not committed: nothing may run").isEmpty();
+        writer.snapshotState(8);
+        CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("upserts", 0), 8);
+        writer.flush(false);
+        java.util.Collection<PreparedTransaction> prepared = writer.prepareCommit();
+
+        assertThat(events).containsExactly("write a", "prepare 1", "begin 9", "prepare 9");
+        assertThat(prepared).singleElement().satisfies(t -> assertThat(t.rows()).isZero());
+    }
+
+    @Test
+    void theEndOfInputLiftsTheRestoredRunsHold() throws Exception {
+        restoredCheckpoint = OptionalLong.of(6);
+        ExactlyOnceWriter<String> writer = writer(false);
+        writer.flush(true);
+
+        assertThat(gate.pending()).isFalse();
+        assertThat(gate.await()).isTrue();
+    }
+
+    /**
+     * A restored writer state that carries writes: they are written before the first record, once no
+     * transaction of the writer that carried them is prepared any more (the restored committer commits
+     * them as it starts, concurrently), and never before.
+     */
+    @Test
+    void restoredCarriedWritesAreWrittenOnceTheirWritersTransactionsAreCommitted() throws Exception {
+        restoredCheckpoint = OptionalLong.of(6);
+        TransactionId held = new TransactionId("upserts", 0, 6, "run0run0");
+        TransactionId other = new TransactionId("upserts", 1, 6, "run1run1");
+        prepared.add(held);
+        prepared.add(other);
+        restoredStates = List.of(new WriterState("upserts", 0, 6, "run0run0", 2, 1L, new byte[] {9}));
+        int[] listings = {0};
+        onList = () -> {
+            if (++listings[0] == 3) {
+                prepared.remove(held); // the restored committer commits it
+            }
+        };
+
+        writer(false);
+
+        assertThat(events).containsExactly("apply [9] after 3 listings");
+        assertThat(prepared).as("another writer's transaction is not waited for").containsExactly(other);
     }
 
     /**
@@ -224,8 +363,48 @@ class OwnCommitWaitTest {
         assertThat(clock - start).isBetween(CHECKPOINT_TIMEOUT.toNanos(), CHECKPOINT_TIMEOUT.plusSeconds(2).toNanos());
     }
 
+    /** What the session carries past every barrier; null: nothing. */
+    private byte[] carried;
+    /** Whether the session holds writes between epochs. */
+    private boolean holds;
+    private OptionalLong restoredCheckpoint = OptionalLong.empty();
+    private List<WriterState> restoredStates = List.of();
+    /** The sink's prepared transactions, as the session lists them. */
+    private final List<TransactionId> prepared = new ArrayList<>();
+    private Runnable onList = () -> {};
+    private int listed;
+
     private ExactlyOnceWriter<String> writer(boolean waits) throws Exception {
         WriterSession<String> session = new NoOpWriterSession() {
+            @Override
+            public List<TransactionId> listPrepared() {
+                listed++;
+                onList.run();
+                return List.copyOf(prepared);
+            }
+
+            @Override
+            public java.util.Optional<byte[]> carried() {
+                return java.util.Optional.ofNullable(carried);
+            }
+
+            @Override
+            public boolean holdsWrites() {
+                return holds;
+            }
+
+            @Override
+            public void begin(TransactionId id) {
+                if (holds) {
+                    events.add("begin " + id.checkpointId());
+                }
+            }
+
+            @Override
+            public void applyCarried(byte[] bytes, String origin) {
+                events.add("apply " + java.util.Arrays.toString(bytes) + " after " + listed + " listings");
+            }
+
             @Override
             public void ownCommits(OwnCommits ownCommits) {
                 gate = ownCommits;
@@ -283,11 +462,11 @@ class OwnCommitWaitTest {
             }
         };
         return new ExactlyOnceWriter<>(
-                new SubtaskContext("upserts", 0, 1, 0, JOB, OptionalLong.empty()),
+                new SubtaskContext("upserts", 0, restoredCheckpoint.isPresent() ? 2 : 1, 0, JOB, restoredCheckpoint),
                 SinkSettings.defaults("upserts"),
                 "table t",
                 session,
-                List.of(),
+                restoredStates,
                 new SimpleCounter(),
                 mailbox,
                 CHECKPOINT_TIMEOUT,

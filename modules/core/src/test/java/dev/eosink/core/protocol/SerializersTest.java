@@ -61,14 +61,32 @@ class SerializersTest {
                 "0019656f73312f6f72646572732f332f34322f616263643132333400000000000003e80000018bcfe56800");
         WriterState state = new WriterState("orders", 2, 77, "abcd1234", 4, 1_700_000_000_000L);
         assertThat(HexFormat.of().formatHex(states.serialize(state))).isEqualTo(
-                "00066f726465727300000002000000000000004d00086162636431323334000000040000018bcfe56800");
+                "00066f726465727300000002000000000000004d00086162636431323334000000040000018bcfe5680000000000");
+        WriterState carrying = new WriterState("orders", 2, 77, "abcd1234", 4, 1_700_000_000_000L, new byte[] {7, 8});
+        assertThat(HexFormat.of().formatHex(states.serialize(carrying))).isEqualTo(
+                "00066f726465727300000002000000000000004d00086162636431323334000000040000018bcfe56800000000020708");
     }
 
     @Test
     void writerStateRoundTrips() throws IOException {
         WriterState state = new WriterState("orders", 2, 77, "abcd1234", 4, 1_700_000_000_000L);
         assertThat(states.deserialize(states.getVersion(), states.serialize(state))).isEqualTo(state);
-        assertThat(states.getVersion()).isEqualTo(2);
+        WriterState carrying = new WriterState("orders", 2, 77, "abcd1234", 4, 1_700_000_000_000L, new byte[] {1, 2, 3});
+        WriterState read = states.deserialize(states.getVersion(), states.serialize(carrying));
+        assertThat(read).isEqualTo(carrying);
+        assertThat(read.carries()).isTrue();
+        assertThat(read.carried()).containsExactly(1, 2, 3);
+        assertThat(states.getVersion()).isEqualTo(3);
+    }
+
+    /** Checkpoints of the releases before carried writes hold version 2: still read, carrying nothing. */
+    @Test
+    void writerStateVersion2IsReadCarryingNothing() throws IOException {
+        byte[] v2 = HexFormat.of().parseHex(
+                "00066f726465727300000002000000000000004d00086162636431323334000000040000018bcfe56800");
+        WriterState state = states.deserialize(2, v2);
+        assertThat(state).isEqualTo(new WriterState("orders", 2, 77, "abcd1234", 4, 1_700_000_000_000L));
+        assertThat(state.carries()).isFalse();
     }
 
     /** Checkpoints of the first release hold version 1 (sink id, subtask, checkpoint): still read, without lineage. */
@@ -90,9 +108,9 @@ class SerializersTest {
     @Test
     void writerStateOfUnknownVersionIsRejected() throws IOException {
         byte[] bytes = states.serialize(new WriterState("orders", 2, 77, "abcd1234", 1, 1L));
-        assertThatThrownBy(() -> states.deserialize(3, bytes))
+        assertThatThrownBy(() -> states.deserialize(4, bytes))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("version 3")
+                .hasMessageContaining("version 4")
                 .hasMessageContaining("newer release");
     }
 
@@ -100,5 +118,9 @@ class SerializersTest {
     void corruptWriterStateIsRejected() throws IOException {
         byte[] bytes = states.serialize(new WriterState("orders", 2, 77, "abcd1234", 1, 1L));
         assertThatThrownBy(() -> states.deserialize(1, bytes)).isInstanceOf(IOException.class).hasMessageContaining("trailing");
+        byte[] truncated = java.util.Arrays.copyOf(
+                states.serialize(new WriterState("orders", 2, 77, "abcd1234", 1, 1L, new byte[] {1, 2, 3})), bytes.length + 1);
+        assertThatThrownBy(() -> states.deserialize(3, truncated)).isInstanceOf(IOException.class)
+                .hasMessageContaining("3 bytes of carried writes announced, 1 left");
     }
 }

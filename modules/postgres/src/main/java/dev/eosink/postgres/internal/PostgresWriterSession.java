@@ -41,6 +41,9 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresWriterSession.class);
 
+    /** See {@link #applyCarried}. */
+    static final long CARRIED_LOCK_TIMEOUT_MILLIS = 10_000;
+
     private final SubtaskContext context;
     private final MarkerTable markers;
     private final Connection connection;
@@ -50,6 +53,8 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     /** COPY flow control, for whichever path uses COPY; it holds the monitor connection, if one was opened. */
     private final CopyBacklog backlog;
     private final WriteErrors errors;
+    /** The table and how the sink writes it, for messages. */
+    private final String target;
     private final WritePath<IN> path;
 
     /** The marker row's INSERT, reused across the session's transactions. */
@@ -70,7 +75,8 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         this.io = io;
         this.guard = new OwnershipGuard(connection, context);
         this.backlog = backlog;
-        this.errors = new WriteErrors(options.statement().describe());
+        this.target = options.statement().describe();
+        this.errors = new WriteErrors(target);
         this.marker = connection.prepareStatement(markers.insertSql());
         this.path = findings.plan().open(
                 new WritePlan.Resources(context, connection, io, backlog, options.batchSize(), errors));
@@ -182,6 +188,26 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         }
     }
 
+    /**
+     * Opens the epoch's transaction now when the path holds statements from before the barrier: the
+     * writer begins an epoch for them alone when no record comes. Otherwise the first record does.
+     */
+    @Override
+    public void begin(TransactionId id) throws IOException {
+        if (!transactionOpen && path.holdsWrites()) {
+            try {
+                begin();
+            } catch (SQLException e) {
+                throw new SinkException(context + ": beginning the transaction of " + id + " failed: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    @Override
+    public boolean holdsWrites() {
+        return path.holdsWrites();
+    }
+
     @Override
     public void write(IN record, long positionInEpoch) throws IOException {
         if (!transactionOpen) {
@@ -203,7 +229,11 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
 
     @Override
     public void flush() throws IOException {
-        path.flush();
+        // Between epochs nothing is buffered but statements held past the last barrier, and those
+        // must never run outside an epoch's transaction: they wait for the next record.
+        if (transactionOpen) {
+            path.flush();
+        }
     }
 
     @Override
@@ -240,10 +270,51 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         }
     }
 
+    /**
+     * Writes carried statements in a transaction of their own, committed at once. With a lock
+     * timeout of {@link #CARRIED_LOCK_TIMEOUT_MILLIS}: after a rescale, the subtask that owns one of
+     * their keys now may have written it already, in an epoch that commits only with a checkpoint,
+     * and no checkpoint begins before this writer has started; waiting longer would not help. Then
+     * nothing of them is committed, and the task fails over and tries again.
+     */
+    @Override
+    public void applyCarried(byte[] carried, String origin) throws IOException {
+        try {
+            betweenEpochs("writing carried statements");
+            connection.setAutoCommit(false);
+            try (Statement s = connection.createStatement()) {
+                s.execute("SET LOCAL lock_timeout = '" + CARRIED_LOCK_TIMEOUT_MILLIS + "ms'");
+            }
+            path.writeCarried(carried);
+            io.call("committing carried statements", () -> {
+                connection.commit();
+                return null;
+            });
+        } catch (SQLException | IOException e) {
+            try {
+                connection.rollback();
+            } catch (SQLException r) {
+                e.addSuppressed(r);
+            }
+            boolean locked = e instanceof SQLException q && "55P03".equals(q.getSQLState());
+            throw new SinkException(origin + ": writing the upserts and deletes that it carried past its barrier into "
+                    + target + " failed: " + e.getMessage() + (locked
+                            ? " (another session holds a row of one of their keys: after a rescale, the subtask that "
+                                    + "owns that key now may have written it first. The task fails over and tries again; "
+                                    + "nothing of these writes is committed)"
+                            : ""), e);
+        }
+    }
+
     /** Upserts may touch rows the previous, still prepared epoch wrote; inserts never wait for them. */
     @Override
     public void ownCommits(OwnCommits ownCommits) {
         path.ownCommits(ownCommits);
+    }
+
+    @Override
+    public Optional<byte[]> carried() {
+        return path.carried();
     }
 
     @Override

@@ -59,6 +59,8 @@ final class UpsertBuffer<R> {
     private final String upsertWithNulls;
     private final String deleteSql;
     private final int columns;
+    /** The column names, which carried statements name too (see {@link CarriedStatements}). */
+    private final List<String> columnNames;
     private final int[] keyIndexes;
     private final KeyColumns keys;
     private final RowEncoder<R> encoder;
@@ -82,6 +84,7 @@ final class UpsertBuffer<R> {
         this.keys = keys;
         this.encoder = encoder;
         this.columns = columns.size();
+        this.columnNames = List.copyOf(columns);
         this.keyIndexes = keyColumns.stream().mapToInt(columns::indexOf).toArray();
         this.upsertSql = upsertSql(table, columns, columnTypes, keyColumns, "?");
         this.dedupingSql = keys.databaseDecides() ? dedupingSql(table, columns, columnTypes, keys, keyIndexes, "?") : null;
@@ -231,9 +234,15 @@ final class UpsertBuffer<R> {
         return pending.size();
     }
 
-    /** Whether the batch deletes a key. */
-    boolean deletes() {
-        return pending.containsValue(DELETE);
+    /**
+     * The epoch was prepared with statements still buffered (held past its barrier): they are of an
+     * earlier epoch, so a failure names this epoch's records from its first on.
+     */
+    void carriedIntoNextEpoch() {
+        if (!pending.isEmpty()) {
+            firstPosition = 0;
+            lastPosition = 0;
+        }
     }
 
     long firstPosition() {
@@ -254,17 +263,17 @@ final class UpsertBuffer<R> {
             clear();
             return;
         }
-        List<R> rows = new ArrayList<>();
+        List<Object> rows = new ArrayList<>();
         List<Object> deletes = new ArrayList<>();
         for (Iterator<Map.Entry<Object, Object>> it = pending.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Object, Object> e = it.next();
             if (e.getValue() == DELETE) {
                 deletes.add(e.getKey());
             } else {
-                rows.add(row(e.getValue()));
+                rows.add(e.getValue());
             }
         }
-        upsertRows(c, rows);
+        upsertValues(c, rows);
         if (!deletes.isEmpty()) {
             if (delete == null) {
                 delete = c.prepareStatement(deleteSql);
@@ -298,9 +307,8 @@ final class UpsertBuffer<R> {
                 }
             } else {
                 deletes[r] = "f";
-                R row = row(e.getValue());
                 for (int col = 0; col < columns; col++) {
-                    values[col][r] = encoder.text(row, col);
+                    values[col][r] = text(e.getValue(), col);
                 }
             }
             r++;
@@ -314,6 +322,11 @@ final class UpsertBuffer<R> {
 
     /** Upserts rows of distinct keys, now, with one statement (nothing if there are none). */
     void upsertRows(Connection c, List<R> rows) throws SQLException {
+        upsertValues(c, rows);
+    }
+
+    /** {@link #upsertRows} of pending values: rows of R, or {@link TextRow}s of carried statements. */
+    private void upsertValues(Connection c, List<?> rows) throws SQLException {
         if (rows.isEmpty()) {
             return;
         }
@@ -323,11 +336,84 @@ final class UpsertBuffer<R> {
         for (int col = 0; col < columns; col++) {
             String[] values = new String[rows.size()];
             for (int r = 0; r < values.length; r++) {
-                values[r] = encoder.text(rows.get(r), col);
+                values[r] = text(rows.get(r), col);
             }
             upsert.setArray(col + 1, array(c, values));
         }
         upsert.executeUpdate();
+    }
+
+    /** Column {@code col} of a pending upsert, as the text the statements bind. */
+    private String text(Object pendingValue, int col) {
+        return pendingValue instanceof TextRow t ? t.values[col] : encoder.text(row(pendingValue), col);
+    }
+
+    /**
+     * The batch, encoded to be carried past a barrier in checkpoint state ({@link CarriedStatements});
+     * empty when it is empty. The batch itself stays as it is.
+     */
+    java.util.Optional<byte[]> carried() {
+        if (pending.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        List<CarriedStatements.Statement> carried = new ArrayList<>(pending.size());
+        for (Map.Entry<Object, Object> e : pending.entrySet()) {
+            String[] key = new String[keyIndexes.length];
+            for (int k = 0; k < key.length; k++) {
+                key[k] = keyPart(e.getKey(), k);
+            }
+            if (e.getValue() == DELETE) {
+                carried.add(new CarriedStatements.Statement(true, key, null));
+            } else {
+                String[] values = new String[columns];
+                for (int col = 0; col < columns; col++) {
+                    values[col] = text(e.getValue(), col);
+                }
+                carried.add(new CarriedStatements.Statement(false, key, values));
+            }
+        }
+        return java.util.Optional.of(new CarriedStatements(columnNames, keyIndexes.length, carried).encode());
+    }
+
+    /**
+     * Reads carried statements ({@link #carried()}, from a restored checkpoint).
+     *
+     * @throws java.io.IOException when the bytes are corrupt, or were carried for other columns or keys
+     *     than this sink's
+     */
+    CarriedStatements readCarried(byte[] bytes) throws java.io.IOException {
+        CarriedStatements carried = CarriedStatements.decode(bytes);
+        if (!carried.columns().equals(columnNames) || carried.keyColumns() != keyIndexes.length) {
+            throw new java.io.IOException("they were carried for the columns " + carried.columns() + " with "
+                    + carried.keyColumns() + " key column(s), and this sink writes " + columnNames + " with "
+                    + keyIndexes.length + ": restore with the columns and key of the job that took the checkpoint");
+        }
+        return carried;
+    }
+
+    /**
+     * Runs carried statements in the open transaction, as one batch: they are of distinct keys, each
+     * its key's last write.
+     */
+    void executeCarried(Connection c, CarriedStatements carried) throws SQLException {
+        if (!pending.isEmpty()) {
+            throw new IllegalStateException("carried statements run before any record, but " + pending.size()
+                    + " statement(s) are buffered");
+        }
+        for (CarriedStatements.Statement s : carried.statements()) {
+            Object key = keyIndexes.length == 1 ? s.key()[0] : Arrays.asList((Object[]) s.key());
+            pending.put(key, s.delete() ? DELETE : new TextRow(s.values()));
+        }
+        execute(c);
+    }
+
+    /** An upsert carried in checkpoint state: its columns' text, as the statements bind it. */
+    private static final class TextRow {
+        final String[] values;
+
+        TextRow(String[] values) {
+            this.values = values;
+        }
     }
 
     void clear() {

@@ -6,6 +6,7 @@ import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.postgres.RowKindFunction;
 
 import java.io.IOException;
+import java.sql.SQLException;
 import java.util.Optional;
 
 /**
@@ -80,6 +81,21 @@ final class UpsertPath<IN, R> implements WritePath<IN> {
     @Override
     public void ownCommits(OwnCommits ownCommits) {
         upserts.ownCommits(ownCommits);
+    }
+
+    @Override
+    public Optional<byte[]> carried() {
+        return upserts.carried();
+    }
+
+    @Override
+    public boolean holdsWrites() {
+        return upserts.holdsWrites();
+    }
+
+    @Override
+    public void writeCarried(byte[] carried) throws SQLException, IOException {
+        upserts.executeCarried(carried);
     }
 
     @Override

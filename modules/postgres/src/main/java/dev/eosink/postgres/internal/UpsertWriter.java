@@ -49,17 +49,18 @@ import java.util.List;
  *   <li>Statements may touch rows of this subtask's previous epoch, locked until that prepared
  *       transaction commits; they run only after {@link OwnCommits#await()} (see there for why: an
  *       upsert would wait for that commit, a delete would not even see a row that transaction
- *       inserted, and miss it). When the wait gives up, upserts run with a short lock timeout and a
- *       batch with a delete fails the epoch. COPY
- *       never touches those rows (their keys are in the filter), so it goes on while the commit is
- *       pending, and statements are deferred meanwhile, up to a bound.
+ *       inserted, and miss it). When that commit can only come with a later checkpoint (the wait
+ *       says no), they are held past the barrier, in checkpoint state ({@link #carried()}), and run
+ *       in a later epoch, after the commit. COPY never touches those rows (their keys are in the
+ *       filter), so it goes on while the commit is pending, and statements are deferred meanwhile,
+ *       up to a bound (unless they are held: then until the commit, whatever their number).
  *   <li>The filter is only cleared when nothing is buffered (window, chunk, statements) and the
  *       previous transaction is committed: from then on a key still gets its writes in order
  *       (nothing of it is pending), and a COPY of an already written key fails and is redone; it
  *       never waits for a lock of our own.
  *   <li>Memory is bounded: the window holds {@link #WINDOW_ROWS} rows, a chunk at most {@link
  *       #MAX_CHUNK_ROWS} (kept for the redo), deferred statements at most {@link #DEFER_BATCHES}
- *       batches, the filter is a fixed 4 MiB.
+ *       batches (held ones: one row per key they touch), the filter is a fixed 4 MiB.
  * </ol>
  *
  * <p>Savepoints cost a subtransaction each; chunks are sized from the previous epoch so that an epoch
@@ -79,8 +80,6 @@ final class UpsertWriter<R> {
     /** After failed chunks, COPY pauses for chunk size x 2^failures records, at most 2^6 chunks. */
     private static final int MAX_PAUSE_SHIFT = 6;
     private static final String SAVEPOINT = "eosink_copy_chunk";
-    /** The lock timeout of an epoch whose writer gave up waiting for its own previous commit. */
-    static final long GAVE_UP_LOCK_TIMEOUT_MILLIS = 2_000;
 
     private final Connection connection;
     private final IoWatchdog io;
@@ -90,6 +89,12 @@ final class UpsertWriter<R> {
     private final int batchSize;
     private final KeyFilter written;
     private OwnCommits ownCommits = OwnCommits.NONE;
+    /**
+     * The wait for the previous commit said no in this epoch: statements are held (past the barrier,
+     * if need be) until {@link OwnCommits#pending()} turns false; until then, adding a record does not
+     * ask again.
+     */
+    private boolean held;
     private Statement control;
 
     /**
@@ -181,7 +186,8 @@ final class UpsertWriter<R> {
         }
         statements.add(key, row, kind, position);
         int due = statementBatch();
-        if (statements.size() >= due && (statements.size() >= DEFER_BATCHES * due || !ownCommits.pending())) {
+        if (statements.size() >= due && (held ? !ownCommits.pending()
+                : statements.size() >= DEFER_BATCHES * due || !ownCommits.pending())) {
             runStatements();
             if (written.saturated() && !ownCommits.pending()) {
                 clearFilter();
@@ -198,13 +204,39 @@ final class UpsertWriter<R> {
         return copy == null || copyPausedFor > 0 ? batchSize : Math.max(batchSize, chunkLimit / 4);
     }
 
-    /** Sends everything: ends the chunk, runs the statements (after the previous commit). */
+    /**
+     * Sends everything: ends the chunk, runs the statements (after the previous commit). Statements
+     * that must wait for a commit that only a later checkpoint brings stay held: see {@link #carried()}.
+     */
     void flush() throws Failure, IOException {
         while (!window.isEmpty()) {
             sendEldest();
         }
         endChunk();
         runStatements();
+    }
+
+    /**
+     * The statements held past the barrier that just prepared the epoch, encoded for checkpoint state
+     * ({@link CarriedStatements}); empty when none are. They stay buffered, and run in a later epoch
+     * once the commit they wait for is done.
+     */
+    java.util.Optional<byte[]> carried() {
+        return statements.carried();
+    }
+
+    /** Whether statements are buffered between epochs, held past the last barrier. */
+    boolean holdsWrites() {
+        return statements.size() > 0;
+    }
+
+    /** Runs statements carried in a restored checkpoint's state, in the open transaction, before any record. */
+    void executeCarried(byte[] bytes) throws SQLException, IOException {
+        CarriedStatements carried = statements.readCarried(bytes);
+        io.call("writing carried statements", () -> {
+            statements.executeCarried(connection, carried);
+            return null;
+        });
     }
 
     /**
@@ -229,6 +261,8 @@ final class UpsertWriter<R> {
      * clears the filter (see {@link #clearFilter}).
      */
     void epochPrepared() {
+        held = false; // the next epoch waits for this one's commit, asking afresh
+        statements.carriedIntoNextEpoch();
         if (copiedInEpoch > 0) {
             chunkLimit = (int) Math.max(MIN_CHUNK_ROWS, Math.min(MAX_CHUNK_ROWS, copiedInEpoch / CHUNKS_PER_EPOCH));
         }
@@ -379,26 +413,14 @@ final class UpsertWriter<R> {
         }
         endChunk();
         if (!ownCommits.await()) {
-            // Not committed in time: after a declined checkpoint the commit waits for a checkpoint
-            // this very thread holds up. A delete would not see the rows that transaction inserted
-            // (they are not committed) and would miss them, silently: fail over instead.
-            if (statements.deletes()) {
-                throw new Failure(new SQLException("a delete cannot run before this writer's previous transaction "
-                        + "commits, and that commit comes only with a later checkpoint (its own checkpoint was "
-                        + "aborted, or was a plain savepoint): PostgreSQL's DELETE does not see the rows that "
-                        + "transaction inserted and would miss them. The task fails over instead; the restored job "
-                        + "commits or rolls back that transaction before it replays these records"),
-                        statements.firstPosition(), statements.lastPosition(), "the batch runs as one statement");
-            }
-            // An upsert touching that transaction's rows would wait the session's 60 s lock timeout for
-            // nothing; with a short one the conflict becomes a prompt failover (the restore rolls that
-            // transaction back and replays). For this epoch only.
-            try {
-                control("SET LOCAL lock_timeout = '" + GAVE_UP_LOCK_TIMEOUT_MILLIS + "ms'");
-            } catch (SQLException e) {
-                throw new Failure(e, statements.firstPosition(), statements.lastPosition(), "setting the lock timeout failed");
-            }
+            // The commit comes only with a later checkpoint, which this very thread holds up: an
+            // upsert would wait for its locks, a delete would not see the rows it inserted and miss
+            // them. Hold the statements, past the barrier if need be (add() asks again only once
+            // nothing is pending, so a held batch does not end a chunk per record).
+            held = true;
+            return;
         }
+        held = false;
         long first = statements.firstPosition();
         long last = statements.lastPosition();
         try {

@@ -56,6 +56,27 @@ sealed interface WritePath<IN> permits BatchPath, CopyPath, UpsertPath {
     /** See {@link dev.eosink.core.spi.WriterSession#ownCommits}: only upserts wait for them. */
     default void ownCommits(OwnCommits ownCommits) {}
 
+    /** See {@link dev.eosink.core.spi.WriterSession#carried()}: only upserts hold statements past a barrier. */
+    default Optional<byte[]> carried() {
+        return Optional.empty();
+    }
+
+    /** Whether {@link #carried()} would hold anything; cheap. */
+    default boolean holdsWrites() {
+        return false;
+    }
+
+    /**
+     * Writes what a restored checkpoint's state carried ({@link #carried()}) into the open transaction,
+     * before any record.
+     *
+     * @throws IOException when this path carries nothing, or the bytes do not fit its table
+     */
+    default void writeCarried(byte[] carried) throws SQLException, IOException {
+        throw new IOException("this sink does not upsert, yet the restored state carries upserts or deletes: "
+                + "restore with the sink's write mode of the job that took the checkpoint");
+    }
+
     /**
      * Forgets the open epoch's writes; the transaction is rolled back next. Returns false when the
      * connection can run no statement any more (a COPY that could not be cancelled): the session must

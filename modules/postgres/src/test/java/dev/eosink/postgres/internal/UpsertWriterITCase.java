@@ -393,12 +393,17 @@ class UpsertWriterITCase {
      * checkpoint's completion while the writer waits).
      */
     private final class PreparedEpochs implements OwnCommits {
+        /** The prepared epochs not committed yet, oldest first: they commit together, in order. */
+        final List<String> pendingGids = new ArrayList<>();
         String pendingGid;
         int awaitsWhilePending;
+        /** The pending epoch's checkpoint was aborted: its commit cannot be waited for. */
+        boolean aborted;
         final List<Runnable> atAwait = new ArrayList<>();
 
         void prepared(String gid) {
             pendingGid = gid;
+            pendingGids.add(gid);
         }
 
         @Override
@@ -412,19 +417,98 @@ class UpsertWriterITCase {
                 return true;
             }
             awaitsWhilePending++;
+            if (aborted) {
+                return false;
+            }
             atAwait.forEach(Runnable::run);
-            commitPrepared(pendingGid);
-            pendingGid = null;
+            commitNow();
             return true;
         }
 
-        /** The committer's commit arrives without anyone waiting for it. */
+        /** The committer's commit arrives without anyone waiting for it: every pending epoch, in order. */
         void commitNow() {
-            if (pendingGid != null) {
-                commitPrepared(pendingGid);
-                pendingGid = null;
+            pendingGids.forEach(UpsertWriterITCase.this::commitPrepared);
+            pendingGids.clear();
+            pendingGid = null;
+            aborted = false;
+        }
+    }
+
+    /** Epoch 1 upserts keys 0..keys-1 and is prepared; its checkpoint is aborted, so nothing commits it yet. */
+    private PreparedEpochs firstEpochPreparedAndAborted(Harness h, long keys) throws Exception {
+        PreparedEpochs own = new PreparedEpochs();
+        h.writer.ownCommits(own);
+        for (long k = 0; k < keys; k++) {
+            h.upsert(k, k);
+        }
+        h.prepareEpoch(gid(1));
+        own.prepared(gid(1));
+        own.aborted = true;
+        return own;
+    }
+
+    /**
+     * Epoch 1 is prepared and its checkpoint aborted: its commit comes only with the next completed
+     * checkpoint. Epoch 2 updates and deletes epoch 1's keys: an update would wait for epoch 1's row
+     * locks, a delete would not see the rows epoch 1 inserted and miss them. So the writer holds those
+     * statements past epoch 2's barrier (epoch 2 is prepared without them, and they are what the
+     * writer carries in the checkpoint's state), and runs them in epoch 3, once epochs 1 and 2 are
+     * committed. The lock timeout is the test's 3 s: a statement run early would fail, or delete
+     * nothing.
+     */
+    @Test
+    void statementsThatMustFollowAnAbortedCheckpointsCommitAreHeldPastTheBarrier() throws Exception {
+        Harness h = new Harness(new KeyFilter(), 100);
+        PreparedEpochs own = firstEpochPreparedAndAborted(h, 1_000);
+
+        for (long k = 0; k < 1_000; k++) {
+            h.write(k, -k, k % 2 == 0 ? RowKind.DELETE : RowKind.UPDATE_AFTER);
+        }
+        for (long k = 5_000; k < 5_100; k++) {
+            h.upsert(k, k); // new keys: by COPY, whatever is pending
+        }
+        h.writer.flush();
+        assertThat(h.writer.carried()).as("held past the barrier").isPresent();
+        assertThat(h.buffer.size()).isEqualTo(1_000);
+        h.prepareEpoch(gid(2));
+        own.prepared(gid(2));
+        own.commitNow(); // the next checkpoint completed: both epochs commit
+
+        h.upsert(6_000, 1); // epoch 3
+        h.commitEpoch();
+        assertTableIs(h.expected);
+    }
+
+    /**
+     * What a writer carried in checkpoint state ({@link UpsertWriter#carried()}), written by a fresh
+     * writer, as a restored one does before its first record, gives the table as of that barrier:
+     * upserts and deletes of the keys the aborted epoch wrote, with SQL NULLs and text that needs
+     * quoting.
+     */
+    @Test
+    void carriedStatementsWrittenByARestoredWriterGiveTheStateAsOfTheBarrier() throws Exception {
+        Harness h = new Harness(new KeyFilter(), 100);
+        PreparedEpochs own = firstEpochPreparedAndAborted(h, 500);
+        for (long k = 0; k < 500; k++) {
+            if (k % 3 == 0) {
+                h.write(k, -k, RowKind.DELETE);
+            } else {
+                Object[] row = {k, -k, k % 3 == 1 ? null : "quote ' \\ \" , {} \u00e9 " + k};
+                h.writer.add(row, RowKind.UPDATE_AFTER, h.position++);
+                h.expected.put(k, new Object[] {-k, row[2]});
             }
         }
+        h.writer.flush();
+        byte[] carried = h.writer.carried().orElseThrow();
+        h.prepareEpoch(gid(2));
+        own.prepared(gid(2));
+        own.commitNow(); // what the restored committer does
+        h.close(); // the old writer is gone, and its held statements with it
+
+        Harness restored = new Harness(new KeyFilter(), 100);
+        restored.writer.executeCarried(carried);
+        restored.connection.commit();
+        assertTableIs(h.expected);
     }
 
     /**

@@ -1,0 +1,52 @@
+package dev.eosink.postgres.internal;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The form in which held upserts and deletes travel in checkpoint state. */
+class CarriedStatementsTest {
+
+    @Test
+    void roundTripsUpsertsDeletesNullsAndAnyText() throws IOException {
+        List<CarriedStatements.Statement> statements = List.of(
+                new CarriedStatements.Statement(false, new String[] {"1", "a"}, new String[] {"1", "a", null, "é ' \" \\ {}"}),
+                new CarriedStatements.Statement(true, new String[] {"2", "b"}, null),
+                new CarriedStatements.Statement(false, new String[] {"3", ""}, new String[] {"3", "", "", "x"}));
+        CarriedStatements written = new CarriedStatements(List.of("k1", "k2", "v", "note"), 2, statements);
+
+        CarriedStatements read = CarriedStatements.decode(written.encode());
+
+        assertThat(read.columns()).containsExactly("k1", "k2", "v", "note");
+        assertThat(read.keyColumns()).isEqualTo(2);
+        assertThat(read.statements()).hasSize(3);
+        for (int i = 0; i < 3; i++) {
+            CarriedStatements.Statement a = read.statements().get(i);
+            CarriedStatements.Statement b = statements.get(i);
+            assertThat(a.delete()).isEqualTo(b.delete());
+            assertThat(a.key()).containsExactly(b.key());
+            assertThat(a.values() == null ? null : Arrays.asList(a.values()))
+                    .isEqualTo(b.values() == null ? null : Arrays.asList(b.values()));
+        }
+    }
+
+    @Test
+    void corruptOrNewerBytesAreRefused() {
+        byte[] bytes = new CarriedStatements(List.of("k"), 1,
+                List.of(new CarriedStatements.Statement(true, new String[] {"1"}, null))).encode();
+        assertThatThrownBy(() -> CarriedStatements.decode(Arrays.copyOf(bytes, bytes.length - 1)))
+                .isInstanceOf(IOException.class).hasMessageContaining("corrupt");
+        byte[] newer = bytes.clone();
+        newer[0] = 2;
+        assertThatThrownBy(() -> CarriedStatements.decode(newer))
+                .isInstanceOf(IOException.class).hasMessageContaining("newer release");
+        byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
+        assertThatThrownBy(() -> CarriedStatements.decode(longer))
+                .isInstanceOf(IOException.class).hasMessageContaining("trailing");
+    }
+}
