@@ -14,10 +14,7 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
-import org.apache.flink.table.factories.FactoryUtil;
 
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -48,24 +45,16 @@ public final class PostgresDynamicTableSinkFactory implements DynamicTableSinkFa
 
     @Override
     public Set<ConfigOption<?>> requiredOptions() {
-        return new LinkedHashSet<>(List.of(JdbcTableOptions.URL, JdbcTableOptions.TABLE_NAME, JdbcTableOptions.SINK_ID));
+        return CommonOptions.required();
     }
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return new LinkedHashSet<>(List.of(
-                JdbcTableOptions.USERNAME,
-                JdbcTableOptions.PASSWORD,
-                JdbcTableOptions.BATCH_SIZE,
-                JdbcTableOptions.LEFTOVER_POLICY,
-                JdbcTableOptions.MARKER_TABLE,
-                JdbcTableOptions.CREATE_MARKER_TABLE,
-                JdbcTableOptions.MAX_PREPARED_PER_SUBTASK,
+        return CommonOptions.optional(
                 PostgresTableOptions.WRITE_METHOD,
                 PostgresTableOptions.COPY_MAX_BACKLOG,
                 PostgresTableOptions.DEAD_LETTER_TABLE,
-                PostgresTableOptions.NETWORK_TIMEOUT,
-                FactoryUtil.SINK_PARALLELISM));
+                PostgresTableOptions.NETWORK_TIMEOUT);
     }
 
     @Override

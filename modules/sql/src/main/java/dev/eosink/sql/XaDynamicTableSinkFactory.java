@@ -13,11 +13,8 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
-import org.apache.flink.table.factories.FactoryUtil;
 
 import java.time.Duration;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -46,22 +43,14 @@ public final class XaDynamicTableSinkFactory implements DynamicTableSinkFactory 
 
     @Override
     public Set<ConfigOption<?>> requiredOptions() {
-        return new LinkedHashSet<>(List.of(JdbcTableOptions.URL, JdbcTableOptions.TABLE_NAME, JdbcTableOptions.SINK_ID));
+        return CommonOptions.required();
     }
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return new LinkedHashSet<>(List.of(
-                JdbcTableOptions.USERNAME,
-                JdbcTableOptions.PASSWORD,
-                JdbcTableOptions.BATCH_SIZE,
-                JdbcTableOptions.LEFTOVER_POLICY,
-                JdbcTableOptions.MARKER_TABLE,
-                JdbcTableOptions.CREATE_MARKER_TABLE,
-                JdbcTableOptions.MAX_PREPARED_PER_SUBTASK,
+        return CommonOptions.optional(
                 XaTableOptions.NETWORK_TIMEOUT,
-                XaTableOptions.LOCK_TIMEOUT,
-                FactoryUtil.SINK_PARALLELISM));
+                XaTableOptions.LOCK_TIMEOUT);
     }
 
     @Override

@@ -4,7 +4,13 @@ import dev.eosink.jdbc.JdbcSinkBuilderBase;
 import dev.eosink.sql.JdbcTableOptions;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.factories.FactoryUtil;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * Sets what both connectors share on their builder: the options of {@link JdbcTableOptions}; and, for
@@ -14,6 +20,26 @@ import org.apache.flink.table.data.RowData;
 public final class CommonOptions {
 
     private CommonOptions() {}
+
+    /** The options every connector requires. */
+    public static Set<ConfigOption<?>> required() {
+        return new LinkedHashSet<>(List.of(JdbcTableOptions.URL, JdbcTableOptions.TABLE_NAME, JdbcTableOptions.SINK_ID));
+    }
+
+    /** The options every connector takes ({@link #apply} sets them), then {@code specific} ones, in that order. */
+    public static Set<ConfigOption<?>> optional(ConfigOption<?>... specific) {
+        Set<ConfigOption<?>> options = new LinkedHashSet<>(List.of(
+                JdbcTableOptions.USERNAME,
+                JdbcTableOptions.PASSWORD,
+                JdbcTableOptions.BATCH_SIZE,
+                JdbcTableOptions.LEFTOVER_POLICY,
+                JdbcTableOptions.MARKER_TABLE,
+                JdbcTableOptions.CREATE_MARKER_TABLE,
+                JdbcTableOptions.MAX_PREPARED_PER_SUBTASK));
+        options.addAll(List.of(specific));
+        options.add(FactoryUtil.SINK_PARALLELISM);
+        return options;
+    }
 
     /** Sets the options both connectors share; the rows are the caller's ({@link #rowsAsObjects}, or its own). */
     public static <B extends JdbcSinkBuilderBase<RowData, B>> void apply(TableOptions options, B builder) {
