@@ -5,12 +5,12 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.hardcases.TestJobs;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -106,9 +106,9 @@ public abstract class ExactlyOnceTestBase {
         return FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table).build());
     }
 
-    /** A streaming environment with fast checkpoints and restarts. */
+    /** A streaming environment with fast checkpoints and restarts ({@link TestJobs#env}). */
     protected static StreamExecutionEnvironment env(int parallelism, long checkpointMillis) {
-        return env(parallelism, checkpointMillis, new Configuration());
+        return TestJobs.env(parallelism, checkpointMillis);
     }
 
     /**
@@ -116,28 +116,17 @@ public abstract class ExactlyOnceTestBase {
      * options (a savepoint to restore from: {@code StateRecoveryOptions.SAVEPOINT_PATH}).
      */
     protected static StreamExecutionEnvironment env(int parallelism, long checkpointMillis, Configuration extra) {
-        Configuration conf = fixedDelayRestarts(50, Duration.ofMillis(100));
-        conf.addAll(extra);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(parallelism);
-        env.enableCheckpointing(checkpointMillis);
-        return env;
+        return TestJobs.env(parallelism, checkpointMillis, extra);
     }
 
     /** A fixed-delay restart strategy, for {@link #env(int, long, Configuration)}. */
     protected static Configuration fixedDelayRestarts(int attempts, Duration delay) {
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, attempts);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, delay);
-        return conf;
+        return TestJobs.fixedDelayRestarts(attempts, delay);
     }
 
     /** No restarts: a job that fails, fails at once. */
     protected static Configuration noRestarts() {
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
-        return conf;
+        return TestJobs.noRestarts();
     }
 
     /** Ids 0..n-1, replayable from checkpoints, at about {@code perSecond} records per second. */

@@ -17,7 +17,6 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
@@ -549,7 +548,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
     /** Hot keys through a decliner into the probed upsert sink, every operator with a uid for the restore. */
     private void stoppableJob(StreamExecutionEnvironment env, long n, CheckpointDecliner decliner) {
         ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertITCase::hotKind).build();
-        ((SingleOutputStreamOperator<Long>) ids(env, n, 3_000)).uid("ids")
+        TestJobs.ids(env, n, 3_000)
                 .map(decliner).uid("decliner")
                 .sinkTo(OwnCommitProbe.wrap(built, sinkId)).uid("sink");
     }

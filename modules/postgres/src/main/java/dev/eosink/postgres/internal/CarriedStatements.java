@@ -25,6 +25,22 @@ final class CarriedStatements {
 
     private static final byte VERSION_1 = 1;
 
+    /**
+     * Carried statements this sink cannot write: corrupt, of a newer release, or carried for other
+     * columns or another write mode. A restart would only repeat it.
+     */
+    static final class Refused extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String message) {
+            super(message);
+        }
+
+        Refused(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     /** One carried statement: a delete of {@code key}, or an upsert of {@code values} (null for a delete). */
     static final class Statement {
         private final boolean delete;
@@ -99,12 +115,12 @@ final class CarriedStatements {
         return bytes.toByteArray();
     }
 
-    /** @throws IOException when the bytes are not statements this release wrote */
-    static CarriedStatements decode(byte[] bytes) throws IOException {
+    /** @throws Refused when the bytes are not statements this release wrote */
+    static CarriedStatements decode(byte[] bytes) throws Refused {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
             int version = in.readByte();
             if (version != VERSION_1) {
-                throw new IOException("carried statements of unknown version " + version + " (this release reads "
+                throw new Refused("carried statements of unknown version " + version + " (this release reads "
                         + VERSION_1 + "): the checkpoint was written by a newer release; restore it with that release");
             }
             int columnCount = count(in);
@@ -131,18 +147,22 @@ final class CarriedStatements {
                 statements.add(new Statement(delete, key, values));
             }
             if (in.available() != 0) {
-                throw new IOException("corrupt carried statements: trailing bytes");
+                throw new Refused("corrupt carried statements: trailing bytes");
             }
             return new CarriedStatements(columns, keyColumns, statements);
         } catch (EOFException e) {
-            throw new IOException("corrupt carried statements: truncated", e);
+            throw new Refused("corrupt carried statements: truncated", e);
+        } catch (Refused e) {
+            throw e;
+        } catch (IOException e) {
+            throw new Refused("corrupt carried statements: " + e.getMessage(), e);
         }
     }
 
     private static int count(DataInputStream in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > in.available() + 1) {
-            throw new IOException("corrupt carried statements: a count of " + n);
+            throw new Refused("corrupt carried statements: a count of " + n);
         }
         return n;
     }
@@ -163,7 +183,7 @@ final class CarriedStatements {
             return null;
         }
         if (length < 0 || length > in.available()) {
-            throw new IOException("corrupt carried statements: a string of " + length + " bytes");
+            throw new Refused("corrupt carried statements: a string of " + length + " bytes");
         }
         return new String(in.readNBytes(length), StandardCharsets.UTF_8);
     }

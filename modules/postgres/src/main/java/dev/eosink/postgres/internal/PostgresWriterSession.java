@@ -10,6 +10,8 @@ import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
+import org.apache.flink.runtime.execution.SuppressRestartsException;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -296,9 +298,14 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             } catch (SQLException r) {
                 e.addSuppressed(r);
             }
+            String failed = origin + ": writing the upserts and deletes that it carried past its barrier into " + target
+                    + " failed: " + e.getMessage();
+            if (e instanceof CarriedStatements.Refused) {
+                // A restart would read the same state again.
+                throw new SuppressRestartsException(new SinkException(failed + ". Nothing of them is committed", e));
+            }
             boolean locked = e instanceof SQLException q && "55P03".equals(q.getSQLState());
-            throw new SinkException(origin + ": writing the upserts and deletes that it carried past its barrier into "
-                    + target + " failed: " + e.getMessage() + (locked
+            throw new SinkException(failed + (locked
                             ? " (another session holds a row of one of their keys: after a rescale, the subtask that "
                                     + "owns that key now may have written it first. The task fails over and tries again; "
                                     + "nothing of these writes is committed)"

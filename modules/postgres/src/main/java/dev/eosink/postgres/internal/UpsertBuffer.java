@@ -378,13 +378,13 @@ final class UpsertBuffer<R> {
     /**
      * Reads carried statements ({@link #carried()}, from a restored checkpoint).
      *
-     * @throws java.io.IOException when the bytes are corrupt, or were carried for other columns or keys
-     *     than this sink's
+     * @throws CarriedStatements.Refused when the bytes are corrupt, or were carried for other columns
+     *     or keys than this sink's
      */
-    CarriedStatements readCarried(byte[] bytes) throws java.io.IOException {
+    CarriedStatements readCarried(byte[] bytes) throws CarriedStatements.Refused {
         CarriedStatements carried = CarriedStatements.decode(bytes);
         if (!carried.columns().equals(columnNames) || carried.keyColumns() != keyIndexes.length) {
-            throw new java.io.IOException("they were carried for the columns " + carried.columns() + " with "
+            throw new CarriedStatements.Refused("they were carried for the columns " + carried.columns() + " with "
                     + carried.keyColumns() + " key column(s), and this sink writes " + columnNames + " with "
                     + keyIndexes.length + ": restore with the columns and key of the job that took the checkpoint");
         }

@@ -70,10 +70,10 @@ sealed interface WritePath<IN> permits BatchPath, CopyPath, UpsertPath {
      * Writes what a restored checkpoint's state carried ({@link #carried()}) into the open transaction,
      * before any record.
      *
-     * @throws IOException when this path carries nothing, or the bytes do not fit its table
+     * @throws CarriedStatements.Refused when this path carries nothing, or the bytes do not fit its table
      */
     default void writeCarried(byte[] carried) throws SQLException, IOException {
-        throw new IOException("this sink does not upsert, yet the restored state carries upserts or deletes: "
+        throw new CarriedStatements.Refused("this sink does not upsert, yet the restored state carries upserts or deletes: "
                 + "restore with the sink's write mode of the job that took the checkpoint");
     }
 

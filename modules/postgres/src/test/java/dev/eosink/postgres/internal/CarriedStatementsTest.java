@@ -1,5 +1,8 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.postgres.copy.BinaryCopyEncoder;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -48,5 +51,23 @@ class CarriedStatementsTest {
         byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
         assertThatThrownBy(() -> CarriedStatements.decode(longer))
                 .isInstanceOf(IOException.class).hasMessageContaining("trailing");
+    }
+
+    /**
+     * Statements carried for other columns (the job's table or column list changed between the
+     * checkpoint and the restore) are refused, naming both, rather than written into the wrong columns.
+     */
+    @Test
+    void statementsCarriedForOtherColumnsAreRefused() {
+        UpsertBuffer<Object[]> buffer = new UpsertBuffer<>(new SqlIdentifier(null, "t"), List.of("k", "v"),
+                List.of("bigint", "bigint"), List.of("k"),
+                MappedRows.encoder(BinaryCopyEncoder.forTypes(List.of("k", "v"), List.of("int8", "int8"))));
+        byte[] otherColumns = new CarriedStatements(List.of("k", "v", "note"), 1,
+                List.of(new CarriedStatements.Statement(true, new String[] {"1"}, null))).encode();
+
+        assertThatThrownBy(() -> buffer.readCarried(otherColumns))
+                .isInstanceOf(CarriedStatements.Refused.class)
+                .hasMessageContaining("[k, v, note]")
+                .hasMessageContaining("this sink writes [k, v]");
     }
 }
