@@ -67,7 +67,7 @@ public interface SavepointCases extends HardCaseSupport {
     @Test
     default void restoreFromAnOlderSavepointRecommitsIdempotentlyAndReplaysTheRest(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
-        long n = 4_000;
+        long n = 2_400; // the first run goes on to its end: 6 s at 400 ids/s, S1 is taken within about 1 s
         StreamExecutionEnvironment first = manualEnv(2);
         pipeline(first, n, 400);
         JobClient job = first.executeAsync("first run");
@@ -128,7 +128,7 @@ public interface SavepointCases extends HardCaseSupport {
     @Test
     default void restoreASavepointAfterARunFromAnOlderOneDied(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
-        long n = 4_000;
+        long n = 2_400; // the first run goes on to its end: 6 s at 400 ids/s, S1 is taken within about 2 s
         StreamExecutionEnvironment first = manualEnv(2);
         pipeline(first, n, 400);
         JobClient job = first.executeAsync("first run");
@@ -296,7 +296,7 @@ public interface SavepointCases extends HardCaseSupport {
         Configuration restore = fixedDelayRestarts(3, Duration.ofMillis(100));
         restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
         StreamExecutionEnvironment second = manualEnv(2, restore);
-        pipeline(second, n, 400, shortRetention.get(), "eosink", false);
+        pipeline(second, n, 4_000, shortRetention.get(), "eosink", false); // only checkpoints the test takes
         Faults.arm(sinkId(), Faults.Point.WRITE, 100); // attempt 0 fails before any checkpoint of the run
         JobClient restored = second.executeAsync("restored, fails before its first checkpoint");
         await(() -> Faults.fired(sinkId(), Faults.Point.WRITE) == 1, "the failure before the run's first checkpoint");
