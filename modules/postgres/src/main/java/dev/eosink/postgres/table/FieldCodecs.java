@@ -6,6 +6,7 @@ import dev.eosink.postgres.copy.NumericEncoding;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.binary.BinaryStringData;
 
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -296,6 +297,9 @@ final class FieldCodecs {
         @Override
         void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
             StringData s = v.getString(i);
+            if (form == Form.TEXT && copyUnencoded(s, out)) {
+                return;
+            }
             if (form == Form.UUID) {
                 long[] bits = PgText.uuid(s.toString());
                 out.int32(16);
@@ -320,6 +324,28 @@ final class FieldCodecs {
             } else {
                 out.bytes(utf8);
             }
+        }
+
+        /**
+         * Appends a text field straight from the string's Java {@code String} where the string has no
+         * bytes yet (as {@code StringData.fromString} makes it, as most sources do) and is ASCII without
+         * NUL, so that its chars are its UTF-8 bytes. That skips {@code toBytes()}, which would encode it
+         * into an array kept on the record and then copy that array again. Returns false, having
+         * appended nothing, for any other string, or one longer than {@code maxLength}: the general path
+         * then writes or refuses it.
+         */
+        private boolean copyUnencoded(StringData s, BinaryCopyEncoder.Buffer out) {
+            if (!(s instanceof BinaryStringData)) {
+                return false;
+            }
+            BinaryStringData b = (BinaryStringData) s;
+            String java = b.getJavaObject();
+            // Once it has bytes, they are what the server must get: they need not be the Java String's
+            // (a string of invalid UTF-8 caches the String it decodes into, with replacement characters).
+            if (java == null || b.getBinarySection() != null || maxLength >= 0 && java.length() > maxLength) {
+                return false;
+            }
+            return out.ascii(java);
         }
 
         /** Characters as the server counts them in UTF-8: every byte but a continuation byte starts one. */

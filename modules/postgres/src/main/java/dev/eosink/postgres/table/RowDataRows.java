@@ -20,7 +20,8 @@ import java.util.Optional;
  * the sink's column i, read field by field ({@link RowDataEncoder}). At writer start every column is
  * checked against the table ({@link TypeMapping}), and all that do not fit are refused together.
  * Records are kept past a write as copies ({@link RowDataCopy}): the sink cannot tell whether Flink
- * reuses them. Each record's {@code RowKind} tells upserts from deletes.
+ * reuses them (object reuse is a setting of the job, which the writer sessions do not see). Each
+ * record's {@code RowKind} tells upserts from deletes.
  */
 final class RowDataRows implements RowFormat<RowData, RowData> {
 
@@ -29,6 +30,8 @@ final class RowDataRows implements RowFormat<RowData, RowData> {
     private final RowType rowType;
     /** The fields' types: derived from the row type, not shipped twice. */
     private transient LogicalType[] types;
+    /** How retained records are copied: made once, not per record. */
+    private transient RowDataCopy copies;
 
     /** @throws IllegalArgumentException when a field's type goes into no PostgreSQL column (all of them named) */
     RowDataRows(RowType rowType) {
@@ -58,7 +61,10 @@ final class RowDataRows implements RowFormat<RowData, RowData> {
 
     @Override
     public RowData retain(RowData record) {
-        return RowDataCopy.copy(record, types());
+        if (copies == null) {
+            copies = new RowDataCopy(types());
+        }
+        return copies.copy(record);
     }
 
     @Override

@@ -193,6 +193,32 @@ class RowDataEncoderTest {
         assertThat(nul.sqlState()).isEqualTo("22021");
     }
 
+    /**
+     * A string that has only its Java String (as StringData.fromString makes it) is written without
+     * being encoded into bytes when it is ASCII: the same bytes as a string made of its UTF-8 bytes, the
+     * same refusals, and the record's string is left as it was.
+     */
+    @Test
+    void stringsWithoutBytesAreWrittenAsStringsWithBytesAre() throws Exception {
+        RowType type = RowType.of(new LogicalType[] {STRING, STRING}, new String[] {"t", "v"});
+        RowEncoder<RowData> encoder = new RowDataRows(type).encoder(List.of(scalar("t", "text"),
+                scalar("v", "varchar", "character varying(5)", 9)));
+        for (String s : List.of("plain", "", "héllo", "ab      ", "12345")) {
+            StringData javaOnly = StringData.fromString(s);
+            byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+            assertThat(copied(encoder, GenericRowData.of(javaOnly, StringData.fromString(s)))).as(s)
+                    .isEqualTo(copied(encoder, GenericRowData.of(StringData.fromBytes(utf8), StringData.fromBytes(utf8))));
+            if (s.chars().allMatch(c -> c < 0x80)) {
+                assertThat(((BinaryStringData) javaOnly).getBinarySection()).as("'%s' encoded", s).isNull();
+            }
+        }
+        BinaryCopyEncoder.Buffer out = new BinaryCopyEncoder.Buffer(16);
+        assertThat(refused(encoder, out, GenericRowData.of(null, StringData.fromString("abcdef"))))
+                .hasMessage("column \"v\": value too long for type character varying(5) (6 characters: \"abcdef\")");
+        assertThat(refused(encoder, out, GenericRowData.of(StringData.fromString("a\0"), null)).sqlState()).isEqualTo("22021");
+        assertThat(out.size()).as("nothing of the refused rows").isZero();
+    }
+
     @Test
     void retainedRowsKeepTheirValuesWhenTheRecordIsReused() {
         RowType type = RowType.of(new LogicalType[] {new BigIntType(), STRING, new ArrayType(STRING), new VarBinaryType(4)},
