@@ -77,16 +77,7 @@ class PostgresSqlHardCasesITCase {
     /** The options of a table of this test: the shared server, as its administrator. */
     private Map<String, String> options(String table, String sinkId) {
         sinkIds.add(sinkId);
-        Map<String, String> options = new LinkedHashMap<>();
-        options.put("connector", PostgresDynamicTableSinkFactory.IDENTIFIER);
-        options.put("url", db.jdbcUrl());
-        options.put("username", db.user());
-        if (!db.password().isEmpty()) {
-            options.put("password", db.password());
-        }
-        options.put("table-name", "public." + table);
-        options.put("sink.id", sinkId);
-        return options;
+        return SqlJobs.postgresOptions(db, table, sinkId);
     }
 
     /**

@@ -34,7 +34,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -77,16 +76,7 @@ class PostgresSqlITCase {
     /** The options of a table of this test: the shared server, as its administrator. */
     private Map<String, String> options(String table, String sinkId) {
         sinkIds.add(sinkId);
-        Map<String, String> options = new LinkedHashMap<>();
-        options.put("connector", PostgresDynamicTableSinkFactory.IDENTIFIER);
-        options.put("url", db.jdbcUrl());
-        options.put("username", db.user());
-        if (!db.password().isEmpty()) {
-            options.put("password", db.password());
-        }
-        options.put("table-name", "public." + table);
-        options.put("sink.id", sinkId);
-        return options;
+        return SqlJobs.postgresOptions(db, table, sinkId);
     }
 
     /**

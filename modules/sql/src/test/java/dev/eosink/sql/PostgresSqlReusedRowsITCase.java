@@ -32,7 +32,6 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -145,15 +144,7 @@ class PostgresSqlReusedRowsITCase {
     /** The options of this test's table: the shared server, by COPY (the default), 1,000 rows a batch. */
     private Map<String, String> options() {
         sinkIds.add(sinkId());
-        Map<String, String> options = new LinkedHashMap<>();
-        options.put("connector", PostgresDynamicTableSinkFactory.IDENTIFIER);
-        options.put("url", db.jdbcUrl());
-        options.put("username", db.user());
-        if (!db.password().isEmpty()) {
-            options.put("password", db.password());
-        }
-        options.put("table-name", "public." + name);
-        options.put("sink.id", sinkId());
+        Map<String, String> options = SqlJobs.postgresOptions(db, name, sinkId());
         // The latest two batches are kept for messages: every epoch here (about 600 rows) fits.
         options.put("sink.batch-size", "1000");
         return options;

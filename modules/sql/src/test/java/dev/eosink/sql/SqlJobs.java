@@ -1,5 +1,6 @@
 package dev.eosink.sql;
 
+import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.hardcases.TestJobs;
 
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -12,6 +13,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -51,6 +53,20 @@ final class SqlJobs {
     }
 
     /** {@code WITH ('k' = 'v', ...)}. */
+    /** The options of a table on {@code db}, as its administrator: connector, URL, credentials, table, sink id. */
+    static Map<String, String> postgresOptions(PostgresFixture db, String table, String sinkId) {
+        Map<String, String> options = new LinkedHashMap<>();
+        options.put("connector", PostgresDynamicTableSinkFactory.IDENTIFIER);
+        options.put("url", db.jdbcUrl());
+        options.put("username", db.user());
+        if (!db.password().isEmpty()) {
+            options.put("password", db.password());
+        }
+        options.put("table-name", "public." + table);
+        options.put("sink.id", sinkId);
+        return options;
+    }
+
     static String with(Map<String, String> options) {
         return options.entrySet().stream().map(e -> "'" + e.getKey() + "' = '" + e.getValue() + "'")
                 .collect(Collectors.joining(", ", "WITH (", ")"));
