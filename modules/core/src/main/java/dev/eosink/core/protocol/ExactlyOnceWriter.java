@@ -223,7 +223,7 @@ public final class ExactlyOnceWriter<IN>
                 beginEpoch();
             }
             session.flush();
-            if (endOfInput && session.carried().isPresent()) {
+            if (endOfInput && session.holdsWrites()) {
                 // No later epoch will come to write them, and the commit they must follow comes only
                 // with a checkpoint after this one: fail over, the restored job replays these records.
                 throw new SinkException("the input ended while the sink holds writes that must follow the commit of "

@@ -120,9 +120,10 @@ final class StartupRecovery {
             }
             before = earlierOf(state, run, session.listPrepared());
         }
-        session.applyCarried(state.carried(), context + ", " + target + ", " + origin);
+        byte[] carried = state.carried();
+        session.applyCarried(carried, context + ", " + target + ", " + origin);
         LOG.info("{}: wrote and committed the writes that {} carried ({} bytes) before the first record",
-                context, origin, state.carried().length);
+                context, origin, carried.length);
     }
 
     /** The prepared transactions of the writer that took {@code state}: its subtask index and run. */

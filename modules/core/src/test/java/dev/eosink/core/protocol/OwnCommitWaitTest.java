@@ -242,7 +242,7 @@ class OwnCommitWaitTest {
         writer.prepareCommit();
         writer.snapshotState(7);
         CheckpointOutcomes.aborted(JOB, 7);
-        holds = true;
+        carried = new byte[] {1};
 
         writer.flush(false);
         assertThat(writer.prepareCommit()).as("checkpoint 7 not committed: nothing may run").isEmpty();
@@ -363,10 +363,8 @@ class OwnCommitWaitTest {
         assertThat(clock - start).isBetween(CHECKPOINT_TIMEOUT.toNanos(), CHECKPOINT_TIMEOUT.plusSeconds(2).toNanos());
     }
 
-    /** What the session carries past every barrier; null: nothing. */
+    /** What the session holds and carries past every barrier; null: nothing. */
     private byte[] carried;
-    /** Whether the session holds writes between epochs. */
-    private boolean holds;
     private OptionalLong restoredCheckpoint = OptionalLong.empty();
     private List<WriterState> restoredStates = List.of();
     /** The sink's prepared transactions, as the session lists them. */
@@ -390,12 +388,12 @@ class OwnCommitWaitTest {
 
             @Override
             public boolean holdsWrites() {
-                return holds;
+                return carried != null;
             }
 
             @Override
             public void begin(TransactionId id) {
-                if (holds) {
+                if (carried != null) {
                     events.add("begin " + id.checkpointId());
                 }
             }

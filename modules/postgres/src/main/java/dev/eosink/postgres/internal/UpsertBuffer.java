@@ -15,6 +15,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -273,7 +274,7 @@ final class UpsertBuffer<R> {
                 rows.add(e.getValue());
             }
         }
-        upsertValues(c, rows);
+        upsertRows(c, rows);
         if (!deletes.isEmpty()) {
             if (delete == null) {
                 delete = c.prepareStatement(deleteSql);
@@ -320,13 +321,11 @@ final class UpsertBuffer<R> {
         deduping.executeUpdate();
     }
 
-    /** Upserts rows of distinct keys, now, with one statement (nothing if there are none). */
-    void upsertRows(Connection c, List<R> rows) throws SQLException {
-        upsertValues(c, rows);
-    }
-
-    /** {@link #upsertRows} of pending values: rows of R, or {@link TextRow}s of carried statements. */
-    private void upsertValues(Connection c, List<?> rows) throws SQLException {
+    /**
+     * Upserts rows of distinct keys, now, with one statement (nothing if there are none): rows of R, or
+     * {@link TextRow}s of carried statements.
+     */
+    void upsertRows(Connection c, List<?> rows) throws SQLException {
         if (rows.isEmpty()) {
             return;
         }
@@ -352,9 +351,9 @@ final class UpsertBuffer<R> {
      * The batch, encoded to be carried past a barrier in checkpoint state ({@link CarriedStatements});
      * empty when it is empty. The batch itself stays as it is.
      */
-    java.util.Optional<byte[]> carried() {
+    Optional<byte[]> carried() {
         if (pending.isEmpty()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         List<CarriedStatements.Statement> carried = new ArrayList<>(pending.size());
         for (Map.Entry<Object, Object> e : pending.entrySet()) {
@@ -372,7 +371,7 @@ final class UpsertBuffer<R> {
                 carried.add(new CarriedStatements.Statement(false, key, values));
             }
         }
-        return java.util.Optional.of(new CarriedStatements(columnNames, keyIndexes.length, carried).encode());
+        return Optional.of(new CarriedStatements(columnNames, keyIndexes.length, carried).encode());
     }
 
     /**

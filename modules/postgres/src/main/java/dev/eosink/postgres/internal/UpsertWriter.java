@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Upserts and deletes by key into the open transaction, on two paths:
@@ -221,7 +222,7 @@ final class UpsertWriter<R> {
      * ({@link CarriedStatements}); empty when none are. They stay buffered, and run in a later epoch
      * once the commit they wait for is done.
      */
-    java.util.Optional<byte[]> carried() {
+    Optional<byte[]> carried() {
         return statements.carried();
     }
 
