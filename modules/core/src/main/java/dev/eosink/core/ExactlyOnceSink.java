@@ -80,6 +80,12 @@ public class ExactlyOnceSink<IN>
      */
     private Duration checkpointTimeout = ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT;
 
+    /**
+     * The job's checkpoint interval, read with the timeout: the default threshold of the writers' warning
+     * about transactions that stay prepared ({@link SinkSettings#preparedAgeWarning()}); null when unknown.
+     */
+    private Duration checkpointInterval;
+
     /** For database modules' builders; users call a builder such as {@code PostgresSink.builder()}. */
     public ExactlyOnceSink(TransactionalDatabase<IN> database, SinkSettings settings) {
         this(database, settings, InputDistribution.asGiven());
@@ -130,9 +136,10 @@ public class ExactlyOnceSink<IN>
                 database.target(),
                 database.openWriter(subtask),
                 recoveredState,
-                context.metricGroup().getNumRecordsSendCounter(),
+                context.metricGroup(),
                 context.getMailboxExecutor(),
-                checkpointTimeout);
+                checkpointTimeout,
+                checkpointInterval);
     }
 
     @Override
@@ -169,7 +176,7 @@ public class ExactlyOnceSink<IN>
      *       for would make healthy checkpoints fail the writers.
      * </ul>
      *
-     * <p>It also takes the job's checkpoint timeout for the writers, and distributes their input as
+     * <p>It also takes the job's checkpoint timeout and interval for the writers, and distributes their input as
      * {@link #distribution()} says (partitioned by the sink's key, for upserts).
      */
     @Override
@@ -225,6 +232,8 @@ public class ExactlyOnceSink<IN>
                                 + ") or more (and a database sized for it), or fewer concurrent checkpoints.");
             }
             checkpointTimeout = Duration.ofMillis(env.getCheckpointConfig().getCheckpointTimeout());
+            long interval = env.getCheckpointConfig().getCheckpointInterval();
+            checkpointInterval = interval > 0 ? Duration.ofMillis(interval) : null;
         }
         return distribution.distribute(input);
     }

@@ -5,6 +5,7 @@ import org.apache.flink.annotation.PublicEvolving;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The protocol's options, database-neutral and immutable. Database modules' builders start from
@@ -39,6 +40,8 @@ public final class SinkSettings implements Serializable {
     private final Duration markerPruneInterval;
     private final int maxPreparedPerSubtask;
     private final RewindPolicy rewindPolicy;
+    /** Null: derived from the job's checkpoint interval (see {@link #preparedAgeWarning()}). */
+    private final Duration preparedAgeWarning;
 
     private SinkSettings(
             String sinkId,
@@ -49,7 +52,8 @@ public final class SinkSettings implements Serializable {
             Duration markerRetention,
             Duration markerPruneInterval,
             int maxPreparedPerSubtask,
-            RewindPolicy rewindPolicy) {
+            RewindPolicy rewindPolicy,
+            Duration preparedAgeWarning) {
         this.sinkId = TransactionId.checkSinkId(sinkId);
         this.leftoverPolicy = Objects.requireNonNull(leftoverPolicy, "leftoverPolicy");
         if (commitRetries < 0) {
@@ -66,6 +70,7 @@ public final class SinkSettings implements Serializable {
         }
         this.maxPreparedPerSubtask = maxPreparedPerSubtask;
         this.rewindPolicy = Objects.requireNonNull(rewindPolicy, "rewindPolicy");
+        this.preparedAgeWarning = preparedAgeWarning == null ? null : positive(preparedAgeWarning, "preparedAgeWarning");
     }
 
     /** Settings with every default, for the given sink id. */
@@ -79,37 +84,48 @@ public final class SinkSettings implements Serializable {
                 DEFAULT_MARKER_RETENTION,
                 DEFAULT_MARKER_PRUNE_INTERVAL,
                 DEFAULT_MAX_PREPARED_PER_SUBTASK,
-                DEFAULT_REWIND_POLICY);
+                DEFAULT_REWIND_POLICY,
+                null);
     }
 
     public SinkSettings withLeftoverPolicy(LeftoverPolicy policy) {
         return new SinkSettings(sinkId, policy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy);
+                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy, preparedAgeWarning);
     }
 
     public SinkSettings withCommitRetries(int retries, Duration backoff) {
         return new SinkSettings(sinkId, leftoverPolicy, retries, backoff, claimWait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy);
+                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy, preparedAgeWarning);
     }
 
     public SinkSettings withClaimWait(Duration wait) {
         return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, wait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy);
+                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy, preparedAgeWarning);
     }
 
     public SinkSettings withMarkerRetention(Duration retention, Duration pruneInterval) {
         return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, retention,
-                pruneInterval, maxPreparedPerSubtask, rewindPolicy);
+                pruneInterval, maxPreparedPerSubtask, rewindPolicy, preparedAgeWarning);
     }
 
     public SinkSettings withMaxPreparedPerSubtask(int max) {
         return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
-                markerPruneInterval, max, rewindPolicy);
+                markerPruneInterval, max, rewindPolicy, preparedAgeWarning);
     }
 
     public SinkSettings withRewindPolicy(RewindPolicy policy) {
         return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, policy);
+                markerPruneInterval, maxPreparedPerSubtask, policy, preparedAgeWarning);
+    }
+
+    /**
+     * How long a transaction a writer prepared may stay prepared, its commit not known, before the
+     * writer warns in its log (once per transaction); null: three checkpoint intervals of the job
+     * (at least a minute), or 10 minutes when the sink cannot see the interval.
+     */
+    public SinkSettings withPreparedAgeWarning(Duration threshold) {
+        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
+                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy, threshold);
     }
 
     static Duration positive(Duration d, String name) {
@@ -163,6 +179,14 @@ public final class SinkSettings implements Serializable {
         return rewindPolicy;
     }
 
+    /**
+     * The threshold of the writers' warning about a transaction that stays prepared, when set; empty:
+     * derived from the job's checkpoint interval (see {@link #withPreparedAgeWarning}).
+     */
+    public Optional<Duration> preparedAgeWarning() {
+        return Optional.ofNullable(preparedAgeWarning);
+    }
+
     @Override
     public String toString() {
         return "SinkSettings{sinkId=" + sinkId
@@ -174,6 +198,7 @@ public final class SinkSettings implements Serializable {
                 + ", markerPruneInterval=" + markerPruneInterval
                 + ", maxPreparedPerSubtask=" + maxPreparedPerSubtask
                 + ", rewindPolicy=" + rewindPolicy
+                + ", preparedAgeWarning=" + (preparedAgeWarning == null ? "derived" : preparedAgeWarning)
                 + "}";
     }
 }

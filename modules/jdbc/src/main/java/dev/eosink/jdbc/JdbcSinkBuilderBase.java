@@ -67,6 +67,8 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     private Duration claimWait = SinkSettings.DEFAULT_CLAIM_WAIT;
     private Duration markerRetention = SinkSettings.DEFAULT_MARKER_RETENTION;
     private Duration markerPruneInterval = SinkSettings.DEFAULT_MARKER_PRUNE_INTERVAL;
+    /** Null: derived from the job's checkpoint interval. */
+    private Duration preparedAgeWarning;
 
     /**
      * @param dataSourceSetter the concrete builder's setter for connections without a URL, as its
@@ -268,6 +270,21 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         return self();
     }
 
+    /**
+     * How long a transaction a writer prepared may stay prepared, its commit not known, before the
+     * writer warns in its log, once per transaction, naming it and what to check (checkpoints that fail,
+     * a committer that cannot commit). Default: three checkpoint intervals of the job, at least a
+     * minute; 10 minutes when the sink cannot see the interval. The writer checks at every checkpoint
+     * barrier and when an epoch begins.
+     */
+    public SELF preparedAgeWarning(Duration threshold) {
+        if (threshold == null || threshold.isNegative() || threshold.isZero()) {
+            throw new IllegalArgumentException("preparedAgeWarning must be a positive duration, was " + threshold);
+        }
+        this.preparedAgeWarning = threshold;
+        return self();
+    }
+
     /** How long a starting writer waits for the ownership guard held by a task going away (default 30 s). */
     public SELF claimWait(Duration wait) {
         this.claimWait = wait;
@@ -315,7 +332,8 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
                 .withClaimWait(claimWait)
                 .withMarkerRetention(markerRetention, markerPruneInterval)
                 .withMaxPreparedPerSubtask(maxPreparedPerSubtask)
-                .withRewindPolicy(rewindPolicy);
+                .withRewindPolicy(rewindPolicy)
+                .withPreparedAgeWarning(preparedAgeWarning);
         return new ExactlyOnceSink<>(database(statement), settings, distribution(statement));
     }
 

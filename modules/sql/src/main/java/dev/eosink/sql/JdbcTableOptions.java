@@ -8,6 +8,8 @@ import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
+import java.time.Duration;
+
 /**
  * The options that {@code eosink-postgres} and {@code eosink-xa} share, in a table's {@code WITH (...)}
  * clause. Each mirrors the setter of {@link JdbcSinkBuilderBase} that it names, with the same default
@@ -82,4 +84,11 @@ public final class JdbcTableOptions {
             .withDescription("Prepared, uncommitted transactions one writer subtask may hold while checkpoints fail "
                     + "after it prepared (maxPreparedPerSubtask); past it the subtask fails over. At least 2, and 2 "
                     + "more than the job's concurrent checkpoints.");
+
+    public static final ConfigOption<Duration> PREPARED_AGE_WARNING = ConfigOptions.key("sink.prepared-age-warning")
+            .durationType()
+            .noDefaultValue()
+            .withDescription("How long a transaction a writer prepared may stay prepared, its commit not known, "
+                    + "before the writer warns in its log, once per transaction (preparedAgeWarning). Default: three "
+                    + "checkpoint intervals, at least 1 min; 10 min when the sink cannot see the interval.");
 }

@@ -10,7 +10,6 @@ import dev.eosink.core.spi.SubtaskContext;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.sink2.Committer;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 
 import org.slf4j.Logger;
@@ -20,6 +19,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -55,9 +55,7 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
     private final SinkSettings settings;
     private final String target;
     private final CommitSession session;
-    private final Counter committed;
-    private final Counter alreadyCommitted;
-    private final Counter retries;
+    private final CommitterMetrics metrics;
     private long lastPruneMillis;
     /** Whether this committer committed a transaction of this run (named after the restored checkpoint). */
     private boolean committedOwnTransaction;
@@ -68,19 +66,29 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
             String target,
             CommitSession session,
             MetricGroup metrics) {
+        this(context, settings, target, session, metrics, System::nanoTime);
+    }
+
+    /** With the clock of the metrics' times (tests). */
+    ExactlyOnceCommitter(
+            SubtaskContext context,
+            SinkSettings settings,
+            String target,
+            CommitSession session,
+            MetricGroup metrics,
+            LongSupplier nanoClock) {
         this.context = context;
         this.settings = settings;
         this.target = target;
         this.session = session;
-        MetricGroup group = metrics.addGroup("eosink");
-        this.committed = group.counter("transactionsCommitted");
-        this.alreadyCommitted = group.counter("transactionsAlreadyCommitted");
-        this.retries = group.counter("commitRetries");
+        this.metrics = new CommitterMetrics(metrics, nanoClock);
     }
 
     @Override
     public void commit(Collection<CommitRequest<PreparedTransaction>> requests)
             throws IOException, InterruptedException {
+        // Flink calls this right after the checkpoint-complete notification: the start of checkpointToCommittedMillis.
+        long callNanos = metrics.now();
         List<TransactionLostException> lost = new ArrayList<>();
         CommitRequest<PreparedTransaction> firstLost = null;
         for (CommitRequest<PreparedTransaction> request : requests) {
@@ -92,7 +100,7 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
                     committedOwnTransaction = true;
                 }
                 if (committedNow) {
-                    committed.inc();
+                    metrics.committedNow(tx.rows(), callNanos);
                     LOG.debug(
                             "{}: committed {} ({} rows, {} ms after prepare)",
                             context,
@@ -100,11 +108,12 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
                             tx.rows(),
                             System.currentTimeMillis() - tx.preparedAtMillis());
                 } else {
-                    alreadyCommitted.inc();
+                    metrics.alreadyCommitted.inc();
                     request.signalAlreadyCommitted();
                     LOG.info("{}: {} was already committed (marker found)", context, tx.id());
                 }
             } catch (TransactionLostException e) {
+                metrics.lost.inc();
                 LOG.error(e.getMessage());
                 lost.add(e);
                 if (firstLost == null) {
@@ -140,7 +149,7 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
         RetriableCommitException last = null;
         for (int attempt = 0; attempt <= settings.commitRetries(); attempt++) {
             if (attempt > 0) {
-                retries.inc();
+                metrics.retries.inc();
                 long backoff = backoffMillis(attempt);
                 LOG.warn(
                         "{}: commit of {} (checkpoint {}) failed with an unknown outcome, attempt {} of {}; "

@@ -11,8 +11,7 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
-import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,8 +31,9 @@ import java.util.function.LongSupplier;
  *
  * <p>It runs epochs and leaves the rest to one class each: {@link StartupRecovery} carries out the
  * recovery (at start, and at the first checkpoint of the run), {@link PendingCommits} tracks what this
- * writer prepared until it is committed, and {@link OwnCommitGate} lets the session wait for such a
- * commit.
+ * writer prepared until it is committed, {@link OwnCommitGate} lets the session wait for such a
+ * commit, {@link WriterMetrics} holds its metrics and {@link PreparedAgeWarning} warns about a
+ * transaction that stays prepared too long.
  *
  * <p>Invariants:
  *
@@ -92,18 +92,27 @@ public final class ExactlyOnceWriter<IN>
     /** Times {@link PendingCommits} entries, for the bound of a wait for their commit. */
     private final LongSupplier nanoClock;
 
-    /** Of {@link #recordsInEpoch}, those already counted in {@link #numRecordsSend}. */
+    /** Of {@link #recordsInEpoch}, those already counted in {@code numRecordsSend}. */
     private long recordsCountedAsSent;
 
     /**
-     * Flink's standard sink metric (FLIP-33), which only the writer can count: records sent to the
-     * database, into the open transaction, whether that transaction later commits or not. Counted
-     * when the writer flushes (at every barrier and at end of input), because a batch may hold
-     * records until then.
+     * The writer's metrics. Among them Flink's standard sink metric {@code numRecordsSend} (FLIP-33),
+     * which only the writer can count: records sent to the database, into the open transaction,
+     * whether that transaction later commits or not. Counted when the writer flushes (at every barrier
+     * and at end of input), because a batch may hold records until then.
      */
-    private final Counter numRecordsSend;
+    private final WriterMetrics metrics;
 
-    /** A writer outside a Flink task (tests, tools): no mailbox, Flink's default checkpoint timeout. */
+    /** When the last flush began, on {@link #nanoClock}; 0 when prepareCommit has used it. */
+    private long flushStartNanos;
+
+    /** Warns about transactions of {@link #pending} that stay prepared too long. */
+    private final PreparedAgeWarning ageWarning;
+
+    /**
+     * A writer outside a Flink task (tests, tools): no mailbox, Flink's default checkpoint timeout, no
+     * registered metrics, the default threshold of the prepared-age warning unless the settings set one.
+     */
     public ExactlyOnceWriter(
             SubtaskContext context,
             SinkSettings settings,
@@ -111,14 +120,17 @@ public final class ExactlyOnceWriter<IN>
             WriterSession<IN> session,
             Collection<WriterState> restoredStates)
             throws IOException {
-        this(context, settings, target, session, restoredStates, new SimpleCounter(), null, DEFAULT_CHECKPOINT_TIMEOUT,
-                System::nanoTime);
+        this(context, settings, target, session, restoredStates, WriterMetrics.unregistered(), null,
+                DEFAULT_CHECKPOINT_TIMEOUT, PreparedAgeWarning.threshold(settings, null), System::nanoTime);
     }
 
     /**
+     * @param metrics the writer operator's metric group, where the writer registers its metrics
      * @param mailbox the task's mailbox, run while the session waits for the commit of the writer's
      *     previous transaction; null: never waits
      * @param checkpointTimeout the job's checkpoint timeout: bounds that wait
+     * @param checkpointInterval the job's checkpoint interval, for the default threshold of the warning
+     *     about transactions that stay prepared ({@link SinkSettings#preparedAgeWarning()}); null when unknown
      */
     public ExactlyOnceWriter(
             SubtaskContext context,
@@ -126,12 +138,13 @@ public final class ExactlyOnceWriter<IN>
             String target,
             WriterSession<IN> session,
             Collection<WriterState> restoredStates,
-            Counter numRecordsSend,
+            SinkWriterMetricGroup metrics,
             MailboxExecutor mailbox,
-            Duration checkpointTimeout)
+            Duration checkpointTimeout,
+            Duration checkpointInterval)
             throws IOException {
-        this(context, settings, target, session, restoredStates, numRecordsSend, mailbox, checkpointTimeout,
-                System::nanoTime);
+        this(context, settings, target, session, restoredStates, WriterMetrics.register(metrics), mailbox,
+                checkpointTimeout, PreparedAgeWarning.threshold(settings, checkpointInterval), System::nanoTime);
     }
 
     ExactlyOnceWriter(
@@ -140,20 +153,23 @@ public final class ExactlyOnceWriter<IN>
             String target,
             WriterSession<IN> session,
             Collection<WriterState> restoredStates,
-            Counter numRecordsSend,
+            WriterMetrics metrics,
             MailboxExecutor mailbox,
             Duration checkpointTimeout,
+            Duration preparedAgeWarning,
             LongSupplier nanoClock)
             throws IOException {
         this.context = context;
         this.settings = settings;
         this.target = target;
         this.session = session;
-        this.numRecordsSend = numRecordsSend;
+        this.metrics = metrics;
         this.nanoClock = nanoClock;
         this.run = TransactionId.newRunToken(context.jobId());
         this.pending = new PendingCommits(context.jobId(), context.sinkId(), context.subtask());
-        this.recovery = new StartupRecovery(context, settings, target, session);
+        this.ageWarning = new PreparedAgeWarning(context, target, preparedAgeWarning);
+        metrics.bind(pending, session, nanoClock);
+        this.recovery = new StartupRecovery(context, settings, target, session, metrics);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
         this.gate = mailbox == null ? null : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, nanoClock);
         session.ownCommits(gate == null ? OwnCommits.NONE : gate);
@@ -180,6 +196,7 @@ public final class ExactlyOnceWriter<IN>
 
     private void beginEpoch() throws IOException {
         checkPreparedBound();
+        warnAboutOldPrepared();
         // The epoch's name is known now: no checkpoint is snapshotted until its barrier.
         epochId = nextTransactionId();
         session.begin(epochId);
@@ -213,6 +230,9 @@ public final class ExactlyOnceWriter<IN>
 
     @Override
     public void flush(boolean endOfInput) throws IOException {
+        // Flink flushes right before prepareCommit, at every barrier and at the end of input: the
+        // barrier's work starts here (a COPY's end, a batch sent).
+        flushStartNanos = nanoClock.getAsLong();
         if (endOfInput && gate != null) {
             gate.inputEnded();
         }
@@ -235,13 +255,17 @@ public final class ExactlyOnceWriter<IN>
         } catch (IOException | RuntimeException e) {
             throw epochFailure(e);
         }
-        numRecordsSend.inc(recordsInEpoch - recordsCountedAsSent);
+        metrics.numRecordsSend.inc(recordsInEpoch - recordsCountedAsSent);
         recordsCountedAsSent = recordsInEpoch;
     }
 
     @Override
     public Collection<PreparedTransaction> prepareCommit() throws IOException {
+        long barrierNanos = flushStartNanos != 0 ? flushStartNanos : nanoClock.getAsLong();
+        flushStartNanos = 0;
         if (epochId == null) {
+            pending.refresh();
+            warnAboutOldPrepared();
             return Collections.emptyList();
         }
         TransactionId id = nextTransactionId();
@@ -255,12 +279,36 @@ public final class ExactlyOnceWriter<IN>
         } catch (IOException | RuntimeException e) {
             throw epochFailure(e);
         }
-        pending.prepared(id, nanoClock.getAsLong());
+        long preparedNanos = nanoClock.getAsLong();
+        metrics.prepared(barrierNanos, preparedNanos);
+        pending.prepared(id, preparedNanos);
         recordsInEpoch = 0;
         recordsCountedAsSent = 0;
         epochId = null;
         LOG.debug("{}: prepared {} with {} rows", context, id, rows);
+        pending.refresh();
+        warnAboutOldPrepared();
         return Collections.singletonList(new PreparedTransaction(id, rows, System.currentTimeMillis()));
+    }
+
+    /**
+     * Warns about this writer's transactions that stay prepared longer than the threshold, once each
+     * ({@link PreparedAgeWarning}). Runs between epochs (the session may list). Before it warns, it asks
+     * the database which are still prepared: a committer in another JVM commits without telling.
+     */
+    private void warnAboutOldPrepared() {
+        long now = nanoClock.getAsLong();
+        if (!ageWarning.anyDue(pending, now)) {
+            return;
+        }
+        try {
+            pending.retainOnly(session.listPrepared());
+        } catch (IOException | RuntimeException e) {
+            // Only a warning depends on it: warn about what the writer knows; the next epoch fails if the
+            // connection is what failed.
+            LOG.debug("{}: listing the prepared transactions for the age warning failed", context, e);
+        }
+        ageWarning.warnDue(pending, now);
     }
 
     /** The name of the transaction of the epoch after the last snapshotted checkpoint. */

@@ -27,7 +27,8 @@ import java.util.stream.Collectors;
  * known commit takes every older entry with it. A committer in another JVM signals nothing; {@link
  * #retainOnly} then brings the list in line with what the database says is still prepared.
  *
- * <p>Used by the task thread only.
+ * <p>Used by the task thread only, except {@link #stillPrepared()}: every change publishes an immutable
+ * copy of the entries, which the metrics reporter's thread reads.
  */
 final class PendingCommits {
 
@@ -37,6 +38,8 @@ final class PendingCommits {
         final long preparedAtNanos;
         /** The checkpoint whose barrier prepared it; 0 until the writer snapshots it. */
         long checkpointId;
+        /** Whether the writer warned that it stays prepared too long: once per transaction. */
+        boolean warnedAboutAge;
 
         Entry(TransactionId id, long preparedAtNanos) {
             this.id = id;
@@ -53,6 +56,55 @@ final class PendingCommits {
     private final String committer;
     private final Deque<Entry> entries = new ArrayDeque<>();
 
+    /** What {@link #stillPrepared()} reads: the entries as of the last change, oldest first. */
+    private volatile Published[] published = new Published[0];
+
+    /** An entry as published for other threads: immutable. */
+    private record Published(TransactionId id, long preparedAtNanos, long checkpointId) {
+        @Override
+        public boolean equals(Object o) {
+            return o == this || o instanceof Published other && id.equals(other.id)
+                    && preparedAtNanos == other.preparedAtNanos && checkpointId == other.checkpointId;
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(id, preparedAtNanos, checkpointId);
+        }
+
+        @Override
+        public String toString() {
+            return "Published{" + id + ", checkpoint " + checkpointId + "}";
+        }
+    }
+
+    /**
+     * How many of the entries are not known committed, and when the oldest of those was prepared:
+     * for the gauges, from any thread.
+     *
+     * @param count 0 when none
+     * @param oldestPreparedAtNanos on the writer's clock; meaningless when {@code count} is 0
+     */
+    record Snapshot(int count, long oldestPreparedAtNanos) {
+        static final Snapshot NONE = new Snapshot(0, 0);
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this || o instanceof Snapshot other && count == other.count
+                    && oldestPreparedAtNanos == other.oldestPreparedAtNanos;
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(count, oldestPreparedAtNanos);
+        }
+
+        @Override
+        public String toString() {
+            return "Snapshot{" + count + " prepared, oldest at " + oldestPreparedAtNanos + "}";
+        }
+    }
+
     PendingCommits(String jobId, String sinkId, int subtask) {
         this.jobId = jobId;
         this.committer = CheckpointOutcomes.committer(sinkId, subtask);
@@ -61,6 +113,7 @@ final class PendingCommits {
     void prepared(TransactionId id, long nanos) {
         CommitSignals.expect(id);
         entries.addLast(new Entry(id, nanos));
+        publish();
     }
 
     /** The checkpoint that Flink snapshotted right after the last barrier: the one those entries wait for. */
@@ -70,6 +123,7 @@ final class PendingCommits {
                 e.checkpointId = checkpointId;
             }
         }
+        publish();
     }
 
     /** Drops the entries known committed. */
@@ -83,13 +137,17 @@ final class PendingCommits {
         if (newestCommitted == null) {
             return;
         }
+        List<TransactionId> committed = new ArrayList<>();
         while (!entries.isEmpty()) {
             Entry e = entries.removeFirst();
-            CommitSignals.forget(e.id);
+            committed.add(e.id);
             if (e == newestCommitted) {
-                return;
+                break;
             }
         }
+        // Published before the signals go, so a reader of the old copy still finds them committed.
+        publish();
+        committed.forEach(CommitSignals::forget);
     }
 
     boolean isCommitted(Entry e) {
@@ -104,13 +162,21 @@ final class PendingCommits {
     /** Keeps only the entries the database still lists as prepared. */
     void retainOnly(Collection<TransactionId> stillPrepared) {
         Set<TransactionId> still = new HashSet<>(stillPrepared);
+        List<TransactionId> gone = new ArrayList<>();
         for (Iterator<Entry> it = entries.iterator(); it.hasNext(); ) {
             Entry e = it.next();
             if (!still.contains(e.id)) {
-                CommitSignals.forget(e.id);
+                gone.add(e.id);
                 it.remove();
             }
         }
+        publish();
+        gone.forEach(CommitSignals::forget);
+    }
+
+    /** The entries, oldest first, for the writer's checks; not to be changed. */
+    Iterable<Entry> entries() {
+        return entries;
     }
 
     int size() {
@@ -140,9 +206,39 @@ final class PendingCommits {
 
     /** Forgets everything: the writer is closing, nobody waits any more. */
     void clear() {
-        for (Entry e : entries) {
+        List<Entry> all = new ArrayList<>(entries);
+        entries.clear();
+        publish();
+        for (Entry e : all) {
             CommitSignals.forget(e.id);
         }
-        entries.clear();
+    }
+
+    private void publish() {
+        Published[] copy = new Published[entries.size()];
+        int i = 0;
+        for (Entry e : entries) {
+            copy[i++] = new Published(e.id, e.preparedAtNanos, e.checkpointId);
+        }
+        published = copy;
+    }
+
+    /**
+     * The entries of the last change that are still not known committed: safe from any thread, and
+     * cheap (a handful of entries, a map lookup each). Between two of the writer's own checks a commit
+     * may be heard that the writer has not acted on yet; this asks, as {@link #refresh} would.
+     */
+    Snapshot stillPrepared() {
+        Published[] all = published;
+        int newestCommitted = -1;
+        for (int i = all.length - 1; i >= 0 && newestCommitted < 0; i--) {
+            Published p = all[i];
+            if (CommitSignals.isCommitted(p.id)
+                    || p.checkpointId != 0 && CheckpointOutcomes.of(jobId, committer, p.checkpointId) == Outcome.COMPLETED) {
+                newestCommitted = i;
+            }
+        }
+        int first = newestCommitted + 1;
+        return first >= all.length ? Snapshot.NONE : new Snapshot(all.length - first, all[first].preparedAtNanos);
     }
 }

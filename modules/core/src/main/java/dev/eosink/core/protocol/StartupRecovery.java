@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -49,6 +50,8 @@ final class StartupRecovery {
     private final SinkSettings settings;
     private final String target;
     private final WriterSession<?> session;
+    /** Counts every rollback: {@code transactionsRolledBack}, and {@code orphansRolledBack} of those. */
+    private final WriterMetrics metrics;
 
     /**
      * The plan while some of its transactions wait for the first checkpoint of the run; null before
@@ -56,11 +59,13 @@ final class StartupRecovery {
      */
     private RecoveryPlan awaitingFirstCheckpoint;
 
-    StartupRecovery(SubtaskContext context, SinkSettings settings, String target, WriterSession<?> session) {
+    StartupRecovery(
+            SubtaskContext context, SinkSettings settings, String target, WriterSession<?> session, WriterMetrics metrics) {
         this.context = context;
         this.settings = settings;
         this.target = target;
         this.session = session;
+        this.metrics = metrics;
     }
 
     /**
@@ -184,8 +189,9 @@ final class StartupRecovery {
         if (!leftovers.isEmpty() && settings.leftoverPolicy() == LeftoverPolicy.FAIL) {
             throw new SuppressRestartsException(refuseLeftovers(leftovers, plan, "at start"));
         }
-        rollBack(plan.rollBackAtStart(), guarded, id -> logRollbackAtStart(plan, id));
-        rollBack(leftovers, guarded, id -> logLeftoverRolledBack(id, plan));
+        rollBack(plan.rollBackAtStart(), guarded, id -> plan.verdictOf(id) == Verdict.ORPHAN,
+                id -> logRollbackAtStart(plan, id));
+        rollBack(leftovers, guarded, id -> true, id -> logLeftoverRolledBack(id, plan));
 
         List<TransactionId> held = plan.with(Verdict.RESTORED_COMMITTER);
         if (!held.isEmpty()) {
@@ -231,13 +237,13 @@ final class StartupRecovery {
             throw new SuppressRestartsException(refuseLeftovers(leftovers, plan, "at checkpoint " + checkpointId
                     + ", the first of this run, once every restored committer had committed what it holds"));
         }
-        rollBack(plan.orphansStillPrepared(still), Set.of(), id -> LOG.warn(
+        rollBack(plan.orphansStillPrepared(still), Set.of(), id -> true, id -> LOG.warn(
                 "{}: rolled back prepared transaction {} of checkpoint {}: it is named at or before restored checkpoint "
                         + "{}, yet no restored committer committed it before checkpoint {} began, so it belongs to "
                         + "another line of history of sink id '{}' (a run restored from another snapshot, or a fresh run) "
                         + "that this restore abandons",
                 context, id, id.checkpointId(), restoredId(), checkpointId, context.sinkId()));
-        rollBack(leftovers, Set.of(), id -> logLeftoverRolledBack(id, plan));
+        rollBack(leftovers, Set.of(), id -> true, id -> logLeftoverRolledBack(id, plan));
         awaitingFirstCheckpoint = null;
     }
 
@@ -354,9 +360,11 @@ final class StartupRecovery {
      * Rolls back prepared transactions this subtask owns, under the ownership guard of every other
      * subtask index among them ({@code guarded}: those already held). Adopted indices come from a larger
      * earlier parallelism. If a live session still guards one, a second job with this sink id is
-     * running: claim() refuses rather than destroy its work.
+     * running: claim() refuses rather than destroy its work. {@code orphan} tells the ones the metrics
+     * count as orphans (of another line of history, or left by another job).
      */
-    private void rollBack(List<TransactionId> ids, Set<Integer> guarded, Consumer<TransactionId> log) throws IOException {
+    private void rollBack(List<TransactionId> ids, Set<Integer> guarded, Predicate<TransactionId> orphan,
+            Consumer<TransactionId> log) throws IOException {
         SortedSet<Integer> adopted = new TreeSet<>(RecoveryPlan.adoptedSubtasks(ids, context.subtask()));
         adopted.removeAll(guarded);
         for (int index : adopted) {
@@ -364,6 +372,7 @@ final class StartupRecovery {
         }
         for (TransactionId id : ids) {
             session.rollbackPrepared(id);
+            metrics.rolledBack(orphan.test(id));
             log.accept(id);
         }
         for (int index : adopted) {

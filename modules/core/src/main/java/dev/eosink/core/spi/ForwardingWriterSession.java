@@ -90,6 +90,11 @@ public abstract class ForwardingWriterSession<IN> implements WriterSession<IN> {
     }
 
     @Override
+    public long backlogBytes() {
+        return delegate.backlogBytes();
+    }
+
+    @Override
     public void abortOpen() throws IOException {
         delegate.abortOpen();
     }

@@ -129,6 +129,18 @@ public interface WriterSession<IN> extends AutoCloseable {
                 + "apply them: restore the checkpoint with the sink that took it");
     }
 
+    /**
+     * Bytes written into the open transaction's stream that the server has not yet confirmed it read
+     * (PostgreSQL's COPY: sent, minus what {@code pg_stat_progress_copy} last showed processed), for the
+     * writer's {@code copyBacklogBytes} gauge; 0 when nothing is in flight, or the session cannot tell.
+     *
+     * <p>Called on the metric reporter's thread, concurrently with every other method: return the last
+     * known value (a volatile read), never ask the database. The default is 0.
+     */
+    default long backlogBytes() {
+        return 0;
+    }
+
     /** Rolls back the open, unprepared transaction if there is one. Never touches prepared ones. */
     void abortOpen() throws IOException;
 

@@ -142,6 +142,55 @@ class ExactlyOnceCommitterTest {
         assertThat(session.prunes).as("after the first checkpoint of this run").isEqualTo(1);
     }
 
+    /**
+     * The committer's metrics: rows and transactions of what this committer made visible (not what was
+     * committed before), lost and retried commits, the time from Flink's commit call, and the seconds
+     * since the last commit, on a fake clock.
+     */
+    @Test
+    void metricsCountWhatThisCommitterMadeVisible() throws Exception {
+        long[] clock = {5_000_000_000L};
+        RecordingMetricGroup group = new RecordingMetricGroup();
+        PerTransactionSession session = new PerTransactionSession() {
+            @Override
+            public Attempt commit(TransactionId id) {
+                clock[0] += 40_000_000L; // each commit takes 40 ms
+                return super.commit(id);
+            }
+        };
+        TransactionId a = new TransactionId("orders", 1, 42, "abcd1234");
+        TransactionId b = new TransactionId("orders", 1, 43, "abcd1234");
+        TransactionId before = new TransactionId("orders", 1, 41, "abcd1234");
+        TransactionId gone = new TransactionId("orders", 1, 44, "abcd1234");
+        session.prepared.add(a);
+        session.prepared.add(b);
+        session.committed.add(before); // its marker proves it committed earlier
+        ExactlyOnceCommitter committer =
+                new ExactlyOnceCommitter(context, settings(3), "table \"orders\"", session, group, () -> clock[0]);
+        clock[0] += 7_000_000_000L;
+        assertThat(group.value("eosink.secondsSinceLastCommit")).as("since it started").isEqualTo(7L);
+
+        committer.commit(List.of(new FakeRequest(before), new FakeRequest(a), new FakeRequest(b)));
+
+        assertThat(group.count("eosink.transactionsCommitted")).isEqualTo(2);
+        assertThat(group.count("eosink.transactionsAlreadyCommitted")).isEqualTo(1);
+        assertThat(group.count("eosink.recordsCommitted")).as("10 rows each, of the two committed now").isEqualTo(20);
+        assertThat(group.count("eosink.checkpointToCommittedMillis")).isEqualTo(2);
+        assertThat(group.histogram("eosink.checkpointToCommittedMillis").getStatistics().getMax())
+                .as("the second one's commit ended 120 ms after the call").isEqualTo(120);
+        assertThat(group.value("eosink.secondsSinceLastCommit")).isEqualTo(0L);
+        clock[0] += 3_000_000_000L;
+        assertThat(group.value("eosink.secondsSinceLastCommit")).isEqualTo(3L);
+
+        assertThatThrownBy(() -> committer.commit(List.of(new FakeRequest(gone))))
+                .hasCauseInstanceOf(TransactionLostException.class);
+        assertThat(group.count("eosink.transactionsLost")).isEqualTo(1);
+        assertThat(group.count("eosink.commitRetries")).isZero();
+        assertThat(group.names()).contains("eosink.transactionsCommitted", "eosink.transactionsAlreadyCommitted",
+                "eosink.commitRetries", "eosink.transactionsLost", "eosink.recordsCommitted",
+                "eosink.checkpointToCommittedMillis", "eosink.secondsSinceLastCommit");
+    }
+
     private ExactlyOnceCommitter committer(CommitSession session, int retries) {
         return new ExactlyOnceCommitter(context, settings(retries), "table \"orders\"", session, new UnregisteredMetricsGroup());
     }
@@ -154,7 +203,7 @@ class ExactlyOnceCommitterTest {
     }
 
     /** Commits what is prepared; what is not is neither prepared nor marked (lost). */
-    private static final class PerTransactionSession implements CommitSession {
+    private static class PerTransactionSession implements CommitSession {
         final Set<TransactionId> prepared = new java.util.HashSet<>();
         final List<TransactionId> committed = new java.util.ArrayList<>();
         int prunes;

@@ -31,9 +31,11 @@ class ExactlyOnceWriterMetricsTest {
                         "table \"orders\"",
                         session,
                         List.of(),
-                        sent,
+                        WriterMetrics.unregistered(sent),
                         null,
-                        ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT);
+                        ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
+                        PreparedAgeWarning.DEFAULT,
+                        System::nanoTime);
 
         writer.write("a", null);
         writer.write("b", null);

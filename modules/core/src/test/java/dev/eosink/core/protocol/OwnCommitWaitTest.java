@@ -465,9 +465,10 @@ class OwnCommitWaitTest {
                 "table t",
                 session,
                 restoredStates,
-                new SimpleCounter(),
+                WriterMetrics.unregistered(new SimpleCounter()),
                 mailbox,
                 CHECKPOINT_TIMEOUT,
+                PreparedAgeWarning.DEFAULT,
                 () -> clock);
     }
 }

@@ -76,6 +76,13 @@ final class CopyBacklog {
     /** The last wait ended because the server made no progress: do not wait again until it does. */
     private boolean stalled;
 
+    /**
+     * {@link #sent} minus {@link #read} as of the last send or reading, 0 between COPYs and while flow
+     * control is off (nothing is ever read then): the writer's {@code copyBacklogBytes} gauge reads it
+     * on the metric reporter's thread, hence volatile, and never causes a query.
+     */
+    private volatile long unconfirmed;
+
     /** Of the epoch (reset by {@link #epochStats()}): waits, the time spent in them, progress readings. */
     private long waits;
     private long waitedNanos;
@@ -96,6 +103,17 @@ final class CopyBacklog {
         read = 0;
         readAt = 0;
         stalled = false;
+        unconfirmed = 0;
+    }
+
+    /** The COPY ended or was cancelled: nothing of it is in flight any more. */
+    void ended() {
+        unconfirmed = 0;
+    }
+
+    /** Bytes sent to the running COPY that the server has not yet confirmed it read (see {@link #unconfirmed}). */
+    long unconfirmed() {
+        return unconfirmed;
     }
 
     /** False once flow control turned off (or was never on). */
@@ -106,6 +124,14 @@ final class CopyBacklog {
     /** {@code total} bytes are sent to the COPY so far; waits while too much of it is unread. */
     void sent(long total) {
         sent = total;
+        try {
+            throttle();
+        } finally {
+            unconfirmed = off ? 0 : Math.max(0, sent - read);
+        }
+    }
+
+    private void throttle() {
         if (off || sent - read <= maxBytes) {
             return;
         }

@@ -137,6 +137,8 @@ final class CopyStream<R> {
         } catch (SQLException e) {
             cancel();
             throw e;
+        } finally {
+            backlog.ended();
         }
     }
 
@@ -150,6 +152,7 @@ final class CopyStream<R> {
         CopyIn active = copy;
         copy = null;
         buffer.clear();
+        backlog.ended();
         if (active != null) {
             try {
                 if (active.isActive()) {

@@ -324,6 +324,12 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         return path.carried();
     }
 
+    /** COPY data sent and not yet confirmed read by the server, as flow control last knew it: never a query. */
+    @Override
+    public long backlogBytes() {
+        return backlog.unconfirmed();
+    }
+
     @Override
     public void abortOpen() throws IOException {
         if (!path.abort()) {

@@ -35,7 +35,8 @@ public final class CommonOptions {
                 JdbcTableOptions.LEFTOVER_POLICY,
                 JdbcTableOptions.MARKER_TABLE,
                 JdbcTableOptions.CREATE_MARKER_TABLE,
-                JdbcTableOptions.MAX_PREPARED_PER_SUBTASK));
+                JdbcTableOptions.MAX_PREPARED_PER_SUBTASK,
+                JdbcTableOptions.PREPARED_AGE_WARNING));
         options.addAll(List.of(specific));
         options.add(FactoryUtil.SINK_PARALLELISM);
         return options;
@@ -53,6 +54,7 @@ public final class CommonOptions {
         options.setQualifiedName(JdbcTableOptions.MARKER_TABLE, builder::markerTable);
         options.set(JdbcTableOptions.CREATE_MARKER_TABLE, builder::createMarkerTable);
         options.set(JdbcTableOptions.MAX_PREPARED_PER_SUBTASK, builder::maxPreparedPerSubtask);
+        options.set(JdbcTableOptions.PREPARED_AGE_WARNING, builder::preparedAgeWarning);
     }
 
     /**
