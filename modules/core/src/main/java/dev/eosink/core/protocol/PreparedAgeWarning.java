@@ -90,7 +90,7 @@ final class PreparedAgeWarning {
         if (e.checkpointId == 0) {
             checkpoint = "its checkpoint not yet snapshotted";
         } else if (outcome == CheckpointOutcomes.Outcome.ABORTED) {
-            checkpoint = "checkpoint " + e.checkpointId + ", which was aborted (declined, expired or failed)";
+            checkpoint = "checkpoint " + e.checkpointId + ", which was aborted: declined, expired or failed";
         } else if (outcome == CheckpointOutcomes.Outcome.PLAIN_SAVEPOINT) {
             checkpoint = "checkpoint " + e.checkpointId + ", a savepoint, whose completion Flink never reports";
         } else {

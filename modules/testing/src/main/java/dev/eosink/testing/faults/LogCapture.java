@@ -13,7 +13,7 @@ import org.apache.logging.log4j.core.config.Property;
 import java.util.UUID;
 
 /**
- * Every log event of every logger at INFO and above, formatted with its stack trace, from {@link
+ * Every log event of every logger at INFO and above, each once, formatted with its stack trace, from {@link
  * #attach()} until {@link #detach()}: for tests of what the sink says in its logs (and never says,
  * such as a password).
  */
@@ -34,7 +34,11 @@ public final class LogCapture extends AbstractAppender {
         LogCapture capture = new LogCapture(root.getLevel());
         capture.start();
         root.setLevel(Level.INFO);
-        configuration.getLoggers().values().forEach(l -> l.addAppender(capture, Level.INFO, null));
+        // The root and every logger that does not pass its events on to it: each event once (an additive
+        // logger's events reach the root's appenders too).
+        configuration.getLoggers().values().stream()
+                .filter(l -> l != root && !l.isAdditive())
+                .forEach(l -> l.addAppender(capture, Level.INFO, null));
         root.addAppender(capture, Level.INFO, null);
         context.updateLoggers();
         return capture;
