@@ -55,9 +55,13 @@ class ExactlyOnceWriterTest {
         TransactionId adoptedOrphan = tx(1, 2, run(OLD_JOB, "bbbb"));
         TransactionId newer = tx(0, 5, run(OLD_JOB, "aaaa"));
         FakeSession session = new FakeSession(held, orphan, adoptedOrphan, newer);
+        RecordingMetricGroup metrics = new RecordingMetricGroup();
 
-        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)));
+        ExactlyOnceWriter<String> writer =
+                writer(session, OptionalLong.of(4), 0, 1, List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)), metrics);
         assertThat(session.rolledBack).as("at start, oldest first").containsExactly(adoptedOrphan, orphan, newer);
+        assertThat(metrics.count("eosink.transactionsRolledBack")).isEqualTo(3);
+        assertThat(metrics.count("eosink.orphansRolledBack")).as("the two of another run").isEqualTo(2);
         assertThat(session.claimed).as("guards taken").containsExactly(0, 1);
         assertThat(session.released).as("adopted guards released").containsExactly(1);
         assertThat(session.prepared).containsExactly(held);
@@ -75,8 +79,9 @@ class ExactlyOnceWriterTest {
         TransactionId maybeHeld = tx(2, 4, run(OLD_JOB, "cccc")); // owned by 0 at parallelism 2; its state went to 1
         TransactionId committedByOtherSubtask = tx(2, 3, run(OLD_JOB, "cccc"));
         FakeSession session = new FakeSession(maybeHeld, committedByOtherSubtask);
+        RecordingMetricGroup metrics = new RecordingMetricGroup();
         ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), 0, 2,
-                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)));
+                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), metrics);
         assertThat(session.rolledBack).as("at start").isEmpty();
 
         session.prepared.remove(committedByOtherSubtask); // another subtask's restored committer commits it
@@ -85,6 +90,8 @@ class ExactlyOnceWriterTest {
         assertThat(session.rolledBack).as("at prepareCommit").isEmpty();
         writer.snapshotState(5);
         assertThat(session.rolledBack).containsExactly(maybeHeld);
+        assertThat(metrics.count("eosink.transactionsRolledBack")).isEqualTo(1);
+        assertThat(metrics.count("eosink.orphansRolledBack")).isEqualTo(1);
 
         session.prepared.add(tx(0, 1, run(OLD_JOB, "dddd"))); // cannot happen (guards), but: looked at once only
         writer.snapshotState(6);
@@ -237,6 +244,14 @@ class ExactlyOnceWriterTest {
             throws Exception {
         return new ExactlyOnceWriter<>(new SubtaskContext("orders", subtask, parallelism, 0, JOB, restored),
                 SinkSettings.defaults("orders"), "table t", session, states);
+    }
+
+    private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored, int subtask,
+            int parallelism, List<WriterState> states, RecordingMetricGroup metrics) throws Exception {
+        return new ExactlyOnceWriter<>(new SubtaskContext("orders", subtask, parallelism, 0, JOB, restored),
+                SinkSettings.defaults("orders"), "table t", session, states,
+                WriterMetrics.in(metrics.addGroup(WriterMetrics.GROUP), new org.apache.flink.metrics.SimpleCounter()),
+                null, ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT, PreparedAgeWarning.DEFAULT, System::nanoTime);
     }
 
     private static final class FakeSession implements WriterSession<String> {
