@@ -80,6 +80,8 @@ class CopyBacklogITCase {
         final Connection connection;
         final CopyBacklog backlog;
         final CopyStream<Object[]> copy;
+        /** The largest value of the writer's copyBacklogBytes gauge ({@link CopyBacklog#unconfirmed()}) seen. */
+        long largestUnconfirmed;
 
         Writer(CopyBacklog.Opener monitor, long bound, Duration networkTimeout) throws SQLException {
             this(connect(), monitor, bound, networkTimeout);
@@ -119,6 +121,7 @@ class CopyBacklogITCase {
                 w.copy.add(new Object[] {(long) id, PAYLOAD});
                 if (id % 16 == 15) {
                     sent = w.copy.bytesSent();
+                    w.largestUnconfirmed = Math.max(w.largestUnconfirmed, w.backlog.unconfirmed());
                     try (ResultSet rs = progress.executeQuery()) {
                         assertThat(rs.next()).as("the COPY shows in pg_stat_progress_copy").isTrue();
                         max = Math.max(max, sent - rs.getLong(1));
@@ -126,6 +129,7 @@ class CopyBacklogITCase {
                 }
             }
             assertThat(w.copy.end()).isEqualTo(rows);
+            assertThat(w.backlog.unconfirmed()).as("nothing in flight once the COPY ended").isZero();
             w.connection.commit();
         }
         assertThat(db.count("SELECT count(*) FROM " + table)).isEqualTo(rows);
@@ -143,6 +147,8 @@ class CopyBacklogITCase {
         long max = streamAndObserve(w, 8_000);
 
         assertThat(max).isLessThanOrEqualTo(MOST_SEEN);
+        assertThat(w.largestUnconfirmed).as("the copyBacklogBytes gauge: sent, minus what the server last confirmed")
+                .isPositive().isLessThanOrEqualTo(MOST_SEEN);
         assertThat(w.backlog.epochStats()).as("the writer waited for the server").doesNotContain("no waits");
         assertThat(w.backlog.isOn()).isTrue();
     }
@@ -158,6 +164,7 @@ class CopyBacklogITCase {
         long max = streamAndObserve(w, 8_000);
 
         assertThat(max).isGreaterThan(4 * BOUND);
+        assertThat(w.largestUnconfirmed).as("the gauge knows nothing without flow control").isZero();
     }
 
     /**
