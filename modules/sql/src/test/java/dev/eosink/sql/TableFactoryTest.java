@@ -111,6 +111,8 @@ class TableFactoryTest {
         "eosink-postgres | sink.copy.max-backlog         | 1 kb              | at least 65536 bytes",
         "eosink-postgres | sink.copy.max-backlog         | lots              | Expected a size",
         "eosink-postgres | sink.max-prepared-per-subtask | 1                 | must be >= 2",
+        "eosink-postgres | sink.prepared-age-warning     | 0 s               | preparedAgeWarning must be a positive duration",
+        "eosink-xa       | sink.prepared-age-warning     | soon              | Expected a duration",
         "eosink-postgres | sink.parallelism              | 0                 | Expected a positive integer",
         "eosink-postgres | sink.id                       | my sink!          | 1 to 100 characters of letters, digits",
         "eosink-postgres | table-name                    | a.b.c             | Expected 'name' or 'schema.name'",

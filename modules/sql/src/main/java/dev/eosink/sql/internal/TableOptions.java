@@ -1,6 +1,7 @@
 package dev.eosink.sql.internal;
 
 import dev.eosink.jdbc.driver.JdbcUrls;
+import dev.eosink.sql.JdbcTableOptions;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ConfigOption;
@@ -175,9 +176,16 @@ public final class TableOptions {
         return "'" + JdbcUrls.redact(value) + "'";
     }
 
-    /** What the option's type accepts; an option without a default here is a string or sink.parallelism. */
+    /** Options without a default that are neither strings nor integers: a value of their type, by key. */
+    private static final Map<String, Object> TYPED_WITHOUT_DEFAULT =
+            Map.of(JdbcTableOptions.PREPARED_AGE_WARNING.key(), Duration.ZERO);
+
+    /**
+     * What the option's type accepts, told by its default's type: an option without a default here is a
+     * string or sink.parallelism, unless {@link #TYPED_WITHOUT_DEFAULT} gives a value of its type.
+     */
     private static String expected(ConfigOption<?> option) {
-        Object example = option.hasDefaultValue() ? option.defaultValue() : null;
+        Object example = option.hasDefaultValue() ? option.defaultValue() : TYPED_WITHOUT_DEFAULT.get(option.key());
         if (example instanceof Enum<?> e) {
             return "one of " + Arrays.toString(e.getDeclaringClass().getEnumConstants()) + " (in any case)";
         }
