@@ -145,7 +145,8 @@ final class PendingCommits {
                 break;
             }
         }
-        // Published before the signals go, so a reader of the old copy still finds them committed.
+        // Published before the signals go: a reader finds them gone, or finds them committed; only one that
+        // took the old copy just before and asks just after counts them once more, for that one reading.
         publish();
         committed.forEach(CommitSignals::forget);
     }
