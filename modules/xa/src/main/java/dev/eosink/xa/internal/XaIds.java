@@ -89,6 +89,15 @@ public final class XaIds {
         return (sinkId.substring(0, MAX_PART - 17) + "~" + sinkHash(sinkId)).getBytes(StandardCharsets.US_ASCII);
     }
 
+    /**
+     * The name of the ownership guard of a sink (by its {@link #sinkHash}) and subtask index, for
+     * databases whose guard is a named session lock (MariaDB's and MySQL's {@code GET_LOCK}): at most
+     * 64 characters, as they allow.
+     */
+    public static String guardLockName(String sinkHash, int subtask) {
+        return "eosink/" + sinkHash + "/" + subtask;
+    }
+
     /** "gtrid/bqual (format id)" as text, for messages about an Xid that may not be ours. */
     public static String describe(Xid xid) {
         return new String(xid.getGlobalTransactionId(), StandardCharsets.ISO_8859_1)
