@@ -1,6 +1,5 @@
 package dev.eosink.admin;
 
-import dev.eosink.admin.flink.CommitterStates;
 import dev.eosink.core.protocol.PreparedTransaction;
 import dev.eosink.core.protocol.WriterState;
 import dev.eosink.core.protocol.WriterStateSerializer;

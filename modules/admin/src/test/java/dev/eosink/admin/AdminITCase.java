@@ -253,6 +253,11 @@ class AdminITCase {
                 .contains("Remedy");
 
         Target pg = postgres();
+        Run listAll = admin(pg.env(), pg.args("list"));
+        assertThat(listAll.exit()).as("%s", listAll).isZero();
+        assertThat(listAll.out()).contains("prepared transactions of every eosink sink: ")
+                .containsPattern("\\n  admin-pg +\\d+ +1 +\\d+ ");
+
         Run noMarkers = admin(pg.env(), pg.args("list", "--marker-table", "no_such_markers"));
         assertThat(noMarkers.exit()).isEqualTo(1);
         assertThat(noMarkers.err()).contains("the marker table \"no_such_markers\" does not exist").contains("Remedy");

@@ -1,4 +1,4 @@
-package dev.eosink.admin.flink;
+package dev.eosink.admin;
 
 import dev.eosink.core.protocol.PreparedTransaction;
 import dev.eosink.core.protocol.PreparedTransactionSerializer;
@@ -19,18 +19,20 @@ import java.util.List;
 /**
  * Reads one element of a Sink V2 committer's state ({@code streaming_committer_raw_states}): Flink's
  * {@code CommittableCollector}, written by its internal {@code CommittableCollectorSerializer} around
- * eosink's {@link PreparedTransactionSerializer}. Flink 2.x's source of this class; Flink 1.20 has
- * its own (src/main/flink-1.20), as Flink may change these internal types with any minor release.
+ * eosink's {@link PreparedTransactionSerializer}. These are Flink's internal types, which may change
+ * with any minor release; Flink 1.20 and 2.x declare alike what is used here ({@code AdminITCase}
+ * reads committer state on both lines). A line that differs gets its own source of this class, as
+ * {@code dev.eosink.core.flink} does (docs/flink-versions.md).
  */
-public final class CommitterStates {
+final class CommitterStates {
 
     /** The name of the committer operator's list state, in every Flink line that eosink supports. */
-    public static final String STATE_NAME = "streaming_committer_raw_states";
+    static final String STATE_NAME = "streaming_committer_raw_states";
 
     private CommitterStates() {}
 
     /** The committables in one element of the state, of every checkpoint it holds. */
-    public static List<PreparedTransaction> committables(byte[] element, int subtask, int parallelism)
+    static List<PreparedTransaction> committables(byte[] element, int subtask, int parallelism)
             throws IOException, InterruptedException {
         CommittableCollectorSerializer<PreparedTransaction> serializer = new CommittableCollectorSerializer<>(
                 new PreparedTransactionSerializer(), subtask, parallelism,
