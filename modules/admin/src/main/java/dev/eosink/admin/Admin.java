@@ -21,7 +21,7 @@ public final class Admin {
             "usage: eosink-admin <command> [options]",
             "  list    [--sink-id ID] --url URL [--user U]          the prepared transactions and marker rows of one or every sink",
             "  inspect <checkpoint> [--sink-id ID]                   what a retained checkpoint or savepoint promised",
-            "  resolve <checkpoint> [--sink-id ID] --url URL [--user U] [--apply]",
+            "  resolve <checkpoint> [--sink-id ID] --url URL [--user U] [--apply] [--allow-older-checkpoint]",
             "                                                        commit what it promised, roll back the rest (a dry run",
             "                                                        unless --apply)",
             "<checkpoint>: a chk-N directory, a savepoint directory, or the _metadata file in one.",
@@ -76,6 +76,7 @@ public final class Admin {
         String sinkId;
         String markerTable;
         boolean apply;
+        boolean allowOlder;
 
         static Arguments parse(String[] args) throws AdminException {
             Arguments a = new Arguments();
@@ -90,6 +91,9 @@ public final class Admin {
                 switch (arg) {
                     case "--apply":
                         a.apply = true;
+                        break;
+                    case "--allow-older-checkpoint":
+                        a.allowOlder = true;
                         break;
                     case "--help":
                     case "-h":

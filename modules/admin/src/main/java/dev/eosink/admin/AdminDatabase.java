@@ -85,6 +85,14 @@ interface AdminDatabase extends AutoCloseable {
     OptionalLong marker(TransactionId id) throws AdminException;
 
     /**
+     * The sink's transactions committed after a checkpoint was taken: marker rows named after
+     * checkpoint {@code checkpointId} whose transaction began after {@code sinceEpochMillis}, as
+     * "N transaction(s) (R rows) of checkpoints A to B"; empty when there are none. Such commits mean
+     * that a later checkpoint of the same job completed.
+     */
+    Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis) throws AdminException;
+
+    /**
      * Who holds an ownership guard of {@code sinkId}, one line each: non-empty while a job with that
      * sink id is alive.
      *

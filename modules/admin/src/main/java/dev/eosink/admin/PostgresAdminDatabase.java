@@ -126,6 +126,24 @@ final class PostgresAdminDatabase implements AdminDatabase {
     }
 
     @Override
+    public Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis) throws AdminException {
+        String sql = "SELECT count(*), coalesce(sum(row_count), 0), min(checkpoint_id), max(checkpoint_id) FROM " + markerTable.sql()
+                + " WHERE sink_id = ? AND checkpoint_id > ? AND created_at > to_timestamp(? / 1000.0)";
+        try (PreparedStatement s = connection.prepareStatement(sql)) {
+            s.setString(1, sinkId);
+            s.setLong(2, checkpointId);
+            s.setLong(3, sinceEpochMillis);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1) == 0 ? Optional.empty() : Optional.of(rs.getLong(1) + " transaction(s) (" + rs.getLong(2)
+                        + " rows) of checkpoints " + rs.getLong(3) + " to " + rs.getLong(4));
+            }
+        } catch (SQLException e) {
+            throw markerTableError(e);
+        }
+    }
+
+    @Override
     public List<String> guardHolders(String sinkId, int subtasks) throws AdminException {
         String sql = "SELECT l.objid, l.pid, a.application_name, a.client_addr, a.backend_start FROM pg_locks l "
                 + "LEFT JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "

@@ -153,6 +153,24 @@ final class XaAdminDatabase implements AdminDatabase {
     }
 
     @Override
+    public Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis) throws AdminException {
+        String sql = "SELECT COUNT(*), COALESCE(SUM(row_count), 0), MIN(checkpoint_id), MAX(checkpoint_id) FROM " + table()
+                + " WHERE sink_id = ? AND checkpoint_id > ? AND created_at > FROM_UNIXTIME(? / 1000)";
+        try (PreparedStatement s = connection.prepareStatement(sql)) {
+            s.setString(1, sinkId);
+            s.setLong(2, checkpointId);
+            s.setLong(3, sinceEpochMillis);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1) == 0 ? Optional.empty() : Optional.of(rs.getLong(1) + " transaction(s) (" + rs.getLong(2)
+                        + " rows) of checkpoints " + rs.getLong(3) + " to " + rs.getLong(4));
+            }
+        } catch (SQLException e) {
+            throw markerTableError(e);
+        }
+    }
+
+    @Override
     public List<String> guardHolders(String sinkId, int subtasks) throws AdminException {
         List<String> holders = new ArrayList<>();
         try (PreparedStatement s = connection.prepareStatement("SELECT IS_USED_LOCK(?)")) {

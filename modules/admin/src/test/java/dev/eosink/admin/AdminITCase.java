@@ -198,6 +198,13 @@ class AdminITCase {
         assertExactly(db, table, k);
         assertThat(db.prepared(sinkId)).as("prepared transactions of the sink left").isZero();
 
+        List<Path> retained = completed(checkpoints);
+        Path older = retained.get(retained.size() - 2);
+        Run olderRefused = admin(db.env(), db.args("resolve", older.toString(), "--sink-id", sinkId, "--apply"));
+        assertThat(olderRefused.exit()).as("%s", olderRefused).isEqualTo(1);
+        assertThat(olderRefused.err()).contains("is not the job's last").contains("Remedy: resolve with the newest");
+        assertExactly(db, table, k);
+
         Run again = admin(db.env(), db.args("resolve", checkpoint.toString(), "--sink-id", sinkId, "--apply"));
         assertThat(again.exit()).as("%s", again).isZero();
         assertThat(again.out()).contains("nothing to do").contains("summary: 0 committed").doesNotContain("LOST");
