@@ -175,11 +175,17 @@ final class XaAdminDatabase implements AdminDatabase {
         List<String> holders = new ArrayList<>();
         try (PreparedStatement s = connection.prepareStatement("SELECT IS_USED_LOCK(?)")) {
             for (int subtask = 0; subtask < subtasks; subtask++) {
-                s.setString(1, XaBranchNames.guardLockName(sinkId, subtask));
-                try (ResultSet rs = s.executeQuery()) {
-                    if (rs.next() && rs.getObject(1) != null) {
-                        holders.add("subtask " + subtask + ": session " + rs.getLong(1) + " holds lock '"
-                                + XaBranchNames.guardLockName(sinkId, subtask) + "'");
+                // The guard: a live writer. The branch lock: a session that carries a branch of the
+                // subtask, which may still be preparing it, and until it ends MariaDB lets no other
+                // session finish that branch (a killed job's sessions end a moment after its guard's).
+                for (String lock : List.of(XaBranchNames.guardLockName(sinkId, subtask),
+                        XaBranchNames.branchLockName(sinkId, subtask))) {
+                    s.setString(1, lock);
+                    try (ResultSet rs = s.executeQuery()) {
+                        if (rs.next() && rs.getObject(1) != null) {
+                            holders.add("subtask " + subtask + ": session " + rs.getLong(1) + " holds lock '" + lock
+                                    + "' (if no live job owns that session: KILL " + rs.getLong(1) + ")");
+                        }
                     }
                 }
             }

@@ -63,4 +63,14 @@ public final class XaBranchNames {
     public static String guardLockName(String sinkId, int subtask) {
         return XaIds.guardLockName(XaIds.sinkHash(sinkId), subtask);
     }
+
+    /**
+     * The name of the named session lock that every session carrying a branch of writer subtask
+     * {@code subtask} of sink {@code sinkId} holds on MariaDB and MySQL, from before its first {@code
+     * XA START} until the session ends: while it is in use, a session of that subtask may still be
+     * preparing a branch, and the server lets no other session finish the branches it prepared.
+     */
+    public static String branchLockName(String sinkId, int subtask) {
+        return XaIds.branchLockName(XaIds.sinkHash(sinkId), subtask);
+    }
 }

@@ -98,6 +98,15 @@ public final class XaIds {
         return "eosink/" + sinkHash + "/" + subtask;
     }
 
+    /**
+     * The name of the branch lock of a sink (by its {@link #sinkHash}) and subtask index, for the same
+     * databases as {@link #guardLockName}: held by every session that carries a branch of the subtask,
+     * from before its first {@code XA START} until the session ends.
+     */
+    public static String branchLockName(String sinkHash, int subtask) {
+        return guardLockName(sinkHash, subtask) + "/branch";
+    }
+
     /** "gtrid/bqual (format id)" as text, for messages about an Xid that may not be ours. */
     public static String describe(Xid xid) {
         return new String(xid.getGlobalTransactionId(), StandardCharsets.ISO_8859_1)
