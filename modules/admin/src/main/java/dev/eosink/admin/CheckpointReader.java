@@ -124,10 +124,12 @@ final class CheckpointReader {
         Map<String, SinkState> sinks = new TreeMap<>();
         for (Map.Entry<String, List<WriterState>> e : writers.entrySet()) {
             String sinkId = e.getKey();
-            Optional<String> note = committables.containsKey(sinkId) ? Optional.empty()
+            // Read when its committables are there, or when every committer state read and none is the
+            // sink's (nothing left to commit); not when some committer state could not be read.
+            Optional<String> note = committables.containsKey(sinkId) || !committerElements.isEmpty() && committerNotes.isEmpty()
+                    ? Optional.empty()
                     : Optional.of(committerElements.isEmpty() ? "the checkpoint holds no committer state of a Sink V2 sink"
-                            : committerNotes.isEmpty() ? "no committable of this sink in the committer states (nothing to commit)"
-                                    : "no committable of this sink read; unreadable committer states: " + committerNotes);
+                            : "no committable of this sink read; committer states this tool cannot read: " + committerNotes);
             sinks.put(sinkId, new SinkState(sinkId, checkpoint.getCheckpointId(), e.getValue(),
                     committables.getOrDefault(sinkId, List.of()), note));
         }

@@ -51,9 +51,14 @@ final class InspectCommand {
         sink.committables().stream().filter(c -> sink.writerStates().stream().noneMatch(s -> s.subtask() == c.id().subtask()))
                 .forEach(c -> out.println("  committable of a subtask without writer state: " + c.id()));
         sink.committerNote().ifPresent(note -> out.println("  committer state: " + note));
-        out.println("  promised: a prepared transaction of sink id " + sink.sinkId() + " whose subtask's writer state above "
-                + "names its run, named at or before checkpoint " + sink.checkpointId()
-                + " (a job restored from this checkpoint commits it); every other one is not (it would roll it back)");
+        if (sink.withLineage()) {
+            out.println("  promised: a prepared transaction of sink id " + sink.sinkId() + " whose subtask's writer state "
+                    + "above names its run, named at or before checkpoint " + sink.checkpointId()
+                    + " (a job restored from this checkpoint commits it); every other one is not (it would roll it back)");
+        } else {
+            out.println("  promised: " + (sink.decidable() ? "the committables above (the writer states carry no run token)"
+                    : "cannot tell: the writer states carry no run token and the committer state was not read"));
+        }
         List<?> odd = sink.committablesNotPromised();
         if (!odd.isEmpty()) {
             out.println("  WARNING: committables the writer states do not promise: " + odd);

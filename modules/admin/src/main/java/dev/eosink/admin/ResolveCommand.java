@@ -55,6 +55,12 @@ final class ResolveCommand {
         CheckpointReader.Contents contents = CheckpointReader.read(args.path());
         SinkState sink = contents.sink(sinkId(contents));
         String sinkId = sink.sinkId();
+        if (!sink.decidable()) {
+            throw new AdminException("checkpoint " + contents.checkpointId() + " cannot tell what it promised of sink id '"
+                    + sinkId + "': its writer states carry no run token (eosink's first state layout), and its committer "
+                    + "state could not be read (" + sink.committerNote().orElse("") + "). Remedy: restore the job from "
+                    + "it once (it commits what it promised and rolls back the rest), or resolve by hand (docs/admin.md)");
+        }
         try (AdminDatabase db = args.connect(env)) {
             out.println("checkpoint " + contents.checkpointId() + " (" + contents.metadata() + "), sink id " + sinkId);
             out.println("database: " + db.describe());

@@ -34,14 +34,39 @@ record SinkState(
                 .toList();
     }
 
-    /** The rule of {@link RecoveryPlan#promises}: what a job restored from this checkpoint would commit. */
+    /**
+     * What a job restored from this checkpoint would commit: the rule of {@link RecoveryPlan#promises}.
+     * Writer state without lineage (eosink's first layout) proves nothing; a job restored from it
+     * commits what its committers hold and rolls back the rest at its first checkpoint, so then the
+     * committer state's committables are the promise ({@link #decidable} says whether it was read).
+     */
     boolean promises(TransactionId id) {
-        return id.sinkId().equals(sinkId) && RecoveryPlan.promises(checkpointId, writerStates, id);
+        if (!id.sinkId().equals(sinkId)) {
+            return false;
+        }
+        if (!withLineage()) {
+            return committables.stream().anyMatch(c -> c.id().equals(id));
+        }
+        return RecoveryPlan.promises(checkpointId, writerStates, id);
+    }
+
+    /** Whether every writer state carries a run token (lineage): the rule can be applied to the writer states. */
+    boolean withLineage() {
+        return writerStates.stream().allMatch(s -> s.lineage().isPresent());
+    }
+
+    /** Whether {@link #promises} can decide: by the writer states, or by committer state that was read. */
+    boolean decidable() {
+        return withLineage() || committerNote.isEmpty();
     }
 
     /** Why {@code id} is promised or not, for the plan's lines. */
     String why(TransactionId id) {
         Optional<WriterState> state = writerStates.stream().filter(s -> s.subtask() == id.subtask()).findFirst();
+        if (!withLineage()) {
+            return promises(id) ? "promised: a committable of the committer state (writer state without run tokens)"
+                    : "not promised: not a committable of the committer state (writer state without run tokens)";
+        }
         if (promises(id)) {
             return "promised: the writer state of subtask " + id.subtask() + " names run " + id.run()
                     + ", and checkpoint " + id.checkpointId() + " <= " + checkpointId;
@@ -68,6 +93,9 @@ record SinkState(
 
     /** The committables named by this checkpoint's committer state that the rule does not promise: never expected. */
     List<TransactionId> committablesNotPromised() {
+        if (!withLineage()) {
+            return List.of();
+        }
         return committables.stream().map(PreparedTransaction::id).filter(id -> !promises(id)).collect(Collectors.toList());
     }
 

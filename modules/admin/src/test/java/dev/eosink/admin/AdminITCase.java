@@ -164,6 +164,12 @@ class AdminITCase {
         assertThat(refused.err()).contains("refused: a live job holds the ownership guard of sink id '" + sinkId + "'")
                 .contains("Remedy: stop the job");
 
+        Path savepoint = savepoint(job, control);
+        Run inspectSavepoint = admin(Map.of(), "inspect", savepoint.toString(), "--sink-id", sinkId);
+        assertThat(inspectSavepoint.exit()).as("%s", inspectSavepoint).isZero();
+        assertThat(inspectSavepoint.out()).contains("sink id " + sinkId + ": 2 writer state(s), parallelism 2")
+                .contains("committables: eos1/" + sinkId + "/0/");
+
         Files.createFile(control.resolve("freeze"));
         awaitSignals(job, control);
         job.destroyForcibly(); // SIGKILL: no cleanup, the kernel drops the connections
@@ -327,6 +333,20 @@ class AdminITCase {
             assertThat(System.nanoTime()).as("the committer and the writer stop within 30 s").isLessThan(deadline);
             Thread.sleep(50);
         }
+    }
+
+    /** Asks the job for a savepoint (its state files beside its _metadata, named relative to it). */
+    private static Path savepoint(Process job, Path control) throws Exception {
+        Files.createFile(control.resolve("savepoint"));
+        Path done = control.resolve("savepoint-done");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!Files.exists(done)) {
+            assertThat(job.isAlive()).as("the job died before its savepoint").isTrue();
+            assertThat(System.nanoTime()).as("a savepoint within 30 s").isLessThan(deadline);
+            Thread.sleep(50);
+        }
+        String pointer = Files.readString(done).strip();
+        return Path.of(pointer.startsWith("file:") ? java.net.URI.create(pointer) : java.net.URI.create("file://" + pointer));
     }
 
     private static boolean signalled(Path control, String prefix) throws IOException {

@@ -6,6 +6,8 @@ import dev.eosink.postgres.PostgresSink;
 import dev.eosink.xa.XaSink;
 
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -20,6 +22,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.stream.Stream;
 
@@ -34,6 +37,9 @@ import java.util.stream.Stream;
  * completed checkpoint's transaction stays prepared: promised), and then the writer of subtask 1 stops
  * right after its next prepare (a transaction of a checkpoint that never completes: not promised).
  * Each writes a file when it stops, so that the test knows when to kill.
+ *
+ * <p>When the test creates the file {@code savepoint}, the job takes a savepoint and writes its path
+ * into the file {@code savepoint-done}.
  *
  * <p>Arguments: postgres|mariadb, JDBC URL, user, sink id, table, checkpoint directory, control
  * directory; the password in the environment variable {@code JOB_PASSWORD}.
@@ -76,7 +82,23 @@ public final class FrozenJob {
         env.fromSource(numbers, WatermarkStrategy.noWatermarks(), "numbers").setParallelism(1).uid("numbers")
                 .rebalance()
                 .sinkTo(sink.withLifecycleHook(new Freeze(control))).setParallelism(2).uid("sink");
-        env.execute("eosink-admin test job " + sinkId);
+        JobClient job = env.executeAsync("eosink-admin test job " + sinkId);
+        // A savepoint when the test asks for one (the file "savepoint"): its path goes to "savepoint-done".
+        Path ask = Path.of(control, "savepoint");
+        while (true) {
+            if (Files.exists(ask)) {
+                String savepoint = job.triggerSavepoint(checkpoints.resolve("savepoints").toUri().toString(),
+                        SavepointFormatType.CANONICAL).get();
+                Files.delete(ask);
+                Path written = Files.writeString(Path.of(control, "savepoint-done.tmp"), savepoint);
+                Files.move(written, Path.of(control, "savepoint-done"), StandardCopyOption.ATOMIC_MOVE);
+            }
+            if (job.getJobStatus().get().isGloballyTerminalState()) {
+                System.err.println("the job ended: " + job.getJobStatus().get());
+                System.exit(1);
+            }
+            Thread.sleep(50);
+        }
     }
 
     /** Stops the committer of subtask 0, then the writer of subtask 1, once the test asks for it. */
