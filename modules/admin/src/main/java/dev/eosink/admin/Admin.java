@@ -129,6 +129,13 @@ public final class Admin {
             if (a.command == null) {
                 throw new AdminException(AdminException.USAGE, "no command given");
             }
+            if (a.sinkId != null) {
+                try {
+                    dev.eosink.core.TransactionId.checkSinkId(a.sinkId);
+                } catch (IllegalArgumentException e) {
+                    throw new AdminException(AdminException.USAGE, "--sink-id: " + e.getMessage());
+                }
+            }
             return a;
         }
 

@@ -44,6 +44,8 @@ class AdminTest {
         assertThat(err).contains("--url is required");
         assertThat(run("list", "--url", "jdbc:h2:mem:x")).isEqualTo(2);
         assertThat(err).contains("jdbc:postgresql://").contains("jdbc:mariadb://");
+        assertThat(run("inspect", "/tmp", "--sink-id", "has/slash")).isEqualTo(2);
+        assertThat(err).contains("--sink-id: Invalid sink id 'has/slash'");
         assertThat(run("--help")).isZero();
     }
 }
