@@ -21,4 +21,24 @@ class XaBranchNamesTest {
         }
         assertThatThrownBy(() -> XaBranchNames.branchQualifier("has/slash")).hasMessageContaining("Invalid sink id");
     }
+
+    @Test
+    void aRecoveredXidParsesBackToTheTransactionTheWriterPrepared() {
+        TransactionId short_ = new TransactionId("orders", 3, 42, "k3x9abcd");
+        assertThat(XaBranchNames.parse(XaIds.toXid(short_))).contains(short_);
+        assertThat(XaBranchNames.parse(XaIds.toXid(short_), "orders")).contains(short_);
+        assertThat(XaBranchNames.parse(XaIds.toXid(short_), "other")).isEmpty();
+
+        // A sink id past 64 bytes is shortened in the qualifier: only the caller who knows it can parse.
+        TransactionId long_ = new TransactionId("s".repeat(100), 0, 7, "k3x9abcd");
+        assertThat(XaBranchNames.parse(XaIds.toXid(long_))).isEmpty();
+        assertThat(XaBranchNames.parse(XaIds.toXid(long_), "s".repeat(100))).contains(long_);
+    }
+
+    @Test
+    void lockNamesAreTheOnesTheMariaDbWriterTakes() {
+        String hash = XaIds.sinkHash("orders");
+        assertThat(XaBranchNames.guardLockName("orders", 2)).isEqualTo("eosink/" + hash + "/2").hasSizeLessThanOrEqualTo(64);
+        assertThat(XaBranchNames.branchLockName("orders", 2)).isEqualTo("eosink/" + hash + "/2/branch");
+    }
 }

@@ -159,6 +159,20 @@ public final class RecoveryPlan {
         return new RecoveryPlan(verdicts, reasons, fresh, restoredCheckpoint);
     }
 
+    /**
+     * Whether checkpoint (or savepoint) {@code checkpointId}, whose writer states of the transaction's
+     * sink are {@code states}, promised transaction {@code id}: a job restored from it would leave
+     * {@code id} to its restored committers ({@link Verdict#RESTORED_COMMITTER}), which commit it. That
+     * is: {@code id} is named at or before the checkpoint, and the checkpoint's writer state of its
+     * subtask index names its run. Every other transaction of the sink is not promised: a restored job
+     * would roll it back ({@link Verdict#AFTER_RESTORED}, {@link Verdict#ORPHAN}). State of the first
+     * layout (no lineage) proves nothing, so nothing is promised by it. For operators' tools that finish
+     * a dead job's transactions by hand; {@link #decide} applies the same rule at writer start.
+     */
+    public static boolean promises(long checkpointId, Collection<WriterState> states, TransactionId id) {
+        return id.checkpointId() <= checkpointId && RestoredCheckpoint.of(id.sinkId(), checkpointId, states).provesHeld(id);
+    }
+
     /** Whether the new subtask {@code subtask} of {@code parallelism} owns old subtask index {@code oldSubtask}. */
     public static boolean isOwner(int subtask, int parallelism, int oldSubtask) {
         return oldSubtask % parallelism == subtask;

@@ -55,6 +55,23 @@ class RecoveryPlanTest {
         assertThat(plan.freshStart()).isFalse();
     }
 
+    /** What an operator's tool asks: the checkpoint promises exactly what a restored job leaves to its committers. */
+    @Test
+    void promisesExactlyWhatARestoredJobLeavesToItsCommitters() {
+        List<WriterState> states = List.of(state(0, 9, run(OLD_JOB, "aaaa"), 2), state(1, 9, run(OLD_JOB, "bbbb"), 2));
+        List<TransactionId> found = List.of(tx(0, 8), tx(0, 9), tx(0, 10), tx(1, 9, OLD_JOB, "bbbb"),
+                tx(1, 9, OLD_JOB, "cccc"), tx(2, 7), tx(0, 3, OTHER_JOB, "aaaa"));
+        Set<TransactionId> held = new HashSet<>();
+        for (int subtask = 0; subtask < 2; subtask++) {
+            held.addAll(decide(found, subtask, 2, OptionalLong.of(9), states).with(Verdict.RESTORED_COMMITTER));
+        }
+        assertThat(held).containsExactlyInAnyOrder(tx(0, 8), tx(0, 9), tx(1, 9, OLD_JOB, "bbbb"));
+        for (TransactionId id : found) {
+            assertThat(RecoveryPlan.promises(9, states, id)).as("%s", id).isEqualTo(held.contains(id));
+        }
+        assertThat(RecoveryPlan.promises(9, List.of(WriterState.withoutLineage("s", 0, 9)), tx(0, 8))).isFalse();
+    }
+
     /**
      * The orphan that made a restored job wait for ever: another line of history (a run restored from an
      * older savepoint, another job) prepared a transaction named below the restored checkpoint and died.

@@ -2,16 +2,15 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.postgres.PostgresOwnership;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.zip.CRC32;
 
 /**
  * A writer session's ownership guards: a session-level advisory lock per sink id and subtask index,
@@ -38,9 +37,7 @@ final class OwnershipGuard {
 
     /** The advisory-lock class of a sink id: a stable 32-bit hash, so every job computes the same. */
     static int lockClass(String sinkId) {
-        CRC32 crc = new CRC32();
-        crc.update(("eosink/" + sinkId).getBytes(StandardCharsets.UTF_8));
-        return (int) crc.getValue();
+        return PostgresOwnership.guardLockClass(sinkId);
     }
 
     /** Takes the guard of {@code subtask}, waiting up to {@code waitMillis} for a holder going away. */

@@ -69,7 +69,7 @@ final class MariaDbDialect extends XaDialect {
     }
 
     private static String lockName(String sinkHash, int subtask) {
-        return "eosink/" + sinkHash + "/" + subtask;
+        return XaIds.guardLockName(sinkHash, subtask);
     }
 
     @Override
@@ -84,7 +84,7 @@ final class MariaDbDialect extends XaDialect {
     }
 
     private static String branchLockName(String sinkHash, int subtask) {
-        return "eosink/" + sinkHash + "/" + subtask + "/branch";
+        return XaIds.branchLockName(sinkHash, subtask);
     }
 
     @Override

@@ -89,6 +89,24 @@ public final class XaIds {
         return (sinkId.substring(0, MAX_PART - 17) + "~" + sinkHash(sinkId)).getBytes(StandardCharsets.US_ASCII);
     }
 
+    /**
+     * The name of the ownership guard of a sink (by its {@link #sinkHash}) and subtask index, for
+     * databases whose guard is a named session lock (MariaDB's and MySQL's {@code GET_LOCK}): at most
+     * 64 characters, as they allow.
+     */
+    public static String guardLockName(String sinkHash, int subtask) {
+        return "eosink/" + sinkHash + "/" + subtask;
+    }
+
+    /**
+     * The name of the branch lock of a sink (by its {@link #sinkHash}) and subtask index, for the same
+     * databases as {@link #guardLockName}: held by every session that carries a branch of the subtask,
+     * from before its first {@code XA START} until the session ends.
+     */
+    public static String branchLockName(String sinkHash, int subtask) {
+        return guardLockName(sinkHash, subtask) + "/branch";
+    }
+
     /** "gtrid/bqual (format id)" as text, for messages about an Xid that may not be ours. */
     public static String describe(Xid xid) {
         return new String(xid.getGlobalTransactionId(), StandardCharsets.ISO_8859_1)

@@ -1,0 +1,109 @@
+package dev.eosink.admin;
+
+import dev.eosink.core.TransactionId;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * What the tool needs of one kind of database, and nothing else: its prepared transactions of eosink,
+ * the marker rows, the sink's ownership guard, and finishing a prepared transaction. One
+ * implementation per way a sink prepares: PostgreSQL's own two-phase commit ({@link
+ * PostgresAdminDatabase}), and XA branches ({@link XaAdminDatabase}, MariaDB today; another XA
+ * database needs its guard check and marker SQL).
+ */
+interface AdminDatabase extends AutoCloseable {
+
+    /**
+     * One prepared transaction of an eosink sink.
+     *
+     * @param id its name
+     * @param preparedAt when it was prepared, where the database keeps that
+     * @param database where it lives (PostgreSQL's database; "server" for MariaDB, whose XA is server-wide)
+     * @param handle what the database needs to finish it (PostgreSQL's gid, an XA {@code Xid})
+     */
+    record Prepared(TransactionId id, Optional<Instant> preparedAt, String database, Object handle) {
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this || o instanceof Prepared other && id.equals(other.id) && preparedAt.equals(other.preparedAt)
+                    && database.equals(other.database);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(id, preparedAt, database);
+        }
+
+        @Override
+        public String toString() {
+            return "Prepared[" + id + " in " + database + "]";
+        }
+    }
+
+    /** The marker rows of one sink id. */
+    record Markers(String sinkId, long count, long oldestCheckpoint, long newestCheckpoint, Instant oldest, Instant newest) {
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this || o instanceof Markers other && sinkId.equals(other.sinkId) && count == other.count
+                    && oldestCheckpoint == other.oldestCheckpoint && newestCheckpoint == other.newestCheckpoint
+                    && oldest.equals(other.oldest) && newest.equals(other.newest);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(sinkId, count, oldestCheckpoint, newestCheckpoint, oldest, newest);
+        }
+
+        @Override
+        public String toString() {
+            return "Markers[" + sinkId + ": " + count + "]";
+        }
+    }
+
+    /** "PostgreSQL 17.6 at jdbc:postgresql://host:5432/db": what and where, never a password. */
+    String describe();
+
+    /** How the age of a prepared transaction is known here, for the listing. */
+    String ageSource();
+
+    /** The prepared transactions of sink {@code sinkId}, or of every eosink sink when it is empty. */
+    List<Prepared> prepared(Optional<String> sinkId) throws AdminException;
+
+    /** Prepared transactions that look like eosink's but whose sink id cannot be read off (shortened XA qualifiers). */
+    default List<String> unreadable() throws AdminException {
+        return List.of();
+    }
+
+    /** The marker rows per sink id; fails with the remedy when the marker table is missing. */
+    List<Markers> markers(Optional<String> sinkId) throws AdminException;
+
+    /** The row count of {@code id}'s marker row, present exactly when {@code id} committed. */
+    OptionalLong marker(TransactionId id) throws AdminException;
+
+    /**
+     * The sink's transactions committed after a checkpoint was taken: marker rows named after
+     * checkpoint {@code checkpointId} whose transaction began after {@code sinceEpochMillis}, as
+     * "N transaction(s) (R rows) of checkpoints A to B"; empty when there are none. Such commits mean
+     * that a later checkpoint of the same job completed.
+     */
+    Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis) throws AdminException;
+
+    /**
+     * Who holds an ownership guard of {@code sinkId}, one line each: non-empty while a job with that
+     * sink id is alive.
+     *
+     * @param subtasks how many subtask indices to look at, where the database must be asked per index
+     */
+    List<String> guardHolders(String sinkId, int subtasks) throws AdminException;
+
+    void commit(Prepared tx) throws AdminException;
+
+    void rollback(Prepared tx) throws AdminException;
+
+    @Override
+    void close();
+}

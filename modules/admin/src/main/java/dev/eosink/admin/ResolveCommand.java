@@ -1,0 +1,189 @@
+package dev.eosink.admin;
+
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.protocol.PreparedTransaction;
+import dev.eosink.core.protocol.WriterState;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * {@code resolve}: finishes a dead job's prepared transactions as a job restored from the given
+ * checkpoint would: commits each one the checkpoint promised ({@link SinkState#promises}), rolls back
+ * every other prepared transaction of the sink id, and proves each commit by its marker row. A dry run
+ * unless {@code --apply}; refuses while a live job holds the sink's ownership guard.
+ */
+final class ResolveCommand {
+
+    /** Subtask indices whose guard is looked at where the database is asked per index (MariaDB). */
+    private static final int GUARD_SUBTASKS_AT_LEAST = 256;
+
+    private final Admin.Arguments args;
+    private final Map<String, String> env;
+    private final PrintStream out;
+
+    ResolveCommand(Admin.Arguments args, Map<String, String> env, PrintStream out) {
+        this.args = args;
+        this.env = env;
+        this.out = out;
+    }
+
+    /** What resolve does with one prepared transaction, and why. */
+    private static final class Step {
+        final AdminDatabase.Prepared tx;
+        final boolean commit;
+        final String why;
+
+        Step(AdminDatabase.Prepared tx, boolean commit, String why) {
+            this.tx = tx;
+            this.commit = commit;
+            this.why = why;
+        }
+
+        boolean commit() {
+            return commit;
+        }
+    }
+
+    int run() throws AdminException {
+        CheckpointReader.Contents contents = CheckpointReader.read(args.path());
+        SinkState sink = contents.sink(sinkId(contents));
+        String sinkId = sink.sinkId();
+        if (!sink.decidable()) {
+            throw new AdminException("checkpoint " + contents.checkpointId() + " cannot tell what it promised of sink id '"
+                    + sinkId + "': its writer states carry no run token (eosink's first state layout), and its committer "
+                    + "state could not be read (" + sink.committerNote().orElse("") + "). Remedy: restore the job from "
+                    + "it once (it commits what it promised and rolls back the rest), or resolve by hand (docs/admin.md)");
+        }
+        try (AdminDatabase db = args.connect(env)) {
+            out.println("checkpoint " + contents.checkpointId() + " (" + contents.metadata() + "), sink id " + sinkId);
+            out.println("database: " + db.describe());
+            db.markers(Optional.of(sinkId)); // fails with the remedy when the marker table is missing
+            List<AdminDatabase.Prepared> prepared = db.prepared(Optional.of(sinkId));
+            int subtasks = Math.max(GUARD_SUBTASKS_AT_LEAST, 1 + Math.max(
+                    prepared.stream().mapToInt(p -> p.id().subtask()).max().orElse(0),
+                    sink.writerStates().stream().mapToInt(WriterState::subtask).max().orElse(0)));
+            List<String> holders = db.guardHolders(sinkId, subtasks);
+            if (!holders.isEmpty()) {
+                throw new AdminException(AdminException.REFUSED, "refused: a live job holds the ownership guard of sink id '"
+                        + sinkId + "' (" + String.join("; ", holders) + "). That job owns its prepared transactions and "
+                        + "finishes them itself; finishing them here could commit what it is about to roll back, or the "
+                        + "reverse. Remedy: stop the job first (cancel it; a job restored later from a checkpoint resolves "
+                        + "its transactions itself), then run resolve again");
+            }
+            out.println("ownership guard: free (no live job with sink id " + sinkId + ")");
+            OptionalLong takenAt = sink.writerStates().stream().map(WriterState::snapshotAtMillis)
+                    .filter(OptionalLong::isPresent).mapToLong(OptionalLong::getAsLong).min();
+            if (takenAt.isPresent() && !args.allowOlder) {
+                Optional<String> later = db.committedAfter(sinkId, sink.checkpointId(), takenAt.getAsLong());
+                if (later.isPresent()) {
+                    throw new AdminException("checkpoint " + sink.checkpointId() + " is not the job's last: the database "
+                            + "holds " + later.get() + " of sink id '" + sinkId + "', committed after this checkpoint was "
+                            + "taken, so a later checkpoint completed. Resolving against this one would roll back what the "
+                            + "later one promised. Remedy: resolve with the newest retained checkpoint (the newest chk-N "
+                            + "with a _metadata file, or a later savepoint); --allow-older-checkpoint if this one is "
+                            + "deliberate (the sources will be rewound to it)");
+                }
+            }
+
+            List<Step> steps = new ArrayList<>();
+            for (AdminDatabase.Prepared tx : prepared) {
+                steps.add(new Step(tx, sink.promises(tx.id()), sink.why(tx.id())));
+            }
+            Set<TransactionId> stillPrepared = prepared.stream().map(AdminDatabase.Prepared::id).collect(Collectors.toSet());
+            List<String> lost = new ArrayList<>();
+            List<String> done = new ArrayList<>();
+            for (PreparedTransaction committable : sink.committables()) {
+                if (stillPrepared.contains(committable.id())) {
+                    continue;
+                }
+                OptionalLong marker = db.marker(committable.id());
+                if (marker.isPresent()) {
+                    done.add(committable.id() + " (" + marker.getAsLong() + " rows)");
+                } else {
+                    lost.add(committable.id().toString());
+                }
+            }
+            if (steps.isEmpty()) {
+                out.println("no prepared transaction of sink id " + sinkId + ": nothing to do");
+            }
+            for (Step s : steps) {
+                out.println((s.commit ? "COMMIT   " : "ROLLBACK ") + s.tx.id() + "  " + s.why);
+            }
+            for (String d : done) {
+                out.println("already committed (marker row found): " + d);
+            }
+            for (String l : lost) {
+                out.println("LOST: " + l + " is a committable of this checkpoint, yet neither prepared nor marked: rolled "
+                        + "back by someone, or its marker row pruned (markerRetention). Its rows are not in the table");
+            }
+            for (TransactionId odd : sink.committablesNotPromised()) {
+                out.println("WARNING: committable " + odd + " is not promised by the writer states; it is not committed");
+            }
+            if (!args.apply) {
+                long commits = steps.stream().filter(Step::commit).count();
+                out.println("dry run: would commit " + commits + " and roll back " + (steps.size() - commits)
+                        + " prepared transaction(s); nothing changed. Run again with --apply to do it.");
+                return lost.isEmpty() ? 0 : AdminException.FAILED;
+            }
+            return apply(db, sinkId, steps, lost);
+        }
+    }
+
+    private int apply(AdminDatabase db, String sinkId, List<Step> steps, List<String> lost) throws AdminException {
+        int committed = 0;
+        int rolledBack = 0;
+        List<String> failures = new ArrayList<>();
+        for (Step s : steps) {
+            try {
+                if (s.commit) {
+                    db.commit(s.tx);
+                    OptionalLong marker = db.marker(s.tx.id());
+                    if (marker.isEmpty()) {
+                        failures.add("committed " + s.tx.id() + " but found no marker row for it");
+                        continue;
+                    }
+                    out.println("committed   " + s.tx.id() + " (marker row found: " + marker.getAsLong() + " rows)");
+                    committed++;
+                } else {
+                    db.rollback(s.tx);
+                    out.println("rolled back " + s.tx.id());
+                    rolledBack++;
+                }
+            } catch (AdminException e) {
+                failures.add(e.getMessage());
+            }
+        }
+        List<AdminDatabase.Prepared> left = db.prepared(Optional.of(sinkId));
+        out.println("summary: " + committed + " committed (each proven by its marker row), " + rolledBack
+                + " rolled back, " + left.size() + " of sink id " + sinkId + " still prepared"
+                + (lost.isEmpty() ? "" : ", " + lost.size() + " LOST"));
+        if (!failures.isEmpty() || !left.isEmpty() || !lost.isEmpty()) {
+            for (String f : failures) {
+                out.println("FAILED: " + f);
+            }
+            throw new AdminException("resolve of sink id " + sinkId + " did not finish cleanly: " + failures.size()
+                    + " failure(s), " + left.size() + " still prepared, " + lost.size() + " lost (see above). Remedy: "
+                    + "fix what the failures say and run resolve --apply again (it is idempotent)");
+        }
+        return 0;
+    }
+
+    private String sinkId(CheckpointReader.Contents contents) throws AdminException {
+        if (args.sinkId().isPresent()) {
+            return args.sinkId().get();
+        }
+        if (contents.sinks().size() == 1) {
+            return contents.sinks().keySet().iterator().next();
+        }
+        throw new AdminException(AdminException.USAGE, "checkpoint " + contents.checkpointId() + " holds "
+                + (contents.sinks().isEmpty() ? "no eosink sink's state" : "the state of several sinks: "
+                        + String.join(", ", contents.sinks().keySet()) + "; name one with --sink-id"));
+    }
+}

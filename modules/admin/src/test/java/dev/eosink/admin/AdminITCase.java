@@ -1,0 +1,378 @@
+package dev.eosink.admin;
+
+import dev.eosink.testing.MariaDbFixture;
+import dev.eosink.testing.PostgresFixture;
+
+import org.apache.flink.api.connector.source.lib.NumberSequenceSource;
+import org.apache.flink.core.io.SimpleVersionedSerialization;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * eosink-admin against a job that really died: the job ({@link FrozenJob}) runs in a JVM of its own,
+ * into a real PostgreSQL (the PostgreSQL sink) and a real MariaDB (the XA sink), and is killed with
+ * SIGKILL while a completed checkpoint's transaction is still prepared (promised) and a transaction of
+ * a checkpoint that never completed is prepared too (not promised). The tool refuses while the job
+ * lives; afterwards {@code resolve --apply} leaves exactly the records of the retained checkpoint: the
+ * numbers 1..K, K read from the generator's state in that checkpoint, no duplicate, none missing,
+ * nothing prepared. The tool is called through its main entry, in this JVM.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class AdminITCase {
+
+    @TempDir
+    static Path dir;
+
+    /** The PostgreSQL run's retained checkpoint, for the error cases. */
+    private static Path postgresCheckpoint;
+
+    private static final List<Process> STARTED = new ArrayList<>();
+
+    @AfterAll
+    static void killLeftovers() {
+        STARTED.forEach(Process::destroyForcibly);
+    }
+
+    /** One database as the test sees it: where, as whom, and a few queries. */
+    private record Target(String kind, String url, String user, String password) {
+
+        /** DDL, as an administrator where the sink's user may not drop tables. */
+        void ddl(String sql) throws SQLException {
+            if (kind.equals("mariadb")) {
+                MariaDbFixture.get().execute(sql);
+            } else {
+                execute(sql);
+            }
+        }
+
+        Connection connect() throws SQLException {
+            return DriverManager.getConnection(url, user, password);
+        }
+
+        void execute(String sql) throws SQLException {
+            try (Connection c = connect(); Statement s = c.createStatement()) {
+                s.execute(sql);
+            }
+        }
+
+        long count(String sql) throws SQLException {
+            try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+
+        long prepared(String sinkId) throws SQLException {
+            if (kind.equals("postgres")) {
+                return count("SELECT count(*) FROM pg_prepared_xacts WHERE starts_with(gid, 'eos1/" + sinkId + "/')");
+            }
+            return MariaDbFixture.get().xaRecover().stream().filter(x -> x[2].equals(sinkId)).count();
+        }
+
+        Map<String, String> env() {
+            return Map.of(Credentials.PASSWORD_ENV, password == null ? "" : password);
+        }
+
+        String[] args(String... command) {
+            List<String> all = new ArrayList<>(List.of(command));
+            all.addAll(List.of("--url", url, "--user", user));
+            return all.toArray(String[]::new);
+        }
+    }
+
+    private static Target postgres() {
+        PostgresFixture pg = PostgresFixture.get();
+        return new Target("postgres", pg.jdbcUrl(), pg.user(), pg.password());
+    }
+
+    private static Target mariadb() {
+        return new Target("mariadb", MariaDbFixture.get().jdbcUrl(), MariaDbFixture.SINK_USER, MariaDbFixture.SINK_PASSWORD);
+    }
+
+    /** What one run of the tool printed, and its exit code. */
+    record Run(int exit, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + exit + "\n--- out\n" + out + "--- err\n" + err;
+        }
+    }
+
+    static Run admin(Map<String, String> env, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            exit = Admin.run(args, o, e, env);
+        }
+        Run run = new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        System.out.println("$ eosink-admin " + String.join(" ", args) + "\n" + run);
+        return run;
+    }
+
+    @Test
+    @Order(1)
+    void postgresKilledJobIsResolvedToExactlyItsRetainedCheckpoint() throws Exception {
+        postgresCheckpoint = killedJobIsResolvedToExactlyItsRetainedCheckpoint(postgres(), "admin-pg");
+    }
+
+    @Test
+    @Order(2)
+    void mariaDbKilledJobIsResolvedToExactlyItsRetainedCheckpoint() throws Exception {
+        killedJobIsResolvedToExactlyItsRetainedCheckpoint(mariadb(), "admin-xa");
+    }
+
+    private Path killedJobIsResolvedToExactlyItsRetainedCheckpoint(Target db, String sinkId) throws Exception {
+        String table = sinkId.replace('-', '_') + "_numbers";
+        db.ddl("DROP TABLE IF EXISTS " + table);
+        db.ddl("CREATE TABLE " + table + " (v BIGINT NOT NULL)");
+        Path checkpoints = Files.createDirectories(dir.resolve(sinkId + "-checkpoints"));
+        Path control = Files.createDirectories(dir.resolve(sinkId + "-control"));
+
+        Process job = start(db, sinkId, table, checkpoints, control);
+        awaitCheckpoints(job, checkpoints, 3);
+        Path running = latestCheckpoint(checkpoints);
+        Run refused = admin(db.env(), db.args("resolve", running.toString(), "--sink-id", sinkId, "--apply"));
+        assertThat(refused.exit()).as("%s", refused).isEqualTo(AdminException.REFUSED);
+        assertThat(refused.err()).contains("refused: a live job holds the ownership guard of sink id '" + sinkId + "'")
+                .contains("Remedy: stop the job");
+
+        Path savepoint = savepoint(job, control);
+        Run inspectSavepoint = admin(Map.of(), "inspect", savepoint.toString(), "--sink-id", sinkId);
+        assertThat(inspectSavepoint.exit()).as("%s", inspectSavepoint).isZero();
+        assertThat(inspectSavepoint.out()).contains("sink id " + sinkId + ": 2 writer state(s), parallelism 2")
+                .contains("committables: eos1/" + sinkId + "/0/");
+
+        Files.createFile(control.resolve("freeze"));
+        awaitSignals(job, control);
+        job.destroyForcibly(); // SIGKILL: no cleanup, the kernel drops the connections
+        assertThat(job.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        Path checkpoint = latestCheckpoint(checkpoints);
+        long k = generated(checkpoint);
+        long preparedAtDeath = db.prepared(sinkId);
+        assertThat(preparedAtDeath).as("transactions left prepared by the killed job").isGreaterThanOrEqualTo(2);
+
+        Run list = admin(db.env(), db.args("list", "--sink-id", sinkId));
+        assertThat(list.exit()).as("%s", list).isZero();
+        assertThat(list.out()).contains("prepared transactions of sink id " + sinkId + ": " + preparedAtDeath);
+
+        Run inspect = admin(Map.of(), "inspect", checkpoint.toString(), "--sink-id", sinkId);
+        assertThat(inspect.exit()).as("%s", inspect).isZero();
+        assertThat(inspect.out()).contains("sink id " + sinkId + ": 2 writer state(s), parallelism 2")
+                .contains("subtask 0: run ").contains("subtask 1: run ").contains("committables: eos1/" + sinkId + "/0/");
+
+        long rowsBefore = db.count("SELECT count(*) FROM " + table);
+        Run dryRun = resolveOnceTheGuardIsFree(db, checkpoint, sinkId);
+        assertThat(dryRun.exit()).as("%s", dryRun).isZero();
+        assertThat(dryRun.out()).as("the hard case: a completed checkpoint's transaction still prepared, and one of "
+                + "a checkpoint that never completed").contains("COMMIT   eos1/" + sinkId + "/0/").contains("ROLLBACK eos1/" + sinkId + "/1/")
+                .contains("dry run: ").contains("nothing changed");
+        assertThat(db.prepared(sinkId)).as("a dry run changes nothing").isEqualTo(preparedAtDeath);
+        assertThat(db.count("SELECT count(*) FROM " + table)).isEqualTo(rowsBefore);
+
+        Run apply = admin(db.env(), db.args("resolve", checkpoint.toString(), "--sink-id", sinkId, "--apply"));
+        assertThat(apply.exit()).as("%s", apply).isZero();
+        assertThat(apply.out()).contains("committed   eos1/" + sinkId + "/0/").contains("rolled back eos1/" + sinkId + "/1/")
+                .contains("still prepared").contains(" 0 of sink id " + sinkId + " still prepared");
+        assertExactly(db, table, k);
+        assertThat(db.prepared(sinkId)).as("prepared transactions of the sink left").isZero();
+
+        List<Path> retained = completed(checkpoints);
+        Path older = retained.get(retained.size() - 2);
+        Run olderRefused = admin(db.env(), db.args("resolve", older.toString(), "--sink-id", sinkId, "--apply"));
+        assertThat(olderRefused.exit()).as("%s", olderRefused).isEqualTo(1);
+        assertThat(olderRefused.err()).contains("is not the job's last").contains("Remedy: resolve with the newest");
+        assertExactly(db, table, k);
+
+        Run again = admin(db.env(), db.args("resolve", checkpoint.toString(), "--sink-id", sinkId, "--apply"));
+        assertThat(again.exit()).as("%s", again).isZero();
+        assertThat(again.out()).contains("nothing to do").contains("summary: 0 committed").doesNotContain("LOST");
+        assertExactly(db, table, k);
+        return checkpoint;
+    }
+
+    /**
+     * The server ends a killed client's sessions, and with them the guard's locks, once it notices
+     * the closed connection: within moments, not at once. Until then the tool rightly refuses.
+     */
+    private Run resolveOnceTheGuardIsFree(Target db, Path checkpoint, String sinkId) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            Run run = admin(db.env(), db.args("resolve", checkpoint.toString(), "--sink-id", sinkId));
+            if (run.exit() != AdminException.REFUSED || System.nanoTime() > deadline) {
+                return run;
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private static void assertExactly(Target db, String table, long k) throws SQLException {
+        assertThat(k).as("records the retained checkpoint covers").isPositive();
+        assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(k);
+        assertThat(db.count("SELECT count(DISTINCT v) FROM " + table)).as("distinct rows (no duplicates)").isEqualTo(k);
+        assertThat(db.count("SELECT min(v) FROM " + table)).isEqualTo(1);
+        assertThat(db.count("SELECT max(v) FROM " + table)).as("none missing: 1..K").isEqualTo(k);
+    }
+
+    /** How many numbers the generator had emitted at the checkpoint: the start of its remaining split. */
+    private static long generated(Path checkpoint) throws Exception {
+        List<byte[]> splits = CheckpointReader.listState(checkpoint.toString(), "SourceReaderState");
+        assertThat(splits).as("the generator's split in the checkpoint").hasSize(1);
+        SimpleVersionedSerializer<NumberSequenceSource.NumberSequenceSplit> serializer =
+                new NumberSequenceSource(0, 1).getSplitSerializer();
+        NumberSequenceSource.NumberSequenceSplit split = SimpleVersionedSerialization.readVersionAndDeSerialize(serializer, splits.get(0));
+        return split.from();
+    }
+
+    @Test
+    @Order(3)
+    void errorsNameWhatIsWrongAndTheRemedy() throws Exception {
+        assertThat(postgresCheckpoint).as("the PostgreSQL case ran first").isNotNull();
+        Path empty = Files.createDirectories(dir.resolve("not-a-checkpoint"));
+        Run wrongPath = admin(Map.of(), "inspect", empty.toString());
+        assertThat(wrongPath.exit()).isEqualTo(1);
+        assertThat(wrongPath.err()).contains("no checkpoint metadata at " + empty).contains("Remedy");
+
+        Run otherSink = admin(Map.of(), "inspect", postgresCheckpoint.toString(), "--sink-id", "orders");
+        assertThat(otherSink.exit()).isEqualTo(1);
+        assertThat(otherSink.err()).contains("holds no state of sink id 'orders'").contains("sink id(s) admin-pg")
+                .contains("Remedy");
+
+        Target pg = postgres();
+        Run listAll = admin(pg.env(), pg.args("list"));
+        assertThat(listAll.exit()).as("%s", listAll).isZero();
+        assertThat(listAll.out()).contains("prepared transactions of every eosink sink: ")
+                .containsPattern("\\n  admin-pg +\\d+ +1 +\\d+ ");
+
+        Run noMarkers = admin(pg.env(), pg.args("list", "--marker-table", "no_such_markers"));
+        assertThat(noMarkers.exit()).isEqualTo(1);
+        assertThat(noMarkers.err()).contains("the marker table \"no_such_markers\" does not exist").contains("Remedy");
+
+        String wrong = "wrong-pw-" + System.nanoTime();
+        Target maria = mariadb();
+        Run badPassword = admin(Map.of(Credentials.PASSWORD_ENV, wrong), maria.args("list"));
+        assertThat(badPassword.exit()).isEqualTo(1);
+        assertThat(badPassword.err()).contains("refused user '" + MariaDbFixture.SINK_USER + "'").contains("Remedy")
+                .doesNotContain(wrong);
+        assertThat(badPassword.out()).doesNotContain(wrong);
+    }
+
+    /** The packaged tool, as an operator runs it: one JVM of its own, the shaded jar alone on its path. */
+    @Test
+    @Order(4)
+    void theJarRunsOnItsOwn() throws Exception {
+        assertThat(postgresCheckpoint).as("the PostgreSQL case ran first").isNotNull();
+        Path jar = Path.of("target", "eosink-admin.jar");
+        assertThat(jar).as("packaged before the integration tests").exists();
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                jar.toString(), "inspect", postgresCheckpoint.toString(), "--sink-id", "admin-pg")
+                .redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        System.out.println("$ java -jar target/eosink-admin.jar inspect ...\n" + output);
+        assertThat(p.exitValue()).as(output).isZero();
+        assertThat(output).startsWith("checkpoint ").contains("sink id admin-pg: 2 writer state(s), parallelism 2")
+                .contains("committables: eos1/admin-pg/0/");
+    }
+
+    // ---------------------------------------------------------------- the job's process
+
+    private static Process start(Target db, String sinkId, String table, Path checkpoints, Path control) throws IOException {
+        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-cp", System.getProperty("java.class.path"), FrozenJob.class.getName(),
+                db.kind(), db.url(), db.user(), sinkId, table, checkpoints.toString(), control.toString());
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put("JOB_PASSWORD", db.password() == null ? "" : db.password());
+        pb.redirectErrorStream(true);
+        pb.redirectOutput(dir.resolve(sinkId + "-job.log").toFile());
+        Process p = pb.start();
+        STARTED.add(p);
+        return p;
+    }
+
+    private static void awaitCheckpoints(Process job, Path checkpoints, int n) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (completed(checkpoints).size() < n) {
+            assertThat(job.isAlive()).as("the job died; its log:%n%s", log(checkpoints)).isTrue();
+            assertThat(System.nanoTime()).as("%d checkpoints within 60 s", n).isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    private static void awaitSignals(Process job, Path control) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!(signalled(control, "commit-stopped-") && signalled(control, "prepare-stopped-"))) {
+            assertThat(job.isAlive()).as("the job died before it stopped").isTrue();
+            assertThat(System.nanoTime()).as("the committer and the writer stop within 30 s").isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+
+    /** Asks the job for a savepoint (its state files beside its _metadata, named relative to it). */
+    private static Path savepoint(Process job, Path control) throws Exception {
+        Files.createFile(control.resolve("savepoint"));
+        Path done = control.resolve("savepoint-done");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!Files.exists(done)) {
+            assertThat(job.isAlive()).as("the job died before its savepoint").isTrue();
+            assertThat(System.nanoTime()).as("a savepoint within 30 s").isLessThan(deadline);
+            Thread.sleep(50);
+        }
+        String pointer = Files.readString(done).strip();
+        return Path.of(pointer.startsWith("file:") ? java.net.URI.create(pointer) : java.net.URI.create("file://" + pointer));
+    }
+
+    private static boolean signalled(Path control, String prefix) throws IOException {
+        try (Stream<Path> files = Files.list(control)) {
+            return files.anyMatch(f -> f.getFileName().toString().startsWith(prefix));
+        }
+    }
+
+    private static String log(Path checkpoints) throws IOException {
+        String name = checkpoints.getFileName().toString().replace("-checkpoints", "-job.log");
+        Path log = checkpoints.resolveSibling(name);
+        return Files.exists(log) ? Files.readString(log) : "(none)";
+    }
+
+    /** The chk-N directories that hold a _metadata file: completed checkpoints. */
+    private static List<Path> completed(Path checkpoints) throws IOException {
+        try (Stream<Path> files = Files.walk(checkpoints, 3)) {
+            return files.filter(p -> p.getFileName().toString().equals("_metadata")).map(Path::getParent)
+                    .filter(p -> p.getFileName().toString().startsWith("chk-"))
+                    .sorted(Comparator.comparingLong(p -> Long.parseLong(p.getFileName().toString().substring(4))))
+                    .toList();
+        }
+    }
+
+    private static Path latestCheckpoint(Path checkpoints) throws IOException {
+        List<Path> all = completed(checkpoints);
+        return Optional.of(all).filter(l -> !l.isEmpty()).map(l -> l.get(l.size() - 1)).orElseThrow();
+    }
+}
