@@ -1,0 +1,129 @@
+package dev.eosink.examples;
+
+import dev.eosink.examples.monitoring.PrometheusServer;
+import dev.eosink.examples.monitoring.SvgTimeChart;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The demo's run as an operator sees it in Prometheus: runs the demo (its options as given) with
+ * {@code --prometheus-port}, scraped every second by a Prometheus server of its own (the installed
+ * binary, on a temporary directory), then draws what Prometheus holds (commits, seconds since the last
+ * commit, prepared transactions and their age, and the job's restarts as marks) into an SVG.
+ *
+ * <pre>{@code examples/monitoring/render-demo-run [out.svg] [demo options]}</pre>
+ */
+public final class DemoRunChart {
+
+    private static final String M = "flink_taskmanager_job_task_operator_";
+    private static final String E = M + "eosink_";
+
+    private DemoRunChart() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 1 || !args[0].endsWith(".svg")) {
+            System.err.println("usage: DemoRunChart <out.svg> [demo options, see ./demo --help]");
+            System.exit(2);
+            return;
+        }
+        Path out = Path.of(args[0]);
+        Path dir = Files.createTempDirectory("eosink-demo-run-");
+        int port = PrometheusServer.freePort();
+        List<String> demoArgs = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
+        demoArgs.addAll(List.of("--prometheus-port", Integer.toString(port)));
+        DemoOptions o = DemoOptions.parse(demoArgs.toArray(String[]::new));
+
+        int exit;
+        try (PrometheusServer prometheus = PrometheusServer.start(dir,
+                PrometheusServer.config(List.of("127.0.0.1:" + port), Optional.empty(), Duration.ofSeconds(1)))) {
+            System.out.println("Prometheus " + prometheus.url() + " (data in " + dir + ") scrapes the demo every second");
+            Instant from = Instant.now();
+            exit = Demo.run(o);
+            Instant to = Instant.now();
+            String subtitle = String.format(Locale.ROOT, "./demo %s: %s job, %,d orders at %,.0f/s, parallelism %d; exit %d (%s)\n%s",
+                    String.join(" ", Arrays.asList(args).subList(1, args.length)), o.job, o.events, o.rate, o.parallelism,
+                    exit, exit == 0 ? "the table exact" : "the table NOT exact",
+                    Chaos.fired() > 0 ? Chaos.fired() + " failures injected, the dashed lines are the job's restarts (numRestarts):\n"
+                            + Chaos.firedByKind() : "no failure injected");
+            Files.writeString(out, chart(prometheus, from, to, subtitle));
+        }
+        System.out.println("wrote " + out);
+        System.exit(exit);
+    }
+
+    /** The chart of what {@code prometheus} scraped between {@code from} and {@code to}. */
+    static String chart(PrometheusServer prometheus, Instant from, Instant to, String subtitle) throws Exception {
+        Duration step = Duration.ofSeconds(1);
+        // The time axis starts when the job's first metric was scraped.
+        JsonNode restarts = prometheus.queryRange("max(flink_jobmanager_job_numRestarts)", from, to, step);
+        double start = restarts.size() > 0 ? restarts.get(0).path("values").get(0).get(0).asDouble() : from.getEpochSecond();
+        double end = to.toEpochMilli() / 1e3;
+        Query q = new Query(prometheus, from, to, step, start);
+
+        SvgTimeChart chart = new SvgTimeChart("eosink demo as Prometheus scraped it (every 1 s)", subtitle, end - start)
+                .panel(q.panel("Rows per second", "/s",
+                        "sum(rate(" + M + "numRecordsSend[5s]))", "sent by the writers",
+                        "sum(rate(" + E + "recordsCommitted[5s]))", "committed (visible)"))
+                .panel(q.panel("Transactions committed per second", "/s",
+                        "sum(rate(" + E + "transactionsCommitted[5s]))", "all committers"))
+                .panel(q.panel("Seconds since the last commit", "s",
+                        "max(" + E + "secondsSinceLastCommit)", "worst committer"))
+                .panel(q.panel("Prepared transactions, not yet committed", "",
+                        "sum(" + E + "preparedTransactions)", "all writers"))
+                .panel(q.panel("Age of the oldest prepared transaction", "s",
+                        "max(" + E + "oldestPreparedAgeSeconds)", "worst writer"));
+
+        // A mark where numRestarts went up: a restart after a failure (the demo's injected ones).
+        if (restarts.size() > 0) {
+            double previous = 0;
+            int n = 0;
+            for (JsonNode point : restarts.get(0).path("values")) {
+                double value = point.get(1).asDouble();
+                if (value > previous) {
+                    n++;
+                    chart.mark(new SvgTimeChart.Mark(point.get(0).asDouble() - start, "restart " + n));
+                }
+                previous = value;
+            }
+        }
+        return chart.render();
+    }
+
+    /** Range queries over one window, as series on the chart's time axis. */
+    private record Query(PrometheusServer prometheus, Instant from, Instant to, Duration step, double start) {
+
+        /** A panel of the queries ({@code promql, name} pairs) that have data; says which metrics had none. */
+        SvgTimeChart.Panel panel(String title, String unit, String... queriesAndNames) throws Exception {
+            List<SvgTimeChart.Series> series = new ArrayList<>();
+            List<String> empty = new ArrayList<>();
+            for (int i = 0; i < queriesAndNames.length; i += 2) {
+                JsonNode result = prometheus.queryRange(queriesAndNames[i], from, to, step);
+                if (result.size() == 0) {
+                    empty.add(queriesAndNames[i]);
+                    series.add(new SvgTimeChart.Series(queriesAndNames[i + 1] + " (no data)", new double[0], new double[0]));
+                    continue;
+                }
+                JsonNode values = result.get(0).path("values");
+                double[] t = new double[values.size()];
+                double[] v = new double[values.size()];
+                for (int j = 0; j < values.size(); j++) {
+                    t[j] = values.get(j).get(0).asDouble() - start;
+                    v[j] = Double.parseDouble(values.get(j).get(1).asText());
+                }
+                series.add(new SvgTimeChart.Series(queriesAndNames[i + 1], t, v));
+            }
+            String missing = "no data: " + String.join(", ", empty);
+            return new SvgTimeChart.Panel(title, unit, series, missing);
+        }
+    }
+}
