@@ -41,6 +41,8 @@ public final class Chaos {
     }
 
     private static final AtomicReference<Kind> ARMED = new AtomicReference<>();
+    /** While set, every checkpoint is declined after the sink prepared (see {@link #declineEveryCheckpoint}). */
+    private static volatile boolean declineEvery;
     private static final Map<Kind, AtomicLong> FIRED = new EnumMap<>(Kind.class);
     private static final AtomicLong EVENTS = new AtomicLong();
     private static final AtomicLong CHECKPOINTS = new AtomicLong();
@@ -92,6 +94,16 @@ public final class Chaos {
             scheduler = null;
         }
         ARMED.set(null);
+        declineEvery = false;
+    }
+
+    /**
+     * While on, the checkpoint listener in front of the sink declines every checkpoint, after the sink
+     * prepared its transaction: prepared transactions pile up until a checkpoint completes again (if the
+     * job tolerates failed checkpoints; else each decline fails the job over). For pictures of a run.
+     */
+    public static void declineEveryCheckpoint(boolean on) {
+        declineEvery = on;
     }
 
     /** Throws if {@code kind} is armed, disarming it: each armed fault strikes once. */
@@ -172,6 +184,10 @@ public final class Chaos {
         @Override
         public void snapshotState(FunctionSnapshotContext context) {
             if (!countEvents) {
+                if (declineEvery) {
+                    throw new ChaosException("chaos: every checkpoint declined for a while, now checkpoint "
+                            + context.getCheckpointId());
+                }
                 strike(Kind.CHECKPOINT_DECLINED, "checkpoint " + context.getCheckpointId());
             }
         }

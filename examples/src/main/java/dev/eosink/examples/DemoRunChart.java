@@ -21,12 +21,24 @@ import java.util.Optional;
  * binary, on a temporary directory), then draws what Prometheus holds (commits, seconds since the last
  * commit, prepared transactions and their age, and the job's restarts as marks) into an SVG.
  *
+ * <p>Once the demo's injected failures are done, two stretches of trouble follow, shaded on the chart,
+ * so that the picture shows what the alerts are about: for {@link #DECLINES} every checkpoint is
+ * declined after the sink prepared (prepared transactions pile up and age, then the next completed
+ * checkpoint commits them all), and for {@link #OUTAGE} the checkpoint storage fails (the job's
+ * checkpoint directory becomes a plain file: checkpoints fail before their barrier, nothing is
+ * committed while records keep coming in). The demo runs with failed checkpoints tolerated.
+ *
  * <pre>{@code examples/monitoring/render-demo-run [out.svg] [demo options]}</pre>
  */
 public final class DemoRunChart {
 
     private static final String M = "flink_taskmanager_job_task_operator_";
     private static final String E = M + "eosink_";
+
+    /** How long every checkpoint is declined after the sink prepared (fewer than maxPreparedPerSubtask checkpoints). */
+    static final Duration DECLINES = Duration.ofMillis(3_500);
+    /** How long the checkpoint storage is down. */
+    static final Duration OUTAGE = Duration.ofSeconds(12);
 
     private DemoRunChart() {}
 
@@ -39,7 +51,12 @@ public final class DemoRunChart {
         Path out = Path.of(args[0]);
         Path dir = Files.createTempDirectory("eosink-demo-run-");
         int port = PrometheusServer.freePort();
-        List<String> demoArgs = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
+        List<String> given = Arrays.asList(args).subList(1, args.length);
+        List<String> demoArgs = new ArrayList<>();
+        // Long enough for the injected failures and both stretches of trouble after them.
+        demoArgs.addAll(List.of("--events", "600000", "--checkpoint-dir", dir.resolve("checkpoints").toString(),
+                "-Dexecution.checkpointing.tolerable-failed-checkpoints=1000000"));
+        demoArgs.addAll(given);
         demoArgs.addAll(List.of("--prometheus-port", Integer.toString(port)));
         DemoOptions o = DemoOptions.parse(demoArgs.toArray(String[]::new));
 
@@ -48,21 +65,26 @@ public final class DemoRunChart {
                 PrometheusServer.config(List.of("127.0.0.1:" + port), Optional.empty(), Duration.ofSeconds(1)))) {
             System.out.println("Prometheus " + prometheus.url() + " (data in " + dir + ") scrapes the demo every second");
             Instant from = Instant.now();
+            Trouble trouble = new Trouble(o);
+            trouble.start();
             exit = Demo.run(o);
+            trouble.interrupt();
+            trouble.join();
             Instant to = Instant.now();
             String subtitle = String.format(Locale.ROOT, "./demo %s: %s job, %,d orders at %,.0f/s, parallelism %d; exit %d (%s)\n%s",
                     String.join(" ", Arrays.asList(args).subList(1, args.length)), o.job, o.events, o.rate, o.parallelism,
                     exit, exit == 0 ? "the table exact" : "the table NOT exact",
                     Chaos.fired() > 0 ? Chaos.fired() + " failures injected, the dashed lines are the job's restarts (numRestarts):\n"
                             + Chaos.firedByKind() : "no failure injected");
-            Files.writeString(out, chart(prometheus, from, to, subtitle));
+            Files.writeString(out, chart(prometheus, from, to, subtitle, trouble.spans));
         }
         System.out.println("wrote " + out);
         System.exit(exit);
     }
 
     /** The chart of what {@code prometheus} scraped between {@code from} and {@code to}. */
-    static String chart(PrometheusServer prometheus, Instant from, Instant to, String subtitle) throws Exception {
+    static String chart(PrometheusServer prometheus, Instant from, Instant to, String subtitle, List<Span> spans)
+            throws Exception {
         Duration step = Duration.ofSeconds(1);
         // The time axis starts when the job's first metric was scraped.
         JsonNode restarts = prometheus.queryRange("max(flink_jobmanager_job_numRestarts)", from, to, step);
@@ -72,6 +94,7 @@ public final class DemoRunChart {
 
         SvgTimeChart chart = new SvgTimeChart("eosink demo as Prometheus scraped it (every 1 s)", subtitle, end - start)
                 .panel(q.panel("Rows per second", "/s",
+                        "sum(rate(" + M + "numRecordsIn{operator_name=~\".*Writer\"}[5s]))", "into the writers",
                         "sum(rate(" + M + "numRecordsSend[5s]))", "sent by the writers",
                         "sum(rate(" + E + "recordsCommitted[5s]))", "committed (visible)"))
                 .panel(q.panel("Transactions committed per second", "/s",
@@ -83,6 +106,10 @@ public final class DemoRunChart {
                 .panel(q.panel("Age of the oldest prepared transaction", "s",
                         "max(" + E + "oldestPreparedAgeSeconds)", "worst writer"));
 
+        for (Span span : spans) {
+            chart.span(new SvgTimeChart.Span(span.from.toEpochMilli() / 1e3 - start,
+                    (span.to == null ? to : span.to).toEpochMilli() / 1e3 - start, span.label));
+        }
         // A mark where numRestarts went up: a restart after a failure (the demo's injected ones).
         if (restarts.size() > 0) {
             double previous = 0;
@@ -97,6 +124,63 @@ public final class DemoRunChart {
             }
         }
         return chart.render();
+    }
+
+    /** A stretch of trouble: when, and what. */
+    record Span(Instant from, Instant to, String label) {}
+
+    /**
+     * After the demo's injected failures (or, without them, once checkpoints complete), every checkpoint
+     * declined for {@link #DECLINES}, then the checkpoint storage down for {@link #OUTAGE}.
+     */
+    private static final class Trouble extends Thread {
+        private final DemoOptions options;
+        final List<Span> spans = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        Trouble(DemoOptions options) {
+            super("demo-run-trouble");
+            setDaemon(true);
+            this.options = options;
+        }
+
+        @Override
+        public void run() {
+            boolean chaos = options.chaos == null || options.chaos;
+            try {
+                while (chaos ? Chaos.fired() < options.faults : Chaos.checkpoints() < 5) {
+                    Thread.sleep(200);
+                }
+                Thread.sleep(4_000);
+                Instant declines = Instant.now();
+                Chaos.declineEveryCheckpoint(true);
+                try {
+                    Thread.sleep(DECLINES.toMillis());
+                } finally {
+                    Chaos.declineEveryCheckpoint(false);
+                    spans.add(new Span(declines, Instant.now(), "checkpoints declined after prepare"));
+                }
+                Thread.sleep(6_000);
+                Path jobDir;
+                try (java.util.stream.Stream<Path> jobs = Files.list(options.checkpointDir)) {
+                    jobDir = jobs.filter(Files::isDirectory).findFirst().orElseThrow();
+                }
+                Path moved = jobDir.resolveSibling(jobDir.getFileName() + ".away");
+                Instant outage = Instant.now();
+                Files.move(jobDir, moved);
+                Files.writeString(jobDir, "checkpoint storage down");
+                try {
+                    Thread.sleep(OUTAGE.toMillis());
+                } finally {
+                    Files.delete(jobDir);
+                    Files.move(moved, jobDir);
+                    spans.add(new Span(outage, Instant.now(), "checkpoint storage down"));
+                }
+            } catch (InterruptedException e) {
+                // the demo ended first
+            } catch (java.io.IOException | RuntimeException e) {
+                System.err.println("could not make trouble: " + e);
+            }
+        }
     }
 
     /** Range queries over one window, as series on the chart's time axis. */

@@ -15,7 +15,7 @@ public final class SvgTimeChart {
     private static final int RIGHT = 250;
     private static final int PANEL_HEIGHT = 120;
     private static final int PANEL_GAP = 42;
-    private static final int TOP = 128;
+    private static final int TOP = 150;
     private static final String[] COLORS = {"#3b6ea8", "#e08a2c", "#5a9e5a", "#8a5aa8"};
 
     /** One line: its name and its points (seconds on the time axis, value); NaN values are gaps. */
@@ -27,11 +27,15 @@ public final class SvgTimeChart {
     /** A vertical mark across the panels at {@code seconds}, labelled at the top. */
     public record Mark(double seconds, String label) {}
 
+    /** A shaded stretch of time across the panels, {@code from} to {@code to} seconds, labelled at the top. */
+    public record Span(double from, double to, String label) {}
+
     private final String title;
     private final String subtitle;
     private final double endSeconds;
     private final List<Panel> panels = new ArrayList<>();
     private final List<Mark> marks = new ArrayList<>();
+    private final List<Span> spans = new ArrayList<>();
 
     /** A chart of {@code endSeconds} seconds; the subtitle may have several lines. */
     public SvgTimeChart(String title, String subtitle, double endSeconds) {
@@ -50,6 +54,11 @@ public final class SvgTimeChart {
         return this;
     }
 
+    public SvgTimeChart span(Span span) {
+        spans.add(span);
+        return this;
+    }
+
     public String render() {
         int height = TOP + panels.size() * (PANEL_HEIGHT + PANEL_GAP) + 30;
         int plotW = WIDTH - LEFT - RIGHT;
@@ -61,6 +70,15 @@ public final class SvgTimeChart {
         int line = 0;
         for (String part : subtitle.split("\n")) {
             svg.append(text(LEFT, 46 + 16 * line++, part, "fill=\"#555\""));
+        }
+
+        int panelsBottom = TOP + panels.size() * (PANEL_HEIGHT + PANEL_GAP) - PANEL_GAP;
+        for (Span span : spans) {
+            double x1 = LEFT + plotW * span.from() / endSeconds;
+            double x2 = LEFT + plotW * span.to() / endSeconds;
+            svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#f6e7b0\" "
+                    + "fill-opacity=\"0.6\"/>%n", x1, TOP - 48, Math.max(1, x2 - x1), panelsBottom - TOP + 48));
+            svg.append(text(x1 + 2, TOP - 38, span.label(), "fill=\"#8a6d00\" font-size=\"10\""));
         }
 
         int y0 = TOP;
