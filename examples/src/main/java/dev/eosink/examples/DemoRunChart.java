@@ -22,11 +22,11 @@ import java.util.Optional;
  * commit, prepared transactions and their age, and the job's restarts as marks) into an SVG.
  *
  * <p>Once the demo's injected failures are done, two stretches of trouble follow, shaded on the chart,
- * so that the picture shows what the alerts are about: for {@link #DECLINES} every checkpoint is
- * declined after the sink prepared (prepared transactions pile up and age, then the next completed
- * checkpoint commits them all), and for {@link #OUTAGE} the checkpoint storage fails (the job's
- * checkpoint directory becomes a plain file: checkpoints fail before their barrier, nothing is
- * committed while records keep coming in). The demo runs with failed checkpoints tolerated.
+ * so that the picture shows what the alerts are about: a checkpoint that takes {@link #SLOW} (the
+ * source's snapshot waits; the sink's transactions stay prepared and age until it completes), and the
+ * checkpoint storage down for {@link #OUTAGE} (the job's checkpoint directory becomes a plain file:
+ * checkpoints fail before their barrier, and nothing is committed while records keep coming in). The
+ * demo runs with failed checkpoints tolerated.
  *
  * <pre>{@code examples/monitoring/render-demo-run [out.svg] [demo options]}</pre>
  */
@@ -35,8 +35,8 @@ public final class DemoRunChart {
     private static final String M = "flink_taskmanager_job_task_operator_";
     private static final String E = M + "eosink_";
 
-    /** How long every checkpoint is declined after the sink prepared (fewer than maxPreparedPerSubtask checkpoints). */
-    static final Duration DECLINES = Duration.ofMillis(3_500);
+    /** How long the slow checkpoint takes. */
+    static final Duration SLOW = Duration.ofSeconds(8);
     /** How long the checkpoint storage is down. */
     static final Duration OUTAGE = Duration.ofSeconds(12);
 
@@ -130,8 +130,8 @@ public final class DemoRunChart {
     record Span(Instant from, Instant to, String label) {}
 
     /**
-     * After the demo's injected failures (or, without them, once checkpoints complete), every checkpoint
-     * declined for {@link #DECLINES}, then the checkpoint storage down for {@link #OUTAGE}.
+     * After the demo's injected failures (or, without them, once checkpoints complete), a checkpoint that
+     * takes {@link #SLOW}, then the checkpoint storage down for {@link #OUTAGE}.
      */
     private static final class Trouble extends Thread {
         private final DemoOptions options;
@@ -151,15 +151,10 @@ public final class DemoRunChart {
                     Thread.sleep(200);
                 }
                 Thread.sleep(4_000);
-                Instant declines = Instant.now();
-                Chaos.declineEveryCheckpoint(true);
-                try {
-                    Thread.sleep(DECLINES.toMillis());
-                } finally {
-                    Chaos.declineEveryCheckpoint(false);
-                    spans.add(new Span(declines, Instant.now(), "checkpoints declined after prepare"));
-                }
-                Thread.sleep(6_000);
+                Instant slow = Instant.now();
+                Chaos.slowCheckpointsUntil(slow.plus(SLOW).toEpochMilli());
+                spans.add(new Span(slow, slow.plus(SLOW), "a slow checkpoint"));
+                Thread.sleep(SLOW.toMillis() + 8_000);
                 Path jobDir;
                 try (java.util.stream.Stream<Path> jobs = Files.list(options.checkpointDir)) {
                     jobDir = jobs.filter(Files::isDirectory).findFirst().orElseThrow();
