@@ -74,7 +74,7 @@ public final class DemoRunChart {
             String subtitle = String.format(Locale.ROOT, "./demo %s: %s job, %,d orders at %,.0f/s, parallelism %d; exit %d (%s)\n%s",
                     String.join(" ", Arrays.asList(args).subList(1, args.length)), o.job, o.events, o.rate, o.parallelism,
                     exit, exit == 0 ? "the table exact" : "the table NOT exact",
-                    Chaos.fired() > 0 ? Chaos.fired() + " failures injected, the dashed lines are the job's restarts (numRestarts):\n"
+                    Chaos.fired() > 0 ? Chaos.fired() + " failures injected; dashed: the job's restarts (numRestarts); shaded: trouble made after them\n"
                             + Chaos.firedByKind() : "no failure injected");
             Files.writeString(out, chart(prometheus, from, to, subtitle, trouble.spans));
         }
@@ -118,7 +118,7 @@ public final class DemoRunChart {
                 double value = point.get(1).asDouble();
                 if (value > previous) {
                     n++;
-                    chart.mark(new SvgTimeChart.Mark(point.get(0).asDouble() - start, "restart " + n));
+                    chart.mark(new SvgTimeChart.Mark(point.get(0).asDouble() - start, "#" + n));
                 }
                 previous = value;
             }
