@@ -41,6 +41,8 @@ public final class Chaos {
     }
 
     private static final AtomicReference<Kind> ARMED = new AtomicReference<>();
+    /** Until this time (millis), the source's snapshots wait for it (see {@link #slowCheckpointsUntil}). */
+    private static volatile long slowUntilMillis;
     private static final Map<Kind, AtomicLong> FIRED = new EnumMap<>(Kind.class);
     private static final AtomicLong EVENTS = new AtomicLong();
     private static final AtomicLong CHECKPOINTS = new AtomicLong();
@@ -92,6 +94,17 @@ public final class Chaos {
             scheduler = null;
         }
         ARMED.set(null);
+        slowUntilMillis = 0;
+    }
+
+    /**
+     * A slow checkpoint: until {@code epochMillis}, each snapshot of the counting map behind the source
+     * waits for that time. The source has sent its barrier on by then, so the sink prepares at once, and
+     * its transactions stay prepared (and age) until the slow checkpoint completes; the source's task
+     * emits nothing meanwhile. For pictures of a run.
+     */
+    public static void slowCheckpointsUntil(long epochMillis) {
+        slowUntilMillis = epochMillis;
     }
 
     /** Throws if {@code kind} is armed, disarming it: each armed fault strikes once. */
@@ -170,7 +183,11 @@ public final class Chaos {
         }
 
         @Override
-        public void snapshotState(FunctionSnapshotContext context) {
+        public void snapshotState(FunctionSnapshotContext context) throws InterruptedException {
+            long slow = slowUntilMillis - System.currentTimeMillis();
+            if (countEvents && slow > 0) {
+                Thread.sleep(slow);
+            }
             if (!countEvents) {
                 strike(Kind.CHECKPOINT_DECLINED, "checkpoint " + context.getCheckpointId());
             }

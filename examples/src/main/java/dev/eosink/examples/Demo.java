@@ -25,6 +25,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.ServiceLoader;
@@ -41,6 +43,9 @@ import java.util.stream.Stream;
  * generator, not from Flink. Exit code 0 only when the table is exact.
  */
 public final class Demo {
+
+    /** The key prefix of the demo's Prometheus reporter, named {@code prom}. */
+    static final String PROMETHEUS_REPORTER = "metrics.reporter.prom.";
 
     public static void main(String[] args) throws Exception {
         DemoOptions o;
@@ -115,6 +120,12 @@ public final class Demo {
                             + "(sink id %s)%n",
                     o.sql ? o.job + " (SQL)" : o.job, o.events, o.rate, o.parallelism, restoreFrom.map(p -> "restoring " + p).orElse("fresh start"),
                     chaos ? "on (" + o.faults + " failures, seed " + o.seed + ")" : "off", o.table, o.sinkId);
+            if (o.prometheusPort != null) {
+                System.out.println(local
+                        ? "metrics for Prometheus: http://localhost:" + o.prometheusPort + "/metrics (docs/monitoring.md)"
+                        : "note: --prometheus-port applies to local runs; a cluster reports with its own configuration "
+                                + "(docs/monitoring.md)");
+            }
             if (chaos && !local) {
                 System.out.println("note: chaos strikes only where the job runs in this JVM (a local MiniCluster)");
             }
@@ -172,7 +183,14 @@ public final class Demo {
      * locally they go to a folder of the sink id's own, so that --resume never picks another demo's.
      */
     static StreamExecutionEnvironment environment(DemoOptions o) throws IOException {
-        Configuration conf = Configuration.fromMap(o.flinkConf);
+        Map<String, String> options = new LinkedHashMap<>(o.flinkConf);
+        if (o.prometheusPort != null) {
+            // Flink's Prometheus reporter (flink-metrics-prometheus on the local class path): it serves the
+            // metrics of the MiniCluster's JobManager and TaskManagers on one port, pulled by Prometheus.
+            options.putIfAbsent(PROMETHEUS_REPORTER + "factory.class", "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
+            options.putIfAbsent(PROMETHEUS_REPORTER + "port", o.prometheusPort);
+        }
+        Configuration conf = Configuration.fromMap(options);
         StreamExecutionEnvironment probe = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         boolean local = probe instanceof LocalStreamEnvironment;
         ReadableConfig given = probe.getConfiguration();

@@ -28,6 +28,8 @@ final class DemoOptions {
     Path checkpointDir;
     boolean resume;
     boolean reset;
+    /** Port (or range, {@code 9249-9259}) of Flink's Prometheus reporter in the local MiniCluster; null: none. */
+    String prometheusPort;
     final Map<String, String> flinkConf = new LinkedHashMap<>();
 
     static final String USAGE =
@@ -53,6 +55,9 @@ final class DemoOptions {
                     + "                      (on a cluster: flink run -s <savepoint> ... instead)\n"
                     + "  --reset             start over: roll back the sink id's prepared transactions and delete the\n"
                     + "                      table's rows (a fresh run refuses a table with rows otherwise)\n"
+                    + "  --prometheus-port N expose the local MiniCluster's metrics (the sink's included) for Prometheus\n"
+                    + "                      at http://localhost:N/metrics (N may be a range, 9249-9259; on a cluster,\n"
+                    + "                      the cluster's own reporter configuration applies: docs/monitoring.md)\n"
                     + "  -Dkey=value         any Flink option, e.g. -Dexecution.checkpointing.interval=500ms\n"
                     + "                      or -Dexecution.state-recovery.path=file:///.../chk-42";
 
@@ -124,6 +129,13 @@ final class DemoOptions {
                     break;
                 case "--reset":
                     o.reset = true;
+                    break;
+                case "--prometheus-port":
+                    o.prometheusPort = value(args, ++i, a);
+                    if (!o.prometheusPort.matches("\\d{1,5}(-\\d{1,5})?")) {
+                        throw new IllegalArgumentException("--prometheus-port takes a port or a range of ports (9249-9259), not "
+                                + o.prometheusPort);
+                    }
                     break;
                 case "-h":
                 case "--help":
