@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -127,7 +128,25 @@ public final class DemoRunChart {
     }
 
     /** A stretch of trouble: when, and what. */
-    record Span(Instant from, Instant to, String label) {}
+    record Span(Instant from, Instant to, String label) {
+        // Written out: the compiler's versions pin a class loader in a JDK-wide cache (ArchitectureTest).
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Span o && Objects.equals(from, o.from)
+                    && Objects.equals(to, o.to)
+                    && Objects.equals(label, o.label);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(from, to, label);
+        }
+
+        @Override
+        public String toString() {
+            return "Span[" + "from=" + from + ", " + "to=" + to + ", " + "label=" + label + "]";
+        }
+    }
 
     /**
      * After the demo's injected failures (or, without them, once checkpoints complete), a checkpoint that
@@ -180,6 +199,26 @@ public final class DemoRunChart {
 
     /** Range queries over one window, as series on the chart's time axis. */
     private record Query(PrometheusServer prometheus, Instant from, Instant to, Duration step, double start) {
+        // Written out: the compiler's versions pin a class loader in a JDK-wide cache (ArchitectureTest).
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Query o && Objects.equals(prometheus, o.prometheus)
+                    && Objects.equals(from, o.from)
+                    && Objects.equals(to, o.to)
+                    && Objects.equals(step, o.step)
+                    && Double.compare(start, o.start) == 0;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(prometheus, from, to, step, Double.hashCode(start));
+        }
+
+        @Override
+        public String toString() {
+            return "Query[" + "prometheus=" + prometheus + ", " + "from=" + from + ", " + "to=" + to + ", " + "step=" + step + ", " + "start=" + start + "]";
+        }
+
 
         /** A panel of the queries ({@code promql, name} pairs) that have data; says which metrics had none. */
         SvgTimeChart.Panel panel(String title, String unit, String... queriesAndNames) throws Exception {

@@ -1,8 +1,10 @@
 package dev.eosink.examples.monitoring;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 
 /**
  * Time series in panels stacked over one time axis, as an SVG document (text: small, diffable, shown
@@ -19,16 +21,88 @@ public final class SvgTimeChart {
     private static final String[] COLORS = {"#3b6ea8", "#e08a2c", "#5a9e5a", "#8a5aa8"};
 
     /** One line: its name and its points (seconds on the time axis, value); NaN values are gaps. */
-    public record Series(String name, double[] seconds, double[] values) {}
+    public record Series(String name, double[] seconds, double[] values) {
+        // Written out: the compiler's versions pin a class loader in a JDK-wide cache (ArchitectureTest).
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Series o && Objects.equals(name, o.name)
+                    && Arrays.equals(seconds, o.seconds)
+                    && Arrays.equals(values, o.values);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(name, Arrays.hashCode(seconds), Arrays.hashCode(values));
+        }
+
+        @Override
+        public String toString() {
+            return "Series[" + "name=" + name + ", " + "seconds=" + Arrays.toString(seconds) + ", " + "values=" + Arrays.toString(values) + "]";
+        }
+    }
 
     /** One panel: a title, a unit for its axis, its lines, and what to say when none has a point. */
-    public record Panel(String title, String unit, List<Series> series, String whenEmpty) {}
+    public record Panel(String title, String unit, List<Series> series, String whenEmpty) {
+        // Written out: the compiler's versions pin a class loader in a JDK-wide cache (ArchitectureTest).
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Panel o && Objects.equals(title, o.title)
+                    && Objects.equals(unit, o.unit)
+                    && Objects.equals(series, o.series)
+                    && Objects.equals(whenEmpty, o.whenEmpty);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(title, unit, series, whenEmpty);
+        }
+
+        @Override
+        public String toString() {
+            return "Panel[" + "title=" + title + ", " + "unit=" + unit + ", " + "series=" + series + ", " + "whenEmpty=" + whenEmpty + "]";
+        }
+    }
 
     /** A vertical mark across the panels at {@code seconds}, labelled at the top. */
-    public record Mark(double seconds, String label) {}
+    public record Mark(double seconds, String label) {
+        // Written out: the compiler's versions pin a class loader in a JDK-wide cache (ArchitectureTest).
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Mark o && Double.compare(seconds, o.seconds) == 0
+                    && Objects.equals(label, o.label);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(Double.hashCode(seconds), label);
+        }
+
+        @Override
+        public String toString() {
+            return "Mark[" + "seconds=" + seconds + ", " + "label=" + label + "]";
+        }
+    }
 
     /** A shaded stretch of time across the panels, {@code from} to {@code to} seconds, labelled at the top. */
-    public record Span(double from, double to, String label) {}
+    public record Span(double from, double to, String label) {
+        // Written out: the compiler's versions pin a class loader in a JDK-wide cache (ArchitectureTest).
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Span o && Double.compare(from, o.from) == 0
+                    && Double.compare(to, o.to) == 0
+                    && Objects.equals(label, o.label);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(Double.hashCode(from), Double.hashCode(to), label);
+        }
+
+        @Override
+        public String toString() {
+            return "Span[" + "from=" + from + ", " + "to=" + to + ", " + "label=" + label + "]";
+        }
+    }
 
     private final String title;
     private final String subtitle;
