@@ -2,6 +2,7 @@ package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.jdbc.driver.JdbcUrls;
+import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.PostgresOwnership;
 
@@ -30,6 +31,7 @@ final class PostgresAdminDatabase implements AdminDatabase {
     private final SqlIdentifier markerTable;
     private final String databaseName;
     private final String version;
+    private final MarkerQueries markers;
 
     PostgresAdminDatabase(Credentials credentials, String markerTable) throws AdminException {
         this.credentials = credentials;
@@ -43,6 +45,10 @@ final class PostgresAdminDatabase implements AdminDatabase {
                 databaseName = rs.getString(1);
                 version = rs.getString(2);
             }
+            // The sink's own SQL for its markers (undefined table: SQLSTATE 42P01).
+            this.markers = new MarkerQueries(connection, this.markerTable.sql(),
+                    new MarkerTable(this.markerTable).committedAfterSql(), e -> "42P01".equals(e.getSQLState()),
+                    this::describe, credentials);
         } catch (SQLException e) {
             close();
             throw Connections.failed(credentials, e);
@@ -84,63 +90,17 @@ final class PostgresAdminDatabase implements AdminDatabase {
 
     @Override
     public List<Markers> markers(Optional<String> sinkId) throws AdminException {
-        String sql = "SELECT sink_id, count(*), min(checkpoint_id), max(checkpoint_id), min(created_at), max(created_at) FROM "
-                + markerTable.sql() + (sinkId.isPresent() ? " WHERE sink_id = ?" : "") + " GROUP BY sink_id ORDER BY sink_id";
-        List<Markers> markers = new ArrayList<>();
-        try (PreparedStatement s = connection.prepareStatement(sql)) {
-            if (sinkId.isPresent()) {
-                s.setString(1, sinkId.get());
-            }
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    markers.add(new Markers(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4),
-                            rs.getTimestamp(5).toInstant(), rs.getTimestamp(6).toInstant()));
-                }
-            }
-        } catch (SQLException e) {
-            throw markerTableError(e);
-        }
-        return markers;
+        return markers.markers(sinkId);
     }
 
     @Override
     public OptionalLong marker(TransactionId id) throws AdminException {
-        try (PreparedStatement s = connection.prepareStatement("SELECT row_count FROM " + markerTable.sql() + " WHERE gid = ?")) {
-            s.setString(1, id.toString());
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
-            }
-        } catch (SQLException e) {
-            throw markerTableError(e);
-        }
-    }
-
-    private AdminException markerTableError(SQLException e) {
-        if ("42P01".equals(e.getSQLState())) {
-            return new AdminException("the marker table " + markerTable.sql() + " does not exist in " + describe()
-                    + ": every eosink sink writes its marker rows there. Remedy: connect to the database the sink wrote "
-                    + "to, or name its marker table with --marker-table (the sink's markerTable setting)");
-        }
-        return new AdminException("could not read the marker table " + markerTable.sql() + " of " + describe() + ": "
-                + credentials.scrub(e.getMessage()), e);
+        return markers.marker(id);
     }
 
     @Override
     public Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis) throws AdminException {
-        String sql = "SELECT count(*), coalesce(sum(row_count), 0), min(checkpoint_id), max(checkpoint_id) FROM " + markerTable.sql()
-                + " WHERE sink_id = ? AND checkpoint_id > ? AND created_at > to_timestamp(? / 1000.0)";
-        try (PreparedStatement s = connection.prepareStatement(sql)) {
-            s.setString(1, sinkId);
-            s.setLong(2, checkpointId);
-            s.setLong(3, sinceEpochMillis);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getLong(1) == 0 ? Optional.empty() : Optional.of(rs.getLong(1) + " transaction(s) (" + rs.getLong(2)
-                        + " rows) of checkpoints " + rs.getLong(3) + " to " + rs.getLong(4));
-            }
-        } catch (SQLException e) {
-            throw markerTableError(e);
-        }
+        return markers.committedAfter(sinkId, checkpointId, sinceEpochMillis);
     }
 
     @Override

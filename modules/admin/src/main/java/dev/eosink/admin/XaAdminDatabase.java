@@ -36,6 +36,7 @@ final class XaAdminDatabase implements AdminDatabase {
     private final Connection connection;
     private final SqlIdentifier markerTable;
     private final String version;
+    private final MarkerQueries markers;
     private final List<String> unreadable = new ArrayList<>();
 
     XaAdminDatabase(Credentials credentials, String markerTable) throws AdminException {
@@ -53,6 +54,12 @@ final class XaAdminDatabase implements AdminDatabase {
             this.xaConnection = source.getXAConnection();
             this.xa = xaConnection.getXAResource();
             this.version = connection.getMetaData().getDatabaseProductVersion();
+            // MariaDB's form of the sink's marker SQL (its dialect in eosink-xa is internal); a missing
+            // table is SQLSTATE 42S02, error 1146.
+            this.markers = new MarkerQueries(connection, table(), "SELECT COUNT(*), COALESCE(SUM(row_count), 0), "
+                    + "MIN(checkpoint_id), MAX(checkpoint_id) FROM " + table() + " WHERE sink_id = ? AND checkpoint_id > ? "
+                    + "AND created_at > FROM_UNIXTIME(? / 1000)",
+                    e -> "42S02".equals(e.getSQLState()) || e.getErrorCode() == 1146, this::describe, credentials);
         } catch (SQLException e) {
             close();
             throw Connections.failed(credentials, e);
@@ -111,63 +118,17 @@ final class XaAdminDatabase implements AdminDatabase {
 
     @Override
     public List<Markers> markers(Optional<String> sinkId) throws AdminException {
-        String sql = "SELECT sink_id, COUNT(*), MIN(checkpoint_id), MAX(checkpoint_id), MIN(created_at), MAX(created_at) FROM "
-                + table() + (sinkId.isPresent() ? " WHERE sink_id = ?" : "") + " GROUP BY sink_id ORDER BY sink_id";
-        List<Markers> markers = new ArrayList<>();
-        try (PreparedStatement s = connection.prepareStatement(sql)) {
-            if (sinkId.isPresent()) {
-                s.setString(1, sinkId.get());
-            }
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    markers.add(new Markers(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4),
-                            rs.getTimestamp(5).toInstant(), rs.getTimestamp(6).toInstant()));
-                }
-            }
-        } catch (SQLException e) {
-            throw markerTableError(e);
-        }
-        return markers;
+        return markers.markers(sinkId);
     }
 
     @Override
     public OptionalLong marker(TransactionId id) throws AdminException {
-        try (PreparedStatement s = connection.prepareStatement("SELECT row_count FROM " + table() + " WHERE gid = ?")) {
-            s.setString(1, id.toString());
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
-            }
-        } catch (SQLException e) {
-            throw markerTableError(e);
-        }
-    }
-
-    private AdminException markerTableError(SQLException e) {
-        if ("42S02".equals(e.getSQLState()) || e.getErrorCode() == 1146) {
-            return new AdminException("the marker table " + table() + " does not exist in " + describe()
-                    + ": every eosink sink writes its marker rows there. Remedy: connect to the database the sink wrote "
-                    + "to, or name its marker table with --marker-table (the sink's markerTable setting)");
-        }
-        return new AdminException("could not read the marker table " + table() + " of " + describe() + ": "
-                + credentials.scrub(e.getMessage()), e);
+        return markers.marker(id);
     }
 
     @Override
     public Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis) throws AdminException {
-        String sql = "SELECT COUNT(*), COALESCE(SUM(row_count), 0), MIN(checkpoint_id), MAX(checkpoint_id) FROM " + table()
-                + " WHERE sink_id = ? AND checkpoint_id > ? AND created_at > FROM_UNIXTIME(? / 1000)";
-        try (PreparedStatement s = connection.prepareStatement(sql)) {
-            s.setString(1, sinkId);
-            s.setLong(2, checkpointId);
-            s.setLong(3, sinceEpochMillis);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getLong(1) == 0 ? Optional.empty() : Optional.of(rs.getLong(1) + " transaction(s) (" + rs.getLong(2)
-                        + " rows) of checkpoints " + rs.getLong(3) + " to " + rs.getLong(4));
-            }
-        } catch (SQLException e) {
-            throw markerTableError(e);
-        }
+        return markers.committedAfter(sinkId, checkpointId, sinceEpochMillis);
     }
 
     @Override
