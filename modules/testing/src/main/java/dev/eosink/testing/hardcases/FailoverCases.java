@@ -122,7 +122,7 @@ public interface FailoverCases extends HardCaseSupport {
 
     /**
      * The commit succeeded, then the task failed before Flink heard of it. The restored committer finds
-     * the transaction gone (the database answers "not found"), proves from its marker that it committed
+     * the transaction gone (the resource answers "not found"), proves from its marker that it committed
      * and counts it "already committed"; the job goes on without another failure, nothing written twice.
      */
     @Test

@@ -81,14 +81,14 @@ public interface SavepointCases extends HardCaseSupport {
         assertExactlyOnce(n);
 
         // The ids S1 accounts for (its source position) are exactly the rows of the transactions named
-        // with a checkpoint up to S1 (see idsCommittedUpTo), as the marker rows count them.
+        // with a checkpoint up to S1 (see idsCommittedUpTo), as the markers count them.
         Set<Long> beforeS1 = idsCommittedUpTo(s1Id);
         long markedBeforeS1 = markedRowsUpTo(s1Id);
         assertThat((long) beforeS1.size()).as("rows of S1's transactions and earlier").isEqualTo(markedBeforeS1);
         assertThat(beforeS1.size()).as("S1 taken mid-way").isBetween(1, (int) n - 1);
         assertThat(markedGids()).containsAll(ofS1);
 
-        // The marker table shows what the sink committed after S1 since it was taken: a rewind. Under
+        // The markers show what the sink committed after S1 since it was taken: a rewind. Under
         // rewindPolicy(FAIL) the restore is refused, naming it; under WARN (the default) it goes on.
         StreamExecutionEnvironment refused = env(2, 200, restoreFrom(s1));
         rebalancedIds(refused, 0, n, 5_000).sinkTo(sink(spec().withRewindPolicy(RewindPolicy.FAIL))).uid("eosink").name("eosink");

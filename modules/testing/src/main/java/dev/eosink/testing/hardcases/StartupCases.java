@@ -164,8 +164,8 @@ public interface StartupCases extends HardCaseSupport {
     }
 
     /**
-     * Two sinks in one job, into two tables, never collide, even failing at the same moment: one fails
-     * right after a prepare, the other before a commit. Each table ends exact, and neither sink left a
+     * Two sinks in one job, into two targets, never collide, even failing at the same moment: one fails
+     * right after a prepare, the other before a commit. Each target ends exact, and neither sink left a
      * prepared transaction.
      */
     @Test
