@@ -46,8 +46,9 @@ import java.util.Objects;
 
 /**
  * An exactly-once Flink sink over any {@link TransactionalDatabase}. Users get one from a database
- * module's builder (for PostgreSQL: {@code PostgresSink.builder()}) and pass it to {@code
- * stream.sinkTo(...)}.
+ * module's builder (for PostgreSQL: {@code PostgresSink.builder()}), or build one over their own
+ * transactional system with {@link #ExactlyOnceSink(TransactionalDatabase, SinkSettings)}, and pass it
+ * to {@code stream.sinkTo(...)}.
  *
  * <p>Writer and committer follow Flink's Sink V2 two-phase commit: the writer prepares one database
  * transaction per subtask and checkpoint, the committer commits it when the checkpoint completes. The
@@ -86,7 +87,13 @@ public class ExactlyOnceSink<IN>
      */
     private Duration checkpointInterval;
 
-    /** For database modules' builders; users call a builder such as {@code PostgresSink.builder()}. */
+    /**
+     * The sink over {@code database} with {@code settings}: the public entry point for a sink of one's
+     * own transactional system (an implementation of the SPI in {@code dev.eosink.core.spi}; see
+     * {@code docs/extending.md}), and what the database modules' builders call. Users of PostgreSQL or XA
+     * call a builder such as {@code PostgresSink.builder()} instead. Checkpointing and the settings are
+     * checked when Flink translates the job ({@link #addPreWriteTopology}).
+     */
     public ExactlyOnceSink(TransactionalDatabase<IN> database, SinkSettings settings) {
         this(database, settings, InputDistribution.asGiven());
     }

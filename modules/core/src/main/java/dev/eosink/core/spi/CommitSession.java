@@ -7,7 +7,11 @@ import org.apache.flink.annotation.PublicEvolving;
 import java.io.IOException;
 import java.time.Duration;
 
-/** One committer subtask's access to the database: commits prepared transactions from any session. */
+/**
+ * One committer subtask's access to the database (or other resource): commits prepared transactions
+ * that any writer session prepared. Holds no ownership guard: any committer may commit any of the
+ * sink's transactions.
+ */
 @PublicEvolving
 public interface CommitSession extends AutoCloseable {
 
@@ -20,7 +24,9 @@ public interface CommitSession extends AutoCloseable {
     }
 
     /**
-     * Commits the prepared transaction {@code id}.
+     * Commits the prepared transaction {@code id}: its writes become visible, with its marker. Idempotent
+     * by contract: a name no longer prepared (committed before, by this or another session, or rolled
+     * back by someone else) answers {@link Attempt#NOT_FOUND}, and the protocol asks {@link #isMarked}.
      *
      * @throws RetriableCommitException when the outcome is unknown or may change: the connection
      *     broke during the call, or another session is finishing the same transaction right now
@@ -29,13 +35,19 @@ public interface CommitSession extends AutoCloseable {
     Attempt commit(TransactionId id) throws IOException;
 
     /**
-     * Whether the marker row written inside transaction {@code id} is visible, which proves the
-     * transaction committed. The only way to tell a committed transaction from a rolled-back one
-     * once its name has left the list of prepared transactions.
+     * Whether the marker of transaction {@code id} is visible (a marker row written inside it; for files,
+     * the committed file itself), which proves the transaction committed. The only way to tell a
+     * committed transaction from a rolled-back one once its name has left the list of prepared
+     * transactions: it must stay true for as long as a checkpoint that names {@code id} may be restored
+     * (see {@link #pruneMarkers}).
      */
     boolean isMarked(TransactionId id) throws IOException;
 
-    /** Deletes this sink's marker rows older than {@code retention}; returns how many. */
+    /**
+     * Deletes this sink's markers older than {@code retention}; returns how many. The protocol calls it
+     * only once no snapshot that could still be restored names them. A resource whose marker is the
+     * committed data itself (a committed file) deletes nothing and returns 0.
+     */
     long pruneMarkers(Duration retention) throws IOException;
 
     @Override

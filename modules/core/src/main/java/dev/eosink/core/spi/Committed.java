@@ -5,7 +5,7 @@ import org.apache.flink.annotation.PublicEvolving;
 import java.util.Objects;
 
 /**
- * What a sink's marker rows say it committed in a range: how many transactions and rows, and the
+ * What a sink's markers (marker rows, committed files) say it committed in a range: how many transactions and rows, and the
  * lowest and highest checkpoint among them. For the warning (or refusal) when a job is restored from
  * a snapshot older than what the sink already committed.
  *

@@ -5,7 +5,9 @@ import org.apache.flink.annotation.PublicEvolving;
 import java.io.IOException;
 
 /**
- * What a writer session uses to wait for the commit of its own previous, prepared transaction.
+ * What a writer session uses to wait for the commit of its own previous, prepared transaction. Only a
+ * resource whose prepared transactions lock what the next epoch writes needs it (a database's row
+ * locks, for upserts); one without locks (files appended to) ignores it.
  *
  * <p>Why a session may need to: a prepared transaction keeps the row locks of every row it wrote
  * until COMMIT PREPARED. A statement of the next epoch that touches one of those rows (an upsert of

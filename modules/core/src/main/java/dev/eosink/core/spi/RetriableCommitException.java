@@ -7,7 +7,8 @@ import java.io.IOException;
 /**
  * A commit attempt whose outcome is unknown or may still change: the connection was lost during
  * the call, the server restarted, or another session is finishing the same transaction
- * (PostgreSQL 55000). The committer looks again, then retries with a bound.
+ * (PostgreSQL 55000). The committer looks again, then retries with a bound. A resource whose commit
+ * is one local, atomic step (a rename) has no such outcome and never throws it.
  */
 @PublicEvolving
 public class RetriableCommitException extends IOException {

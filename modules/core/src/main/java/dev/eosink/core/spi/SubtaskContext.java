@@ -6,8 +6,8 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * Who is asking: one parallel subtask of one sink in one job attempt. Everything a database session
- * needs to name itself in errors, logs and {@code application_name}. A value: the sink makes one per
+ * Who is asking: one parallel subtask of one sink in one job attempt. Everything a session needs
+ * to name itself in errors, logs and a database's {@code application_name}. A value: the sink makes one per
  * writer and committer from Flink's task information; a session may keep it for as long as it lives.
  *
  * @param sinkId the sink's id

@@ -7,13 +7,18 @@ import java.io.IOException;
 import java.io.Serializable;
 
 /**
- * The database contract of the protocol: everything that differs between PostgreSQL's native
- * {@code PREPARE TRANSACTION} and a {@code javax.sql.XADataSource}. The protocol itself (naming,
- * which transactions to roll back at start, when to commit, how to classify a commit's outcome)
- * lives in {@code dev.eosink.core.protocol} and does not change per database.
+ * The resource contract of the protocol: everything that differs between PostgreSQL's native
+ * {@code PREPARE TRANSACTION}, a {@code javax.sql.XADataSource}, or a resource that is no database at
+ * all (a directory whose files are moved from pending to committed: {@code dev.eosink.examples.files}).
+ * The protocol itself (naming, which transactions to roll back at start, when to commit, how to
+ * classify a commit's outcome) lives in {@code dev.eosink.core.protocol} and does not change per
+ * resource. "Database" here means whatever transactional system the sink writes to; the package
+ * documentation says what each term means for one that is not a database.
  *
  * <p>Implementations are serializable configuration, shipped with the job graph; they open
- * sessions on the task managers. They must never render credentials in {@code toString()}.
+ * sessions on the task managers. They must never render credentials in {@code toString()}. A job
+ * builds its sink with {@link dev.eosink.core.ExactlyOnceSink#ExactlyOnceSink(TransactionalDatabase,
+ * dev.eosink.core.SinkSettings)}.
  *
  * @param <IN> the records the sink writes
  */
@@ -21,9 +26,10 @@ import java.io.Serializable;
 public interface TransactionalDatabase<IN> extends Serializable {
 
     /**
-     * Opens the session of one writer subtask. Before it returns, it has checked the server's
-     * settings and the role's privileges (misconfiguration must be found at job start, not at the
-     * first checkpoint) and claimed the subtask's {@link WriterSession#claim ownership guard}.
+     * Opens the session of one writer subtask. Before it returns, it has checked what it can of the
+     * resource (a server's settings and the role's privileges, a directory it can write):
+     * misconfiguration must be found at job start, not at the first checkpoint. The writer's recovery
+     * then claims the subtask's {@link WriterSession#claim ownership guard}, before anything else.
      */
     WriterSession<IN> openWriter(SubtaskContext context) throws IOException;
 
@@ -46,6 +52,6 @@ public interface TransactionalDatabase<IN> extends Serializable {
      */
     default void registerReleaseHooks(UserCodeClassLoader userCode) {}
 
-    /** What the sink writes to, for messages: "table \"public\".\"orders\"". Never credentials. */
+    /** What the sink writes to, for messages: "table \"public\".\"orders\"", "directory /data/orders". Never credentials. */
     String target();
 }

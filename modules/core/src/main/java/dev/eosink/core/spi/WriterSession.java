@@ -9,8 +9,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * One writer subtask's connection to the database. It holds at most one open transaction, which it
- * begins lazily at the first record of an epoch, so that an empty epoch prepares nothing.
+ * One writer subtask's session on the database (or other resource: see the package documentation). It
+ * holds at most one open transaction, which it begins lazily at the first record of an epoch, so that
+ * an empty epoch prepares nothing.
  *
  * <p>{@link #claim}, {@link #release}, {@link #listPrepared} and {@link #rollbackPrepared} run at start
  * and between epochs (never while a transaction is open): the writer's recovery also runs at the
@@ -27,7 +28,9 @@ public interface WriterSession<IN> extends AutoCloseable {
      * Claims the ownership guard of a subtask index of this sink (its own, or one it adopts after a
      * rescale down) for as long as the session lives. Refuses, with a message naming the sink and
      * subtask, when another live session holds it: that is a second job running with the same sink
-     * id, which would roll back this job's transactions.
+     * id, which would roll back this job's transactions. The guard must be freed when its holder dies,
+     * however it dies (PostgreSQL: a session-level advisory lock; files: an operating-system file lock).
+     * Claiming an index the session already holds does nothing.
      *
      * @param waitMillis how long to wait for a holder that is going away (a task being restarted)
      */
@@ -39,11 +42,14 @@ public interface WriterSession<IN> extends AutoCloseable {
     /** The prepared transactions of this sink id in the database, whatever subtask or run. */
     List<TransactionId> listPrepared() throws IOException;
 
-    /** Rolls back a prepared transaction. A transaction that no longer exists is not an error. */
+    /**
+     * Rolls back a prepared transaction: discards its writes and its marker for good. A transaction
+     * that no longer exists is not an error.
+     */
     void rollbackPrepared(TransactionId id) throws IOException;
 
     /**
-     * What this sink committed, by its marker rows, in transactions named after checkpoint {@code
+     * What this sink committed, by its markers, in transactions named after checkpoint {@code
      * checkpointId} whose epoch began after {@code sinceEpochMillis}: the evidence that a job restored
      * from checkpoint {@code checkpointId} (taken at that time) is rewound. Empty when nothing was,
      * or when the database cannot tell. Runs at start, between epochs.
@@ -69,13 +75,15 @@ public interface WriterSession<IN> extends AutoCloseable {
      */
     void write(IN record, long positionInEpoch) throws IOException;
 
-    /** Sends whatever is buffered to the database (still inside the open transaction). */
+    /** Sends whatever is buffered to the database (still inside the open transaction, still invisible). */
     void flush() throws IOException;
 
     /**
-     * Ends the open transaction with a marker row naming {@code id} and prepares it, detaching it from
-     * this session. Called only when the epoch wrote at least one record, or wrote held writes alone
-     * ({@link #holdsWrites()}).
+     * Ends the open transaction with its marker (a marker row naming {@code id}; whatever will prove,
+     * once {@code id} is no longer prepared, that it committed) and prepares it: durable, and committable
+     * by {@code id} from any session. It is detached from this session: a crash of the task, or of the
+     * whole machine, after this returns leaves it prepared. Called only when the epoch wrote at least one
+     * record, or wrote held writes alone ({@link #holdsWrites()}).
      */
     void prepare(TransactionId id, long rows) throws IOException;
 

@@ -37,8 +37,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * between a commit and its answer, stalled (nothing moves, every socket stays open), held (the client
  * died while its prepare was still on its way to the server), or the server itself is killed. Faults
  * are real: sessions ended on the server, a {@link TcpProxy} between the sink and the server.
+ *
+ * <p>JDBC only: each case acts on the sink's connections or on the server (ends its sessions by their
+ * names, proxies its URL, kills it), which a resource without connections does not have.
  */
-public interface ConnectionCases extends HardCaseSupport {
+public interface ConnectionCases extends JdbcHardCaseSupport {
 
     /**
      * The connection of an open transaction dies mid-epoch: every session of the sink is ended while a
@@ -268,7 +271,7 @@ public interface ConnectionCases extends HardCaseSupport {
     default void serverCrashRightAfterPrepareLosesNothingAndDuplicatesNothing() throws Exception {
         try (OwnServer server = backend().startOwnServer()) {
             HardCaseBackend crashy = server.backend();
-            crashy.createTable(table());
+            crashy.createTable(target());
             AtomicReference<List<TransactionId>> beforeCrash = new AtomicReference<>();
             AtomicReference<List<TransactionId>> afterRestart = new AtomicReference<>();
             Faults.arm(sinkId(), Faults.Point.AFTER_PREPARE, 3, a -> {

@@ -10,33 +10,32 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.function.Function;
 
 /**
- * One database, and the sink that writes to it, as the hard-case suite ({@link HardCases}) sees them:
- * how to build the sink, what the database shows of the sink's transactions, and what an operator or
- * a failure can do to them. Each sink module's tests implement it once per database they support;
- * the suite never talks to a database any other way.
+ * One JDBC database, and the sink that writes to it, as the whole hard-case suite ({@link HardCases})
+ * sees them: the resource-neutral part ({@link ResourceBackend}: the target is a table) and what the
+ * cases about connections and SQL need besides: the JDBC URL, an administrator's connection, the
+ * sink's sessions on the server, a server of the test's own to crash. Each JDBC sink module's tests
+ * implement it once per database they support; the suite never talks to a database any other way.
  *
- * <p>Contract for every implementation:
+ * <p>Contract for every implementation, besides {@link ResourceBackend}'s:
  *
  * <ul>
- *   <li>Prepared transactions are named by the sink's {@link TransactionId}, whatever the database
- *       calls them (a gid, an XA branch): {@link #prepared} returns exactly the sink's own, parsed,
- *       and never another sink's.
- *   <li>The sink's marker table is the default one, with the columns every sink writes ({@code gid},
- *       {@code sink_id}, {@code subtask}, {@code checkpoint_id}, {@code row_count}); the suite reads it
- *       with portable SQL through {@link #connect()}.
- *   <li>Every method that touches the database runs on a connection of its own, and may be called
- *       from a Flink task (a fault's action) as well as from the test.
+ *   <li>The sink's marker table is the default one ({@value #MARKERS}), with the columns every sink
+ *       writes ({@code gid}, {@code sink_id}, {@code subtask}, {@code checkpoint_id}, {@code
+ *       row_count}); the suite reads it with portable SQL through {@link #connect()}.
+ *   <li>Every method that touches the database runs on a connection of its own.
  * </ul>
  */
-public interface HardCaseBackend {
+public interface HardCaseBackend extends ResourceBackend {
 
-    /** How the backend shows in assertion messages: "PostgreSQL", "MariaDB (XA)". */
-    String name();
+    /** The marker table every sink writes by default. */
+    String MARKERS = "eosink_markers";
 
     /**
      * The sink under test as {@code spec} says: it writes {@code (id, "row-" + id)} for each id into the
@@ -45,6 +44,7 @@ public interface HardCaseBackend {
      * neutral options onto its own builder's (a network timeout is also a lock timeout for one, a
      * driver property for another).
      */
+    @Override
     ExactlyOnceSink<Long> sink(SinkSpec spec);
 
     /** The JDBC URL the sink connects to: a test puts a {@code TcpProxy} in front of it. */
@@ -58,6 +58,17 @@ public interface HardCaseBackend {
 
     /** Creates a target table: {@code (id, payload)}, both NOT NULL, transactional, without any key. */
     void createTable(String table);
+
+    /** The target of a JDBC sink is a table. */
+    @Override
+    default void createTarget(String target) {
+        createTable(target);
+    }
+
+    @Override
+    default void dropTarget(String target) {
+        dropTable(target);
+    }
 
     /**
      * Drops a table made by {@link #createTable}. Gives up after 10 s rather than wait for ever on a
@@ -73,6 +84,7 @@ public interface HardCaseBackend {
     }
 
     /** The sink's prepared transactions, as the database lists them (pg_prepared_xacts, XA RECOVER). */
+    @Override
     List<TransactionId> prepared(String sinkId);
 
     /**
@@ -80,22 +92,52 @@ public interface HardCaseBackend {
      * its marker row, as a run that died right after it prepared would. Creates the marker table if
      * it is missing.
      */
+    @Override
     void stagePrepared(String table, TransactionId id, long from, long to) throws SQLException;
 
-    /** Commits one prepared transaction by hand, as an operator might. */
+    @Override
     void commitPrepared(TransactionId id) throws SQLException;
 
-    /** Rolls back one prepared transaction by hand, as an operator might. */
+    @Override
     void rollbackPrepared(TransactionId id) throws SQLException;
 
-    /** Rolls back every prepared transaction of the sink: cleanup after a test, whatever happened. */
-    default void rollbackAllPrepared(String sinkId) {
-        for (TransactionId id : prepared(sinkId)) {
-            try {
-                rollbackPrepared(id);
-            } catch (SQLException finishedMeanwhile) {
-                // committed or rolled back by the job since it was listed: nothing left to clean
+    /** {@code SELECT id, count(*) ... GROUP BY id}. */
+    @Override
+    default Map<Long, Long> idCounts(String table) {
+        Map<Long, Long> counts = new HashMap<>();
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement("SELECT id, count(*) FROM " + table + " GROUP BY id");
+                ResultSet rs = s.executeQuery()) {
+            while (rs.next()) {
+                counts.put(rs.getLong(1), rs.getLong(2));
             }
+            return counts;
+        } catch (SQLException e) {
+            throw new IllegalStateException("failed on " + name() + ": the ids of " + table, e);
+        }
+    }
+
+    /** {@code SELECT count(*)}: cheaper than the ids, for the waits that poll it. */
+    @Override
+    default long rows(String table) {
+        return count("SELECT count(*) FROM " + table);
+    }
+
+    /** The marker rows of the sink. */
+    @Override
+    default Map<TransactionId, Long> committed(String sinkId) {
+        Map<TransactionId, Long> committed = new HashMap<>();
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement("SELECT gid, row_count FROM " + MARKERS + " WHERE sink_id = ?")) {
+            s.setString(1, sinkId);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    committed.put(TransactionId.parse(rs.getString(1)).orElseThrow(), rs.getLong(2));
+                }
+            }
+            return committed;
+        } catch (SQLException e) {
+            throw new IllegalStateException("failed on " + name() + ": the marker rows of " + sinkId, e);
         }
     }
 
@@ -108,6 +150,7 @@ public interface HardCaseBackend {
     int cutSessions(String sinkId, SessionScope scope);
 
     /** The sink's sessions open on the server (on some backends: of the sink's database user). */
+    @Override
     long openSessions(String sinkId);
 
     /** What the driver sends, in ASCII, to prepare a transaction: for a {@code TcpProxy} to hold it. */
@@ -117,6 +160,7 @@ public interface HardCaseBackend {
      * How the sink names the session holding the ownership guard of {@code subtask}, both in its log
      * while it waits for the guard and in its refusal once it gave up: text that must appear in both.
      */
+    @Override
     String guardHolder(String sinkId, int subtask);
 
     /** Starts a server of this backend's own, for a test that crashes it; the caller closes it. */

@@ -7,44 +7,38 @@ import dev.eosink.testing.faults.FaultInjectingDatabase;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import static dev.eosink.testing.hardcases.TestJobs.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What every hard case stands on: the test's backend, its sink id and table (fresh for each test),
- * the sink under test, and what the database shows, asked with portable SQL or through the backend.
- * {@link HardCases} implements the three accessors; the case groups use the rest.
+ * What every hard case stands on: the test's backend, its sink id and target (fresh for each test),
+ * the sink under test, and what the resource shows, asked through the backend: the ids the target
+ * holds, the sink's prepared transactions and what its markers prove committed. {@link
+ * ResourceHardCases} implements the three accessors; the case groups use the rest. The cases that
+ * need SQL stand on {@link JdbcHardCaseSupport}.
  */
 public interface HardCaseSupport {
 
-    /** The marker table every sink writes by default. */
-    String MARKERS = "eosink_markers";
-
-    HardCaseBackend backend();
+    ResourceBackend backend();
 
     /** This test's sink id: unique, short enough for every database's session names. */
     String sinkId();
 
-    /** This test's target table: {@code (id, payload)}, empty at the start. */
-    String table();
+    /** This test's target (a table {@code (id, payload)}, a directory), empty at the start. */
+    String target();
 
     // ---------------------------------------------------------------- the sink
 
     /** The suite's options for this test's sink and table. */
     default SinkSpec spec() {
-        return SinkSpec.of(sinkId(), table());
+        return SinkSpec.of(sinkId(), target());
     }
 
     /** This test's sink, traced ({@link ProtocolTrace}) and with faults injectable at every point. */
@@ -58,7 +52,7 @@ public interface HardCaseSupport {
     }
 
     /** A sink of {@code backend} (another server of the test's own) as {@code spec} says, traced and with faults. */
-    default ExactlyOnceSink<Long> sink(HardCaseBackend backend, SinkSpec spec) {
+    default ExactlyOnceSink<Long> sink(ResourceBackend backend, SinkSpec spec) {
         return FaultInjectingDatabase.wrap(ProtocolTrace.wrap(backend.sink(spec)));
     }
 
@@ -87,21 +81,19 @@ public interface HardCaseSupport {
         in.sinkTo(sink).uid(sinkUid).name("eosink");
     }
 
-    // ---------------------------------------------------------------- what the database shows
+    // ---------------------------------------------------------------- what the resource shows
 
     default long rows() {
-        return backend().count("SELECT count(*) FROM " + table());
+        return backend().rows(target());
     }
 
     default long distinctRows() {
-        return backend().count("SELECT count(DISTINCT id) FROM " + table());
+        return idCounts().size();
     }
 
-    /** id -> how many rows have it. */
+    /** id -> how many times the target holds it. */
     default Map<Long, Long> idCounts() {
-        Map<Long, Long> counts = new HashMap<>();
-        query("SELECT id, count(*) FROM " + table() + " GROUP BY id", rs -> counts.put(rs.getLong(1), rs.getLong(2)));
-        return counts;
+        return backend().idCounts(target());
     }
 
     /** The names of this sink's prepared transactions, sorted. */
@@ -113,24 +105,35 @@ public interface HardCaseSupport {
         return backend().prepared(sinkId());
     }
 
-    /** Marker rows of transaction {@code gid}: 1 once it committed, else 0. */
+    /** The markers of transaction {@code gid}: 1 once it committed, else 0. */
     default long markers(String gid) {
-        return backend().count("SELECT count(*) FROM " + MARKERS + " WHERE gid = ?", gid);
+        return markedGids().contains(gid) ? 1 : 0;
     }
 
-    /** The names of the transactions of this sink that committed, by their marker rows. */
+    /** The names of the transactions of this sink that committed, by their markers. */
     default Set<String> markedGids() {
-        Set<String> gids = new HashSet<>();
-        query("SELECT gid FROM " + MARKERS + " WHERE sink_id = ?", rs -> gids.add(rs.getString(1)), sinkId());
-        return gids;
+        return backend().committed(sinkId()).keySet().stream().map(TransactionId::toString).collect(Collectors.toSet());
     }
 
-    /** The rows this sink's committed transactions wrote, by their marker rows. */
+    /** The rows this sink's committed transactions wrote, by their markers. */
     default long markedRows() {
-        return backend().count("SELECT coalesce(sum(row_count), 0) FROM " + MARKERS + " WHERE sink_id = ?", sinkId());
+        return backend().committed(sinkId()).values().stream().mapToLong(Long::longValue).sum();
     }
 
-    /** What {@link CheckpointDecliner} observes of this test's sink and table. */
+    /** The rows of this sink's committed transactions named after a checkpoint up to {@code checkpointId}, by their markers. */
+    default long markedRowsUpTo(long checkpointId) {
+        return backend().committed(sinkId()).entrySet().stream()
+                .filter(e -> e.getKey().checkpointId() <= checkpointId)
+                .mapToLong(Map.Entry::getValue)
+                .sum();
+    }
+
+    /** How many ids in {@code from..to-1} the target holds (each counted once). */
+    default long distinctIdsIn(long from, long to) {
+        return idCounts().keySet().stream().filter(id -> id >= from && id < to).count();
+    }
+
+    /** What {@link CheckpointDecliner} observes of this test's sink and target. */
     default CheckpointDecliner.DatabaseView databaseView() {
         return new CheckpointDecliner.DatabaseView() {
             @Override
@@ -145,7 +148,10 @@ public interface HardCaseSupport {
 
             @Override
             public long rowsBetween(long minId, long maxId) {
-                return backend().count("SELECT count(*) FROM " + table() + " WHERE id BETWEEN ? AND ?", minId, maxId);
+                return idCounts().entrySet().stream()
+                        .filter(e -> e.getKey() >= minId && e.getKey() <= maxId)
+                        .mapToLong(Map.Entry::getValue)
+                        .sum();
             }
 
             @Override
@@ -153,28 +159,6 @@ public interface HardCaseSupport {
                 return HardCaseSupport.this.rows();
             }
         };
-    }
-
-    /** Reads every row {@code sql} returns, as administrator. */
-    default void query(String sql, RowReader reader, Object... params) {
-        try (Connection c = backend().connect(); PreparedStatement s = c.prepareStatement(sql)) {
-            for (int i = 0; i < params.length; i++) {
-                s.setObject(i + 1, params[i]);
-            }
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    reader.read(rs);
-                }
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("failed on " + backend().name() + ": " + sql, e);
-        }
-    }
-
-    /** Reads one row of a result. */
-    @FunctionalInterface
-    interface RowReader {
-        void read(ResultSet rs) throws SQLException;
     }
 
     // ---------------------------------------------------------------- waiting for the job
@@ -198,7 +182,7 @@ public interface HardCaseSupport {
 
     /** Waits until the table shows at least {@code n} committed rows. */
     default void awaitRows(long n) throws InterruptedException {
-        await(() -> rows() >= n, n + " rows in " + table());
+        await(() -> rows() >= n, n + " rows in " + target());
     }
 
     // ---------------------------------------------------------------- the verdict
@@ -212,14 +196,15 @@ public interface HardCaseSupport {
     }
 
     /** {@link #assertExactlyOnce(long)} on {@code db}: another server of the test's own. */
-    default void assertExactlyOnce(HardCaseBackend db, long n) {
-        long rows = db.count("SELECT count(*) FROM " + table());
-        long distinct = db.count("SELECT count(DISTINCT id) FROM " + table());
-        long inRange = db.count("SELECT count(DISTINCT id) FROM " + table() + " WHERE id >= 0 AND id < ?", n);
+    default void assertExactlyOnce(ResourceBackend db, long n) {
+        Map<Long, Long> counts = db.idCounts(target());
+        long rows = counts.values().stream().mapToLong(Long::longValue).sum();
+        long distinct = counts.size();
+        long inRange = counts.keySet().stream().filter(id -> id >= 0 && id < n).count();
         assertThat(db.prepared(sinkId())).as("prepared transactions of sink %s left on %s", sinkId(), db.name()).isEmpty();
-        assertThat(rows - distinct).as("duplicate rows in %s on %s", table(), db.name()).isZero();
-        assertThat(n - inRange).as("missing ids in %s on %s", table(), db.name()).isZero();
-        assertThat(rows).as("rows in %s on %s", table(), db.name()).isEqualTo(n);
+        assertThat(rows - distinct).as("duplicate rows in %s on %s", target(), db.name()).isZero();
+        assertThat(n - inRange).as("missing ids in %s on %s", target(), db.name()).isZero();
+        assertThat(rows).as("rows in %s on %s", target(), db.name()).isEqualTo(n);
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.eosink.testing.hardcases;
 
-import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.faults.Faults;
@@ -24,11 +23,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import static dev.eosink.testing.hardcases.TestJobs.await;
@@ -37,7 +34,6 @@ import static dev.eosink.testing.hardcases.TestJobs.checkpoint;
 import static dev.eosink.testing.hardcases.TestJobs.checkpointIdOf;
 import static dev.eosink.testing.hardcases.TestJobs.checkpointUntilFinished;
 import static dev.eosink.testing.hardcases.TestJobs.env;
-import static dev.eosink.testing.hardcases.TestJobs.fixedDelayRestarts;
 import static dev.eosink.testing.hardcases.TestJobs.holdAfterPrepare;
 import static dev.eosink.testing.hardcases.TestJobs.manualEnv;
 import static dev.eosink.testing.hardcases.TestJobs.newestRetainedCheckpoint;
@@ -50,7 +46,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * How the sink's transactions follow Flink's savepoints, stops and cancels: older savepoints
  * restored, other lines of history of the sink id left behind, a sink restored without its state,
  * stop-with-savepoint and cancel. The jobs' checkpoints happen when the test triggers them, so that
- * it knows exactly which transactions are prepared when it stops, cancels or restores a job.
+ * it knows exactly which transactions are prepared when it stops, cancels or restores a job. The two
+ * savepoint cases that need SQL (row locks, the pruning of marker rows) are in {@link SqlCases}.
  */
 public interface SavepointCases extends HardCaseSupport {
 
@@ -61,7 +58,7 @@ public interface SavepointCases extends HardCaseSupport {
      * source position writes every later id a second time: rewinding a job re-delivers what came
      * after the savepoint, which exactly-once cannot undo. The restored run's new checkpoints reuse the
      * numbers of the first run's later ones and are committed all the same: no "highest committed
-     * checkpoint" watermark skips them. The writers see the rewind in the marker table (checkpoints
+     * checkpoint" watermark skips them. The writers see the rewind in the markers (checkpoints
      * after S1 committed since S1 was taken): they warn by default, and refuse under rewindPolicy(FAIL).
      */
     @Test
@@ -84,15 +81,14 @@ public interface SavepointCases extends HardCaseSupport {
         assertExactlyOnce(n);
 
         // The ids S1 accounts for (its source position) are exactly the rows of the transactions named
-        // with a checkpoint up to S1 (see idsCommittedUpTo), as the marker rows count them.
+        // with a checkpoint up to S1 (see idsCommittedUpTo), as the markers count them.
         Set<Long> beforeS1 = idsCommittedUpTo(s1Id);
-        long markedBeforeS1 = backend().count(
-                "SELECT coalesce(sum(row_count), 0) FROM " + MARKERS + " WHERE sink_id = ? AND checkpoint_id <= ?", sinkId(), s1Id);
+        long markedBeforeS1 = markedRowsUpTo(s1Id);
         assertThat((long) beforeS1.size()).as("rows of S1's transactions and earlier").isEqualTo(markedBeforeS1);
         assertThat(beforeS1.size()).as("S1 taken mid-way").isBetween(1, (int) n - 1);
         assertThat(markedGids()).containsAll(ofS1);
 
-        // The marker table shows what the sink committed after S1 since it was taken: a rewind. Under
+        // The markers show what the sink committed after S1 since it was taken: a rewind. Under
         // rewindPolicy(FAIL) the restore is refused, naming it; under WARN (the default) it goes on.
         StreamExecutionEnvironment refused = env(2, 200, restoreFrom(s1));
         rebalancedIds(refused, 0, n, 5_000).sinkTo(sink(spec().withRewindPolicy(RewindPolicy.FAIL))).uid("eosink").name("eosink");
@@ -172,49 +168,6 @@ public interface SavepointCases extends HardCaseSupport {
     }
 
     /**
-     * An orphan holding keys the replay writes. Another line of history of the sink id (a run restored
-     * from an older snapshot, another job) died with a prepared transaction named at or below the
-     * savepoint an operator now restores, holding keys the replay writes (a unique index). The writer
-     * state restored from the savepoint names the runs whose transactions its committers hold, so the
-     * new writers roll the orphan back at start, before the first record; resolved only at the first
-     * checkpoint, it would hold the replay's writes until the lock timeout, at every restart, and no
-     * checkpoint would ever come. The restored run ends exact, without a lock wait.
-     */
-    @Test
-    default void anOrphanOfAnotherLineOfHistoryIsRolledBackBeforeTheReplayNeedsItsLocks(
-            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
-        long n = 4_000;
-        backend().execute("CREATE UNIQUE INDEX " + table() + "_id ON " + table() + " (id)");
-        StreamExecutionEnvironment first = manualEnv(2);
-        pipeline(first, n, 400);
-        JobClient job = first.executeAsync("first run");
-        awaitOpenTransactions(2);
-        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
-        long savepointId = checkpointIdOf(savepoint);
-        job.cancel().get();
-        awaitStatus(job, JobStatus.CANCELED);
-        awaitSessionsClosed();
-        List<String> ofSavepoint = preparedLeft();
-        assertThat(ofSavepoint).hasSize(2);
-        // Another job's transaction of subtask 0, named at the savepoint, holding the last 50 ids.
-        TransactionId orphan = new TransactionId(sinkId(), 0, savepointId, "zzzz0000");
-        backend().stagePrepared(table(), orphan, n - 50, n);
-
-        // No restarts: a lock timeout fails the job. No checkpoint until the replay has reached the
-        // orphan's ids (about half a second at this rate): the conflict comes before the first one.
-        StreamExecutionEnvironment restored = manualEnv(2, restoreFrom(savepoint));
-        pipeline(restored, n, 5_000);
-        JobClient replay = restored.executeAsync("restored, an orphan in the way");
-        Thread.sleep(3_000);
-        long t0 = System.nanoTime();
-        checkpointUntilFinished(client, replay);
-
-        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("no lock wait").isLessThan(Duration.ofSeconds(30));
-        assertThat(markedGids()).as("committed").containsAll(ofSavepoint).doesNotContain(orphan.toString());
-        assertExactlyOnce(n);
-    }
-
-    /**
      * A sink restored without its state. A savepoint's transactions stay prepared (a savepoint does not
      * notify the sink). Restored with a changed sink uid and --allowNonRestoredState, the sources
      * resume after the savepoint while the sink gets none of its state: those transactions are the
@@ -263,47 +216,6 @@ public interface SavepointCases extends HardCaseSupport {
         pipeline(remedy, n, 5_000, sink(), "eosink", statefulChain);
         remedy.execute("restored with the sink's state");
         assertThat(markedGids()).containsAll(ofSavepoint);
-        assertExactlyOnce(n);
-    }
-
-    /**
-     * Marker retention at restore. Marker rows are dated by their epoch's start. A job down for longer
-     * than markerRetention and restored from a savepoint commits the savepoint's transactions at
-     * restore, whose markers are older than the retention already. Pruned at once, a failure before
-     * the run's first checkpoint would restore the same savepoint again and find them neither prepared
-     * nor marked: a false LOST, whose remedy (a replay) would duplicate. So pruning waits for a
-     * checkpoint of the run: the restart after that failure finds the markers, and the run ends exact
-     * with them pruned.
-     */
-    @Test
-    default void markersOfTheCommitsAtRestoreOutliveTheRetentionUntilACheckpointOfTheRunCompletes(
-            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
-        long n = 4_000;
-        Supplier<ExactlyOnceSink<Long>> shortRetention =
-                () -> sink(spec().withMarkerRetention(Duration.ofSeconds(1), Duration.ofMillis(1)));
-        StreamExecutionEnvironment first = manualEnv(2);
-        pipeline(first, n, 400, shortRetention.get(), "eosink", false);
-        JobClient job = first.executeAsync("first run");
-        awaitOpenTransactions(2);
-        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
-        List<String> ofSavepoint = preparedLeft();
-        assertThat(ofSavepoint).hasSize(2);
-        job.cancel().get();
-        awaitStatus(job, JobStatus.CANCELED);
-        awaitSessionsClosed();
-        Thread.sleep(1_500); // the job is down longer than the retention
-
-        Configuration restore = fixedDelayRestarts(3, Duration.ofMillis(100));
-        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-        StreamExecutionEnvironment second = manualEnv(2, restore);
-        pipeline(second, n, 4_000, shortRetention.get(), "eosink", false); // only checkpoints the test takes
-        Faults.arm(sinkId(), Faults.Point.WRITE, 100); // attempt 0 fails before any checkpoint of the run
-        JobClient restored = second.executeAsync("restored, fails before its first checkpoint");
-        await(() -> Faults.fired(sinkId(), Faults.Point.WRITE) == 1, "the failure before the run's first checkpoint");
-        checkpointUntilFinished(client, restored); // the restart restores the savepoint again
-
-        assertThat(Faults.fired(sinkId(), Faults.Point.WRITE)).isEqualTo(1);
-        assertThat(markedGids()).as("pruned, once a checkpoint of the run completed").doesNotContainAnyElementsOf(ofSavepoint);
         assertExactlyOnce(n);
     }
 

@@ -38,9 +38,9 @@ public interface StartupCases extends HardCaseSupport {
     default void freshStartRollsBackOwnLeftoversOnly() throws Exception {
         String otherSink = sinkId() + "-other";
         TransactionId other = new TransactionId(otherSink, 0, 7, "cccccccc");
-        backend().stagePrepared(table(), new TransactionId(sinkId(), 0, 7, "aaaaaaaa"), 1_000_000, 1_000_100);
-        backend().stagePrepared(table(), new TransactionId(sinkId(), 3, 2, "bbbbbbbb"), 2_000_000, 2_000_050);
-        backend().stagePrepared(table(), other, 3_000_000, 3_000_010);
+        backend().stagePrepared(target(), new TransactionId(sinkId(), 0, 7, "aaaaaaaa"), 1_000_000, 1_000_100);
+        backend().stagePrepared(target(), new TransactionId(sinkId(), 3, 2, "bbbbbbbb"), 2_000_000, 2_000_050);
+        backend().stagePrepared(target(), other, 3_000_000, 3_000_010);
         try {
             assertThat(prepared()).hasSize(2);
             StreamExecutionEnvironment env = env(2, 200);
@@ -65,7 +65,7 @@ public interface StartupCases extends HardCaseSupport {
     @Test
     default void freshStartWithLeftoversOfAnotherJobRefusesToStart() throws Exception {
         TransactionId own = new TransactionId(sinkId(), 0, 7, "aaaaaaaa");
-        backend().stagePrepared(table(), own, 1_000_000, 1_000_100);
+        backend().stagePrepared(target(), own, 1_000_000, 1_000_100);
         StreamExecutionEnvironment env = env(1, 200); // restarts on: the refusal suppresses them
         ids(env, 100, 1_000).sinkTo(sink());
 
@@ -164,15 +164,15 @@ public interface StartupCases extends HardCaseSupport {
     }
 
     /**
-     * Two sinks in one job, into two tables, never collide, even failing at the same moment: one fails
-     * right after a prepare, the other before a commit. Each table ends exact, and neither sink left a
+     * Two sinks in one job, into two targets, never collide, even failing at the same moment: one fails
+     * right after a prepare, the other before a commit. Each target ends exact, and neither sink left a
      * prepared transaction.
      */
     @Test
     default void twoSinksInOneJobKeepTheirTransactionsApart() throws Exception {
-        String otherTable = table() + "_b";
+        String otherTable = target() + "_b";
         String otherSink = sinkId() + "-b";
-        backend().createTable(otherTable);
+        backend().createTarget(otherTable);
         Faults.reset(otherSink);
         Faults.arm(sinkId(), Faults.Point.AFTER_PREPARE, 3);
         Faults.arm(otherSink, Faults.Point.BEFORE_COMMIT, 2);
@@ -187,14 +187,14 @@ public interface StartupCases extends HardCaseSupport {
             assertThat(Faults.fired(sinkId(), Faults.Point.AFTER_PREPARE)).isEqualTo(1);
             assertThat(Faults.fired(otherSink, Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
             assertExactlyOnce(3_000);
-            assertThat(backend().count("SELECT count(*) FROM " + otherTable)).isEqualTo(3_000);
-            assertThat(backend().count("SELECT count(DISTINCT id) FROM " + otherTable)).isEqualTo(3_000);
+            assertThat(backend().rows(otherTable)).isEqualTo(3_000);
+            assertThat(backend().idCounts(otherTable)).hasSize(3_000);
             assertThat(backend().prepared(otherSink)).isEmpty();
         } finally {
             backend().rollbackAllPrepared(otherSink);
             Faults.reset(otherSink);
             ProtocolTrace.reset(otherSink);
-            backend().dropTable(otherTable);
+            backend().dropTarget(otherTable);
         }
     }
 
@@ -210,7 +210,7 @@ public interface StartupCases extends HardCaseSupport {
         env.execute("mostly empty epochs");
 
         long prepares = Faults.hits(sinkId(), Faults.Point.BEFORE_PREPARE);
-        long markers = backend().count("SELECT count(*) FROM " + MARKERS + " WHERE sink_id = ?", sinkId());
+        long markers = markedGids().size();
         assertThat(prepares).isEqualTo(markers).isBetween(1L, 20L);
         assertThat(CheckpointCounter.completed(sinkId())).as("completed checkpoints").isGreaterThan(2L * prepares);
         assertExactlyOnce(20);

@@ -1,0 +1,44 @@
+package dev.eosink.examples.files;
+
+import dev.eosink.testing.hardcases.ResourceHardCases;
+
+import org.junit.jupiter.api.AfterAll;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * The protocol's resource-neutral hard cases ({@link ResourceHardCases}: failover, a declined or expired
+ * checkpoint, a crash between a checkpoint and its commit, leftovers at start, a second live job,
+ * savepoints older and newer, rescales) on the file sink: counted in the lines of the committed files,
+ * with no pending file left. Each test's files live in a directory of its own under one temporary root.
+ */
+class FileSinkHardCasesITCase extends ResourceHardCases {
+
+    private static final Path ROOT = createRoot();
+
+    FileSinkHardCasesITCase() {
+        super(new FileBackend(ROOT));
+    }
+
+    private static Path createRoot() {
+        try {
+            return Files.createTempDirectory("eosink-file-hard-cases");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @AfterAll
+    static void deleteRoot() throws IOException {
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        }
+    }
+}

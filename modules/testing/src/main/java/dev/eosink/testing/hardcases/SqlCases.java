@@ -1,0 +1,127 @@
+package dev.eosink.testing.hardcases;
+
+import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.core.TransactionId;
+import dev.eosink.testing.faults.Faults;
+
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectClusterClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+
+import static dev.eosink.testing.hardcases.TestJobs.await;
+import static dev.eosink.testing.hardcases.TestJobs.awaitStatus;
+import static dev.eosink.testing.hardcases.TestJobs.checkpointIdOf;
+import static dev.eosink.testing.hardcases.TestJobs.checkpointUntilFinished;
+import static dev.eosink.testing.hardcases.TestJobs.fixedDelayRestarts;
+import static dev.eosink.testing.hardcases.TestJobs.manualEnv;
+import static dev.eosink.testing.hardcases.TestJobs.restoreFrom;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The savepoint cases that need a database's SQL: what row locks and the pruning of marker rows do to a
+ * restore. The rest of the savepoint cases are resource-neutral ({@link SavepointCases}).
+ */
+public interface SqlCases extends JdbcHardCaseSupport {
+
+    /**
+     * An orphan holding keys the replay writes. Another line of history of the sink id (a run restored
+     * from an older snapshot, another job) died with a prepared transaction named at or below the
+     * savepoint an operator now restores, holding keys the replay writes (a unique index). The writer
+     * state restored from the savepoint names the runs whose transactions its committers hold, so the
+     * new writers roll the orphan back at start, before the first record; resolved only at the first
+     * checkpoint, it would hold the replay's writes until the lock timeout, at every restart, and no
+     * checkpoint would ever come. The restored run ends exact, without a lock wait.
+     *
+     * <p>Needs SQL: the conflict is a unique index's row locks, which the test creates by SQL; the
+     * orphan's rollback itself is a neutral case ({@link SavepointCases#restoreASavepointAfterARunFromAnOlderOneDied}).
+     */
+    @Test
+    default void anOrphanOfAnotherLineOfHistoryIsRolledBackBeforeTheReplayNeedsItsLocks(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        long n = 4_000;
+        backend().execute("CREATE UNIQUE INDEX " + target() + "_id ON " + target() + " (id)");
+        StreamExecutionEnvironment first = manualEnv(2);
+        pipeline(first, n, 400);
+        JobClient job = first.executeAsync("first run");
+        awaitOpenTransactions(2);
+        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        long savepointId = checkpointIdOf(savepoint);
+        job.cancel().get();
+        awaitStatus(job, JobStatus.CANCELED);
+        awaitSessionsClosed();
+        List<String> ofSavepoint = preparedLeft();
+        assertThat(ofSavepoint).hasSize(2);
+        // Another job's transaction of subtask 0, named at the savepoint, holding the last 50 ids.
+        TransactionId orphan = new TransactionId(sinkId(), 0, savepointId, "zzzz0000");
+        backend().stagePrepared(target(), orphan, n - 50, n);
+
+        // No restarts: a lock timeout fails the job. No checkpoint until the replay has reached the
+        // orphan's ids (about half a second at this rate): the conflict comes before the first one.
+        StreamExecutionEnvironment restored = manualEnv(2, restoreFrom(savepoint));
+        pipeline(restored, n, 5_000);
+        JobClient replay = restored.executeAsync("restored, an orphan in the way");
+        Thread.sleep(3_000);
+        long t0 = System.nanoTime();
+        checkpointUntilFinished(client, replay);
+
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("no lock wait").isLessThan(Duration.ofSeconds(30));
+        assertThat(markedGids()).as("committed").containsAll(ofSavepoint).doesNotContain(orphan.toString());
+        assertExactlyOnce(n);
+    }
+
+    /**
+     * Marker retention at restore. Marker rows are dated by their epoch's start. A job down for longer
+     * than markerRetention and restored from a savepoint commits the savepoint's transactions at
+     * restore, whose markers are older than the retention already. Pruned at once, a failure before
+     * the run's first checkpoint would restore the same savepoint again and find them neither prepared
+     * nor marked: a false LOST, whose remedy (a replay) would duplicate. So pruning waits for a
+     * checkpoint of the run: the restart after that failure finds the markers, and the run ends exact
+     * with them pruned.
+     *
+     * <p>Needs SQL: it is about marker rows that the sink deletes (pruning). A resource whose marker
+     * is the committed data itself (a committed file) prunes nothing, so the case has no meaning there.
+     */
+    @Test
+    default void markersOfTheCommitsAtRestoreOutliveTheRetentionUntilACheckpointOfTheRunCompletes(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        long n = 4_000;
+        Supplier<ExactlyOnceSink<Long>> shortRetention =
+                () -> sink(spec().withMarkerRetention(Duration.ofSeconds(1), Duration.ofMillis(1)));
+        StreamExecutionEnvironment first = manualEnv(2);
+        pipeline(first, n, 400, shortRetention.get(), "eosink", false);
+        JobClient job = first.executeAsync("first run");
+        awaitOpenTransactions(2);
+        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        List<String> ofSavepoint = preparedLeft();
+        assertThat(ofSavepoint).hasSize(2);
+        job.cancel().get();
+        awaitStatus(job, JobStatus.CANCELED);
+        awaitSessionsClosed();
+        Thread.sleep(1_500); // the job is down longer than the retention
+
+        Configuration restore = fixedDelayRestarts(3, Duration.ofMillis(100));
+        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        StreamExecutionEnvironment second = manualEnv(2, restore);
+        pipeline(second, n, 4_000, shortRetention.get(), "eosink", false); // only checkpoints the test takes
+        Faults.arm(sinkId(), Faults.Point.WRITE, 100); // attempt 0 fails before any checkpoint of the run
+        JobClient restored = second.executeAsync("restored, fails before its first checkpoint");
+        await(() -> Faults.fired(sinkId(), Faults.Point.WRITE) == 1, "the failure before the run's first checkpoint");
+        checkpointUntilFinished(client, restored); // the restart restores the savepoint again
+
+        assertThat(Faults.fired(sinkId(), Faults.Point.WRITE)).isEqualTo(1);
+        assertThat(markedGids()).as("pruned, once a checkpoint of the run completed").doesNotContainAnyElementsOf(ofSavepoint);
+        assertExactlyOnce(n);
+    }
+}
