@@ -30,12 +30,12 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * {@code ./demo --source kafka}: Kafka in, windows, PostgreSQL out, exactly once end to end. A producer
- * writes the generator's orders into a topic of {@value #PARTITIONS} partitions while the job reads them
- * with Flink's Kafka source (its offsets in the same checkpoints as the sink's transactions), windows
- * them per customer and writes the totals through the PostgreSQL sink, on a local cluster of two
- * TaskManagers. Task failures ({@link Chaos}) and lost servers ({@link Outages}) strike meanwhile. The
- * verdict compares the table with the topic's contents, read back with a plain consumer: exit code 0
- * only when every window is there once, right, and nothing is left prepared.
+ * first writes the generator's orders into a topic of {@value #PARTITIONS} partitions; the job then reads
+ * it up to its end offsets with Flink's Kafka source (its offsets in the same checkpoints as the sink's
+ * transactions), windows the orders per customer and writes the totals through the PostgreSQL sink, on a
+ * local cluster of two TaskManagers. Task failures ({@link Chaos}) and lost servers ({@link Outages})
+ * strike meanwhile. The verdict compares the table with the topic's contents, read back with a plain
+ * consumer: exit code 0 only when every window is there once, right, and nothing is left prepared.
  */
 final class KafkaDemo {
 

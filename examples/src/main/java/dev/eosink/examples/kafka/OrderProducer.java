@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Writes the first {@code n} orders of the generator into the topic at a steady rate, in a thread of its
- * own, while the job reads them. Idempotent ({@code enable.idempotence}, {@code acks=all}): a retried
+ * Writes the first {@code n} orders of the generator into the topic at a steady rate (or as fast as the
+ * broker takes them), in a thread of its own. Idempotent ({@code enable.idempotence}, {@code acks=all}): a retried
  * send is written once, so each order is in the topic exactly once and the end offsets are what {@link
  * OrderTopic#endOffsets} foretold. Its retries outlast a broker restart: sends wait up to {@code
  * delivery.timeout.ms} (two minutes) for the broker to come back.
@@ -99,8 +99,11 @@ public final class OrderProducer implements AutoCloseable {
             for (long i = 0; i < orders && !stopped && failure.get() == null; i++) {
                 pace(start, i);
                 Order o = generator.order(i);
-                producer.send(new ProducerRecord<>(topic.name(), topic.partitionOf(o), o.eventTimeMillis,
-                        OrderRecords.key(o), OrderRecords.value(o)), (metadata, e) -> {
+                // The record's timestamp is the producer's clock, not the order's event time (fixed in the
+                // past): retention and timestamp checks judge records by it. The job reads the event time
+                // from the value.
+                producer.send(new ProducerRecord<>(topic.name(), topic.partitionOf(o), OrderRecords.key(o),
+                        OrderRecords.value(o)), (metadata, e) -> {
                             if (e != null) {
                                 failure.compareAndSet(null, e);
                             } else {

@@ -58,10 +58,13 @@ public final class OrderTopic {
         return partitions;
     }
 
-    /** Creates the topic (the broker's default replication); it must not exist yet. */
+    /** Creates the topic (the broker's default replication, no retention limit); it must not exist yet. */
     public void create() {
         try (Admin admin = Admin.create(clientProperties("eosink-admin"))) {
-            admin.createTopics(List.of(new NewTopic(name, Optional.of(partitions), Optional.empty())))
+            // Kept until deleted: a run's verdict reads the whole topic back, however long the run took.
+            NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty())
+                    .configs(Map.of("retention.ms", "-1", "retention.bytes", "-1"));
+            admin.createTopics(List.of(topic))
                     .all().get(60, TimeUnit.SECONDS);
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
             throw new IllegalStateException("Could not create topic " + name + " with " + partitions + " partitions at "
