@@ -244,7 +244,7 @@ final class KafkaDemo {
         }
         return r.getSerializedThrowable()
                 .map(t -> t.deserializeError(KafkaDemo.class.getClassLoader()).toString())
-                .orElse(r.getApplicationStatus().toString());
+                .orElse("the job did not succeed");
     }
 
     /** Whether the topic holds each of the generator's first {@code events} orders exactly once. */
