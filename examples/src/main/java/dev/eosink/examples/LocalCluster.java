@@ -14,7 +14,9 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A MiniCluster in this JVM whose TaskManagers may be killed and replaced, as a machine's loss would
@@ -26,7 +28,6 @@ final class LocalCluster implements AutoCloseable {
     private final MiniCluster mini;
     /** MiniCluster keeps killed TaskManagers in its list: the next live one is at this index. */
     private int nextVictim;
-    private int killed;
 
     private LocalCluster(MiniCluster mini) {
         this.mini = mini;
@@ -77,22 +78,19 @@ final class LocalCluster implements AutoCloseable {
     synchronized int killTaskManager() throws Exception {
         int victim = nextVictim++;
         mini.terminateTaskManager(victim).get(60, TimeUnit.SECONDS);
-        killed++;
         mini.startTaskManager();
         return victim;
     }
 
-    synchronized int taskManagersKilled() {
-        return killed;
-    }
-
     /** Shuts the cluster down, waiting up to a minute: a killed TaskManager can hold up MiniCluster's own close. */
     @Override
-    public void close() throws Exception {
+    public void close() throws ExecutionException {
         try {
             mini.closeAsync().get(60, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             System.err.println("warning: the local Flink cluster did not shut down within 60 s; going on");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

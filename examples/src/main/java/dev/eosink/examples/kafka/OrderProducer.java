@@ -26,7 +26,6 @@ public final class OrderProducer implements AutoCloseable {
     private final OrderGenerator generator;
     private final long orders;
     private final double perSecond;
-    private final AtomicLong sent = new AtomicLong();
     private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicReference<Exception> failure = new AtomicReference<>();
     private final Thread thread;
@@ -51,11 +50,6 @@ public final class OrderProducer implements AutoCloseable {
         return acknowledged.get();
     }
 
-    /** Between 0 and 1: the share of the orders acknowledged. */
-    public double progress() {
-        return acknowledged.get() / (double) orders;
-    }
-
     /** Waits until every order is acknowledged; throws what failed the producer, if anything did. */
     public void await(long timeout, TimeUnit unit) throws InterruptedException {
         thread.join(unit.toMillis(timeout));
@@ -73,14 +67,15 @@ public final class OrderProducer implements AutoCloseable {
         return java.util.Optional.ofNullable(failure.get());
     }
 
-    public boolean done() {
-        return !thread.isAlive();
-    }
-
+    /** Stops sending and waits (up to 30 s) for what was sent to be acknowledged or to fail. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         stopped = true;
-        thread.join(TimeUnit.SECONDS.toMillis(30));
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void produce() {
@@ -110,7 +105,6 @@ public final class OrderProducer implements AutoCloseable {
                                 acknowledged.incrementAndGet();
                             }
                         });
-                sent.incrementAndGet();
             }
             producer.flush();
         } catch (RuntimeException e) {
