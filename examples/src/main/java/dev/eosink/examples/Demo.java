@@ -38,7 +38,8 @@ import java.util.stream.Stream;
 
 /**
  * The main job, runnable on a laptop or a cluster: replayable orders, windowed totals per customer
- * (or raw events; or, with --sql, the windowed totals in Flink SQL through the SQL connector), the
+ * (or raw events; or, with --sql, the windowed totals in Flink SQL through the SQL connector; or, with
+ * --source kafka, the orders through a Kafka topic: {@link KafkaDemo}), the
  * exactly-once PostgreSQL sink, failures injected at random moments, and a verdict computed from the
  * generator, not from Flink. Exit code 0 only when the table is exact.
  */
@@ -63,6 +64,9 @@ public final class Demo {
     }
 
     static int run(DemoOptions o) throws Exception {
+        if ("kafka".equals(o.source)) {
+            return KafkaDemo.run(o, KafkaDemo.Servers.startOrNamed(o));
+        }
         Chaos.resetCounters();
         String url = o.postgresUrl;
         String user = o.user;

@@ -11,6 +11,10 @@ final class DemoOptions {
     String job = "windows";
     /** The windowed totals in Flink SQL ({@link SqlDemo}) rather than the DataStream API. */
     boolean sql;
+    /** Where the orders come from: {@code generator} (in the job) or {@code kafka} (a topic: {@link KafkaDemo}). */
+    String source = "generator";
+    /** The Kafka broker of {@code --source kafka}; null: the one of EOSINK_KAFKA_BOOTSTRAP, or an embedded one. */
+    String kafkaBootstrap;
     String postgresUrl;
     String user;
     String password = System.getenv("EOSINK_DEMO_PASSWORD");
@@ -39,6 +43,9 @@ final class DemoOptions {
                     + "  --job windows|events  windowed totals per customer (default) or one row per order\n"
                     + "  --sql               the windowed totals in Flink SQL: examples/sql/windowed-totals.sql through\n"
                     + "                      the SQL connector (local runs, PostgreSQL; table sql_window_totals)\n"
+                    + "  --source kafka      Kafka in: the orders go through a topic (embedded broker, or\n"
+                    + "                      --kafka-bootstrap host:port), with a TaskManager, PostgreSQL and the broker\n"
+                    + "                      killed on top of the failures below; local runs, PostgreSQL (docs/demo.md)\n"
                     + "  --postgres-url URL  jdbc:postgresql://host:port/db (default: start an embedded PostgreSQL)\n"
                     + "  --mariadb-url URL   jdbc:mariadb://host:port/db: write to MariaDB through the XA sink instead\n"
                     + "  --user U            database user (password: env EOSINK_DEMO_PASSWORD)\n"
@@ -83,6 +90,15 @@ final class DemoOptions {
                     break;
                 case "--sql":
                     o.sql = true;
+                    break;
+                case "--source":
+                    o.source = value(args, ++i, a);
+                    if (!o.source.equals("generator") && !o.source.equals("kafka")) {
+                        throw new IllegalArgumentException("--source is generator or kafka, not " + o.source);
+                    }
+                    break;
+                case "--kafka-bootstrap":
+                    o.kafkaBootstrap = value(args, ++i, a);
                     break;
                 case "--postgres-url":
                     o.postgresUrl = value(args, ++i, a);
@@ -147,11 +163,20 @@ final class DemoOptions {
         if (o.sql && (o.job.equals("events") || (o.postgresUrl != null && !o.postgresUrl.startsWith("jdbc:postgresql:")))) {
             throw new IllegalArgumentException("--sql runs the windows job into PostgreSQL");
         }
+        boolean kafka = o.source.equals("kafka");
+        if (kafka && (o.sql || o.job.equals("events") || o.resume || o.mode.equals("verify")
+                || (o.postgresUrl != null && !o.postgresUrl.startsWith("jdbc:postgresql:")))) {
+            throw new IllegalArgumentException("--source kafka runs the windows job into PostgreSQL (not with --sql, --resume "
+                    + "or verify: its verdict reads the run's own topic)");
+        }
+        if (o.kafkaBootstrap != null && !kafka) {
+            throw new IllegalArgumentException("--kafka-bootstrap goes with --source kafka");
+        }
         if (o.table == null) {
-            o.table = o.sql ? "sql_window_totals" : o.job.equals("events") ? "order_events" : "window_totals";
+            o.table = kafka ? "kafka_window_totals" : o.sql ? "sql_window_totals" : o.job.equals("events") ? "order_events" : "window_totals";
         }
         if (o.sinkId == null) {
-            o.sinkId = o.sql ? "demo-sql" : "demo-" + o.job;
+            o.sinkId = kafka ? "demo-kafka" : o.sql ? "demo-sql" : "demo-" + o.job;
         }
         if (o.events < 1 || o.events > Integer.MAX_VALUE || o.rate <= 0 || o.parallelism < 1) {
             throw new IllegalArgumentException("--events 1.." + Integer.MAX_VALUE + ", --rate > 0, --parallelism >= 1");

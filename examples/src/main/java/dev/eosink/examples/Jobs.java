@@ -13,6 +13,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
@@ -25,7 +26,10 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 
-/** The two example pipelines. Both read the same replayable orders and write through the exactly-once sink. */
+/**
+ * The two example pipelines. Both read the same replayable orders, from the generator or from a Kafka topic,
+ * and write through the exactly-once sink.
+ */
 public final class Jobs {
 
     /** Tumbling event-time windows of the windowed-totals job. */
@@ -61,13 +65,25 @@ public final class Jobs {
                         events,
                         RateLimiterStrategy.perSecond(perSecond),
                         TypeInformation.of(Order.class));
-        DataStream<Order> orders =
-                env.fromSource(
-                        source,
-                        WatermarkStrategy.<Order>forBoundedOutOfOrderness(generator.maxOutOfOrderness())
-                                .withTimestampAssigner((order, ts) -> order.eventTimeMillis),
-                        "orders");
+        DataStream<Order> orders = env.fromSource(source, watermarks(generator), "orders");
         return orders.map(new Chaos.ChaosMap<>(true)).name(chaos ? "count + chaos" : "count");
+    }
+
+    /**
+     * The same orders read from a Kafka topic ({@code kafka.OrderTopic#source}), at most {@code perSecond}
+     * a second: event time and watermarks from each order's time, per partition (the source tracks a
+     * watermark per split, so one partition's lead never makes another's orders late).
+     */
+    public static DataStream<Order> ordersFromKafka(StreamExecutionEnvironment env, KafkaSource<Order> source,
+            OrderGenerator generator, double perSecond, boolean chaos) {
+        DataStream<Order> orders = env.fromSource(source, watermarks(generator), "orders from kafka");
+        return orders.map(new Throttle<>(perSecond)).name("at most " + (long) perSecond + "/s")
+                .map(new Chaos.ChaosMap<>(true)).name(chaos ? "count + chaos" : "count");
+    }
+
+    private static WatermarkStrategy<Order> watermarks(OrderGenerator generator) {
+        return WatermarkStrategy.<Order>forBoundedOutOfOrderness(generator.maxOutOfOrderness())
+                .withTimestampAssigner((order, ts) -> order.eventTimeMillis);
     }
 
     /** orders -> key by customer -> tumbling event-time windows -> count and sum -> exactly-once sink. */
