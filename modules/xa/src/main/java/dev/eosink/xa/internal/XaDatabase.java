@@ -5,6 +5,7 @@ import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.jdbc.RowKindFunction;
 import dev.eosink.jdbc.driver.JdbcDrivers;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
@@ -22,6 +23,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -49,6 +52,10 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     private final Duration networkTimeout;
     /** The writer's branches wait at most this long for a lock held by another transaction. */
     private final Duration lockTimeout;
+    /** Null: inserts. Else upserts by these key columns (table mode only, checked by the builder). */
+    private final List<String> upsertKey;
+    /** Null: every record upserts. */
+    private final RowKindFunction<IN> rowKind;
 
     public XaDatabase(
             XaConnector connector,
@@ -60,6 +67,32 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             int maxPreparedPerSubtask,
             Duration networkTimeout,
             Duration lockTimeout) {
+        this(connector, statement, markerSchema, markerTable, createMarkerTable, batchSize, maxPreparedPerSubtask,
+                networkTimeout, lockTimeout, null, null);
+    }
+
+    /**
+     * @param upsertKey null for inserts; else the key columns to upsert (and delete) by, among the
+     *     columns of table mode
+     * @param rowKind with {@code upsertKey}: which records are deletes; null: none is
+     */
+    public XaDatabase(
+            XaConnector connector,
+            InsertStatement<IN> statement,
+            String markerSchema,
+            String markerTable,
+            boolean createMarkerTable,
+            int batchSize,
+            int maxPreparedPerSubtask,
+            Duration networkTimeout,
+            Duration lockTimeout,
+            List<String> upsertKey,
+            RowKindFunction<IN> rowKind) {
+        if (upsertKey != null && !(statement instanceof InsertStatement.Columns<IN>)) {
+            throw new IllegalArgumentException("upserts need table mode: table(...) + columns(...) + rows(...)");
+        }
+        this.upsertKey = upsertKey == null ? null : List.copyOf(upsertKey);
+        this.rowKind = rowKind;
         this.connector = connector;
         this.statement = statement;
         this.markerSchema = markerSchema;
@@ -134,6 +167,9 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             dialect.checkServer(c, context, connector.describe(), maxPreparedPerSubtask);
             ensureMarkerTable(c, context, dialect);
             checkTarget(c, context, dialect);
+            if (upsertKey != null) {
+                checkUpsertKey(c, context, dialect);
+            }
             if (!dialect.guardsOwnership()) {
                 LOG.warn("{}: {} has no session lock this sink knows, so a second live job with sink id '{}' "
                         + "cannot be detected (never run two), and a restarted writer cannot wait for the sessions "
@@ -142,8 +178,7 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
                         + "prepared until a later start rolls it back. It sets no lock timeout either.",
                         context, dialect.name(), context.sinkId());
             }
-            String sql = insertSql(dialect);
-            return new XaWriterSession<>(context, this, dialect, guard, c, sql);
+            return new XaWriterSession<>(context, this, dialect, guard, c, statements(dialect));
         } catch (SQLException e) {
             closeQuietly(guard, e);
             throw new SinkException(context + ": checking the database at " + connector.describe() + " failed: "
@@ -152,6 +187,51 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             closeQuietly(guard, e);
             throw e;
         }
+    }
+
+    /** The epoch's statements: inserts, or upserts and deletes by key, in the database's dialect. */
+    private XaEpochBranch.Statements<IN> statements(XaDialect dialect) {
+        if (upsertKey == null) {
+            return XaEpochBranch.Statements.inserts(insertSql(dialect));
+        }
+        InsertStatement.Columns<IN> columns = (InsertStatement.Columns<IN>) statement;
+        SqlIdentifier table = columns.table();
+        return XaEpochBranch.Statements.upserts(new XaUpserts<>(columns, upsertKey, rowKind, batchSize),
+                dialect.upsertSql(table.schema(), table.name(), columns.columns(), upsertKey),
+                dialect.deleteSql(table.schema(), table.name(), upsertKey));
+    }
+
+    /**
+     * An upsert needs a unique key on exactly the key columns: without one, {@code ON DUPLICATE KEY}
+     * never fires and every record inserts a row; with a unique key on other columns only, it updates
+     * whichever row that key matches. Checked at start, before any record.
+     */
+    private void checkUpsertKey(Connection c, SubtaskContext context, XaDialect dialect) throws SQLException, SinkException {
+        SqlIdentifier table = ((InsertStatement.Columns<IN>) statement).table();
+        if (dialect.upsertSql(table.schema(), table.name(), upsertKey, upsertKey) == null) {
+            throw new SinkException(context + ": upsert(" + String.join(", ", upsertKey) + ") into " + target()
+                    + " is not supported through XA on " + dialect.name() + ". Remedy: for PostgreSQL use PostgresSink, "
+                    + "which upserts; otherwise give sql(...) with your database's own upsert statement.");
+        }
+        List<List<String>> keys = dialect.uniqueKeys(c, table.schema(), table.name());
+        Set<String> wanted = lower(upsertKey);
+        if (keys.stream().noneMatch(k -> lower(k).equals(wanted))) {
+            throw new SinkException(context + ": " + target() + " has no PRIMARY KEY or UNIQUE key on exactly the upsert "
+                    + "key columns " + upsertKey + " (its unique keys: " + (keys.isEmpty() ? "none" : keys.toString())
+                    + "), so an upsert could not find the row of a key: it would insert a second row, or update the row "
+                    + "another key matches. Remedy: ALTER TABLE " + dialect.qualified(table.schema(), table.name())
+                    + " ADD UNIQUE KEY (" + upsertKey.stream().map(dialect::quote).collect(Collectors.joining(", "))
+                    + "), or give upsert(...) the columns of an existing unique key.");
+        }
+        if (keys.size() > 1) {
+            LOG.warn("{}: {} has more unique keys than the upsert key {}: {}. A record that matches another key's row "
+                    + "updates that row (ON DUPLICATE KEY UPDATE fires on any unique key).", context, target(), upsertKey, keys);
+        }
+    }
+
+    /** MariaDB compares column names without case. */
+    private static Set<String> lower(List<String> columns) {
+        return columns.stream().map(n -> n.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
     }
 
     /**

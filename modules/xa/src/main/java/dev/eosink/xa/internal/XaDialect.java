@@ -51,6 +51,29 @@ public abstract class XaDialect {
     }
 
     /**
+     * The upsert of one row by {@code key} (every other column updated from the row, or the key
+     * alone when there is no other column), with the parameters of {@link #insertSql}; null where the
+     * dialect has none, and {@code upsert(...)} is refused at start.
+     */
+    public String upsertSql(String schema, String table, List<String> columns, List<String> key) {
+        return null;
+    }
+
+    /** The delete of one row by {@code key}: one parameter per key column, in its order. */
+    public String deleteSql(String schema, String table, List<String> key) {
+        return "DELETE FROM " + qualified(schema, table) + " WHERE "
+                + key.stream().map(c -> quote(c) + " = ?").collect(Collectors.joining(" AND "));
+    }
+
+    /**
+     * The column lists of the table's PRIMARY and UNIQUE keys, each in index order; called at start
+     * only where {@link #upsertSql} is not null.
+     */
+    public List<List<String>> uniqueKeys(Connection c, String schema, String table) throws SQLException {
+        return List.of();
+    }
+
+    /**
      * Whether the connection that prepared a branch can begin the next one. pgjdbc returns to idle
      * after prepare; MariaDB keeps the prepared branch attached to its session, refuses the next
      * XA START (XAER_RMFAIL) and lets no other session commit it (XAER_NOTA) until that session ends.
