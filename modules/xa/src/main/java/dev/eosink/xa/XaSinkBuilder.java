@@ -64,6 +64,7 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
     private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
     private List<String> upsertKey;
     private RowKindFunction<IN> rowKind;
+    private SqlIdentifier deadLetterTable;
 
     XaSinkBuilder() {
         super("xaDataSource", "XADataSource");
@@ -157,6 +158,20 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
         return this;
     }
 
+    /**
+     * Off by default, as {@code PostgresSink.builder().deadLetterTable(...)}: a record the database
+     * refuses for its data (NULL in a NOT NULL column, a constraint, a value too long or of the wrong
+     * type) or that the row mapper cannot map fails the job. With a dead-letter table, such records go
+     * there instead, with the database's error, in the epoch's own XA branch: the rest of the epoch
+     * commits, and the refused records are kept exactly once too. Inserts only (not with {@link
+     * #upsert}); MariaDB, MySQL and PostgreSQL. Created when missing, like the marker table; the sink's
+     * user needs SELECT and INSERT on it.
+     */
+    public XaSinkBuilder<IN> deadLetterTable(String schema, String table) {
+        this.deadLetterTable = new SqlIdentifier(schema, table);
+        return this;
+    }
+
     @Override
     protected boolean hasDataSource() {
         return xaDataSource != null;
@@ -164,6 +179,10 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
 
     @Override
     protected void checkOwnOptions(boolean tableMode) {
+        if (deadLetterTable != null && upsertKey != null) {
+            throw misconfigured("deadLetterTable(...) works with inserts only: an upsert batch merges records by key, "
+                    + "so one refused record cannot be told from the others");
+        }
         if (upsertKey != null || rowKind != null) {
             if (!tableMode) {
                 throw misconfigured("upsert(...) and changelog(...) need table(...) + columns(...) + rows(...); "
@@ -228,6 +247,6 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
                 xaDataSource != null ? XaConnector.of(xaDataSource) : XaConnector.of(getJdbcUrl(), driverProperties());
         SqlIdentifier markers = getMarkerTable();
         return new XaDatabase<>(connector, statement, markers.schema(), markers.name(), isCreateMarkerTable(), getBatchSize(),
-                getMaxPreparedPerSubtask(), networkTimeout, lockTimeout, upsertKey, upsertKey == null ? null : rowKind);
+                getMaxPreparedPerSubtask(), networkTimeout, lockTimeout, upsertKey, upsertKey == null ? null : rowKind, deadLetterTable);
     }
 }

@@ -92,6 +92,26 @@ final class MariaDbDialect extends XaDialect {
     }
 
     @Override
+    public String deadLetterDdl(String schema, String table) {
+        return "CREATE TABLE IF NOT EXISTS " + qualified(schema, table)
+                + " (gid VARCHAR(200) NOT NULL, sink_id VARCHAR(100) NOT NULL, subtask INT NOT NULL,"
+                + " checkpoint_id BIGINT NOT NULL, position BIGINT NOT NULL, record TEXT NOT NULL,"
+                + " `sqlstate` VARCHAR(5), error TEXT NOT NULL, created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),"
+                + " KEY " + quote(table + "_gid") + " (gid)) ENGINE=InnoDB";
+    }
+
+    /**
+     * Besides SQLSTATE classes 22 and 23: errors strict mode raises for a value the column does not take
+     * whose SQLSTATE is the generic HY000 (1366 incorrect value, 1292 truncated incorrect value, 1264 out
+     * of range, 4025 CHECK constraint failed).
+     */
+    @Override
+    public boolean rejectsRecord(SQLException e) {
+        int code = e.getErrorCode();
+        return super.rejectsRecord(e) || code == 1366 || code == 1292 || code == 1264 || code == 4025;
+    }
+
+    @Override
     public boolean keepsConnectionAfterPrepare() {
         return false;
     }

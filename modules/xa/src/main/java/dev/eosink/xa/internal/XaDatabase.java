@@ -56,6 +56,8 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     private final List<String> upsertKey;
     /** Null: every record upserts. */
     private final RowKindFunction<IN> rowKind;
+    /** Null: a record the database refuses fails the epoch. Inserts only (checked by the builder). */
+    private final SqlIdentifier deadLetterTable;
 
     public XaDatabase(
             XaConnector connector,
@@ -68,13 +70,14 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             Duration networkTimeout,
             Duration lockTimeout) {
         this(connector, statement, markerSchema, markerTable, createMarkerTable, batchSize, maxPreparedPerSubtask,
-                networkTimeout, lockTimeout, null, null);
+                networkTimeout, lockTimeout, null, null, null);
     }
 
     /**
      * @param upsertKey null for inserts; else the key columns to upsert (and delete) by, among the
      *     columns of table mode
      * @param rowKind with {@code upsertKey}: which records are deletes; null: none is
+     * @param deadLetterTable null, or where inserts keep the records the database refuses
      */
     public XaDatabase(
             XaConnector connector,
@@ -87,7 +90,12 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             Duration networkTimeout,
             Duration lockTimeout,
             List<String> upsertKey,
-            RowKindFunction<IN> rowKind) {
+            RowKindFunction<IN> rowKind,
+            SqlIdentifier deadLetterTable) {
+        if (upsertKey != null && deadLetterTable != null) {
+            throw new IllegalArgumentException("a dead-letter table works with inserts only");
+        }
+        this.deadLetterTable = deadLetterTable;
         if (upsertKey != null && !(statement instanceof InsertStatement.Columns<IN>)) {
             throw new IllegalArgumentException("upserts need table mode: table(...) + columns(...) + rows(...)");
         }
@@ -170,6 +178,9 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             if (upsertKey != null) {
                 checkUpsertKey(c, context, dialect);
             }
+            if (deadLetterTable != null) {
+                ensureDeadLetterTable(c, context, dialect);
+            }
             if (!dialect.guardsOwnership()) {
                 LOG.warn("{}: {} has no session lock this sink knows, so a second live job with sink id '{}' "
                         + "cannot be detected (never run two), and a restarted writer cannot wait for the sessions "
@@ -192,7 +203,9 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     /** The epoch's statements: inserts, or upserts and deletes by key, in the database's dialect. */
     private XaEpochBranch.Statements<IN> statements(XaDialect dialect) {
         if (upsertKey == null) {
-            return XaEpochBranch.Statements.inserts(insertSql(dialect));
+            return XaEpochBranch.Statements.inserts(insertSql(dialect), deadLetterTable == null ? null
+                    : new XaDeadLetters<>(dialect, statement, dialect.qualified(deadLetterTable.schema(),
+                            deadLetterTable.name())));
         }
         InsertStatement.Columns<IN> columns = (InsertStatement.Columns<IN>) statement;
         SqlIdentifier table = columns.table();
@@ -290,6 +303,38 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
                     + "the sink to create it (createMarkerTable(true)).");
         }
         dialect.checkTransactional(c, context, markerSchema, markerTable);
+    }
+
+    /** The dead-letter table: created when missing and allowed to (as the marker table), InnoDB on MariaDB. */
+    private void ensureDeadLetterTable(Connection c, SubtaskContext context, XaDialect dialect)
+            throws SQLException, SinkException {
+        String schema = deadLetterTable.schema();
+        String name = deadLetterTable.name();
+        String ddl = dialect.deadLetterDdl(schema, name);
+        if (ddl == null) {
+            throw new SinkException(context + ": deadLetterTable(...) is not supported through XA on " + dialect.name()
+                    + " (the sink knows no DDL for it there). Remedy: drop deadLetterTable(...), or use MariaDB, MySQL "
+                    + "or PostgreSQL.");
+        }
+        String qualified = dialect.qualified(schema, name);
+        if (createMarkerTable && !readable(c, dialect.markerExistsSql(schema, name))) {
+            try (Statement s = c.createStatement()) {
+                s.execute(ddl);
+                LOG.info("{}: created dead-letter table {}", context, qualified);
+            } catch (SQLException e) {
+                if (!readable(c, dialect.markerExistsSql(schema, name))) {
+                    throw new SinkException(context + ": could not create dead-letter table " + qualified + ": "
+                            + e.getMessage() + ". Remedy: create it (" + ddl + ") and grant the sink's user INSERT on it, "
+                            + "or grant CREATE.", e);
+                }
+            }
+        }
+        if (!readable(c, dialect.markerExistsSql(schema, name))) {
+            throw new SinkException(context + ": dead-letter table " + qualified + " is missing or not readable by the "
+                    + "sink's user. Remedy: create it (" + ddl + ") and GRANT SELECT, INSERT on it, or allow the sink to "
+                    + "create it (createMarkerTable(true)).");
+        }
+        dialect.checkTransactional(c, context, schema, name);
     }
 
     /** Whether a probe of the marker table runs (for a gid that never exists). */
