@@ -52,6 +52,9 @@ final class BenchOptions {
                     "  --writers a,b,...        a subset of raw-copy,eo-copy,eo-batch,eo-sql,eo-upsert,eo-sql-upsert,peer-eo-xa,",
                     "                           peer-alo,peer-alo-upsert,peer-sql-alo-upsert (eo-sql*, peer-sql-*: the SQL",
                     "                           connectors, a TableEnvironment INSERT from the generator as a table)",
+                    "  --database mariadb       the embedded MariaDB of the tests instead of PostgreSQL: raw-bulk, eo-xa,",
+                    "                           peer-eo-xa, peer-alo, eo-xa-upsert, peer-alo-upsert (no heap case, no sweep);",
+                    "                           its rows replace the mariadb rows of latest.csv, its table goes to mariadb.md",
                     "  --parallelism 1,2        parallelisms (default 1,2)",
                     "  --interval-ms MS         checkpoint interval of the throughput runs (default 1000)",
                     "  --heap-interval-ms MS    the long interval of the heap comparison (default 10000); --no-heap skips it",
@@ -86,6 +89,9 @@ final class BenchOptions {
     String user = "postgres";
     String password = "";
     Path out;
+    /** --database: the server every writer runs against. */
+    Database database = Database.POSTGRESQL;
+    private boolean writersGiven;
     List<Writer> writers = new ArrayList<>(Arrays.asList(Writer.values()));
     List<Integer> parallelisms = List.of(1, 2);
     long intervalMs = 1000;
@@ -199,7 +205,11 @@ final class BenchOptions {
                 case "--out":
                     o.out = Path.of(value(args, ++i, a));
                     break;
+                case "--database":
+                    o.database = Database.byId(value(args, ++i, a));
+                    break;
                 case "--writers":
+                    o.writersGiven = true;
                     o.writers = new ArrayList<>();
                     for (String w : value(args, ++i, a).split(",")) {
                         o.writers.add(Writer.byId(w.trim()));
@@ -262,6 +272,24 @@ final class BenchOptions {
                     break;
                 default:
                     throw new IllegalArgumentException("unknown option " + a);
+            }
+        }
+        if (!o.writersGiven) {
+            o.writers.removeIf(w -> !w.runsOn(o.database));
+        }
+        for (Writer w : o.writers) {
+            if (!w.runsOn(o.database)) {
+                throw new IllegalArgumentException("--writers: " + w.id + " does not run on " + o.database.id()
+                        + "; there: " + Writer.ids(o.database == Database.MARIADB ? Writer.mariaDb()
+                                : Arrays.stream(Writer.values()).filter(x -> x.runsOn(Database.POSTGRESQL)).toList()));
+            }
+        }
+        if (o.database == Database.MARIADB) {
+            // The heap case and the sweep measure eo-copy, PostgreSQL's writer.
+            o.heap = false;
+            o.sweep = false;
+            if (o.postgresUrl != null || !o.serverSettings.isEmpty()) {
+                throw new IllegalArgumentException("--database mariadb runs on the embedded MariaDB of the tests only");
             }
         }
         if (o.smoke) {

@@ -20,7 +20,8 @@ import java.util.stream.Collectors;
 /** latest.csv, latest.md, latest.png and the results block of docs/benchmarks.md, from the runs of one benchmark. */
 final class Report {
 
-    static final String CSV_HEADER = "case,writer,parallelism,rows_per_s,ratio_to_copy";
+    /** ratio_to_copy: to raw-copy (PostgreSQL) or raw-bulk (MariaDB, {@link MariaDbReport}) at the same parallelism. */
+    static final String CSV_HEADER = "case,writer,parallelism,rows_per_s,ratio_to_copy,database";
     static final String SWEEP_CSV = "sweep.csv";
     static final String SWEEP_CSV_HEADER = "sweep,writer,parallelism,columns,interval_ms,rows,rows_per_s,mb_per_s,"
             + "ratio_to_copy,barrier_to_prepared_p50_ms,barrier_to_prepared_p99_ms";
@@ -176,6 +177,7 @@ final class Report {
                     .append(l.spec.parallelism).append(',')
                     .append(l.rowsPerS.isPresent() ? String.valueOf(Math.round(l.rowsPerS.getAsDouble())) : "").append(',')
                     .append(l.ratio.isPresent() ? String.format(Locale.ROOT, "%.3f", l.ratio.getAsDouble()) : "")
+                    .append(',').append(Database.POSTGRESQL.id())
                     .append('\n');
         }
         return b.toString();

@@ -82,7 +82,7 @@ public final class RunOne {
                 try {
                     try (Connection c = DriverManager.getConnection(url, props); Statement s = c.createStatement()) {
                         s.execute("DROP TABLE IF EXISTS " + scratch);
-                        s.execute(columns == Workload.WIDE ? WideRow.createTable(scratch) : Workload.createTable(scratch));
+                        s.execute(columns == Workload.WIDE ? WideRow.createTable(scratch) : Workload.createTable(scratch, url));
                     }
                     run(writer, url, props, password, scratch, warmupRows, rows, parallelism, intervalMs, columns, batchSize);
                     try (Connection c = DriverManager.getConnection(url, props); Statement s = c.createStatement()) {
@@ -117,7 +117,9 @@ public final class RunOne {
     private static void run(Writer writer, String url, Properties props, String password, String table, long count,
             long rows, int parallelism, long intervalMs, int columns, int batchSize) throws Exception {
         Sinks.Target target = new Sinks.Target(url, props.getProperty("user"), password, table, batchSize);
-        if (writer == Writer.RAW_COPY) {
+        if (writer == Writer.RAW_BULK) {
+            RawBulk.run(url, props, table, count, parallelism, batchSize); // append only: ids 0..count-1
+        } else if (writer == Writer.RAW_COPY) {
             RawCopy.run(url, props, table, count, parallelism, columns); // append only: ids 0..count-1
         } else if (writer.isSql()) {
             SqlJob.run(writer, target, count, rows, parallelism, intervalMs);
@@ -131,6 +133,9 @@ public final class RunOne {
     /** A server CHECKPOINT, when the role may run one (the orchestrator runs one before each run, too). */
     private static void checkpoint(Statement s) {
         try {
+            if (Database.isMariaDb(s.getConnection().getMetaData().getURL())) {
+                return; // no such statement on MariaDB
+            }
             s.execute("CHECKPOINT");
         } catch (java.sql.SQLException e) {
             // not allowed for this role: fine

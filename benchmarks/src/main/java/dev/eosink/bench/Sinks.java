@@ -49,6 +49,9 @@ final class Sinks {
     }
 
     static Sink<BenchRow> build(Writer writer, Target t) {
+        if (Database.isMariaDb(t.url)) {
+            return MariaDbSinks.build(writer, t);
+        }
         switch (writer) {
             case EO_COPY:
                 return eosink(t).writeMethod(WriteMethod.COPY).build().withLifecycleHook(new TimingHook());
@@ -158,11 +161,16 @@ final class Sinks {
         return b;
     }
 
+    static JdbcExecutionOptions executionOptions(int batchSize, int maxRetries) {
+        return execution(batchSize, maxRetries);
+    }
+
     static String insertSql(String table) {
         return "INSERT INTO " + table + " (" + Workload.COLUMNS + ") VALUES (?, ?, ?, ?)";
     }
 
-    private static final JdbcStatementBuilder<BenchRow> BIND =
+    /** How every peer binds a row. */
+    static final JdbcStatementBuilder<BenchRow> BIND =
             (ps, r) -> {
                 ps.setLong(1, r.id);
                 ps.setString(2, r.k);

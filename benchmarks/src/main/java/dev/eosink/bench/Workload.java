@@ -39,6 +39,13 @@ final class Workload {
         return "CREATE TABLE " + table + " (id bigint PRIMARY KEY, k text, v bigint, ts timestamptz)";
     }
 
+    /** The same table on the server of {@code url}: MariaDB's types (InnoDB, as XA needs), else PostgreSQL's. */
+    static String createTable(String table, String url) {
+        return Database.isMariaDb(url)
+                ? "CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, k TEXT, v BIGINT, ts DATETIME(6)) ENGINE=InnoDB"
+                : createTable(table);
+    }
+
     enum Case {
         APPEND,
         UPSERT;

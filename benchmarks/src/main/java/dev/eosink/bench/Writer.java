@@ -34,6 +34,12 @@ enum Writer {
             Case.UPSERT,
             true,
             "flink-connector-jdbc 4.0.0-2.0 at-least-once, INSERT ... ON CONFLICT (id) DO UPDATE"),
+    /** MariaDB: JDBC batches by Connector/J's bulk protocol, no Flink: the limit there. */
+    RAW_BULK("raw-bulk", Case.APPEND, false, "MariaDB: JDBC batches of 1000 by Connector/J's bulk protocol, no Flink"),
+    /** eosink's XA sink into MariaDB. */
+    EO_XA("eo-xa", Case.APPEND, true, "eosink exactly-once through XA (XaSink), MariaDB"),
+    /** eosink's XA sink into MariaDB, upsert("id"). */
+    EO_XA_UPSERT("eo-xa-upsert", Case.UPSERT, true, "eosink exactly-once through XA (XaSink), upsert(\"id\"), MariaDB"),
     /** flink-connector-jdbc 4.0's SQL connector, at-least-once, a table with PRIMARY KEY (id) NOT ENFORCED. */
     PEER_SQL_ALO_UPSERT(
             "peer-sql-alo-upsert",
@@ -65,6 +71,17 @@ enum Writer {
     /** The writers that are a table of Flink SQL, written by a TableEnvironment INSERT ({@link SqlJob}). */
     boolean isSql() {
         return this == EO_SQL || this == EO_SQL_UPSERT || this == PEER_SQL_ALO_UPSERT;
+    }
+
+    /** The writers of {@code --database mariadb}; the peers build their MariaDB variant from the URL. */
+    static List<Writer> mariaDb() {
+        return List.of(RAW_BULK, EO_XA, PEER_EO_XA, PEER_ALO, EO_XA_UPSERT, PEER_ALO_UPSERT);
+    }
+
+    /** Whether the writer runs against {@code database}. */
+    boolean runsOn(Database database) {
+        return database == Database.MARIADB ? mariaDb().contains(this)
+                : this != RAW_BULK && this != EO_XA && this != EO_XA_UPSERT;
     }
 
     static Writer byId(String id) {

@@ -7,12 +7,12 @@ import dev.eosink.jdbc.driver.JdbcUrls;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.jdbc.sql.UpsertKeys;
 import dev.eosink.postgres.internal.PostgresConnection;
 import dev.eosink.postgres.internal.PostgresDatabase;
 import dev.eosink.postgres.internal.PostgresSinkOptions;
 import dev.eosink.postgres.internal.RefusedRecords;
 import dev.eosink.postgres.internal.RowAction;
-import dev.eosink.postgres.internal.UpsertKeys;
 import dev.eosink.postgres.row.RowFormat;
 
 import org.apache.flink.annotation.Internal;

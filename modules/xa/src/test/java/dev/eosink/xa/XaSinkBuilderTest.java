@@ -60,4 +60,19 @@ class XaSinkBuilderTest {
         assertThatThrownBy(() -> XaSink.<Long>builder().sinkId("s").table("t").columns("a").rows(r -> new Object[] {r}).build())
                 .hasMessageContaining("jdbcUrl(...)");
     }
+
+    @Test
+    void upsertsAreCheckedAsThePostgresSinksAndRefusedThroughPostgresXa() {
+        assertThat(complete().upsert("id").build().toString()).as("MariaDB: upserts").contains("orders");
+        assertThatThrownBy(() -> complete().upsert("other").build())
+                .hasMessageContaining("sink 'orders': upsert key [other] must be among the columns [id]");
+        assertThatThrownBy(() -> complete().changelog(r -> org.apache.flink.types.RowKind.DELETE).build())
+                .hasMessageContaining("changelog(...) deletes by key: also give upsert(key columns)");
+        assertThatThrownBy(() -> XaSink.<Long>builder().jdbcUrl("jdbc:mariadb://db/x").sinkId("s")
+                .sql("INSERT INTO t VALUES (?)", (ps, r) -> ps.setLong(1, r)).upsert("id").build())
+                .hasMessageContaining("need table(...) + columns(...) + rows(...)");
+        assertThatThrownBy(() -> XaSink.<Long>builder().jdbcUrl("jdbc:postgresql://db/x").sinkId("orders").table("orders")
+                .columns("id").rows(id -> new Object[] {id}).upsert("id").build())
+                .hasMessageContaining("not on PostgreSQL: use PostgresSink.builder().upsert(...)");
+    }
 }

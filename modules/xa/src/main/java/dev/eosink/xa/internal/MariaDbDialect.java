@@ -4,7 +4,14 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.SubtaskContext;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * MariaDB and MySQL (InnoDB). Measured on MariaDB 10.11 with MariaDB Connector/J 3.5:
@@ -47,6 +54,61 @@ final class MariaDbDialect extends XaDialect {
     @Override
     public String quote(String identifier) {
         return '`' + identifier.replace("`", "``") + '`';
+    }
+
+    /**
+     * {@code INSERT ... ON DUPLICATE KEY UPDATE c = VALUES(c)}: InnoDB locks the key's row (or its gap)
+     * and updates it in place. {@code VALUES(c)} rather than MariaDB 10.3.3+'s {@code VALUE(c)} or
+     * MySQL 8's row alias, so that one statement runs on MariaDB 10.x/11.x and MySQL 5.7/8 alike.
+     */
+    @Override
+    public String upsertSql(String schema, String table, List<String> columns, List<String> key) {
+        List<String> others = columns.stream().filter(c -> !key.contains(c)).toList();
+        String updates = others.isEmpty()
+                ? quote(key.get(0)) + " = " + quote(key.get(0)) // a key-only row: nothing to update
+                : others.stream().map(c -> quote(c) + " = VALUES(" + quote(c) + ")").collect(Collectors.joining(", "));
+        return insertSql(schema, table, columns) + " ON DUPLICATE KEY UPDATE " + updates;
+    }
+
+    @Override
+    public List<List<String>> uniqueKeys(Connection c, String schema, String table) throws SQLException {
+        String sql = "SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = "
+                + (schema == null ? "DATABASE()" : "?") + " AND TABLE_NAME = ? AND NON_UNIQUE = 0"
+                + " ORDER BY INDEX_NAME, SEQ_IN_INDEX";
+        Map<String, List<String>> keys = new LinkedHashMap<>();
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            int i = 1;
+            if (schema != null) {
+                s.setString(i++, schema);
+            }
+            s.setString(i, table);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    keys.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
+                }
+            }
+        }
+        return new ArrayList<>(keys.values());
+    }
+
+    @Override
+    public String deadLetterDdl(String schema, String table) {
+        return "CREATE TABLE IF NOT EXISTS " + qualified(schema, table)
+                + " (gid VARCHAR(200) NOT NULL, sink_id VARCHAR(100) NOT NULL, subtask INT NOT NULL,"
+                + " checkpoint_id BIGINT NOT NULL, position BIGINT NOT NULL, record TEXT NOT NULL,"
+                + " `sqlstate` VARCHAR(5), error TEXT NOT NULL, created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),"
+                + " KEY " + quote(table + "_gid") + " (gid)) ENGINE=InnoDB";
+    }
+
+    /**
+     * Besides SQLSTATE classes 22 and 23: errors strict mode raises for a value the column does not take
+     * whose SQLSTATE is the generic HY000 (1366 incorrect value, 1292 truncated incorrect value, 1264 out
+     * of range, 4025 CHECK constraint failed).
+     */
+    @Override
+    public boolean rejectsRecord(SQLException e) {
+        int code = e.getErrorCode();
+        return super.rejectsRecord(e) || code == 1366 || code == 1292 || code == 1264 || code == 4025;
     }
 
     @Override

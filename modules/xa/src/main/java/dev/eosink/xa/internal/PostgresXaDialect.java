@@ -157,6 +157,14 @@ final class PostgresXaDialect extends XaDialect {
     }
 
     @Override
+    public String deadLetterDdl(String schema, String table) {
+        return "CREATE TABLE IF NOT EXISTS " + qualified(schema, table)
+                + " (gid text NOT NULL, sink_id text NOT NULL, subtask integer NOT NULL, checkpoint_id bigint NOT NULL,"
+                + " position bigint NOT NULL, record text NOT NULL, sqlstate text, error text NOT NULL,"
+                + " created_at timestamptz NOT NULL DEFAULT now())";
+    }
+
+    @Override
     public String markerDdl(String schema, String table) {
         return markers(schema, table).createSql();
     }

@@ -5,6 +5,7 @@ import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.jdbc.RowKindFunction;
 import dev.eosink.jdbc.driver.JdbcDrivers;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
@@ -22,6 +23,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -49,6 +52,12 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     private final Duration networkTimeout;
     /** The writer's branches wait at most this long for a lock held by another transaction. */
     private final Duration lockTimeout;
+    /** Null: inserts. Else upserts by these key columns (table mode only, checked by the builder). */
+    private final List<String> upsertKey;
+    /** Null: every record upserts. */
+    private final RowKindFunction<IN> rowKind;
+    /** Null: a record the database refuses fails the epoch. Inserts only (checked by the builder). */
+    private final SqlIdentifier deadLetterTable;
 
     public XaDatabase(
             XaConnector connector,
@@ -60,6 +69,38 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             int maxPreparedPerSubtask,
             Duration networkTimeout,
             Duration lockTimeout) {
+        this(connector, statement, markerSchema, markerTable, createMarkerTable, batchSize, maxPreparedPerSubtask,
+                networkTimeout, lockTimeout, null, null, null);
+    }
+
+    /**
+     * @param upsertKey null for inserts; else the key columns to upsert (and delete) by, among the
+     *     columns of table mode
+     * @param rowKind with {@code upsertKey}: which records are deletes; null: none is
+     * @param deadLetterTable null, or where inserts keep the records the database refuses
+     */
+    public XaDatabase(
+            XaConnector connector,
+            InsertStatement<IN> statement,
+            String markerSchema,
+            String markerTable,
+            boolean createMarkerTable,
+            int batchSize,
+            int maxPreparedPerSubtask,
+            Duration networkTimeout,
+            Duration lockTimeout,
+            List<String> upsertKey,
+            RowKindFunction<IN> rowKind,
+            SqlIdentifier deadLetterTable) {
+        if (upsertKey != null && deadLetterTable != null) {
+            throw new IllegalArgumentException("a dead-letter table works with inserts only");
+        }
+        this.deadLetterTable = deadLetterTable;
+        if (upsertKey != null && !(statement instanceof InsertStatement.Columns<IN>)) {
+            throw new IllegalArgumentException("upserts need table mode: table(...) + columns(...) + rows(...)");
+        }
+        this.upsertKey = upsertKey == null ? null : List.copyOf(upsertKey);
+        this.rowKind = rowKind;
         this.connector = connector;
         this.statement = statement;
         this.markerSchema = markerSchema;
@@ -134,6 +175,12 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             dialect.checkServer(c, context, connector.describe(), maxPreparedPerSubtask);
             ensureMarkerTable(c, context, dialect);
             checkTarget(c, context, dialect);
+            if (upsertKey != null) {
+                checkUpsertKey(c, context, dialect);
+            }
+            if (deadLetterTable != null) {
+                ensureDeadLetterTable(c, context, dialect);
+            }
             if (!dialect.guardsOwnership()) {
                 LOG.warn("{}: {} has no session lock this sink knows, so a second live job with sink id '{}' "
                         + "cannot be detected (never run two), and a restarted writer cannot wait for the sessions "
@@ -142,8 +189,7 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
                         + "prepared until a later start rolls it back. It sets no lock timeout either.",
                         context, dialect.name(), context.sinkId());
             }
-            String sql = insertSql(dialect);
-            return new XaWriterSession<>(context, this, dialect, guard, c, sql);
+            return new XaWriterSession<>(context, this, dialect, guard, c, statements(dialect));
         } catch (SQLException e) {
             closeQuietly(guard, e);
             throw new SinkException(context + ": checking the database at " + connector.describe() + " failed: "
@@ -152,6 +198,53 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             closeQuietly(guard, e);
             throw e;
         }
+    }
+
+    /** The epoch's statements: inserts, or upserts and deletes by key, in the database's dialect. */
+    private XaEpochBranch.Statements<IN> statements(XaDialect dialect) {
+        if (upsertKey == null) {
+            return XaEpochBranch.Statements.inserts(insertSql(dialect), deadLetterTable == null ? null
+                    : new XaDeadLetters<>(dialect, statement, dialect.qualified(deadLetterTable.schema(),
+                            deadLetterTable.name())));
+        }
+        InsertStatement.Columns<IN> columns = (InsertStatement.Columns<IN>) statement;
+        SqlIdentifier table = columns.table();
+        return XaEpochBranch.Statements.upserts(new XaUpserts<>(columns, upsertKey, rowKind, batchSize),
+                dialect.upsertSql(table.schema(), table.name(), columns.columns(), upsertKey),
+                dialect.deleteSql(table.schema(), table.name(), upsertKey));
+    }
+
+    /**
+     * An upsert needs a unique key on exactly the key columns: without one, {@code ON DUPLICATE KEY}
+     * never fires and every record inserts a row; with a unique key on other columns only, it updates
+     * whichever row that key matches. Checked at start, before any record.
+     */
+    private void checkUpsertKey(Connection c, SubtaskContext context, XaDialect dialect) throws SQLException, SinkException {
+        SqlIdentifier table = ((InsertStatement.Columns<IN>) statement).table();
+        if (dialect.upsertSql(table.schema(), table.name(), upsertKey, upsertKey) == null) {
+            throw new SinkException(context + ": upsert(" + String.join(", ", upsertKey) + ") into " + target()
+                    + " is not supported through XA on " + dialect.name() + ". Remedy: for PostgreSQL use PostgresSink, "
+                    + "which upserts; otherwise give sql(...) with your database's own upsert statement.");
+        }
+        List<List<String>> keys = dialect.uniqueKeys(c, table.schema(), table.name());
+        Set<String> wanted = lower(upsertKey);
+        if (keys.stream().noneMatch(k -> lower(k).equals(wanted))) {
+            throw new SinkException(context + ": " + target() + " has no PRIMARY KEY or UNIQUE key on exactly the upsert "
+                    + "key columns " + upsertKey + " (its unique keys: " + (keys.isEmpty() ? "none" : keys.toString())
+                    + "), so an upsert could not find the row of a key: it would insert a second row, or update the row "
+                    + "another key matches. Remedy: ALTER TABLE " + dialect.qualified(table.schema(), table.name())
+                    + " ADD UNIQUE KEY (" + upsertKey.stream().map(dialect::quote).collect(Collectors.joining(", "))
+                    + "), or give upsert(...) the columns of an existing unique key.");
+        }
+        if (keys.size() > 1) {
+            LOG.warn("{}: {} has more unique keys than the upsert key {}: {}. A record that matches another key's row "
+                    + "updates that row (ON DUPLICATE KEY UPDATE fires on any unique key).", context, target(), upsertKey, keys);
+        }
+    }
+
+    /** MariaDB compares column names without case. */
+    private static Set<String> lower(List<String> columns) {
+        return columns.stream().map(n -> n.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
     }
 
     /**
@@ -210,6 +303,38 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
                     + "the sink to create it (createMarkerTable(true)).");
         }
         dialect.checkTransactional(c, context, markerSchema, markerTable);
+    }
+
+    /** The dead-letter table: created when missing and allowed to (as the marker table), InnoDB on MariaDB. */
+    private void ensureDeadLetterTable(Connection c, SubtaskContext context, XaDialect dialect)
+            throws SQLException, SinkException {
+        String schema = deadLetterTable.schema();
+        String name = deadLetterTable.name();
+        String ddl = dialect.deadLetterDdl(schema, name);
+        if (ddl == null) {
+            throw new SinkException(context + ": deadLetterTable(...) is not supported through XA on " + dialect.name()
+                    + " (the sink knows no DDL for it there). Remedy: drop deadLetterTable(...), or use MariaDB, MySQL "
+                    + "or PostgreSQL.");
+        }
+        String qualified = dialect.qualified(schema, name);
+        if (createMarkerTable && !readable(c, dialect.markerExistsSql(schema, name))) {
+            try (Statement s = c.createStatement()) {
+                s.execute(ddl);
+                LOG.info("{}: created dead-letter table {}", context, qualified);
+            } catch (SQLException e) {
+                if (!readable(c, dialect.markerExistsSql(schema, name))) {
+                    throw new SinkException(context + ": could not create dead-letter table " + qualified + ": "
+                            + e.getMessage() + ". Remedy: create it (" + ddl + ") and grant the sink's user INSERT on it, "
+                            + "or grant CREATE.", e);
+                }
+            }
+        }
+        if (!readable(c, dialect.markerExistsSql(schema, name))) {
+            throw new SinkException(context + ": dead-letter table " + qualified + " is missing or not readable by the "
+                    + "sink's user. Remedy: create it (" + ddl + ") and GRANT SELECT, INSERT on it, or allow the sink to "
+                    + "create it (createMarkerTable(true)).");
+        }
+        dialect.checkTransactional(c, context, schema, name);
     }
 
     /** Whether a probe of the marker table runs (for a gid that never exists). */

@@ -51,6 +51,48 @@ public abstract class XaDialect {
     }
 
     /**
+     * The upsert of one row by {@code key} (every other column updated from the row, or the key
+     * alone when there is no other column), with the parameters of {@link #insertSql}; null where the
+     * dialect has none, and {@code upsert(...)} is refused at start.
+     */
+    public String upsertSql(String schema, String table, List<String> columns, List<String> key) {
+        return null;
+    }
+
+    /** The delete of one row by {@code key}: one parameter per key column, in its order. */
+    public String deleteSql(String schema, String table, List<String> key) {
+        return "DELETE FROM " + qualified(schema, table) + " WHERE "
+                + key.stream().map(c -> quote(c) + " = ?").collect(Collectors.joining(" AND "));
+    }
+
+    /**
+     * The column lists of the table's PRIMARY and UNIQUE keys, each in index order; called at start
+     * only where {@link #upsertSql} is not null.
+     */
+    public List<List<String>> uniqueKeys(Connection c, String schema, String table) throws SQLException {
+        return List.of();
+    }
+
+    /**
+     * The dead-letter table's DDL (gid, sink_id, subtask, checkpoint_id, position, record, sqlstate,
+     * error, created_at: see {@code DeadLetterBuffer}), created when missing like the marker table;
+     * null where the dialect knows none, and {@code deadLetterTable(...)} is refused at start.
+     */
+    public String deadLetterDdl(String schema, String table) {
+        return null;
+    }
+
+    /**
+     * Whether the database refused a statement for its record's data (a NULL in a NOT NULL column, a
+     * constraint, a value too long or of the wrong type), which a dead-letter table keeps, rather than
+     * for anything else (a lost connection, a lock timeout, a missing privilege), which fails the epoch.
+     */
+    public boolean rejectsRecord(SQLException e) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        return state.startsWith("22") || state.startsWith("23") || state.equals("42804");
+    }
+
+    /**
      * Whether the connection that prepared a branch can begin the next one. pgjdbc returns to idle
      * after prepare; MariaDB keeps the prepared branch attached to its session, refuses the next
      * XA START (XAER_RMFAIL) and lets no other session commit it (XAER_NOTA) until that session ends.

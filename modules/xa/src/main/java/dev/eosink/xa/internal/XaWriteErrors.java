@@ -2,6 +2,7 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.sql.DeadLetterBuffer;
 import dev.eosink.jdbc.sql.RecordText;
 import dev.eosink.xa.internal.XaErrors.Handling;
 import dev.eosink.xa.internal.XaErrors.Operation;
@@ -101,6 +102,17 @@ final class XaWriteErrors {
         return new SinkException("writing into " + database.target() + (openId == null ? "" : " (XA branch "
                 + XaIds.describe(XaIds.toXid(openId)) + ")") + " failed " + where + ": "
                 + String.valueOf(e.getMessage()).replaceAll("\\s+", " ") + ". " + what, e);
+    }
+
+    /** One record more than a dead-letter table takes in an epoch was refused: the epoch fails. */
+    SinkException tooManyRefused(XaDeadLetters.TooMany t, TransactionId openId) {
+        Throwable cause = t.getCause();
+        return new SinkException("writing into " + database.target() + (openId == null ? "" : " (XA branch "
+                + XaIds.describe(XaIds.toXid(openId)) + ")") + " failed " + atRecord(t.position, t.record) + ": "
+                + String.valueOf(cause.getMessage()).replaceAll("\\s+", " ") + ". More than "
+                + DeadLetterBuffer.MAX_PER_EPOCH + " records of this epoch were refused, which is no longer a few bad "
+                + "records but a broken job (a wrong column, a changed schema): nothing of this epoch becomes visible, "
+                + "and the job fails the same way after every restart until the records or the table are fixed.", cause);
     }
 
     /** "at record #k of the epoch (counting from 0) [record]": where a single record failed. */

@@ -3,6 +3,7 @@ package dev.eosink.xa.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.Committed;
+import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.xa.internal.XaErrors.Handling;
@@ -67,7 +68,7 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
      *     close it (pgjdbc hands out one live handle per XA connection)
      */
     XaWriterSession(SubtaskContext context, XaDatabase<IN> database, XaDialect dialect, XAConnection guardXa,
-            Connection guard, String insertSql) {
+            Connection guard, XaEpochBranch.Statements<IN> statements) {
         this.context = context;
         this.database = database;
         this.dialect = dialect;
@@ -75,7 +76,7 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
         this.guard = guard;
         this.guardIo = new XaIo(guard, database.networkTimeout(), context + " (guard)");
         this.locks = new XaLocks(context, dialect, guard, guardIo, database.target());
-        this.epoch = new XaEpochBranch<>(context, database, dialect, locks, insertSql);
+        this.epoch = new XaEpochBranch<>(context, database, dialect, locks, statements);
     }
 
     @Override
@@ -171,6 +172,26 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
     @Override
     public void prepare(TransactionId id, long rows) throws IOException {
         epoch.prepare(id, rows);
+    }
+
+    @Override
+    public void ownCommits(OwnCommits ownCommits) {
+        epoch.ownCommits(ownCommits);
+    }
+
+    @Override
+    public Optional<byte[]> carried() throws IOException {
+        return epoch.carried();
+    }
+
+    @Override
+    public boolean holdsWrites() {
+        return epoch.holdsWrites();
+    }
+
+    @Override
+    public void applyCarried(byte[] carried, String origin) throws IOException {
+        epoch.applyCarried(carried, origin);
     }
 
     @Override

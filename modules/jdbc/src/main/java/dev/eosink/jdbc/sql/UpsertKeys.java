@@ -1,6 +1,4 @@
-package dev.eosink.postgres.internal;
-
-import dev.eosink.jdbc.sql.InsertStatement;
+package dev.eosink.jdbc.sql;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -12,21 +10,22 @@ import java.time.OffsetDateTime;
 import java.time.OffsetTime;
 import java.time.ZonedDateTime;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * The key the upsert sink distributes its input by, so that one writer subtask owns each key: the
- * upsert key columns' values of the row mapper's row, as one string. A string's {@code hashCode}
+ * The key an upsert sink (PostgreSQL's, XA's) distributes its input by, so that one writer subtask
+ * owns each key: the upsert key columns' values of the row mapper's row, as one string. A string's {@code hashCode}
  * depends on its characters alone, so a key goes to the same subtask in every attempt and JVM.
  *
  * <p>Invariant: records that the table's unique index takes as one key get equal keys here. Values
- * go in the form the upsert writer compares keys by ({@code RowEncoder.keyText}: numbers
- * normalized, 1.0 = 1.00 = 1), made coarser where the database's equality may be coarser than the value's text,
+ * go in the form the PostgreSQL upsert writer compares keys by (numbers normalized,
+ * 1.0 = 1.00 = 1), made coarser where the database's equality may be coarser than the value's text,
  * since the column types are not known before the writers start: text without trailing spaces
- * ({@code char(n)}), case-folded and without accents (citext, case- and accent-insensitive
- * collations), instants at UTC ({@code timestamptz}). Coarser only puts more keys on one subtask. A
+ * ({@code char(n)}, MariaDB's PAD SPACE collations), case-folded and without accents (citext,
+ * case- and accent-insensitive collations, MariaDB's default {@code _ci} ones), instants at UTC ({@code timestamptz}). Coarser only puts more keys on one subtask. A
  * collation that ignores even more (punctuation) may still split spellings of one key over two
  * subtasks; the writers then stay correct, but may wait for each other's row locks.
  *
@@ -39,7 +38,7 @@ public final class UpsertKeys<IN> implements KeySelector<IN, String> {
     private static final long serialVersionUID = 1L;
 
     /** The key of records the writer will refuse. */
-    static final String UNWRITABLE = "";
+    public static final String UNWRITABLE = "";
 
     private static final Pattern MARKS = Pattern.compile("\\p{M}+");
 
@@ -115,7 +114,7 @@ public final class UpsertKeys<IN> implements KeySelector<IN, String> {
             return Arrays.deepToString(Arrays.stream((Object[]) value).map(v -> v == null ? null : form(v)).toArray());
         }
         if (value instanceof byte[]) {
-            return MappedRows.text(value);
+            return "\\x" + HexFormat.of().formatHex((byte[]) value);
         }
         if (value.getClass().isArray()) { // of primitives: by content
             return Arrays.deepToString(new Object[] {value});
@@ -123,7 +122,7 @@ public final class UpsertKeys<IN> implements KeySelector<IN, String> {
         if (!overridesToString(value)) {
             return null; // an identity string differs between JVMs; pgjdbc binds no such value either
         }
-        return MappedRows.text(value); // booleans, UUIDs, java.time and java.sql values: their canonical text
+        return value.toString(); // booleans, UUIDs, java.time and java.sql values: their canonical text
     }
 
     /** Without trailing spaces, case-folded, accents removed. */

@@ -1,7 +1,5 @@
-package dev.eosink.postgres.internal;
+package dev.eosink.jdbc.sql;
 
-import dev.eosink.jdbc.sql.InsertStatement;
-import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import org.junit.jupiter.api.Test;
 

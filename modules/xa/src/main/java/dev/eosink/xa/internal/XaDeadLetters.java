@@ -1,0 +1,148 @@
+package dev.eosink.xa.internal;
+
+import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.sql.DeadLetterBuffer;
+import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.RecordText;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * The XA writer's inserts when the sink has a dead-letter table: a record the database refuses for
+ * its data (or the row mapper cannot map) is kept, with its error, for that table, in the epoch's own
+ * branch ({@link DeadLetterBuffer} says why that keeps it exactly once), while the rest of the epoch
+ * goes on.
+ *
+ * <p>How: each batch goes out after a savepoint. When the database refuses a record of it, the batch
+ * is undone back to the savepoint and sent again record by record, each after a savepoint of its own,
+ * so that a refused record is undone alone. A savepoint is needed on MariaDB too, although InnoDB
+ * undoes only the failing statement: a batch may go as one bulk statement, and whether the rows
+ * before the refused one stayed is the driver's business. Anything but a refusal of the record's data
+ * ({@link XaDialect#rejectsRecord}) fails the epoch as without a dead-letter table.
+ */
+final class XaDeadLetters<IN> {
+
+    /** A record more than {@link DeadLetterBuffer#MAX_PER_EPOCH} was refused in one epoch. */
+    static final class TooMany extends Exception {
+        private static final long serialVersionUID = 1L;
+        final long position;
+        final transient Object record;
+
+        TooMany(long position, Object record, Exception cause) {
+            super(cause.getMessage(), cause);
+            this.position = position;
+            this.record = record;
+        }
+    }
+
+    private static final String BATCH = "eosink_batch";
+    private static final String RECORD = "eosink_record";
+
+    private final XaDialect dialect;
+    private final InsertStatement<IN> statement;
+    private final DeadLetterBuffer kept;
+    private final String table;
+
+    XaDeadLetters(XaDialect dialect, InsertStatement<IN> statement, String qualifiedTable) {
+        this.dialect = dialect;
+        this.statement = statement;
+        this.kept = new DeadLetterBuffer(qualifiedTable, dialect::quote);
+        this.table = qualifiedTable;
+    }
+
+    String table() {
+        return table;
+    }
+
+    int size() {
+        return kept.size();
+    }
+
+    /** A record the row mapper or statement builder could not bind: nothing was sent for it. */
+    void notBound(long position, IN record, Exception e) throws TooMany {
+        keep(position, record, e);
+    }
+
+    /** Sends a batch, keeping the records the database refuses for their data. */
+    void send(Connection c, XaIo io, PreparedStatement insert, List<IN> batch, long firstPosition)
+            throws SQLException, TooMany {
+        control(c, io, "SAVEPOINT " + BATCH);
+        try {
+            io.sql("sending a batch of " + batch.size() + " rows", insert::executeBatch);
+        } catch (SQLException e) {
+            if (!rejects(e)) {
+                throw e;
+            }
+            control(c, io, "ROLLBACK TO SAVEPOINT " + BATCH);
+            insert.clearBatch();
+            for (int i = 0; i < batch.size(); i++) {
+                sendOne(c, io, insert, firstPosition + i, batch.get(i));
+            }
+        }
+        control(c, io, "RELEASE SAVEPOINT " + BATCH);
+    }
+
+    private void sendOne(Connection c, XaIo io, PreparedStatement insert, long position, IN record)
+            throws SQLException, TooMany {
+        control(c, io, "SAVEPOINT " + RECORD);
+        try {
+            statement.bind(insert, record);
+            io.sql("sending a record", insert::executeUpdate);
+        } catch (SQLException e) {
+            if (!rejects(e)) {
+                throw e;
+            }
+            control(c, io, "ROLLBACK TO SAVEPOINT " + RECORD);
+            keep(position, record, e);
+        } catch (Exception e) { // the binder threw this time (it did not when the record was batched)
+            keep(position, record, e);
+        }
+        control(c, io, "RELEASE SAVEPOINT " + RECORD);
+    }
+
+    private boolean rejects(SQLException e) {
+        return XaDialect.chain(e).stream().anyMatch(dialect::rejectsRecord);
+    }
+
+    private void keep(long position, IN record, Exception e) throws TooMany {
+        String state = null;
+        String error;
+        if (e instanceof SQLException sql) {
+            SQLException refusal = XaDialect.chain(sql).stream().filter(dialect::rejectsRecord).findFirst().orElse(sql);
+            state = refusal.getSQLState();
+            error = String.valueOf(refusal.getMessage()).replaceAll("\\s+", " ");
+        } else {
+            error = "the row mapper or statement builder threw " + e.getClass().getName() + ": " + e.getMessage();
+        }
+        if (!kept.add(position, RecordText.plain(record), state, error)) {
+            throw new TooMany(position, record, e);
+        }
+    }
+
+    /** Writes the epoch's kept records into its branch (before its marker row). */
+    void writeKept(Connection c, XaIo io, TransactionId id) throws SQLException {
+        if (kept.size() > 0) {
+            io.sql("writing the dead letters", () -> {
+                kept.write(c, id);
+                return null;
+            });
+        }
+    }
+
+    /** The branch is rolled back, or a new one begins: forget what was kept. */
+    void clear() {
+        kept.clear();
+    }
+
+    private static void control(Connection c, XaIo io, String sql) throws SQLException {
+        io.sql(sql, () -> {
+            try (Statement s = c.createStatement()) {
+                return s.execute(sql);
+            }
+        });
+    }
+}

@@ -1,0 +1,256 @@
+package dev.eosink.xa.internal;
+
+import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.jdbc.RowKindFunction;
+import dev.eosink.jdbc.sql.InsertStatement;
+
+import org.apache.flink.types.RowKind;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Upserts and deletes by key into the open XA branch, as JDBC batches of the dialect's upsert ({@code
+ * INSERT ... ON DUPLICATE KEY UPDATE} on MariaDB) and delete by key.
+ *
+ * <p>Invariants:
+ *
+ * <ol>
+ *   <li>Per key, the last record wins: a later record of a key replaces its buffered statement, and
+ *       the statements run in the order of each key's last record, so that keys the database takes
+ *       as one (a case-insensitive collation) but Java does not still apply in record order. Runs of
+ *       upserts and deletes go as one batch each, in that order.
+ *   <li>Statements may touch rows of this writer's previous branch, which is prepared and keeps its
+ *       row locks until its commit: an upsert of such a key would wait for a commit that the very
+ *       task thread that waits has to deliver, until the lock timeout. So they run only after {@link
+ *       OwnCommits#await()}; while the commit is pending they are deferred, up to {@link
+ *       #DEFER_BATCHES} batches (merging repeated keys meanwhile). When that commit can only come
+ *       with a later checkpoint (the wait says no), they are held past the barrier, in checkpoint
+ *       state ({@link #carried()}), one statement per key, and run in a later epoch after the commit.
+ *   <li>Memory: at most {@link #DEFER_BATCHES} batches of rows, or one row per key while held.
+ * </ol>
+ *
+ * <p>Used by the task thread only.
+ */
+final class XaUpserts<IN> {
+
+    /** Statements wait for the previous commit for at most this many batches. */
+    static final int DEFER_BATCHES = 8;
+
+    /** One buffered statement: the key's last row, a delete or an upsert, and where its record was. */
+    private static final class Pending {
+        final Object[] row;
+        final boolean delete;
+        final long position;
+
+        Pending(Object[] row, boolean delete, long position) {
+            this.row = row;
+            this.delete = delete;
+            this.position = position;
+        }
+    }
+
+    private final InsertStatement.Columns<IN> statement;
+    /** Null: every record upserts. */
+    private final RowKindFunction<IN> rowKind;
+    private final List<String> keyColumns;
+    private final int[] keyIndexes;
+    private final int batchSize;
+
+    /** By key, in the order of each key's last record. */
+    private final Map<List<Object>, Pending> pending = new LinkedHashMap<>();
+    private OwnCommits ownCommits = OwnCommits.NONE;
+    /**
+     * The wait for the previous commit said no in this epoch: the statements are held (past the
+     * barrier, if need be) until {@link OwnCommits#pending()} turns false.
+     */
+    private boolean held;
+
+    XaUpserts(InsertStatement.Columns<IN> statement, List<String> keyColumns, RowKindFunction<IN> rowKind,
+            int batchSize) {
+        this.statement = statement;
+        this.rowKind = rowKind;
+        this.keyColumns = List.copyOf(keyColumns);
+        this.keyIndexes = keyColumns.stream().mapToInt(c -> statement.columns().indexOf(c)).toArray();
+        this.batchSize = batchSize;
+    }
+
+    void ownCommits(OwnCommits ownCommits) {
+        this.ownCommits = ownCommits;
+    }
+
+    List<String> keyColumns() {
+        return keyColumns;
+    }
+
+    /**
+     * Buffers a record's statement; UPDATE_BEFORE carries nothing to write and is skipped.
+     *
+     * @throws Exception what the row mapper threw, or an {@link IllegalArgumentException} for a
+     *     null key column
+     */
+    void add(IN record, long position) throws Exception {
+        RowKind kind = rowKind == null ? RowKind.INSERT : rowKind.kindOf(record);
+        if (kind == RowKind.UPDATE_BEFORE) {
+            return;
+        }
+        Object[] row = statement.toRow(record);
+        List<Object> key = keyOf(row);
+        pending.remove(key); // re-inserted: the order is that of each key's last record
+        pending.put(key, new Pending(row, kind == RowKind.DELETE, position));
+    }
+
+    private List<Object> keyOf(Object[] row) {
+        Object[] key = new Object[keyIndexes.length];
+        for (int i = 0; i < keyIndexes.length; i++) {
+            Object value = row[keyIndexes[i]];
+            if (value == null) {
+                throw new IllegalArgumentException("the upsert key column " + keyColumns.get(i) + " is null: a row "
+                        + "without a key cannot be upserted or deleted");
+            }
+            // Arrays compare by identity; a byte[] key by its content.
+            key[i] = value instanceof byte[] bytes ? ByteBuffer.wrap(bytes.clone()) : value;
+        }
+        return Arrays.asList(key);
+    }
+
+    /** Whether the buffered statements are due to run (a batch, unless the previous commit is pending). */
+    boolean due() {
+        int n = pending.size();
+        if (n < batchSize) {
+            return false;
+        }
+        return held ? !ownCommits.pending() : n >= DEFER_BATCHES * batchSize || !ownCommits.pending();
+    }
+
+    boolean isEmpty() {
+        return pending.isEmpty();
+    }
+
+    /** The smallest and largest epoch position of the buffered records, for messages. */
+    long[] positions() {
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        for (Pending p : pending.values()) {
+            first = Math.min(first, p.position);
+            last = Math.max(last, p.position);
+        }
+        return new long[] {first, last};
+    }
+
+    /**
+     * Runs the buffered statements once the writer's previous branch is committed.
+     *
+     * @return false when they are held instead: that commit comes only with a later checkpoint
+     */
+    boolean run(PreparedStatement upsert, PreparedStatement delete, XaIo io) throws SQLException, IOException {
+        if (pending.isEmpty()) {
+            return true;
+        }
+        if (!ownCommits.await()) {
+            held = true;
+            return false;
+        }
+        held = false;
+        execute(pending.values(), upsert, delete, io);
+        pending.clear();
+        return true;
+    }
+
+    /** Runs statements in order, a batch per run of upserts or deletes. */
+    private void execute(Collection<Pending> statements, PreparedStatement upsert, PreparedStatement delete, XaIo io)
+            throws SQLException {
+        PreparedStatement current = null;
+        int inBatch = 0;
+        for (Pending p : statements) {
+            PreparedStatement s = p.delete ? delete : upsert;
+            if (s != current && inBatch > 0) {
+                sendBatch(current, inBatch, io);
+                inBatch = 0;
+            }
+            current = s;
+            if (p.delete) {
+                for (int i = 0; i < keyIndexes.length; i++) {
+                    s.setObject(i + 1, p.row[keyIndexes[i]]);
+                }
+            } else {
+                for (int i = 0; i < p.row.length; i++) {
+                    s.setObject(i + 1, p.row[i]);
+                }
+            }
+            s.addBatch();
+            inBatch++;
+        }
+        if (inBatch > 0) {
+            sendBatch(current, inBatch, io);
+        }
+    }
+
+    private static void sendBatch(PreparedStatement s, int rows, XaIo io) throws SQLException {
+        io.sql("sending a batch of " + rows + " upserts or deletes", s::executeBatch);
+    }
+
+    /** The epoch was prepared: the next one waits for its commit, asking afresh. */
+    void epochPrepared() {
+        held = false;
+    }
+
+    /** Whether statements are buffered between epochs, held past the last barrier. */
+    boolean holdsWrites() {
+        return !pending.isEmpty();
+    }
+
+    /** The branch is being rolled back: forget what is buffered. */
+    void clear() {
+        pending.clear();
+        held = false;
+    }
+
+    /**
+     * The statements held past the barrier that just prepared the epoch, for checkpoint state; empty
+     * when none are. They stay buffered and run in a later epoch, once the commit they wait for is done.
+     */
+    Optional<byte[]> carried() throws IOException {
+        if (pending.isEmpty()) {
+            return Optional.empty();
+        }
+        List<Object[]> rows = new ArrayList<>(pending.size());
+        List<Boolean> deletes = new ArrayList<>(pending.size());
+        for (Pending p : pending.values()) {
+            rows.add(p.row);
+            deletes.add(p.delete);
+        }
+        return Optional.of(XaCarried.encode(statement.columns(), keyColumns, rows, deletes));
+    }
+
+    /** Runs statements a restored checkpoint carried ({@link #carried()}), before any record of the run. */
+    void executeCarried(XaCarried carried, PreparedStatement upsert, PreparedStatement delete, XaIo io)
+            throws SQLException {
+        List<Pending> statements = new ArrayList<>(carried.rows().size());
+        for (int i = 0; i < carried.rows().size(); i++) {
+            statements.add(new Pending(carried.rows().get(i), carried.deletes().get(i), -1));
+        }
+        execute(statements, upsert, delete, io);
+    }
+
+    /** Reads carried statements, refusing those carried for other columns or another key. */
+    XaCarried readCarried(byte[] bytes) throws XaCarried.Refused {
+        XaCarried carried = XaCarried.decode(bytes);
+        if (!carried.columns().equals(statement.columns()) || !carried.keyColumns().equals(keyColumns)) {
+            throw new XaCarried.Refused("they were carried for the columns " + carried.columns() + " with the key "
+                    + carried.keyColumns() + ", and this sink writes " + statement.columns() + " with the key "
+                    + keyColumns + ". Remedy: restore with the sink configuration that took the checkpoint, or "
+                    + "restore without this sink's state (--allowNonRestoredState with a new operator uid)");
+        }
+        return carried;
+    }
+}

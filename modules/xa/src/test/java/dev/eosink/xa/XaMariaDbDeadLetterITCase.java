@@ -1,0 +1,133 @@
+package dev.eosink.xa;
+
+import dev.eosink.testing.MariaDbFixture;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
+
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+
+import static dev.eosink.testing.hardcases.TestJobs.env;
+import static dev.eosink.testing.hardcases.TestJobs.ids;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The XA sink's optional dead-letter table on a real MariaDB: refused records go there, with the
+ * database's error, in the epoch's own branch, and the rest of the epoch commits. Ids 0..3999 go
+ * through a job with a failover after a prepare; in each 500 ids, five are bad in five ways (NULL in a
+ * NOT NULL column, a value too long, a CHECK violation, the row mapper throws, a duplicate key). The
+ * table must hold every good id once and no bad one, the dead-letter table every bad record once,
+ * with its error, committed with its epoch's marker.
+ */
+class XaMariaDbDeadLetterITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+
+    private static final int N = 4_000;
+    private static final int BAD_PER_500 = 5;
+
+    private final MariaDbFixture db = MariaDbFixture.get();
+    private final XaMariaDbBackend backend = new XaMariaDbBackend();
+    private String table;
+    private String sinkId;
+
+    @BeforeEach
+    void setUp() {
+        table = "xa_dead_" + (System.nanoTime() % 1_000_000);
+        sinkId = table.replace('_', '-');
+        Faults.reset(sinkId);
+    }
+
+    @AfterEach
+    void tearDown() {
+        backend.rollbackAllPrepared(sinkId);
+        Faults.reset(sinkId);
+    }
+
+    /** The row of a record: a refused one for ids ending, per 500, in 37, 137, 237, 337, 437. */
+    private static Object[] row(long id) {
+        switch ((int) (id % 500)) {
+            case 37:
+                return new Object[] {id, null};
+            case 137:
+                return new Object[] {id, "far-too-long-for-twelve"};
+            case 237:
+                return new Object[] {id, "bad"};
+            case 337:
+                throw new IllegalStateException("no payload for order " + id);
+            case 437:
+                return new Object[] {id - 1, "duplicate"}; // id 436 came just before, in the same subtask
+            default:
+                return new Object[] {id, "row-" + id};
+        }
+    }
+
+    private XaSinkBuilder<Long> sink() {
+        return XaSink.<Long>builder()
+                .jdbcUrl(db.jdbcUrl())
+                .username(MariaDbFixture.SINK_USER)
+                .password(MariaDbFixture.SINK_PASSWORD)
+                .sinkId(sinkId)
+                .table(table)
+                .columns("id", "payload")
+                .rows(XaMariaDbDeadLetterITCase::row)
+                .batchSize(100)
+                .claimWait(Duration.ofSeconds(20))
+                .commitRetryBackoff(Duration.ofMillis(50));
+    }
+
+    @Test
+    void refusedRecordsAreKeptOnceAndTheRestCommits() throws Exception {
+        db.execute("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, payload VARCHAR(12) NOT NULL,"
+                + " CONSTRAINT not_bad CHECK (payload <> 'bad')) ENGINE=InnoDB");
+        String dead = table + "_dead";
+        Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3); // a replayed epoch refuses its bad records again
+        StreamExecutionEnvironment env = env(2, 200);
+        ids(env, N, 4_000).sinkTo(FaultInjectingDatabase.wrap(sink().deadLetterTable(null, dead).build()));
+        env.execute("xa dead letters");
+
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).as("failovers").isEqualTo(1);
+        long bad = (long) N / 500 * BAD_PER_500;
+        assertThat(backend.prepared(sinkId)).as("prepared branches left").isEmpty();
+        assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(N - bad);
+        assertThat(db.count("SELECT count(DISTINCT id) FROM " + table)).as("distinct ids").isEqualTo(N - bad);
+        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id % 500 IN (37, 137, 237, 337, 437)"))
+                .as("bad ids in the table").isZero();
+        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id % 500 = 436 AND payload = CONCAT('row-', id)"))
+                .as("the rows the duplicates collided with").isEqualTo(N / 500);
+
+        assertThat(db.count("SELECT count(*) FROM " + dead)).as("dead letters").isEqualTo(bad);
+        assertThat(db.count("SELECT count(DISTINCT record) FROM " + dead)).as("distinct dead letters").isEqualTo(bad);
+        assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE sink_id = ? AND CAST(record AS SIGNED) % 500 = 37"
+                + " AND `sqlstate` = '23000' AND error LIKE '%Column ''payload'' cannot be null%'", sinkId)).isEqualTo(N / 500);
+        assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE CAST(record AS SIGNED) % 500 = 137"
+                + " AND `sqlstate` = '22001' AND error LIKE '%Data too long for column ''payload''%'")).isEqualTo(N / 500);
+        assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE CAST(record AS SIGNED) % 500 = 237"
+                + " AND `sqlstate` = '23000' AND error LIKE '%CONSTRAINT `not_bad` failed%'")).isEqualTo(N / 500);
+        assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE CAST(record AS SIGNED) % 500 = 337 AND `sqlstate` IS NULL"
+                + " AND error LIKE 'the row mapper or statement builder threw java.lang.IllegalStateException: no payload%'"))
+                .isEqualTo(N / 500);
+        assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE CAST(record AS SIGNED) % 500 = 437"
+                + " AND `sqlstate` = '23000' AND error LIKE '%Duplicate entry%'")).isEqualTo(N / 500);
+        // Each was committed with its epoch: its branch's marker exists, and names the same checkpoint and subtask.
+        assertThat(db.count("SELECT count(*) FROM " + dead + " d LEFT JOIN eosink_markers m ON m.gid = d.gid "
+                + "WHERE m.gid IS NULL OR m.checkpoint_id <> d.checkpoint_id OR m.subtask <> d.subtask")).isZero();
+    }
+
+    @Test
+    void notWithUpserts() {
+        assertThatThrownBy(() -> sink().upsert("id").deadLetterTable(null, "dead").build())
+                .hasMessageContaining("deadLetterTable(...) works with inserts only");
+    }
+}
