@@ -9,6 +9,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.jdbc.sql.UpsertKeys;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
@@ -57,6 +58,12 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     private JdbcStatementBuilder<IN> statementBuilder;
 
     private int batchSize = DEFAULT_BATCH_SIZE;
+    /** Null: inserts. */
+    private List<String> upsertKey;
+    /** Null: every record is an upsert (with {@link #upsert}). */
+    private RowKindFunction<IN> rowKind;
+    /** Null: a refused record fails the epoch. */
+    private SqlIdentifier deadLetterTable;
     private SqlIdentifier markerTable = new SqlIdentifier(null, DEFAULT_MARKER_TABLE);
     private boolean createMarkerTable = true;
     private LeftoverPolicy leftoverPolicy = SinkSettings.DEFAULT_LEFTOVER_POLICY;
@@ -194,6 +201,51 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     }
 
     // ---------------------------------------------------------------------------------------------
+    // Write mode: upserts and deletes by key, refused records
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * Upsert instead of insert: the database's own upsert statement, which updates every other column
+     * (the concrete builder's documentation names it and what else it needs). The key columns must be
+     * among {@link #columns} and be those of a unique key of the table (checked at start); the last
+     * record of a key wins. The sink partitions its input by the key columns' values itself (a hash
+     * exchange before the writers), so that one writer subtask owns each key whatever the job did
+     * before it: a {@code keyBy} of the job's own is not needed.
+     */
+    public SELF upsert(String... keyColumns) {
+        if (keyColumns.length == 0) {
+            throw new IllegalArgumentException("upsert: give the key column(s)");
+        }
+        List<String> keys = Arrays.asList(keyColumns);
+        keys.forEach(c -> new SqlIdentifier(null, c));
+        this.upsertKey = new ArrayList<>(keys);
+        return self();
+    }
+
+    /**
+     * For changelog streams with {@link #upsert}: which records are deletes. DELETE deletes the key's
+     * row, UPDATE_BEFORE is skipped (the UPDATE_AFTER that follows carries the new row), INSERT and
+     * UPDATE_AFTER upsert.
+     */
+    public SELF changelog(RowKindFunction<IN> rowKind) {
+        this.rowKind = Objects.requireNonNull(rowKind, "rowKind");
+        return self();
+    }
+
+    /**
+     * Off by default: a record the database refuses for its data (NULL in a NOT NULL column, a
+     * constraint, a value too long or of the wrong type) or that the row mapper cannot map fails the
+     * job. With a dead-letter table, such records go there instead, with the database's error, in the
+     * epoch's own transaction: the rest of the epoch commits, and the refused records are kept exactly
+     * once too. Inserts only, not with {@link #upsert}. Created when missing, like the marker table;
+     * the sink's user needs INSERT on it (the concrete builder's documentation says what else).
+     */
+    public SELF deadLetterTable(String schema, String table) {
+        this.deadLetterTable = new SqlIdentifier(schema, table);
+        return self();
+    }
+
+    // ---------------------------------------------------------------------------------------------
     // Marker table and protocol
     // ---------------------------------------------------------------------------------------------
 
@@ -313,6 +365,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
             throw misconfigured("give either table(...) + columns(...) + rows(...), or sql(...) with a "
                     + "JdbcStatementBuilder, not both and not neither");
         }
+        checkWriteMode(tableMode);
         checkOwnOptions(tableMode);
         InsertStatement<IN> statement;
         if (tableMode) {
@@ -340,6 +393,29 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     /** Whether the concrete builder was given its data source (instead of {@link #jdbcUrl(String)}). */
     protected abstract boolean hasDataSource();
 
+    /** The rules between {@link #upsert}, {@link #changelog}, {@link #deadLetterTable} and the statement. */
+    private void checkWriteMode(boolean tableMode) {
+        if (upsertKey != null || rowKind != null) {
+            if (!tableMode) {
+                throw misconfigured("upsert(...) and changelog(...) need table(...) + columns(...) + rows(...); "
+                        + "with sql(...) write the " + upsertClause() + " clause yourself");
+            }
+            if (upsertKey == null) {
+                throw misconfigured("changelog(...) deletes by key: also give upsert(key columns)");
+            }
+            if (columns != null && !columns.containsAll(upsertKey)) {
+                throw misconfigured("upsert key " + upsertKey + " must be among the columns " + columns);
+            }
+        }
+        if (deadLetterTable != null && upsertKey != null) {
+            throw misconfigured("deadLetterTable(...) works with inserts only: an upsert batch merges records by key, "
+                    + "so one refused record cannot be told from the others");
+        }
+    }
+
+    /** The clause of the database's upsert statement, for messages: "ON CONFLICT". */
+    protected abstract String upsertClause();
+
     /**
      * The rules of {@link #build()} on the concrete builder's own options, after the common ones:
      * the sink id, one source of connections and one of table mode and {@code sql(...)} are given.
@@ -350,10 +426,14 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     protected abstract TransactionalDatabase<IN> database(InsertStatement<IN> statement);
 
     /**
-     * How the writers' input is distributed, once {@link #build()} has checked the settings: as the job
-     * distributes it, unless the concrete builder writes by key.
+     * How the writers' input is distributed, once {@link #build()} has checked the settings: with
+     * {@link #upsert} and a row mapper, by the upsert key's values ({@link UpsertKeys}); otherwise as the
+     * job distributes it.
      */
     protected InputDistribution<IN> distribution(InsertStatement<IN> statement) {
+        if (upsertKey != null && statement instanceof InsertStatement.Columns<IN> columnsStatement) {
+            return InputDistribution.byKey(UpsertKeys.of(columnsStatement, upsertKey));
+        }
         return InputDistribution.asGiven();
     }
 
@@ -383,6 +463,21 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
 
     protected final int getBatchSize() {
         return batchSize;
+    }
+
+    /** The upsert key's columns; null for inserts. */
+    protected final List<String> getUpsertKey() {
+        return upsertKey;
+    }
+
+    /** The changelog's kinds of records; null when every record upserts (or for inserts). */
+    protected final RowKindFunction<IN> getRowKind() {
+        return rowKind;
+    }
+
+    /** The dead-letter table; null when a refused record fails the epoch. */
+    protected final SqlIdentifier getDeadLetterTable() {
+        return deadLetterTable;
     }
 
     protected final SqlIdentifier getMarkerTable() {

@@ -6,8 +6,6 @@ import dev.eosink.jdbc.RowMapper;
 import dev.eosink.jdbc.driver.JdbcUrls;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.MarkerTable;
-import dev.eosink.jdbc.sql.SqlIdentifier;
-import dev.eosink.jdbc.sql.UpsertKeys;
 import dev.eosink.postgres.internal.PostgresConnection;
 import dev.eosink.postgres.internal.PostgresDatabase;
 import dev.eosink.postgres.internal.PostgresSinkOptions;
@@ -22,8 +20,6 @@ import org.apache.flink.util.function.SerializableSupplier;
 import javax.sql.DataSource;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
@@ -32,6 +28,15 @@ import java.util.Properties;
  * Builds an exactly-once PostgreSQL sink. Each setter checks its own argument; {@link #build()}
  * checks the rules that span several settings. Messages name the setting and the remedy. The options
  * it shares with {@code XaSink.builder()} are those of {@link JdbcSinkBuilderBase}.
+ *
+ * <p><b>Upserts.</b> {@link #upsert} writes {@code INSERT ... ON CONFLICT (key) DO UPDATE}; the key
+ * columns must carry a unique index. The last record of a key wins, with keys compared as that index
+ * compares them: char(n) keys ignore trailing spaces; citext keys and keys with a nondeterministic
+ * collation go as statements only (no COPY), merged by the database's own equality; citext with a
+ * nondeterministic collation is refused at start. Records written by a {@link #rowFormat} are
+ * distributed by their caller instead of by the sink (the SQL connector partitions them by the
+ * primary key). {@link #changelog} deletes by key. {@link #deadLetterTable} sends inserts as JDBC
+ * batches (a refused row would abort a COPY).
  */
 @PublicEvolving
 public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, PostgresSinkBuilder<IN>> {
@@ -51,10 +56,7 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
     private SerializableSupplier<DataSource> dataSource;
 
     private WriteMethod writeMethod = WriteMethod.COPY;
-    private List<String> upsertKey;
-    private RowKindFunction<IN> rowKind;
     private Duration networkTimeout = DEFAULT_NETWORK_TIMEOUT;
-    private SqlIdentifier deadLetterTable;
     private long maxCopyBacklog = DEFAULT_MAX_COPY_BACKLOG;
     /** Records written field by field instead of through the row mapper; null: the row mapper's rows. */
     private RowFormat<IN, ?> rowFormat;
@@ -110,48 +112,6 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
      */
     public PostgresSinkBuilder<IN> writeMethod(WriteMethod method) {
         this.writeMethod = Objects.requireNonNull(method, "method");
-        return this;
-    }
-
-    /**
-     * Upsert instead of insert: {@code INSERT ... ON CONFLICT (key) DO UPDATE} every other column. The
-     * key columns must be among {@link #columns} and carry a unique index. The last record of a key
-     * wins, with keys compared as that index compares them: char(n) keys ignore trailing spaces; citext
-     * keys and keys with a nondeterministic collation go as statements only (no COPY), merged by the
-     * database's own equality; citext with a nondeterministic collation is refused at start.
-     *
-     * <p>The sink partitions its input by the key columns' values itself (a hash exchange before the
-     * writers), so that one writer subtask owns each key whatever the job did before it: a {@code
-     * keyBy} of the job's own is not needed; one right before the sink is replaced by it. Records
-     * written by a {@link #rowFormat} are distributed by their caller instead (the SQL connector
-     * partitions them by the primary key).
-     */
-    public PostgresSinkBuilder<IN> upsert(String... keyColumns) {
-        if (keyColumns.length == 0) {
-            throw new IllegalArgumentException("upsert: give the key column(s)");
-        }
-        List<String> keys = Arrays.asList(keyColumns);
-        keys.forEach(c -> new SqlIdentifier(null, c));
-        this.upsertKey = new ArrayList<>(keys);
-        return this;
-    }
-
-    /** For changelog streams with {@link #upsert}: which records are deletes. */
-    public PostgresSinkBuilder<IN> changelog(RowKindFunction<IN> rowKind) {
-        this.rowKind = Objects.requireNonNull(rowKind, "rowKind");
-        return this;
-    }
-
-    /**
-     * Off by default: a record the database refuses (NULL in a NOT NULL column, a constraint, a value
-     * too long or of the wrong type) or that the row mapper cannot map fails the job. With a
-     * dead-letter table, such records go there instead, with the database's error, in the epoch's own
-     * transaction: the rest of the epoch commits, and the refused records are kept exactly once too.
-     * Inserts then go as JDBC batches (a refused row would abort a COPY); not with {@link #upsert}.
-     * Created when missing, like the marker table; the role needs INSERT on it.
-     */
-    public PostgresSinkBuilder<IN> deadLetterTable(String schema, String table) {
-        this.deadLetterTable = new SqlIdentifier(schema, table);
         return this;
     }
 
@@ -233,40 +193,23 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
     }
 
     @Override
-    protected void checkOwnOptions(boolean tableMode) {
-        if (upsertKey != null || rowKind != null) {
-            if (!tableMode) {
-                throw misconfigured("upsert(...) and changelog(...) need table(...) + columns(...) + rows(...); "
-                        + "with sql(...) write the ON CONFLICT clause yourself");
-            }
-            if (upsertKey == null) {
-                throw misconfigured("changelog(...) deletes by key: also give upsert(key columns)");
-            }
-            List<String> columns = getColumns();
-            if (columns != null && !columns.containsAll(upsertKey)) {
-                throw misconfigured("upsert key " + upsertKey + " must be among the columns " + columns);
-            }
-        }
-        if (deadLetterTable != null && upsertKey != null) {
-            throw misconfigured("deadLetterTable(...) works with inserts only: an upsert statement writes a whole "
-                    + "batch at once, so one refused record cannot be told from the others");
-        }
+    protected String upsertClause() {
+        return "ON CONFLICT";
     }
 
-    /** With {@link #upsert} and a row mapper: partitioned by the upsert key's values ({@link UpsertKeys}). */
+    /** Records of a {@link #rowFormat} are distributed by their caller; otherwise as the base decides. */
     @Override
     protected InputDistribution<IN> distribution(InsertStatement<IN> statement) {
-        if (upsertKey != null && rowFormat == null && statement instanceof InsertStatement.Columns<IN> columns) {
-            return InputDistribution.byKey(UpsertKeys.of(columns, upsertKey));
-        }
-        return InputDistribution.asGiven();
+        return rowFormat != null ? InputDistribution.asGiven() : super.distribution(statement);
     }
 
     @Override
     protected PostgresDatabase<IN> database(InsertStatement<IN> statement) {
         PostgresConnection connection =
                 dataSource != null ? PostgresConnection.of(dataSource) : PostgresConnection.of(getJdbcUrl(), driverProperties());
-        RowKindFunction<IN> kinds = rowKind != null ? rowKind
+        List<String> upsertKey = getUpsertKey();
+        dev.eosink.jdbc.RowKindFunction<IN> given = getRowKind();
+        RowKindFunction<IN> kinds = given != null ? given::kindOf
                 : rowFormat != null ? rowFormat.rowKinds().orElse(null) // records that carry their kind
                 : null;
         RowAction<IN> rowAction = upsertKey == null ? RowAction.insert()
@@ -283,9 +226,9 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
                 .writeMethod(writeMethod)
                 .rowAction(rowAction)
                 .networkTimeout(networkTimeout)
-                .refusedRecords(deadLetterTable == null
+                .refusedRecords(getDeadLetterTable() == null
                         ? RefusedRecords.failTheEpoch()
-                        : RefusedRecords.deadLetterTable(deadLetterTable))
+                        : RefusedRecords.deadLetterTable(getDeadLetterTable()))
                 .maxCopyBacklog(maxCopyBacklog)
                 .maxPreparedPerSubtask(getMaxPreparedPerSubtask())
                 .build());

@@ -1,13 +1,10 @@
 package dev.eosink.xa;
 
-import dev.eosink.core.InputDistribution;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.jdbc.JdbcSinkBuilderBase;
-import dev.eosink.jdbc.RowKindFunction;
 import dev.eosink.jdbc.driver.JdbcUrls;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
-import dev.eosink.jdbc.sql.UpsertKeys;
 import dev.eosink.xa.internal.XaConnector;
 import dev.eosink.xa.internal.XaDatabase;
 
@@ -17,9 +14,6 @@ import org.apache.flink.util.function.SerializableSupplier;
 import javax.sql.XADataSource;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
 
@@ -45,6 +39,13 @@ import java.util.Properties;
  * <p><b>Timeouts.</b> {@link #networkTimeout} (default 120 s) bounds every driver call of an epoch,
  * a commit and a recovery; {@link #lockTimeout} (default 60 s) bounds how long the writer's branch
  * waits for a lock held by another transaction.
+ *
+ * <p><b>Upserts and refused records.</b> {@link #upsert} writes MariaDB's and MySQL's {@code INSERT ...
+ * ON DUPLICATE KEY UPDATE}, {@link #changelog} deletes by key; the sink's user then also needs UPDATE
+ * and DELETE on the table. Not through PostgreSQL's {@code PGXADataSource} (use {@code PostgresSink},
+ * which upserts) nor the generic dialect: refused by {@link #build()} for a {@code jdbc:postgresql:}
+ * URL, at start for an {@link #xaDataSource}. {@link #deadLetterTable} keeps refused records in the
+ * epoch's own XA branch, on MariaDB, MySQL and PostgreSQL; its user needs SELECT and INSERT on it.
  */
 @PublicEvolving
 public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuilder<IN>> {
@@ -62,9 +63,6 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
     private SerializableSupplier<XADataSource> xaDataSource;
     private Duration networkTimeout = DEFAULT_NETWORK_TIMEOUT;
     private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
-    private List<String> upsertKey;
-    private RowKindFunction<IN> rowKind;
-    private SqlIdentifier deadLetterTable;
 
     XaSinkBuilder() {
         super("xaDataSource", "XADataSource");
@@ -130,76 +128,22 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
         return this;
     }
 
-    /**
-     * Upsert instead of insert, as {@code PostgresSink.builder().upsert(...)}: MariaDB and MySQL {@code
-     * INSERT ... ON DUPLICATE KEY UPDATE} every other column. The key columns must be among {@link
-     * #columns} and be exactly the columns of a PRIMARY KEY or UNIQUE key of the table (checked at
-     * start). The last record of a key wins. The sink partitions its input by the key columns' values
-     * itself, so that one writer subtask owns each key. Not through PostgreSQL's {@code
-     * PGXADataSource} (use {@code PostgresSink}, which upserts) nor the generic dialect: refused by
-     * {@link #build()} for a {@code jdbc:postgresql:} URL, at start for an {@link #xaDataSource}.
-     */
-    public XaSinkBuilder<IN> upsert(String... keyColumns) {
-        if (keyColumns.length == 0) {
-            throw new IllegalArgumentException("upsert: give the key column(s)");
-        }
-        List<String> keys = Arrays.asList(keyColumns);
-        keys.forEach(c -> new SqlIdentifier(null, c));
-        this.upsertKey = new ArrayList<>(keys);
-        return this;
-    }
-
-    /**
-     * For changelog streams with {@link #upsert}: which records are deletes (DELETE deletes the key's
-     * row, UPDATE_BEFORE is skipped, INSERT and UPDATE_AFTER upsert).
-     */
-    public XaSinkBuilder<IN> changelog(RowKindFunction<IN> rowKind) {
-        this.rowKind = Objects.requireNonNull(rowKind, "rowKind");
-        return this;
-    }
-
-    /**
-     * Off by default, as {@code PostgresSink.builder().deadLetterTable(...)}: a record the database
-     * refuses for its data (NULL in a NOT NULL column, a constraint, a value too long or of the wrong
-     * type) or that the row mapper cannot map fails the job. With a dead-letter table, such records go
-     * there instead, with the database's error, in the epoch's own XA branch: the rest of the epoch
-     * commits, and the refused records are kept exactly once too. Inserts only (not with {@link
-     * #upsert}); MariaDB, MySQL and PostgreSQL. Created when missing, like the marker table; the sink's
-     * user needs SELECT and INSERT on it.
-     */
-    public XaSinkBuilder<IN> deadLetterTable(String schema, String table) {
-        this.deadLetterTable = new SqlIdentifier(schema, table);
-        return this;
-    }
-
     @Override
     protected boolean hasDataSource() {
         return xaDataSource != null;
     }
 
     @Override
+    protected String upsertClause() {
+        return "ON DUPLICATE KEY UPDATE";
+    }
+
+    @Override
     protected void checkOwnOptions(boolean tableMode) {
-        if (deadLetterTable != null && upsertKey != null) {
-            throw misconfigured("deadLetterTable(...) works with inserts only: an upsert batch merges records by key, "
-                    + "so one refused record cannot be told from the others");
-        }
-        if (upsertKey != null || rowKind != null) {
-            if (!tableMode) {
-                throw misconfigured("upsert(...) and changelog(...) need table(...) + columns(...) + rows(...); "
-                        + "with sql(...) write the ON DUPLICATE KEY UPDATE clause yourself");
-            }
-            if (upsertKey == null) {
-                throw misconfigured("changelog(...) deletes by key: also give upsert(key columns)");
-            }
-            List<String> columns = getColumns();
-            if (columns != null && !columns.containsAll(upsertKey)) {
-                throw misconfigured("upsert key " + upsertKey + " must be among the columns " + columns);
-            }
-            if (getJdbcUrl() != null && getJdbcUrl().startsWith("jdbc:postgresql:")) {
-                throw misconfigured("upsert(...) through XA is supported on MariaDB and MySQL, not on PostgreSQL: "
-                        + "use PostgresSink.builder().upsert(...), which upserts exactly once by PostgreSQL's own "
-                        + "two-phase commit");
-            }
+        if (getUpsertKey() != null && getJdbcUrl() != null && getJdbcUrl().startsWith("jdbc:postgresql:")) {
+            throw misconfigured("upsert(...) through XA is supported on MariaDB and MySQL, not on PostgreSQL: "
+                    + "use PostgresSink.builder().upsert(...), which upserts exactly once by PostgreSQL's own "
+                    + "two-phase commit");
         }
         if (!networkTimeout.isZero() && lockTimeout.compareTo(networkTimeout) >= 0) {
             throw misconfigured("lockTimeout (" + lockTimeout.toMillis() + " ms) must be shorter than networkTimeout ("
@@ -232,21 +176,13 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
         }
     }
 
-    /** With {@link #upsert}: partitioned by the upsert key's values ({@link UpsertKeys}). */
-    @Override
-    protected InputDistribution<IN> distribution(InsertStatement<IN> statement) {
-        if (upsertKey != null && statement instanceof InsertStatement.Columns<IN> columns) {
-            return InputDistribution.byKey(UpsertKeys.of(columns, upsertKey));
-        }
-        return InputDistribution.asGiven();
-    }
-
     @Override
     protected XaDatabase<IN> database(InsertStatement<IN> statement) {
         XaConnector connector =
                 xaDataSource != null ? XaConnector.of(xaDataSource) : XaConnector.of(getJdbcUrl(), driverProperties());
         SqlIdentifier markers = getMarkerTable();
         return new XaDatabase<>(connector, statement, markers.schema(), markers.name(), isCreateMarkerTable(), getBatchSize(),
-                getMaxPreparedPerSubtask(), networkTimeout, lockTimeout, upsertKey, upsertKey == null ? null : rowKind, deadLetterTable);
+                getMaxPreparedPerSubtask(), networkTimeout, lockTimeout, getUpsertKey(), getUpsertKey() == null ? null : getRowKind(),
+                getDeadLetterTable());
     }
 }
