@@ -4,16 +4,10 @@ import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
-import dev.eosink.testing.faults.LogCapture;
 import dev.eosink.testing.hardcases.CheckpointDecliner;
-import dev.eosink.testing.hardcases.TestJobs;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.StateRecoveryOptions;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
@@ -27,9 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -37,7 +29,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongFunction;
 
@@ -220,55 +211,6 @@ class XaMariaDbUpsertITCase {
 
         assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).as("checkpoint declined").isPositive();
         assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, XaMariaDbUpsertITCase::hotKind));
-    }
-
-    /**
-     * A checkpoint is declined after the writer prepared it, and the job is stopped with a savepoint
-     * before the next checkpoint: the statements that must follow the declined branch's commit are
-     * carried in the savepoint's state. Restored at parallelism 2, the writer holding that state
-     * writes them in a local transaction before its first record; the job runs to the end, exact.
-     */
-    @Test
-    void aStopAfterADeclinedCheckpointCarriesHeldStatementsIntoTheSavepoint(@TempDir Path savepoints) throws Exception {
-        createKv("PRIMARY KEY (k)");
-        long n = 20_000; // about 7 s at 3,000 records/s: still running when the stop comes
-        LogCapture log = LogCapture.attach();
-        try {
-            StreamExecutionEnvironment first = env(1, 1_000, noRestarts());
-            first.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-            stoppableJob(first, n, new CheckpointDecliner(sinkId, 0, 2, CheckpointDecliner.How.ASYNC_DECLINE));
-            JobClient job = first.executeAsync("xa upsert: declined checkpoint, then stop with a savepoint");
-            String savepoint;
-            try {
-                TestJobs.await(() -> CheckpointDecliner.failedCheckpoint(sinkId) > 0, "the declined checkpoint");
-                Thread.sleep(500); // records of the declined epoch's keys gather, held for its commit
-                savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
-                        .get(2, TimeUnit.MINUTES);
-            } finally {
-                if (!job.getJobStatus().get().isGloballyTerminalState()) {
-                    job.cancel().get();
-                }
-            }
-            assertThat(backend.prepared(sinkId)).as("prepared after the stop").isEmpty();
-
-            Configuration restore = new Configuration();
-            restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-            StreamExecutionEnvironment second = env(2, 200, restore);
-            stoppableJob(second, n, new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
-            second.execute("xa upsert: restored at parallelism 2");
-        } finally {
-            log.detach();
-        }
-        assertThat(log.text()).as("a restored writer wrote what the savepoint carried").contains("carried by");
-        assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, XaMariaDbUpsertITCase::hotKind));
-    }
-
-    /** Hot keys through a decliner into the upsert sink, every operator with a uid for the restore. */
-    private void stoppableJob(StreamExecutionEnvironment env, long n, CheckpointDecliner decliner) {
-        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(XaMariaDbUpsertITCase::hotKind).build();
-        TestJobs.ids(env, n, 3_000)
-                .map(decliner).uid("decliner")
-                .sinkTo(built).uid("sink");
     }
 
     /** Without a unique key on exactly the upsert columns, the sink refuses at start, naming what to add. */
