@@ -6,8 +6,8 @@ import java.io.Serializable;
 
 /**
  * Turns a record into the values of one row, in the order of the columns given to the builder.
- * Values are bound with {@code PreparedStatement.setObject}, so any type the PostgreSQL driver maps
- * works (Long, String, BigDecimal, java.time types, byte[], ...). A null is a SQL NULL.
+ * Values are bound as {@code PreparedStatement.setObject} binds them, so any type the driver maps works
+ * (Long, String, BigDecimal, java.time types, byte[], ...). A null is a SQL NULL.
  */
 @PublicEvolving
 @FunctionalInterface

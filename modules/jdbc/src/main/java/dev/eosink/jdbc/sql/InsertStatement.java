@@ -92,13 +92,10 @@ public sealed interface InsertStatement<IN> extends Serializable permits InsertS
             return row;
         }
 
-        /** The row's values by position, with {@code setObject}. */
+        /** The row's values by position, as {@code setObject} binds them (see {@link Parameters}). */
         @Override
         public void bind(PreparedStatement statement, IN record) throws Exception {
-            Object[] row = toRow(record);
-            for (int i = 0; i < row.length; i++) {
-                statement.setObject(i + 1, row[i]);
-            }
+            Parameters.bindRow(statement, toRow(record));
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.Parameters;
 import dev.eosink.postgres.copy.BinaryCopyEncoder;
 import dev.eosink.postgres.row.RowEncoder;
 import dev.eosink.postgres.row.RowFormat;
@@ -85,9 +86,7 @@ final class MappedRows<IN> implements RowFormat<IN, Object[]> {
 
         @Override
         public void bind(Object[] row, PreparedStatement statement) throws SQLException {
-            for (int i = 0; i < row.length; i++) {
-                statement.setObject(i + 1, row[i]);
-            }
+            Parameters.bindRow(statement, row);
         }
 
         @Override

@@ -3,6 +3,7 @@ package dev.eosink.xa.internal;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.jdbc.RowKindFunction;
 import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.Parameters;
 
 import org.apache.flink.types.RowKind;
 
@@ -180,12 +181,10 @@ final class XaUpserts<IN> {
             current = s;
             if (p.delete) {
                 for (int i = 0; i < keyIndexes.length; i++) {
-                    s.setObject(i + 1, p.row[keyIndexes[i]]);
+                    Parameters.set(s, i + 1, p.row[keyIndexes[i]]);
                 }
             } else {
-                for (int i = 0; i < p.row.length; i++) {
-                    s.setObject(i + 1, p.row[i]);
-                }
+                Parameters.bindRow(s, p.row);
             }
             s.addBatch();
             inBatch++;
