@@ -15,6 +15,7 @@ import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
 
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -74,15 +75,8 @@ public final class PostgresDynamicTableSinkFactory implements DynamicTableSinkFa
         options.set(PostgresTableOptions.COPY_MAX_BACKLOG, size -> builder.maxCopyBacklog(size.getBytes()));
         options.set(PostgresTableOptions.NETWORK_TIMEOUT, builder::networkTimeout);
         options.setQualifiedName(PostgresTableOptions.DEAD_LETTER_TABLE, builder::deadLetterTable);
-        if (columns.hasPrimaryKey()) {
-            if (options.get(PostgresTableOptions.DEAD_LETTER_TABLE).isPresent()) {
-                throw options.refused("'" + PostgresTableOptions.DEAD_LETTER_TABLE.key() + "' works with inserts only, "
-                        + "and the PRIMARY KEY " + columns.keyNames() + " makes the sink upsert (an upsert statement "
-                        + "writes a whole batch at once, so one refused row cannot be told from the others). Remove "
-                        + "one of the two.");
-            }
-            builder.upsert(columns.keyNames().toArray(String[]::new)).changelog(RowData::getRowKind);
-        }
+        CommonOptions.upsertByPrimaryKey(options, builder, columns, Map.of(PostgresTableOptions.DEAD_LETTER_TABLE,
+                "an upsert statement writes a whole batch at once, so one refused row cannot be told from the others"));
         ExactlyOnceSink<RowData> sink = options.build(builder::build);
         return new ExactlyOnceTableSink(sink, columns, options.parallelism(), CommonOptions.summary(IDENTIFIER, options, columns),
                 CommonOptions.operatorName(IDENTIFIER, options));

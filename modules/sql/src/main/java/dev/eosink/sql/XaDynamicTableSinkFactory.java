@@ -15,6 +15,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -23,8 +24,13 @@ import java.util.Set;
  * ({@link JdbcTableOptions}, {@link XaTableOptions}, {@code sink.parallelism}). The job brings the
  * database's JDBC driver.
  *
- * <p>Append-only: it takes inserts only, so the planner refuses an updating query into it, and a
- * table with a primary key is refused (the XA sink does not upsert).
+ * <p>Without a primary key the table takes inserts only. With {@code PRIMARY KEY (...) NOT ENFORCED}
+ * it upserts on MariaDB and MySQL, as {@code eosink-postgres} does: INSERT and UPDATE_AFTER rows
+ * upsert their key ({@code INSERT ... ON DUPLICATE KEY UPDATE}), DELETE rows delete it, UPDATE_BEFORE
+ * rows are not asked for; the database table needs a PRIMARY KEY or UNIQUE key on exactly the key's
+ * columns (checked when the job starts), and the sink keys its input by the primary key. A {@code
+ * jdbc:postgresql:} URL with a primary key is refused: PostgreSQL's XA does not upsert, {@code
+ * eosink-postgres} does.
  *
  * <p>Everything the builder checks is checked when the table is planned: a refusal is a {@code
  * ValidationException} naming the table, the option, its value and what is allowed (never the
@@ -57,17 +63,20 @@ public final class XaDynamicTableSinkFactory implements DynamicTableSinkFactory 
     public DynamicTableSink createDynamicTableSink(Context context) {
         TableOptions options = TableOptions.validated(this, context);
         TableColumns columns = TableColumns.of(context);
-        if (columns.hasPrimaryKey()) {
-            throw options.refused("eosink-xa is append-only for now: it writes every row as an INSERT, and the "
-                    + "PRIMARY KEY " + columns.keyNames() + " asks for upserts and deletes by key. Remove the PRIMARY "
-                    + "KEY clause to append (a query that updates or deletes is then refused), or write into "
-                    + "PostgreSQL with 'connector' = '" + PostgresDynamicTableSinkFactory.IDENTIFIER + "'.");
-        }
         XaSinkBuilder<RowData> builder = XaSink.builder();
         CommonOptions.apply(options, builder);
         CommonOptions.rowsAsObjects(options, builder, columns);
         options.set(XaTableOptions.NETWORK_TIMEOUT, builder::networkTimeout);
         options.set(XaTableOptions.LOCK_TIMEOUT, builder::lockTimeout);
+        if (columns.hasPrimaryKey() && options.get(JdbcTableOptions.URL).orElseThrow().startsWith("jdbc:postgresql:")) {
+            // The builder refuses it too, at build(), with a remedy for DataStream jobs.
+            throw options.refused("the PRIMARY KEY " + columns.keyNames() + " asks for upserts and deletes by key, "
+                    + "which eosink-xa writes on MariaDB and MySQL, not through PostgreSQL's XA. Write into PostgreSQL "
+                    + "with 'connector' = '" + PostgresDynamicTableSinkFactory.IDENTIFIER + "', which upserts exactly "
+                    + "once by PostgreSQL's own two-phase commit, or remove the PRIMARY KEY clause to append.");
+        }
+        // Every option of eosink-xa applies to upserts: none to refuse with a primary key.
+        CommonOptions.upsertByPrimaryKey(options, builder, columns, Map.of());
         Duration network = options.get(XaTableOptions.NETWORK_TIMEOUT).orElseThrow();
         Duration lock = options.get(XaTableOptions.LOCK_TIMEOUT).orElseThrow();
         if (!network.isZero() && lock.compareTo(network) >= 0) {

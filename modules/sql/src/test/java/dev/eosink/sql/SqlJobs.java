@@ -3,6 +3,7 @@ package dev.eosink.sql;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.hardcases.TestJobs;
 
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -94,15 +95,34 @@ final class SqlJobs {
         private long seen;
 
         public long eval(long id, String key, long after) {
-            if (++seen > after && FAILED.add(key)) {
+            failOnce(++seen, key, after);
+            return id;
+        }
+
+        /** Fails once per key, when the caller has seen more than {@code after} rows. */
+        static void failOnce(long seen, String key, long after) {
+            if (seen > after && FAILED.add(key)) {
                 throw new IllegalStateException("injected failure after " + after + " rows (" + key + ")");
             }
-            return id;
         }
 
         @Override
         public boolean isDeterministic() {
             return false;
+        }
+
+        /** {@code fail_once} in a DataStream: passes each record through, and fails once per key after {@code after}. */
+        static <T> MapFunction<T, T> map(String key, long after) {
+            return new MapFunction<>() {
+                private static final long serialVersionUID = 1L;
+                private long seen;
+
+                @Override
+                public T map(T record) {
+                    failOnce(++seen, key, after);
+                    return record;
+                }
+            };
         }
 
         /** Whether the failure of {@code key} happened. */

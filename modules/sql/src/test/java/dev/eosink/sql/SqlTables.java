@@ -1,6 +1,7 @@
 package dev.eosink.sql;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.PostgresFixture;
 
 import java.sql.Connection;
@@ -37,8 +38,21 @@ final class SqlTables {
 
     /** The rows of {@code sql} as first column -> the other columns; fails on a duplicate first column. */
     static Map<Long, List<Object>> rows(PostgresFixture db, String sql) throws SQLException {
+        try (Connection c = db.connect()) {
+            return rows(c, sql);
+        }
+    }
+
+    /** As {@link #rows(PostgresFixture, String)}, on MariaDB. */
+    static Map<Long, List<Object>> rows(MariaDbFixture db, String sql) throws SQLException {
+        try (Connection c = db.connect()) {
+            return rows(c, sql);
+        }
+    }
+
+    private static Map<Long, List<Object>> rows(Connection c, String sql) throws SQLException {
         Map<Long, List<Object>> rows = new TreeMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             int columns = rs.getMetaData().getColumnCount();
             while (rs.next()) {
                 List<Object> values = new ArrayList<>();

@@ -152,11 +152,27 @@ class TableFactoryTest {
                 .doesNotContain(PASSWORD);
     }
 
+    /** An updating query into an {@code eosink-xa} table with a primary key is planned, upserting by it. */
     @Test
-    void xaRefusesAPrimaryKey() {
-        assertThat(refusal("id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED", options(XaDynamicTableSinkFactory.IDENTIFIER)))
-                .contains("eosink-xa is append-only for now")
-                .contains("PRIMARY KEY [id]");
+    void xaUpsertsAnUpdatingQueryWithAPrimaryKey() {
+        String explain = plan("name STRING, n BIGINT, PRIMARY KEY (name) NOT ENFORCED", options(XaDynamicTableSinkFactory.IDENTIFIER),
+                "SELECT name, COUNT(*) FROM src GROUP BY name");
+        assertThat(explain).contains("Sink(table=[default_catalog.default_database.snk]").contains("GroupAggregate")
+                .doesNotContain(PASSWORD);
+    }
+
+    /** PostgreSQL's XA does not upsert: a primary key with a {@code jdbc:postgresql:} URL is refused, naming the remedy. */
+    @Test
+    void xaRefusesAPrimaryKeyOnPostgresql() {
+        Map<String, String> options = options(XaDynamicTableSinkFactory.IDENTIFIER);
+        options.put("url", "jdbc:postgresql://db:5432/shop");
+        assertThat(refusal("id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED", options))
+                .contains("Table `default_catalog`.`default_database`.`snk` ('connector' = 'eosink-xa')")
+                .contains("the PRIMARY KEY [id] asks for upserts and deletes by key")
+                .contains("not through PostgreSQL's XA")
+                .contains("'connector' = 'eosink-postgres'");
+        assertThat(catchThrowable(() -> plan("id BIGINT, name STRING", options, "SELECT id, name FROM src")))
+                .as("appends into PostgreSQL through XA: planned").isNull();
     }
 
     @Test
@@ -208,6 +224,8 @@ class TableFactoryTest {
         assertThat(upsert.getContainedKinds()).containsExactlyInAnyOrder(RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE);
         assertThat(sink(XaDynamicTableSinkFactory.IDENTIFIER, false).getChangelogMode(ChangelogMode.all()))
                 .isEqualTo(ChangelogMode.insertOnly());
+        assertThat(sink(XaDynamicTableSinkFactory.IDENTIFIER, true).getChangelogMode(ChangelogMode.all()))
+                .isEqualTo(upsert);
     }
 
     @Test
@@ -218,8 +236,10 @@ class TableFactoryTest {
             assertThat(sink.toString()).isEqualTo(sink.asSummaryString());
             assertThat(sink.copy().asSummaryString()).isEqualTo(sink.asSummaryString());
         }
-        assertThat(sink(PostgresDynamicTableSinkFactory.IDENTIFIER, true).asSummaryString())
-                .isEqualTo("eosink-postgres(table=public.orders, sink.id=orders, upsert on [id])");
+        for (String connector : List.of(PostgresDynamicTableSinkFactory.IDENTIFIER, XaDynamicTableSinkFactory.IDENTIFIER)) {
+            assertThat(sink(connector, true).asSummaryString())
+                    .isEqualTo(connector + "(table=public.orders, sink.id=orders, upsert on [id])");
+        }
 
         String explain = plan("id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED",
                 options(PostgresDynamicTableSinkFactory.IDENTIFIER), "SELECT id, name FROM src");

@@ -1,26 +1,51 @@
 package dev.eosink.sql;
 
 import dev.eosink.testing.MariaDbFixture;
+import dev.eosink.testing.hardcases.TestJobs;
 import dev.eosink.xa.XaBranchNames;
 
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
+import static dev.eosink.testing.hardcases.TestJobs.failureOf;
+import static dev.eosink.testing.hardcases.TestJobs.messages;
+import static dev.eosink.testing.hardcases.TestJobs.noRestarts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code 'connector' = 'eosink-xa'} against a real MariaDB: an append through an injected failure ends
- * with exactly the source's ids and no prepared XA branch of the sink left.
+ * {@code 'connector' = 'eosink-xa'} against a real MariaDB: an append, an aggregate's upserts and
+ * deletes, and a changelog's deletes, each through an injected failure, ending exact with no prepared
+ * XA branch of the sink left; and a table without a unique key on the primary key's columns, refused
+ * when the job starts. One shared MariaDB (the fixture) and MiniCluster; small data.
  */
 class XaMariaDbSqlITCase {
 
@@ -28,7 +53,40 @@ class XaMariaDbSqlITCase {
     static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
             new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
 
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
     private final MariaDbFixture db = MariaDbFixture.get();
+    /** This test's prefix of table names and sink ids. */
+    private String name;
+
+    @BeforeEach
+    void name(TestInfo info) {
+        String method = info.getTestMethod().orElseThrow().getName().toLowerCase(Locale.ROOT);
+        name = "sqlxa_" + method.substring(0, Math.min(16, method.length())) + "_" + SEQUENCE.incrementAndGet() + "_"
+                + (System.nanoTime() % 100_000);
+    }
+
+    /** The options of a table on the shared server, as the sink's user, with the table name as sink id. */
+    private Map<String, String> options(String table) {
+        Map<String, String> options = new LinkedHashMap<>();
+        options.put("connector", XaDynamicTableSinkFactory.IDENTIFIER);
+        options.put("url", db.jdbcUrl());
+        options.put("username", MariaDbFixture.SINK_USER);
+        options.put("password", MariaDbFixture.SINK_PASSWORD);
+        options.put("table-name", table);
+        options.put("sink.id", sinkId(table));
+        return options;
+    }
+
+    private static String sinkId(String table) {
+        return table.replace('_', '-');
+    }
+
+    /** Creates an InnoDB table the sink's user may also update (deletes it may in the whole database). */
+    private void createUpsertTable(String table, String columns) {
+        db.execute("CREATE TABLE " + table + " (" + columns + ") ENGINE=InnoDB");
+        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER + "'@'%'");
+    }
 
     /**
      * {@code INSERT INTO ... SELECT ... FROM} a bounded datagen source at parallelism 2, checkpointing
@@ -37,19 +95,11 @@ class XaMariaDbSqlITCase {
     @Test
     void appendsExactlyOnceThroughAFailure() throws Exception {
         long n = 3_000;
-        String table = "sql_xa_append_" + (System.nanoTime() % 100_000);
-        String sinkId = table.replace('_', '-');
+        String table = name;
         db.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL, payload VARCHAR(100) NOT NULL) ENGINE=InnoDB");
-        Map<String, String> options = new LinkedHashMap<>();
-        options.put("connector", XaDynamicTableSinkFactory.IDENTIFIER);
-        options.put("url", db.jdbcUrl());
-        options.put("username", MariaDbFixture.SINK_USER);
-        options.put("password", MariaDbFixture.SINK_PASSWORD);
-        options.put("table-name", table);
-        options.put("sink.id", sinkId);
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(2);
         SqlJobs.ids(tEnv, "ids", n, 3_000);
-        tEnv.executeSql("CREATE TEMPORARY TABLE xa_sink (id BIGINT, payload STRING) " + SqlJobs.with(options));
+        tEnv.executeSql("CREATE TEMPORARY TABLE xa_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(table)));
         tEnv.executeSql("INSERT INTO xa_sink SELECT fail_once(id, '" + table + "', 1000), CONCAT('row-', CAST(id AS STRING)) "
                 + "FROM ids").await();
 
@@ -57,11 +107,164 @@ class XaMariaDbSqlITCase {
         long rows = db.count("SELECT count(*) FROM " + table);
         long distinct = db.count("SELECT count(DISTINCT id) FROM " + table);
         long inRange = db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ?", n);
-        assertThat(preparedBranches(sinkId)).as("prepared XA branches of %s left", sinkId).isEmpty();
+        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", sinkId(table)).isEmpty();
         assertThat(rows - distinct).as("duplicate rows").isZero();
         assertThat(n - inRange).as("missing ids").isZero();
         assertThat(rows).as("rows").isEqualTo(n);
         assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload <> CONCAT('row-', id)")).as("payloads").isZero();
+    }
+
+    /**
+     * A GROUP BY with retractions into tables with a primary key at parallelism 2, through a failure:
+     * {@code per_key} (count and sum of each key, updated as rows arrive; a PRIMARY KEY in MariaDB) and
+     * {@code per_count} (how many keys have each count: a count's row is deleted when its last key
+     * moves on; a UNIQUE key in MariaDB). Both end equal to the same aggregates computed here.
+     */
+    @Test
+    void upsertsAnAggregateWithRetractionsExactlyOnce() throws Exception {
+        long n = 3_000;
+        int keys = 37;
+        String perKey = name + "_k";
+        String perCount = name + "_c";
+        createUpsertTable(perKey, "k BIGINT PRIMARY KEY, cnt BIGINT NOT NULL, total BIGINT NOT NULL");
+        createUpsertTable(perCount, "cnt BIGINT NOT NULL, `keys` BIGINT NOT NULL, UNIQUE KEY (cnt)");
+        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(2);
+        SqlJobs.ids(tEnv, "ids", n, 3_000);
+        tEnv.executeSql("CREATE TEMPORARY VIEW events AS SELECT MOD(fail_once(id, '" + name + "', 1000), " + keys
+                + ") AS k, id FROM ids");
+        tEnv.executeSql("CREATE TEMPORARY TABLE per_key (k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
+                + SqlJobs.with(options(perKey)));
+        tEnv.executeSql("CREATE TEMPORARY TABLE per_count (cnt BIGINT, `keys` BIGINT, PRIMARY KEY (cnt) NOT ENFORCED) "
+                + SqlJobs.with(options(perCount)));
+        StatementSet statements = tEnv.createStatementSet();
+        statements.addInsertSql("INSERT INTO per_key SELECT k, COUNT(*), SUM(id) FROM events GROUP BY k");
+        statements.addInsertSql("INSERT INTO per_count SELECT cnt, COUNT(*) FROM "
+                + "(SELECT k, COUNT(*) AS cnt FROM events GROUP BY k) GROUP BY cnt");
+        statements.execute().await();
+
+        Map<Long, List<Long>> expectedPerKey = new TreeMap<>();
+        for (long id = 0; id < n; id++) {
+            expectedPerKey.merge(id % keys, List.of(1L, id), (a, b) -> List.of(a.get(0) + b.get(0), a.get(1) + b.get(1)));
+        }
+        Map<Long, List<Long>> expectedPerCount = new TreeMap<>();
+        expectedPerKey.values().forEach(v -> expectedPerCount.merge(v.get(0), List.of(1L), (a, b) -> List.of(a.get(0) + 1)));
+
+        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
+        assertThat(expectedPerCount).as("deletes happened: most counts were passed through").hasSize(2);
+        assertThat(preparedBranches(sinkId(perKey))).as("prepared XA branches of %s left", perKey).isEmpty();
+        assertThat(preparedBranches(sinkId(perCount))).as("prepared XA branches of %s left", perCount).isEmpty();
+        assertThat(SqlTables.rows(db, "SELECT k, cnt, total FROM " + perKey)).isEqualTo(expectedPerKey);
+        assertThat(SqlTables.rows(db, "SELECT cnt, `keys` FROM " + perCount)).isEqualTo(expectedPerCount);
+    }
+
+    /** Keys of the generated changelog: each goes through insert, update, delete, in rounds. */
+    private static final int CHANGELOG_KEYS = 50;
+    /** A key in the table before the job, which the changelog's first record deletes. */
+    private static final long DELETED_BEFORE = 999;
+    /** A key in the table before the job, which the changelog never names. */
+    private static final long KEPT = 1000;
+    private static final TypeInformation<Row> CHANGE =
+            Types.ROW_NAMED(new String[] {"id", "label"}, Types.LONG, Types.STRING);
+
+    /**
+     * Record {@code i} of a retracting changelog: first the delete of {@link #DELETED_BEFORE}, then
+     * rounds over {@link #CHANGELOG_KEYS} keys: INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE (each
+     * retraction carries the row it retracts, written one round before).
+     */
+    static Row change(long i) {
+        if (i == 0) {
+            return Row.ofKind(RowKind.DELETE, DELETED_BEFORE, "before the job");
+        }
+        long j = i - 1;
+        long key = j % CHANGELOG_KEYS;
+        switch ((int) (j / CHANGELOG_KEYS % 4)) {
+            case 0:
+                return Row.ofKind(RowKind.INSERT, key, "v" + j);
+            case 1:
+                return Row.ofKind(RowKind.UPDATE_BEFORE, key, "v" + (j - CHANGELOG_KEYS));
+            case 2:
+                return Row.ofKind(RowKind.UPDATE_AFTER, key, "v" + j);
+            default:
+                return Row.ofKind(RowKind.DELETE, key, "v" + (j - CHANGELOG_KEYS));
+        }
+    }
+
+    /**
+     * A changelog from {@code fromChangelogStream} (inserts, updates, deletes, and the delete of a key
+     * that was in the table before the job) into a table with a primary key at parallelism 2, with a
+     * failure in the middle: the table ends as the changelog replayed here says, row for row. (A
+     * retracting changelog: from an upsert one, Flink's ChangelogNormalize would drop the delete of a
+     * key it has not seen inserted.)
+     */
+    @Test
+    void deletesFromAChangelogThroughAFailure() throws Exception {
+        long n = 2_026; // the delete, 40 rounds (the last deletes), then 25 keys inserted again
+        String table = name;
+        createUpsertTable(table, "id BIGINT NOT NULL PRIMARY KEY, label VARCHAR(40) NOT NULL");
+        Map<Long, List<Object>> expected = new TreeMap<>();
+        for (long key = 0; key < CHANGELOG_KEYS; key++) {
+            expected.put(key, List.of("before the job"));
+        }
+        expected.put(DELETED_BEFORE, List.of("before the job"));
+        expected.put(KEPT, List.of("kept"));
+        db.execute("INSERT INTO " + table + " (id, label) VALUES " + expected.entrySet().stream()
+                .map(e -> "(" + e.getKey() + ", '" + e.getValue().get(0) + "')").collect(Collectors.joining(", ")));
+        for (long i = 0; i < n; i++) {
+            Row change = change(i);
+            if (change.getKind() == RowKind.DELETE) {
+                expected.remove((Long) change.getField(0));
+            } else if (change.getKind() != RowKind.UPDATE_BEFORE) {
+                expected.put((Long) change.getField(0), List.of(change.getField(1)));
+            }
+        }
+
+        StreamExecutionEnvironment env = TestJobs.env(2, SqlJobs.CHECKPOINT_MILLIS);
+        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(env);
+        DataStream<Row> changes = env.fromSource(
+                        new DataGeneratorSource<>((GeneratorFunction<Long, Row>) XaMariaDbSqlITCase::change, n,
+                                RateLimiterStrategy.perSecond(2_000), CHANGE),
+                        WatermarkStrategy.noWatermarks(), "changes")
+                .setParallelism(1) // one subtask, so that each key's changes keep their order
+                .map(SqlJobs.FailOnce.<Row>map(name, 800)).returns(CHANGE).setParallelism(1);
+        tEnv.createTemporaryView("changes", tEnv.fromChangelogStream(changes,
+                Schema.newBuilder().column("id", DataTypes.BIGINT().notNull()).column("label", DataTypes.STRING())
+                        .primaryKey("id").build(),
+                ChangelogMode.all()));
+        tEnv.executeSql("CREATE TEMPORARY TABLE xa_sink (id BIGINT, label STRING, PRIMARY KEY (id) NOT ENFORCED) "
+                + SqlJobs.with(options(table)));
+        tEnv.executeSql("INSERT INTO xa_sink SELECT id, label FROM changes").await();
+
+        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
+        assertThat(expected).as("keys deleted, inserted again, and kept").hasSize(CHANGELOG_KEYS / 2 + 1)
+                .doesNotContainKey(DELETED_BEFORE).containsKey(KEPT);
+        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", table).isEmpty();
+        assertThat(SqlTables.rows(db, "SELECT id, label FROM " + table)).isEqualTo(expected);
+    }
+
+    /**
+     * A table whose only unique key is not on exactly the primary key's columns is refused when the job
+     * starts, before anything is written: the message names the sink, the table, the key, the table's
+     * unique keys and the statement that adds the missing one.
+     */
+    @Test
+    void aTableWithoutAUniqueKeyOnThePrimaryKeyIsRefusedAtStart() {
+        String table = name;
+        createUpsertTable(table, "id BIGINT NOT NULL, label VARCHAR(40) NOT NULL, UNIQUE KEY (id, label)");
+        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, noRestarts()));
+        SqlJobs.ids(tEnv, "ids", 10, 1_000);
+        tEnv.executeSql("CREATE TEMPORARY TABLE xa_sink (id BIGINT, label STRING, PRIMARY KEY (id) NOT ENFORCED) "
+                + SqlJobs.with(options(table)));
+
+        String failure = messages(failureOf(() -> tEnv.executeSql("INSERT INTO xa_sink SELECT id, 'x' FROM ids").await()));
+        assertThat(failure)
+                .contains("sink '" + sinkId(table) + "' subtask 0/1")
+                .contains("table " + table)
+                .contains("no PRIMARY KEY or UNIQUE key on exactly the upsert key columns [id]")
+                .contains("[id, label]")
+                .contains("ADD UNIQUE KEY (`id`)")
+                .doesNotContain(MariaDbFixture.SINK_PASSWORD);
+        assertThat(db.count("SELECT count(*) FROM " + table)).as("rows written").isZero();
+        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", table).isEmpty();
     }
 
     /** The global transaction ids of the sink's prepared branches, as XA RECOVER lists them. */

@@ -10,11 +10,13 @@ import org.apache.flink.table.factories.FactoryUtil;
 
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * Sets what both connectors share on their builder: the options of {@link JdbcTableOptions}; and, for
- * a sink that binds its rows through JDBC, the table's physical columns with the conversion of its rows.
+ * Sets what both connectors share on their builder: the options of {@link JdbcTableOptions}; for a
+ * sink that binds its rows through JDBC, the table's physical columns with the conversion of its rows;
+ * and, for a table with a primary key, upserts and deletes by that key.
  */
 @Internal
 public final class CommonOptions {
@@ -69,6 +71,27 @@ public final class CommonOptions {
             throw options.refused(e.getMessage());
         }
         builder.columns(columns.names().toArray(String[]::new)).rows(rows);
+    }
+
+    /**
+     * With a primary key, makes the sink upsert by it and take the table's changelog: INSERT and
+     * UPDATE_AFTER rows upsert their key, DELETE rows delete it (the planner sends no UPDATE_BEFORE,
+     * {@link ExactlyOnceTableSink}). Without one, the sink inserts, as built. An option of {@code
+     * insertOnly} given together with a primary key is refused, naming the table, the option, the key and
+     * the option's reason (the value of the map).
+     */
+    public static <B extends JdbcSinkBuilderBase<RowData, B>> void upsertByPrimaryKey(TableOptions options, B builder,
+            TableColumns columns, Map<ConfigOption<?>, String> insertOnly) {
+        if (!columns.hasPrimaryKey()) {
+            return;
+        }
+        insertOnly.forEach((option, reason) -> {
+            if (options.get(option).isPresent()) {
+                throw options.refused("'" + option.key() + "' works with inserts only, and the PRIMARY KEY "
+                        + columns.keyNames() + " makes the sink upsert (" + reason + "). Remove one of the two.");
+            }
+        });
+        builder.upsert(columns.keyNames().toArray(String[]::new)).changelog(RowData::getRowKind);
     }
 
     /**
