@@ -13,4 +13,13 @@ import java.io.Serializable;
 @FunctionalInterface
 public interface RowMapper<IN> extends Serializable {
     Object[] toRow(IN record) throws Exception;
+
+    /**
+     * The record as error messages and the dead-letter table show it (its {@code toString}, cut
+     * short): by default the record itself. A mapper of records whose {@code toString} says nothing
+     * of their values (Flink's {@code BinaryRowData}) returns a readable form. Must not throw.
+     */
+    default Object shown(IN record) {
+        return record;
+    }
 }

@@ -66,6 +66,13 @@ public final class JdbcTableOptions {
                     + "sink.id that another job left (leftoverPolicy): FAIL refuses to start, naming them; ROLLBACK "
                     + "rolls them back, for sources that start over.");
 
+    public static final ConfigOption<String> DEAD_LETTER_TABLE = ConfigOptions.key("sink.dead-letter-table")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Off unless set (deadLetterTable): 'name' or 'schema.name' of a table that rows the "
+                    + "database refuses for their data go to, in the epoch's own transaction, instead of failing "
+                    + "the job. Inserts only: not with a PRIMARY KEY.");
+
     public static final ConfigOption<String> MARKER_TABLE = ConfigOptions.key("sink.marker-table")
             .stringType()
             .defaultValue(JdbcSinkBuilderBase.DEFAULT_MARKER_TABLE)

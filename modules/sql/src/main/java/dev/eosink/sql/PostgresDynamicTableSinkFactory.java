@@ -15,7 +15,6 @@ import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
 
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -54,7 +53,6 @@ public final class PostgresDynamicTableSinkFactory implements DynamicTableSinkFa
         return CommonOptions.optional(
                 PostgresTableOptions.WRITE_METHOD,
                 PostgresTableOptions.COPY_MAX_BACKLOG,
-                PostgresTableOptions.DEAD_LETTER_TABLE,
                 PostgresTableOptions.NETWORK_TIMEOUT);
     }
 
@@ -74,9 +72,7 @@ public final class PostgresDynamicTableSinkFactory implements DynamicTableSinkFa
         options.set(PostgresTableOptions.WRITE_METHOD, builder::writeMethod);
         options.set(PostgresTableOptions.COPY_MAX_BACKLOG, size -> builder.maxCopyBacklog(size.getBytes()));
         options.set(PostgresTableOptions.NETWORK_TIMEOUT, builder::networkTimeout);
-        options.setQualifiedName(PostgresTableOptions.DEAD_LETTER_TABLE, builder::deadLetterTable);
-        CommonOptions.upsertByPrimaryKey(options, builder, columns, Map.of(PostgresTableOptions.DEAD_LETTER_TABLE,
-                "an upsert statement writes a whole batch at once, so one refused row cannot be told from the others"));
+        CommonOptions.upsertByPrimaryKey(options, builder, columns);
         ExactlyOnceSink<RowData> sink = options.build(builder::build);
         return new ExactlyOnceTableSink(sink, columns, options.parallelism(), CommonOptions.summary(IDENTIFIER, options, columns),
                 CommonOptions.operatorName(IDENTIFIER, options));

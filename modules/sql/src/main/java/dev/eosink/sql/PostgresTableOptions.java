@@ -34,13 +34,6 @@ public final class PostgresTableOptions {
                     + "and not yet read, which bounds the COPY's share of the time from barrier to prepared. At "
                     + "least 64 kb, or 0 to turn it off.");
 
-    public static final ConfigOption<String> DEAD_LETTER_TABLE = ConfigOptions.key("sink.dead-letter-table")
-            .stringType()
-            .noDefaultValue()
-            .withDescription("Off unless set (deadLetterTable): 'name' or 'schema.name' of a table that rows the "
-                    + "database refuses for their data go to, in the epoch's own transaction, instead of failing "
-                    + "the job. Inserts only: not with a PRIMARY KEY.");
-
     public static final ConfigOption<Duration> NETWORK_TIMEOUT = ConfigOptions.key("sink.network-timeout")
             .durationType()
             .defaultValue(PostgresSinkBuilder.DEFAULT_NETWORK_TIMEOUT)

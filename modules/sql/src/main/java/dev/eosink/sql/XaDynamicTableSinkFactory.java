@@ -15,7 +15,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -75,8 +74,7 @@ public final class XaDynamicTableSinkFactory implements DynamicTableSinkFactory 
                     + "with 'connector' = '" + PostgresDynamicTableSinkFactory.IDENTIFIER + "', which upserts exactly "
                     + "once by PostgreSQL's own two-phase commit, or remove the PRIMARY KEY clause to append.");
         }
-        // Every option of eosink-xa applies to upserts: none to refuse with a primary key.
-        CommonOptions.upsertByPrimaryKey(options, builder, columns, Map.of());
+        CommonOptions.upsertByPrimaryKey(options, builder, columns);
         Duration network = options.get(XaTableOptions.NETWORK_TIMEOUT).orElseThrow();
         Duration lock = options.get(XaTableOptions.LOCK_TIMEOUT).orElseThrow();
         if (!network.isZero() && lock.compareTo(network) >= 0) {

@@ -53,7 +53,6 @@ final class SqlJobs {
                 + "'fields.id.end' = '" + (n - 1) + "')");
     }
 
-    /** {@code WITH ('k' = 'v', ...)}. */
     /** The options of a table on {@code db}, as its administrator: connector, URL, credentials, table, sink id. */
     static Map<String, String> postgresOptions(PostgresFixture db, String table, String sinkId) {
         Map<String, String> options = new LinkedHashMap<>();
@@ -68,6 +67,7 @@ final class SqlJobs {
         return options;
     }
 
+    /** {@code WITH ('k' = 'v', ...)}. */
     static String with(Map<String, String> options) {
         return options.entrySet().stream().map(e -> "'" + e.getKey() + "' = '" + e.getValue() + "'")
                 .collect(Collectors.joining(", ", "WITH (", ")"));

@@ -118,6 +118,7 @@ class TableFactoryTest {
         "eosink-postgres | table-name                    | a.b.c             | Expected 'name' or 'schema.name'",
         "eosink-postgres | sink.marker-table             | .markers          | Expected 'name' or 'schema.name'",
         "eosink-postgres | sink.dead-letter-table        | x..y              | Expected 'name' or 'schema.name'",
+        "eosink-xa       | sink.dead-letter-table        | .dead             | Expected 'name' or 'schema.name'",
         "eosink-postgres | sink.marker-table.create      | maybe             | Expected true or false",
         "eosink-postgres | url                           | jdbc:mysql://db/x | Expected jdbc:postgresql://host:port/database",
         "eosink-xa       | url                           | jdbc:db2://db/x   | by URL the XA sink speaks jdbc:mariadb:, jdbc:mysql: and jdbc:postgresql:",
@@ -183,9 +184,10 @@ class TableFactoryTest {
                 .contains("'sink.lock-timeout' (60000 ms) must be shorter than 'sink.network-timeout' (30000 ms)");
     }
 
-    @Test
-    void aDeadLetterTableIsRefusedWithAPrimaryKey() {
-        Map<String, String> options = options(PostgresDynamicTableSinkFactory.IDENTIFIER);
+    @ParameterizedTest
+    @ValueSource(strings = {PostgresDynamicTableSinkFactory.IDENTIFIER, XaDynamicTableSinkFactory.IDENTIFIER})
+    void aDeadLetterTableIsRefusedWithAPrimaryKey(String connector) {
+        Map<String, String> options = options(connector);
         options.put("sink.dead-letter-table", "refused");
         assertThat(refusal("id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED", options))
                 .contains("'sink.dead-letter-table' works with inserts only")

@@ -42,8 +42,9 @@ import static dev.eosink.testing.hardcases.TestJobs.noRestarts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code 'connector' = 'eosink-xa'} against a real MariaDB: an append, an aggregate's upserts and
- * deletes, and a changelog's deletes, each through an injected failure, ending exact with no prepared
+ * {@code 'connector' = 'eosink-xa'} against a real MariaDB: an append, an append with a dead-letter
+ * table, an aggregate's upserts and deletes, and a changelog's deletes, each through an injected
+ * failure, ending exact with no prepared
  * XA branch of the sink left; and a table without a unique key on the primary key's columns, refused
  * when the job starts. One shared MariaDB (the fixture) and MiniCluster; small data.
  */
@@ -112,6 +113,38 @@ class XaMariaDbSqlITCase {
         assertThat(n - inRange).as("missing ids").isZero();
         assertThat(rows).as("rows").isEqualTo(n);
         assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload <> CONCAT('row-', id)")).as("payloads").isZero();
+    }
+
+    /**
+     * {@code sink.dead-letter-table} through a failure at parallelism 2: the row MariaDB refuses (its
+     * payload is too long for the column, SQLSTATE 22001) is in the dead-letter table once, with its
+     * error and its epoch's marker, shown by its values (not as {@code BinaryRowData@...}); every other
+     * row is in the table once.
+     */
+    @Test
+    void aRefusedRowGoesToTheDeadLetterTableOnce() throws Exception {
+        long n = 2_000;
+        String table = name;
+        String dead = name + "_dl";
+        db.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL, payload VARCHAR(12) NOT NULL) ENGINE=InnoDB");
+        Map<String, String> options = options(table);
+        options.put("sink.dead-letter-table", dead);
+        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(2);
+        SqlJobs.ids(tEnv, "ids", n, 3_000);
+        tEnv.executeSql("CREATE TEMPORARY TABLE xa_sink (id BIGINT, payload STRING) " + SqlJobs.with(options));
+        tEnv.executeSql("INSERT INTO xa_sink SELECT fail_once(id, '" + table + "', 600), CASE WHEN id = 1500 "
+                + "THEN 'row-1500-is-too-long' ELSE CONCAT('row-', CAST(id AS STRING)) END FROM ids").await();
+
+        assertThat(SqlJobs.FailOnce.failed(table)).as("the injected failure happened").isTrue();
+        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", sinkId(table)).isEmpty();
+        assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(n - 1);
+        assertThat(db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ? AND id <> 1500 "
+                + "AND payload = CONCAT('row-', id)", n)).as("distinct good rows").isEqualTo(n - 1);
+        assertThat(db.count("SELECT count(*) FROM " + dead)).as("dead letters").isEqualTo(1);
+        assertThat(db.count("SELECT count(*) FROM " + dead + " d JOIN eosink_markers m ON m.gid = d.gid "
+                + "WHERE d.record = '+I[1500, row-1500-is-too-long]' AND d.`sqlstate` = '22001' AND d.sink_id = ?", sinkId(table)))
+                .as("the refused row, with its error and its epoch's marker: %s",
+                        SqlTables.rows(db, "SELECT checkpoint_id, record, `sqlstate`, error, sink_id, gid FROM " + dead)).isEqualTo(1);
     }
 
     /**

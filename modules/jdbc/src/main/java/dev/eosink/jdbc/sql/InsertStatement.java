@@ -28,6 +28,14 @@ public sealed interface InsertStatement<IN> extends Serializable permits InsertS
     /** For messages: the table, or the SQL when the user gave it. Never credentials. */
     String describe();
 
+    /**
+     * The record as error messages and the dead-letter table show it: the row mapper's {@link
+     * RowMapper#shown} for {@link Columns}, the record itself for {@link UserSql}.
+     */
+    default Object shown(IN record) {
+        return record;
+    }
+
     static <IN> Columns<IN> forColumns(SqlIdentifier table, List<String> columns, RowMapper<IN> mapper) {
         return new Columns<>(table, columns, mapper);
     }
@@ -101,6 +109,11 @@ public sealed interface InsertStatement<IN> extends Serializable permits InsertS
         @Override
         public String describe() {
             return "table " + table.sql();
+        }
+
+        @Override
+        public Object shown(IN record) {
+            return mapper.shown(record);
         }
     }
 

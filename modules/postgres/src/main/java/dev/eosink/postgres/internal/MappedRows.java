@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
  * The rows of the builder's {@code rows(RowMapper)}: an {@code Object[]} per record, one value per
  * column, whose Java types are known record by record. COPY takes them through {@link
  * BinaryCopyEncoder} where every column's type has an encoder there (else the sink writes by
- * statements); statements bind them with {@code setObject}; upserts send their {@code toString} forms
+ * statements); statements bind them as {@code setObject} does; upserts send their {@code toString} forms
  * ({@link #text}). The records themselves are kept as they are: a record handed to the sink is the
  * mapper's to read, and a mapped row is a new array per record.
  */
@@ -43,6 +43,12 @@ final class MappedRows<IN> implements RowFormat<IN, Object[]> {
     @Override
     public IN retain(IN record) {
         return record;
+    }
+
+    /** As the row mapper shows it ({@code RowMapper#shown}). */
+    @Override
+    public Object shown(IN record) {
+        return statement.shown(record);
     }
 
     /** Never refuses: a column whose type has no COPY encoder only turns COPY off. */

@@ -10,7 +10,6 @@ import org.apache.flink.table.factories.FactoryUtil;
 
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -35,6 +34,7 @@ public final class CommonOptions {
                 JdbcTableOptions.PASSWORD,
                 JdbcTableOptions.BATCH_SIZE,
                 JdbcTableOptions.LEFTOVER_POLICY,
+                JdbcTableOptions.DEAD_LETTER_TABLE,
                 JdbcTableOptions.MARKER_TABLE,
                 JdbcTableOptions.CREATE_MARKER_TABLE,
                 JdbcTableOptions.MAX_PREPARED_PER_SUBTASK,
@@ -53,6 +53,7 @@ public final class CommonOptions {
         options.set(JdbcTableOptions.SINK_ID, builder::sinkId);
         options.set(JdbcTableOptions.BATCH_SIZE, builder::batchSize);
         options.set(JdbcTableOptions.LEFTOVER_POLICY, builder::leftoverPolicy);
+        options.setQualifiedName(JdbcTableOptions.DEAD_LETTER_TABLE, builder::deadLetterTable);
         options.setQualifiedName(JdbcTableOptions.MARKER_TABLE, builder::markerTable);
         options.set(JdbcTableOptions.CREATE_MARKER_TABLE, builder::createMarkerTable);
         options.set(JdbcTableOptions.MAX_PREPARED_PER_SUBTASK, builder::maxPreparedPerSubtask);
@@ -76,21 +77,19 @@ public final class CommonOptions {
     /**
      * With a primary key, makes the sink upsert by it and take the table's changelog: INSERT and
      * UPDATE_AFTER rows upsert their key, DELETE rows delete it (the planner sends no UPDATE_BEFORE,
-     * {@link ExactlyOnceTableSink}). Without one, the sink inserts, as built. An option of {@code
-     * insertOnly} given together with a primary key is refused, naming the table, the option, the key and
-     * the option's reason (the value of the map).
+     * {@link ExactlyOnceTableSink}). Without one, the sink inserts, as built. A dead-letter table
+     * given together with a primary key is refused, naming the table, the option and the key.
      */
     public static <B extends JdbcSinkBuilderBase<RowData, B>> void upsertByPrimaryKey(TableOptions options, B builder,
-            TableColumns columns, Map<ConfigOption<?>, String> insertOnly) {
+            TableColumns columns) {
         if (!columns.hasPrimaryKey()) {
             return;
         }
-        insertOnly.forEach((option, reason) -> {
-            if (options.get(option).isPresent()) {
-                throw options.refused("'" + option.key() + "' works with inserts only, and the PRIMARY KEY "
-                        + columns.keyNames() + " makes the sink upsert (" + reason + "). Remove one of the two.");
-            }
-        });
+        if (options.get(JdbcTableOptions.DEAD_LETTER_TABLE).isPresent()) {
+            throw options.refused("'" + JdbcTableOptions.DEAD_LETTER_TABLE.key() + "' works with inserts only, and the "
+                    + "PRIMARY KEY " + columns.keyNames() + " makes the sink upsert (an upsert batch is written at once, "
+                    + "so one refused row cannot be told from the others). Remove one of the two.");
+        }
         builder.upsert(columns.keyNames().toArray(String[]::new)).changelog(RowData::getRowKind);
     }
 

@@ -1,6 +1,7 @@
 package dev.eosink.sql.internal;
 
 import dev.eosink.jdbc.RowMapper;
+import dev.eosink.jdbc.sql.RecordText;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.ArrayData;
@@ -21,6 +22,8 @@ import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -111,6 +114,33 @@ public final class RowDataToObjects implements RowMapper<RowData> {
             values[i] = internal == null ? null : columns[i].conversion.toJava(internal);
         }
         return values;
+    }
+
+    /**
+     * {@code +I[1, alice, 2026-01-01T10:00:00.500]}: the row's kind and its values as the sink binds
+     * them, cut a little past {@link RecordText#MAX_CHARS} where messages cut anyway. A row whose
+     * values do not convert is shown by its {@code toString}.
+     */
+    @Override
+    public Object shown(RowData row) {
+        StringBuilder b = new StringBuilder(64).append(row.getRowKind().shortString()).append('[');
+        try {
+            for (int i = 0; i < columns.length && b.length() <= RecordText.MAX_CHARS; i++) {
+                Object internal = columns[i].getter.getFieldOrNull(row);
+                Object value = internal == null ? null : columns[i].conversion.toJava(internal);
+                b.append(i > 0 ? ", " : "").append(text(value));
+            }
+        } catch (RuntimeException e) {
+            return row;
+        }
+        return b.append(']').toString();
+    }
+
+    private static String text(Object value) {
+        if (value instanceof byte[] bytes) {
+            return "\\x" + HexFormat.of().formatHex(bytes);
+        }
+        return value instanceof Object[] array ? Arrays.deepToString(array) : String.valueOf(value);
     }
 
     /** The conversion of a value of {@code type}, or null when there is none. */

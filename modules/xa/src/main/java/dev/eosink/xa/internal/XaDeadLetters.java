@@ -30,6 +30,7 @@ final class XaDeadLetters<IN> {
     static final class TooMany extends Exception {
         private static final long serialVersionUID = 1L;
         final long position;
+        /** The record as {@link InsertStatement#shown} shows it. */
         final transient Object record;
 
         TooMany(long position, Object record, Exception cause) {
@@ -118,8 +119,9 @@ final class XaDeadLetters<IN> {
         } else {
             error = "the row mapper or statement builder threw " + e.getClass().getName() + ": " + e.getMessage();
         }
-        if (!kept.add(position, RecordText.plain(record), state, error)) {
-            throw new TooMany(position, record, e);
+        Object shown = statement.shown(record);
+        if (!kept.add(position, RecordText.plain(shown), state, error)) {
+            throw new TooMany(position, shown, e);
         }
     }
 

@@ -223,7 +223,8 @@ final class XaEpochBranch<IN> {
             try {
                 upserts.add(record, positionInEpoch);
             } catch (Exception e) {
-                throw errors.writeFailed(e, XaWriteErrors.atRecord(positionInEpoch, record), open.id());
+                throw errors.writeFailed(e, XaWriteErrors.atRecord(positionInEpoch, database.statement().shown(record)),
+                        open.id());
             }
             if (upserts.due()) {
                 runUpserts();
@@ -235,7 +236,8 @@ final class XaEpochBranch<IN> {
             connection.insert().addBatch();
         } catch (Exception e) {
             if (deadLetters == null || e instanceof SQLException sql && !dialect.rejectsRecord(sql)) {
-                throw errors.writeFailed(e, XaWriteErrors.atRecord(positionInEpoch, record), open.id());
+                throw errors.writeFailed(e, XaWriteErrors.atRecord(positionInEpoch, database.statement().shown(record)),
+                        open.id());
             }
             flush(); // the batch's positions stay contiguous
             try {
@@ -272,7 +274,7 @@ final class XaEpochBranch<IN> {
         } catch (XaDeadLetters.TooMany t) {
             throw errors.tooManyRefused(t, open == null ? null : open.id());
         } catch (SQLException e) {
-            throw errors.writeFailed(e, XaWriteErrors.failedEntry(e, batch, batchFirstPosition),
+            throw errors.writeFailed(e, XaWriteErrors.failedEntry(e, batch, batchFirstPosition, database.statement()::shown),
                     open == null ? null : open.id());
         }
         batch.clear();

@@ -13,6 +13,7 @@ import javax.transaction.xa.Xid;
 import java.sql.BatchUpdateException;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.function.Function;
 import java.util.Locale;
 
 /**
@@ -127,8 +128,9 @@ final class XaWriteErrors {
      *
      * @param batch the batch's records, in the order they were added
      * @param firstPosition the position in the epoch of the batch's first record
+     * @param shown how a record is shown ({@code InsertStatement#shown})
      */
-    static String failedEntry(SQLException e, List<?> batch, long firstPosition) {
+    static <IN> String failedEntry(SQLException e, List<IN> batch, long firstPosition, Function<IN, Object> shown) {
         long last = firstPosition + batch.size() - 1;
         int index = -1;
         if (batch.size() == 1) {
@@ -143,7 +145,7 @@ final class XaWriteErrors {
             }
         }
         if (index >= 0) {
-            return atRecord(firstPosition + index, batch.get(index));
+            return atRecord(firstPosition + index, shown.apply(batch.get(index)));
         }
         return "in the batch of records #" + firstPosition + " to #" + last + " of the epoch (counting from 0); "
                 + "the driver did not say which of them the database refused";
