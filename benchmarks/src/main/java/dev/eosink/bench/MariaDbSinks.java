@@ -4,7 +4,6 @@ import dev.eosink.xa.XaSink;
 import dev.eosink.xa.XaSinkBuilder;
 
 import org.apache.flink.api.connector.sink2.Sink;
-import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.JdbcExactlyOnceOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
@@ -22,6 +21,8 @@ import java.sql.SQLException;
  * at-least-once sinks, on the same URL, table and batch size, as {@link Sinks} builds them for PostgreSQL.
  */
 final class MariaDbSinks {
+
+    private static final String DRIVER = "org.mariadb.jdbc.Driver";
 
     private MariaDbSinks() {}
 
@@ -44,14 +45,14 @@ final class MariaDbSinks {
                 return JdbcSink.<BenchRow>builder()
                         .withQueryStatement(Sinks.insertSql(t.table), Sinks.BIND)
                         .withExecutionOptions(Sinks.executionOptions(t.batchSize, JdbcExecutionOptions.DEFAULT_MAX_RETRY_TIMES))
-                        .buildAtLeastOnce(connection(t));
+                        .buildAtLeastOnce(Sinks.connection(t, DRIVER));
             case PEER_ALO_UPSERT:
                 return JdbcSink.<BenchRow>builder()
                         .withQueryStatement(Sinks.insertSql(t.table)
                                         + " ON DUPLICATE KEY UPDATE k = VALUES(k), v = VALUES(v), ts = VALUES(ts)",
                                 Sinks.BIND)
                         .withExecutionOptions(Sinks.executionOptions(t.batchSize, JdbcExecutionOptions.DEFAULT_MAX_RETRY_TIMES))
-                        .buildAtLeastOnce(connection(t));
+                        .buildAtLeastOnce(Sinks.connection(t, DRIVER));
             default:
                 throw new IllegalArgumentException(writer.id + " does not run against MariaDB");
         }
@@ -70,17 +71,6 @@ final class MariaDbSinks {
             b.password(t.password);
         }
         return b;
-    }
-
-    private static JdbcConnectionOptions connection(Sinks.Target t) {
-        JdbcConnectionOptions.JdbcConnectionOptionsBuilder b = new JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
-                .withUrl(t.url)
-                .withDriverName("org.mariadb.jdbc.Driver")
-                .withUsername(t.user);
-        if (!t.password.isEmpty()) {
-            b.withPassword(t.password);
-        }
-        return b.build();
     }
 
     private static SerializableSupplier<XADataSource> xaDataSource(String url, String user, String password) {

@@ -7,19 +7,12 @@ import org.postgresql.copy.CopyIn;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Properties;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * The limit: the same rows, made by the same generator, streamed with binary {@code COPY ... FROM
- * STDIN} over pgjdbc's CopyManager, no Flink. At parallelism p, p connections and threads each copy
- * one contiguous p-th of the ids, each in one transaction (autocommit).
+ * STDIN} over pgjdbc's CopyManager, no Flink, set up as {@link RawParts} says (each part's COPY is its
+ * transaction: autocommit).
  */
 final class RawCopy {
 
@@ -37,36 +30,13 @@ final class RawCopy {
     /** As {@link #run(String, Properties, String, long, int)}, of the 4- or the 20-column table. */
     static void run(String url, Properties props, String table, long rows, int parallelism, int columns)
             throws Exception {
-        List<Connection> connections = new ArrayList<>();
-        ExecutorService pool = Executors.newFixedThreadPool(parallelism);
-        try {
-            for (int i = 0; i < parallelism; i++) {
-                connections.add(DriverManager.getConnection(url, props)); // start-up, not timed
+        RawParts.run(url, props, rows, parallelism, (c, from, to) -> {
+            if (columns == Workload.WIDE) {
+                copyWide(c, table, from, to);
+            } else {
+                copy(c, table, from, to, rows);
             }
-            List<Future<Void>> parts = new ArrayList<>();
-            for (int i = 0; i < parallelism; i++) {
-                Connection c = connections.get(i);
-                long from = rows * i / parallelism;
-                long to = rows * (i + 1) / parallelism;
-                Callable<Void> part = () -> {
-                    if (columns == Workload.WIDE) {
-                        copyWide(c, table, from, to);
-                    } else {
-                        copy(c, table, from, to, rows);
-                    }
-                    return null;
-                };
-                parts.add(pool.submit(part));
-            }
-            for (Future<Void> f : parts) {
-                f.get();
-            }
-        } finally {
-            pool.shutdownNow();
-            for (Connection c : connections) {
-                c.close();
-            }
-        }
+        });
     }
 
     private static void copy(Connection c, String table, long from, long to, long rows) throws Exception {
@@ -76,14 +46,9 @@ final class RawCopy {
         int n = 0;
         System.arraycopy(HEADER, 0, buf, 0, HEADER.length);
         n += HEADER.length;
-        boolean first = true;
         try {
             for (long i = from; i < to; i++) {
-                BenchRow r = Workload.row(Case.APPEND, i, rows);
-                if (first) { // the same moment as in the Flink jobs: the first row is made, not yet sent
-                    Probe.firstRow();
-                    first = false;
-                }
+                BenchRow r = RawParts.appendRow(i, from, rows);
                 byte[] k = r.k.getBytes(StandardCharsets.UTF_8);
                 if (n + 46 + k.length > buf.length) {
                     in.writeToCopy(buf, 0, n);
@@ -103,7 +68,7 @@ final class RawCopy {
             n = int16(buf, n, -1); // trailer
             in.writeToCopy(buf, 0, n);
             in.endCopy(); // autocommit: the COPY's transaction commits here
-            Probe.lastCommitMicros.accumulateAndGet(Probe.wallMicros(), Math::max);
+            RawParts.committed();
         } finally {
             if (in.isActive()) {
                 in.cancelCopy();
@@ -119,14 +84,10 @@ final class RawCopy {
         int n = 0;
         System.arraycopy(HEADER, 0, buf, 0, HEADER.length);
         n += HEADER.length;
-        boolean first = true;
         try {
             for (long i = from; i < to; i++) {
                 WideRow r = WideRow.of(i);
-                if (first) {
-                    Probe.firstRow();
-                    first = false;
-                }
+                RawParts.made(i, from);
                 if (n + WIDE_ROW_MAX > buf.length) {
                     in.writeToCopy(buf, 0, n);
                     n = 0;
@@ -136,7 +97,7 @@ final class RawCopy {
             n = int16(buf, n, -1); // trailer
             in.writeToCopy(buf, 0, n);
             in.endCopy();
-            Probe.lastCommitMicros.accumulateAndGet(Probe.wallMicros(), Math::max);
+            RawParts.committed();
         } finally {
             if (in.isActive()) {
                 in.cancelCopy();

@@ -75,7 +75,7 @@ final class Sinks {
                 return JdbcSink.<BenchRow>builder()
                         .withQueryStatement(insertSql(t.table), BIND)
                         .withExecutionOptions(execution(t.batchSize, JdbcExecutionOptions.DEFAULT_MAX_RETRY_TIMES))
-                        .buildAtLeastOnce(connection(t));
+                        .buildAtLeastOnce(connection(t, POSTGRES_DRIVER));
             case PEER_ALO_UPSERT:
                 return JdbcSink.<BenchRow>builder()
                         .withQueryStatement(
@@ -83,7 +83,7 @@ final class Sinks {
                                         + " ON CONFLICT (id) DO UPDATE SET k = EXCLUDED.k, v = EXCLUDED.v, ts = EXCLUDED.ts",
                                 BIND)
                         .withExecutionOptions(execution(t.batchSize, JdbcExecutionOptions.DEFAULT_MAX_RETRY_TIMES))
-                        .buildAtLeastOnce(connection(t));
+                        .buildAtLeastOnce(connection(t, POSTGRES_DRIVER));
             default:
                 throw new IllegalArgumentException(writer.id + " is not a Flink sink");
         }
@@ -110,7 +110,7 @@ final class Sinks {
                 return JdbcSink.<WideRow>builder()
                         .withQueryStatement(insertWideSql(t.table), WideRow::bind)
                         .withExecutionOptions(execution(t.batchSize, JdbcExecutionOptions.DEFAULT_MAX_RETRY_TIMES))
-                        .buildAtLeastOnce(connection(t));
+                        .buildAtLeastOnce(connection(t, POSTGRES_DRIVER));
             default:
                 throw new IllegalArgumentException(writer.id + " has no 20-column variant");
         }
@@ -186,11 +186,14 @@ final class Sinks {
                 .build();
     }
 
-    private static JdbcConnectionOptions connection(Target t) {
+    private static final String POSTGRES_DRIVER = "org.postgresql.Driver";
+
+    /** The at-least-once peers' connection to the target, by the named JDBC driver class. */
+    static JdbcConnectionOptions connection(Target t, String driver) {
         JdbcConnectionOptions.JdbcConnectionOptionsBuilder b =
                 new JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
                         .withUrl(t.url)
-                        .withDriverName("org.postgresql.Driver")
+                        .withDriverName(driver)
                         .withUsername(t.user);
         if (!t.password.isEmpty()) {
             b.withPassword(t.password);

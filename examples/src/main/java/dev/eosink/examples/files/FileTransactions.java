@@ -51,6 +51,19 @@ final class FileTransactions<IN> implements TransactionalDatabase<IN> {
         return "directory " + directory;
     }
 
+    /** The marker is the committed file itself. */
+    @Override
+    public String missingMarker() {
+        return "its committed file is absent";
+    }
+
+    /** A prepared transaction is a file of {@code pending/}: a move commits it, a delete rolls it back. */
+    @Override
+    public String manualResolution() {
+        return "the files named after them in " + Path.of(directory, SinkDirectory.PENDING) + ": move one into "
+                + SinkDirectory.COMMITTED + "/ to commit it, delete it to roll it back";
+    }
+
     @Override
     public String toString() {
         return "FileTransactions{" + directory + "}";

@@ -141,6 +141,7 @@ public class ExactlyOnceSink<IN>
                 subtask,
                 settings,
                 database.target(),
+                database.manualResolution(),
                 database.openWriter(subtask),
                 recoveredState,
                 context.metricGroup(),
@@ -154,7 +155,8 @@ public class ExactlyOnceSink<IN>
             throws IOException {
         SubtaskContext subtask = subtaskContext(context);
         return new ExactlyOnceCommitter(
-                subtask, settings, database.target(), database.openCommitter(subtask), context.metricGroup());
+                subtask, settings, database.target(), database.missingMarker(), database.openCommitter(subtask),
+                context.metricGroup());
     }
 
     @Override

@@ -89,6 +89,14 @@ public abstract class ExactlyOnceTestBase {
 
     /** The sink under test: table mode, columns (id, payload). */
     protected PostgresSinkBuilder<Long> sinkBuilder(String sinkId, String table) {
+        return sinkBuilder(db, sinkId, table);
+    }
+
+    /**
+     * The same sink on {@code db}, for a test class that cannot extend this one (a MiniCluster of its
+     * own configuration).
+     */
+    protected static PostgresSinkBuilder<Long> sinkBuilder(PostgresFixture db, String sinkId, String table) {
         return PostgresSink.<Long>builder()
                 .jdbcUrl(db.jdbcUrl())
                 .username(db.user())

@@ -208,18 +208,9 @@ class SinkMetricsITCase {
         assertThat(sum(all("Committer", EOSINK, "recordsCommitted"))).isEqualTo(n);
     }
 
+    /** The sink of every exactly-once test ({@link ExactlyOnceTestBase#sinkBuilder}). */
     private PostgresSinkBuilder<Long> sink() {
-        return PostgresSink.<Long>builder()
-                .jdbcUrl(db.jdbcUrl())
-                .username(db.user())
-                .password(db.password())
-                .sinkId(sinkId)
-                .table(table)
-                .columns("id", "payload")
-                .rows(id -> new Object[] {id, "row-" + id})
-                .batchSize(100)
-                .claimWait(Duration.ofSeconds(20))
-                .commitRetryBackoff(Duration.ofMillis(50));
+        return ExactlyOnceTestBase.sinkBuilder(db, sinkId, table);
     }
 
     /** Every registration of the metric in this test's job, every attempt. */

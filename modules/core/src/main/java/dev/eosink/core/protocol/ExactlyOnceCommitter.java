@@ -54,6 +54,8 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
     private final SubtaskContext context;
     private final SinkSettings settings;
     private final String target;
+    /** The resource's words for a commit's missing proof ({@link dev.eosink.core.spi.TransactionalDatabase#missingMarker}). */
+    private final String missingMarker;
     private final CommitSession session;
     private final CommitterMetrics metrics;
     private long lastPruneMillis;
@@ -64,9 +66,10 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
             SubtaskContext context,
             SinkSettings settings,
             String target,
+            String missingMarker,
             CommitSession session,
             MetricGroup metrics) {
-        this(context, settings, target, session, metrics, System::nanoTime);
+        this(context, settings, target, missingMarker, session, metrics, System::nanoTime);
     }
 
     /** With the clock of the metrics' times (tests). */
@@ -74,12 +77,14 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
             SubtaskContext context,
             SinkSettings settings,
             String target,
+            String missingMarker,
             CommitSession session,
             MetricGroup metrics,
             LongSupplier nanoClock) {
         this.context = context;
         this.settings = settings;
         this.target = target;
+        this.missingMarker = missingMarker;
         this.session = session;
         this.metrics = new CommitterMetrics(metrics, nanoClock);
     }
@@ -212,13 +217,15 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
                         + id.subtask()
                         + ") into "
                         + target
-                        + " is gone and its marker row is absent: it was rolled back by someone other than "
+                        + " is gone and "
+                        + missingMarker
+                        + ": it was rolled back by someone other than "
                         + "this job, and its rows are LOST, although a completed checkpoint (numbered "
                         + id.checkpointId()
-                        + " or later) promised them. Likely causes: ROLLBACK PREPARED by an operator, a second job "
+                        + " or later) promised them. Likely causes: an operator rolled it back by hand, a second job "
                         + "with sink id '"
                         + id.sinkId()
-                        + "', or marker rows pruned before an old savepoint was restored (markerRetention "
+                        + "', or markers pruned before an old savepoint was restored (markerRetention "
                         + settings.markerRetention()
                         + "). Remedy: replay the lost input (restore from a checkpoint before "
                         + id.checkpointId()

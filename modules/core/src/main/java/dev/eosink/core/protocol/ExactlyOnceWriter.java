@@ -117,14 +117,17 @@ public final class ExactlyOnceWriter<IN>
             SubtaskContext context,
             SinkSettings settings,
             String target,
+            String manualResolution,
             WriterSession<IN> session,
             Collection<WriterState> restoredStates)
             throws IOException {
-        this(context, settings, target, session, restoredStates, WriterMetrics.unregistered(), null,
+        this(context, settings, target, manualResolution, session, restoredStates, WriterMetrics.unregistered(), null,
                 DEFAULT_CHECKPOINT_TIMEOUT, PreparedAgeWarning.threshold(settings, null), System::nanoTime);
     }
 
     /**
+     * @param manualResolution where its messages send an operator to resolve prepared transactions by hand
+     *     ({@link dev.eosink.core.spi.TransactionalDatabase#manualResolution})
      * @param metrics the writer operator's metric group, where the writer registers its metrics
      * @param mailbox the task's mailbox, run while the session waits for the commit of the writer's
      *     previous transaction; null: never waits
@@ -136,6 +139,7 @@ public final class ExactlyOnceWriter<IN>
             SubtaskContext context,
             SinkSettings settings,
             String target,
+            String manualResolution,
             WriterSession<IN> session,
             Collection<WriterState> restoredStates,
             SinkWriterMetricGroup metrics,
@@ -143,7 +147,7 @@ public final class ExactlyOnceWriter<IN>
             Duration checkpointTimeout,
             Duration checkpointInterval)
             throws IOException {
-        this(context, settings, target, session, restoredStates, WriterMetrics.register(metrics), mailbox,
+        this(context, settings, target, manualResolution, session, restoredStates, WriterMetrics.register(metrics), mailbox,
                 checkpointTimeout, PreparedAgeWarning.threshold(settings, checkpointInterval), System::nanoTime);
     }
 
@@ -151,6 +155,7 @@ public final class ExactlyOnceWriter<IN>
             SubtaskContext context,
             SinkSettings settings,
             String target,
+            String manualResolution,
             WriterSession<IN> session,
             Collection<WriterState> restoredStates,
             WriterMetrics metrics,
@@ -169,7 +174,7 @@ public final class ExactlyOnceWriter<IN>
         this.pending = new PendingCommits(context.jobId(), context.sinkId(), context.subtask());
         this.ageWarning = new PreparedAgeWarning(context, target, preparedAgeWarning);
         metrics.bind(pending, session, nanoClock);
-        this.recovery = new StartupRecovery(context, settings, target, session, metrics);
+        this.recovery = new StartupRecovery(context, settings, target, manualResolution, session, metrics);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
         this.gate = mailbox == null ? null : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, nanoClock);
         session.ownCommits(gate == null ? OwnCommits.NONE : gate);

@@ -49,6 +49,8 @@ final class StartupRecovery {
     private final SubtaskContext context;
     private final SinkSettings settings;
     private final String target;
+    /** Where the messages send an operator to resolve by hand ({@link dev.eosink.core.spi.TransactionalDatabase#manualResolution}). */
+    private final String manualResolution;
     private final WriterSession<?> session;
     /** Counts every rollback: {@code transactionsRolledBack}, and {@code orphansRolledBack} of those. */
     private final WriterMetrics metrics;
@@ -60,10 +62,16 @@ final class StartupRecovery {
     private RecoveryPlan awaitingFirstCheckpoint;
 
     StartupRecovery(
-            SubtaskContext context, SinkSettings settings, String target, WriterSession<?> session, WriterMetrics metrics) {
+            SubtaskContext context,
+            SinkSettings settings,
+            String target,
+            String manualResolution,
+            WriterSession<?> session,
+            WriterMetrics metrics) {
         this.context = context;
         this.settings = settings;
         this.target = target;
+        this.manualResolution = manualResolution;
         this.session = session;
         this.metrics = metrics;
     }
@@ -146,8 +154,8 @@ final class StartupRecovery {
                 .collect(Collectors.toList());
         if (!otherIds.isEmpty()) {
             LOG.warn("{}: restored state was written by sink id(s) {}. Prepared transactions of those ids are no longer "
-                    + "managed by this job; list and resolve them with sql/03-prepared-transactions.sql.",
-                    context, otherIds);
+                    + "managed by this job; list and resolve them by hand ({}).",
+                    context, otherIds, manualResolution);
         }
     }
 
@@ -266,7 +274,7 @@ final class StartupRecovery {
         }
         return Optional.of("Prepared transaction(s) " + names(ids) + " found at start are not resolved until the "
                 + "first checkpoint of this run, and hold their row locks until then; if this failure is a lock wait "
-                + "(SQLSTATE 55P03 on PostgreSQL) on their rows, resolve them by hand (sql/03-prepared-transactions.sql), "
+                + "(SQLSTATE 55P03 on PostgreSQL) on their rows, resolve them by hand (" + manualResolution + "), "
                 + "or restore the job with this sink's state.");
     }
 
@@ -282,8 +290,8 @@ final class StartupRecovery {
                 + " (leftoverPolicy FAIL, the default), and the job fails without restarts (a restart would find the "
                 + "same); nothing of this job became visible. Remedy: restore the job "
                 + "from the checkpoint or savepoint that holds this sink's state (same sink uid), whose committer "
-                + "commits them; or decide by hand (sql/03-prepared-transactions.sql: COMMIT PREPARED if their "
-                + "snapshot completed and the sources resume after it, ROLLBACK PREPARED otherwise); or, if the sources "
+                + "commits them; or decide by hand (" + manualResolution + "): commit them if their "
+                + "snapshot completed and the sources resume after it, roll them back otherwise; or, if the sources "
                 + "replay everything this job needs (a fresh start from the beginning), set leftoverPolicy(ROLLBACK).");
     }
 

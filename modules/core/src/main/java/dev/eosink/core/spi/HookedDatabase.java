@@ -34,6 +34,16 @@ public final class HookedDatabase<IN> implements TransactionalDatabase<IN> {
     }
 
     @Override
+    public String missingMarker() {
+        return database.missingMarker();
+    }
+
+    @Override
+    public String manualResolution() {
+        return database.manualResolution();
+    }
+
+    @Override
     public void registerReleaseHooks(UserCodeClassLoader userCode) {
         database.registerReleaseHooks(userCode);
     }

@@ -123,6 +123,7 @@ class ExactlyOnceWriterTest {
                 .hasMessageContaining(savepoints.toString())
                 .hasMessageContaining("left by other job(s)")
                 .hasMessageContaining("only copy of their records")
+                .hasMessageContaining("decide by hand (sql/03-prepared-transactions.sql): commit them if")
                 .hasMessageContaining("leftoverPolicy(ROLLBACK)");
         assertThat(withLeftover.rolledBack).as("nothing touched before the refusal").isEmpty();
         assertThat(withLeftover.closed).isTrue();
@@ -236,20 +237,20 @@ class ExactlyOnceWriterTest {
     private static ExactlyOnceWriter<String> writer(
             FakeSession session, OptionalLong restored, List<WriterState> states, SinkSettings settings) throws Exception {
         return new ExactlyOnceWriter<>(
-                new SubtaskContext("orders", 0, 1, 0, JOB, restored), settings, "table t", session, states);
+                new SubtaskContext("orders", 0, 1, 0, JOB, restored), settings, "table t", "sql/03-prepared-transactions.sql", session, states);
     }
 
     private static ExactlyOnceWriter<String> writer(
             FakeSession session, OptionalLong restored, int subtask, int parallelism, List<WriterState> states)
             throws Exception {
         return new ExactlyOnceWriter<>(new SubtaskContext("orders", subtask, parallelism, 0, JOB, restored),
-                SinkSettings.defaults("orders"), "table t", session, states);
+                SinkSettings.defaults("orders"), "table t", "sql/03-prepared-transactions.sql", session, states);
     }
 
     private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored, int subtask,
             int parallelism, List<WriterState> states, RecordingMetricGroup metrics) throws Exception {
         return new ExactlyOnceWriter<>(new SubtaskContext("orders", subtask, parallelism, 0, JOB, restored),
-                SinkSettings.defaults("orders"), "table t", session, states,
+                SinkSettings.defaults("orders"), "table t", "sql/03-prepared-transactions.sql", session, states,
                 WriterMetrics.in(metrics.addGroup(WriterMetrics.GROUP), new org.apache.flink.metrics.SimpleCounter()),
                 null, ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT, PreparedAgeWarning.DEFAULT, System::nanoTime);
     }

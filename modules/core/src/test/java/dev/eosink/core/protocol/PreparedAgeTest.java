@@ -167,7 +167,7 @@ class PreparedAgeTest {
     }
 
     private ExactlyOnceWriter<String> writer(Duration threshold) throws Exception {
-        return new ExactlyOnceWriter<>(context, SinkSettings.defaults("orders"), "table \"orders\"", session, List.of(),
+        return new ExactlyOnceWriter<>(context, SinkSettings.defaults("orders"), "table \"orders\"", "sql/03-prepared-transactions.sql", session, List.of(),
                 WriterMetrics.in(group.addGroup(WriterMetrics.GROUP), new SimpleCounter()), null,
                 ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT, threshold, () -> clock);
     }

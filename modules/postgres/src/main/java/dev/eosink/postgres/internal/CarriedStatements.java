@@ -1,5 +1,7 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.jdbc.sql.CarriedStatementsRefused;
+
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -24,22 +26,6 @@ import java.util.List;
 final class CarriedStatements {
 
     private static final byte VERSION_1 = 1;
-
-    /**
-     * Carried statements this sink cannot write: corrupt, of a newer release, or carried for other
-     * columns or another write mode. A restart would only repeat it.
-     */
-    static final class Refused extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        Refused(String message) {
-            super(message);
-        }
-
-        Refused(String message, Throwable cause) {
-            super(message, cause);
-        }
-    }
 
     /** One carried statement: a delete of {@code key}, or an upsert of {@code values} (null for a delete). */
     static final class Statement {
@@ -115,13 +101,12 @@ final class CarriedStatements {
         return bytes.toByteArray();
     }
 
-    /** @throws Refused when the bytes are not statements this release wrote */
-    static CarriedStatements decode(byte[] bytes) throws Refused {
+    /** @throws CarriedStatementsRefused when the bytes are not statements this release wrote */
+    static CarriedStatements decode(byte[] bytes) throws CarriedStatementsRefused {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
             int version = in.readByte();
             if (version != VERSION_1) {
-                throw new Refused("carried statements of unknown version " + version + " (this release reads "
-                        + VERSION_1 + "): the checkpoint was written by a newer release; restore it with that release");
+                throw CarriedStatementsRefused.unknownVersion(String.valueOf(version), VERSION_1);
             }
             int columnCount = count(in);
             List<String> columns = new ArrayList<>(columnCount);
@@ -147,22 +132,22 @@ final class CarriedStatements {
                 statements.add(new Statement(delete, key, values));
             }
             if (in.available() != 0) {
-                throw new Refused("corrupt carried statements: trailing bytes");
+                throw new CarriedStatementsRefused("corrupt carried statements: trailing bytes");
             }
             return new CarriedStatements(columns, keyColumns, statements);
         } catch (EOFException e) {
-            throw new Refused("corrupt carried statements: truncated", e);
-        } catch (Refused e) {
+            throw new CarriedStatementsRefused("corrupt carried statements: truncated", e);
+        } catch (CarriedStatementsRefused e) {
             throw e;
         } catch (IOException e) {
-            throw new Refused("corrupt carried statements: " + e.getMessage(), e);
+            throw new CarriedStatementsRefused("corrupt carried statements: " + e.getMessage(), e);
         }
     }
 
     private static int count(DataInputStream in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > in.available() + 1) {
-            throw new Refused("corrupt carried statements: a count of " + n);
+            throw new CarriedStatementsRefused("corrupt carried statements: a count of " + n);
         }
         return n;
     }
@@ -183,7 +168,7 @@ final class CarriedStatements {
             return null;
         }
         if (length < 0 || length > in.available()) {
-            throw new Refused("corrupt carried statements: a string of " + length + " bytes");
+            throw new CarriedStatementsRefused("corrupt carried statements: a string of " + length + " bytes");
         }
         return new String(in.readNBytes(length), StandardCharsets.UTF_8);
     }

@@ -7,6 +7,7 @@ import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.driver.JdbcDrivers;
 import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.sql.MarkerTable;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.util.UserCodeClassLoader;
@@ -49,6 +50,17 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
     @Override
     public String target() {
         return options.statement().describe();
+    }
+
+    @Override
+    public String missingMarker() {
+        return MarkerTable.MISSING;
+    }
+
+    /** The operator's view and statements of the repository's SQL scripts. */
+    @Override
+    public String manualResolution() {
+        return "sql/03-prepared-transactions.sql: COMMIT PREPARED or ROLLBACK PREPARED";
     }
 
     /** pgjdbc's driver registers itself when loaded: it must not keep the job's class loader (see {@link JdbcDrivers}). */

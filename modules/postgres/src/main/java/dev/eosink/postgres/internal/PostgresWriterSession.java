@@ -7,6 +7,7 @@ import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
@@ -300,7 +301,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             }
             String failed = origin + ": writing the upserts and deletes that it carried past its barrier into " + target
                     + " failed: " + e.getMessage();
-            if (e instanceof CarriedStatements.Refused) {
+            if (e instanceof CarriedStatementsRefused) {
                 // A restart would read the same state again.
                 throw new SuppressRestartsException(new SinkException(failed + ". Nothing of them is committed", e));
             }

@@ -1,5 +1,6 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.row.RowEncoder;
 
@@ -377,15 +378,14 @@ final class UpsertBuffer<R> {
     /**
      * Reads carried statements ({@link #carried()}, from a restored checkpoint).
      *
-     * @throws CarriedStatements.Refused when the bytes are corrupt, or were carried for other columns
+     * @throws CarriedStatementsRefused when the bytes are corrupt, or were carried for other columns
      *     or keys than this sink's
      */
-    CarriedStatements readCarried(byte[] bytes) throws CarriedStatements.Refused {
+    CarriedStatements readCarried(byte[] bytes) throws CarriedStatementsRefused {
         CarriedStatements carried = CarriedStatements.decode(bytes);
         if (!carried.columns().equals(columnNames) || carried.keyColumns() != keyIndexes.length) {
-            throw new CarriedStatements.Refused("they were carried for the columns " + carried.columns() + " with "
-                    + carried.keyColumns() + " key column(s), and this sink writes " + columnNames + " with "
-                    + keyIndexes.length + ": restore with the columns and key of the job that took the checkpoint");
+            throw CarriedStatementsRefused.otherColumns(carried.columns(), carried.keyColumns() + " key column(s)",
+                    columnNames, keyIndexes.length + " key column(s)");
         }
         return carried;
     }

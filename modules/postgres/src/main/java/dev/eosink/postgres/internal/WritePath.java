@@ -2,6 +2,7 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 
 import java.io.IOException;
 import java.sql.SQLException;
@@ -70,10 +71,10 @@ sealed interface WritePath<IN> permits BatchPath, CopyPath, UpsertPath {
      * Writes what a restored checkpoint's state carried ({@link #carried()}) into the open transaction,
      * before any record.
      *
-     * @throws CarriedStatements.Refused when this path carries nothing, or the bytes do not fit its table
+     * @throws CarriedStatementsRefused when this path carries nothing, or the bytes do not fit its table
      */
     default void writeCarried(byte[] carried) throws SQLException, IOException {
-        throw new CarriedStatements.Refused("this sink does not upsert, yet the restored state carries upserts or deletes: "
+        throw new CarriedStatementsRefused("this sink does not upsert, yet the restored state carries upserts or deletes: "
                 + "restore with the sink's write mode of the job that took the checkpoint");
     }
 

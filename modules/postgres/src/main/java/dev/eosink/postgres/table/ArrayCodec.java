@@ -4,9 +4,6 @@ import dev.eosink.postgres.copy.BinaryCopyEncoder;
 
 import org.apache.flink.table.data.ArrayData;
 
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
-
 /**
  * ARRAY of a scalar Flink type into a one-dimensional PostgreSQL array of a type the elements may go
  * into (int4[], text[], numeric[], ...), elements by their own {@link FieldCodec}. An empty array is
@@ -14,7 +11,7 @@ import java.sql.SQLException;
  * is 1. Arrays of arrays are refused at start ({@link TypeMapping}): PostgreSQL's arrays of several
  * dimensions must be rectangular, Flink's nested arrays need not be.
  */
-final class ArrayCodec extends FieldCodec {
+final class ArrayCodec extends FieldCodec.BoundAsText {
 
     private final FieldCodec element;
     /** The element type's oid: binary arrays carry it, and the server checks it against the column's. */
@@ -52,11 +49,6 @@ final class ArrayCodec extends FieldCodec {
             }
         }
         out.int32At(length, out.size() - length - 4);
-    }
-
-    @Override
-    void bind(Values v, int i, PreparedStatement s, int parameter) throws SQLException {
-        s.setString(parameter, text(v, i));
     }
 
     /**

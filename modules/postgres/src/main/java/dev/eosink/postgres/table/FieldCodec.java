@@ -31,4 +31,15 @@ abstract class FieldCodec {
     String keyText(Values v, int i) {
         return text(v, i);
     }
+
+    /**
+     * A codec whose values no Java type of pgjdbc's carries exactly (dates, times, timestamps, arrays):
+     * it binds the value's {@link #text}, which the statement casts to the column's type.
+     */
+    abstract static class BoundAsText extends FieldCodec {
+        @Override
+        final void bind(Values v, int i, PreparedStatement s, int parameter) throws SQLException {
+            s.setString(parameter, text(v, i));
+        }
+    }
 }

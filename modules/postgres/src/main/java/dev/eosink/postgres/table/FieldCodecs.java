@@ -185,7 +185,7 @@ final class FieldCodecs {
     }
 
     /** DATE (days since 1970-01-01) into date (days since 2000-01-01). */
-    static final class DateCodec extends FieldCodec {
+    static final class DateCodec extends FieldCodec.BoundAsText {
         @Override
         void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
             long days = v.getInt(i) - BinaryCopyEncoder.PG_EPOCH_DAYS;
@@ -197,27 +197,17 @@ final class FieldCodecs {
         }
 
         @Override
-        void bind(Values v, int i, PreparedStatement s, int parameter) throws SQLException {
-            s.setString(parameter, text(v, i));
-        }
-
-        @Override
         String text(Values v, int i) {
             return PgText.date(v.getInt(i));
         }
     }
 
     /** TIME(p) (milliseconds of the day, whatever p) into time (microseconds). */
-    static final class TimeCodec extends FieldCodec {
+    static final class TimeCodec extends FieldCodec.BoundAsText {
         @Override
         void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
             out.int32(8);
             out.int64(v.getInt(i) * 1000L);
-        }
-
-        @Override
-        void bind(Values v, int i, PreparedStatement s, int parameter) throws SQLException {
-            s.setString(parameter, text(v, i));
         }
 
         @Override
@@ -231,7 +221,7 @@ final class FieldCodecs {
      * 2000-01-01, of the wall-clock time or of the instant. Flink holds both as milliseconds since
      * 1970-01-01 (the instant's, for TIMESTAMP_LTZ) and nanoseconds within the millisecond.
      */
-    static final class TimestampCodec extends FieldCodec {
+    static final class TimestampCodec extends FieldCodec.BoundAsText {
         private final int precision;
         private final boolean instant;
 
@@ -256,11 +246,6 @@ final class FieldCodecs {
             out.int32(8);
             // Out of PostgreSQL's range (before 4714 BC, after 294276): refused by the server.
             out.int64(micros - BinaryCopyEncoder.PG_EPOCH_MICROS);
-        }
-
-        @Override
-        void bind(Values v, int i, PreparedStatement s, int parameter) throws SQLException {
-            s.setString(parameter, text(v, i));
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.copy.BinaryCopyEncoder;
 
@@ -66,7 +67,7 @@ class CarriedStatementsTest {
                 List.of(new CarriedStatements.Statement(true, new String[] {"1"}, null))).encode();
 
         assertThatThrownBy(() -> buffer.readCarried(otherColumns))
-                .isInstanceOf(CarriedStatements.Refused.class)
+                .isInstanceOf(CarriedStatementsRefused.class)
                 .hasMessageContaining("[k, v, note]")
                 .hasMessageContaining("this sink writes [k, v]");
     }

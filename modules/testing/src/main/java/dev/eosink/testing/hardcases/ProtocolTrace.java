@@ -187,6 +187,16 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
     }
 
     @Override
+    public String missingMarker() {
+        return real.missingMarker();
+    }
+
+    @Override
+    public String manualResolution() {
+        return real.manualResolution();
+    }
+
+    @Override
     public void registerReleaseHooks(UserCodeClassLoader userCode) {
         real.registerReleaseHooks(userCode);
     }

@@ -1,5 +1,7 @@
 package dev.eosink.xa.internal;
 
+import dev.eosink.jdbc.sql.CarriedStatementsRefused;
+
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -25,19 +27,6 @@ import java.util.List;
 final class XaCarried {
 
     private static final byte VERSION_1 = 1;
-
-    /** Carried statements this sink cannot write (corrupt, newer, or for other columns): a restart repeats it. */
-    static final class Refused extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        Refused(String message) {
-            super(message);
-        }
-
-        Refused(String message, Throwable cause) {
-            super(message, cause);
-        }
-    }
 
     private final List<String> columns;
     private final List<String> keyColumns;
@@ -87,11 +76,10 @@ final class XaCarried {
     }
 
     @SuppressWarnings("unchecked")
-    static XaCarried decode(byte[] bytes) throws Refused {
+    static XaCarried decode(byte[] bytes) throws CarriedStatementsRefused {
         if (bytes.length == 0 || bytes[0] != VERSION_1) {
-            throw new Refused("they were carried in a format this release does not know (version "
-                    + (bytes.length == 0 ? "none" : String.valueOf(bytes[0])) + "): restore with the release that took "
-                    + "the checkpoint");
+            throw CarriedStatementsRefused.unknownVersion(
+                    bytes.length == 0 ? "none" : String.valueOf(bytes[0]), VERSION_1);
         }
         try (ObjectInputStream in = new UserCodeObjectInput(new ByteArrayInputStream(bytes, 1, bytes.length - 1))) {
             List<String> columns = List.copyOf((List<String>) in.readObject());
@@ -105,7 +93,7 @@ final class XaCarried {
             }
             return new XaCarried(columns, keyColumns, rows, deletes);
         } catch (IOException | ClassNotFoundException | ClassCastException e) {
-            throw new Refused("they cannot be read: " + e, e);
+            throw new CarriedStatementsRefused("they cannot be read: " + e, e);
         }
     }
 

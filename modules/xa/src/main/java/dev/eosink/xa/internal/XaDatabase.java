@@ -8,6 +8,7 @@ import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.RowKindFunction;
 import dev.eosink.jdbc.driver.JdbcDrivers;
 import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import org.apache.flink.annotation.Internal;
@@ -138,6 +139,18 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
 
     String markerTable() {
         return markerTable;
+    }
+
+    @Override
+    public String missingMarker() {
+        return MarkerTable.MISSING;
+    }
+
+    /** Each database's own statements: which database it is, the sink knows only once it connects. */
+    @Override
+    public String manualResolution() {
+        return "docs/xa.md, Operators: XA RECOVER, XA COMMIT or XA ROLLBACK on MariaDB and MySQL, pg_prepared_xacts, "
+                + "COMMIT PREPARED or ROLLBACK PREPARED on PostgreSQL";
     }
 
     /** "table orders" or "table shop.orders", or the user's statement. Never credentials. */

@@ -4,6 +4,7 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
 import org.apache.flink.runtime.execution.SuppressRestartsException;
@@ -329,7 +330,7 @@ final class XaEpochBranch<IN> {
         XaCarried carried;
         try {
             carried = upserts.readCarried(bytes);
-        } catch (XaCarried.Refused e) {
+        } catch (CarriedStatementsRefused e) {
             // A restart would read the same state again.
             throw new SuppressRestartsException(new SinkException(failed + ": " + e.getMessage()
                     + ". Nothing of them is committed", e));

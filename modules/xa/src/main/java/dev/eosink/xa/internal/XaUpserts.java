@@ -2,6 +2,7 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.jdbc.RowKindFunction;
+import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.Parameters;
 
@@ -242,13 +243,11 @@ final class XaUpserts<IN> {
     }
 
     /** Reads carried statements, refusing those carried for other columns or another key. */
-    XaCarried readCarried(byte[] bytes) throws XaCarried.Refused {
+    XaCarried readCarried(byte[] bytes) throws CarriedStatementsRefused {
         XaCarried carried = XaCarried.decode(bytes);
         if (!carried.columns().equals(statement.columns()) || !carried.keyColumns().equals(keyColumns)) {
-            throw new XaCarried.Refused("they were carried for the columns " + carried.columns() + " with the key "
-                    + carried.keyColumns() + ", and this sink writes " + statement.columns() + " with the key "
-                    + keyColumns + ". Remedy: restore with the sink configuration that took the checkpoint, or "
-                    + "restore without this sink's state (--allowNonRestoredState with a new operator uid)");
+            throw CarriedStatementsRefused.otherColumns(carried.columns(), "the key " + carried.keyColumns(),
+                    statement.columns(), "the key " + keyColumns);
         }
         return carried;
     }
