@@ -195,8 +195,9 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
                         + " after "
                         + (settings.commitRetries() + 1)
                         + " attempts; the outcome is unknown. The task fails and the restored committer "
-                        + "commits it again (idempotently). If this repeats, check the database's "
-                        + "availability and that the sink's role can run COMMIT PREPARED.",
+                        + "commits it again (idempotently). If this repeats, check that "
+                        + target
+                        + " is available and that the sink's user may commit its prepared transactions there.",
                 last);
     }
 
