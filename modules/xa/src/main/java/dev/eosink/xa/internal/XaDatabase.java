@@ -223,8 +223,8 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
         InsertStatement.Columns<IN> columns = (InsertStatement.Columns<IN>) statement;
         SqlIdentifier table = columns.table();
         return XaEpochBranch.Statements.upserts(new XaUpserts<>(columns, upsertKey, rowKind, batchSize),
-                dialect.upsertSql(table.schema(), table.name(), columns.columns(), upsertKey),
-                dialect.deleteSql(table.schema(), table.name(), upsertKey));
+                rows -> dialect.upsertSql(table.schema(), table.name(), columns.columns(), upsertKey, rows),
+                rows -> dialect.deleteSql(table.schema(), table.name(), upsertKey, rows));
     }
 
     /**

@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -45,24 +46,46 @@ public abstract class XaDialect {
     }
 
     public String insertSql(String schema, String table, List<String> columns) {
+        return insertSql(schema, table, columns, 1);
+    }
+
+    /** The insert of {@code rows} rows in one statement: one parameter per column and row, row by row. */
+    public String insertSql(String schema, String table, List<String> columns, int rows) {
+        String row = "(" + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
         return "INSERT INTO " + qualified(schema, table)
-                + " (" + columns.stream().map(this::quote).collect(Collectors.joining(", ")) + ") VALUES ("
-                + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
+                + " (" + columns.stream().map(this::quote).collect(Collectors.joining(", ")) + ") VALUES "
+                + String.join(", ", Collections.nCopies(rows, row));
+    }
+
+    /** The upsert of one row by {@code key}: {@link #upsertSql(String, String, List, List, int)} of 1 row. */
+    public final String upsertSql(String schema, String table, List<String> columns, List<String> key) {
+        return upsertSql(schema, table, columns, key, 1);
     }
 
     /**
-     * The upsert of one row by {@code key} (every other column updated from the row, or the key
-     * alone when there is no other column), with the parameters of {@link #insertSql}; null where the
-     * dialect has none, and {@code upsert(...)} is refused at start.
+     * The upsert of {@code rows} rows by {@code key} in one statement (every other column updated from
+     * the row, or the key alone when there is no other column), applied in row order, with the
+     * parameters of {@link #insertSql(String, String, List, int)}; null where the dialect has none, and
+     * {@code upsert(...)} is refused at start.
      */
-    public String upsertSql(String schema, String table, List<String> columns, List<String> key) {
+    public String upsertSql(String schema, String table, List<String> columns, List<String> key, int rows) {
         return null;
     }
 
-    /** The delete of one row by {@code key}: one parameter per key column, in its order. */
-    public String deleteSql(String schema, String table, List<String> key) {
-        return "DELETE FROM " + qualified(schema, table) + " WHERE "
-                + key.stream().map(c -> quote(c) + " = ?").collect(Collectors.joining(" AND "));
+    /**
+     * The delete of the rows of {@code rows} keys in one statement: one parameter per key column, in
+     * its order, key after key. {@code k IN (?, ?)} for a key of one column, {@code (a = ? AND b = ?)
+     * OR (...)} for more (which the range optimizers of MariaDB and MySQL take as lookups by the key).
+     */
+    public String deleteSql(String schema, String table, List<String> key, int rows) {
+        String where;
+        if (key.size() == 1) {
+            where = quote(key.get(0)) + " IN (" + String.join(", ", Collections.nCopies(rows, "?")) + ")";
+        } else {
+            String one = "(" + key.stream().map(c -> quote(c) + " = ?").collect(Collectors.joining(" AND ")) + ")";
+            where = String.join(" OR ", Collections.nCopies(rows, one));
+        }
+        return "DELETE FROM " + qualified(schema, table) + " WHERE " + where;
     }
 
     /**

@@ -4,13 +4,11 @@ import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.jdbc.RowKindFunction;
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.jdbc.sql.InsertStatement;
-import dev.eosink.jdbc.sql.Parameters;
 
 import org.apache.flink.types.RowKind;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,16 +19,18 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Upserts and deletes by key into the open XA branch, as JDBC batches of the dialect's upsert ({@code
- * INSERT ... ON DUPLICATE KEY UPDATE} on MariaDB) and delete by key.
+ * Upserts and deletes by key into the open XA branch: the dialect's upsert of many rows per statement
+ * ({@code INSERT ... ON DUPLICATE KEY UPDATE} on MariaDB) and its delete of many keys ({@link
+ * XaKeyedStatements}).
  *
  * <p>Invariants:
  *
  * <ol>
  *   <li>Per key, the last record wins: a later record of a key replaces its buffered statement, and
  *       the statements run in the order of each key's last record, so that keys the database takes
- *       as one (a case-insensitive collation) but Java does not still apply in record order. Runs of
- *       upserts and deletes go as one batch each, in that order.
+ *       as one (a case-insensitive collation) but Java does not still apply in record order. Each run of
+ *       upserts, and of deletes, goes at once, in that order (a statement of many rows applies them
+ *       in row order).
  *   <li>Statements may touch rows of this writer's previous branch, which is prepared and keeps its
  *       row locks until its commit: an upsert of such a key would wait for a commit that the very
  *       task thread that waits has to deliver, until the lock timeout. So they run only after {@link
@@ -94,6 +94,11 @@ final class XaUpserts<IN> {
         return keyColumns;
     }
 
+    /** The columns of a row. */
+    int columnCount() {
+        return statement.columns().size();
+    }
+
     /**
      * Buffers a record's statement; UPDATE_BEFORE carries nothing to write and is skipped.
      *
@@ -154,7 +159,7 @@ final class XaUpserts<IN> {
      *
      * @return false when they are held instead: that commit comes only with a later checkpoint
      */
-    boolean run(PreparedStatement upsert, PreparedStatement delete, XaIo io) throws SQLException, IOException {
+    boolean run(XaKeyedStatements keyed, XaIo io) throws SQLException, IOException {
         if (pending.isEmpty()) {
             return true;
         }
@@ -163,40 +168,43 @@ final class XaUpserts<IN> {
             return false;
         }
         held = false;
-        execute(pending.values(), upsert, delete, io);
+        execute(pending.values(), keyed, io);
         pending.clear();
         return true;
     }
 
-    /** Runs statements in order, a batch per run of upserts or deletes. */
-    private void execute(Collection<Pending> statements, PreparedStatement upsert, PreparedStatement delete, XaIo io)
-            throws SQLException {
-        PreparedStatement current = null;
-        int inBatch = 0;
+    /** Runs statements in order: each run of upserts, and each run of deletes, goes at once. */
+    private void execute(Collection<Pending> statements, XaKeyedStatements keyed, XaIo io) throws SQLException {
+        List<Object[]> run = new ArrayList<>();
+        boolean deletes = false;
         for (Pending p : statements) {
-            PreparedStatement s = p.delete ? delete : upsert;
-            if (s != current && inBatch > 0) {
-                sendBatch(current, inBatch, io);
-                inBatch = 0;
+            if (p.delete != deletes && !run.isEmpty()) {
+                send(run, deletes, keyed, io);
+                run.clear();
             }
-            current = s;
-            if (p.delete) {
-                for (int i = 0; i < keyIndexes.length; i++) {
-                    Parameters.set(s, i + 1, p.row[keyIndexes[i]]);
-                }
-            } else {
-                Parameters.bindRow(s, p.row);
-            }
-            s.addBatch();
-            inBatch++;
+            deletes = p.delete;
+            run.add(p.delete ? keyValues(p.row) : p.row);
         }
-        if (inBatch > 0) {
-            sendBatch(current, inBatch, io);
+        if (!run.isEmpty()) {
+            send(run, deletes, keyed, io);
         }
     }
 
-    private static void sendBatch(PreparedStatement s, int rows, XaIo io) throws SQLException {
-        io.sql("sending a batch of " + rows + " upserts or deletes", s::executeBatch);
+    private static void send(List<Object[]> run, boolean deletes, XaKeyedStatements keyed, XaIo io) throws SQLException {
+        if (deletes) {
+            keyed.delete(run, io);
+        } else {
+            keyed.upsert(run, io);
+        }
+    }
+
+    /** The key columns' values of a row, in the key's order. */
+    private Object[] keyValues(Object[] row) {
+        Object[] key = new Object[keyIndexes.length];
+        for (int i = 0; i < keyIndexes.length; i++) {
+            key[i] = row[keyIndexes[i]];
+        }
+        return key;
     }
 
     /** The epoch was prepared: the next one waits for its commit, asking afresh. */
@@ -233,13 +241,12 @@ final class XaUpserts<IN> {
     }
 
     /** Runs statements a restored checkpoint carried ({@link #carried()}), before any record of the run. */
-    void executeCarried(XaCarried carried, PreparedStatement upsert, PreparedStatement delete, XaIo io)
-            throws SQLException {
+    void executeCarried(XaCarried carried, XaKeyedStatements keyed, XaIo io) throws SQLException {
         List<Pending> statements = new ArrayList<>(carried.rows().size());
         for (int i = 0; i < carried.rows().size(); i++) {
             statements.add(new Pending(carried.rows().get(i), carried.deletes().get(i), -1));
         }
-        execute(statements, upsert, delete, io);
+        execute(statements, keyed, io);
     }
 
     /** Reads carried statements, refusing those carried for other columns or another key. */

@@ -1,0 +1,96 @@
+package dev.eosink.xa.internal;
+
+import dev.eosink.testing.MariaDbFixture;
+
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The statements of many rows that the XA upserts send, on a real MariaDB: chunks of the batch size
+ * and a shorter last one, rows applied in their order (a key written twice in one statement ends with
+ * its second row, as the case-insensitive collation makes 'A' and 'a' one key), and deletes by a key of
+ * one column and of two. Rows hold a NULL, a string, a number.
+ */
+class XaKeyedStatementsITCase {
+
+    private final MariaDbFixture db = MariaDbFixture.get();
+
+    @Test
+    void upsertsAndDeletesByOneColumnInChunks() throws Exception {
+        String table = "keyed_one_" + System.nanoTime() % 100_000;
+        db.execute("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, label VARCHAR(20)) ENGINE=InnoDB");
+        MariaDbDialect dialect = new MariaDbDialect();
+        List<String> columns = List.of("id", "label");
+        List<String> key = List.of("id");
+        try (Connection c = db.connect()) {
+            c.setAutoCommit(false);
+            XaKeyedStatements keyed = new XaKeyedStatements(c, n -> dialect.upsertSql(null, table, columns, key, n),
+                    n -> dialect.deleteSql(null, table, key, n), 2, 1, 3);
+            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
+            List<Object[]> rows = new ArrayList<>();
+            for (long id = 0; id < 7; id++) {
+                rows.add(new Object[] {id, id == 4 ? null : "v" + id});
+            }
+            keyed.upsert(rows, io); // chunks of 3, 3 and 1
+            keyed.upsert(List.of(new Object[] {2L, "again"}, new Object[] {7L, "new"}), io);
+            keyed.delete(List.of(new Object[] {0L}, new Object[] {5L}, new Object[] {6L}, new Object[] {99L}), io);
+            c.commit();
+        }
+        Map<Long, String> expected = new TreeMap<>();
+        expected.put(1L, "v1");
+        expected.put(2L, "again");
+        expected.put(3L, "v3");
+        expected.put(4L, null);
+        expected.put(7L, "new");
+        assertThat(rows("SELECT id, label FROM " + table)).isEqualTo(expected);
+    }
+
+    @Test
+    void aKeyOfTwoColumnsAppliesRowsInTheirOrder() throws Exception {
+        String table = "keyed_two_" + System.nanoTime() % 100_000;
+        db.execute("CREATE TABLE " + table + " (region VARCHAR(10) NOT NULL, id BIGINT NOT NULL, amount BIGINT,"
+                + " PRIMARY KEY (region, id)) ENGINE=InnoDB DEFAULT COLLATE utf8mb4_general_ci");
+        MariaDbDialect dialect = new MariaDbDialect();
+        List<String> columns = List.of("region", "id", "amount");
+        List<String> key = List.of("region", "id");
+        try (Connection c = db.connect()) {
+            c.setAutoCommit(false);
+            XaKeyedStatements keyed = new XaKeyedStatements(c, n -> dialect.upsertSql(null, table, columns, key, n),
+                    n -> dialect.deleteSql(null, table, key, n), 3, 2, 2);
+            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
+            keyed.upsert(List.of(
+                    new Object[] {"eu", 1L, 10L},
+                    new Object[] {"EU", 1L, 11L}, // the same key to the database: the later row wins
+                    new Object[] {"us", 1L, 20L},
+                    new Object[] {"eu", 2L, 30L},
+                    new Object[] {"us", 2L, 40L}), io);
+            keyed.delete(List.of(new Object[] {"us", 1L}, new Object[] {"eu", 2L}, new Object[] {"us", 9L}), io);
+            c.commit();
+        }
+        Map<Long, String> expected = new TreeMap<>();
+        expected.put(11L, "eu/1");
+        expected.put(40L, "us/2");
+        assertThat(rows("SELECT amount, CONCAT(LOWER(region), '/', id) FROM " + table)).isEqualTo(expected);
+    }
+
+    /** The first column (a number) to the second, of every row. */
+    private Map<Long, String> rows(String sql) throws Exception {
+        Map<Long, String> rows = new TreeMap<>();
+        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                rows.put(rs.getLong(1), rs.getString(2));
+            }
+        }
+        return rows;
+    }
+}
