@@ -6,6 +6,7 @@ import dev.eosink.testing.hardcases.TestJobs;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
 
@@ -15,8 +16,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -51,6 +54,46 @@ final class SqlJobs {
         tEnv.executeSql("CREATE TEMPORARY TABLE " + name + " (id BIGINT NOT NULL) WITH ('connector' = 'datagen', "
                 + "'rows-per-second' = '" + perSecond + "', 'fields.id.kind' = 'sequence', 'fields.id.start' = '0', "
                 + "'fields.id.end' = '" + (n - 1) + "')");
+    }
+
+    /**
+     * A GROUP BY with retractions at parallelism 2, through a failure after 1,000 rows ({@code
+     * fail_once} under {@code failKey}): ids 0..n-1 by {@code id % keys} into {@code per_key (k, cnt,
+     * total)}, each key's count and sum updated as rows arrive, and into {@code per_count (cnt, keys)},
+     * how many keys have each count, whose row is deleted when its last key moves on. Returns when the
+     * job has ended.
+     */
+    static void aggregateWithRetractions(String failKey, long n, long keys, Map<String, String> perKey,
+            Map<String, String> perCount) throws Exception {
+        StreamTableEnvironment tEnv = tableEnvironment(2);
+        ids(tEnv, "ids", n, 3_000);
+        tEnv.executeSql("CREATE TEMPORARY VIEW events AS SELECT MOD(fail_once(id, '" + failKey + "', 1000), " + keys
+                + ") AS k, id FROM ids");
+        tEnv.executeSql("CREATE TEMPORARY TABLE per_key (k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
+                + with(perKey));
+        tEnv.executeSql("CREATE TEMPORARY TABLE per_count (cnt BIGINT, `keys` BIGINT, PRIMARY KEY (cnt) NOT ENFORCED) "
+                + with(perCount));
+        StatementSet statements = tEnv.createStatementSet();
+        statements.addInsertSql("INSERT INTO per_key SELECT k, COUNT(*), SUM(id) FROM events GROUP BY k");
+        statements.addInsertSql("INSERT INTO per_count SELECT cnt, COUNT(*) FROM "
+                + "(SELECT k, COUNT(*) AS cnt FROM events GROUP BY k) GROUP BY cnt");
+        statements.execute().await();
+    }
+
+    /** What {@link #aggregateWithRetractions} leaves in {@code per_key}: key to [count, sum]. */
+    static Map<Long, List<Long>> expectedPerKey(long n, long keys) {
+        Map<Long, List<Long>> perKey = new TreeMap<>();
+        for (long id = 0; id < n; id++) {
+            perKey.merge(id % keys, List.of(1L, id), (a, b) -> List.of(a.get(0) + b.get(0), a.get(1) + b.get(1)));
+        }
+        return perKey;
+    }
+
+    /** What {@link #aggregateWithRetractions} leaves in {@code per_count}: count to [keys], from {@code perKey}. */
+    static Map<Long, List<Long>> expectedPerCount(Map<Long, List<Long>> perKey) {
+        Map<Long, List<Long>> perCount = new TreeMap<>();
+        perKey.values().forEach(v -> perCount.merge(v.get(0), List.of(1L), (a, b) -> List.of(a.get(0) + 1)));
+        return perCount;
     }
 
     /** The options of a table on {@code db}, as its administrator: connector, URL, credentials, table, sink id. */

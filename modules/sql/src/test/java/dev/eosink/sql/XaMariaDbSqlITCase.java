@@ -161,26 +161,10 @@ class XaMariaDbSqlITCase {
         String perCount = name + "_c";
         createUpsertTable(perKey, "k BIGINT PRIMARY KEY, cnt BIGINT NOT NULL, total BIGINT NOT NULL");
         createUpsertTable(perCount, "cnt BIGINT NOT NULL, `keys` BIGINT NOT NULL, UNIQUE KEY (cnt)");
-        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(2);
-        SqlJobs.ids(tEnv, "ids", n, 3_000);
-        tEnv.executeSql("CREATE TEMPORARY VIEW events AS SELECT MOD(fail_once(id, '" + name + "', 1000), " + keys
-                + ") AS k, id FROM ids");
-        tEnv.executeSql("CREATE TEMPORARY TABLE per_key (k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
-                + SqlJobs.with(options(perKey)));
-        tEnv.executeSql("CREATE TEMPORARY TABLE per_count (cnt BIGINT, `keys` BIGINT, PRIMARY KEY (cnt) NOT ENFORCED) "
-                + SqlJobs.with(options(perCount)));
-        StatementSet statements = tEnv.createStatementSet();
-        statements.addInsertSql("INSERT INTO per_key SELECT k, COUNT(*), SUM(id) FROM events GROUP BY k");
-        statements.addInsertSql("INSERT INTO per_count SELECT cnt, COUNT(*) FROM "
-                + "(SELECT k, COUNT(*) AS cnt FROM events GROUP BY k) GROUP BY cnt");
-        statements.execute().await();
+        SqlJobs.aggregateWithRetractions(name, n, keys, options(perKey), options(perCount));
 
-        Map<Long, List<Long>> expectedPerKey = new TreeMap<>();
-        for (long id = 0; id < n; id++) {
-            expectedPerKey.merge(id % keys, List.of(1L, id), (a, b) -> List.of(a.get(0) + b.get(0), a.get(1) + b.get(1)));
-        }
-        Map<Long, List<Long>> expectedPerCount = new TreeMap<>();
-        expectedPerKey.values().forEach(v -> expectedPerCount.merge(v.get(0), List.of(1L), (a, b) -> List.of(a.get(0) + 1)));
+        Map<Long, List<Long>> expectedPerKey = SqlJobs.expectedPerKey(n, keys);
+        Map<Long, List<Long>> expectedPerCount = SqlJobs.expectedPerCount(expectedPerKey);
 
         assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
         assertThat(expectedPerCount).as("deletes happened: most counts were passed through").hasSize(2);
