@@ -1,19 +1,29 @@
 package dev.eosink.xa;
 
 import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.core.TransactionId;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.faults.LogCapture;
 import dev.eosink.testing.hardcases.CheckpointDecliner;
+import dev.eosink.testing.hardcases.IdValve;
+import dev.eosink.testing.hardcases.ProtocolTrace;
+import dev.eosink.testing.hardcases.TestJobs;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.core.execution.CheckpointType;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.RowKind;
 
@@ -21,14 +31,18 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongFunction;
 
@@ -41,9 +55,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Upserts and deletes by key through XA on a real MariaDB: the last record of each key wins, exactly,
- * through failures and a declined checkpoint, and no statement waits for a row lock of the writer's
- * own prepared branch (the lock timeout is short: such a wait would fail the job). One shared
- * MariaDB (the fixture) and MiniCluster; small data.
+ * through failures, a declined checkpoint and a savepoint that carries held statements, and no
+ * statement waits for a row lock of the writer's own prepared branch (the lock timeout is short: such
+ * a wait would fail the job). One shared MariaDB (the fixture) and MiniCluster; small data. The cases
+ * of a declined checkpoint feed the records through a valve ({@link IdValve}) and trigger each
+ * checkpoint themselves, so that the order of records, barriers, decline and commits is forced.
  */
 class XaMariaDbUpsertITCase {
 
@@ -64,6 +80,8 @@ class XaMariaDbUpsertITCase {
         sinkId = table.replace('_', '-');
         Faults.reset(sinkId);
         CheckpointDecliner.reset(sinkId);
+        ProtocolTrace.reset(sinkId);
+        IdValve.reset(sinkId);
     }
 
     @AfterEach
@@ -71,6 +89,8 @@ class XaMariaDbUpsertITCase {
         backend.rollbackAllPrepared(sinkId);
         Faults.reset(sinkId);
         CheckpointDecliner.reset(sinkId);
+        ProtocolTrace.reset(sinkId);
+        IdValve.reset(sinkId);
     }
 
     /** (k, v, note): the sink user may update and delete, as an upsert sink needs. */
@@ -191,26 +211,135 @@ class XaMariaDbUpsertITCase {
         assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, XaMariaDbUpsertITCase::hotKind));
     }
 
+    /** Records per epoch of the cases whose checkpoints the test triggers. */
+    private static final long EPOCH = 1_000;
+
     /**
-     * A checkpoint is declined after the writer prepared it, and the job goes on: that branch commits
-     * only with the next completed checkpoint, so the next epoch's statements on its keys are held past
-     * their barrier (in checkpoint state) and run after that commit. No failover (restarts are off),
-     * no lock wait; exact.
+     * Checkpoint 2 is declined once both writers (parallelism 2) prepared it, and the job goes on: that
+     * branch commits only with the next completed checkpoint, so the statements of the epoch after it
+     * (hot keys) are held past checkpoint 3's barrier, carried in its state, and run after its commit.
+     * No failover (restarts are off), no lock wait; exact.
      */
     @Test
-    void aDeclinedCheckpointHoldsTheStatementsPastTheBarrier() throws Exception {
+    void aDeclinedCheckpointHoldsTheStatementsPastTheBarrier(@InjectClusterClient ClusterClient<?> client) throws Exception {
         createKv("UNIQUE KEY (k)");
-        long n = 4_000;
-        StreamExecutionEnvironment env = env(1, 200, noRestarts());
-        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(XaMariaDbUpsertITCase::hotKind).build();
-        ids(env, n, 2_000)
-                .map(new CheckpointDecliner(sinkId, 0, 3, CheckpointDecliner.How.ASYNC_DECLINE))
-                .sinkTo(built);
-        env.execute("xa upsert declined checkpoint");
-
-        assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).as("checkpoint declined").isPositive();
+        long n = 4 * EPOCH;
+        LogCapture log = LogCapture.attach();
+        try {
+            JobClient job = declineThenFeedAnEpoch(client, n);
+            try {
+                TestJobs.checkpoint(client, job.getJobID());
+                IdValve.openFully(sinkId);
+                TestJobs.checkpointUntilFinished(client, job);
+            } finally {
+                TestJobs.cancelUnlessDone(job);
+            }
+        } finally {
+            log.detach();
+        }
+        assertHeldPastTheBarrierOf(3, log.text());
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("carried statements written by a restore").isEmpty();
         assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, XaMariaDbUpsertITCase::hotKind));
+    }
+
+    /**
+     * As above, but instead of checkpoint 3 the job is stopped with a savepoint while both writers hold
+     * statements for the declined branch's commit: they are carried in the savepoint's state (the stop
+     * commits both branches, no failover). A new job restored from it at parallelism 2 writes them in
+     * a local transaction before its first record, then the rest of the records; exact.
+     */
+    @Test
+    void aStopAfterADeclinedCheckpointCarriesHeldStatementsIntoTheSavepoint(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path savepoints) throws Exception {
+        createKv("PRIMARY KEY (k)");
+        long n = 4 * EPOCH;
+        LogCapture log = LogCapture.attach();
+        try {
+            JobClient job = declineThenFeedAnEpoch(client, n);
+            String savepoint;
+            try {
+                savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get(TestJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } finally {
+                TestJobs.cancelUnlessDone(job);
+            }
+            assertThat(TestJobs.checkpointIdOf(savepoint)).as("the savepoint's checkpoint").isEqualTo(3);
+            assertHeldPastTheBarrierOf(3, log.text());
+            assertThat(backend.prepared(sinkId)).as("prepared after the stop").isEmpty();
+
+            IdValve.openFully(sinkId);
+            StreamExecutionEnvironment second = env(2, 200, TestJobs.restoreFrom(savepoint));
+            valvedJob(second, n, new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
+            second.execute("xa upsert: restored from the savepoint");
+        } finally {
+            log.detach();
+        }
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("restored writers that wrote carried statements")
+                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
+        assertThat(log.text()).as("a restored writer wrote what the savepoint carried").contains("carried by");
+        assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, XaMariaDbUpsertITCase::hotKind));
+    }
+
+    /**
+     * Starts hot keys through a decliner into the traced upsert sink at parallelism 2, checkpoints
+     * triggered by the test, and drives the first three epochs of {@link #EPOCH} records each: every
+     * record of an epoch reaches the writers before its barrier is triggered. Checkpoint 1 completes;
+     * checkpoint 2 is declined once both writers prepared it (the decliner runs in the source's task,
+     * not with the writers: declined at once, the abort could reach a writer before its barrier); the
+     * third epoch's records are in the writers, whose statements wait for the declined branch's commit.
+     */
+    private JobClient declineThenFeedAnEpoch(ClusterClient<?> client, long n) throws Exception {
+        StreamExecutionEnvironment env = TestJobs.manualEnv(2, noRestarts());
+        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
+        valvedJob(env, n, new CheckpointDecliner(sinkId, 0, 2, CheckpointDecliner.How.ASYNC_DECLINE_ONCE_SINK_PREPARED));
+        JobClient job = env.executeAsync("xa upsert: a declined checkpoint");
+        try {
+            feed(EPOCH);
+            assertThat(TestJobs.checkpoint(client, job.getJobID())).isEqualTo(1);
+            feed(2 * EPOCH);
+            assertThat(client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED))
+                    .as("checkpoint 2, declined").failsWithin(TestJobs.TIMEOUT);
+            assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).isEqualTo(2);
+            assertThat(ProtocolTrace.preparedFor(sinkId, 2)).as("writers that prepared the declined checkpoint")
+                    .containsExactly(0, 1);
+            feed(3 * EPOCH);
+            return job;
+        } catch (Throwable t) {
+            TestJobs.cancelUnlessDone(job);
+            throw t;
+        }
+    }
+
+    /** Lets the source emit up to {@code records} ids in all, and waits until the writers took them. */
+    private void feed(long records) throws InterruptedException {
+        IdValve.openTo(sinkId, records);
+        TestJobs.await(() -> ProtocolTrace.written(sinkId) == records, "the writers to take " + records + " records");
+    }
+
+    /**
+     * Both writers gave up waiting for the declined checkpoint's commit, because it was aborted, and
+     * their snapshot of {@code checkpointId} carried the statements held for it.
+     */
+    private void assertHeldPastTheBarrierOf(long checkpointId, String log) {
+        for (int subtask = 0; subtask < 2; subtask++) {
+            assertThat(log).as("writer %d gave up on the declined checkpoint's commit", subtask)
+                    .contains("sink '" + sinkId + "' subtask " + subtask + "/2 (attempt 0): checkpoint 2 of " + TransactionId.PREFIX + "/" + sinkId
+                            + "/" + subtask + "/2/");
+        }
+        assertThat(log).contains("was aborted, so its commit comes only with a later checkpoint");
+        List<ProtocolTrace.Event> carried = ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED).stream()
+                .filter(e -> e.gid != null && e.checkpointOfGid() == checkpointId).toList();
+        assertThat(carried).as("snapshots of checkpoint %d that carried held statements", checkpointId)
+                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
+        assertThat(carried).allSatisfy(e -> assertThat(Long.parseLong(e.outcome)).as("bytes carried").isPositive());
+    }
+
+    /** Valved ids through a decliner (in the source's task) into the traced upsert sink, each with a uid for the restore. */
+    private void valvedJob(StreamExecutionEnvironment env, long n, CheckpointDecliner decliner) {
+        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(XaMariaDbUpsertITCase::hotKind).build();
+        IdValve.ids(env, sinkId, n)
+                .map(decliner).uid("decliner").setParallelism(1)
+                .sinkTo(ProtocolTrace.wrap(built)).uid("sink");
     }
 
     /** Without a unique key on exactly the upsert columns, the sink refuses at start, naming what to add. */
