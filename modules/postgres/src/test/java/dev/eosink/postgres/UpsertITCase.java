@@ -12,15 +12,13 @@ import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.hardcases.CheckpointDecliner;
 import dev.eosink.testing.hardcases.TestJobs;
+import dev.eosink.testing.records.UpsertRecords;
+import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.types.RowKind;
@@ -65,6 +63,8 @@ import java.util.function.LongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static dev.eosink.testing.records.UpsertRecords.orderedIds;
+import static dev.eosink.testing.records.UpsertRecords.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -155,32 +155,12 @@ class UpsertITCase extends ExactlyOnceTestBase {
         return (i * 7919) % 600;
     }
 
-    /** Deletes (1 in 11), UPDATE_BEFORE (1 in 13, carries nothing), the rest upserts. */
-    static RowKind hotKind(long i) {
-        if (i % 11 == 10) {
-            return RowKind.DELETE;
-        }
-        if (i % 13 == 12) {
-            return RowKind.UPDATE_BEFORE;
-        }
-        return i % 2 == 0 ? RowKind.UPDATE_AFTER : RowKind.INSERT;
-    }
-
     /** The note column: NULL for every fifth record, through COPY and statements alike. */
     static String note(long i) {
         return i % 5 == 0 ? null : "n" + i;
     }
 
     // ------------------------------------------------------------------ sinks and jobs
-
-    /** Ids 0..n-1 from one source subtask, so that every key's records keep their order after keyBy. */
-    private static DataStream<Long> orderedIds(StreamExecutionEnvironment env, long n, double perSecond) {
-        return env.fromSource(
-                        new DataGeneratorSource<>((GeneratorFunction<Long, Long>) index -> index, n,
-                                RateLimiterStrategy.perSecond(perSecond), Types.LONG),
-                        WatermarkStrategy.noWatermarks(), "ids")
-                .setParallelism(1);
-    }
 
     private PostgresSinkBuilder<Long> upsertSink(String target) {
         return PostgresSink.<Long>builder()
@@ -199,12 +179,6 @@ class UpsertITCase extends ExactlyOnceTestBase {
         return upsertSink(kv).columns("k", "v", "note").rows(i -> new Object[] {key.of(i), i, note(i)}).upsert("k");
     }
 
-    /** A serializable key function of the record index. */
-    @FunctionalInterface
-    interface KeyFunction extends java.io.Serializable {
-        long of(long i);
-    }
-
     private void createKv(String noteType) {
         db.execute("CREATE TABLE " + kv + " (k bigint PRIMARY KEY, v bigint NOT NULL, note " + noteType + ")");
     }
@@ -218,20 +192,6 @@ class UpsertITCase extends ExactlyOnceTestBase {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    /** The end state: each key's last write (its index), replayed in order; deletes remove the key. */
-    private static Map<Long, Long> replay(Map<Long, Long> before, long n, LongFunction<Long> key, LongFunction<RowKind> kind) {
-        Map<Long, Long> expected = new HashMap<>(before);
-        for (long i = 0; i < n; i++) {
-            RowKind k = kind.apply(i);
-            if (k == RowKind.DELETE) {
-                expected.remove(key.apply(i));
-            } else if (k != RowKind.UPDATE_BEFORE) {
-                expected.put(key.apply(i), i);
-            }
-        }
-        return expected;
     }
 
     private static Map<Long, Long> old(List<Long> keys) {
@@ -390,7 +350,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 4);
         Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 9);
         StreamExecutionEnvironment env = env(2, 150);
-        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertITCase::hotKind).build();
+        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
         orderedIds(env, n, 10_000)
                 .keyBy(UpsertITCase::hotKey, Types.LONG)
                 .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(built, sinkId)));
@@ -398,7 +358,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
         assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
         assertThat(Faults.fired(sinkId, Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
-        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertITCase::hotKind));
+        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
         // How many records arrive while the previous epoch is still prepared depends on timing (none
         // when the commit notification beats the next input, seen once in CI under load): logged, not
         // asserted. The pending path is asserted where it is deterministic: declinedCheckpointInUpsertMode
@@ -488,7 +448,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         long n = 6_000;
         StreamExecutionEnvironment env = env(1, 200, noRestarts());
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertITCase::hotKind).build();
+        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
         ids(env, n, 2_000)
                 .map(new CheckpointDecliner(sinkId, 0, 3, CheckpointDecliner.How.ASYNC_DECLINE))
                 .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(built, sinkId)));
@@ -500,7 +460,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
         assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).as("checkpoint declined").isPositive();
         assertThat(OwnCommitProbe.awaitsWhilePending(sinkId)).as("waits for a pending own commit").isPositive();
-        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertITCase::hotKind));
+        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
     /**
@@ -542,12 +502,12 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
         assertThat(OwnCommitProbe.carriedWritten(sinkId)).as("restored writers that wrote carried statements")
                 .isPositive();
-        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertITCase::hotKind));
+        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
     /** Hot keys through a decliner into the probed upsert sink, every operator with a uid for the restore. */
     private void stoppableJob(StreamExecutionEnvironment env, long n, CheckpointDecliner decliner) {
-        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertITCase::hotKind).build();
+        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
         TestJobs.ids(env, n, 3_000)
                 .map(decliner).uid("decliner")
                 .sinkTo(OwnCommitProbe.wrap(built, sinkId)).uid("sink");
@@ -567,7 +527,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         createKv("text");
         long n = 6_000;
         StreamExecutionEnvironment env = env(1, 200);
-        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertITCase::hotKind).build();
+        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
         ids(env, n, 2_000)
                 .map(new CheckpointDecliner(sinkId, 0, 3, CheckpointDecliner.How.SLOW_ASYNC))
                 .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(built, sinkId)));
@@ -580,7 +540,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         assertThat(Faults.writerAttempts(sinkId, 0)).as("no failover").containsExactly(0);
         assertThat(OwnCommitProbe.longestAwaitMillis(sinkId)).as("longest wait for the own commit, ms")
                 .isGreaterThan(30_000);
-        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertITCase::hotKind));
+        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
     // ------------------------------------------------------------------ (e) bad input

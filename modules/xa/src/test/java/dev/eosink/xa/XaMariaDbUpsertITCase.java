@@ -10,22 +10,18 @@ import dev.eosink.testing.hardcases.CheckpointDecliner;
 import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.TestJobs;
+import dev.eosink.testing.records.UpsertRecords;
+import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.connector.datagen.source.GeneratorFunction;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.types.RowKind;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,13 +40,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.LongFunction;
 
 import static dev.eosink.testing.hardcases.TestJobs.env;
 import static dev.eosink.testing.hardcases.TestJobs.failureOf;
 import static dev.eosink.testing.hardcases.TestJobs.ids;
 import static dev.eosink.testing.hardcases.TestJobs.messages;
 import static dev.eosink.testing.hardcases.TestJobs.noRestarts;
+import static dev.eosink.testing.records.UpsertRecords.orderedIds;
+import static dev.eosink.testing.records.UpsertRecords.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -100,12 +97,6 @@ class XaMariaDbUpsertITCase {
         db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER + "'@'%'");
     }
 
-    /** A serializable function of the record index. */
-    @FunctionalInterface
-    interface KeyFunction extends java.io.Serializable {
-        long of(long i);
-    }
-
     private XaSinkBuilder<Long> kvSink(KeyFunction key) {
         return XaSink.<Long>builder()
                 .jdbcUrl(db.jdbcUrl())
@@ -123,43 +114,9 @@ class XaMariaDbUpsertITCase {
                 .commitRetryBackoff(Duration.ofMillis(50));
     }
 
-    /** Ids 0..n-1 from one source subtask, so that every key's records keep their order after keyBy. */
-    private static DataStream<Long> orderedIds(StreamExecutionEnvironment env, long n, double perSecond) {
-        return env.fromSource(
-                        new DataGeneratorSource<>((GeneratorFunction<Long, Long>) index -> index, n,
-                                RateLimiterStrategy.perSecond(perSecond), Types.LONG),
-                        WatermarkStrategy.noWatermarks(), "ids")
-                .setParallelism(1);
-    }
-
     /** 300 hot keys, each written about every 300 records. */
     static long hotKey(long i) {
         return (i * 7919) % 300;
-    }
-
-    /** Deletes (1 in 11), UPDATE_BEFORE (1 in 13, carries nothing), the rest upserts. */
-    static RowKind hotKind(long i) {
-        if (i % 11 == 10) {
-            return RowKind.DELETE;
-        }
-        if (i % 13 == 12) {
-            return RowKind.UPDATE_BEFORE;
-        }
-        return i % 2 == 0 ? RowKind.UPDATE_AFTER : RowKind.INSERT;
-    }
-
-    /** The table after records 0..n-1, replayed in order: key -> v. */
-    private static Map<Long, Long> replay(long n, LongFunction<Long> key, LongFunction<RowKind> kind) {
-        Map<Long, Long> rows = new HashMap<>();
-        for (long i = 0; i < n; i++) {
-            RowKind k = kind.apply(i);
-            if (k == RowKind.DELETE) {
-                rows.remove(key.apply(i));
-            } else if (k != RowKind.UPDATE_BEFORE) {
-                rows.put(key.apply(i), i);
-            }
-        }
-        return rows;
     }
 
     /** Exact: every key's row is its last record's, no other row, notes included, nothing left prepared. */
@@ -200,7 +157,7 @@ class XaMariaDbUpsertITCase {
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 4);
         Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 9);
         StreamExecutionEnvironment env = env(2, 150);
-        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(XaMariaDbUpsertITCase::hotKind).build();
+        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
         orderedIds(env, n, 4_000)
                 .keyBy(XaMariaDbUpsertITCase::hotKey, Types.LONG)
                 .sinkTo(FaultInjectingDatabase.wrap(built));
@@ -208,7 +165,7 @@ class XaMariaDbUpsertITCase {
 
         assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
         assertThat(Faults.fired(sinkId, Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
-        assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, XaMariaDbUpsertITCase::hotKind));
+        assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
     /** Records per epoch of the cases whose checkpoints the test triggers. */
@@ -239,7 +196,7 @@ class XaMariaDbUpsertITCase {
         }
         assertHeldPastTheBarrierOf(3, log.text());
         assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("carried statements written by a restore").isEmpty();
-        assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, XaMariaDbUpsertITCase::hotKind));
+        assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
     /**
@@ -277,7 +234,7 @@ class XaMariaDbUpsertITCase {
         assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("restored writers that wrote carried statements")
                 .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
         assertThat(log.text()).as("a restored writer wrote what the savepoint carried").contains("carried by");
-        assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, XaMariaDbUpsertITCase::hotKind));
+        assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
     /**
@@ -336,7 +293,7 @@ class XaMariaDbUpsertITCase {
 
     /** Valved ids through a decliner (in the source's task) into the traced upsert sink, each with a uid for the restore. */
     private void valvedJob(StreamExecutionEnvironment env, long n, CheckpointDecliner decliner) {
-        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(XaMariaDbUpsertITCase::hotKind).build();
+        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
         IdValve.ids(env, sinkId, n)
                 .map(decliner).uid("decliner").setParallelism(1)
                 .sinkTo(ProtocolTrace.wrap(built)).uid("sink");
