@@ -185,7 +185,7 @@ class XaMariaDbUpsertITCase {
         try {
             JobClient job = declineThenFeedAnEpoch(client, n);
             try {
-                TestJobs.checkpoint(client, job.getJobID());
+                assertThat(TestJobs.checkpoint(client, job.getJobID())).as("checkpoint 3, which commits 2 and 3").isEqualTo(3);
                 IdValve.openFully(sinkId);
                 TestJobs.checkpointUntilFinished(client, job);
             } finally {
