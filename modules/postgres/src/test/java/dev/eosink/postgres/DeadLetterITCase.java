@@ -2,6 +2,7 @@ package dev.eosink.postgres;
 
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.records.DeadLetterRecords;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import static dev.eosink.testing.records.DeadLetterRecords.BAD_PER_500;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,25 +24,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class DeadLetterITCase extends ExactlyOnceTestBase {
 
     private static final int N = 4_000;
-    private static final int BAD_PER_500 = 5;
-
-    /** The row of a record: a refused one for ids ending, per 500, in 37, 137, 237, 337, 437. */
-    private static Object[] row(long id) {
-        switch ((int) (id % 500)) {
-            case 37:
-                return new Object[] {id, null};
-            case 137:
-                return new Object[] {id, "far-too-long-for-twelve"};
-            case 237:
-                return new Object[] {id, "bad"};
-            case 337:
-                throw new IllegalStateException("no payload for order " + id);
-            case 437:
-                return new Object[] {id - 1, "duplicate"}; // id 436 came just before, in the same subtask
-            default:
-                return new Object[] {id, "row-" + id};
-        }
-    }
 
     private String deadLetters() {
         return table + "_dead";
@@ -55,7 +38,7 @@ class DeadLetterITCase extends ExactlyOnceTestBase {
         StreamExecutionEnvironment env = env(2, 200);
         ids(env, N, 4_000).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table)
                 .writeMethod(method) // COPY falls back to batches: a refused row would abort the whole COPY
-                .rows(DeadLetterITCase::row)
+                .rows(DeadLetterRecords::row)
                 .deadLetterTable(null, deadLetters())
                 .build()));
         env.execute("dead letters");

@@ -11,18 +11,20 @@ import dev.eosink.core.spi.WriterSession;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.hardcases.CheckpointDecliner;
+import dev.eosink.testing.hardcases.IdValve;
+import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.TestJobs;
+import dev.eosink.testing.records.UpsertRecords;
+import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.types.RowKind;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
@@ -65,6 +67,8 @@ import java.util.function.LongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static dev.eosink.testing.records.UpsertRecords.orderedIds;
+import static dev.eosink.testing.records.UpsertRecords.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -99,6 +103,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
         summaries = Summaries.attach();
         OwnCommitProbe.reset(sinkId);
         CheckpointDecliner.reset(sinkId);
+        ProtocolTrace.reset(sinkId);
+        IdValve.reset(sinkId);
     }
 
     @AfterEach
@@ -106,6 +112,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
         summaries.detach();
         OwnCommitProbe.reset(sinkId);
         CheckpointDecliner.reset(sinkId);
+        ProtocolTrace.reset(sinkId);
+        IdValve.reset(sinkId);
     }
 
     // ------------------------------------------------------------------ records, as functions of the index
@@ -155,32 +163,12 @@ class UpsertITCase extends ExactlyOnceTestBase {
         return (i * 7919) % 600;
     }
 
-    /** Deletes (1 in 11), UPDATE_BEFORE (1 in 13, carries nothing), the rest upserts. */
-    static RowKind hotKind(long i) {
-        if (i % 11 == 10) {
-            return RowKind.DELETE;
-        }
-        if (i % 13 == 12) {
-            return RowKind.UPDATE_BEFORE;
-        }
-        return i % 2 == 0 ? RowKind.UPDATE_AFTER : RowKind.INSERT;
-    }
-
     /** The note column: NULL for every fifth record, through COPY and statements alike. */
     static String note(long i) {
         return i % 5 == 0 ? null : "n" + i;
     }
 
     // ------------------------------------------------------------------ sinks and jobs
-
-    /** Ids 0..n-1 from one source subtask, so that every key's records keep their order after keyBy. */
-    private static DataStream<Long> orderedIds(StreamExecutionEnvironment env, long n, double perSecond) {
-        return env.fromSource(
-                        new DataGeneratorSource<>((GeneratorFunction<Long, Long>) index -> index, n,
-                                RateLimiterStrategy.perSecond(perSecond), Types.LONG),
-                        WatermarkStrategy.noWatermarks(), "ids")
-                .setParallelism(1);
-    }
 
     private PostgresSinkBuilder<Long> upsertSink(String target) {
         return PostgresSink.<Long>builder()
@@ -199,12 +187,6 @@ class UpsertITCase extends ExactlyOnceTestBase {
         return upsertSink(kv).columns("k", "v", "note").rows(i -> new Object[] {key.of(i), i, note(i)}).upsert("k");
     }
 
-    /** A serializable key function of the record index. */
-    @FunctionalInterface
-    interface KeyFunction extends java.io.Serializable {
-        long of(long i);
-    }
-
     private void createKv(String noteType) {
         db.execute("CREATE TABLE " + kv + " (k bigint PRIMARY KEY, v bigint NOT NULL, note " + noteType + ")");
     }
@@ -218,20 +200,6 @@ class UpsertITCase extends ExactlyOnceTestBase {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    /** The end state: each key's last write (its index), replayed in order; deletes remove the key. */
-    private static Map<Long, Long> replay(Map<Long, Long> before, long n, LongFunction<Long> key, LongFunction<RowKind> kind) {
-        Map<Long, Long> expected = new HashMap<>(before);
-        for (long i = 0; i < n; i++) {
-            RowKind k = kind.apply(i);
-            if (k == RowKind.DELETE) {
-                expected.remove(key.apply(i));
-            } else if (k != RowKind.UPDATE_BEFORE) {
-                expected.put(key.apply(i), i);
-            }
-        }
-        return expected;
     }
 
     private static Map<Long, Long> old(List<Long> keys) {
@@ -390,7 +358,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 4);
         Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 9);
         StreamExecutionEnvironment env = env(2, 150);
-        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertITCase::hotKind).build();
+        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
         orderedIds(env, n, 10_000)
                 .keyBy(UpsertITCase::hotKey, Types.LONG)
                 .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(built, sinkId)));
@@ -398,7 +366,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
         assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
         assertThat(Faults.fired(sinkId, Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
-        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertITCase::hotKind));
+        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
         // How many records arrive while the previous epoch is still prepared depends on timing (none
         // when the commit notification beats the next input, seen once in CI under load): logged, not
         // asserted. The pending path is asserted where it is deterministic: declinedCheckpointInUpsertMode
@@ -488,7 +456,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         long n = 6_000;
         StreamExecutionEnvironment env = env(1, 200, noRestarts());
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertITCase::hotKind).build();
+        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
         ids(env, n, 2_000)
                 .map(new CheckpointDecliner(sinkId, 0, 3, CheckpointDecliner.How.ASYNC_DECLINE))
                 .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(built, sinkId)));
@@ -500,57 +468,74 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
         assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).as("checkpoint declined").isPositive();
         assertThat(OwnCommitProbe.awaitsWhilePending(sinkId)).as("waits for a pending own commit").isPositive();
-        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertITCase::hotKind));
+        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
     /**
-     * A checkpoint is declined after the writer prepared it, and the job is stopped with a savepoint
-     * before the next checkpoint: the statements of the epoch in between that touch the declined
-     * epoch's keys (hot keys: upserts and deletes) must follow its commit, which comes only with the
-     * savepoint. So the writer carries them into the savepoint's state, and the stop succeeds without
-     * a failover (restarts are off). Restored from the savepoint at parallelism 2, where the keys
-     * belong to other subtasks, the writer holding that state writes them before its first record;
-     * the job runs to the end and the table equals the replay of every record.
+     * Checkpoint 2 is declined once both writers (parallelism 2) prepared it, and the job is stopped
+     * with a savepoint before any other checkpoint: the statements of the epoch in between (hot keys:
+     * upserts and deletes) must follow the declined transaction's commit, which comes only with the
+     * savepoint. So both writers carry them into the savepoint's state, and the stop succeeds without a
+     * failover (restarts are off). Restored from the savepoint, each writer writes what its state
+     * carried before its first record; the job runs to the end and the table equals the replay of every
+     * record. The test lets the source emit each epoch's records ({@link IdValve}) and triggers the
+     * checkpoints itself: the decliner runs in the source's task, not with the writers, and the order of
+     * records, barriers and decline is forced, not timed.
      */
     @Test
-    void aStopAfterADeclinedCheckpointCarriesHeldStatementsIntoTheSavepoint(@TempDir Path savepoints) throws Exception {
+    void aStopAfterADeclinedCheckpointCarriesHeldStatementsIntoTheSavepoint(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path savepoints) throws Exception {
         createKv("text");
-        long n = 12_000;
-        StreamExecutionEnvironment first = env(1, 1_000, noRestarts());
+        long epoch = 1_000;
+        long n = 4 * epoch;
+        StreamExecutionEnvironment first = TestJobs.manualEnv(2, noRestarts());
         first.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        stoppableJob(first, n, new CheckpointDecliner(sinkId, 0, 2, CheckpointDecliner.How.ASYNC_DECLINE));
+        stoppableJob(first, n, new CheckpointDecliner(sinkId, 0, 2, CheckpointDecliner.How.ASYNC_DECLINE_ONCE_SINK_PREPARED));
         JobClient job = first.executeAsync("declined checkpoint, then stop with a savepoint");
         String savepoint;
         try {
-            TestJobs.await(() -> CheckpointDecliner.failedCheckpoint(sinkId) > 0, "the declined checkpoint");
-            Thread.sleep(300); // records of old keys gather, held for the declined epoch's commit
+            feed(epoch);
+            assertThat(TestJobs.checkpoint(client, job.getJobID())).isEqualTo(1);
+            feed(2 * epoch);
+            assertThat(client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED))
+                    .as("checkpoint 2, declined").failsWithin(TestJobs.TIMEOUT);
+            assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).isEqualTo(2);
+            assertThat(ProtocolTrace.preparedFor(sinkId, 2)).as("writers that prepared the declined checkpoint")
+                    .containsExactly(0, 1);
+            feed(3 * epoch); // statements that wait for the declined transaction's commit
             savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
-                    .get(2, TimeUnit.MINUTES);
+                    .get(TestJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } finally {
-            if (!job.getJobStatus().get().isGloballyTerminalState()) {
-                job.cancel().get();
-            }
+            TestJobs.cancelUnlessDone(job);
         }
-        assertThat(OwnCommitProbe.carried(sinkId)).as("snapshots that carried held statements").isPositive();
+        assertThat(TestJobs.checkpointIdOf(savepoint)).as("the savepoint's checkpoint").isEqualTo(3);
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED)).as("snapshots that carried held statements")
+                .allSatisfy(e -> assertThat(e.checkpointOfGid()).isEqualTo(3))
+                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
         assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared after the stop").isEmpty();
 
-        org.apache.flink.configuration.Configuration restore = new org.apache.flink.configuration.Configuration();
-        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-        StreamExecutionEnvironment second = env(2, 200, restore);
+        IdValve.openFully(sinkId);
+        StreamExecutionEnvironment second = env(2, 200, TestJobs.restoreFrom(savepoint));
         stoppableJob(second, n, new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
-        second.execute("restored at parallelism 2");
+        second.execute("restored from the savepoint");
 
-        assertThat(OwnCommitProbe.carriedWritten(sinkId)).as("restored writers that wrote carried statements")
-                .isPositive();
-        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertITCase::hotKind));
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("restored writers that wrote carried statements")
+                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
+        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
-    /** Hot keys through a decliner into the probed upsert sink, every operator with a uid for the restore. */
+    /** Lets the source emit up to {@code records} ids in all, and waits until the writers took them. */
+    private void feed(long records) throws InterruptedException {
+        IdValve.openTo(sinkId, records);
+        TestJobs.await(() -> ProtocolTrace.written(sinkId) == records, "the writers to take " + records + " records");
+    }
+
+    /** Valved hot keys through a decliner (in the source's task) into the traced upsert sink, each with a uid for the restore. */
     private void stoppableJob(StreamExecutionEnvironment env, long n, CheckpointDecliner decliner) {
-        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertITCase::hotKind).build();
-        TestJobs.ids(env, n, 3_000)
-                .map(decliner).uid("decliner")
-                .sinkTo(OwnCommitProbe.wrap(built, sinkId)).uid("sink");
+        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
+        IdValve.ids(env, sinkId, n)
+                .map(decliner).uid("decliner").setParallelism(1)
+                .sinkTo(ProtocolTrace.wrap(built)).uid("sink");
     }
 
     /**
@@ -567,7 +552,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         createKv("text");
         long n = 6_000;
         StreamExecutionEnvironment env = env(1, 200);
-        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertITCase::hotKind).build();
+        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
         ids(env, n, 2_000)
                 .map(new CheckpointDecliner(sinkId, 0, 3, CheckpointDecliner.How.SLOW_ASYNC))
                 .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(built, sinkId)));
@@ -580,7 +565,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         assertThat(Faults.writerAttempts(sinkId, 0)).as("no failover").containsExactly(0);
         assertThat(OwnCommitProbe.longestAwaitMillis(sinkId)).as("longest wait for the own commit, ms")
                 .isGreaterThan(30_000);
-        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertITCase::hotKind));
+        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
     // ------------------------------------------------------------------ (e) bad input
@@ -1199,21 +1184,10 @@ class UpsertITCase extends ExactlyOnceTestBase {
             STATS.remove(sinkId);
         }
 
-        /**
-         * {awaits while pending, total ms awaited, longest ms, records written while pending, times the
-         * session carried statements past a barrier, times a restored session wrote carried statements}
-         */
+        /** {awaits while pending, total ms awaited, longest ms, records written while pending} */
         private static AtomicLong[] stats(String sinkId) {
             return STATS.computeIfAbsent(sinkId, k -> new AtomicLong[] {new AtomicLong(), new AtomicLong(),
-                    new AtomicLong(), new AtomicLong(), new AtomicLong(), new AtomicLong()});
-        }
-
-        static long carried(String sinkId) {
-            return stats(sinkId)[4].get();
-        }
-
-        static long carriedWritten(String sinkId) {
-            return stats(sinkId)[5].get();
+                    new AtomicLong(), new AtomicLong()});
         }
 
         static long awaitsWhilePending(String sinkId) {
@@ -1253,21 +1227,6 @@ class UpsertITCase extends ExactlyOnceTestBase {
                         s[3].incrementAndGet();
                     }
                     w.write(record, positionInEpoch);
-                }
-
-                @Override
-                public java.util.Optional<byte[]> carried() throws IOException {
-                    java.util.Optional<byte[]> carried = w.carried();
-                    if (carried.isPresent()) {
-                        s[4].incrementAndGet();
-                    }
-                    return carried;
-                }
-
-                @Override
-                public void applyCarried(byte[] carried, String origin) throws IOException {
-                    w.applyCarried(carried, origin);
-                    s[5].incrementAndGet();
                 }
 
                 @Override

@@ -3,6 +3,7 @@ package dev.eosink.xa;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.records.DeadLetterRecords;
 
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -17,6 +18,7 @@ import java.time.Duration;
 
 import static dev.eosink.testing.hardcases.TestJobs.env;
 import static dev.eosink.testing.hardcases.TestJobs.ids;
+import static dev.eosink.testing.records.DeadLetterRecords.BAD_PER_500;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -35,7 +37,6 @@ class XaMariaDbDeadLetterITCase {
             new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
 
     private static final int N = 4_000;
-    private static final int BAD_PER_500 = 5;
 
     private final MariaDbFixture db = MariaDbFixture.get();
     private final XaMariaDbBackend backend = new XaMariaDbBackend();
@@ -55,24 +56,6 @@ class XaMariaDbDeadLetterITCase {
         Faults.reset(sinkId);
     }
 
-    /** The row of a record: a refused one for ids ending, per 500, in 37, 137, 237, 337, 437. */
-    private static Object[] row(long id) {
-        switch ((int) (id % 500)) {
-            case 37:
-                return new Object[] {id, null};
-            case 137:
-                return new Object[] {id, "far-too-long-for-twelve"};
-            case 237:
-                return new Object[] {id, "bad"};
-            case 337:
-                throw new IllegalStateException("no payload for order " + id);
-            case 437:
-                return new Object[] {id - 1, "duplicate"}; // id 436 came just before, in the same subtask
-            default:
-                return new Object[] {id, "row-" + id};
-        }
-    }
-
     private XaSinkBuilder<Long> sink() {
         return XaSink.<Long>builder()
                 .jdbcUrl(db.jdbcUrl())
@@ -81,7 +64,7 @@ class XaMariaDbDeadLetterITCase {
                 .sinkId(sinkId)
                 .table(table)
                 .columns("id", "payload")
-                .rows(XaMariaDbDeadLetterITCase::row)
+                .rows(DeadLetterRecords::row)
                 .batchSize(100)
                 .claimWait(Duration.ofSeconds(20))
                 .commitRetryBackoff(Duration.ofMillis(50));

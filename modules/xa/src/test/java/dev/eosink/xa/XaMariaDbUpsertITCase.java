@@ -1,49 +1,62 @@
 package dev.eosink.xa;
 
 import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.core.TransactionId;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.faults.LogCapture;
 import dev.eosink.testing.hardcases.CheckpointDecliner;
+import dev.eosink.testing.hardcases.IdValve;
+import dev.eosink.testing.hardcases.ProtocolTrace;
+import dev.eosink.testing.hardcases.TestJobs;
+import dev.eosink.testing.records.UpsertRecords;
+import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.connector.datagen.source.GeneratorFunction;
-import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.core.execution.CheckpointType;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.types.RowKind;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.LongFunction;
 
 import static dev.eosink.testing.hardcases.TestJobs.env;
 import static dev.eosink.testing.hardcases.TestJobs.failureOf;
 import static dev.eosink.testing.hardcases.TestJobs.ids;
 import static dev.eosink.testing.hardcases.TestJobs.messages;
 import static dev.eosink.testing.hardcases.TestJobs.noRestarts;
+import static dev.eosink.testing.records.UpsertRecords.orderedIds;
+import static dev.eosink.testing.records.UpsertRecords.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Upserts and deletes by key through XA on a real MariaDB: the last record of each key wins, exactly,
- * through failures and a declined checkpoint, and no statement waits for a row lock of the writer's
- * own prepared branch (the lock timeout is short: such a wait would fail the job). One shared
- * MariaDB (the fixture) and MiniCluster; small data.
+ * through failures, a declined checkpoint and a savepoint that carries held statements, and no
+ * statement waits for a row lock of the writer's own prepared branch (the lock timeout is short: such
+ * a wait would fail the job). One shared MariaDB (the fixture) and MiniCluster; small data. The cases
+ * of a declined checkpoint feed the records through a valve ({@link IdValve}) and trigger each
+ * checkpoint themselves, so that the order of records, barriers, decline and commits is forced.
  */
 class XaMariaDbUpsertITCase {
 
@@ -64,6 +77,8 @@ class XaMariaDbUpsertITCase {
         sinkId = table.replace('_', '-');
         Faults.reset(sinkId);
         CheckpointDecliner.reset(sinkId);
+        ProtocolTrace.reset(sinkId);
+        IdValve.reset(sinkId);
     }
 
     @AfterEach
@@ -71,6 +86,8 @@ class XaMariaDbUpsertITCase {
         backend.rollbackAllPrepared(sinkId);
         Faults.reset(sinkId);
         CheckpointDecliner.reset(sinkId);
+        ProtocolTrace.reset(sinkId);
+        IdValve.reset(sinkId);
     }
 
     /** (k, v, note): the sink user may update and delete, as an upsert sink needs. */
@@ -78,12 +95,6 @@ class XaMariaDbUpsertITCase {
         db.execute("CREATE TABLE " + table + " (k BIGINT NOT NULL, v BIGINT NOT NULL, note VARCHAR(40)"
                 + (key == null ? "" : ", " + key) + ") ENGINE=InnoDB");
         db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER + "'@'%'");
-    }
-
-    /** A serializable function of the record index. */
-    @FunctionalInterface
-    interface KeyFunction extends java.io.Serializable {
-        long of(long i);
     }
 
     private XaSinkBuilder<Long> kvSink(KeyFunction key) {
@@ -103,43 +114,9 @@ class XaMariaDbUpsertITCase {
                 .commitRetryBackoff(Duration.ofMillis(50));
     }
 
-    /** Ids 0..n-1 from one source subtask, so that every key's records keep their order after keyBy. */
-    private static DataStream<Long> orderedIds(StreamExecutionEnvironment env, long n, double perSecond) {
-        return env.fromSource(
-                        new DataGeneratorSource<>((GeneratorFunction<Long, Long>) index -> index, n,
-                                RateLimiterStrategy.perSecond(perSecond), Types.LONG),
-                        WatermarkStrategy.noWatermarks(), "ids")
-                .setParallelism(1);
-    }
-
     /** 300 hot keys, each written about every 300 records. */
     static long hotKey(long i) {
         return (i * 7919) % 300;
-    }
-
-    /** Deletes (1 in 11), UPDATE_BEFORE (1 in 13, carries nothing), the rest upserts. */
-    static RowKind hotKind(long i) {
-        if (i % 11 == 10) {
-            return RowKind.DELETE;
-        }
-        if (i % 13 == 12) {
-            return RowKind.UPDATE_BEFORE;
-        }
-        return i % 2 == 0 ? RowKind.UPDATE_AFTER : RowKind.INSERT;
-    }
-
-    /** The table after records 0..n-1, replayed in order: key -> v. */
-    private static Map<Long, Long> replay(long n, LongFunction<Long> key, LongFunction<RowKind> kind) {
-        Map<Long, Long> rows = new HashMap<>();
-        for (long i = 0; i < n; i++) {
-            RowKind k = kind.apply(i);
-            if (k == RowKind.DELETE) {
-                rows.remove(key.apply(i));
-            } else if (k != RowKind.UPDATE_BEFORE) {
-                rows.put(key.apply(i), i);
-            }
-        }
-        return rows;
     }
 
     /** Exact: every key's row is its last record's, no other row, notes included, nothing left prepared. */
@@ -180,7 +157,7 @@ class XaMariaDbUpsertITCase {
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 4);
         Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 9);
         StreamExecutionEnvironment env = env(2, 150);
-        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(XaMariaDbUpsertITCase::hotKind).build();
+        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
         orderedIds(env, n, 4_000)
                 .keyBy(XaMariaDbUpsertITCase::hotKey, Types.LONG)
                 .sinkTo(FaultInjectingDatabase.wrap(built));
@@ -188,29 +165,138 @@ class XaMariaDbUpsertITCase {
 
         assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
         assertThat(Faults.fired(sinkId, Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
-        assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, XaMariaDbUpsertITCase::hotKind));
+        assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, UpsertRecords::hotKind));
+    }
+
+    /** Records per epoch of the cases whose checkpoints the test triggers. */
+    private static final long EPOCH = 1_000;
+
+    /**
+     * Checkpoint 2 is declined once both writers (parallelism 2) prepared it, and the job goes on: that
+     * branch commits only with the next completed checkpoint, so the statements of the epoch after it
+     * (hot keys) are held past checkpoint 3's barrier, carried in its state, and run after its commit.
+     * No failover (restarts are off), no lock wait; exact.
+     */
+    @Test
+    void aDeclinedCheckpointHoldsTheStatementsPastTheBarrier(@InjectClusterClient ClusterClient<?> client) throws Exception {
+        createKv("UNIQUE KEY (k)");
+        long n = 4 * EPOCH;
+        LogCapture log = LogCapture.attach();
+        try {
+            JobClient job = declineThenFeedAnEpoch(client, n);
+            try {
+                assertThat(TestJobs.checkpoint(client, job.getJobID())).as("checkpoint 3, which commits 2 and 3").isEqualTo(3);
+                IdValve.openFully(sinkId);
+                TestJobs.checkpointUntilFinished(client, job);
+            } finally {
+                TestJobs.cancelUnlessDone(job);
+            }
+        } finally {
+            log.detach();
+        }
+        assertHeldPastTheBarrierOf(3, log.text());
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("carried statements written by a restore").isEmpty();
+        assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
     /**
-     * A checkpoint is declined after the writer prepared it, and the job goes on: that branch commits
-     * only with the next completed checkpoint, so the next epoch's statements on its keys are held past
-     * their barrier (in checkpoint state) and run after that commit. No failover (restarts are off),
-     * no lock wait; exact.
+     * As above, but instead of checkpoint 3 the job is stopped with a savepoint while both writers hold
+     * statements for the declined branch's commit: they are carried in the savepoint's state (the stop
+     * commits both branches, no failover). A new job restored from it at parallelism 2 writes them in
+     * a local transaction before its first record, then the rest of the records; exact.
      */
     @Test
-    void aDeclinedCheckpointHoldsTheStatementsPastTheBarrier() throws Exception {
-        createKv("UNIQUE KEY (k)");
-        long n = 4_000;
-        StreamExecutionEnvironment env = env(1, 200, noRestarts());
-        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(XaMariaDbUpsertITCase::hotKind).build();
-        ids(env, n, 2_000)
-                .map(new CheckpointDecliner(sinkId, 0, 3, CheckpointDecliner.How.ASYNC_DECLINE))
-                .sinkTo(built);
-        env.execute("xa upsert declined checkpoint");
+    void aStopAfterADeclinedCheckpointCarriesHeldStatementsIntoTheSavepoint(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path savepoints) throws Exception {
+        createKv("PRIMARY KEY (k)");
+        long n = 4 * EPOCH;
+        LogCapture log = LogCapture.attach();
+        try {
+            JobClient job = declineThenFeedAnEpoch(client, n);
+            String savepoint;
+            try {
+                savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get(TestJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } finally {
+                TestJobs.cancelUnlessDone(job);
+            }
+            assertThat(TestJobs.checkpointIdOf(savepoint)).as("the savepoint's checkpoint").isEqualTo(3);
+            assertHeldPastTheBarrierOf(3, log.text());
+            assertThat(backend.prepared(sinkId)).as("prepared after the stop").isEmpty();
 
-        assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).as("checkpoint declined").isPositive();
-        assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, XaMariaDbUpsertITCase::hotKind));
+            IdValve.openFully(sinkId);
+            StreamExecutionEnvironment second = env(2, 200, TestJobs.restoreFrom(savepoint));
+            valvedJob(second, n, new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
+            second.execute("xa upsert: restored from the savepoint");
+        } finally {
+            log.detach();
+        }
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("restored writers that wrote carried statements")
+                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
+        assertThat(log.text()).as("a restored writer wrote what the savepoint carried").contains("carried by");
+        assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, UpsertRecords::hotKind));
+    }
+
+    /**
+     * Starts hot keys through a decliner into the traced upsert sink at parallelism 2, checkpoints
+     * triggered by the test, and drives the first three epochs of {@link #EPOCH} records each: every
+     * record of an epoch reaches the writers before its barrier is triggered. Checkpoint 1 completes;
+     * checkpoint 2 is declined once both writers prepared it (the decliner runs in the source's task,
+     * not with the writers: declined at once, the abort could reach a writer before its barrier); the
+     * third epoch's records are in the writers, whose statements wait for the declined branch's commit.
+     */
+    private JobClient declineThenFeedAnEpoch(ClusterClient<?> client, long n) throws Exception {
+        StreamExecutionEnvironment env = TestJobs.manualEnv(2, noRestarts());
+        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
+        valvedJob(env, n, new CheckpointDecliner(sinkId, 0, 2, CheckpointDecliner.How.ASYNC_DECLINE_ONCE_SINK_PREPARED));
+        JobClient job = env.executeAsync("xa upsert: a declined checkpoint");
+        try {
+            feed(EPOCH);
+            assertThat(TestJobs.checkpoint(client, job.getJobID())).isEqualTo(1);
+            feed(2 * EPOCH);
+            assertThat(client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED))
+                    .as("checkpoint 2, declined").failsWithin(TestJobs.TIMEOUT);
+            assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).isEqualTo(2);
+            assertThat(ProtocolTrace.preparedFor(sinkId, 2)).as("writers that prepared the declined checkpoint")
+                    .containsExactly(0, 1);
+            feed(3 * EPOCH);
+            return job;
+        } catch (Throwable t) {
+            TestJobs.cancelUnlessDone(job);
+            throw t;
+        }
+    }
+
+    /** Lets the source emit up to {@code records} ids in all, and waits until the writers took them. */
+    private void feed(long records) throws InterruptedException {
+        IdValve.openTo(sinkId, records);
+        TestJobs.await(() -> ProtocolTrace.written(sinkId) == records, "the writers to take " + records + " records");
+    }
+
+    /**
+     * Both writers gave up waiting for the declined checkpoint's commit, because it was aborted, and
+     * their snapshot of {@code checkpointId} carried the statements held for it.
+     */
+    private void assertHeldPastTheBarrierOf(long checkpointId, String log) {
+        for (int subtask = 0; subtask < 2; subtask++) {
+            assertThat(log).as("writer %d gave up on the declined checkpoint's commit", subtask)
+                    .contains("sink '" + sinkId + "' subtask " + subtask + "/2 (attempt 0): checkpoint 2 of " + TransactionId.PREFIX + "/" + sinkId
+                            + "/" + subtask + "/2/");
+        }
+        assertThat(log).contains("was aborted, so its commit comes only with a later checkpoint");
+        List<ProtocolTrace.Event> carried = ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED).stream()
+                .filter(e -> e.gid != null && e.checkpointOfGid() == checkpointId).toList();
+        assertThat(carried).as("snapshots of checkpoint %d that carried held statements", checkpointId)
+                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
+        assertThat(carried).allSatisfy(e -> assertThat(Long.parseLong(e.outcome)).as("bytes carried").isPositive());
+    }
+
+    /** Valved ids through a decliner (in the source's task) into the traced upsert sink, each with a uid for the restore. */
+    private void valvedJob(StreamExecutionEnvironment env, long n, CheckpointDecliner decliner) {
+        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
+        IdValve.ids(env, sinkId, n)
+                .map(decliner).uid("decliner").setParallelism(1)
+                .sinkTo(ProtocolTrace.wrap(built)).uid("sink");
     }
 
     /** Without a unique key on exactly the upsert columns, the sink refuses at start, naming what to add. */

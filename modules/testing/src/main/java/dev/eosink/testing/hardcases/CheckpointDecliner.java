@@ -20,7 +20,8 @@ import java.util.stream.Collectors;
 /**
  * A pass-through map, chained between the source and the sink, that makes one checkpoint fail on
  * one subtask after the sink's writer of that subtask already prepared it (hard case 2), and
- * records what the database showed at that moment.
+ * records what the database showed at that moment. For a sink it is not chained with (one that
+ * partitions its input by key), {@link How#ASYNC_DECLINE_ONCE_SINK_PREPARED}.
  *
  * <p>Order inside a chained task at a barrier (Flink 2.2, {@code RegularOperatorChain}): every
  * operator's {@code prepareSnapshotPreBarrier} head to tail (the sink writer prepares its transaction
@@ -35,6 +36,13 @@ import java.util.stream.Collectors;
  *       in the asynchronous part. The task declines the checkpoint (CHECKPOINT_ASYNC_EXCEPTION),
  *       which {@code execution.checkpointing.tolerable-failed-checkpoints} counts: above zero the
  *       job just goes on, at zero the job fails over.
+ *   <li>{@link How#ASYNC_DECLINE_ONCE_SINK_PREPARED}: as {@code ASYNC_DECLINE}, but {@code
+ *       snapshotState} first waits until every writer of the sink has prepared a transaction for the
+ *       checkpoint ({@link ProtocolTrace}: the sink must be traced). For a sink in another task than
+ *       this map: declined at once, the abort could reach a writer before its barrier, and Flink
+ *       would skip the checkpoint there, preparing nothing. This map's barrier has gone out before its
+ *       {@code snapshotState}, so the writers do reach theirs meanwhile; every writer must have records
+ *       in the epoch (one that has none prepares nothing, and the wait fails).
  *   <li>{@link How#SYNC_THROW}: {@code snapshotState} throws. Flink fails the task in this case
  *       whatever the tolerable number (a synchronous snapshot failure always forces a failover).
  *   <li>{@link How#BLOCK_UNTIL_ABORTED}: {@code snapshotState} does not return until another subtask
@@ -58,6 +66,7 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
 
     public enum How {
         ASYNC_DECLINE,
+        ASYNC_DECLINE_ONCE_SINK_PREPARED,
         SYNC_THROW,
         BLOCK_UNTIL_ABORTED,
         SLOW_ASYNC
@@ -219,9 +228,14 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
                 .putIfAbsent(checkpointId, fresh.stream().map(e -> e.gid).collect(Collectors.toList()));
 
         snapshots++;
+        boolean waitsForTheSink = how == How.ASYNC_DECLINE_ONCE_SINK_PREPARED;
         boolean fail = subtask == failingSubtask && attempt == 0 && snapshots >= failingSnapshot
-                && (!fresh.isEmpty() || !ProtocolTrace.traces(key)) && !FAILED_CHECKPOINT.containsKey(key);
+                && (waitsForTheSink || !fresh.isEmpty() || !ProtocolTrace.traces(key))
+                && !FAILED_CHECKPOINT.containsKey(key);
         if (fail) {
+            if (waitsForTheSink) {
+                awaitSinkPrepared(checkpointId);
+            }
             FAILED_CHECKPOINT.put(key, checkpointId);
             if (how == How.SYNC_THROW) {
                 throw new IllegalStateException(
@@ -236,6 +250,24 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
                     how == How.SLOW_ASYNC ? PoisonableLongSerializer.SLOW : PoisonableLongSerializer.POISON));
         } else {
             state.update(Collections.singletonList((long) snapshots));
+        }
+    }
+
+    /** Holds this task until every writer of the sink prepared a transaction for {@code checkpointId}. */
+    private void awaitSinkPrepared(long checkpointId) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(BLOCK_LIMIT_MILLIS);
+        while (true) {
+            int writers = ProtocolTrace.writers(key);
+            java.util.Set<Integer> prepared = ProtocolTrace.preparedFor(key, checkpointId);
+            if (writers > 0 && prepared.size() >= writers) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("checkpoint " + checkpointId + ": within " + BLOCK_LIMIT_MILLIS
+                        + " ms, only the writers of subtasks " + prepared + " of " + writers + " prepared for it: is the "
+                        + "sink traced (ProtocolTrace.wrap), and did every writer get records before the barrier?");
+            }
+            Thread.sleep(5);
         }
     }
 

@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
@@ -24,8 +25,9 @@ import java.util.stream.Collectors;
 /**
  * Records, per sink id, what a sink of {@code Long} ids did against the real database and which
  * attempt did it: each transaction prepared (with its ids), each prepared transaction rolled back at
- * start, each commit and its outcome, each marker lookup and its answer; and how many rows each
- * writer holds in its open transaction right now.
+ * start, each commit and its outcome, each marker lookup and its answer, each snapshot that carried
+ * held writes past its barrier and each restored writer that wrote them; how many records the
+ * writers took, and how many rows each writer holds in its open transaction right now.
  *
  * <p>The tests use it to prove that an injected fault hit the transaction they meant, and what the
  * protocol did about that very transaction afterwards (rolled back by the restarted writer,
@@ -49,7 +51,14 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
         /** A commit of {@code gid}: outcome COMMITTED, NOT_FOUND or the exception's simple class name. */
         COMMIT,
         /** Marker lookup of {@code gid}: outcome "true", "false" or the exception's simple class name. */
-        MARKER
+        MARKER,
+        /**
+         * The writer's snapshot carried writes it holds past the barrier that prepared {@code gid} (null:
+         * it prepared nothing at that barrier); outcome: their size in bytes.
+         */
+        CARRIED,
+        /** A restored writer wrote what a snapshot carried; outcome: the snapshot, as the writer names it. */
+        CARRIED_WRITTEN
     }
 
     /** One thing the sink did. */
@@ -112,6 +121,8 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
     private static final Map<String, List<Event>> EVENTS = new ConcurrentHashMap<>();
     /** sinkId -> subtask -> rows in the open transaction of that subtask's newest writer. */
     private static final Map<String, Map<Integer, OpenEpoch>> OPEN = new ConcurrentHashMap<>();
+    /** sinkId -> records its writers took, every attempt. */
+    private static final Map<String, AtomicLong> WRITTEN = new ConcurrentHashMap<>();
 
     private final TransactionalDatabase<Long> real;
 
@@ -127,6 +138,7 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
     public static void reset(String sinkId) {
         EVENTS.remove(sinkId);
         OPEN.remove(sinkId);
+        WRITTEN.remove(sinkId);
     }
 
     /** Everything recorded for the sink, in the order it happened. */
@@ -172,6 +184,23 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
         return (int) OPEN.getOrDefault(sinkId, Map.of()).values().stream().filter(e -> e.rows > 0).count();
     }
 
+    /** How many writer subtasks of the sink are open through this trace. */
+    public static int writers(String sinkId) {
+        return OPEN.getOrDefault(sinkId, Map.of()).size();
+    }
+
+    /** How many records the writers of the sink took since {@link #reset}, in every attempt. */
+    public static long written(String sinkId) {
+        AtomicLong written = WRITTEN.get(sinkId);
+        return written == null ? 0 : written.get();
+    }
+
+    /** The subtasks whose writer prepared a transaction named for {@code checkpointId}. */
+    public static java.util.Set<Integer> preparedFor(String sinkId, long checkpointId) {
+        return events(sinkId, Kind.PREPARED).stream().filter(e -> e.checkpointOfGid() == checkpointId)
+                .map(e -> e.subtask).collect(Collectors.toCollection(java.util.TreeSet::new));
+    }
+
     private static void record(SubtaskContext c, Kind kind, String gid, String outcome, long[] ids) {
         List<Event> events = EVENTS.computeIfAbsent(c.sinkId(), k -> Collections.synchronizedList(new ArrayList<>()));
         events.add(new Event(SEQ.incrementAndGet(), kind, c.subtask(), c.attempt(), gid, outcome, ids));
@@ -209,9 +238,14 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
         // failed attempt may still be closing while its successor writes).
         Map<Integer, OpenEpoch> ofSink = OPEN.computeIfAbsent(context.sinkId(), k -> new ConcurrentHashMap<>());
         ofSink.put(context.subtask(), open);
+        AtomicLong written = WRITTEN.computeIfAbsent(context.sinkId(), k -> new AtomicLong());
         return new ForwardingWriterSession<>(w) {
             private long[] ids = new long[64];
             private int rows;
+            /** The transaction prepared at the last barrier; null when that barrier prepared nothing. */
+            private String preparedAtLastBarrier;
+            /** Whether a prepare came since the last snapshot. */
+            private boolean preparedSinceSnapshot;
 
             @Override
             public void rollbackPrepared(TransactionId id) throws IOException {
@@ -227,13 +261,34 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
                 }
                 ids[rows++] = record;
                 open.rows = rows;
+                written.incrementAndGet();
             }
 
             @Override
             public void prepare(TransactionId id, long rowCount) throws IOException {
                 w.prepare(id, rowCount);
                 record(context, Kind.PREPARED, id.toString(), null, Arrays.copyOf(ids, rows));
+                preparedAtLastBarrier = id.toString();
+                preparedSinceSnapshot = true;
                 endEpoch();
+            }
+
+            @Override
+            public Optional<byte[]> carried() throws IOException {
+                // Asked once per snapshot, after the barrier's prepare (if any).
+                Optional<byte[]> carried = w.carried();
+                if (carried.isPresent()) {
+                    record(context, Kind.CARRIED, preparedSinceSnapshot ? preparedAtLastBarrier : null,
+                            String.valueOf(carried.get().length), NO_IDS);
+                }
+                preparedSinceSnapshot = false;
+                return carried;
+            }
+
+            @Override
+            public void applyCarried(byte[] carried, String origin) throws IOException {
+                w.applyCarried(carried, origin);
+                record(context, Kind.CARRIED_WRITTEN, null, origin, NO_IDS);
             }
 
             @Override
