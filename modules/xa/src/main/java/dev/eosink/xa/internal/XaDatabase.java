@@ -224,7 +224,7 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
         SqlIdentifier table = columns.table();
         return XaEpochBranch.Statements.upserts(new XaUpserts<>(columns, upsertKey, rowKind, batchSize),
                 rows -> dialect.upsertSql(table.schema(), table.name(), columns.columns(), upsertKey, rows),
-                rows -> dialect.deleteSql(table.schema(), table.name(), upsertKey, rows));
+                dialect.deleteSql(table.schema(), table.name(), upsertKey));
     }
 
     /**

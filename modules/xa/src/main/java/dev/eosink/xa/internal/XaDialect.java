@@ -73,19 +73,14 @@ public abstract class XaDialect {
     }
 
     /**
-     * The delete of the rows of {@code rows} keys in one statement: one parameter per key column, in
-     * its order, key after key. {@code k IN (?, ?)} for a key of one column, {@code (a = ? AND b = ?)
-     * OR (...)} for more (which the range optimizers of MariaDB and MySQL take as lookups by the key).
+     * The delete of one row by {@code key}: one parameter per key column, in its order. One key per
+     * statement, each a lookup by the unique key: a DELETE of many keys ({@code k IN (...)}) may scan
+     * the table instead, and under InnoDB it then waits for the lock of every row it reads, rows of
+     * another subtask's prepared branch included, until the lock timeout.
      */
-    public String deleteSql(String schema, String table, List<String> key, int rows) {
-        String where;
-        if (key.size() == 1) {
-            where = quote(key.get(0)) + " IN (" + String.join(", ", Collections.nCopies(rows, "?")) + ")";
-        } else {
-            String one = "(" + key.stream().map(c -> quote(c) + " = ?").collect(Collectors.joining(" AND ")) + ")";
-            where = String.join(" OR ", Collections.nCopies(rows, one));
-        }
-        return "DELETE FROM " + qualified(schema, table) + " WHERE " + where;
+    public String deleteSql(String schema, String table, List<String> key) {
+        return "DELETE FROM " + qualified(schema, table) + " WHERE "
+                + key.stream().map(c -> quote(c) + " = ?").collect(Collectors.joining(" AND "));
     }
 
     /**

@@ -104,8 +104,7 @@ final class XaEpochBranch<IN> {
     private final XaUpserts<IN> upserts;
     /** The upsert of n rows (with {@code upsert(...)}). */
     private final IntFunction<String> upsertSql;
-    /** The delete of n keys. */
-    private final IntFunction<String> deleteSql;
+    private final String deleteSql;
     /** Null without a dead-letter table: see {@link XaDeadLetters}. */
     private final XaDeadLetters<IN> deadLetters;
 
@@ -125,12 +124,11 @@ final class XaEpochBranch<IN> {
         final XaUpserts<IN> upserts;
         /** The upsert of n rows. */
         final IntFunction<String> upsertSql;
-        /** The delete of n keys. */
-        final IntFunction<String> deleteSql;
+        final String deleteSql;
         /** Null without a dead-letter table (and for upserts). */
         final XaDeadLetters<IN> deadLetters;
 
-        private Statements(String insertSql, XaUpserts<IN> upserts, IntFunction<String> upsertSql, IntFunction<String> deleteSql,
+        private Statements(String insertSql, XaUpserts<IN> upserts, IntFunction<String> upsertSql, String deleteSql,
                 XaDeadLetters<IN> deadLetters) {
             this.deadLetters = deadLetters;
             this.insertSql = insertSql;
@@ -144,7 +142,7 @@ final class XaEpochBranch<IN> {
             return new Statements<>(insertSql, null, null, null, deadLetters);
         }
 
-        static <IN> Statements<IN> upserts(XaUpserts<IN> upserts, IntFunction<String> upsertSql, IntFunction<String> deleteSql) {
+        static <IN> Statements<IN> upserts(XaUpserts<IN> upserts, IntFunction<String> upsertSql, String deleteSql) {
             return new Statements<>(null, upserts, upsertSql, deleteSql, null);
         }
     }
@@ -220,8 +218,7 @@ final class XaEpochBranch<IN> {
     }
 
     private XaKeyedStatements keyedStatements(Connection c) {
-        return new XaKeyedStatements(c, upsertSql, deleteSql, upserts.columnCount(), upserts.keyColumns().size(),
-                database.batchSize());
+        return new XaKeyedStatements(c, upsertSql, deleteSql, upserts.columnCount(), database.batchSize());
     }
 
     void write(IN record, long positionInEpoch) throws IOException {

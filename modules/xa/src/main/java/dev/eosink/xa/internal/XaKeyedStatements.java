@@ -9,89 +9,85 @@ import java.util.List;
 import java.util.function.IntFunction;
 
 /**
- * The upserts and deletes by key of an upsert writer on one connection, as statements of many rows
- * each ({@link XaDialect#upsertSql(String, String, List, List, int)}, {@link XaDialect#deleteSql}):
- * Connector/J sends a JDBC batch of either one statement per row (its bulk protocol takes {@code
- * ON DUPLICATE KEY UPDATE} only where the server reports each row's result, MariaDB 11.5+, and a
- * DELETE only with {@code useBulkStmts}), which ran upserts at a tenth of the speed of inserts. The
- * statement of a full chunk is prepared once per connection, that of a shorter last chunk each time.
+ * The upserts and deletes by key of an upsert writer on one connection: upserts as statements of many
+ * rows each ({@link XaDialect#upsertSql(String, String, List, List, int)}), deletes as a JDBC batch of
+ * the delete of one key ({@link XaDialect#deleteSql}).
  *
- * <p>Used by the task thread only; closed with its connection.
+ * <p>Why statements of many rows for upserts: Connector/J 3.5 sends a JDBC batch of {@code INSERT ...
+ * ON DUPLICATE KEY UPDATE} by its bulk protocol only to a server that reports each row's result
+ * (MariaDB 11.5+), otherwise one statement per row, which ran upserts at a tenth of the speed of
+ * inserts. Each row of such a statement is an insert or an update by its own key, as one statement of
+ * one row would be. Deletes stay one key per statement: see {@link XaDialect#deleteSql}.
+ *
+ * <p>The upsert of a full chunk is prepared once per connection, that of a shorter last chunk each
+ * time. Used by the task thread only; closed with its connection.
  */
 final class XaKeyedStatements {
 
     /** MariaDB's and MySQL's bound on the parameters of one prepared statement. */
     static final int MAX_PARAMETERS = 65_535;
 
-    private final Rows upserts;
-    private final Rows deletes;
+    private final Connection connection;
+    private final IntFunction<String> upsertSql;
+    private final String deleteSql;
+    private final int columns;
+    private final int rowsPerStatement;
+    /** Prepared at the first full chunk. */
+    private PreparedStatement fullUpsert;
+    /** Prepared at the first delete. */
+    private PreparedStatement delete;
 
     /**
      * @param upsertSql the upsert of n rows
-     * @param deleteSql the delete of n keys
+     * @param deleteSql the delete of one key
      * @param columns the columns of a row
-     * @param keyColumns the columns of a key
-     * @param batchSize the rows of one statement, at most (fewer where the parameters would exceed
-     *     {@link #MAX_PARAMETERS})
+     * @param batchSize the rows of one upsert statement, at most (fewer where the parameters would
+     *     exceed {@link #MAX_PARAMETERS})
      */
-    XaKeyedStatements(Connection connection, IntFunction<String> upsertSql, IntFunction<String> deleteSql, int columns,
-            int keyColumns, int batchSize) {
-        this.upserts = new Rows(connection, upsertSql, columns, batchSize, "upsert");
-        this.deletes = new Rows(connection, deleteSql, keyColumns, batchSize, "delete");
+    XaKeyedStatements(Connection connection, IntFunction<String> upsertSql, String deleteSql, int columns, int batchSize) {
+        this.connection = connection;
+        this.upsertSql = upsertSql;
+        this.deleteSql = deleteSql;
+        this.columns = columns;
+        this.rowsPerStatement = Math.max(1, Math.min(batchSize, MAX_PARAMETERS / columns));
     }
 
     /** Upserts {@code rows}, in their order, each its whole row. */
     void upsert(List<Object[]> rows, XaIo io) throws SQLException {
-        upserts.send(rows, io);
+        for (int from = 0; from < rows.size(); from += rowsPerStatement) {
+            List<Object[]> chunk = rows.subList(from, Math.min(rows.size(), from + rowsPerStatement));
+            if (chunk.size() == rowsPerStatement) {
+                if (fullUpsert == null) {
+                    fullUpsert = connection.prepareStatement(upsertSql.apply(rowsPerStatement));
+                }
+                send(fullUpsert, chunk, io);
+            } else {
+                try (PreparedStatement s = connection.prepareStatement(upsertSql.apply(chunk.size()))) {
+                    send(s, chunk, io);
+                }
+            }
+        }
     }
 
-    /** Deletes the rows of {@code keys}, each the key columns' values in the key's order. */
+    private void send(PreparedStatement s, List<Object[]> chunk, XaIo io) throws SQLException {
+        int parameter = 1;
+        for (Object[] row : chunk) {
+            for (int i = 0; i < columns; i++) {
+                Parameters.set(s, parameter++, row[i]);
+            }
+        }
+        io.sql("sending an upsert of " + chunk.size() + " rows", s::executeUpdate);
+    }
+
+    /** Deletes the rows of {@code keys}, each the key columns' values in the key's order, as one batch. */
     void delete(List<Object[]> keys, XaIo io) throws SQLException {
-        deletes.send(keys, io);
-    }
-
-    /** One statement of many rows, in chunks. */
-    private static final class Rows {
-        private final Connection connection;
-        private final IntFunction<String> sql;
-        private final int width;
-        private final int rowsPerStatement;
-        private final String what;
-        /** Prepared at the first full chunk. */
-        private PreparedStatement full;
-
-        Rows(Connection connection, IntFunction<String> sql, int width, int batchSize, String what) {
-            this.connection = connection;
-            this.sql = sql;
-            this.width = width;
-            this.rowsPerStatement = Math.max(1, Math.min(batchSize, MAX_PARAMETERS / width));
-            this.what = what;
+        if (delete == null) {
+            delete = connection.prepareStatement(deleteSql);
         }
-
-        void send(List<Object[]> rows, XaIo io) throws SQLException {
-            for (int from = 0; from < rows.size(); from += rowsPerStatement) {
-                List<Object[]> chunk = rows.subList(from, Math.min(rows.size(), from + rowsPerStatement));
-                if (chunk.size() == rowsPerStatement) {
-                    if (full == null) {
-                        full = connection.prepareStatement(sql.apply(rowsPerStatement));
-                    }
-                    send(full, chunk, io);
-                } else {
-                    try (PreparedStatement s = connection.prepareStatement(sql.apply(chunk.size()))) {
-                        send(s, chunk, io);
-                    }
-                }
-            }
+        for (Object[] key : keys) {
+            Parameters.bindRow(delete, key);
+            delete.addBatch();
         }
-
-        private void send(PreparedStatement s, List<Object[]> chunk, XaIo io) throws SQLException {
-            int parameter = 1;
-            for (Object[] row : chunk) {
-                for (int i = 0; i < width; i++) {
-                    Parameters.set(s, parameter++, row[i]);
-                }
-            }
-            io.sql("sending an " + what + " of " + chunk.size() + " rows", s::executeUpdate);
-        }
+        io.sql("sending a batch of " + keys.size() + " deletes", delete::executeBatch);
     }
 }

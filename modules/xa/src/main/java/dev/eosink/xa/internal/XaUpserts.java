@@ -20,7 +20,7 @@ import java.util.Optional;
 
 /**
  * Upserts and deletes by key into the open XA branch: the dialect's upsert of many rows per statement
- * ({@code INSERT ... ON DUPLICATE KEY UPDATE} on MariaDB) and its delete of many keys ({@link
+ * ({@code INSERT ... ON DUPLICATE KEY UPDATE} on MariaDB) and batches of its delete by key ({@link
  * XaKeyedStatements}).
  *
  * <p>Invariants:
