@@ -146,7 +146,7 @@ public final class Bench {
                 Files.createDirectories(o.out);
                 mariaDbReport.write(o.out);
                 System.out.println();
-                System.out.println(mariaDbReport.table());
+                System.out.println(mariaDbReport.tables());
                 System.out.printf(Locale.ROOT, "done in %.1f min: %s, %s (per-run logs: %s)%n", minutes,
                         o.out.resolve(MariaDbReport.PAGE), o.out.resolve("latest.csv"), runsDir);
                 return all.stream().allMatch(Measured::ok) ? 0 : 1;
