@@ -10,6 +10,7 @@ import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.faults.LogCapture;
 import dev.eosink.testing.hardcases.CheckpointDecliner;
 import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.ProtocolTrace;
@@ -59,6 +60,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -66,6 +68,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import static dev.eosink.testing.records.UpsertRecords.orderedIds;
 import static dev.eosink.testing.records.UpsertRecords.replay;
@@ -415,59 +418,58 @@ class UpsertITCase extends ExactlyOnceTestBase {
         return i % 2 == 1 && i >= 301 ? RowKind.DELETE : RowKind.INSERT;
     }
 
+    /** Records per epoch of the cases whose checkpoints the test triggers. */
+    private static final long EPOCH = 1_000;
+
     /**
-     * Checkpoint N is declined after the writer prepared it; the next epoch deletes keys that N's
-     * transaction inserted (and upserts only new keys, so no statement waits for a lock). A DELETE does
-     * not see rows a prepared transaction inserted: run before N commits, it would miss them and the
-     * epoch would commit without the deletes. N's commit comes only with the next completed
-     * checkpoint, whose barrier the writer must let through first, so it holds the deletes past that
-     * barrier (in the checkpoint's state) and runs them in the epoch after the commit. Without a
-     * failover: restarts are off, and the end state is exact.
+     * Checkpoint 2 is declined once both writers (parallelism 2) prepared it; the next epoch deletes
+     * keys that checkpoint 2's transactions inserted (and inserts only new keys, so no statement waits
+     * for a lock). A DELETE does not see rows a prepared transaction inserted: run before they commit,
+     * it would miss them and the epoch would commit without the deletes. That commit comes only with
+     * checkpoint 3, whose barrier the writers must let through first, so they hold the deletes past it
+     * (in its state): once it committed, the rows are still there; the writers run the deletes in the
+     * epoch after the commit, and once checkpoint 4 committed the table is exactly the replay of four
+     * epochs. Without a failover: restarts are off, and the end state is exact.
      */
     @Test
-    void deletesOfRowsADeclinedCheckpointInsertedAreNeverMissed() throws Exception {
+    void deletesOfRowsADeclinedCheckpointInsertedAreNeverMissed(@InjectClusterClient ClusterClient<?> client)
+            throws Exception {
         createKv("text");
-        long n = 6_000;
-        StreamExecutionEnvironment env = env(1, 200, noRestarts());
-        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::insertThenDeleteKey)
-                .changelog(UpsertITCase::insertThenDeleteKind).build();
-        ids(env, n, 2_000)
-                .map(new CheckpointDecliner(sinkId, 0, 3, CheckpointDecliner.How.ASYNC_DECLINE))
-                .sinkTo(built);
-        env.execute("declined checkpoint, deletes");
+        long n = 5 * EPOCH;
+        KeyFunction key = UpsertITCase::insertThenDeleteKey;
+        RowKindFunction<Long> kind = UpsertITCase::insertThenDeleteKind;
+        Map<Long, Long> deletedAfterCheckpoint2 = new HashMap<>();
+        Map<Long, Long> afterTwoEpochs = replay(Map.of(), 2 * EPOCH, key::of, kind::kindOf);
+        for (long i = 2 * EPOCH; i < 3 * EPOCH; i++) {
+            if (kind.kindOf(i) == RowKind.DELETE && afterTwoEpochs.containsKey(key.of(i))) {
+                deletedAfterCheckpoint2.put(key.of(i), afterTwoEpochs.get(key.of(i)));
+            }
+        }
+        assertThat(deletedAfterCheckpoint2).as("deletes in epoch 3 of rows the declined checkpoint inserted").isNotEmpty();
 
-        assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).as("checkpoint declined").isPositive();
-        assertKv(replay(Map.of(), n, UpsertITCase::insertThenDeleteKey, UpsertITCase::insertThenDeleteKind));
+        holdPastTheBarrierThenRun(client, n, key, kind, () -> assertThat(kvRows())
+                .as("rows the held deletes remove, still there once checkpoint 3 committed")
+                .containsAllEntriesOf(deletedAfterCheckpoint2));
+        assertKv(replay(Map.of(), n, key::of, kind::kindOf));
     }
 
     /**
-     * Checkpoint N is declined after the writer prepared it, and the job goes on (tolerated): N's
-     * transaction is committed only with the next completed checkpoint. The next epoch rewrites N's
-     * keys (hot keys), so its statements wait for that commit, which cannot come before the epoch's
-     * own barrier is through: the writer hears that N was aborted and stops waiting at once, holds
-     * those statements past the barrier, and runs them once that checkpoint completed and committed
-     * both transactions. No statement ever waits for a lock of the writer's own, and the job runs
-     * through without a failover (restarts are off); the end state is exact.
+     * Checkpoint 2 is declined once both writers (parallelism 2) prepared it, and the job goes on
+     * (tolerated): its transactions commit only with checkpoint 3. The next epoch rewrites their keys
+     * (hot keys: upserts and deletes), so its statements wait for that commit, which cannot come before
+     * the epoch's own barrier is through: each writer hears that checkpoint 2 was aborted and stops
+     * waiting at once, holds those statements past checkpoint 3's barrier (once checkpoint 3 committed,
+     * the table is still the replay of two epochs), and runs them after that commit (once checkpoint 4
+     * committed, it is the replay of four). No statement ever waits for a lock of the writer's own, and
+     * the job runs through without a failover (restarts are off); the end state is exact.
      */
     @Test
-    void declinedCheckpointInUpsertMode() throws Exception {
+    void declinedCheckpointInUpsertMode(@InjectClusterClient ClusterClient<?> client) throws Exception {
         createKv("text");
-        long n = 6_000;
-        StreamExecutionEnvironment env = env(1, 200, noRestarts());
-        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
-        ids(env, n, 2_000)
-                .map(new CheckpointDecliner(sinkId, 0, 3, CheckpointDecliner.How.ASYNC_DECLINE))
-                .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(built, sinkId)));
-        long t0 = System.nanoTime();
-        env.execute("declined checkpoint, upserts");
-        long millis = (System.nanoTime() - t0) / 1_000_000;
-        LOG.info("declined checkpoint in upsert mode: job took {} ms; {}; writer attempts {}", millis,
-                OwnCommitProbe.describe(sinkId), Faults.writerAttempts(sinkId, 0));
-
-        assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).as("checkpoint declined").isPositive();
-        assertThat(OwnCommitProbe.awaitsWhilePending(sinkId)).as("waits for a pending own commit").isPositive();
+        long n = 5 * EPOCH;
+        holdPastTheBarrierThenRun(client, n, UpsertITCase::hotKey, UpsertRecords::hotKind,
+                () -> assertKv(replay(Map.of(), 2 * EPOCH, UpsertITCase::hotKey, UpsertRecords::hotKind)));
+        assertThat(OwnCommitProbe.awaitsWhilePending(sinkId)).as("waits that found the own commit pending").isPositive();
         assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
@@ -478,31 +480,16 @@ class UpsertITCase extends ExactlyOnceTestBase {
      * savepoint. So both writers carry them into the savepoint's state, and the stop succeeds without a
      * failover (restarts are off). Restored from the savepoint, each writer writes what its state
      * carried before its first record; the job runs to the end and the table equals the replay of every
-     * record. The test lets the source emit each epoch's records ({@link IdValve}) and triggers the
-     * checkpoints itself: the decliner runs in the source's task, not with the writers, and the order of
-     * records, barriers and decline is forced, not timed.
+     * record.
      */
     @Test
     void aStopAfterADeclinedCheckpointCarriesHeldStatementsIntoTheSavepoint(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path savepoints) throws Exception {
         createKv("text");
-        long epoch = 1_000;
-        long n = 4 * epoch;
-        StreamExecutionEnvironment first = TestJobs.manualEnv(2, noRestarts());
-        first.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        stoppableJob(first, n, new CheckpointDecliner(sinkId, 0, 2, CheckpointDecliner.How.ASYNC_DECLINE_ONCE_SINK_PREPARED));
-        JobClient job = first.executeAsync("declined checkpoint, then stop with a savepoint");
+        long n = 4 * EPOCH;
+        JobClient job = declineThenFeedAnEpoch(client, n, UpsertITCase::hotKey, UpsertRecords::hotKind);
         String savepoint;
         try {
-            feed(epoch);
-            assertThat(TestJobs.checkpoint(client, job.getJobID())).isEqualTo(1);
-            feed(2 * epoch);
-            assertThat(client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED))
-                    .as("checkpoint 2, declined").failsWithin(TestJobs.TIMEOUT);
-            assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).isEqualTo(2);
-            assertThat(ProtocolTrace.preparedFor(sinkId, 2)).as("writers that prepared the declined checkpoint")
-                    .containsExactly(0, 1);
-            feed(3 * epoch); // statements that wait for the declined transaction's commit
             savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
                     .get(TestJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } finally {
@@ -516,12 +503,91 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
         IdValve.openFully(sinkId);
         StreamExecutionEnvironment second = env(2, 200, TestJobs.restoreFrom(savepoint));
-        stoppableJob(second, n, new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
+        valvedJob(second, n, UpsertITCase::hotKey, UpsertRecords::hotKind,
+                new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
         second.execute("restored from the savepoint");
 
         assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("restored writers that wrote carried statements")
                 .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
         assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
+    }
+
+    /** What a test checks at one point of its job, while the job waits. */
+    @FunctionalInterface
+    private interface Check {
+        void run() throws Exception;
+    }
+
+    /**
+     * Drives the declined-checkpoint path through to the end and asserts that it was walked: {@link
+     * #declineThenFeedAnEpoch}, then checkpoint 3 completes, committing checkpoints 2 and 3, and both
+     * writers' snapshots of it carried the statements they held for the declined transactions' commit
+     * (their log says they gave up waiting for it); {@code whileHeld} checks the table then. The fourth
+     * epoch's records follow and checkpoint 4 completes: nothing is held past its barrier, and once it
+     * committed the table is exactly the replay of four epochs, the held statements among them. Then
+     * the rest of the {@code n} records, and the job finishes; no restore wrote anything.
+     */
+    private void holdPastTheBarrierThenRun(ClusterClient<?> client, long n, KeyFunction key, RowKindFunction<Long> kind,
+            Check whileHeld) throws Exception {
+        LogCapture log = LogCapture.attach();
+        try {
+            JobClient job = declineThenFeedAnEpoch(client, n, key, kind);
+            try {
+                assertThat(TestJobs.checkpoint(client, job.getJobID())).as("checkpoint 3, which commits 2 and 3").isEqualTo(3);
+                awaitCommitted(3);
+                assertHeldPastTheBarrierOf(3, log.text());
+                whileHeld.run();
+
+                feed(4 * EPOCH);
+                assertThat(TestJobs.checkpoint(client, job.getJobID())).as("checkpoint 4").isEqualTo(4);
+                awaitCommitted(4);
+                assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED))
+                        .as("snapshots that carried statements past a barrier after the commit came")
+                        .allSatisfy(e -> assertThat(e.gid).isNotNull().satisfies(
+                                gid -> assertThat(TransactionId.parse(gid).orElseThrow().checkpointId()).isEqualTo(3)));
+                assertKv(replay(Map.of(), 4 * EPOCH, key::of, kind::kindOf));
+
+                IdValve.openFully(sinkId);
+                TestJobs.checkpointUntilFinished(client, job);
+            } finally {
+                TestJobs.cancelUnlessDone(job);
+            }
+        } finally {
+            log.detach();
+        }
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("carried statements written by a restore").isEmpty();
+    }
+
+    /**
+     * Starts valved records through a decliner into the traced upsert sink at parallelism 2, checkpoints
+     * triggered by the test, and drives the first three epochs of {@link #EPOCH} records each: every
+     * record of an epoch reaches the writers before its barrier is triggered. Checkpoint 1 completes;
+     * checkpoint 2 is declined once both writers prepared it (the decliner runs in the source's task,
+     * not with the writers, as the sink partitions by key: declined at once, the abort could reach a
+     * writer before its barrier, and nothing would be held); the third epoch's records are in the
+     * writers, whose statements wait for the declined transactions' commit.
+     */
+    private JobClient declineThenFeedAnEpoch(ClusterClient<?> client, long n, KeyFunction key, RowKindFunction<Long> kind)
+            throws Exception {
+        StreamExecutionEnvironment env = TestJobs.manualEnv(2, noRestarts());
+        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
+        valvedJob(env, n, key, kind, new CheckpointDecliner(sinkId, 0, 2, CheckpointDecliner.How.ASYNC_DECLINE_ONCE_SINK_PREPARED));
+        JobClient job = env.executeAsync("a declined checkpoint, upserts");
+        try {
+            feed(EPOCH);
+            assertThat(TestJobs.checkpoint(client, job.getJobID())).isEqualTo(1);
+            feed(2 * EPOCH);
+            assertThat(client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED))
+                    .as("checkpoint 2, declined").failsWithin(TestJobs.TIMEOUT);
+            assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).isEqualTo(2);
+            assertThat(ProtocolTrace.preparedFor(sinkId, 2)).as("writers that prepared the declined checkpoint")
+                    .containsExactly(0, 1);
+            feed(3 * EPOCH); // statements that wait for the declined transactions' commit
+            return job;
+        } catch (Throwable t) {
+            TestJobs.cancelUnlessDone(job);
+            throw t;
+        }
     }
 
     /** Lets the source emit up to {@code records} ids in all, and waits until the writers took them. */
@@ -530,12 +596,57 @@ class UpsertITCase extends ExactlyOnceTestBase {
         TestJobs.await(() -> ProtocolTrace.written(sinkId) == records, "the writers to take " + records + " records");
     }
 
-    /** Valved hot keys through a decliner (in the source's task) into the traced upsert sink, each with a uid for the restore. */
-    private void stoppableJob(StreamExecutionEnvironment env, long n, CheckpointDecliner decliner) {
-        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
+    /** Waits until every transaction the writers prepared for checkpoint {@code checkpointId} or earlier is committed. */
+    private void awaitCommitted(long checkpointId) throws InterruptedException {
+        TestJobs.await(() -> {
+            Set<String> committed = ProtocolTrace.events(sinkId, ProtocolTrace.Kind.COMMIT).stream()
+                    .filter(e -> CommitSession.Attempt.COMMITTED.name().equals(e.outcome)).map(e -> e.gid)
+                    .collect(Collectors.toSet());
+            return ProtocolTrace.events(sinkId, ProtocolTrace.Kind.PREPARED).stream()
+                    .filter(e -> e.checkpointOfGid() <= checkpointId).allMatch(e -> committed.contains(e.gid));
+        }, "the commit of checkpoint " + checkpointId + " and the ones before");
+    }
+
+    /**
+     * Both writers gave up waiting for the declined checkpoint's commit, because it was aborted, and
+     * their snapshot of {@code checkpointId} carried the statements held for it.
+     */
+    private void assertHeldPastTheBarrierOf(long checkpointId, String log) {
+        for (int subtask = 0; subtask < 2; subtask++) {
+            assertThat(log).as("writer %d gave up on the declined checkpoint's commit", subtask)
+                    .contains("sink '" + sinkId + "' subtask " + subtask + "/2 (attempt 0): checkpoint 2 of " + TransactionId.PREFIX + "/" + sinkId
+                            + "/" + subtask + "/2/");
+        }
+        assertThat(log).contains("was aborted, so its commit comes only with a later checkpoint");
+        List<ProtocolTrace.Event> carried = ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED).stream()
+                .filter(e -> e.gid != null && e.checkpointOfGid() == checkpointId).toList();
+        assertThat(carried).as("snapshots of checkpoint %d that carried held statements", checkpointId)
+                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
+        assertThat(carried).allSatisfy(e -> assertThat(Long.parseLong(e.outcome)).as("bytes carried").isPositive());
+    }
+
+    /**
+     * Valved ids through a decliner (in the source's task) into the traced upsert sink (probed for its
+     * waits on the own commit), each with a uid for the restore.
+     */
+    private void valvedJob(StreamExecutionEnvironment env, long n, KeyFunction key, RowKindFunction<Long> kind,
+            CheckpointDecliner decliner) {
+        ExactlyOnceSink<Long> built = kvSink(key).changelog(kind).build();
         IdValve.ids(env, sinkId, n)
                 .map(decliner).uid("decliner").setParallelism(1)
-                .sinkTo(ProtocolTrace.wrap(built)).uid("sink");
+                .sinkTo(OwnCommitProbe.wrap(ProtocolTrace.wrap(built), sinkId)).uid("sink");
+    }
+
+    /** The kv table now: key -> v. */
+    private Map<Long, Long> kvRows() throws SQLException {
+        Map<Long, Long> rows = new HashMap<>();
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT k, v FROM " + kv)) {
+            while (rs.next()) {
+                rows.put(rs.getLong(1), rs.getLong(2));
+            }
+        }
+        return rows;
     }
 
     /**
