@@ -299,7 +299,7 @@ final class XaEpochBranch<IN> {
             upserts.run(connection.keyed(), connection.io());
         } catch (SQLException e) {
             throw errors.writeFailed(e, "in the upserts and deletes of records #" + positions[0] + " to #" + positions[1]
-                    + " of the epoch (counting from 0; one statement per key, its last record; the driver does not say "
+                    + " of the epoch (counting from 0; one row per key, its last record; the driver does not say "
                     + "which of them the database refused)", open.id());
         }
     }

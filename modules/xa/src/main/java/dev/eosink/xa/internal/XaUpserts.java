@@ -37,7 +37,7 @@ import java.util.Optional;
  *       OwnCommits#await()}; while the commit is pending they are deferred, up to {@link
  *       #DEFER_BATCHES} batches (merging repeated keys meanwhile). When that commit can only come
  *       with a later checkpoint (the wait says no), they are held past the barrier, in checkpoint
- *       state ({@link #carried()}), one statement per key, and run in a later epoch after the commit.
+ *       state ({@link #carried()}), one row per key, and run in a later epoch after the commit.
  *   <li>Memory: at most {@link #DEFER_BATCHES} batches of rows, or one row per key while held.
  * </ol>
  *
