@@ -12,6 +12,7 @@ import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.faults.LogCapture;
 import dev.eosink.testing.hardcases.CheckpointDecliner;
+import dev.eosink.testing.hardcases.HeldPastTheBarrier;
 import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.TestJobs;
@@ -19,7 +20,6 @@ import dev.eosink.testing.records.UpsertRecords;
 import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 
 import org.apache.flink.client.program.ClusterClient;
-import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -68,7 +68,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 import static dev.eosink.testing.records.UpsertRecords.orderedIds;
 import static dev.eosink.testing.records.UpsertRecords.replay;
@@ -99,6 +98,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
     private String kv;
     private Summaries summaries;
+    private HeldPastTheBarrier held;
 
     @BeforeEach
     void setUp() {
@@ -108,6 +108,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         CheckpointDecliner.reset(sinkId);
         ProtocolTrace.reset(sinkId);
         IdValve.reset(sinkId);
+        held = new HeldPastTheBarrier(sinkId);
     }
 
     @AfterEach
@@ -419,7 +420,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
     }
 
     /** Records per epoch of the cases whose checkpoints the test triggers. */
-    private static final long EPOCH = 1_000;
+    private static final long EPOCH = HeldPastTheBarrier.EPOCH;
 
     /**
      * Checkpoint 2 is declined once both writers (parallelism 2) prepared it; the next epoch deletes
@@ -487,7 +488,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
             @InjectClusterClient ClusterClient<?> client, @TempDir Path savepoints) throws Exception {
         createKv("text");
         long n = 4 * EPOCH;
-        JobClient job = declineThenFeedAnEpoch(client, n, UpsertITCase::hotKey, UpsertRecords::hotKind);
+        JobClient job = held.declineThenFeedAnEpoch(client, "a declined checkpoint, upserts",
+                env -> valvedJob(env, n, UpsertITCase::hotKey, UpsertRecords::hotKind, held.decliner()));
         String savepoint;
         try {
             savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
@@ -520,7 +522,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
     /**
      * Drives the declined-checkpoint path through to the end and asserts that it was walked: {@link
-     * #declineThenFeedAnEpoch}, then checkpoint 3 completes, committing checkpoints 2 and 3, and both
+     * HeldPastTheBarrier#declineThenFeedAnEpoch}, then checkpoint 3 completes, committing checkpoints 2 and 3, and both
      * writers' snapshots of it carried the statements they held for the declined transactions' commit
      * (their log says they gave up waiting for it); {@code whileHeld} checks the table then. The fourth
      * epoch's records follow and checkpoint 4 completes: nothing is held past its barrier, and once it
@@ -531,16 +533,17 @@ class UpsertITCase extends ExactlyOnceTestBase {
             Check whileHeld) throws Exception {
         LogCapture log = LogCapture.attach();
         try {
-            JobClient job = declineThenFeedAnEpoch(client, n, key, kind);
+            JobClient job = held.declineThenFeedAnEpoch(client, "a declined checkpoint, upserts",
+                    env -> valvedJob(env, n, key, kind, held.decliner()));
             try {
                 assertThat(TestJobs.checkpoint(client, job.getJobID())).as("checkpoint 3, which commits 2 and 3").isEqualTo(3);
-                awaitCommitted(3);
-                assertHeldPastTheBarrierOf(3, log.text());
+                held.awaitCommitted(3);
+                held.assertHeldPastTheBarrierOf(3, log.text());
                 whileHeld.run();
 
-                feed(4 * EPOCH);
+                held.feed(4 * EPOCH);
                 assertThat(TestJobs.checkpoint(client, job.getJobID())).as("checkpoint 4").isEqualTo(4);
-                awaitCommitted(4);
+                held.awaitCommitted(4);
                 assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED))
                         .as("snapshots that carried statements past a barrier after the commit came")
                         .allSatisfy(e -> assertThat(e.gid).isNotNull().satisfies(
@@ -556,73 +559,6 @@ class UpsertITCase extends ExactlyOnceTestBase {
             log.detach();
         }
         assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("carried statements written by a restore").isEmpty();
-    }
-
-    /**
-     * Starts valved records through a decliner into the traced upsert sink at parallelism 2, checkpoints
-     * triggered by the test, and drives the first three epochs of {@link #EPOCH} records each: every
-     * record of an epoch reaches the writers before its barrier is triggered. Checkpoint 1 completes;
-     * checkpoint 2 is declined once both writers prepared it (the decliner runs in the source's task,
-     * not with the writers, as the sink partitions by key: declined at once, the abort could reach a
-     * writer before its barrier, and nothing would be held); the third epoch's records are in the
-     * writers, whose statements wait for the declined transactions' commit.
-     */
-    private JobClient declineThenFeedAnEpoch(ClusterClient<?> client, long n, KeyFunction key, RowKindFunction<Long> kind)
-            throws Exception {
-        StreamExecutionEnvironment env = TestJobs.manualEnv(2, noRestarts());
-        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        valvedJob(env, n, key, kind, new CheckpointDecliner(sinkId, 0, 2, CheckpointDecliner.How.ASYNC_DECLINE_ONCE_SINK_PREPARED));
-        JobClient job = env.executeAsync("a declined checkpoint, upserts");
-        try {
-            feed(EPOCH);
-            assertThat(TestJobs.checkpoint(client, job.getJobID())).isEqualTo(1);
-            feed(2 * EPOCH);
-            assertThat(client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED))
-                    .as("checkpoint 2, declined").failsWithin(TestJobs.TIMEOUT);
-            assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).isEqualTo(2);
-            assertThat(ProtocolTrace.preparedFor(sinkId, 2)).as("writers that prepared the declined checkpoint")
-                    .containsExactly(0, 1);
-            feed(3 * EPOCH); // statements that wait for the declined transactions' commit
-            return job;
-        } catch (Throwable t) {
-            TestJobs.cancelUnlessDone(job);
-            throw t;
-        }
-    }
-
-    /** Lets the source emit up to {@code records} ids in all, and waits until the writers took them. */
-    private void feed(long records) throws InterruptedException {
-        IdValve.openTo(sinkId, records);
-        TestJobs.await(() -> ProtocolTrace.written(sinkId) == records, "the writers to take " + records + " records");
-    }
-
-    /** Waits until every transaction the writers prepared for checkpoint {@code checkpointId} or earlier is committed. */
-    private void awaitCommitted(long checkpointId) throws InterruptedException {
-        TestJobs.await(() -> {
-            Set<String> committed = ProtocolTrace.events(sinkId, ProtocolTrace.Kind.COMMIT).stream()
-                    .filter(e -> CommitSession.Attempt.COMMITTED.name().equals(e.outcome)).map(e -> e.gid)
-                    .collect(Collectors.toSet());
-            return ProtocolTrace.events(sinkId, ProtocolTrace.Kind.PREPARED).stream()
-                    .filter(e -> e.checkpointOfGid() <= checkpointId).allMatch(e -> committed.contains(e.gid));
-        }, "the commit of checkpoint " + checkpointId + " and the ones before");
-    }
-
-    /**
-     * Both writers gave up waiting for the declined checkpoint's commit, because it was aborted, and
-     * their snapshot of {@code checkpointId} carried the statements held for it.
-     */
-    private void assertHeldPastTheBarrierOf(long checkpointId, String log) {
-        for (int subtask = 0; subtask < 2; subtask++) {
-            assertThat(log).as("writer %d gave up on the declined checkpoint's commit", subtask)
-                    .contains("sink '" + sinkId + "' subtask " + subtask + "/2 (attempt 0): checkpoint 2 of " + TransactionId.PREFIX + "/" + sinkId
-                            + "/" + subtask + "/2/");
-        }
-        assertThat(log).contains("was aborted, so its commit comes only with a later checkpoint");
-        List<ProtocolTrace.Event> carried = ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED).stream()
-                .filter(e -> e.gid != null && e.checkpointOfGid() == checkpointId).toList();
-        assertThat(carried).as("snapshots of checkpoint %d that carried held statements", checkpointId)
-                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
-        assertThat(carried).allSatisfy(e -> assertThat(Long.parseLong(e.outcome)).as("bytes carried").isPositive());
     }
 
     /**

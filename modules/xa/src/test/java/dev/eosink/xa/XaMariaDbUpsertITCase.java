@@ -1,12 +1,12 @@
 package dev.eosink.xa;
 
 import dev.eosink.core.ExactlyOnceSink;
-import dev.eosink.core.TransactionId;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.faults.LogCapture;
 import dev.eosink.testing.hardcases.CheckpointDecliner;
+import dev.eosink.testing.hardcases.HeldPastTheBarrier;
 import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.TestJobs;
@@ -15,7 +15,6 @@ import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.client.program.ClusterClient;
-import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -36,7 +35,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,6 +68,7 @@ class XaMariaDbUpsertITCase {
     private final XaMariaDbBackend backend = new XaMariaDbBackend();
     private String table;
     private String sinkId;
+    private HeldPastTheBarrier held;
 
     @BeforeEach
     void setUp() {
@@ -79,6 +78,7 @@ class XaMariaDbUpsertITCase {
         CheckpointDecliner.reset(sinkId);
         ProtocolTrace.reset(sinkId);
         IdValve.reset(sinkId);
+        held = new HeldPastTheBarrier(sinkId);
     }
 
     @AfterEach
@@ -168,9 +168,6 @@ class XaMariaDbUpsertITCase {
         assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
-    /** Records per epoch of the cases whose checkpoints the test triggers. */
-    private static final long EPOCH = 1_000;
-
     /**
      * Checkpoint 2 is declined once both writers (parallelism 2) prepared it, and the job goes on: that
      * branch commits only with the next completed checkpoint, so the statements of the epoch after it
@@ -180,10 +177,11 @@ class XaMariaDbUpsertITCase {
     @Test
     void aDeclinedCheckpointHoldsTheStatementsPastTheBarrier(@InjectClusterClient ClusterClient<?> client) throws Exception {
         createKv("UNIQUE KEY (k)");
-        long n = 4 * EPOCH;
+        long n = 4 * HeldPastTheBarrier.EPOCH;
         LogCapture log = LogCapture.attach();
         try {
-            JobClient job = declineThenFeedAnEpoch(client, n);
+            JobClient job = held.declineThenFeedAnEpoch(client, "xa upsert: a declined checkpoint",
+                    env -> valvedJob(env, n, held.decliner()));
             try {
                 assertThat(TestJobs.checkpoint(client, job.getJobID())).as("checkpoint 3, which commits 2 and 3").isEqualTo(3);
                 IdValve.openFully(sinkId);
@@ -194,7 +192,7 @@ class XaMariaDbUpsertITCase {
         } finally {
             log.detach();
         }
-        assertHeldPastTheBarrierOf(3, log.text());
+        held.assertHeldPastTheBarrierOf(3, log.text());
         assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("carried statements written by a restore").isEmpty();
         assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, UpsertRecords::hotKind));
     }
@@ -209,10 +207,11 @@ class XaMariaDbUpsertITCase {
     void aStopAfterADeclinedCheckpointCarriesHeldStatementsIntoTheSavepoint(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path savepoints) throws Exception {
         createKv("PRIMARY KEY (k)");
-        long n = 4 * EPOCH;
+        long n = 4 * HeldPastTheBarrier.EPOCH;
         LogCapture log = LogCapture.attach();
         try {
-            JobClient job = declineThenFeedAnEpoch(client, n);
+            JobClient job = held.declineThenFeedAnEpoch(client, "xa upsert: a declined checkpoint",
+                    env -> valvedJob(env, n, held.decliner()));
             String savepoint;
             try {
                 savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
@@ -221,7 +220,7 @@ class XaMariaDbUpsertITCase {
                 TestJobs.cancelUnlessDone(job);
             }
             assertThat(TestJobs.checkpointIdOf(savepoint)).as("the savepoint's checkpoint").isEqualTo(3);
-            assertHeldPastTheBarrierOf(3, log.text());
+            held.assertHeldPastTheBarrierOf(3, log.text());
             assertThat(backend.prepared(sinkId)).as("prepared after the stop").isEmpty();
 
             IdValve.openFully(sinkId);
@@ -235,60 +234,6 @@ class XaMariaDbUpsertITCase {
                 .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
         assertThat(log.text()).as("a restored writer wrote what the savepoint carried").contains("carried by");
         assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, UpsertRecords::hotKind));
-    }
-
-    /**
-     * Starts hot keys through a decliner into the traced upsert sink at parallelism 2, checkpoints
-     * triggered by the test, and drives the first three epochs of {@link #EPOCH} records each: every
-     * record of an epoch reaches the writers before its barrier is triggered. Checkpoint 1 completes;
-     * checkpoint 2 is declined once both writers prepared it (the decliner runs in the source's task,
-     * not with the writers: declined at once, the abort could reach a writer before its barrier); the
-     * third epoch's records are in the writers, whose statements wait for the declined branch's commit.
-     */
-    private JobClient declineThenFeedAnEpoch(ClusterClient<?> client, long n) throws Exception {
-        StreamExecutionEnvironment env = TestJobs.manualEnv(2, noRestarts());
-        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        valvedJob(env, n, new CheckpointDecliner(sinkId, 0, 2, CheckpointDecliner.How.ASYNC_DECLINE_ONCE_SINK_PREPARED));
-        JobClient job = env.executeAsync("xa upsert: a declined checkpoint");
-        try {
-            feed(EPOCH);
-            assertThat(TestJobs.checkpoint(client, job.getJobID())).isEqualTo(1);
-            feed(2 * EPOCH);
-            assertThat(client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED))
-                    .as("checkpoint 2, declined").failsWithin(TestJobs.TIMEOUT);
-            assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).isEqualTo(2);
-            assertThat(ProtocolTrace.preparedFor(sinkId, 2)).as("writers that prepared the declined checkpoint")
-                    .containsExactly(0, 1);
-            feed(3 * EPOCH);
-            return job;
-        } catch (Throwable t) {
-            TestJobs.cancelUnlessDone(job);
-            throw t;
-        }
-    }
-
-    /** Lets the source emit up to {@code records} ids in all, and waits until the writers took them. */
-    private void feed(long records) throws InterruptedException {
-        IdValve.openTo(sinkId, records);
-        TestJobs.await(() -> ProtocolTrace.written(sinkId) == records, "the writers to take " + records + " records");
-    }
-
-    /**
-     * Both writers gave up waiting for the declined checkpoint's commit, because it was aborted, and
-     * their snapshot of {@code checkpointId} carried the statements held for it.
-     */
-    private void assertHeldPastTheBarrierOf(long checkpointId, String log) {
-        for (int subtask = 0; subtask < 2; subtask++) {
-            assertThat(log).as("writer %d gave up on the declined checkpoint's commit", subtask)
-                    .contains("sink '" + sinkId + "' subtask " + subtask + "/2 (attempt 0): checkpoint 2 of " + TransactionId.PREFIX + "/" + sinkId
-                            + "/" + subtask + "/2/");
-        }
-        assertThat(log).contains("was aborted, so its commit comes only with a later checkpoint");
-        List<ProtocolTrace.Event> carried = ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED).stream()
-                .filter(e -> e.gid != null && e.checkpointOfGid() == checkpointId).toList();
-        assertThat(carried).as("snapshots of checkpoint %d that carried held statements", checkpointId)
-                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
-        assertThat(carried).allSatisfy(e -> assertThat(Long.parseLong(e.outcome)).as("bytes carried").isPositive());
     }
 
     /** Valved ids through a decliner (in the source's task) into the traced upsert sink, each with a uid for the restore. */
