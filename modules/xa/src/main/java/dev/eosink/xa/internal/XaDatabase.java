@@ -60,20 +60,6 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     /** Null: a record the database refuses fails the epoch. Inserts only (checked by the builder). */
     private final SqlIdentifier deadLetterTable;
 
-    public XaDatabase(
-            XaConnector connector,
-            InsertStatement<IN> statement,
-            String markerSchema,
-            String markerTable,
-            boolean createMarkerTable,
-            int batchSize,
-            int maxPreparedPerSubtask,
-            Duration networkTimeout,
-            Duration lockTimeout) {
-        this(connector, statement, markerSchema, markerTable, createMarkerTable, batchSize, maxPreparedPerSubtask,
-                networkTimeout, lockTimeout, null, null, null);
-    }
-
     /**
      * @param upsertKey null for inserts; else the key columns to upsert (and delete) by, among the
      *     columns of table mode

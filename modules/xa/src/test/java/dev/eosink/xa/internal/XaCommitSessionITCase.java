@@ -44,7 +44,7 @@ class XaCommitSessionITCase {
         XaDatabase<Long> database = new XaDatabase<>(connector,
                 InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
                 null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
-                Duration.ofSeconds(120), Duration.ofSeconds(60));
+                Duration.ofSeconds(120), Duration.ofSeconds(60), null, null, null); // inserts, no dead letters
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
         Xid xid = XaIds.toXid(id);

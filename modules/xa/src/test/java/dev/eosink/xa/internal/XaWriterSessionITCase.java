@@ -46,7 +46,7 @@ class XaWriterSessionITCase {
         XaDatabase<Long> database = new XaDatabase<>(connector,
                 InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
                 null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
-                Duration.ofSeconds(30), Duration.ofSeconds(10));
+                Duration.ofSeconds(30), Duration.ofSeconds(10), null, null, null); // inserts, no dead letters
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
 
         // A session of an earlier writer of subtask 0 that the server has not finished with.
