@@ -90,10 +90,6 @@ final class XaUpserts<IN> {
         this.ownCommits = ownCommits;
     }
 
-    List<String> keyColumns() {
-        return keyColumns;
-    }
-
     /** The columns of a row. */
     int columnCount() {
         return statement.columns().size();
