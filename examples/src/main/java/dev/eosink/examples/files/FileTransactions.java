@@ -3,6 +3,7 @@ package dev.eosink.examples.files;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
+import dev.eosink.core.spi.Wording;
 import dev.eosink.core.spi.WriterSession;
 
 import java.io.IOException;
@@ -51,17 +52,17 @@ final class FileTransactions<IN> implements TransactionalDatabase<IN> {
         return "directory " + directory;
     }
 
-    /** The marker is the committed file itself. */
+    /**
+     * The marker is the committed file itself. A prepared transaction is a file of {@code pending/}: a
+     * move commits it, a delete rolls it back, and it blocks nothing while it waits.
+     */
     @Override
-    public String missingMarker() {
-        return "its committed file is absent";
-    }
-
-    /** A prepared transaction is a file of {@code pending/}: a move commits it, a delete rolls it back. */
-    @Override
-    public String manualResolution() {
-        return "the files named after them in " + Path.of(directory, SinkDirectory.PENDING) + ": move one into "
-                + SinkDirectory.COMMITTED + "/ to commit it, delete it to roll it back";
+    public Wording wording() {
+        return new Wording(
+                "its committed file is absent",
+                "the files named after them in " + Path.of(directory, SinkDirectory.PENDING) + ": move one into "
+                        + SinkDirectory.COMMITTED + "/ to commit it, delete it to roll it back",
+                "its pending file, which blocks no other write");
     }
 
     @Override

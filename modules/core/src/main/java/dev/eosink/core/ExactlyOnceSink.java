@@ -141,7 +141,7 @@ public class ExactlyOnceSink<IN>
                 subtask,
                 settings,
                 database.target(),
-                database.manualResolution(),
+                database.wording(),
                 database.openWriter(subtask),
                 recoveredState,
                 context.metricGroup(),
@@ -155,7 +155,7 @@ public class ExactlyOnceSink<IN>
             throws IOException {
         SubtaskContext subtask = subtaskContext(context);
         return new ExactlyOnceCommitter(
-                subtask, settings, database.target(), database.missingMarker(), database.openCommitter(subtask),
+                subtask, settings, database.target(), database.wording(), database.openCommitter(subtask),
                 context.metricGroup());
     }
 

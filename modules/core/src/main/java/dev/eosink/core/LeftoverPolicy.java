@@ -23,7 +23,7 @@ public enum LeftoverPolicy {
     /**
      * Refuse to start (the default), naming each transaction, its age and the remedies: restore the job
      * with the sink's state, or decide by hand (commit or roll back, as the resource's
-     * {@link dev.eosink.core.spi.TransactionalDatabase#manualResolution} says: sql/03-prepared-transactions.sql for PostgreSQL),
+     * {@link dev.eosink.core.spi.Wording#manualResolution} says: sql/03-prepared-transactions.sql for PostgreSQL),
      * or set {@link #ROLLBACK} for a job whose sources replay everything from the start.
      */
     FAIL,

@@ -7,6 +7,7 @@ import dev.eosink.core.spi.ForwardingWriterSession;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
+import dev.eosink.core.spi.Wording;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
@@ -1254,6 +1255,11 @@ class UpsertITCase extends ExactlyOnceTestBase {
         @Override
         public String target() {
             return real.target();
+        }
+
+        @Override
+        public Wording wording() {
+            return real.wording();
         }
 
         @Override

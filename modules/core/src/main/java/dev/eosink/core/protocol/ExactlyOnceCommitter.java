@@ -7,6 +7,7 @@ import dev.eosink.core.TransactionLostException;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.Wording;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.sink2.Committer;
@@ -54,8 +55,8 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
     private final SubtaskContext context;
     private final SinkSettings settings;
     private final String target;
-    /** The resource's words for a commit's missing proof ({@link dev.eosink.core.spi.TransactionalDatabase#missingMarker}). */
-    private final String missingMarker;
+    /** The resource's words, for a commit's missing proof ({@link Wording#missingMarker}). */
+    private final Wording words;
     private final CommitSession session;
     private final CommitterMetrics metrics;
     private long lastPruneMillis;
@@ -66,10 +67,10 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
             SubtaskContext context,
             SinkSettings settings,
             String target,
-            String missingMarker,
+            Wording words,
             CommitSession session,
             MetricGroup metrics) {
-        this(context, settings, target, missingMarker, session, metrics, System::nanoTime);
+        this(context, settings, target, words, session, metrics, System::nanoTime);
     }
 
     /** With the clock of the metrics' times (tests). */
@@ -77,14 +78,14 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
             SubtaskContext context,
             SinkSettings settings,
             String target,
-            String missingMarker,
+            Wording words,
             CommitSession session,
             MetricGroup metrics,
             LongSupplier nanoClock) {
         this.context = context;
         this.settings = settings;
         this.target = target;
-        this.missingMarker = missingMarker;
+        this.words = words;
         this.session = session;
         this.metrics = new CommitterMetrics(metrics, nanoClock);
     }
@@ -219,7 +220,7 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
                         + ") into "
                         + target
                         + " is gone and "
-                        + missingMarker
+                        + words.missingMarker()
                         + ": it was rolled back by someone other than "
                         + "this job, and its rows are LOST, although a completed checkpoint (numbered "
                         + id.checkpointId()
@@ -246,11 +247,11 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
         try {
             long pruned = session.pruneMarkers(settings.markerRetention());
             if (pruned > 0) {
-                LOG.info("{}: pruned {} marker rows older than {}", context, pruned, settings.markerRetention());
+                LOG.info("{}: pruned {} markers older than {}", context, pruned, settings.markerRetention());
             }
         } catch (IOException e) {
             // Pruning is housekeeping; failing the job for it would trade availability for nothing.
-            LOG.warn("{}: pruning marker rows failed, will try again later", context, e);
+            LOG.warn("{}: pruning markers failed, will try again later", context, e);
         }
     }
 

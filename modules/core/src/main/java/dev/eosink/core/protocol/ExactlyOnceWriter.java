@@ -5,6 +5,7 @@ import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.Wording;
 import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.annotation.Internal;
@@ -71,6 +72,7 @@ public final class ExactlyOnceWriter<IN>
     private final SubtaskContext context;
     private final SinkSettings settings;
     private final String target;
+    private final Wording words;
     private final WriterSession<IN> session;
     private final String run;
     private final StartupRecovery recovery;
@@ -117,17 +119,18 @@ public final class ExactlyOnceWriter<IN>
             SubtaskContext context,
             SinkSettings settings,
             String target,
-            String manualResolution,
+            Wording words,
             WriterSession<IN> session,
             Collection<WriterState> restoredStates)
             throws IOException {
-        this(context, settings, target, manualResolution, session, restoredStates, WriterMetrics.unregistered(), null,
+        this(context, settings, target, words, session, restoredStates, WriterMetrics.unregistered(), null,
                 DEFAULT_CHECKPOINT_TIMEOUT, PreparedAgeWarning.threshold(settings, null), System::nanoTime);
     }
 
     /**
-     * @param manualResolution where its messages send an operator to resolve prepared transactions by hand
-     *     ({@link dev.eosink.core.spi.TransactionalDatabase#manualResolution})
+     * @param target what the sink writes to, for messages ({@link dev.eosink.core.spi.TransactionalDatabase#target})
+     * @param words how its messages speak of the resource's transactions
+     *     ({@link dev.eosink.core.spi.TransactionalDatabase#wording})
      * @param metrics the writer operator's metric group, where the writer registers its metrics
      * @param mailbox the task's mailbox, run while the session waits for the commit of the writer's
      *     previous transaction; null: never waits
@@ -139,7 +142,7 @@ public final class ExactlyOnceWriter<IN>
             SubtaskContext context,
             SinkSettings settings,
             String target,
-            String manualResolution,
+            Wording words,
             WriterSession<IN> session,
             Collection<WriterState> restoredStates,
             SinkWriterMetricGroup metrics,
@@ -147,7 +150,7 @@ public final class ExactlyOnceWriter<IN>
             Duration checkpointTimeout,
             Duration checkpointInterval)
             throws IOException {
-        this(context, settings, target, manualResolution, session, restoredStates, WriterMetrics.register(metrics), mailbox,
+        this(context, settings, target, words, session, restoredStates, WriterMetrics.register(metrics), mailbox,
                 checkpointTimeout, PreparedAgeWarning.threshold(settings, checkpointInterval), System::nanoTime);
     }
 
@@ -155,7 +158,7 @@ public final class ExactlyOnceWriter<IN>
             SubtaskContext context,
             SinkSettings settings,
             String target,
-            String manualResolution,
+            Wording words,
             WriterSession<IN> session,
             Collection<WriterState> restoredStates,
             WriterMetrics metrics,
@@ -167,14 +170,15 @@ public final class ExactlyOnceWriter<IN>
         this.context = context;
         this.settings = settings;
         this.target = target;
+        this.words = words;
         this.session = session;
         this.metrics = metrics;
         this.nanoClock = nanoClock;
         this.run = TransactionId.newRunToken(context.jobId());
         this.pending = new PendingCommits(context.jobId(), context.sinkId(), context.subtask());
-        this.ageWarning = new PreparedAgeWarning(context, target, preparedAgeWarning);
+        this.ageWarning = new PreparedAgeWarning(context, target, words, preparedAgeWarning);
         metrics.bind(pending, session, nanoClock);
-        this.recovery = new StartupRecovery(context, settings, target, manualResolution, session, metrics);
+        this.recovery = new StartupRecovery(context, settings, target, words, session, metrics);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
         this.gate = mailbox == null ? null : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, nanoClock);
         session.ownCommits(gate == null ? OwnCommits.NONE : gate);
@@ -225,9 +229,8 @@ public final class ExactlyOnceWriter<IN>
                 + "checkpoints to complete (checkpoints " + pending.checkpoints() + ": " + pending.ids() + "); another "
                 + "epoch would exceed maxPreparedPerSubtask (" + max + "). Checkpoints keep failing after this sink "
                 + "prepared: another subtask failing and restarting, checkpoints timing out or declined (see the job's "
-                + "checkpoint history and exceptions). Each prepared transaction holds its row locks and one of the "
-                + "database's prepared-transaction slots (PostgreSQL's max_prepared_transactions, shared by every "
-                + "application on the server), so this subtask fails over rather than exhaust them; the restarted job "
+                + "checkpoint history and exceptions). Each prepared transaction holds " + words.preparedHolds()
+                + ", so this subtask fails over rather than let them pile up; the restarted job "
                 + "rolls these back (their checkpoints did not complete) and replays their records. Remedy: find why "
                 + "checkpoints fail; raise maxPreparedPerSubtask only with the database sized for it "
                 + "(parallelism x maxPreparedPerSubtask per sink).");

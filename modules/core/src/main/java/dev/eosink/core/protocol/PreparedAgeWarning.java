@@ -2,6 +2,7 @@ package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.Wording;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,12 +28,14 @@ final class PreparedAgeWarning {
 
     private final SubtaskContext context;
     private final String target;
+    private final Wording words;
     private final long thresholdNanos;
     private final Duration threshold;
 
-    PreparedAgeWarning(SubtaskContext context, String target, Duration threshold) {
+    PreparedAgeWarning(SubtaskContext context, String target, Wording words, Duration threshold) {
         this.context = context;
         this.target = target;
+        this.words = words;
         this.threshold = threshold;
         this.thresholdNanos = threshold.toNanos();
     }
@@ -98,8 +101,8 @@ final class PreparedAgeWarning {
         }
         return context + ", " + target + ": transaction " + e.id + " (" + checkpoint + ") has been prepared for "
                 + TimeUnit.NANOSECONDS.toSeconds(ageNanos) + " s, longer than preparedAgeWarning (" + threshold
-                + "), and is not known committed. It holds its row locks and one of the database's "
-                + "prepared-transaction slots until a later checkpoint completes and the committer commits it. Check: "
+                + "), and is not known committed. It holds " + words.preparedHolds() + " until a later checkpoint "
+                + "completes and the committer commits it. Check: "
                 + "checkpoints failing, declined or timing out (the job's checkpoint history and exceptions); a "
                 + "committer that cannot commit (its log: commit retries, LOST transactions); the writer's "
                 + "preparedTransactions and oldestPreparedAgeSeconds metrics (docs/operations.md, \"Metrics\"). "

@@ -8,6 +8,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.protocol.RecoveryPlan.Verdict;
 import dev.eosink.core.spi.Committed;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.Wording;
 import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.runtime.execution.SuppressRestartsException;
@@ -49,8 +50,8 @@ final class StartupRecovery {
     private final SubtaskContext context;
     private final SinkSettings settings;
     private final String target;
-    /** Where the messages send an operator to resolve by hand ({@link dev.eosink.core.spi.TransactionalDatabase#manualResolution}). */
-    private final String manualResolution;
+    /** The resource's words: where the messages send an operator to resolve by hand, what a prepared transaction holds. */
+    private final Wording words;
     private final WriterSession<?> session;
     /** Counts every rollback: {@code transactionsRolledBack}, and {@code orphansRolledBack} of those. */
     private final WriterMetrics metrics;
@@ -65,13 +66,13 @@ final class StartupRecovery {
             SubtaskContext context,
             SinkSettings settings,
             String target,
-            String manualResolution,
+            Wording words,
             WriterSession<?> session,
             WriterMetrics metrics) {
         this.context = context;
         this.settings = settings;
         this.target = target;
-        this.manualResolution = manualResolution;
+        this.words = words;
         this.session = session;
         this.metrics = metrics;
     }
@@ -155,7 +156,7 @@ final class StartupRecovery {
         if (!otherIds.isEmpty()) {
             LOG.warn("{}: restored state was written by sink id(s) {}. Prepared transactions of those ids are no longer "
                     + "managed by this job; list and resolve them by hand ({}).",
-                    context, otherIds, manualResolution);
+                    context, otherIds, words.manualResolution());
         }
     }
 
@@ -273,9 +274,9 @@ final class StartupRecovery {
             return Optional.empty();
         }
         return Optional.of("Prepared transaction(s) " + names(ids) + " found at start are not resolved until the "
-                + "first checkpoint of this run, and hold their row locks until then; if this failure is a lock wait "
-                + "(SQLSTATE 55P03 on PostgreSQL) on their rows, resolve them by hand (" + manualResolution + "), "
-                + "or restore the job with this sink's state.");
+                + "first checkpoint of this run; until then each holds " + words.preparedHolds() + ". If this failure "
+                + "waited on one of them, resolve them by hand (" + words.manualResolution() + "), or restore the job "
+                + "with this sink's state.");
     }
 
     private SinkException refuseLeftovers(List<TransactionId> leftovers, RecoveryPlan plan, String when) {
@@ -290,7 +291,7 @@ final class StartupRecovery {
                 + " (leftoverPolicy FAIL, the default), and the job fails without restarts (a restart would find the "
                 + "same); nothing of this job became visible. Remedy: restore the job "
                 + "from the checkpoint or savepoint that holds this sink's state (same sink uid), whose committer "
-                + "commits them; or decide by hand (" + manualResolution + "): commit them if their "
+                + "commits them; or decide by hand (" + words.manualResolution() + "): commit them if their "
                 + "snapshot completed and the sources resume after it, roll them back otherwise; or, if the sources "
                 + "replay everything this job needs (a fresh start from the beginning), set leftoverPolicy(ROLLBACK).");
     }

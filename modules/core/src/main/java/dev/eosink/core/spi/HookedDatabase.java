@@ -34,13 +34,8 @@ public final class HookedDatabase<IN> implements TransactionalDatabase<IN> {
     }
 
     @Override
-    public String missingMarker() {
-        return database.missingMarker();
-    }
-
-    @Override
-    public String manualResolution() {
-        return database.manualResolution();
+    public Wording wording() {
+        return database.wording();
     }
 
     @Override

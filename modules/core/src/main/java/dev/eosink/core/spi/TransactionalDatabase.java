@@ -56,24 +56,11 @@ public interface TransactionalDatabase<IN> extends Serializable {
     String target();
 
     /**
-     * How messages say that the proof of a commit is missing: a transaction gone from the prepared ones
-     * and unmarked ({@link CommitSession#isMarked} false) fails the job as "prepared transaction ... is
-     * gone and <em>this</em>: it was rolled back by someone other than this job, and its rows are LOST".
-     * A database says "its marker row is absent", a file sink "its committed file is absent". The
-     * default: "no marker proves that it committed".
+     * How the protocol's messages speak of this resource's transactions (a missing proof of commit,
+     * resolving by hand, what a prepared transaction holds). The default, {@link Wording#NEUTRAL},
+     * names no mechanism; a resource says what an operator of it would look for.
      */
-    default String missingMarker() {
-        return "no marker proves that it committed";
-    }
-
-    /**
-     * How an operator lists the sink's prepared transactions and commits or rolls them back by hand,
-     * for the messages that send them there: "list and resolve them by hand (<em>this</em>)", "decide
-     * by hand (<em>this</em>): commit them if ..., roll them back otherwise". A script, page or command
-     * of the resource's own; never credentials. The default names no tool: "by their names, with the
-     * resource's own tools".
-     */
-    default String manualResolution() {
-        return "by their names, with the resource's own tools";
+    default Wording wording() {
+        return Wording.NEUTRAL;
     }
 }

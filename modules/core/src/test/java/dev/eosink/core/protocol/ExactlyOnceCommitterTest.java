@@ -133,7 +133,7 @@ class ExactlyOnceCommitterTest {
         TransactionId own = new TransactionId("orders", 0, 42, "efgh5678");
         session.prepared.add(restored);
         session.prepared.add(own);
-        ExactlyOnceCommitter committer = new ExactlyOnceCommitter(subtask0, settings(3), "table \"orders\"", "its marker row is absent", session,
+        ExactlyOnceCommitter committer = new ExactlyOnceCommitter(subtask0, settings(3), "table \"orders\"", TestWording.WORDS, session,
                 new UnregisteredMetricsGroup());
 
         committer.commit(List.of(new FakeRequest(restored)));
@@ -167,7 +167,7 @@ class ExactlyOnceCommitterTest {
         session.prepared.add(b);
         session.committed.add(before); // its marker proves it committed earlier
         ExactlyOnceCommitter committer =
-                new ExactlyOnceCommitter(context, settings(3), "table \"orders\"", "its marker row is absent", session, group, () -> clock[0]);
+                new ExactlyOnceCommitter(context, settings(3), "table \"orders\"", TestWording.WORDS, session, group, () -> clock[0]);
         clock[0] += 7_000_000_000L;
         assertThat(group.value("eosink.secondsSinceLastCommit")).as("since it started").isEqualTo(7L);
 
@@ -193,7 +193,7 @@ class ExactlyOnceCommitterTest {
     }
 
     private ExactlyOnceCommitter committer(CommitSession session, int retries) {
-        return new ExactlyOnceCommitter(context, settings(retries), "table \"orders\"", "its marker row is absent", session, new UnregisteredMetricsGroup());
+        return new ExactlyOnceCommitter(context, settings(retries), "table \"orders\"", TestWording.WORDS, session, new UnregisteredMetricsGroup());
     }
 
     private static SinkSettings settings(int retries) {

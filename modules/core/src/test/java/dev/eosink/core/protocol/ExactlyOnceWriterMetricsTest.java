@@ -29,7 +29,7 @@ class ExactlyOnceWriterMetricsTest {
                         new SubtaskContext("orders", 0, 1, 0, "job", OptionalLong.empty()),
                         SinkSettings.defaults("orders"),
                         "table \"orders\"",
-                        "sql/03-prepared-transactions.sql",
+                        TestWording.WORDS,
                         session,
                         List.of(),
                         WriterMetrics.unregistered(sent),

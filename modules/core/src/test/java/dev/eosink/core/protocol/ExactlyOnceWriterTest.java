@@ -13,6 +13,7 @@ import org.apache.flink.runtime.execution.SuppressRestartsException;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -99,6 +100,27 @@ class ExactlyOnceWriterTest {
     }
 
     /**
+     * A record that fails while a transaction found at start still waits for the first checkpoint (it
+     * may hold the lock the record waited for): the message names it, what it holds in the resource's
+     * words, and where to resolve it by hand.
+     */
+    @Test
+    void anEpochFailureBeforeTheFirstCheckpointNamesWhatWaitsForIt() throws Exception {
+        TransactionId maybeHeld = tx(2, 4, run(OLD_JOB, "cccc"));
+        FakeSession session = new FakeSession(maybeHeld);
+        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), 0, 2,
+                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), new RecordingMetricGroup());
+        session.writeFailure = new IOException("record #1: lock wait timed out");
+
+        assertThatThrownBy(() -> writer.write("x", null))
+                .isInstanceOf(SinkException.class)
+                .hasMessageContaining("record #1: lock wait timed out")
+                .hasMessageContaining("Prepared transaction(s) [" + maybeHeld + "] found at start are not resolved until "
+                        + "the first checkpoint of this run; until then each holds the row locks of the rows it wrote. "
+                        + "If this failure waited on one of them, resolve them by hand (sql/03-prepared-transactions.sql)");
+    }
+
+    /**
      * A failover before the job's first completed checkpoint restarts without state and finds its own
      * earlier attempt's transaction: rolled back whatever the policy (with FAIL, the default, such a
      * restart used to refuse for ever). Another job's leftover is refused under FAIL.
@@ -179,7 +201,8 @@ class ExactlyOnceWriterTest {
                 .isInstanceOf(SinkException.class)
                 .hasMessageContaining("3 transactions this subtask prepared are still waiting")
                 .hasMessageContaining("checkpoints [1, 2, 3]")
-                .hasMessageContaining("maxPreparedPerSubtask (3)");
+                .hasMessageContaining("maxPreparedPerSubtask (3)")
+                .hasMessageContaining("Each prepared transaction holds the row locks of the rows it wrote, so this subtask fails over");
         assertThat(session.begun).hasSize(3);
 
         // A committer in another JVM committed the first two: the database no longer lists them.
@@ -237,20 +260,20 @@ class ExactlyOnceWriterTest {
     private static ExactlyOnceWriter<String> writer(
             FakeSession session, OptionalLong restored, List<WriterState> states, SinkSettings settings) throws Exception {
         return new ExactlyOnceWriter<>(
-                new SubtaskContext("orders", 0, 1, 0, JOB, restored), settings, "table t", "sql/03-prepared-transactions.sql", session, states);
+                new SubtaskContext("orders", 0, 1, 0, JOB, restored), settings, "table t", TestWording.WORDS, session, states);
     }
 
     private static ExactlyOnceWriter<String> writer(
             FakeSession session, OptionalLong restored, int subtask, int parallelism, List<WriterState> states)
             throws Exception {
         return new ExactlyOnceWriter<>(new SubtaskContext("orders", subtask, parallelism, 0, JOB, restored),
-                SinkSettings.defaults("orders"), "table t", "sql/03-prepared-transactions.sql", session, states);
+                SinkSettings.defaults("orders"), "table t", TestWording.WORDS, session, states);
     }
 
     private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored, int subtask,
             int parallelism, List<WriterState> states, RecordingMetricGroup metrics) throws Exception {
         return new ExactlyOnceWriter<>(new SubtaskContext("orders", subtask, parallelism, 0, JOB, restored),
-                SinkSettings.defaults("orders"), "table t", "sql/03-prepared-transactions.sql", session, states,
+                SinkSettings.defaults("orders"), "table t", TestWording.WORDS, session, states,
                 WriterMetrics.in(metrics.addGroup(WriterMetrics.GROUP), new org.apache.flink.metrics.SimpleCounter()),
                 null, ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT, PreparedAgeWarning.DEFAULT, System::nanoTime);
     }
@@ -266,6 +289,8 @@ class ExactlyOnceWriterTest {
         int listed;
         boolean open;
         boolean closed;
+        /** Thrown by the next write; null: writes succeed. */
+        IOException writeFailure;
 
         FakeSession(TransactionId... prepared) {
             this.prepared.addAll(List.of(prepared));
@@ -309,8 +334,11 @@ class ExactlyOnceWriterTest {
         }
 
         @Override
-        public void write(String record, long positionInEpoch) {
+        public void write(String record, long positionInEpoch) throws IOException {
             open = true;
+            if (writeFailure != null) {
+                throw writeFailure;
+            }
         }
 
         @Override

@@ -463,7 +463,7 @@ class OwnCommitWaitTest {
                 new SubtaskContext("upserts", 0, restoredCheckpoint.isPresent() ? 2 : 1, 0, JOB, restoredCheckpoint),
                 SinkSettings.defaults("upserts"),
                 "table t",
-                "sql/03-prepared-transactions.sql",
+                TestWording.WORDS,
                 session,
                 restoredStates,
                 WriterMetrics.unregistered(new SimpleCounter()),

@@ -118,7 +118,7 @@ class PreparedAgeTest {
 
     @Test
     void warnsOncePerEntryWithWhatToCheck() {
-        PreparedAgeWarning warning = new PreparedAgeWarning(context, "table \"orders\"", Duration.ofSeconds(30));
+        PreparedAgeWarning warning = new PreparedAgeWarning(context, "table \"orders\"", TestWording.WORDS, Duration.ofSeconds(30));
         PendingCommits pending = new PendingCommits(job, "orders", 0);
         TransactionId id = new TransactionId("orders", 0, 7, "abcd1234");
         pending.prepared(id, 0);
@@ -138,7 +138,7 @@ class PreparedAgeTest {
         String message = warning.message(pending.entries().iterator().next(), CheckpointOutcomes.Outcome.ABORTED, 31 * SECOND);
         assertThat(message).contains("sink 'orders' subtask 0/1", "table \"orders\"", id.toString(), "checkpoint 7",
                 "aborted", "31 s", "PT30S", "checkpoints failing, declined or timing out", "committer that cannot commit",
-                "docs/operations.md");
+                "docs/operations.md", "It holds the row locks of the rows it wrote until a later checkpoint completes");
         pending.clear();
     }
 
@@ -167,7 +167,7 @@ class PreparedAgeTest {
     }
 
     private ExactlyOnceWriter<String> writer(Duration threshold) throws Exception {
-        return new ExactlyOnceWriter<>(context, SinkSettings.defaults("orders"), "table \"orders\"", "sql/03-prepared-transactions.sql", session, List.of(),
+        return new ExactlyOnceWriter<>(context, SinkSettings.defaults("orders"), "table \"orders\"", TestWording.WORDS, session, List.of(),
                 WriterMetrics.in(group.addGroup(WriterMetrics.GROUP), new SimpleCounter()), null,
                 ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT, threshold, () -> clock);
     }

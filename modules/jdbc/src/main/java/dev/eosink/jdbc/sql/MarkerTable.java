@@ -24,7 +24,7 @@ public record MarkerTable(SqlIdentifier table) implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    /** What the JDBC sinks' commit sessions say of a transaction gone without its marker row ({@code CommitSession#missingMarker}). */
+    /** What the JDBC sinks' messages say of a transaction gone without its marker row ({@code Wording#missingMarker}). */
     public static final String MISSING = "its marker row is absent";
 
     public MarkerTable {

@@ -4,6 +4,7 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
+import dev.eosink.core.spi.Wording;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.driver.JdbcDrivers;
 import dev.eosink.jdbc.io.IoWatchdog;
@@ -30,6 +31,13 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
 
     private static final long serialVersionUID = 1L;
 
+    private static final Wording WORDS = new Wording(
+            MarkerTable.MISSING,
+            "sql/03-prepared-transactions.sql: COMMIT PREPARED or ROLLBACK PREPARED",
+            "the row locks of the rows it wrote (a write to one of those rows waits for them until lock_timeout, "
+                    + "then fails with SQLSTATE 55P03) and one of the server's max_prepared_transactions, which every "
+                    + "application on it shares");
+
     /** The writer session's lock_timeout: a write waiting longer for a row lock fails the task. */
     static final int WRITER_LOCK_TIMEOUT_SECONDS = 60;
 
@@ -52,15 +60,10 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         return options.statement().describe();
     }
 
+    /** The operator's view and statements of the repository's SQL scripts; the server's row locks and slots. */
     @Override
-    public String missingMarker() {
-        return MarkerTable.MISSING;
-    }
-
-    /** The operator's view and statements of the repository's SQL scripts. */
-    @Override
-    public String manualResolution() {
-        return "sql/03-prepared-transactions.sql: COMMIT PREPARED or ROLLBACK PREPARED";
+    public Wording wording() {
+        return WORDS;
     }
 
     /** pgjdbc's driver registers itself when loaded: it must not keep the job's class loader (see {@link JdbcDrivers}). */

@@ -280,7 +280,7 @@ public interface FailoverCases extends HardCaseSupport {
                 .contains("checkpoint " + id.checkpointId())
                 .contains("sink '" + sinkId() + "' subtask 0/1")
                 .contains("written by subtask 0")
-                .contains("is gone and " + sink().database().missingMarker()); // "its marker row is absent", ...
+                .contains("is gone and " + sink().database().wording().missingMarker()); // "its marker row is absent", ...
 
         // Never assumed committed: every attempt (the first and each restart) found it gone and unmarked.
         List<String> expected = new ArrayList<>(List.of("PREPARED@0"));

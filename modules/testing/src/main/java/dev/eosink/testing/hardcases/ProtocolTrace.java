@@ -6,6 +6,7 @@ import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.ForwardingWriterSession;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
+import dev.eosink.core.spi.Wording;
 import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.util.UserCodeClassLoader;
@@ -216,13 +217,8 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
     }
 
     @Override
-    public String missingMarker() {
-        return real.missingMarker();
-    }
-
-    @Override
-    public String manualResolution() {
-        return real.manualResolution();
+    public Wording wording() {
+        return real.wording();
     }
 
     @Override

@@ -75,7 +75,7 @@ public interface StartupCases extends HardCaseSupport {
                 .hasMessageContaining(own.toString())
                 .hasMessageContaining("left by other job(s)")
                 .hasMessageContaining("restore the job from the checkpoint or savepoint that holds this sink's state")
-                .hasMessageContaining("decide by hand (" + sink().database().manualResolution() + ")")
+                .hasMessageContaining("decide by hand (" + sink().database().wording().manualResolution() + ")")
                 .hasMessageContaining("leftoverPolicy(ROLLBACK)");
         assertThat(Faults.writerAttempts(sinkId(), 0)).as("no restart").containsExactly(0);
         // Left exactly as found, for the operator to decide; nothing of the job became visible.

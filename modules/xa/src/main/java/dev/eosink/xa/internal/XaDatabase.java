@@ -4,6 +4,7 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
+import dev.eosink.core.spi.Wording;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.RowKindFunction;
 import dev.eosink.jdbc.driver.JdbcDrivers;
@@ -39,6 +40,14 @@ import java.util.stream.Collectors;
 public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
 
     private static final long serialVersionUID = 1L;
+
+    private static final Wording WORDS = new Wording(
+            MarkerTable.MISSING,
+            "docs/xa.md, Operators: XA RECOVER, XA COMMIT or XA ROLLBACK on MariaDB and MySQL, pg_prepared_xacts, "
+                    + "COMMIT PREPARED or ROLLBACK PREPARED on PostgreSQL",
+            "the row locks of the rows it wrote (a write to one of those rows waits for them until the lock timeout: "
+                    + "innodb_lock_wait_timeout on MariaDB and MySQL) and, on PostgreSQL, one of the server's "
+                    + "max_prepared_transactions, which every application on it shares");
     private static final Logger LOG = LoggerFactory.getLogger(XaDatabase.class);
 
     private final XaConnector connector;
@@ -127,16 +136,10 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
         return markerTable;
     }
 
+    /** Each database's own statements and limits: which database it is, the sink knows only once it connects. */
     @Override
-    public String missingMarker() {
-        return MarkerTable.MISSING;
-    }
-
-    /** Each database's own statements: which database it is, the sink knows only once it connects. */
-    @Override
-    public String manualResolution() {
-        return "docs/xa.md, Operators: XA RECOVER, XA COMMIT or XA ROLLBACK on MariaDB and MySQL, pg_prepared_xacts, "
-                + "COMMIT PREPARED or ROLLBACK PREPARED on PostgreSQL";
+    public Wording wording() {
+        return WORDS;
     }
 
     /** "table orders" or "table shop.orders", or the user's statement. Never credentials. */

@@ -1,0 +1,12 @@
+package dev.eosink.core.protocol;
+
+import dev.eosink.core.spi.Wording;
+
+/** A database's words for the writers and committers these tests build without a database. */
+final class TestWording {
+
+    static final Wording WORDS = new Wording(
+            "its marker row is absent", "sql/03-prepared-transactions.sql", "the row locks of the rows it wrote");
+
+    private TestWording() {}
+}
