@@ -10,9 +10,12 @@ CREATE ROLE flink_sink LOGIN PASSWORD 'change-me';
 -- even see its tables. Schema public has it for everyone by default; any other schema needs it.
 GRANT USAGE ON SCHEMA app TO flink_sink;
 
--- The target table(s): INSERT (plus UPDATE/DELETE if your statement upserts or deletes; SELECT
--- only if your statement reads, e.g. ON CONFLICT ... WHERE). A serial/bigserial column's default
--- also needs USAGE on its sequence; an identity column does not.
+-- The target table(s): INSERT. With upsert(...) also SELECT and UPDATE (INSERT ... ON CONFLICT (key)
+-- DO UPDATE reads the key columns and updates the others), and DELETE with changelog(...) or with a
+-- citext or nondeterministic-collation key (one statement deletes and upserts). With your own
+-- statement, what it does (UPDATE, DELETE; SELECT on every column it reads, the columns of an
+-- ON CONFLICT target included). A serial/bigserial column's default also needs USAGE on its
+-- sequence; an identity column does not.
 GRANT INSERT ON app.orders TO flink_sink;
 
 -- The marker table (sql/01-marker-table.sql, run by an administrator in schema app): INSERT, one

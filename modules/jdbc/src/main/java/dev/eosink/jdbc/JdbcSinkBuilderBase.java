@@ -190,7 +190,8 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     }
 
     /**
-     * Records per JDBC batch sent into the open transaction (default 1000). Memory holds one batch.
+     * Records per JDBC batch sent into the open transaction, per upsert statement, or (PostgreSQL's COPY)
+     * at most held before they are sent (default 1000, at least 1).
      */
     public SELF batchSize(int batchSize) {
         if (batchSize < 1) {

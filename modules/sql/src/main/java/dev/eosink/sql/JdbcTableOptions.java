@@ -47,11 +47,11 @@ public final class JdbcTableOptions {
     public static final ConfigOption<String> SINK_ID = ConfigOptions.key("sink.id")
             .stringType()
             .noDefaultValue()
-            .withDescription("A stable name for this sink (sinkId), 1 to 100 of [A-Za-z0-9_.-]. Every transaction "
-                    + "id carries it, and after a failure, a restart or a restore the sink finds its own prepared "
-                    + "transactions by it, to commit or roll them back: keep it the same across restarts and "
-                    + "upgrades of the job (a new one leaves the old one's prepared transactions behind, holding "
-                    + "their locks), and give every sink writing to the same database its own.");
+            .withDescription("A stable name for this sink (sinkId), 1 to 100 of [A-Za-z0-9_.-], the first a letter or "
+                    + "digit. Every transaction id carries it, and after a failure, a restart or a restore the sink "
+                    + "finds its own prepared transactions by it, to commit or roll them back: keep it the same across "
+                    + "restarts and upgrades of the job (a new one leaves the old one's prepared transactions behind, "
+                    + "holding their locks), and give every sink writing to the same database its own.");
 
     public static final ConfigOption<Integer> BATCH_SIZE = ConfigOptions.key("sink.batch-size")
             .intType()
