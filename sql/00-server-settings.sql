@@ -15,7 +15,7 @@ ALTER SYSTEM SET max_prepared_transactions = 64;
 
 -- max_connections must be at least max_prepared_transactions' companion: each writer subtask
 -- holds one connection, plus one for COPY flow control (the builder's maxCopyBacklog; 0 saves it),
--- each committer subtask up to two (a small pool): up to 5 per subtask.
+-- each committer subtask up to two (a small pool): up to 4 per subtask.
 -- ALTER SYSTEM SET max_connections = 200;
 
 -- Do NOT set idle_in_transaction_session_timeout below your checkpoint interval for the sink's
