@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The documentation cannot rot: every {@code java} block of {@code README.md} and {@code docs/*.md} is a
  * region of a class in this package's main sources, which the build compiles, and every relative link
- * of those pages names a file that exists (and, for a page, a heading it has).
+ * of those pages and of {@code CHANGELOG.md} names a file that exists (and, for a page, a heading it has).
  *
  * <p>A {@code java} block is preceded by {@code <!-- sample: File.java#name -->}, and {@code File.java}
  * holds {@code // [START name]} ... {@code // [END name]}; block and region must be the same lines once
@@ -165,7 +165,7 @@ class DocSamplesTest {
                 }
             }
         }
-        assertThat(problems).as("relative links of README.md and docs/*.md").isEmpty();
+        assertThat(problems).as("relative links of README.md, CHANGELOG.md and docs/*.md").isEmpty();
     }
 
     /** A fenced block: the line of its opening fence, the line of its closing one, and the sample line before it. */
@@ -280,6 +280,7 @@ class DocSamplesTest {
     private static List<Path> pages() throws IOException {
         List<Path> pages = new ArrayList<>();
         pages.add(ROOT.resolve("README.md"));
+        pages.add(ROOT.resolve("CHANGELOG.md"));
         try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
             docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
         }
