@@ -125,8 +125,12 @@ public final class UpsertKeys<IN> implements KeySelector<IN, String> {
         return value.toString(); // booleans, UUIDs, java.time and java.sql values: their canonical text
     }
 
-    /** Without trailing spaces, case-folded, accents removed. */
-    private static String folded(String text) {
+    /**
+     * A text value's form for distribution, without trailing spaces, case-folded, accents removed:
+     * equal for spellings the database may take as one key. Also what the SQL connector partitions
+     * text keys by.
+     */
+    public static String folded(String text) {
         String trimmed = text.stripTrailing();
         String decomposed = Normalizer.normalize(trimmed, Normalizer.Form.NFKD);
         String unmarked = MARKS.matcher(decomposed).replaceAll("");
