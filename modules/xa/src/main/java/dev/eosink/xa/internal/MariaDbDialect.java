@@ -71,6 +71,12 @@ final class MariaDbDialect extends XaDialect {
         return insertSql(schema, table, columns, rows) + " ON DUPLICATE KEY UPDATE " + updates;
     }
 
+    /** The session's {@code max_allowed_packet}: the global value when the session began. */
+    @Override
+    public long maxStatementBytes(Connection c) throws SQLException {
+        return ((Number) single(c, "SELECT @@max_allowed_packet")).longValue();
+    }
+
     @Override
     public List<List<String>> uniqueKeys(Connection c, String schema, String table) throws SQLException {
         String sql = "SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = "

@@ -73,6 +73,16 @@ public abstract class XaDialect {
     }
 
     /**
+     * The most bytes one statement may take on the wire: the server refuses a larger one (MariaDB's
+     * and MySQL's {@code max_allowed_packet}, after which it closes the connection). A statement of
+     * many rows ({@link #upsertSql(String, String, List, List, int)}) is cut below it; the driver cuts
+     * a JDBC batch itself. {@link Long#MAX_VALUE} where the sink knows no bound.
+     */
+    public long maxStatementBytes(Connection c) throws SQLException {
+        return Long.MAX_VALUE;
+    }
+
+    /**
      * The delete of one row by {@code key}: one parameter per key column, in its order. One key per
      * statement, each a lookup by the unique key: a DELETE of many keys ({@code k IN (...)}) may scan
      * the table instead, and under InnoDB it then waits for the lock of every row it reads, rows of

@@ -207,7 +207,8 @@ final class XaEpochBranch<IN> {
                 return null;
             });
             PreparedStatement insert = upserts == null ? c.prepareStatement(insertSql) : null;
-            XaKeyedStatements keyed = upserts == null ? null : keyedStatements(c);
+            XaKeyedStatements keyed = upserts == null ? null : io.sql("reading the server's packet limit",
+                    () -> keyedStatements(c));
             PreparedStatement marker = c.prepareStatement(
                     dialect.markerInsertSql(database.markerSchema(), database.markerTable()));
             return new EpochConnection(xa, c, io, insert, keyed, marker);
@@ -217,8 +218,9 @@ final class XaEpochBranch<IN> {
         }
     }
 
-    private XaKeyedStatements keyedStatements(Connection c) {
-        return new XaKeyedStatements(c, upsertSql, deleteSql, upserts.columnCount(), database.batchSize());
+    private XaKeyedStatements keyedStatements(Connection c) throws SQLException {
+        return new XaKeyedStatements(c, upsertSql, deleteSql, upserts.columnCount(), database.batchSize(),
+                dialect.maxStatementBytes(c));
     }
 
     void write(IN record, long positionInEpoch) throws IOException {

@@ -18,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The statements of many rows that the XA upserts send, on a real MariaDB: chunks of the batch size
  * and a shorter last one, rows applied in their order (a key written twice in one statement ends with
- * its second row, as the case-insensitive collation makes 'EU' and 'eu' one key), and the deletes, by a
- * key of one column and of two. Rows hold a NULL, a string, a number.
+ * its second row, as the case-insensitive collation makes 'EU' and 'eu' one key), statements cut
+ * below the server's packet limit, and the deletes, by a key of one column and of two. Rows hold a
+ * NULL, a string, a number.
  */
 class XaKeyedStatementsITCase {
 
@@ -35,7 +36,7 @@ class XaKeyedStatementsITCase {
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             XaKeyedStatements keyed = new XaKeyedStatements(c, n -> dialect.upsertSql(null, table, columns, key, n),
-                    dialect.deleteSql(null, table, key), 2, 3);
+                    dialect.deleteSql(null, table, key), 2, 3, dialect.maxStatementBytes(c));
             XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
             List<Object[]> rows = new ArrayList<>();
             for (long id = 0; id < 7; id++) {
@@ -66,7 +67,7 @@ class XaKeyedStatementsITCase {
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             XaKeyedStatements keyed = new XaKeyedStatements(c, n -> dialect.upsertSql(null, table, columns, key, n),
-                    dialect.deleteSql(null, table, key), 3, 2);
+                    dialect.deleteSql(null, table, key), 3, 2, dialect.maxStatementBytes(c));
             XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
             keyed.upsert(List.of(
                     new Object[] {"eu", 1L, 10L},
@@ -81,6 +82,40 @@ class XaKeyedStatementsITCase {
         expected.put(11L, "eu/1");
         expected.put(40L, "us/2");
         assertThat(rows("SELECT amount, CONCAT(LOWER(region), '/', id) FROM " + table)).isEqualTo(expected);
+    }
+
+    /**
+     * Rows so wide that a statement of the batch size would be larger than the server's {@code
+     * max_allowed_packet} (one and a half times it): the server would refuse it, and every replay of
+     * the epoch the same way, where a JDBC batch of inserts is cut by the driver. The upserts are cut
+     * where the packet limit says, and every row arrives whole.
+     */
+    @Test
+    void upsertsOfRowsWiderThanThePacketLimitAllowsAreCutBelowIt() throws Exception {
+        String table = "keyed_wide_" + System.nanoTime() % 100_000;
+        db.execute("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, doc MEDIUMTEXT) ENGINE=InnoDB");
+        MariaDbDialect dialect = new MariaDbDialect();
+        List<String> columns = List.of("id", "doc");
+        List<String> key = List.of("id");
+        long packet = db.count("SELECT @@max_allowed_packet");
+        int n = 100;
+        int width = (int) Math.min(16_000_000, packet * 3 / 2 / n);
+        String doc = "d".repeat(width);
+        try (Connection c = db.connect()) {
+            c.setAutoCommit(false);
+            XaKeyedStatements keyed = new XaKeyedStatements(c, k -> dialect.upsertSql(null, table, columns, key, k),
+                    dialect.deleteSql(null, table, key), 2, n, dialect.maxStatementBytes(c));
+            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
+            List<Object[]> rows = new ArrayList<>();
+            for (long id = 0; id < n; id++) {
+                rows.add(new Object[] {id, doc});
+            }
+            keyed.upsert(rows, io);
+            c.commit();
+        }
+        assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(n);
+        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id >= 0 AND id < ? AND LENGTH(doc) = ?", n, width))
+                .as("rows whole").isEqualTo(n);
     }
 
     /** The first column (a number) to the second, of every row. */
