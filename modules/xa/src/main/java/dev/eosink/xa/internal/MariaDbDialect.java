@@ -60,14 +60,13 @@ final class MariaDbDialect extends XaDialect {
      * {@code INSERT ... VALUES (...), (...) ON DUPLICATE KEY UPDATE c = VALUES(c)}: InnoDB takes the rows
      * in order, locks each key's row (or its gap) and updates it in place. {@code VALUES(c)} rather than
      * MariaDB 10.3.3+'s {@code VALUE(c)} or MySQL 8's row alias, so that one statement runs on MariaDB
-     * 10.x/11.x and MySQL 5.7/8 alike. Many rows per statement: see {@link XaKeyedStatements}.
+     * 10.x/11.x and MySQL 5.7/8 alike. Many rows per statement: see {@link XaKeyedStatements}. The key
+     * columns are updated too: a {@code _ci} or PAD SPACE collation takes 'alice' and 'ALICE ' as one
+     * key, and the row must end as the last record spelled it (an unchanged value changes nothing).
      */
     @Override
     public String upsertSql(String schema, String table, List<String> columns, List<String> key, int rows) {
-        List<String> others = columns.stream().filter(c -> !key.contains(c)).toList();
-        String updates = others.isEmpty()
-                ? quote(key.get(0)) + " = " + quote(key.get(0)) // a key-only row: nothing to update
-                : others.stream().map(c -> quote(c) + " = VALUES(" + quote(c) + ")").collect(Collectors.joining(", "));
+        String updates = columns.stream().map(c -> quote(c) + " = VALUES(" + quote(c) + ")").collect(Collectors.joining(", "));
         return insertSql(schema, table, columns, rows) + " ON DUPLICATE KEY UPDATE " + updates;
     }
 

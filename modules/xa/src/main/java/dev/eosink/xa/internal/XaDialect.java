@@ -63,8 +63,9 @@ public abstract class XaDialect {
     }
 
     /**
-     * The upsert of {@code rows} rows by {@code key} in one statement (every other column updated from
-     * the row, or the key alone when there is no other column), applied in row order, with the
+     * The upsert of {@code rows} rows by {@code key} in one statement (every column updated from the row,
+     * the key's too, so that a key the database takes as equal ends in the row's spelling), applied in
+     * row order, with the
      * parameters of {@link #insertSql(String, String, List, int)}; null where the dialect has none, and
      * {@code upsert(...)} is refused at start.
      */

@@ -85,6 +85,42 @@ class XaKeyedStatementsITCase {
     }
 
     /**
+     * The last record of a key wins whole, its key column's spelling included, as on PostgreSQL: under
+     * a case-insensitive PAD SPACE collation 'alice', 'ALICE' and 'Alice  ' are one row, which ends as
+     * the last one wrote it, whether they meet in one statement or in two, and on a row of the key alone.
+     */
+    @Test
+    void theKeyColumnTakesTheLastRecordsSpelling() throws Exception {
+        String table = "keyed_spelling_" + System.nanoTime() % 100_000;
+        String keyOnly = table + "_k";
+        db.execute("CREATE TABLE " + table + " (k VARCHAR(20) NOT NULL PRIMARY KEY, v BIGINT) ENGINE=InnoDB"
+                + " DEFAULT COLLATE utf8mb4_general_ci");
+        db.execute("CREATE TABLE " + keyOnly + " (k VARCHAR(20) NOT NULL PRIMARY KEY) ENGINE=InnoDB"
+                + " DEFAULT COLLATE utf8mb4_general_ci");
+        MariaDbDialect dialect = new MariaDbDialect();
+        List<String> key = List.of("k");
+        try (Connection c = db.connect()) {
+            c.setAutoCommit(false);
+            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
+            List<String> columns = List.of("k", "v");
+            XaKeyedStatements keyed = new XaKeyedStatements(c, n -> dialect.upsertSql(null, table, columns, key, n),
+                    dialect.deleteSql(null, table, key), 2, 10, dialect.maxStatementBytes(c));
+            keyed.upsert(List.of(new Object[] {"alice", 1L}, new Object[] {"bob", 1L}), io);
+            keyed.upsert(List.of(new Object[] {"ALICE", 2L}, new Object[] {"bob", 2L}, new Object[] {"Bob  ", 3L}), io);
+            XaKeyedStatements keys = new XaKeyedStatements(c, n -> dialect.upsertSql(null, keyOnly, key, key, n),
+                    dialect.deleteSql(null, keyOnly, key), 1, 10, dialect.maxStatementBytes(c));
+            keys.upsert(List.<Object[]>of(new Object[] {"carol"}), io);
+            keys.upsert(List.of(new Object[] {"Carol"}, new Object[] {"CAROL"}), io);
+            c.commit();
+        }
+        Map<Long, String> expected = new TreeMap<>();
+        expected.put(2L, "ALICE");
+        expected.put(3L, "Bob  ");
+        assertThat(rows("SELECT v, k FROM " + table)).isEqualTo(expected);
+        assertThat(rows("SELECT 0, k FROM " + keyOnly)).isEqualTo(Map.of(0L, "CAROL"));
+    }
+
+    /**
      * Rows so wide that a statement of the batch size would be larger than the server's {@code
      * max_allowed_packet} (one and a half times it): the server would refuse it, and every replay of
      * the epoch the same way, where a JDBC batch of inserts is cut by the driver. The upserts are cut
