@@ -348,6 +348,9 @@ final class XaEpochBranch<IN> {
             XaIo io = new XaIo(c, database.networkTimeout(), context + " (carried)");
             io.sql("writing carried upserts and deletes", () -> {
                 dialect.setLockTimeout(c, database.lockTimeout());
+                // As on the epoch connections (openConnection): no gap locks. Every restored writer
+                // writes what it carried at once, into the same gaps of the key's index.
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                 c.setAutoCommit(false);
                 upserts.executeCarried(carried, keyedStatements(c), io);
                 c.commit();
