@@ -97,12 +97,17 @@ final class MariaDbDialect extends XaDialect {
         return new ArrayList<>(keys.values());
     }
 
+    /**
+     * The record and the error in utf8mb4 whatever the database's default (latin1 on MariaDB before
+     * 11.6 and MySQL 5.7): a refused record may be in any script, and a dead letter that the table
+     * cannot hold would fail its epoch after every restart. The other columns are ASCII.
+     */
     @Override
     public String deadLetterDdl(String schema, String table) {
         return "CREATE TABLE IF NOT EXISTS " + qualified(schema, table)
                 + " (gid VARCHAR(200) NOT NULL, sink_id VARCHAR(100) NOT NULL, subtask INT NOT NULL,"
-                + " checkpoint_id BIGINT NOT NULL, position BIGINT NOT NULL, record TEXT NOT NULL,"
-                + " `sqlstate` VARCHAR(5), error TEXT NOT NULL, created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),"
+                + " checkpoint_id BIGINT NOT NULL, position BIGINT NOT NULL, record TEXT CHARACTER SET utf8mb4 NOT NULL,"
+                + " `sqlstate` VARCHAR(5), error TEXT CHARACTER SET utf8mb4 NOT NULL, created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),"
                 + " KEY " + quote(table + "_gid") + " (gid)) ENGINE=InnoDB";
     }
 
