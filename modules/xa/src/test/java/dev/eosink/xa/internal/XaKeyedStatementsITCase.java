@@ -121,6 +121,48 @@ class XaKeyedStatementsITCase {
     }
 
     /**
+     * Many columns through server-side prepared statements ({@code useServerPrepStmts=true}), whose
+     * parameters the protocol counts in two bytes: 200 columns and a batch size of 1,000 (statements of
+     * 327 rows, 65,400 parameters, by {@link XaKeyedStatements#MAX_PARAMETERS}), every row arrives with
+     * its values. (Connector/J 3.5.7 also took one statement of 200,000 parameters here, measured with
+     * the bound lifted: the bound is for drivers and servers that do not.)
+     */
+    @Test
+    void manyColumnsStayWithinTheParametersOfAServerSidePreparedStatement() throws Exception {
+        String table = "keyed_wide_cols_" + System.nanoTime() % 100_000;
+        int width = 200;
+        List<String> columns = new ArrayList<>();
+        for (int i = 0; i < width; i++) {
+            columns.add("c" + i);
+        }
+        db.execute("CREATE TABLE " + table + " (" + columns.stream().map(c -> c + " BIGINT" + (c.equals("c0") ? " PRIMARY KEY" : ""))
+                .collect(java.util.stream.Collectors.joining(", ")) + ") ENGINE=InnoDB");
+        MariaDbDialect dialect = new MariaDbDialect();
+        List<String> key = List.of("c0");
+        int n = 1_000;
+        try (Connection c = java.sql.DriverManager.getConnection(db.jdbcUrl() + "?useServerPrepStmts=true",
+                db.adminProperties())) {
+            c.setAutoCommit(false);
+            XaKeyedStatements keyed = new XaKeyedStatements(c, k -> dialect.upsertSql(null, table, columns, key, k),
+                    dialect.deleteSql(null, table, key), width, n, dialect.maxStatementBytes(c));
+            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
+            List<Object[]> rows = new ArrayList<>();
+            for (long id = 0; id < n; id++) {
+                Object[] row = new Object[width];
+                for (int i = 0; i < width; i++) {
+                    row[i] = id * width + i;
+                }
+                rows.add(row);
+            }
+            keyed.upsert(rows, io);
+            c.commit();
+        }
+        assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(n);
+        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE c0 % ? = 0 AND c199 = c0 + 199 AND c100 = c0 + 100",
+                width)).as("rows with their values").isEqualTo(n);
+    }
+
+    /**
      * Rows so wide that a statement of the batch size would be larger than the server's {@code
      * max_allowed_packet} (one and a half times it): the server would refuse it, and every replay of
      * the epoch the same way, where a JDBC batch of inserts is cut by the driver. The upserts are cut
