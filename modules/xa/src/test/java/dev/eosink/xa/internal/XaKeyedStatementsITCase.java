@@ -5,6 +5,7 @@ import dev.eosink.testing.MariaDbFixture;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -136,11 +138,11 @@ class XaKeyedStatementsITCase {
             columns.add("c" + i);
         }
         db.execute("CREATE TABLE " + table + " (" + columns.stream().map(c -> c + " BIGINT" + (c.equals("c0") ? " PRIMARY KEY" : ""))
-                .collect(java.util.stream.Collectors.joining(", ")) + ") ENGINE=InnoDB");
+                .collect(Collectors.joining(", ")) + ") ENGINE=InnoDB");
         MariaDbDialect dialect = new MariaDbDialect();
         List<String> key = List.of("c0");
         int n = 1_000;
-        try (Connection c = java.sql.DriverManager.getConnection(db.jdbcUrl() + "?useServerPrepStmts=true",
+        try (Connection c = DriverManager.getConnection(db.jdbcUrl() + "?useServerPrepStmts=true",
                 db.adminProperties())) {
             c.setAutoCommit(false);
             XaKeyedStatements keyed = new XaKeyedStatements(c, k -> dialect.upsertSql(null, table, columns, key, k),
