@@ -45,7 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code 'connector' = 'eosink-xa'} against a real MariaDB: an append, an append with a dead-letter
  * table, an aggregate's upserts and deletes, and a changelog's deletes, each through an injected
  * failure, ending exact with no prepared
- * XA branch of the sink left; and a table without a unique key on the primary key's columns, refused
+ * XA branch of the sink left; the spellings of a key that a {@code _ci} collation takes as one; and a table without a unique key on the primary key's columns, refused
  * when the job starts. One shared MariaDB (the fixture) and MiniCluster; small data.
  */
 class XaMariaDbSqlITCase {
@@ -257,6 +257,59 @@ class XaMariaDbSqlITCase {
                 .doesNotContainKey(DELETED_BEFORE).containsKey(KEPT);
         assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", table).isEmpty();
         assertThat(SqlTables.rows(db, "SELECT id, label FROM " + table)).isEqualTo(expected);
+    }
+
+    /** Keys of {@link #spelling}: each written in three spellings that a {@code _ci} PAD SPACE key takes as one. */
+    private static final int SPELLED_KEYS = 20;
+    private static final TypeInformation<Row> SPELLED = Types.ROW_NAMED(new String[] {"k", "v"}, Types.STRING, Types.LONG);
+
+    /** Record {@code i}: key {@code i % 20} as "k7", "K7" or "k7  " (by round), and the value {@code i}. */
+    static Row spelling(long i) {
+        long key = i % SPELLED_KEYS;
+        String k = switch ((int) (i / SPELLED_KEYS % 3)) {
+            case 0 -> "k" + key;
+            case 1 -> "K" + key;
+            default -> "k" + key + "  ";
+        };
+        return Row.of(k, i);
+    }
+
+    /**
+     * A VARCHAR primary key under a case-insensitive PAD SPACE collation (MariaDB's default kind):
+     * "k7", "K7" and "k7  " are one row to the database, three keys to Flink. At parallelism 2 they
+     * must reach one writer, in their order: two writers would each hold that row's lock in their own
+     * branch, one waiting for a commit that needs its own barrier (the lock timeout, then a
+     * failover), and the last spelling written would be either's. Exact: each key's last record, its
+     * spelling included.
+     */
+    @Test
+    void spellingsOfOneKeyUnderACaseInsensitiveCollationReachOneWriter() throws Exception {
+        long n = 20 * SPELLED_KEYS * 3;
+        String table = name;
+        createUpsertTable(table, "k VARCHAR(20) COLLATE utf8mb4_general_ci NOT NULL PRIMARY KEY, v BIGINT NOT NULL");
+        Map<Long, List<Object>> expected = new TreeMap<>();
+        for (long i = n - SPELLED_KEYS; i < n; i++) {
+            expected.put(i % SPELLED_KEYS, List.of(spelling(i).getField(0), i));
+        }
+
+        StreamExecutionEnvironment env = TestJobs.env(2, SqlJobs.CHECKPOINT_MILLIS, noRestarts());
+        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(env);
+        DataStream<Row> records = env.fromSource(
+                        new DataGeneratorSource<>((GeneratorFunction<Long, Row>) XaMariaDbSqlITCase::spelling, n,
+                                RateLimiterStrategy.perSecond(2_000), SPELLED),
+                        WatermarkStrategy.noWatermarks(), "spellings")
+                .setParallelism(1); // one subtask, so that the records keep their order
+        tEnv.createTemporaryView("spellings", tEnv.fromDataStream(records));
+        Map<String, String> options = options(table);
+        options.put("sink.lock-timeout", "2 s");
+        tEnv.executeSql("CREATE TEMPORARY TABLE xa_sink (k STRING, v BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
+                + SqlJobs.with(options));
+        tEnv.executeSql("INSERT INTO xa_sink SELECT k, v FROM spellings").await();
+
+        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", table).isEmpty();
+        assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(SPELLED_KEYS);
+        assertThat(SqlTables.rows(db, "SELECT CAST(TRIM(SUBSTRING(k, 2)) AS SIGNED), k, v FROM " + table))
+                .as("each key's last record, in its spelling").isEqualTo(expected);
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.records.DeadLetterRecords;
 
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -28,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * through a job with a failover after a prepare; in each 500 ids, five are bad in five ways (NULL in a
  * NOT NULL column, a value too long, a CHECK violation, the row mapper throws, a duplicate key). The
  * table must hold every good id once and no bad one, the dead-letter table every bad record once,
- * with its error, committed with its epoch's marker.
+ * with its error, committed with its epoch's marker. A record in scripts Latin-1 lacks is kept in a
+ * dead-letter table created under a latin1 default.
  */
 class XaMariaDbDeadLetterITCase {
 
@@ -106,6 +108,46 @@ class XaMariaDbDeadLetterITCase {
         // Each was committed with its epoch: its branch's marker exists, and names the same checkpoint and subtask.
         assertThat(db.count("SELECT count(*) FROM " + dead + " d LEFT JOIN eosink_markers m ON m.gid = d.gid "
                 + "WHERE m.gid IS NULL OR m.checkpoint_id <> d.checkpoint_id OR m.subtask <> d.subtask")).isZero();
+    }
+
+    /**
+     * A refused record in words that Latin-1 cannot hold, kept in a dead-letter table the sink creates
+     * in a database whose default character set is latin1 (the default of MariaDB before 11.6 and of
+     * MySQL 5.7): the table must take it, or the epoch would fail for the very record it is there to
+     * keep, after every restart. It is kept once, spelled as it was; every other record is in the table.
+     */
+    @Test
+    void aRefusedRecordInAnyScriptIsKeptInATableCreatedUnderALatin1Default() throws Exception {
+        String schema = table + "_l1";
+        db.execute("CREATE DATABASE " + schema + " CHARACTER SET latin1");
+        db.execute("GRANT SELECT, INSERT, CREATE ON " + schema + ".* TO '" + MariaDbFixture.SINK_USER + "'@'%'");
+        db.execute("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, payload VARCHAR(12) CHARACTER SET utf8mb4 NOT NULL)"
+                + " ENGINE=InnoDB");
+        long n = 200;
+        String refused = "42 \u043a\u043b\u044e\u0447 \u6f22\u5b57 \ud83d\ude42 too long";
+        StreamExecutionEnvironment env = env(1, 200);
+        ids(env, n, 2_000)
+                .map(id -> id == 42 ? refused : id + " ok").returns(Types.STRING)
+                .sinkTo(XaSink.<String>builder()
+                        .jdbcUrl(db.jdbcUrl())
+                        .username(MariaDbFixture.SINK_USER)
+                        .password(MariaDbFixture.SINK_PASSWORD)
+                        .sinkId(sinkId)
+                        .table(table)
+                        .columns("id", "payload")
+                        .rows(r -> new Object[] {Long.parseLong(r.substring(0, r.indexOf(' '))), r})
+                        .deadLetterTable(schema, "dead")
+                        .claimWait(Duration.ofSeconds(20))
+                        .build());
+        env.execute("xa dead letters in any script");
+
+        assertThat(backend.prepared(sinkId)).as("prepared branches left").isEmpty();
+        assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(n - 1);
+        assertThat(db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id <> 42 AND payload = CONCAT(id, ' ok')"))
+                .as("distinct good rows").isEqualTo(n - 1);
+        assertThat(db.count("SELECT count(*) FROM " + schema + ".dead")).as("dead letters").isEqualTo(1);
+        assertThat(db.count("SELECT count(*) FROM " + schema + ".dead WHERE record = ? AND `sqlstate` = '22001'", refused))
+                .as("the refused record, as it was spelled").isEqualTo(1);
     }
 
     @Test

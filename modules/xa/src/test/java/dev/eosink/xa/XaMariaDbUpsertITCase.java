@@ -244,6 +244,44 @@ class XaMariaDbUpsertITCase {
                 .sinkTo(ProtocolTrace.wrap(built)).uid("sink");
     }
 
+    /**
+     * A row the database refuses inside a statement of many rows (a value too long for {@code note}) fails
+     * the job naming the sink, subtask, table, checkpoint, XA branch and the epoch's records the
+     * statement held, says it fails the same way after every restart, and never shows the password;
+     * nothing of the epoch is visible, nothing is left prepared. A null key is refused naming its record.
+     */
+    @Test
+    void aRefusedUpsertAndANullKeyFailNamingWhereAndWhy() throws Exception {
+        createKv("PRIMARY KEY (k)");
+        StreamExecutionEnvironment env = env(1, 60_000, noRestarts());
+        ids(env, 120, 5_000).sinkTo(kvSink(i -> i)
+                .rows(i -> new Object[] {i, i, i == 77 ? "x".repeat(41) : "n" + i})
+                .build());
+        String refused = messages(failureOf(() -> env.execute("a refused upsert")));
+        assertThat(refused)
+                .contains("sink '" + sinkId + "' subtask 0/1")
+                .contains("table " + table)
+                .contains("epoch of checkpoint 1")
+                .contains("XA branch e1/")
+                .contains("in the upserts and deletes of records #50 to #99 of the epoch")
+                .contains("Data too long for column")
+                .contains("the job will fail the same way after every restart")
+                .doesNotContain(MariaDbFixture.SINK_PASSWORD);
+
+        StreamExecutionEnvironment second = env(1, 60_000, noRestarts());
+        ids(second, 120, 5_000).sinkTo(kvSink(i -> i)
+                .rows(i -> new Object[] {i == 33 ? null : i, i, "n" + i})
+                .build());
+        assertThat(messages(failureOf(() -> second.execute("a null key"))))
+                .contains("sink '" + sinkId + "' subtask 0/1")
+                .contains("table " + table)
+                .contains("at record #33 of the epoch (counting from 0) [33]")
+                .contains("the upsert key column k is null")
+                .doesNotContain(MariaDbFixture.SINK_PASSWORD);
+        assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isZero();
+        assertThat(backend.prepared(sinkId)).as("prepared branches left").isEmpty();
+    }
+
     /** Without a unique key on exactly the upsert columns, the sink refuses at start, naming what to add. */
     @Test
     void noUniqueKeyOnTheUpsertColumnsIsRefusedAtStart() {

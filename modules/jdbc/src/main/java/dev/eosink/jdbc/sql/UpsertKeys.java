@@ -27,7 +27,9 @@ import java.util.regex.Pattern;
  * ({@code char(n)}, MariaDB's PAD SPACE collations), case-folded and without accents (citext,
  * case- and accent-insensitive collations, MariaDB's default {@code _ci} ones), instants at UTC ({@code timestamptz}). Coarser only puts more keys on one subtask. A
  * collation that ignores even more (punctuation) may still split spellings of one key over two
- * subtasks; the writers then stay correct, but may wait for each other's row locks.
+ * subtasks; two writers that write that row in one epoch then wait for each other's row locks (each
+ * transaction commits only with a checkpoint the other's barrier completes) until the lock timeout
+ * fails one over, which a replay may repeat.
  *
  * <p>A record whose row cannot be made (the mapper throws) or whose key is null goes to one fixed
  * subtask, whose writer refuses it with its usual message, naming the sink, table and record.
@@ -125,8 +127,12 @@ public final class UpsertKeys<IN> implements KeySelector<IN, String> {
         return value.toString(); // booleans, UUIDs, java.time and java.sql values: their canonical text
     }
 
-    /** Without trailing spaces, case-folded, accents removed. */
-    private static String folded(String text) {
+    /**
+     * A text value's form for distribution, without trailing spaces, case-folded, accents removed:
+     * equal for spellings the database may take as one key. Also what the SQL connector partitions
+     * text keys by.
+     */
+    public static String folded(String text) {
         String trimmed = text.stripTrailing();
         String decomposed = Normalizer.normalize(trimmed, Normalizer.Form.NFKD);
         String unmarked = MARKS.matcher(decomposed).replaceAll("");

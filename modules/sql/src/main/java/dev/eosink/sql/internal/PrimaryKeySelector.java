@@ -1,8 +1,11 @@
 package dev.eosink.sql.internal;
 
+import dev.eosink.jdbc.sql.UpsertKeys;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.util.Arrays;
@@ -17,9 +20,14 @@ import java.util.Arrays;
  * subtasks would each send a key to a different writer: two open transactions writing the same key,
  * each waiting for the other's row lock, and the order of a key's changes lost between them.
  *
- * <p>Values hash by content: Flink's internal strings, decimals and timestamps by their own content
- * hashes, byte arrays by {@link Arrays#hashCode(byte[])}, and a floating-point zero as {@code +0.0}
- * (PostgreSQL finds {@code -0.0} equal to it).
+ * <p>Values hash by content: strings by their form for distribution ({@link UpsertKeys#folded}:
+ * without trailing spaces, case-folded, accents removed, so that the spellings a {@code citext} key,
+ * a case- or accent-insensitive collation (MariaDB's default {@code _ci} ones) or a PAD SPACE one
+ * takes as one key reach one writer, as the DataStream sinks' own distribution does; two writers
+ * would each lock that row in their own transaction and wait for each other's commit until the lock
+ * timeout), decimals and timestamps by their own content hashes, byte arrays by {@link
+ * Arrays#hashCode(byte[])}, and a floating-point zero as {@code +0.0} (PostgreSQL finds {@code -0.0}
+ * equal to it).
  */
 @Internal
 public final class PrimaryKeySelector implements KeySelector<RowData, Integer> {
@@ -51,6 +59,9 @@ public final class PrimaryKeySelector implements KeySelector<RowData, Integer> {
     private static int hashOf(Object value) {
         if (value == null) {
             return 0;
+        }
+        if (value instanceof StringData) {
+            return UpsertKeys.folded(value.toString()).hashCode();
         }
         if (value instanceof byte[]) {
             return Arrays.hashCode((byte[]) value);

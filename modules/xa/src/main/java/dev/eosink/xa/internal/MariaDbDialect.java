@@ -60,15 +60,20 @@ final class MariaDbDialect extends XaDialect {
      * {@code INSERT ... VALUES (...), (...) ON DUPLICATE KEY UPDATE c = VALUES(c)}: InnoDB takes the rows
      * in order, locks each key's row (or its gap) and updates it in place. {@code VALUES(c)} rather than
      * MariaDB 10.3.3+'s {@code VALUE(c)} or MySQL 8's row alias, so that one statement runs on MariaDB
-     * 10.x/11.x and MySQL 5.7/8 alike. Many rows per statement: see {@link XaKeyedStatements}.
+     * 10.x/11.x and MySQL 5.7/8 alike. Many rows per statement: see {@link XaKeyedStatements}. The key
+     * columns are updated too: a {@code _ci} or PAD SPACE collation takes 'alice' and 'ALICE ' as one
+     * key, and the row must end as the last record spelled it (an unchanged value changes nothing).
      */
     @Override
     public String upsertSql(String schema, String table, List<String> columns, List<String> key, int rows) {
-        List<String> others = columns.stream().filter(c -> !key.contains(c)).toList();
-        String updates = others.isEmpty()
-                ? quote(key.get(0)) + " = " + quote(key.get(0)) // a key-only row: nothing to update
-                : others.stream().map(c -> quote(c) + " = VALUES(" + quote(c) + ")").collect(Collectors.joining(", "));
+        String updates = columns.stream().map(c -> quote(c) + " = VALUES(" + quote(c) + ")").collect(Collectors.joining(", "));
         return insertSql(schema, table, columns, rows) + " ON DUPLICATE KEY UPDATE " + updates;
+    }
+
+    /** The session's {@code max_allowed_packet}: the global value when the session began. */
+    @Override
+    public long maxStatementBytes(Connection c) throws SQLException {
+        return ((Number) single(c, "SELECT @@max_allowed_packet")).longValue();
     }
 
     @Override
@@ -92,12 +97,17 @@ final class MariaDbDialect extends XaDialect {
         return new ArrayList<>(keys.values());
     }
 
+    /**
+     * The record and the error in utf8mb4 whatever the database's default (latin1 on MariaDB before
+     * 11.6 and MySQL 5.7): a refused record may be in any script, and a dead letter that the table
+     * cannot hold would fail its epoch after every restart. The other columns are ASCII.
+     */
     @Override
     public String deadLetterDdl(String schema, String table) {
         return "CREATE TABLE IF NOT EXISTS " + qualified(schema, table)
                 + " (gid VARCHAR(200) NOT NULL, sink_id VARCHAR(100) NOT NULL, subtask INT NOT NULL,"
-                + " checkpoint_id BIGINT NOT NULL, position BIGINT NOT NULL, record TEXT NOT NULL,"
-                + " `sqlstate` VARCHAR(5), error TEXT NOT NULL, created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),"
+                + " checkpoint_id BIGINT NOT NULL, position BIGINT NOT NULL, record TEXT CHARACTER SET utf8mb4 NOT NULL,"
+                + " `sqlstate` VARCHAR(5), error TEXT CHARACTER SET utf8mb4 NOT NULL, created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),"
                 + " KEY " + quote(table + "_gid") + " (gid)) ENGINE=InnoDB";
     }
 

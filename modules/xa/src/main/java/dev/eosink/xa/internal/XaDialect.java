@@ -63,13 +63,24 @@ public abstract class XaDialect {
     }
 
     /**
-     * The upsert of {@code rows} rows by {@code key} in one statement (every other column updated from
-     * the row, or the key alone when there is no other column), applied in row order, with the
+     * The upsert of {@code rows} rows by {@code key} in one statement (every column updated from the row,
+     * the key's too, so that a key the database takes as equal ends in the row's spelling), applied in
+     * row order, with the
      * parameters of {@link #insertSql(String, String, List, int)}; null where the dialect has none, and
      * {@code upsert(...)} is refused at start.
      */
     public String upsertSql(String schema, String table, List<String> columns, List<String> key, int rows) {
         return null;
+    }
+
+    /**
+     * The most bytes one statement may take on the wire: the server refuses a larger one (MariaDB's
+     * and MySQL's {@code max_allowed_packet}, after which it closes the connection). A statement of
+     * many rows ({@link #upsertSql(String, String, List, List, int)}) is cut below it; the driver cuts
+     * a JDBC batch itself. {@link Long#MAX_VALUE} where the sink knows no bound.
+     */
+    public long maxStatementBytes(Connection c) throws SQLException {
+        return Long.MAX_VALUE;
     }
 
     /**

@@ -207,7 +207,8 @@ final class XaEpochBranch<IN> {
                 return null;
             });
             PreparedStatement insert = upserts == null ? c.prepareStatement(insertSql) : null;
-            XaKeyedStatements keyed = upserts == null ? null : keyedStatements(c);
+            XaKeyedStatements keyed = upserts == null ? null : io.sql("reading the server's packet limit",
+                    () -> keyedStatements(c));
             PreparedStatement marker = c.prepareStatement(
                     dialect.markerInsertSql(database.markerSchema(), database.markerTable()));
             return new EpochConnection(xa, c, io, insert, keyed, marker);
@@ -217,8 +218,9 @@ final class XaEpochBranch<IN> {
         }
     }
 
-    private XaKeyedStatements keyedStatements(Connection c) {
-        return new XaKeyedStatements(c, upsertSql, deleteSql, upserts.columnCount(), database.batchSize());
+    private XaKeyedStatements keyedStatements(Connection c) throws SQLException {
+        return new XaKeyedStatements(c, upsertSql, deleteSql, upserts.columnCount(), database.batchSize(),
+                dialect.maxStatementBytes(c));
     }
 
     void write(IN record, long positionInEpoch) throws IOException {
@@ -346,6 +348,9 @@ final class XaEpochBranch<IN> {
             XaIo io = new XaIo(c, database.networkTimeout(), context + " (carried)");
             io.sql("writing carried upserts and deletes", () -> {
                 dialect.setLockTimeout(c, database.lockTimeout());
+                // As on the epoch connections (openConnection): no gap locks. Every restored writer
+                // writes what it carried at once, into the same gaps of the key's index.
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                 c.setAutoCommit(false);
                 upserts.executeCarried(carried, keyedStatements(c), io);
                 c.commit();
