@@ -59,17 +59,22 @@ class XaMariaDbDeadLetterITCase {
     }
 
     private XaSinkBuilder<Long> sink() {
-        return XaSink.<Long>builder()
+        return this.<Long>sinkOf()
+                .rows(DeadLetterRecords::row)
+                .batchSize(100)
+                .commitRetryBackoff(Duration.ofMillis(50));
+    }
+
+    /** This test's sink into its table's two columns, of any record type. */
+    private <T> XaSinkBuilder<T> sinkOf() {
+        return XaSink.<T>builder()
                 .jdbcUrl(db.jdbcUrl())
                 .username(MariaDbFixture.SINK_USER)
                 .password(MariaDbFixture.SINK_PASSWORD)
                 .sinkId(sinkId)
                 .table(table)
                 .columns("id", "payload")
-                .rows(DeadLetterRecords::row)
-                .batchSize(100)
-                .claimWait(Duration.ofSeconds(20))
-                .commitRetryBackoff(Duration.ofMillis(50));
+                .claimWait(Duration.ofSeconds(20));
     }
 
     @Test
@@ -128,16 +133,9 @@ class XaMariaDbDeadLetterITCase {
         StreamExecutionEnvironment env = env(1, 200);
         ids(env, n, 2_000)
                 .map(id -> id == 42 ? refused : id + " ok").returns(Types.STRING)
-                .sinkTo(XaSink.<String>builder()
-                        .jdbcUrl(db.jdbcUrl())
-                        .username(MariaDbFixture.SINK_USER)
-                        .password(MariaDbFixture.SINK_PASSWORD)
-                        .sinkId(sinkId)
-                        .table(table)
-                        .columns("id", "payload")
+                .sinkTo(this.<String>sinkOf()
                         .rows(r -> new Object[] {Long.parseLong(r.substring(0, r.indexOf(' '))), r})
                         .deadLetterTable(schema, "dead")
-                        .claimWait(Duration.ofSeconds(20))
                         .build());
         env.execute("xa dead letters in any script");
 

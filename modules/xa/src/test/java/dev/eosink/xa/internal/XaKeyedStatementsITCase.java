@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,19 +27,19 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class XaKeyedStatementsITCase {
 
+    private static final MariaDbDialect DIALECT = new MariaDbDialect();
+
     private final MariaDbFixture db = MariaDbFixture.get();
 
     @Test
     void upsertsAndDeletesByOneColumnInChunks() throws Exception {
         String table = "keyed_one_" + System.nanoTime() % 100_000;
         db.execute("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, label VARCHAR(20)) ENGINE=InnoDB");
-        MariaDbDialect dialect = new MariaDbDialect();
         List<String> columns = List.of("id", "label");
         List<String> key = List.of("id");
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
-            XaKeyedStatements keyed = new XaKeyedStatements(c, n -> dialect.upsertSql(null, table, columns, key, n),
-                    dialect.deleteSql(null, table, key), 2, 3, dialect.maxStatementBytes(c));
+            XaKeyedStatements keyed = keyed(c, table, columns, key, 3);
             XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
             List<Object[]> rows = new ArrayList<>();
             for (long id = 0; id < 7; id++) {
@@ -63,13 +64,11 @@ class XaKeyedStatementsITCase {
         String table = "keyed_two_" + System.nanoTime() % 100_000;
         db.execute("CREATE TABLE " + table + " (region VARCHAR(10) NOT NULL, id BIGINT NOT NULL, amount BIGINT,"
                 + " PRIMARY KEY (region, id)) ENGINE=InnoDB DEFAULT COLLATE utf8mb4_general_ci");
-        MariaDbDialect dialect = new MariaDbDialect();
         List<String> columns = List.of("region", "id", "amount");
         List<String> key = List.of("region", "id");
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
-            XaKeyedStatements keyed = new XaKeyedStatements(c, n -> dialect.upsertSql(null, table, columns, key, n),
-                    dialect.deleteSql(null, table, key), 3, 2, dialect.maxStatementBytes(c));
+            XaKeyedStatements keyed = keyed(c, table, columns, key, 2);
             XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
             keyed.upsert(List.of(
                     new Object[] {"eu", 1L, 10L},
@@ -99,18 +98,15 @@ class XaKeyedStatementsITCase {
                 + " DEFAULT COLLATE utf8mb4_general_ci");
         db.execute("CREATE TABLE " + keyOnly + " (k VARCHAR(20) NOT NULL PRIMARY KEY) ENGINE=InnoDB"
                 + " DEFAULT COLLATE utf8mb4_general_ci");
-        MariaDbDialect dialect = new MariaDbDialect();
         List<String> key = List.of("k");
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
             List<String> columns = List.of("k", "v");
-            XaKeyedStatements keyed = new XaKeyedStatements(c, n -> dialect.upsertSql(null, table, columns, key, n),
-                    dialect.deleteSql(null, table, key), 2, 10, dialect.maxStatementBytes(c));
+            XaKeyedStatements keyed = keyed(c, table, columns, key, 10);
             keyed.upsert(List.of(new Object[] {"alice", 1L}, new Object[] {"bob", 1L}), io);
             keyed.upsert(List.of(new Object[] {"ALICE", 2L}, new Object[] {"bob", 2L}, new Object[] {"Bob  ", 3L}), io);
-            XaKeyedStatements keys = new XaKeyedStatements(c, n -> dialect.upsertSql(null, keyOnly, key, key, n),
-                    dialect.deleteSql(null, keyOnly, key), 1, 10, dialect.maxStatementBytes(c));
+            XaKeyedStatements keys = keyed(c, keyOnly, key, key, 10);
             keys.upsert(List.<Object[]>of(new Object[] {"carol"}), io);
             keys.upsert(List.of(new Object[] {"Carol"}, new Object[] {"CAROL"}), io);
             c.commit();
@@ -130,7 +126,7 @@ class XaKeyedStatementsITCase {
      * the bound lifted: the bound is for drivers and servers that do not.)
      */
     @Test
-    void manyColumnsStayWithinTheParametersOfAServerSidePreparedStatement() throws Exception {
+    void manyColumnsThroughServerSidePreparedStatementsArriveWithTheirValues() throws Exception {
         String table = "keyed_wide_cols_" + System.nanoTime() % 100_000;
         int width = 200;
         List<String> columns = new ArrayList<>();
@@ -139,14 +135,12 @@ class XaKeyedStatementsITCase {
         }
         db.execute("CREATE TABLE " + table + " (" + columns.stream().map(c -> c + " BIGINT" + (c.equals("c0") ? " PRIMARY KEY" : ""))
                 .collect(Collectors.joining(", ")) + ") ENGINE=InnoDB");
-        MariaDbDialect dialect = new MariaDbDialect();
         List<String> key = List.of("c0");
         int n = 1_000;
         try (Connection c = DriverManager.getConnection(db.jdbcUrl() + "?useServerPrepStmts=true",
                 db.adminProperties())) {
             c.setAutoCommit(false);
-            XaKeyedStatements keyed = new XaKeyedStatements(c, k -> dialect.upsertSql(null, table, columns, key, k),
-                    dialect.deleteSql(null, table, key), width, n, dialect.maxStatementBytes(c));
+            XaKeyedStatements keyed = keyed(c, table, columns, key, n);
             XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
             List<Object[]> rows = new ArrayList<>();
             for (long id = 0; id < n; id++) {
@@ -174,7 +168,6 @@ class XaKeyedStatementsITCase {
     void upsertsOfRowsWiderThanThePacketLimitAllowsAreCutBelowIt() throws Exception {
         String table = "keyed_wide_" + System.nanoTime() % 100_000;
         db.execute("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, doc MEDIUMTEXT) ENGINE=InnoDB");
-        MariaDbDialect dialect = new MariaDbDialect();
         List<String> columns = List.of("id", "doc");
         List<String> key = List.of("id");
         long packet = db.count("SELECT @@max_allowed_packet");
@@ -183,8 +176,7 @@ class XaKeyedStatementsITCase {
         String doc = "d".repeat(width);
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
-            XaKeyedStatements keyed = new XaKeyedStatements(c, k -> dialect.upsertSql(null, table, columns, key, k),
-                    dialect.deleteSql(null, table, key), 2, n, dialect.maxStatementBytes(c));
+            XaKeyedStatements keyed = keyed(c, table, columns, key, n);
             XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
             List<Object[]> rows = new ArrayList<>();
             for (long id = 0; id < n; id++) {
@@ -207,5 +199,12 @@ class XaKeyedStatementsITCase {
             }
         }
         return rows;
+    }
+
+    /** The keyed statements of {@code table} on the connection, as an epoch's branch makes them. */
+    private static XaKeyedStatements keyed(Connection c, String table, List<String> columns, List<String> key, int batchSize)
+            throws SQLException {
+        return new XaKeyedStatements(c, n -> DIALECT.upsertSql(null, table, columns, key, n),
+                DIALECT.deleteSql(null, table, key), columns.size(), batchSize, DIALECT.maxStatementBytes(c));
     }
 }
