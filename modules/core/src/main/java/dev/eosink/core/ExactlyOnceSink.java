@@ -88,6 +88,16 @@ public class ExactlyOnceSink<IN>
     private Duration checkpointInterval;
 
     /**
+     * Drawn anew whenever Flink translates the sink into a job graph ({@link #addPreWriteTopology}), and so
+     * serialized with it: every task of one submission of the job graph, on every task manager and in every
+     * attempt, reads the same value, and a JobManager failover that recovers the job graph keeps it. A new
+     * submission draws a new one, even under the same job id. With the job id it makes the {@linkplain
+     * TransactionId#executionTag execution tag} of every transaction name, by which a writer knows what its
+     * own execution prepared.
+     */
+    private String executionNonce = TransactionId.newExecutionNonce();
+
+    /**
      * The sink over {@code database} with {@code settings}: the public entry point for a sink of one's
      * own transactional system (an implementation of the SPI in {@code dev.eosink.core.spi}; see
      * {@code docs/extending.md}), and what the database modules' builders call. Users of PostgreSQL or XA
@@ -244,6 +254,9 @@ public class ExactlyOnceSink<IN>
             long interval = env.getCheckpointConfig().getCheckpointInterval();
             checkpointInterval = interval > 0 ? Duration.ofMillis(interval) : null;
         }
+        // A job graph of its own, so an execution of its own: a sink object submitted twice from one JVM (under a
+        // fixed job id, say) must not make the second submission look like the first.
+        executionNonce = TransactionId.newExecutionNonce();
         return distribution.distribute(input);
     }
 
@@ -279,12 +292,14 @@ public class ExactlyOnceSink<IN>
      * the nested {@code Sink.InitContext}, which this class inherits and which shadows the import.
      */
     private SubtaskContext subtaskContext(org.apache.flink.api.connector.sink2.InitContext context) {
+        String jobId = context.getJobInfo().getJobId().toString();
         return new SubtaskContext(
                 settings.sinkId(),
                 context.getTaskInfo().getIndexOfThisSubtask(),
                 context.getTaskInfo().getNumberOfParallelSubtasks(),
                 context.getTaskInfo().getAttemptNumber(),
-                context.getJobInfo().getJobId().toString(),
+                jobId,
+                TransactionId.executionTag(jobId, executionNonce),
                 context.getRestoredCheckpointId());
     }
 

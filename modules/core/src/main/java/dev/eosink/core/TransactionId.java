@@ -3,21 +3,29 @@ package dev.eosink.core;
 import org.apache.flink.annotation.PublicEvolving;
 
 import java.io.Serializable;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import java.util.zip.CRC32;
 
 /**
  * The name of one database transaction of one sink subtask: {@code eos1/<sinkId>/<subtask>/<checkpoint>/<run>}.
  *
- * <p>{@code run} is eight characters: the first four are the {@linkplain #jobTag(String) tag of the Flink
- * job} that prepared the transaction (a hash of its job id), the last four are random per writer
- * instance. The job tag lets a restarted attempt of a job tell its own job's leftovers from another
- * job's, and a restored writer tell the transactions of the job that took the restored checkpoint
- * from those of other jobs; the random part keeps two writer instances of one job apart.
+ * <p>{@code run} is twelve characters: the first eight are the {@linkplain #executionTag(String, String) tag
+ * of the execution} that prepared the transaction, the last four are random per writer instance. An
+ * execution is one submission of a job graph: its failovers, and a JobManager failover that recovers
+ * the job graph, keep it; a new submission is a new execution, even under the same job id (Flink fixes the
+ * job id of an application with high availability, so every redeployment of it has the same one). The
+ * execution tag lets a restarted attempt tell what its own execution prepared from what anything else
+ * did, and a restored writer tell the transactions of the execution that took the restored checkpoint from
+ * those of others; the random part keeps two writer instances of one execution apart. Names of the first
+ * layout (eight characters: a four-character tag of the job id, then four random) still parse; their tag
+ * never equals an execution tag, so they always count as another execution's.
  *
  * <p>Invariants this name keeps, on which recovery relies:
  *
@@ -41,7 +49,8 @@ import java.util.zip.CRC32;
  * @param sinkId the sink's id, as {@link #checkSinkId} accepts it
  * @param subtask the index of the writer subtask that prepared it
  * @param checkpointId the last checkpoint that writer snapshotted, plus one
- * @param run the writer instance's run token: the {@linkplain #jobTag() job tag}, then four random characters
+ * @param run the writer instance's run token: the {@linkplain #executionTag() execution tag}, then four random
+ *     characters
  */
 @PublicEvolving
 public record TransactionId(String sinkId, int subtask, long checkpointId, String run) implements Serializable {
@@ -54,7 +63,8 @@ public record TransactionId(String sinkId, int subtask, long checkpointId, Strin
     /** Sink ids: a stable, human-readable name. No '/', so that names parse unambiguously. */
     public static final Pattern SINK_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,99}");
 
-    private static final Pattern RUN = Pattern.compile("[a-z0-9]{8}");
+    /** Run tokens: this layout's twelve characters, or the first layout's eight. */
+    private static final Pattern RUN = Pattern.compile("[a-z0-9]{12}|[a-z0-9]{8}");
 
     /** PostgreSQL refuses gids of 200 bytes or more. */
     public static final int MAX_LENGTH = 199;
@@ -69,43 +79,69 @@ public record TransactionId(String sinkId, int subtask, long checkpointId, Strin
             throw new IllegalArgumentException("checkpointId must be >= 0, was " + checkpointId);
         }
         if (run == null || !RUN.matcher(run).matches()) {
-            throw new IllegalArgumentException("run token must be 8 characters [a-z0-9], was " + run);
+            throw new IllegalArgumentException("run token must be 12 characters [a-z0-9], was " + run);
         }
     }
 
     private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
-    /** Length of the job tag at the start of every run token. */
-    public static final int JOB_TAG_LENGTH = 4;
+    /** Length of the execution tag at the start of every run token. */
+    public static final int EXECUTION_TAG_LENGTH = 8;
+
+    /** Length of a run token: the execution tag, then four random characters. */
+    public static final int RUN_LENGTH = EXECUTION_TAG_LENGTH + 4;
+
+    /** Length of the job tag at the start of a run token of the first layout (eight characters in all). */
+    private static final int LEGACY_TAG_LENGTH = 4;
 
     /**
-     * A fresh run token for a writer instance of job {@code jobId}: the job's tag, then four random
-     * characters, so that restarted attempts never reuse a name.
+     * A fresh run token for a writer instance of the execution tagged {@code executionTag}: the tag, then
+     * four random characters, so that restarted attempts never reuse a name.
      */
-    public static String newRunToken(String jobId) {
+    public static String newRunToken(String executionTag) {
+        if (executionTag == null || executionTag.length() != EXECUTION_TAG_LENGTH
+                || !RUN.matcher(executionTag + "0000").matches()) {
+            throw new IllegalArgumentException("an execution tag is " + EXECUTION_TAG_LENGTH
+                    + " characters [a-z0-9], was " + executionTag);
+        }
         SecureRandom random = new SecureRandom();
-        StringBuilder token = new StringBuilder(jobTag(jobId));
-        while (token.length() < 8) {
+        StringBuilder token = new StringBuilder(executionTag);
+        while (token.length() < RUN_LENGTH) {
             token.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
         }
         return token.toString();
     }
 
     /**
-     * The four characters that stand for a Flink job id in run tokens: a stable hash, the same on
-     * every task manager. Two jobs share a tag with a chance of one in 36^4 (1.7 million); a job
-     * submitted again with the same fixed job id (some deployment tools do that) has the same tag.
+     * The eight characters that stand for one execution of a Flink job in run tokens: a hash of the job id
+     * and of {@code executionNonce}, a random value the sink draws when Flink translates it into a job graph
+     * (so every task of one submission has the same one, on every task manager, and a new submission has a
+     * new one). Two executions share a tag with a chance of one in 36^8 (2.8 * 10^12).
      */
-    public static String jobTag(String jobId) {
-        CRC32 crc = new CRC32();
-        crc.update(Objects.requireNonNull(jobId, "jobId").getBytes(StandardCharsets.UTF_8));
-        long value = crc.getValue() % (36L * 36 * 36 * 36);
-        char[] tag = new char[JOB_TAG_LENGTH];
-        for (int i = JOB_TAG_LENGTH - 1; i >= 0; i--) {
+    public static String executionTag(String jobId, String executionNonce) {
+        MessageDigest sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+        byte[] digest = sha.digest((Objects.requireNonNull(jobId, "jobId") + "/"
+                + Objects.requireNonNull(executionNonce, "executionNonce")).getBytes(StandardCharsets.UTF_8));
+        // 64 bits of the digest, as eight base-36 digits (36^8 < 2^42: the modulo's bias is negligible).
+        long value = Long.remainderUnsigned(ByteBuffer.wrap(digest).getLong(), 2_821_109_907_456L);
+        char[] tag = new char[EXECUTION_TAG_LENGTH];
+        for (int i = EXECUTION_TAG_LENGTH - 1; i >= 0; i--) {
             tag[i] = ALPHABET.charAt((int) (value % 36));
             value /= 36;
         }
         return new String(tag);
+    }
+
+    /** A fresh execution nonce for {@link #executionTag}: 128 random bits, as hex. */
+    public static String newExecutionNonce() {
+        byte[] bytes = new byte[16];
+        new SecureRandom().nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
     }
 
     /** Validates a sink id, with a message that says what is allowed. */
@@ -144,9 +180,17 @@ public record TransactionId(String sinkId, int subtask, long checkpointId, Strin
         }
     }
 
-    /** The tag of the job whose writer prepared this transaction: the first four characters of {@link #run()}. */
-    public String jobTag() {
-        return run.substring(0, JOB_TAG_LENGTH);
+    /**
+     * The tag of the execution whose writer prepared this transaction: the first eight characters of {@link
+     * #run()}; for a name of the first layout, the four characters of its job tag, which no execution has.
+     */
+    public String executionTag() {
+        return tagOf(run);
+    }
+
+    /** The execution tag at the start of run token {@code run}, of either layout. */
+    public static String tagOf(String run) {
+        return run.substring(0, run.length() == RUN_LENGTH ? EXECUTION_TAG_LENGTH : LEGACY_TAG_LENGTH);
     }
 
     /** The name as stored in the database (PostgreSQL's gid). */

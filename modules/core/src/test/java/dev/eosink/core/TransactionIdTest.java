@@ -19,7 +19,7 @@ class TransactionIdTest {
     @Test
     void longestNameFitsPostgresGidLimit() {
         String sinkId = "s".repeat(100);
-        TransactionId id = new TransactionId(sinkId, Short.MAX_VALUE, Long.MAX_VALUE, "zzzzzzzz");
+        TransactionId id = new TransactionId(sinkId, Integer.MAX_VALUE, Long.MAX_VALUE, "zzzzzzzzzzzz");
         assertThat(id.toString().getBytes(StandardCharsets.UTF_8).length)
                 .isLessThanOrEqualTo(TransactionId.MAX_LENGTH)
                 .isLessThan(200);
@@ -55,21 +55,37 @@ class TransactionIdTest {
     }
 
     @Test
-    void runTokensOfOneJobShareTheJobTagAndDifferInTheRest() {
-        String job = "5b0f3a6e2c9d4e7f8a1b2c3d4e5f6a7b";
-        String a = TransactionId.newRunToken(job);
-        String b = TransactionId.newRunToken(job);
-        assertThat(a).matches("[a-z0-9]{8}").isNotEqualTo(b);
-        assertThat(a.substring(0, 4)).isEqualTo(b.substring(0, 4)).isEqualTo(TransactionId.jobTag(job));
-        assertThat(new TransactionId("s", 0, 1, a).jobTag()).isEqualTo(TransactionId.jobTag(job));
+    void runTokensOfOneExecutionShareItsTagAndDifferInTheRest() {
+        String tag = TransactionId.executionTag("5b0f3a6e2c9d4e7f8a1b2c3d4e5f6a7b", "nonce");
+        String a = TransactionId.newRunToken(tag);
+        String b = TransactionId.newRunToken(tag);
+        assertThat(a).matches("[a-z0-9]{12}").isNotEqualTo(b);
+        assertThat(a.substring(0, 8)).isEqualTo(b.substring(0, 8)).isEqualTo(tag);
+        assertThat(new TransactionId("s", 0, 1, a).executionTag()).isEqualTo(tag);
     }
 
-    /** The tag must be the same on every task manager and in every release: it is computed, never random. */
+    /**
+     * The tag must be the same on every task manager and in every release: it is computed from the job id and
+     * the nonce the job graph carries, never drawn. Two submissions under one fixed job id differ by the nonce.
+     */
     @Test
-    void jobTagIsStable() {
-        assertThat(TransactionId.jobTag("00000000000000000000000000000000")).isEqualTo(
-                TransactionId.jobTag("00000000000000000000000000000000")).matches("[a-z0-9]{4}");
-        assertThat(TransactionId.jobTag("00000000000000000000000000000000"))
-                .isNotEqualTo(TransactionId.jobTag("00000000000000000000000000000001"));
+    void executionTagIsStableAndDiffersBetweenSubmissionsOfOneJobId() {
+        String job = "00000000000000000000000000000000";
+        assertThat(TransactionId.executionTag(job, "n1")).isEqualTo(TransactionId.executionTag(job, "n1"))
+                .matches("[a-z0-9]{8}");
+        assertThat(TransactionId.executionTag(job, "n1")).isNotEqualTo(TransactionId.executionTag(job, "n2"));
+        assertThat(TransactionId.executionTag(job, "n1"))
+                .isNotEqualTo(TransactionId.executionTag("00000000000000000000000000000001", "n1"));
+        assertThat(TransactionId.newExecutionNonce()).matches("[0-9a-f]{32}").isNotEqualTo(TransactionId.newExecutionNonce());
+    }
+
+    /** Names of the first layout parse, and their four-character job tag is no execution's tag. */
+    @Test
+    void namesOfTheFirstLayoutParseAndBelongToNoExecution() {
+        TransactionId old = TransactionId.parse("eos1/s/0/5/abcd1234").orElseThrow();
+        assertThat(old.executionTag()).isEqualTo("abcd").hasSize(4);
+        assertThat(TransactionId.parse("eos1/s/0/5/abcd12345678").orElseThrow().executionTag()).isEqualTo("abcd1234");
+        assertThat(TransactionId.parse("eos1/s/0/5/abcd123456")).isEmpty();
+        assertThatThrownBy(() -> TransactionId.newRunToken("abcd")).isInstanceOf(IllegalArgumentException.class);
     }
 }

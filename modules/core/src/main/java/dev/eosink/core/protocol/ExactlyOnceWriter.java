@@ -174,7 +174,7 @@ public final class ExactlyOnceWriter<IN>
         this.session = session;
         this.metrics = metrics;
         this.nanoClock = nanoClock;
-        this.run = TransactionId.newRunToken(context.jobId());
+        this.run = TransactionId.newRunToken(context.execution());
         this.pending = new PendingCommits(context.jobId(), context.sinkId(), context.subtask());
         this.ageWarning = new PreparedAgeWarning(context, target, words, preparedAgeWarning);
         metrics.bind(pending, session, nanoClock);

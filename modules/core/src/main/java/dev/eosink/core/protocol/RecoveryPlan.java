@@ -122,7 +122,7 @@ public final class RecoveryPlan {
         if (subtask < 0 || parallelism <= 0 || subtask >= parallelism) {
             throw new IllegalArgumentException("subtask " + subtask + " of parallelism " + parallelism);
         }
-        String ownJob = TransactionId.jobTag(context.jobId());
+        String ownExecution = context.execution();
         boolean fresh = context.restoredCheckpointId().isEmpty();
         RestoredCheckpoint restoredCheckpoint = fresh
                 ? RestoredCheckpoint.NONE
@@ -134,7 +134,7 @@ public final class RecoveryPlan {
                 continue;
             }
             if (fresh) {
-                verdicts.put(id, id.jobTag().equals(ownJob) ? Verdict.OWN_ATTEMPT : Verdict.LEFTOVER);
+                verdicts.put(id, id.executionTag().equals(ownExecution) ? Verdict.OWN_ATTEMPT : Verdict.LEFTOVER);
                 continue;
             }
             long restoredId = context.restoredCheckpointId().getAsLong();
@@ -148,7 +148,7 @@ public final class RecoveryPlan {
                 reasons.put(id, orphanBecause.get());
             } else if (restoredCheckpoint.provesHeld(id)) {
                 verdicts.put(id, Verdict.RESTORED_COMMITTER);
-            } else if (restoredCheckpoint.sinkStateRestored() || id.jobTag().equals(ownJob)) {
+            } else if (restoredCheckpoint.sinkStateRestored() || id.executionTag().equals(ownExecution)) {
                 // This job's own transaction at or before a checkpoint of this job: that checkpoint holds
                 // the sink's state, this subtask just got none of it (a rescale).
                 verdicts.put(id, Verdict.UNLESS_COMMITTED);
@@ -256,21 +256,22 @@ public final class RecoveryPlan {
         private final boolean sinkStateRestored;
         private final Map<Integer, String> runBySubtask;
         private final OptionalInt parallelism;
-        private final Optional<String> jobTag;
+        /** The tag of the execution that took the checkpoint. */
+        private final Optional<String> executionTag;
 
-        private RestoredCheckpoint(
-                boolean sinkStateRestored, Map<Integer, String> runBySubtask, OptionalInt parallelism, Optional<String> jobTag) {
+        private RestoredCheckpoint(boolean sinkStateRestored, Map<Integer, String> runBySubtask, OptionalInt parallelism,
+                Optional<String> executionTag) {
             this.sinkStateRestored = sinkStateRestored;
             this.runBySubtask = runBySubtask;
             this.parallelism = parallelism;
-            this.jobTag = jobTag;
+            this.executionTag = executionTag;
         }
 
         static RestoredCheckpoint of(String sinkId, long restoredCheckpointId, Collection<WriterState> restored) {
             List<WriterState> ours = restored.stream().filter(s -> s.sinkId().equals(sinkId)).collect(Collectors.toList());
             Map<Integer, String> runs = new HashMap<>();
             OptionalInt parallelism = OptionalInt.empty();
-            Optional<String> jobTag = Optional.empty();
+            Optional<String> executionTag = Optional.empty();
             for (WriterState s : ours) {
                 // Only state of the restored checkpoint itself, and with a lineage, can prove anything.
                 if (s.checkpointId() != restoredCheckpointId || s.lineage().isEmpty()) {
@@ -279,9 +280,9 @@ public final class RecoveryPlan {
                 WriterState.Lineage lineage = s.lineage().get();
                 runs.put(s.subtask(), lineage.run());
                 parallelism = OptionalInt.of(lineage.parallelism());
-                jobTag = Optional.of(lineage.run().substring(0, TransactionId.JOB_TAG_LENGTH));
+                executionTag = Optional.of(TransactionId.tagOf(lineage.run()));
             }
-            return new RestoredCheckpoint(!ours.isEmpty(), Collections.unmodifiableMap(runs), parallelism, jobTag);
+            return new RestoredCheckpoint(!ours.isEmpty(), Collections.unmodifiableMap(runs), parallelism, executionTag);
         }
 
         /** Whether Flink restored this sink's writer state (to this subtask): it was part of the checkpoint. */
@@ -305,9 +306,9 @@ public final class RecoveryPlan {
                 return Optional.of("the restored checkpoint was taken at parallelism " + parallelism.getAsInt()
                         + ", so no subtask " + id.subtask() + " took part in it");
             }
-            if (jobTag.isPresent() && !jobTag.get().equals(id.jobTag())) {
-                return Optional.of("it was prepared by another job (tag " + id.jobTag() + ") than the one that took the "
-                        + "restored checkpoint (tag " + jobTag.get() + ")");
+            if (executionTag.isPresent() && !executionTag.get().equals(id.executionTag())) {
+                return Optional.of("it was prepared by another execution (tag " + id.executionTag() + ") than the one "
+                        + "that took the restored checkpoint (tag " + executionTag.get() + ")");
             }
             return Optional.empty();
         }

@@ -280,7 +280,7 @@ final class StartupRecovery {
     }
 
     private SinkException refuseLeftovers(List<TransactionId> leftovers, RecoveryPlan plan, String when) {
-        String jobs = leftovers.stream().map(TransactionId::jobTag).distinct().sorted().collect(Collectors.joining(", "));
+        String jobs = leftovers.stream().map(TransactionId::executionTag).distinct().sorted().collect(Collectors.joining(", "));
         return new SinkException(context + ", " + target + ": found " + leftovers.size() + " prepared transaction(s) "
                 + "of sink id '" + context.sinkId() + "' left by other job(s) (job tag " + jobs + "): " + names(leftovers)
                 + ". This job started " + (plan.freshStart() ? "without restored state" : "from checkpoint "
@@ -324,7 +324,7 @@ final class StartupRecovery {
         LOG.warn("{}: rolled back prepared transaction {} of checkpoint {}, left by another job (tag {}), under "
                         + "leftoverPolicy ROLLBACK: this job started {}, so whether a completed checkpoint or savepoint "
                         + "promised it is unknown; if the sources resumed after such a snapshot, its records are lost",
-                context, id, id.checkpointId(), id.jobTag(),
+                context, id, id.checkpointId(), id.executionTag(),
                 plan.freshStart() ? "without restored state" : "without this sink's writer state");
     }
 

@@ -1,5 +1,7 @@
 package dev.eosink.core.spi;
 
+import dev.eosink.core.TransactionId;
+
 import org.apache.flink.annotation.PublicEvolving;
 
 import java.util.Objects;
@@ -15,16 +17,30 @@ import java.util.OptionalLong;
  * @param parallelism the sink's parallelism in this run
  * @param attempt the attempt number of this subtask's task (0 for the first)
  * @param jobId the Flink job's id, as text
+ * @param execution the tag of this execution of the job ({@link TransactionId#executionTag(String, String)}):
+ *     the same for every task and attempt of one submission of the job graph, different for the next
+ *     submission even under the same job id
  * @param restoredCheckpointId the checkpoint or savepoint this run restored from; empty on a fresh start
  */
 @PublicEvolving
 public record SubtaskContext(
-        String sinkId, int subtask, int parallelism, int attempt, String jobId, OptionalLong restoredCheckpointId) {
+        String sinkId, int subtask, int parallelism, int attempt, String jobId, String execution,
+        OptionalLong restoredCheckpointId) {
 
     public SubtaskContext {
         Objects.requireNonNull(sinkId, "sinkId");
         Objects.requireNonNull(jobId, "jobId");
+        Objects.requireNonNull(execution, "execution");
         Objects.requireNonNull(restoredCheckpointId, "restoredCheckpointId");
+    }
+
+    /**
+     * A subtask of a job run outside a Flink job graph (tests, tools), whose one execution is tagged by
+     * its job id alone: two contexts of the same job id are of the same execution.
+     */
+    public SubtaskContext(
+            String sinkId, int subtask, int parallelism, int attempt, String jobId, OptionalLong restoredCheckpointId) {
+        this(sinkId, subtask, parallelism, attempt, jobId, TransactionId.executionTag(jobId, ""), restoredCheckpointId);
     }
 
     /** "sink 'orders' subtask 1/2 (attempt 0)": the prefix of every message about this subtask. */
@@ -42,11 +58,12 @@ public record SubtaskContext(
                 && parallelism == other.parallelism
                 && attempt == other.attempt
                 && Objects.equals(jobId, other.jobId)
+                && Objects.equals(execution, other.execution)
                 && Objects.equals(restoredCheckpointId, other.restoredCheckpointId);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(sinkId, subtask, parallelism, attempt, jobId, restoredCheckpointId);
+        return Objects.hash(sinkId, subtask, parallelism, attempt, jobId, execution, restoredCheckpointId);
     }
 }

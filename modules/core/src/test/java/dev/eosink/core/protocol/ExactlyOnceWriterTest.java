@@ -32,7 +32,7 @@ class ExactlyOnceWriterTest {
     private static final String OLD_JOB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 
     private static String run(String job, String instance) {
-        return TransactionId.jobTag(job) + instance;
+        return TransactionId.executionTag(job, "") + instance;
     }
 
     private static TransactionId tx(int subtask, long checkpoint, String run) {
@@ -248,7 +248,7 @@ class ExactlyOnceWriterTest {
         assertThat(session.begun).hasSize(2);
         assertThat(session.begun.get(0).checkpointId()).isEqualTo(9);
         assertThat(session.begun.get(1).checkpointId()).isEqualTo(10);
-        assertThat(session.begun.get(0).jobTag()).isEqualTo(TransactionId.jobTag(JOB));
+        assertThat(session.begun.get(0).executionTag()).isEqualTo(TransactionId.executionTag(JOB, ""));
         assertThat(session.prepared).containsExactlyElementsOf(session.begun);
     }
 

@@ -24,7 +24,7 @@ class RecoveryPlanTest {
 
     /** A transaction of {@code job}'s writer instance {@code instance} (four characters). */
     private static TransactionId tx(int subtask, long checkpoint, String job, String instance) {
-        return new TransactionId("s", subtask, checkpoint, TransactionId.jobTag(job) + instance);
+        return new TransactionId("s", subtask, checkpoint, TransactionId.executionTag(job, "") + instance);
     }
 
     private static TransactionId tx(int subtask, long checkpoint) {
@@ -32,7 +32,7 @@ class RecoveryPlanTest {
     }
 
     private static String run(String job, String instance) {
-        return TransactionId.jobTag(job) + instance;
+        return TransactionId.executionTag(job, "") + instance;
     }
 
     private static WriterState state(int subtask, long checkpoint, String run, int parallelism) {
@@ -115,7 +115,7 @@ class RecoveryPlanTest {
         assertThat(plan.with(Verdict.UNLESS_COMMITTED)).containsExactly(maybeHeld3);
         assertThat(plan.with(Verdict.ORPHAN)).containsExactly(otherJob3, beyondParallelism);
         assertThat(plan.reason(beyondParallelism)).get().asString().contains("parallelism 4");
-        assertThat(plan.reason(otherJob3)).get().asString().contains("another job");
+        assertThat(plan.reason(otherJob3)).get().asString().contains("another execution");
         assertThat(plan.verdictOf(notOwned)).isNull();
         // Subtask 3's committer committed maybeHeld3 before the first checkpoint: nothing to do then.
         assertThat(plan.orphansStillPrepared(List.of(held0))).containsExactly(held0);

@@ -19,7 +19,7 @@ import java.util.Optional;
  *
  * <pre>
  * format id  0x454F5331 ("EOS1")
- * gtrid      e1/&lt;sink hash&gt;/&lt;subtask&gt;/&lt;checkpoint&gt;/&lt;run&gt;   at most 3+16+1+10+1+19+1+8 = 59 bytes
+ * gtrid      e1/&lt;sink hash&gt;/&lt;subtask&gt;/&lt;checkpoint&gt;/&lt;run&gt;   at most 3+16+1+10+1+19+1+12 = 63 bytes
  * bqual      the sink id, or its first 47 characters + "~" + 16 hex of its hash when longer than 64 bytes
  * </pre>
  *

@@ -13,7 +13,7 @@ class XaIdsTest {
     @Test
     void roundTripsWithinXasLimitsForTheLongestNames() {
         String longest = "s".repeat(100);
-        TransactionId id = new TransactionId(longest, Integer.MAX_VALUE, Long.MAX_VALUE, "zzzzzzzz");
+        TransactionId id = new TransactionId(longest, Integer.MAX_VALUE, Long.MAX_VALUE, "zzzzzzzzzzzz");
         Xid xid = XaIds.toXid(id);
         assertThat(xid.getFormatId()).isEqualTo(XaIds.FORMAT_ID);
         assertThat(xid.getGlobalTransactionId().length).isLessThanOrEqualTo(64);
