@@ -4,6 +4,9 @@
 -- rolled back by someone else). The sink creates this table itself when it may
 -- (createMarkerTable(true), the default); run this when the sink's role may not create tables.
 -- Rows older than the sink's markerRetention (7 days by default) are pruned by the sink.
+-- An upsert sink also writes notice rows here (sink_id '<sink id>/carried', gid 'carried/<gid>') when it
+-- carries writes past a checkpoint's barrier in that checkpoint's state; the transaction that writes them
+-- deletes the notice. A job started without that state refuses to start while one is visible.
 CREATE TABLE IF NOT EXISTS eosink_markers (
     gid           text        PRIMARY KEY,     -- the prepared transaction's id: eos1/<sink>/<subtask>/<checkpoint>/<run>
     sink_id       text        NOT NULL,

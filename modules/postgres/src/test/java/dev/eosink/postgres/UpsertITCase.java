@@ -74,6 +74,7 @@ import static dev.eosink.testing.records.UpsertRecords.orderedIds;
 import static dev.eosink.testing.records.UpsertRecords.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The upsert mode end to end on a MiniCluster ({@code upsert(key)}, with {@code changelog(...)} for
@@ -489,6 +490,71 @@ class UpsertITCase extends ExactlyOnceTestBase {
             @InjectClusterClient ClusterClient<?> client, @TempDir Path savepoints) throws Exception {
         createKv("text");
         long n = 4 * EPOCH;
+        String savepoint = stopWhileCarrying(client, savepoints, n);
+
+        IdValve.openFully(sinkId);
+        StreamExecutionEnvironment second = env(2, 200, TestJobs.restoreFrom(savepoint));
+        valvedJob(second, n, UpsertITCase::hotKey, UpsertRecords::hotKind,
+                new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
+        second.execute("restored from the savepoint");
+
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("restored writers that wrote carried statements")
+                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
+        assertThat(carriedNotices()).as("notices of carried statements once they are written").isEmpty();
+        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
+    }
+
+    /**
+     * The same stop, then a restore that does not give the sink its state: a changed sink uid with
+     * --allowNonRestoredState, as after a topology change without uids, or a changed SQL query. The
+     * statements carried into the savepoint are in its writer state only, and the stop committed the
+     * transactions they follow, so nothing is prepared that a refusal of leftovers could name. The
+     * transaction prepared at the savepoint's barrier recorded them (a notice row in the marker table):
+     * the start is refused without restarts, naming them and how to write them, and nothing of it becomes
+     * visible. (It used to run, replay the rest, and leave those keys at an older value: silent loss.)
+     * Restored with the sink's state instead, the writers write them, and the run ends exact.
+     */
+    @Test
+    void aRestoreWithoutTheSinksStateOfASavepointThatCarriesStatementsIsRefused(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path savepoints) throws Exception {
+        createKv("text");
+        long n = 4 * EPOCH;
+        String savepoint = stopWhileCarrying(client, savepoints, n);
+        assertThat(carriedNotices()).as("notices of the carried statements, one per subtask").containsExactly(0, 1);
+        Map<Long, Long> atStop = kvRows();
+
+        IdValve.openFully(sinkId);
+        org.apache.flink.configuration.Configuration unmatched = TestJobs.restoreFrom(savepoint);
+        unmatched.set(org.apache.flink.configuration.StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+        unmatched.addAll(TestJobs.fixedDelayRestarts(50, Duration.ofMillis(100))); // the refusal suppresses them
+        StreamExecutionEnvironment renamed = env(2, 200, unmatched);
+        valvedJob(renamed, n, UpsertITCase::hotKey, UpsertRecords::hotKind,
+                new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE), "sink-renamed");
+        assertThatThrownBy(() -> renamed.execute("restored without the sink's state"))
+                .rootCause()
+                .hasMessageContaining("carried past the barrier of eos1/" + sinkId + "/")
+                .hasMessageContaining("never written")
+                .hasMessageContaining("eosink-admin carried")
+                .hasMessageContaining("nothing of this job became visible");
+        assertThat(Faults.writerAttempts(sinkId, 0)).as("no restart after the refusal").containsExactly(0);
+        assertThat(kvRows()).as("nothing of the refused run visible").isEqualTo(atStop);
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared after the refusal").isEmpty();
+        assertThat(carriedNotices()).as("the notices stay for the right restore").containsExactly(0, 1);
+
+        StreamExecutionEnvironment remedy = env(2, 200, TestJobs.restoreFrom(savepoint));
+        valvedJob(remedy, n, UpsertITCase::hotKey, UpsertRecords::hotKind,
+                new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
+        remedy.execute("restored with the sink's state");
+        assertThat(carriedNotices()).isEmpty();
+        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
+    }
+
+    /**
+     * Checkpoint 2 declined once both writers prepared it, an epoch of hot keys fed, then stop-with-savepoint:
+     * both writers carry the statements that must follow checkpoint 2's commit into the savepoint (checkpoint
+     * 3), and nothing is left prepared. Returns the savepoint.
+     */
+    private String stopWhileCarrying(ClusterClient<?> client, Path savepoints, long n) throws Exception {
         JobClient job = held.declineThenFeedAnEpoch(client, "a declined checkpoint, upserts",
                 env -> valvedJob(env, n, UpsertITCase::hotKey, UpsertRecords::hotKind, held.decliner()));
         String savepoint;
@@ -503,16 +569,23 @@ class UpsertITCase extends ExactlyOnceTestBase {
                 .allSatisfy(e -> assertThat(e.checkpointOfGid()).isEqualTo(3))
                 .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
         assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared after the stop").isEmpty();
+        return savepoint;
+    }
 
-        IdValve.openFully(sinkId);
-        StreamExecutionEnvironment second = env(2, 200, TestJobs.restoreFrom(savepoint));
-        valvedJob(second, n, UpsertITCase::hotKey, UpsertRecords::hotKind,
-                new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
-        second.execute("restored from the savepoint");
-
-        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("restored writers that wrote carried statements")
-                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
-        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
+    /** The subtask indices of the sink's notices of carried writes in the marker table, in order. */
+    private List<Integer> carriedNotices() throws SQLException {
+        List<Integer> subtasks = new ArrayList<>();
+        try (Connection c = db.connect();
+             java.sql.PreparedStatement s = c.prepareStatement(
+                     "SELECT subtask FROM eosink_markers WHERE sink_id = ? ORDER BY subtask")) {
+            s.setString(1, dev.eosink.jdbc.sql.CarriedNotices.sinkIdOf(sinkId));
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    subtasks.add(rs.getInt(1));
+                }
+            }
+        }
+        return subtasks;
     }
 
     /** What a test checks at one point of its job, while the job waits. */
@@ -568,10 +641,15 @@ class UpsertITCase extends ExactlyOnceTestBase {
      */
     private void valvedJob(StreamExecutionEnvironment env, long n, KeyFunction key, RowKindFunction<Long> kind,
             CheckpointDecliner decliner) {
+        valvedJob(env, n, key, kind, decliner, "sink");
+    }
+
+    private void valvedJob(StreamExecutionEnvironment env, long n, KeyFunction key, RowKindFunction<Long> kind,
+            CheckpointDecliner decliner, String sinkUid) {
         ExactlyOnceSink<Long> built = kvSink(key).changelog(kind).build();
         IdValve.ids(env, sinkId, n)
                 .map(decliner).uid("decliner").setParallelism(1)
-                .sinkTo(OwnCommitProbe.wrap(ProtocolTrace.wrap(built), sinkId)).uid("sink");
+                .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(ProtocolTrace.wrap(built), sinkId))).uid(sinkUid);
     }
 
     /** The kv table now: key -> v. */

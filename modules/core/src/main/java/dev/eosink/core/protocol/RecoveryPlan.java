@@ -34,31 +34,38 @@ import java.util.stream.Collectors;
  *       before N (see {@link TransactionId}'s naming invariant) and the restored sources replay its
  *       records: rolled back at start ({@link Verdict#AFTER_RESTORED}).
  *   <li><b>Restored run, named at or before N</b>: a restored committer may hold it, and commits it
- *       before any checkpoint of the new run; or it belongs to another line of history of the job (a
+ *       before any checkpoint of the new run; or it belongs to another line of history of the sink (a
  *       run restored from an older snapshot, or a fresh run, that died before its checkpoint
  *       completed), and then nothing will ever commit it. The restored writer state tells which, when
  *       it can: every committable of checkpoint N's committer state was prepared by the writer
  *       instance that snapshotted N on the same subtask index (restored committables are committed
  *       before a run takes its first checkpoint, so none is carried over from an earlier run). So a
  *       transaction whose subtask's restored state names another run token, whose subtask index did
- *       not exist at N, or whose job is not the job that took N, is an {@link Verdict#ORPHAN}, rolled
- *       back at start: left alone it would hold its locks, and a replay that needs them would wait
- *       for ever. When the state of its subtask index went to another subtask (after a rescale), it
- *       is {@link Verdict#UNLESS_COMMITTED}: Flink triggers a checkpoint only once every task runs,
- *       that is after every restored committer committed what it holds, so if it is still prepared
- *       when the first checkpoint of the new run reaches the writer, it is an orphan and rolled back
- *       then.
- *   <li><b>No state of this sink restored</b>, yet leftovers of this sink id from another job: a fresh
- *       start, or a restore that did not give this sink its state (a changed sink uid with {@code
- *       --allowNonRestoredState}). The sink cannot tell whether a completed checkpoint or savepoint
+ *       not exist at N, or whose execution is not the one that took N, is an {@link Verdict#ORPHAN},
+ *       rolled back at start: left alone it would hold its locks, and a replay that needs them would
+ *       wait for ever. When the state of its subtask index went to another subtask (after a rescale), it
+ *       is {@link Verdict#UNLESS_COMMITTED}: the restored committer that holds it commits it while its
+ *       task initializes, at the same time as this writer starts, which waits for that. Only what is
+ *       still prepared after the wait is left to the first checkpoint: Flink triggers one only once every
+ *       task runs, that is after every restored committer committed what it holds, so what is still
+ *       prepared then is an orphan (of another line of history of the execution that took N) and is
+ *       rolled back.
+ *   <li><b>No state of this sink restored</b>, yet leftovers of this sink id from another execution (another
+ *       job, or another submission of this job under the same job id): a fresh start, or a restore that
+ *       did not give this sink its state (a changed sink uid with {@code --allowNonRestoredState}). The sink cannot tell whether a completed checkpoint or savepoint
  *       promised such a transaction (a savepoint does not notify the sink: its transactions stay
  *       prepared until a later checkpoint completes) while the restored sources resume after it, in
  *       which case it is the only copy of its records. So the user's {@link
- *       dev.eosink.core.LeftoverPolicy} decides ({@link Verdict#LEFTOVER}); never the sink alone.
- *   <li><b>No state of this sink restored, this job's own transaction</b>: a failover before this job
- *       completed any checkpoint restarts without state, and finds what its earlier attempt prepared.
- *       No checkpoint of this job promised it: rolled back at start ({@link Verdict#OWN_ATTEMPT}),
- *       whatever the policy.
+ *       dev.eosink.core.LeftoverPolicy} decides ({@link Verdict#LEFTOVER}); never the sink alone. When
+ *       this subtask got no state but the run restored a checkpoint, another subtask's restored
+ *       committer may still hold it ({@link Verdict#LEFTOVER_UNLESS_COMMITTED}): the policy decides what
+ *       is still prepared after the same wait as above.
+ *   <li><b>No state of this sink restored, this execution's own transaction</b>: a failover before this
+ *       execution completed any checkpoint restarts without state, and finds what its earlier attempt
+ *       prepared. No checkpoint of this execution promised it: rolled back at start ({@link
+ *       Verdict#OWN_ATTEMPT}), whatever the policy. "This execution" is provable: the transaction's name
+ *       carries the {@linkplain TransactionId#executionTag() execution tag}, which no other submission of
+ *       the job graph has, even under the same job id.
  * </ol>
  */
 @Internal
@@ -70,18 +77,21 @@ public final class RecoveryPlan {
         AFTER_RESTORED,
         /** Named at or before the restored checkpoint, proven to be of another line of history: rolled back at start. */
         ORPHAN,
-        /** Prepared by an earlier attempt of this job, which has completed no checkpoint: rolled back at start. */
+        /** Prepared by an earlier attempt of this execution, which has completed no checkpoint: rolled back at start. */
         OWN_ATTEMPT,
         /** Held by the restored committer of its subtask, which commits it: left alone. */
         RESTORED_COMMITTER,
-        /** Maybe held by a restored committer; rolled back if still prepared at the first checkpoint. */
+        /**
+         * Maybe held by the restored committer of another subtask, which commits it as it starts: waited for at
+         * start, and rolled back if still prepared at the first checkpoint.
+         */
         UNLESS_COMMITTED,
-        /** Another run's, and no state of this sink was restored: the leftover policy decides at start. */
+        /** Another execution's, and no state of this sink was restored: the leftover policy decides at start. */
         LEFTOVER,
         /**
-         * Another job's, no state of this sink was restored to this subtask, but another subtask's
-         * restored committer may hold it: the leftover policy decides at the first checkpoint, if it
-         * is still prepared then.
+         * Another execution's, no state of this sink was restored to this subtask, but another subtask's
+         * restored committer may hold it: waited for at start, and left to the leftover policy if it is still
+         * prepared after the wait.
          */
         LEFTOVER_UNLESS_COMMITTED
     }
@@ -89,8 +99,6 @@ public final class RecoveryPlan {
     /** Rolled back before the writer writes anything. */
     private static final Set<Verdict> AT_START = EnumSet.of(Verdict.AFTER_RESTORED, Verdict.ORPHAN, Verdict.OWN_ATTEMPT);
 
-    /** Orphans if still prepared at the first checkpoint. */
-    private static final Set<Verdict> ORPHAN_IF_STILL_PREPARED = EnumSet.of(Verdict.RESTORED_COMMITTER, Verdict.UNLESS_COMMITTED);
 
     private static final Comparator<TransactionId> BY_CHECKPOINT =
             Comparator.comparingLong(TransactionId::checkpointId).thenComparing(TransactionId::toString);
@@ -197,25 +205,15 @@ public final class RecoveryPlan {
         return select(id -> AT_START.contains(verdicts.get(id)));
     }
 
-    /** Whether some transaction's fate waits for the first checkpoint of this run. */
-    public boolean awaitsFirstCheckpoint() {
-        return verdicts.values().stream()
-                .anyMatch(v -> ORPHAN_IF_STILL_PREPARED.contains(v) || v == Verdict.LEFTOVER_UNLESS_COMMITTED);
-    }
-
     /**
-     * Of the transactions left to the restored committers, those still prepared once a checkpoint of
-     * this run has begun (so every restored committer committed what it holds): orphans. Oldest first.
+     * Of the {@link Verdict#UNLESS_COMMITTED} transactions, those still prepared once a checkpoint of this run
+     * has begun (so every restored committer committed what it holds): orphans. Oldest first. What the
+     * restored writer state proves held ({@link Verdict#RESTORED_COMMITTER}) is never among them: its
+     * committer commits it before this task runs, or fails the task.
      */
     public List<TransactionId> orphansStillPrepared(Collection<TransactionId> stillPrepared) {
         Set<TransactionId> still = new HashSet<>(stillPrepared);
-        return select(id -> ORPHAN_IF_STILL_PREPARED.contains(verdicts.get(id)) && still.contains(id));
-    }
-
-    /** Of the {@link Verdict#LEFTOVER_UNLESS_COMMITTED} transactions, those still prepared at the first checkpoint. */
-    public List<TransactionId> leftoversStillPrepared(Collection<TransactionId> stillPrepared) {
-        Set<TransactionId> still = new HashSet<>(stillPrepared);
-        return select(id -> verdicts.get(id) == Verdict.LEFTOVER_UNLESS_COMMITTED && still.contains(id));
+        return select(id -> verdicts.get(id) == Verdict.UNLESS_COMMITTED && still.contains(id));
     }
 
     /** What the restored writer state said about the restored checkpoint, for messages. */
@@ -288,6 +286,11 @@ public final class RecoveryPlan {
         /** Whether Flink restored this sink's writer state (to this subtask): it was part of the checkpoint. */
         public boolean sinkStateRestored() {
             return sinkStateRestored;
+        }
+
+        /** The sink's parallelism when the restored checkpoint was taken; empty when no state with lineage says. */
+        public OptionalInt parallelism() {
+            return parallelism;
         }
 
         boolean provesHeld(TransactionId id) {

@@ -6,6 +6,7 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.protocol.RecoveryPlan.Verdict;
+import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.Committed;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.Wording;
@@ -17,9 +18,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SortedSet;
@@ -30,18 +35,31 @@ import java.util.stream.Collectors;
 
 /**
  * Carries out a writer's {@link RecoveryPlan}: at start, before the first record, and, for what the
- * plan leaves open until every restored committer has committed, at the first checkpoint of the run.
- * The transactions are listed, and every rollback happens, under the ownership guard of each subtask
- * index concerned; every decision is logged with its reason. The writer calls {@link #atStart} from
- * its constructor and {@link #atCheckpoint} from every snapshot, and otherwise knows nothing of
+ * plan leaves open until every restored committer has surely committed, at the first checkpoint of the
+ * run. The transactions are listed, and every rollback happens, under the ownership guard of each
+ * subtask index concerned; every decision is logged with its reason. The writer calls {@link #atStart}
+ * from its constructor and {@link #atCheckpoint} from every snapshot, and otherwise knows nothing of
  * recovery: the plan decides, this class acts, the writer runs epochs.
  *
- * <p>Invariant: a transaction that a completed checkpoint or savepoint may have promised is never
- * rolled back by the sink's own judgement. Only the user's {@link LeftoverPolicy} may do that.
+ * <p>Invariants:
  *
- * <p>Refusals that a restart would only repeat (the leftover policy, the rewind policy) fail the job
- * without restarts ({@link SuppressRestartsException}), so that the reason is the job's failure, not
- * one entry among thousands of identical restarts.
+ * <ul>
+ *   <li>A transaction that a completed checkpoint or savepoint may have promised is never rolled back by
+ *       the sink's own judgement. Only the user's {@link LeftoverPolicy} may do that.
+ *   <li>Writes a writer carried past a barrier ({@link WriterSession#carried()}) that the resource shows as
+ *       never written ({@link WriterSession#openCarried()}) are written by the writer that restored them, or
+ *       given up only when the restore provably supersedes them; a start that cannot see them is refused
+ *       like a leftover (they may be the only record of their keys' last state).
+ *   <li>Every refusal happens at start, before this writer wrote anything and before any checkpoint of the run
+ *       can begin (this task is not running yet), and fails the job without restarts ({@link
+ *       SuppressRestartsException}: a restart would find the same), so that the reason is the job's failure, not
+ *       one entry among thousands of identical restarts. Before it refuses, it rolls back whatever this
+ *       execution prepared after the restored checkpoint, on every subtask index: none of it can ever be
+ *       committed, and left prepared it would look like a leftover to the next start.
+ *   <li>Whatever the plan leaves to the restored committers of other subtasks is waited for at start (they
+ *       commit while their tasks initialize), so the replay does not meet their locks; only what is still
+ *       prepared after {@link SinkSettings#claimWait()} is left to the first checkpoint.
+ * </ul>
  */
 final class StartupRecovery {
 
@@ -56,11 +74,20 @@ final class StartupRecovery {
     /** Counts every rollback: {@code transactionsRolledBack}, and {@code orphansRolledBack} of those. */
     private final WriterMetrics metrics;
 
+    /** How often a writer waiting at start looks at the database again. */
+    private static final long POLL_MILLIS = 50;
+
+    /** How often a writer waiting at start says what it waits for. */
+    private static final long LOG_EVERY_NANOS = 5_000_000_000L;
+
     /**
      * The plan while some of its transactions wait for the first checkpoint of the run; null before
      * {@link #atStart}, when nothing waits, and once the first checkpoint resolved them.
      */
     private RecoveryPlan awaitingFirstCheckpoint;
+
+    /** Those transactions, for the message of an epoch that fails before the first checkpoint. */
+    private List<TransactionId> unresolved = List.of();
 
     StartupRecovery(
             SubtaskContext context,
@@ -85,37 +112,68 @@ final class StartupRecovery {
         warnOnSinkIdChange(restored);
         session.claim(context.subtask(), settings.claimWait().toMillis());
         SortedSet<Integer> adopted = new TreeSet<>();
+        List<CarriedNotice> notices;
         try {
-            atStart(restored, listUnderGuards(adopted), adopted);
+            notices = atStart(restored, listUnderGuards(adopted), adopted);
         } finally {
             for (int index : adopted) {
                 session.release(index);
             }
         }
         for (WriterState state : restored) {
-            if (state.carries()) {
-                applyCarried(state);
+            if (state.sinkId().equals(context.sinkId())) {
+                catchUp(state, notices);
+            } else if (state.carries()) {
+                throw new SuppressRestartsException(new SinkException(context + ", " + target + ": the writer state of "
+                        + "subtask " + state.subtask() + " in checkpoint " + state.checkpointId() + " carries writes of "
+                        + "sink id '" + state.sinkId() + "', which must follow that sink id's own prepared transactions; "
+                        + "this sink is '" + context.sinkId() + "'. Refused, and the job fails without restarts (a "
+                        + "restart would find the same). Remedy: restore with the sink id that took the checkpoint, and "
+                        + "change it only after a checkpoint that carries nothing"));
             }
         }
     }
 
     /**
-     * Writes what the writer that took {@code state} carried past its barrier (see {@link
-     * WriterSession#carried()}): writes that had to follow the commit of that writer's earlier
-     * transactions. So they wait until none of that writer's transactions is prepared any more: the
-     * restored committers commit those the checkpoint promised while they initialize (before any
-     * checkpoint of this run, so this wait never holds one up), and recovery rolls back the others at
-     * start. They are written before this writer's first record and before the run's first
-     * checkpoint, so every replayed write of their keys comes after them.
+     * What the writer that took {@code state} left unwritten: the writes it carried past its barrier (see {@link
+     * WriterSession#carried()}), which must follow the commit of that writer's earlier transactions. So they
+     * wait until none of that writer's transactions is prepared any more: the restored committers commit those
+     * the checkpoint promised while they initialize (before any checkpoint of this run, so this wait never holds
+     * one up), and recovery rolls back the others at start. They are written before this writer's first
+     * record and before the run's first checkpoint, so every replayed write of their keys comes after them.
+     * When the state carries nothing but the resource still shows writes of its subtask index as carried (a
+     * later line of history carried them, which this restore rewinds), those are given up: the restored
+     * sources replay their records.
      */
-    private void applyCarried(WriterState state) throws IOException {
-        String origin = "the writer state of subtask " + state.subtask() + " in checkpoint " + state.checkpointId();
-        if (!state.sinkId().equals(context.sinkId()) || state.run().isEmpty()) {
-            throw new SuppressRestartsException(new SinkException(context + ", " + target + ": " + origin
-                    + " carries writes of sink id '" + state.sinkId() + "', which must follow that sink id's own prepared "
-                    + "transactions; this sink is '" + context.sinkId() + "'. Remedy: restore with the sink id that took "
-                    + "the checkpoint, and change it only after a checkpoint that carries nothing"));
+    private void catchUp(WriterState state, List<CarriedNotice> notices) throws IOException {
+        boolean noticed = notices.stream().anyMatch(n -> n.subtask() == state.subtask());
+        if (!state.carries() && !noticed) {
+            return;
         }
+        String origin = "the writer state of subtask " + state.subtask() + " in checkpoint " + state.checkpointId();
+        if (state.run().isEmpty()) {
+            throw new SuppressRestartsException(new SinkException(context + ", " + target + ": " + origin
+                    + " carries writes but no run token; it cannot be restored by this release"));
+        }
+        awaitCommitted(state, origin);
+        if (state.carries()) {
+            byte[] carried = state.carried();
+            session.applyCarried(carried, state.subtask(), context + ", " + target + ", " + origin);
+            LOG.info("{}: wrote and committed the writes that {} carried ({} bytes) before the first record",
+                    context, origin, carried.length);
+            return;
+        }
+        List<CarriedNotice> still = session.openCarried().stream()
+                .filter(n -> n.subtask() == state.subtask()).collect(Collectors.toList());
+        if (!still.isEmpty()) {
+            session.closeCarried(state.subtask());
+            LOG.warn("{}: gave up {}: {} carries nothing, so they belong to a later line of history that this restore "
+                    + "rewinds; the restored sources replay their records", context, still, origin);
+        }
+    }
+
+    /** Waits, up to claimWait, until no transaction of the writer that took {@code state} is prepared. */
+    private void awaitCommitted(WriterState state, String origin) throws IOException {
         String run = state.run().get();
         long deadline = System.nanoTime() + settings.claimWait().toNanos();
         List<TransactionId> before = earlierOf(state, run, session.listPrepared());
@@ -126,18 +184,9 @@ final class StartupRecovery {
                         + ". The restored committers commit them as they start; see their log for a failed commit. "
                         + "The task fails over and tries again.");
             }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SinkException(context + ": interrupted while waiting for " + names(before), e);
-            }
+            pause("waiting for " + names(before));
             before = earlierOf(state, run, session.listPrepared());
         }
-        byte[] carried = state.carried();
-        session.applyCarried(carried, context + ", " + target + ", " + origin);
-        LOG.info("{}: wrote and committed the writes that {} carried ({} bytes) before the first record",
-                context, origin, carried.length);
     }
 
     /** The prepared transactions of the writer that took {@code state}: its subtask index and run. */
@@ -190,110 +239,259 @@ final class StartupRecovery {
         return prepared;
     }
 
-    private void atStart(Collection<WriterState> restored, List<TransactionId> prepared, SortedSet<Integer> guarded)
-            throws IOException {
+    /**
+     * Decides and acts, under the guards of {@code guarded}, on the transactions found at start, in an order that
+     * keeps a refusal clean: first what the plan rolls back whatever else is found, then a wait for what restored
+     * committers may still commit, then the leftovers and carried writes that the leftover policy decides. Returns
+     * the carried writes the resource shows, for {@link #catchUp}.
+     */
+    private List<CarriedNotice> atStart(Collection<WriterState> restored, List<TransactionId> prepared,
+            SortedSet<Integer> guarded) throws IOException {
         RecoveryPlan plan = RecoveryPlan.decide(prepared, context, restored);
-
-        List<TransactionId> leftovers = plan.with(Verdict.LEFTOVER);
-        if (!leftovers.isEmpty() && settings.leftoverPolicy() == LeftoverPolicy.FAIL) {
-            throw new SuppressRestartsException(refuseLeftovers(leftovers, plan, "at start"));
-        }
         rollBack(plan.rollBackAtStart(), guarded, id -> plan.verdictOf(id) == Verdict.ORPHAN,
                 id -> logRollbackAtStart(plan, id));
-        rollBack(leftovers, guarded, id -> true, id -> logLeftoverRolledBack(id, plan));
 
         List<TransactionId> held = plan.with(Verdict.RESTORED_COMMITTER);
         if (!held.isEmpty()) {
             LOG.info("{}: left {} prepared transaction(s) to the restored committer, which commits them: {}",
                     context, held.size(), names(held));
         }
-        List<TransactionId> open = plan.with(Verdict.UNLESS_COMMITTED);
-        if (!open.isEmpty()) {
-            LOG.info("{}: {} prepared transaction(s) named at or before restored checkpoint {} may be held by the "
-                            + "restored committer of another subtask ({}); those still prepared at the first checkpoint "
-                            + "are rolled back then: {}",
-                    context, open.size(), restoredId(), plan.restoredCheckpoint(), names(open));
+        List<CarriedNotice> notices = session.openCarried();
+        List<CarriedNotice> unseen = unseenCarried(plan, restored, notices);
+        List<TransactionId> stillPrepared = awaitRestoredCommitters(plan, unseen);
+        if (!unseen.isEmpty()) {
+            Set<Integer> open = session.openCarried().stream().map(CarriedNotice::subtask).collect(Collectors.toSet());
+            unseen = unseen.stream().filter(n -> open.contains(n.subtask())).collect(Collectors.toList());
         }
-        List<TransactionId> unknown = plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED);
-        if (!unknown.isEmpty()) {
-            LOG.warn("{}: found {} prepared transaction(s) of sink id '{}' from other jobs at or before restored "
-                            + "checkpoint {}, and no writer state of this sink was restored to this subtask ({}). Another "
-                            + "subtask's restored committer may hold them; those still prepared at the first checkpoint "
-                            + "are left to leftoverPolicy {}: {}",
-                    context, unknown.size(), context.sinkId(), restoredId(), plan.restoredCheckpoint(), settings.leftoverPolicy(),
-                    names(unknown));
+
+        List<TransactionId> leftovers = new ArrayList<>(plan.with(Verdict.LEFTOVER));
+        plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED).stream().filter(stillPrepared::contains).forEach(leftovers::add);
+        if ((!leftovers.isEmpty() || !unseen.isEmpty()) && settings.leftoverPolicy() == LeftoverPolicy.FAIL) {
+            throw refuse(refuseLeftovers(leftovers, unseen, plan));
+        }
+        rollBack(leftovers, guarded, id -> true, id -> logLeftoverRolledBack(id, plan));
+        for (int index : unseen.stream().map(CarriedNotice::subtask).collect(Collectors.toCollection(TreeSet::new))) {
+            List<CarriedNotice> given = unseen.stream().filter(n -> n.subtask() == index).collect(Collectors.toList());
+            session.closeCarried(index);
+            LOG.warn("{}: gave up {} under leftoverPolicy ROLLBACK: this job started {}, so the writer state that holds "
+                    + "them is not here; if the sources resumed after the snapshot that holds it, those keys keep an "
+                    + "older value", context, given, startedHow(plan));
+        }
+        closeSupersededCarried(plan, restored, notices);
+
+        List<TransactionId> open = plan.with(Verdict.UNLESS_COMMITTED).stream().filter(stillPrepared::contains)
+                .collect(Collectors.toList());
+        if (!open.isEmpty()) {
+            LOG.warn("{}: {} prepared transaction(s) named at or before restored checkpoint {} by the execution that took "
+                            + "it are still prepared after {}, although a restored committer of another subtask would "
+                            + "have committed them as it started ({}): {}. Either such a committer is still starting, or "
+                            + "they are orphans of another line of history of that execution (it failed over to an older "
+                            + "checkpoint after this snapshot was taken). Those still prepared at the first checkpoint of "
+                            + "this run, once every restored committer has surely committed, are rolled back then; until "
+                            + "then each holds {}.",
+                    context, open.size(), restoredIdText(), settings.claimWait(), plan.restoredCheckpoint(),
+                    names(open), words.preparedHolds());
+            awaitingFirstCheckpoint = plan;
+            unresolved = open;
         }
         checkRewind(restored);
-        if (plan.awaitsFirstCheckpoint()) {
-            awaitingFirstCheckpoint = plan;
+        return notices;
+    }
+
+    /**
+     * Of {@code notices}, the carried writes this subtask must see and cannot: those of the subtask indices it
+     * owns, when no writer state of this sink was restored to it. Whoever restored the state that holds them
+     * writes them ({@link #catchUp}); if that is nobody, this start would go on without them.
+     */
+    private List<CarriedNotice> unseenCarried(RecoveryPlan plan, Collection<WriterState> restored,
+            List<CarriedNotice> notices) {
+        if (plan.restoredCheckpoint().sinkStateRestored()) {
+            return List.of();
+        }
+        return notices.stream()
+                .filter(n -> RecoveryPlan.isOwner(context.subtask(), context.parallelism(), n.subtask()))
+                .collect(Collectors.toList());
+    }
+
+    /**
+     * Gives up carried writes of the subtask indices this subtask owns that the restored line of history never
+     * had: the restored checkpoint was taken at a smaller parallelism, so no writer state of it holds them; they
+     * belong to a line of history this restore abandons, whose records the restored sources replay.
+     */
+    private void closeSupersededCarried(RecoveryPlan plan, Collection<WriterState> restored, List<CarriedNotice> notices)
+            throws IOException {
+        OptionalInt restoredParallelism = plan.restoredCheckpoint().parallelism();
+        if (restoredParallelism.isEmpty()) {
+            return;
+        }
+        SortedSet<Integer> superseded = notices.stream()
+                .map(CarriedNotice::subtask)
+                .filter(k -> k >= restoredParallelism.getAsInt()
+                        && RecoveryPlan.isOwner(context.subtask(), context.parallelism(), k))
+                .collect(Collectors.toCollection(TreeSet::new));
+        for (int index : superseded) {
+            session.closeCarried(index);
+            LOG.warn("{}: gave up the writes that subtask {} of an earlier run carried past a barrier: restored "
+                    + "checkpoint {} was taken at parallelism {}, so it has no subtask {} and this restore abandons that "
+                    + "line of history; the restored sources replay its records", context, index, restoredIdText(),
+                    restoredParallelism.getAsInt(), index);
         }
     }
 
     /**
-     * At every checkpoint the writer snapshots (never from prepareCommit, which also runs at end of
-     * input, possibly before every task restored); acts at the first of the run only, and later ones
-     * find nothing left to do. Flink triggers a checkpoint only once every task runs, so every
-     * restored committer has committed what it holds by now.
+     * Waits, up to {@link SinkSettings#claimWait()}, until the transactions that a restored committer of another
+     * subtask may hold are no longer prepared, and the carried writes in {@code notices} are written by whoever
+     * restored them: those committers commit while their tasks initialize, and those writers while theirs start,
+     * at the same time as this one. Returns what is still prepared of those transactions then.
+     */
+    private List<TransactionId> awaitRestoredCommitters(RecoveryPlan plan, List<CarriedNotice> notices)
+            throws IOException {
+        Set<TransactionId> awaited = new HashSet<>(plan.with(Verdict.UNLESS_COMMITTED));
+        awaited.addAll(plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED));
+        if (context.restoredCheckpointId().isEmpty() || awaited.isEmpty() && notices.isEmpty()) {
+            return List.of();
+        }
+        Set<Integer> noticed = notices.stream().map(CarriedNotice::subtask).collect(Collectors.toSet());
+        long start = System.nanoTime();
+        long deadline = start + settings.claimWait().toNanos();
+        long nextLog = start + LOG_EVERY_NANOS;
+        while (true) {
+            List<TransactionId> still = session.listPrepared().stream().filter(awaited::contains)
+                    .sorted(Comparator.comparingLong(TransactionId::checkpointId)).collect(Collectors.toList());
+            if (!noticed.isEmpty()) {
+                noticed.retainAll(session.openCarried().stream().map(CarriedNotice::subtask).collect(Collectors.toSet()));
+            }
+            if (still.isEmpty() && noticed.isEmpty() || System.nanoTime() - deadline > 0) {
+                return still;
+            }
+            if (System.nanoTime() - nextLog > 0) {
+                nextLog += LOG_EVERY_NANOS;
+                LOG.info("{}: waiting up to {} for the restored committers of other subtasks to commit {}{}", context,
+                        settings.claimWait(), names(still), noticed.isEmpty() ? ""
+                                : ", and for the writes carried by subtask(s) " + noticed + " to be written");
+            }
+            pause("waiting for the restored committers");
+        }
+    }
+
+    /**
+     * At every checkpoint the writer snapshots (never from prepareCommit, which also runs at end of input,
+     * possibly before every task restored); acts at the first of the run only, and later ones find nothing
+     * left to do. Flink triggers a checkpoint only once every task runs, so every restored committer has
+     * committed what it holds by now: what the plan left to them and is still prepared is an orphan of another
+     * line of history, and is rolled back.
      */
     void atCheckpoint(long checkpointId) throws IOException {
         RecoveryPlan plan = awaitingFirstCheckpoint;
         if (plan == null) {
             return;
         }
-        List<TransactionId> still = session.listPrepared();
-        List<TransactionId> leftovers = plan.leftoversStillPrepared(still);
-        if (!leftovers.isEmpty() && settings.leftoverPolicy() == LeftoverPolicy.FAIL) {
-            throw new SuppressRestartsException(refuseLeftovers(leftovers, plan, "at checkpoint " + checkpointId
-                    + ", the first of this run, once every restored committer had committed what it holds"));
-        }
-        rollBack(plan.orphansStillPrepared(still), Set.of(), id -> true, id -> LOG.warn(
+        rollBack(plan.orphansStillPrepared(session.listPrepared()), Set.of(), id -> true, id -> LOG.warn(
                 "{}: rolled back prepared transaction {} of checkpoint {}: it is named at or before restored checkpoint "
                         + "{}, yet no restored committer committed it before checkpoint {} began, so it belongs to "
-                        + "another line of history of sink id '{}' (a run restored from another snapshot, or a fresh run) "
-                        + "that this restore abandons",
-                context, id, id.checkpointId(), restoredId(), checkpointId, context.sinkId()));
-        rollBack(leftovers, Set.of(), id -> true, id -> logLeftoverRolledBack(id, plan));
+                        + "another line of history of sink id '{}' (a run of the execution that took the restored "
+                        + "checkpoint, restored from an older one) that this restore abandons",
+                context, id, id.checkpointId(), restoredIdText(), checkpointId, context.sinkId()));
         awaitingFirstCheckpoint = null;
+        unresolved = List.of();
     }
 
     /**
-     * For the message of an epoch that failed before the first checkpoint: the prepared transactions
-     * whose fate still waits for it. They hold their row locks, and a write that needs one of them
-     * waits for it until the lock timeout.
+     * For the message of an epoch that failed before the first checkpoint: the prepared transactions whose fate
+     * still waits for it. They hold their locks, and a write that needs one of them waits until the lock
+     * timeout, on every attempt: only an operator can end that.
      */
     Optional<String> unresolved() {
-        RecoveryPlan plan = awaitingFirstCheckpoint;
-        if (plan == null) {
+        if (unresolved.isEmpty()) {
             return Optional.empty();
         }
-        List<TransactionId> ids = plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED);
-        if (ids.isEmpty()) {
-            ids = plan.with(Verdict.UNLESS_COMMITTED);
-        }
-        if (ids.isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of("Prepared transaction(s) " + names(ids) + " found at start are not resolved until the "
-                + "first checkpoint of this run; until then each holds " + words.preparedHolds() + ". If this failure "
-                + "waited on one of them, resolve them by hand (" + words.manualResolution() + "), or restore the job "
-                + "with this sink's state.");
+        return Optional.of("Prepared transaction(s) " + names(unresolved) + " found at start are named at or before "
+                + "restored checkpoint " + restoredIdText() + " by the execution that took it, yet no restored committer "
+                + "committed them within " + settings.claimWait() + "; this run rolls them back at its first checkpoint, "
+                + "which cannot come while this writer waits. Until then each holds " + words.preparedHolds()
+                + ". If this failure waited on one of them, it is an orphan of another line of history of that "
+                + "execution: roll it back by hand (" + words.manualResolution() + "), and the next attempt goes on.");
     }
 
-    private SinkException refuseLeftovers(List<TransactionId> leftovers, RecoveryPlan plan, String when) {
-        String jobs = leftovers.stream().map(TransactionId::executionTag).distinct().sorted().collect(Collectors.joining(", "));
-        return new SinkException(context + ", " + target + ": found " + leftovers.size() + " prepared transaction(s) "
-                + "of sink id '" + context.sinkId() + "' left by other job(s) (job tag " + jobs + "): " + names(leftovers)
-                + ". This job started " + (plan.freshStart() ? "without restored state" : "from checkpoint "
-                + restoredId() + " but without this sink's writer state")
-                + ", so the sink cannot tell whether a completed checkpoint or savepoint promised them. If the sources "
-                + "resumed after such a snapshot (restored with a changed sink uid and --allowNonRestoredState, say), "
-                + "they are the only copy of their records, and rolling them back would lose them. Refused " + when
-                + " (leftoverPolicy FAIL, the default), and the job fails without restarts (a restart would find the "
-                + "same); nothing of this job became visible. Remedy: restore the job "
-                + "from the checkpoint or savepoint that holds this sink's state (same sink uid), whose committer "
-                + "commits them; or decide by hand (" + words.manualResolution() + "): commit them if their "
-                + "snapshot completed and the sources resume after it, roll them back otherwise; or, if the sources "
-                + "replay everything this job needs (a fresh start from the beginning), set leftoverPolicy(ROLLBACK).");
+    /**
+     * The refusal of leftovers and of carried writes this start cannot see. Nothing of this job became visible:
+     * this writer has written nothing yet, and {@link #refuse} rolls back what this execution prepared elsewhere.
+     */
+    private SinkException refuseLeftovers(List<TransactionId> leftovers, List<CarriedNotice> unseen, RecoveryPlan plan) {
+        StringBuilder m = new StringBuilder(context + ", " + target + ": this job started " + startedHow(plan) + ", ");
+        if (!leftovers.isEmpty()) {
+            String tags = leftovers.stream().map(TransactionId::executionTag).distinct().sorted()
+                    .collect(Collectors.joining(", "));
+            m.append("and found ").append(leftovers.size()).append(" prepared transaction(s) of sink id '")
+                    .append(context.sinkId()).append("' left by other job(s) or other submissions of this job ")
+                    .append("(execution tag ").append(tags).append("): ").append(names(leftovers))
+                    .append(". The sink cannot tell whether a completed checkpoint or savepoint promised them. If the ")
+                    .append("sources resumed after such a snapshot (restored with a changed sink uid and ")
+                    .append("--allowNonRestoredState, say), they are the only copy of their records, and rolling them ")
+                    .append("back would lose them.");
+        }
+        if (!unseen.isEmpty()) {
+            m.append(leftovers.isEmpty() ? "and " : " It also ").append("found that ")
+                    .append(unseen.stream().map(CarriedNotice::toString).collect(Collectors.joining("; ")))
+                    .append(": an upsert writer held them past that barrier (they had to follow a commit that came only ")
+                    .append("with a later checkpoint), and they are in that checkpoint's or savepoint's writer state only, ")
+                    .append("never written. Going on without them would leave those keys at an older value.");
+        }
+        m.append(" Refused (leftoverPolicy FAIL, the default), and the job fails without restarts (a restart would find ")
+                .append("the same); nothing of this job became visible. Remedy: restore the job from the checkpoint or ")
+                .append("savepoint that holds this sink's state (same sink uid)")
+                .append(leftovers.isEmpty() ? "" : ", whose committers commit those transactions")
+                .append(unseen.isEmpty() ? "" : (leftovers.isEmpty() ? ", " : " and ") + "whose writers write the carried writes");
+        if (!leftovers.isEmpty()) {
+            m.append("; or decide by hand (").append(words.manualResolution()).append("): commit the transactions if ")
+                    .append("their snapshot completed and the sources resume after it, roll them back otherwise");
+        }
+        if (!unseen.isEmpty()) {
+            m.append("; or write the carried writes by hand from that snapshot (eosink-admin carried shows them, and ")
+                    .append("writes them with --apply)");
+        }
+        m.append("; or, if the sources replay everything this job needs (a fresh start from the beginning), set ")
+                .append("leftoverPolicy(ROLLBACK).");
+        return new SinkException(m.toString());
+    }
+
+    /**
+     * Turns a refusal into the job's failure without restarts, after rolling back every transaction this
+     * execution prepared after the restored checkpoint (all of them on a fresh start), on every subtask index.
+     * None of them can ever be committed: no checkpoint completes while this writer has not started, and the
+     * job fails now; left prepared, they would hold their locks and look like another job's leftovers to the
+     * next start. They are not this subtask's to guard: only writers of this same execution prepare them.
+     */
+    private SuppressRestartsException refuse(SinkException refusal) {
+        List<String> notRolledBack = new ArrayList<>();
+        try {
+            long after = context.restoredCheckpointId().orElse(0L);
+            for (TransactionId id : session.listPrepared()) {
+                if (id.executionTag().equals(context.execution()) && id.checkpointId() > after) {
+                    try {
+                        session.rollbackPrepared(id);
+                        LOG.info("{}: rolled back prepared transaction {} of this execution before refusing to start",
+                                context, id);
+                    } catch (IOException | RuntimeException e) {
+                        notRolledBack.add(id.toString());
+                        refusal.addSuppressed(e);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            notRolledBack.add("(the list of prepared transactions could not be read)");
+            refusal.addSuppressed(e);
+        }
+        if (!notRolledBack.isEmpty()) {
+            refusal = new SinkException(refusal.getMessage() + " These transactions of this job could not be rolled back: "
+                    + notRolledBack + "; never commit them, roll them back by hand.", refusal);
+        }
+        return new SuppressRestartsException(refusal);
+    }
+
+    private String startedHow(RecoveryPlan plan) {
+        return plan.freshStart() ? "without restored state"
+                : "from checkpoint " + restoredIdText() + " but without this sink's writer state";
     }
 
     private void logRollbackAtStart(RecoveryPlan plan, TransactionId id) {
@@ -301,19 +499,19 @@ final class StartupRecovery {
             case AFTER_RESTORED:
                 LOG.info("{}: rolled back prepared transaction {}: it is named for checkpoint {}, after restored "
                                 + "checkpoint {}, so no restored committer holds it and the restored sources replay its records",
-                        context, id, id.checkpointId(), restoredId());
+                        context, id, id.checkpointId(), restoredIdText());
                 break;
             case ORPHAN:
                 LOG.warn("{}: rolled back prepared transaction {} of checkpoint {}: it is named at or before restored "
                                 + "checkpoint {}, but {}; it belongs to another line of history of sink id '{}' (a run "
                                 + "restored from another snapshot, or a fresh run) that this restore abandons",
-                        context, id, id.checkpointId(), restoredId(), plan.reason(id).orElse("no restored committer holds it"),
+                        context, id, id.checkpointId(), restoredIdText(), plan.reason(id).orElse("no restored committer holds it"),
                         context.sinkId());
                 break;
             case OWN_ATTEMPT:
-                LOG.info("{}: rolled back prepared transaction {}: an earlier attempt of this job prepared it, and this "
-                                + "job has completed no checkpoint yet (it restarts without state), so no checkpoint "
-                                + "promised it and its records are replayed", context, id);
+                LOG.info("{}: rolled back prepared transaction {}: an earlier attempt of this execution of the job "
+                                + "prepared it, and this execution has completed no checkpoint yet (it restarts without "
+                                + "state), so no checkpoint promised it and its records are replayed", context, id);
                 break;
             default:
                 throw new IllegalStateException("not rolled back at start: " + plan.verdictOf(id));
@@ -321,11 +519,11 @@ final class StartupRecovery {
     }
 
     private void logLeftoverRolledBack(TransactionId id, RecoveryPlan plan) {
-        LOG.warn("{}: rolled back prepared transaction {} of checkpoint {}, left by another job (tag {}), under "
-                        + "leftoverPolicy ROLLBACK: this job started {}, so whether a completed checkpoint or savepoint "
-                        + "promised it is unknown; if the sources resumed after such a snapshot, its records are lost",
-                context, id, id.checkpointId(), id.executionTag(),
-                plan.freshStart() ? "without restored state" : "without this sink's writer state");
+        LOG.warn("{}: rolled back prepared transaction {} of checkpoint {}, left by another job or another submission "
+                        + "of this job (execution tag {}), under leftoverPolicy ROLLBACK: this job started {}, so whether "
+                        + "a completed checkpoint or savepoint promised it is unknown; if the sources resumed after such "
+                        + "a snapshot, its records are lost",
+                context, id, id.checkpointId(), id.executionTag(), startedHow(plan));
     }
 
     /**
@@ -356,7 +554,7 @@ final class StartupRecovery {
                 + ") the sink committed " + c + ". Every record after the restored checkpoint is written again: rows "
                 + "committed after it stay, so an append table gets them twice (an upsert table converges).";
         if (settings.rewindPolicy() == RewindPolicy.FAIL) {
-            throw new SuppressRestartsException(new SinkException(message + " Refused (rewindPolicy FAIL), and the job "
+            throw refuse(new SinkException(message + " Refused (rewindPolicy FAIL), and the job "
                     + "fails without restarts (a restart would find the same); nothing of this job became visible. "
                     + "Remedy: restore the latest checkpoint or savepoint instead, or set rewindPolicy(WARN) if the "
                     + "replay is intended."));
@@ -389,9 +587,19 @@ final class StartupRecovery {
         }
     }
 
-    private String restoredId() {
+    private String restoredIdText() {
         OptionalLong id = context.restoredCheckpointId();
         return id.isPresent() ? Long.toString(id.getAsLong()) : "none";
+    }
+
+    /** Sleeps between two looks at the database while this writer waits at start. */
+    private void pause(String what) throws SinkException {
+        try {
+            Thread.sleep(POLL_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SinkException(context + ": interrupted while " + what, e);
+        }
     }
 
     static String names(List<TransactionId> ids) {

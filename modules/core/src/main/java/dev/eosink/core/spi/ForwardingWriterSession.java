@@ -85,8 +85,18 @@ public abstract class ForwardingWriterSession<IN> implements WriterSession<IN> {
     }
 
     @Override
-    public void applyCarried(byte[] carried, String origin) throws IOException {
-        delegate.applyCarried(carried, origin);
+    public void applyCarried(byte[] carried, int subtask, String origin) throws IOException {
+        delegate.applyCarried(carried, subtask, origin);
+    }
+
+    @Override
+    public List<CarriedNotice> openCarried() throws IOException {
+        return delegate.openCarried();
+    }
+
+    @Override
+    public void closeCarried(int subtask) throws IOException {
+        delegate.closeCarried(subtask);
     }
 
     @Override

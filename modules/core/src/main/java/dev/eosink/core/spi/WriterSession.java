@@ -84,6 +84,12 @@ public interface WriterSession<IN> extends AutoCloseable {
      * by {@code id} from any session. It is detached from this session: a crash of the task, or of the
      * whole machine, after this returns leaves it prepared. Called only when the epoch wrote at least one
      * record, or wrote held writes alone ({@link #holdsWrites()}).
+     *
+     * <p>When the session holds writes past this barrier ({@link #holdsWrites()} is true at this call: they
+     * go into this checkpoint's writer state, {@link #carried()}), the transaction also records that, with
+     * how many, so that once it committed {@link #openCarried()} shows them until they are written (the
+     * transaction of the epoch that writes them removes the record, as {@link #applyCarried} and {@link
+     * #closeCarried} do): a run started without that writer state must not go on as if they were written.
      */
     void prepare(TransactionId id, long rows) throws IOException;
 
@@ -121,21 +127,41 @@ public interface WriterSession<IN> extends AutoCloseable {
 
     /**
      * Writes what a writer of this sink carried in a restored checkpoint's state ({@link #carried()}),
-     * in a transaction of its own, committed before it returns. Runs at start, before the first
-     * record, once no transaction of the writer that carried them is prepared any more (the restored
-     * committers committed those its checkpoint promised, recovery rolled back the rest), and before
-     * any checkpoint of the run: a write of the same key that the restored sources replay comes later,
-     * and no epoch of the run commits before it. After a rescale, another subtask may own those keys
-     * now; a session refuses, rather than waits, when such a write got there first (see the
-     * implementation).
+     * in a transaction of its own, committed before it returns, which also removes what the resource records of
+     * the carried writes of subtask index {@code subtask}, so that {@link #openCarried()} no longer shows them.
+     * Runs at start, before the first record, once no transaction of the writer that carried them is
+     * prepared any more (the restored committers committed those its checkpoint promised, recovery rolled
+     * back the rest), and before any checkpoint of the run: a write of the same key that the restored
+     * sources replay comes later, and no epoch of the run commits before it. After a rescale, another
+     * subtask may own those keys now; a session refuses, rather than waits, when such a write got there
+     * first (see the implementation).
      *
+     * @param subtask the subtask index of the writer that carried them
      * @param origin the snapshot that carried them, for messages
      * @throws IOException when the writes fail; nothing of them is committed then
      */
-    default void applyCarried(byte[] carried, String origin) throws IOException {
+    default void applyCarried(byte[] carried, int subtask, String origin) throws IOException {
         throw new IOException(origin + " carries writes, but " + getClass().getName() + " carries none and cannot "
                 + "apply them: restore the checkpoint with the sink that took it");
     }
+
+    /**
+     * What the resource records of writes carried past a barrier and not written since (see {@link #prepare}):
+     * one notice per committed transaction that recorded carried writes, of any subtask index of this sink id,
+     * until they are written or given up. Runs at start, between epochs. The default, for resources whose
+     * sessions never carry writes, is none.
+     */
+    default List<CarriedNotice> openCarried() throws IOException {
+        return List.of();
+    }
+
+    /**
+     * Removes, in a transaction of its own, what the resource records of carried writes of subtask index {@code
+     * subtask}: they are given up, and {@link #openCarried()} no longer shows them. For writes a restore
+     * supersedes (it replays their records, or they belong to a line of history it abandons). Runs at start,
+     * between epochs. The default does nothing, as {@link #openCarried()} shows nothing.
+     */
+    default void closeCarried(int subtask) throws IOException {}
 
     /**
      * Bytes written into the open transaction's stream that the server has not yet confirmed it read

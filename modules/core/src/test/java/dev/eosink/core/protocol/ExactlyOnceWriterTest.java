@@ -5,6 +5,7 @@ import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.Committed;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
@@ -14,6 +15,7 @@ import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -30,6 +32,7 @@ class ExactlyOnceWriterTest {
     /** The job that runs the writers of these tests, and another one. */
     private static final String JOB = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     private static final String OLD_JOB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    private static final String OTHER_JOB = "cccccccccccccccccccccccccccccccc";
 
     private static String run(String job, String instance) {
         return TransactionId.executionTag(job, "") + instance;
@@ -74,18 +77,30 @@ class ExactlyOnceWriterTest {
         assertThat(session.rolledBack).as("nothing more at the first checkpoint").hasSize(3);
     }
 
-    /** What the restored state cannot tell (a rescale gave its subtask's state elsewhere) waits for the first checkpoint. */
+    /** A short wait for the restored committers of other subtasks, for the cases that wait it out. */
+    private static final SinkSettings SHORT_WAIT = SinkSettings.defaults("orders").withClaimWait(Duration.ofMillis(300));
+
+    /**
+     * What the restored state cannot tell (a rescale gave its subtask's state elsewhere) is waited for at start:
+     * another subtask's restored committer commits it as it starts. What is still prepared after the wait is
+     * left to the first checkpoint, and rolled back then.
+     */
     @Test
-    void whatOnlyAnotherSubtasksStateCouldTellIsRolledBackIfStillPreparedAtTheFirstCheckpoint() throws Exception {
+    void whatOnlyAnotherSubtasksStateCouldTellIsWaitedForAtStartThenRolledBackAtTheFirstCheckpoint() throws Exception {
         TransactionId maybeHeld = tx(2, 4, run(OLD_JOB, "cccc")); // owned by 0 at parallelism 2; its state went to 1
         TransactionId committedByOtherSubtask = tx(2, 3, run(OLD_JOB, "cccc"));
         FakeSession session = new FakeSession(maybeHeld, committedByOtherSubtask);
+        session.onList = listing -> {
+            if (listing == 3) {
+                session.prepared.remove(committedByOtherSubtask); // another subtask's restored committer commits it
+            }
+        };
         RecordingMetricGroup metrics = new RecordingMetricGroup();
         ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), 0, 2,
-                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), metrics);
+                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), metrics, SHORT_WAIT);
         assertThat(session.rolledBack).as("at start").isEmpty();
+        assertThat(session.listed).as("waited, looking again").isGreaterThan(3);
 
-        session.prepared.remove(committedByOtherSubtask); // another subtask's restored committer commits it
         writer.write("x", null);
         writer.prepareCommit(); // also runs at the end of input, before every task may have restored
         assertThat(session.rolledBack).as("at prepareCommit").isEmpty();
@@ -99,31 +114,52 @@ class ExactlyOnceWriterTest {
         assertThat(session.rolledBack).hasSize(1);
     }
 
+    /** When the restored committers commit everything within the wait, nothing is left for the first checkpoint. */
+    @Test
+    void whatTheRestoredCommittersCommitWithinTheWaitEndsTheWaitAtOnce() throws Exception {
+        TransactionId held = tx(2, 4, run(OLD_JOB, "cccc"));
+        FakeSession session = new FakeSession(held);
+        session.onList = listing -> session.prepared.remove(held);
+        long start = System.nanoTime();
+        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), 0, 2,
+                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), new RecordingMetricGroup(),
+                SinkSettings.defaults("orders"));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("no wait for the whole claimWait")
+                .isLessThan(Duration.ofSeconds(10));
+        int listed = session.listed;
+        writer.snapshotState(5);
+        assertThat(session.listed).as("nothing left for the first checkpoint").isEqualTo(listed);
+        assertThat(session.rolledBack).isEmpty();
+    }
+
     /**
      * A record that fails while a transaction found at start still waits for the first checkpoint (it
-     * may hold the lock the record waited for): the message names it, what it holds in the resource's
-     * words, and where to resolve it by hand.
+     * may hold the lock the record waited for): the message names it, says that the first checkpoint
+     * cannot come while the writer waits, what it holds in the resource's words, and what to do.
      */
     @Test
     void anEpochFailureBeforeTheFirstCheckpointNamesWhatWaitsForIt() throws Exception {
         TransactionId maybeHeld = tx(2, 4, run(OLD_JOB, "cccc"));
         FakeSession session = new FakeSession(maybeHeld);
         ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), 0, 2,
-                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), new RecordingMetricGroup());
+                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), new RecordingMetricGroup(), SHORT_WAIT);
         session.writeFailure = new IOException("record #1: lock wait timed out");
 
         assertThatThrownBy(() -> writer.write("x", null))
                 .isInstanceOf(SinkException.class)
                 .hasMessageContaining("record #1: lock wait timed out")
-                .hasMessageContaining("Prepared transaction(s) [" + maybeHeld + "] found at start are not resolved until "
-                        + "the first checkpoint of this run; until then each holds the row locks of the rows it wrote. "
-                        + "If this failure waited on one of them, resolve them by hand (sql/03-prepared-transactions.sql)");
+                .hasMessageContaining("Prepared transaction(s) [" + maybeHeld + "] found at start are named at or before "
+                        + "restored checkpoint 4 by the execution that took it, yet no restored committer committed them "
+                        + "within PT0.3S; this run rolls them back at its first checkpoint, which cannot come while this "
+                        + "writer waits. Until then each holds the row locks of the rows it wrote.")
+                .hasMessageContaining("roll it back by hand (sql/03-prepared-transactions.sql)");
     }
 
     /**
      * A failover before the job's first completed checkpoint restarts without state and finds its own
      * earlier attempt's transaction: rolled back whatever the policy (with FAIL, the default, such a
-     * restart used to refuse for ever). Another job's leftover is refused under FAIL.
+     * restart used to refuse for ever). Another job's leftover is refused under FAIL, after the own
+     * attempt's transaction was rolled back (it is this execution's, and never promised).
      */
     @Test
     void aFreshStartRollsBackItsOwnAttemptsAndRefusesOtherJobsLeftoversUnderFail() throws Exception {
@@ -136,18 +172,21 @@ class ExactlyOnceWriterTest {
         assertThat(session.listed).as("no second look").isEqualTo(listed);
 
         TransactionId savepoints = tx(0, 7, run(OLD_JOB, "bbbb"));
-        FakeSession withLeftover = new FakeSession(tx(0, 2, run(JOB, "cccc")), savepoints);
+        TransactionId ownEarlier = tx(0, 2, run(JOB, "cccc"));
+        FakeSession withLeftover = new FakeSession(ownEarlier, savepoints);
         assertThatThrownBy(() -> writer(withLeftover, OptionalLong.empty(), List.of()))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
                 .isInstanceOf(SinkException.class)
                 .hasMessageContaining("sink 'orders' subtask 0/1")
                 .hasMessageContaining(savepoints.toString())
-                .hasMessageContaining("left by other job(s)")
+                .hasMessageContaining("left by other job(s) or other submissions of this job")
                 .hasMessageContaining("only copy of their records")
-                .hasMessageContaining("decide by hand (sql/03-prepared-transactions.sql): commit them if")
+                .hasMessageContaining("nothing of this job became visible")
+                .hasMessageContaining("decide by hand (sql/03-prepared-transactions.sql): commit the transactions if")
                 .hasMessageContaining("leftoverPolicy(ROLLBACK)");
-        assertThat(withLeftover.rolledBack).as("nothing touched before the refusal").isEmpty();
+        assertThat(withLeftover.rolledBack).as("only this execution's own, never the leftover").containsExactly(ownEarlier);
+        assertThat(withLeftover.prepared).containsExactly(savepoints);
         assertThat(withLeftover.closed).isTrue();
 
         FakeSession rolling = new FakeSession(savepoints);
@@ -156,30 +195,132 @@ class ExactlyOnceWriterTest {
     }
 
     /**
-     * A restore that gives the sink no state (changed uid, --allowNonRestoredState, a stateful operator
-     * chained to the sink): the savepoint's own transaction, named at the restored checkpoint, is held by
-     * no committer. It is never rolled back on the sink's judgement: FAIL refuses at the first checkpoint.
+     * A fixed job id (Flink fixes it for an application with high availability): a fresh start under the same
+     * job id but another submission of the job graph finds the previous submission's savepoint transaction. It
+     * is another execution's, never taken for this one's own earlier attempt: refused under FAIL.
      */
     @Test
-    void aRestoreWithoutTheSinksStateRefusesAtTheFirstCheckpointWhatNoCommitterCommitted() throws Exception {
+    void aFreshStartUnderTheSameJobIdTellsAnotherSubmissionsTransactionsFromItsOwn() throws Exception {
+        String previous = TransactionId.executionTag(JOB, "first submission");
+        String current = TransactionId.executionTag(JOB, "second submission");
+        TransactionId savepoints = tx(0, 7, TransactionId.newRunToken(previous));
+        TransactionId ownAttempt = tx(0, 1, TransactionId.newRunToken(current));
+        FakeSession session = new FakeSession(savepoints, ownAttempt);
+        SubtaskContext context = new SubtaskContext("orders", 0, 1, 1, JOB, current, OptionalLong.empty());
+        assertThatThrownBy(() -> new ExactlyOnceWriter<>(context, SinkSettings.defaults("orders"), "table t",
+                        TestWording.WORDS, session, List.of()))
+                .isInstanceOf(SuppressRestartsException.class)
+                .cause()
+                .hasMessageContaining(savepoints.toString())
+                .hasMessageContaining("execution tag " + previous);
+        assertThat(session.rolledBack).containsExactly(ownAttempt);
+        assertThat(session.prepared).containsExactly(savepoints);
+    }
+
+    /**
+     * A restore that gives the sink no state (changed uid, --allowNonRestoredState, a stateful operator
+     * chained to the sink): the savepoint's own transaction, named at the restored checkpoint, is held by
+     * no committer. It is never rolled back on the sink's judgement: FAIL refuses at start, once the
+     * restored committers of other subtasks had their chance, before this writer wrote anything.
+     */
+    @Test
+    void aRestoreWithoutTheSinksStateRefusesAtStartWhatNoCommitterCommittedWithinTheWait() throws Exception {
         TransactionId savepoints = tx(0, 12, run(OLD_JOB, "aaaa"));
         FakeSession session = new FakeSession(savepoints);
-        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(12), List.of());
-        assertThat(session.rolledBack).isEmpty();
-        writer.write("x", null);
-        writer.prepareCommit();
-        assertThatThrownBy(() -> writer.snapshotState(13))
+        assertThatThrownBy(() -> writer(session, OptionalLong.of(12), List.of(), SHORT_WAIT))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
                 .hasMessageContaining(savepoints.toString())
                 .hasMessageContaining("without this sink's writer state");
         assertThat(session.rolledBack).isEmpty();
+        assertThat(session.begun).as("nothing written").isEmpty();
 
         FakeSession rolling = new FakeSession(savepoints);
         ExactlyOnceWriter<String> rollingWriter = writer(rolling, OptionalLong.of(12), List.of(),
-                SinkSettings.defaults("orders").withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
+                SHORT_WAIT.withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
+        assertThat(rolling.rolledBack).as("at start").containsExactly(savepoints);
         rollingWriter.snapshotState(13);
-        assertThat(rolling.rolledBack).containsExactly(savepoints);
+        assertThat(rolling.rolledBack).hasSize(1);
+
+        FakeSession committed = new FakeSession(savepoints);
+        committed.onList = listing -> committed.prepared.remove(savepoints); // another subtask's committer had it
+        writer(committed, OptionalLong.of(12), List.of(), SHORT_WAIT);
+        assertThat(committed.rolledBack).isEmpty();
+    }
+
+    /**
+     * A refusal rolls back, before it fails the job, what this execution prepared after the restored checkpoint
+     * on every subtask index (other subtasks of this execution may have prepared at the end of their input):
+     * none of it can be committed any more, and left prepared it would look like a leftover to the next start.
+     * It never touches what the restored checkpoint may hold, nor other executions' transactions.
+     */
+    @Test
+    void aRefusalRollsBackWhatThisExecutionPreparedAfterTheRestoredCheckpoint() throws Exception {
+        TransactionId leftover = tx(0, 12, run(OLD_JOB, "aaaa"));
+        TransactionId ownOtherSubtask = tx(1, 13, run(JOB, "bbbb"));
+        TransactionId ownAtRestored = tx(1, 12, run(JOB, "cccc"));
+        TransactionId othersAfter = tx(1, 14, run(OLD_JOB, "dddd"));
+        FakeSession session = new FakeSession(leftover, ownOtherSubtask, ownAtRestored, othersAfter);
+        assertThatThrownBy(() -> new ExactlyOnceWriter<>(new SubtaskContext("orders", 0, 2, 0, JOB, OptionalLong.of(12)),
+                        SHORT_WAIT, "table t", TestWording.WORDS, session, List.of()))
+                .isInstanceOf(SuppressRestartsException.class);
+        assertThat(session.rolledBack).containsExactly(ownOtherSubtask);
+        assertThat(session.prepared).containsExactlyInAnyOrder(leftover, ownAtRestored, othersAfter);
+    }
+
+    /**
+     * Writes carried past a barrier that a start cannot see: the resource shows them (their transaction
+     * committed, nothing wrote them since), and no state of the sink was restored. Refused under FAIL, naming
+     * them and the tool; given up under ROLLBACK (the sources replay everything). Another subtask's are not
+     * this one's to judge.
+     */
+    @Test
+    void carriedWritesAStartWithoutTheSinksStateCannotSeeAreRefused() throws Exception {
+        CarriedNotice own = new CarriedNotice(tx(2, 9, run(OLD_JOB, "aaaa")), 13);
+        CarriedNotice another = new CarriedNotice(tx(1, 9, run(OLD_JOB, "bbbb")), 2);
+        FakeSession session = new FakeSession();
+        session.notices.addAll(List.of(own, another));
+        assertThatThrownBy(() -> writer(session, OptionalLong.empty(), 0, 2, List.of(), new RecordingMetricGroup(),
+                        SinkSettings.defaults("orders")))
+                .isInstanceOf(SuppressRestartsException.class)
+                .cause()
+                .hasMessageContaining("13 write(s) of subtask 2 carried past the barrier of " + own.transaction())
+                .hasMessageContaining("never written")
+                .hasMessageContaining("eosink-admin carried")
+                .hasMessageContaining("leftoverPolicy(ROLLBACK)")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(another.transaction().toString()));
+        assertThat(session.closedCarried).isEmpty();
+
+        FakeSession rolling = new FakeSession();
+        rolling.notices.addAll(List.of(own, another));
+        writer(rolling, OptionalLong.empty(), 0, 2, List.of(), new RecordingMetricGroup(),
+                SinkSettings.defaults("orders").withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
+        assertThat(rolling.closedCarried).containsExactly(2);
+    }
+
+    /**
+     * A restored writer writes what its state carried, once the transactions they follow are committed, and
+     * that removes the notice of that subtask index. A state that carries nothing while the resource shows
+     * carried writes of its index (a later line of history, which the restore rewinds) gives those up. A
+     * notice of an index the restored checkpoint never had (it was taken at a smaller parallelism) is given up
+     * by that index's owner.
+     */
+    @Test
+    void aRestoredWriterWritesOrGivesUpTheCarriedWritesOfTheIndicesItRestored() throws Exception {
+        byte[] carried = {1, 2, 3};
+        TransactionId pendingOfState0 = tx(0, 9, run(OLD_JOB, "aaaa"));
+        FakeSession session = new FakeSession(pendingOfState0);
+        session.notices.add(new CarriedNotice(tx(0, 8, run(OLD_JOB, "aaaa")), 3));
+        session.notices.add(new CarriedNotice(tx(1, 11, run(OLD_JOB, "xxxx")), 5)); // later line, rewound
+        session.notices.add(new CarriedNotice(tx(4, 2, run(OTHER_JOB, "yyyy")), 1)); // index 4 > parallelism 2 at 9
+        session.onList = listing -> session.prepared.remove(pendingOfState0); // its restored committer commits it
+        List<WriterState> states = List.of(
+                new WriterState("orders", 0, 9, run(OLD_JOB, "aaaa"), 2, 1_000L, carried),
+                state(1, 9, run(OLD_JOB, "bbbb"), 2));
+        writer(session, OptionalLong.of(9), 0, 2, states, new RecordingMetricGroup(), SHORT_WAIT);
+        assertThat(session.applied).containsExactly("0:" + java.util.Arrays.toString(carried));
+        assertThat(session.closedCarried).containsExactlyInAnyOrder(1, 4);
+        assertThat(session.notices).isEmpty();
     }
 
     /**
@@ -272,8 +413,14 @@ class ExactlyOnceWriterTest {
 
     private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored, int subtask,
             int parallelism, List<WriterState> states, RecordingMetricGroup metrics) throws Exception {
+        return writer(session, restored, subtask, parallelism, states, metrics, SinkSettings.defaults("orders"));
+    }
+
+    private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored, int subtask,
+            int parallelism, List<WriterState> states, RecordingMetricGroup metrics, SinkSettings settings)
+            throws Exception {
         return new ExactlyOnceWriter<>(new SubtaskContext("orders", subtask, parallelism, 0, JOB, restored),
-                SinkSettings.defaults("orders"), "table t", TestWording.WORDS, session, states,
+                settings, "table t", TestWording.WORDS, session, states,
                 WriterMetrics.in(metrics.addGroup(WriterMetrics.GROUP), new org.apache.flink.metrics.SimpleCounter()),
                 null, ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT, PreparedAgeWarning.DEFAULT, System::nanoTime);
     }
@@ -285,7 +432,12 @@ class ExactlyOnceWriterTest {
         final List<Integer> released = new ArrayList<>();
         final List<TransactionId> begun = new ArrayList<>();
         final List<Long> askedCommittedAfter = new ArrayList<>();
+        final List<CarriedNotice> notices = new ArrayList<>();
+        final List<Integer> closedCarried = new ArrayList<>();
+        final List<String> applied = new ArrayList<>();
         Optional<Committed> committedAfter = Optional.empty();
+        /** Called with the number of each listing, before it answers: another subtask's doing meanwhile. */
+        java.util.function.IntConsumer onList = listing -> {};
         int listed;
         boolean open;
         boolean closed;
@@ -310,7 +462,25 @@ class ExactlyOnceWriterTest {
         public List<TransactionId> listPrepared() {
             assertThat(open).as("listing while a transaction is open").isFalse();
             listed++;
+            onList.accept(listed);
             return new ArrayList<>(prepared);
+        }
+
+        @Override
+        public List<CarriedNotice> openCarried() {
+            return new ArrayList<>(notices);
+        }
+
+        @Override
+        public void closeCarried(int subtask) {
+            closedCarried.add(subtask);
+            notices.removeIf(n -> n.subtask() == subtask);
+        }
+
+        @Override
+        public void applyCarried(byte[] carried, int subtask, String origin) {
+            applied.add(subtask + ":" + java.util.Arrays.toString(carried));
+            notices.removeIf(n -> n.subtask() == subtask);
         }
 
         @Override

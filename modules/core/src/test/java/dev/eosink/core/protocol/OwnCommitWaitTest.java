@@ -399,7 +399,7 @@ class OwnCommitWaitTest {
             }
 
             @Override
-            public void applyCarried(byte[] bytes, String origin) {
+            public void applyCarried(byte[] bytes, int subtask, String origin) {
                 events.add("apply " + java.util.Arrays.toString(bytes) + " after " + listed + " listings");
             }
 

@@ -89,15 +89,15 @@ class RecoveryPlanTest {
         assertThat(plan.rollBackAtStart()).containsExactly(sameJobOtherRun, otherJob);
         assertThat(plan.with(Verdict.RESTORED_COMMITTER)).containsExactly(held);
         assertThat(plan.reason(otherJob)).get().asString().contains("names run " + run(OLD_JOB, "aaaa"));
-        assertThat(plan.awaitsFirstCheckpoint()).isTrue(); // the held one: rolled back if still prepared then
-        assertThat(plan.orphansStillPrepared(List.of(held))).containsExactly(held);
-        assertThat(plan.orphansStillPrepared(List.of())).isEmpty();
+        // What the state proves held is its committer's, whatever the first checkpoint finds.
+        assertThat(plan.orphansStillPrepared(List.of(held))).isEmpty();
     }
 
     /**
      * After a rescale the state of an old subtask index may go to another subtask than its owner: the
-     * owner proves what it can from the state it got (the parallelism and the job of the restored
-     * checkpoint) and leaves the rest to the first checkpoint.
+     * owner proves what it can from the state it got (the parallelism and the execution of the restored
+     * checkpoint) and leaves the rest to the restored committers (waited for at start), then to the first
+     * checkpoint.
      */
     @Test
     void afterARescaleWhatTheRestoredStateCannotTellWaitsForTheFirstCheckpoint() {
@@ -118,7 +118,7 @@ class RecoveryPlanTest {
         assertThat(plan.reason(otherJob3)).get().asString().contains("another execution");
         assertThat(plan.verdictOf(notOwned)).isNull();
         // Subtask 3's committer committed maybeHeld3 before the first checkpoint: nothing to do then.
-        assertThat(plan.orphansStillPrepared(List.of(held0))).containsExactly(held0);
+        assertThat(plan.orphansStillPrepared(List.of(held0))).isEmpty();
         assertThat(plan.orphansStillPrepared(List.of(maybeHeld3))).containsExactly(maybeHeld3);
     }
 
@@ -133,14 +133,30 @@ class RecoveryPlanTest {
         assertThat(plan.rollBackAtStart()).containsExactly(ownAttempt);
         assertThat(plan.with(Verdict.OWN_ATTEMPT)).containsExactly(ownAttempt);
         assertThat(plan.with(Verdict.LEFTOVER)).containsExactly(otherJob);
-        assertThat(plan.awaitsFirstCheckpoint()).isFalse();
+    }
+
+    /**
+     * A fixed job id: every submission of the job graph runs under the same job id (Flink's application mode
+     * with high availability), so the job id cannot tell this execution's own earlier attempt from the previous
+     * deployment. The execution tag can: another submission's transaction is a leftover, never "our own".
+     */
+    @Test
+    void underAFixedJobIdOnlyThisExecutionsTransactionsAreItsOwn() {
+        String previous = TransactionId.executionTag(NEW_JOB, "previous deployment");
+        String current = TransactionId.executionTag(NEW_JOB, "this deployment");
+        TransactionId savepoints = new TransactionId("s", 0, 7, TransactionId.newRunToken(previous));
+        TransactionId ownAttempt = new TransactionId("s", 0, 1, TransactionId.newRunToken(current));
+        RecoveryPlan plan = RecoveryPlan.decide(List.of(savepoints, ownAttempt),
+                new SubtaskContext("s", 0, 1, 3, NEW_JOB, current, OptionalLong.empty()), List.of());
+        assertThat(plan.with(Verdict.OWN_ATTEMPT)).containsExactly(ownAttempt);
+        assertThat(plan.with(Verdict.LEFTOVER)).containsExactly(savepoints);
     }
 
     /**
      * A restore that gives the sink no state (a changed sink uid with --allowNonRestoredState, while a
      * stateful operator chained to the sink restores its own): the savepoint's transactions may be the
      * only copy of records the restored sources will not replay. The sink never rolls them back on its
-     * own judgement: what no committer commits is left to the leftover policy, at the first checkpoint.
+     * own judgement: what no committer commits is left to the leftover policy.
      */
     @Test
     void aRestoreWithoutTheSinksStateLeavesOtherJobsTransactionsToThePolicy() {
@@ -152,7 +168,6 @@ class RecoveryPlanTest {
         assertThat(plan.with(Verdict.AFTER_RESTORED)).containsExactly(after);
         assertThat(plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED)).containsExactly(savepoints);
         assertThat(plan.with(Verdict.UNLESS_COMMITTED)).containsExactly(own);
-        assertThat(plan.leftoversStillPrepared(List.of(savepoints, own))).containsExactly(savepoints);
         assertThat(plan.orphansStillPrepared(List.of(savepoints, own))).containsExactly(own);
     }
 

@@ -2,11 +2,13 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.Committed;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.sql.CarriedNotices;
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
@@ -60,9 +62,15 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     private final String target;
     private final WritePath<IN> path;
 
-    /** The marker row's INSERT, reused across the session's transactions. */
+    /** The marker row's INSERT, reused across the session's transactions (and for notice rows). */
     private final PreparedStatement marker;
     private boolean transactionOpen;
+
+    /**
+     * The transactions of this session that recorded writes carried past their barriers ({@link CarriedNotices})
+     * that no later one has written yet: the transaction that writes them removes their notices.
+     */
+    private final List<TransactionId> noticed = new ArrayList<>();
 
     PostgresWriterSession(
             SubtaskContext context,
@@ -253,6 +261,19 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             marker.setLong(4, id.checkpointId());
             marker.setLong(5, rows);
             io.call("writing the marker row", marker::executeUpdate);
+            int held = path.heldWrites();
+            if (held > 0) {
+                io.call("writing the notice of carried writes", () -> {
+                    CarriedNotices.insert(marker, id, held);
+                    return null;
+                });
+                noticed.add(id);
+            } else if (!noticed.isEmpty()) {
+                // This epoch wrote what earlier ones carried: their transactions committed before it could.
+                io.call("removing the notices of carried writes",
+                        () -> CarriedNotices.delete(connection, markers.table().sql(), noticed));
+                noticed.clear();
+            }
             markerWritten = true;
             long t2 = System.nanoTime();
             try (Statement s = connection.createStatement()) {
@@ -281,7 +302,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
      * nothing of them is committed, and the task fails over and tries again.
      */
     @Override
-    public void applyCarried(byte[] carried, String origin) throws IOException {
+    public void applyCarried(byte[] carried, int subtask, String origin) throws IOException {
         try {
             betweenEpochs("writing carried statements");
             connection.setAutoCommit(false);
@@ -289,6 +310,8 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                 s.execute("SET LOCAL lock_timeout = '" + CARRIED_LOCK_TIMEOUT_MILLIS + "ms'");
             }
             path.writeCarried(carried);
+            io.call("removing the notices of carried writes",
+                    () -> CarriedNotices.delete(connection, markers.table().sql(), context.sinkId(), subtask));
             io.call("committing carried statements", () -> {
                 connection.commit();
                 return null;
@@ -311,6 +334,30 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
                                     + "owns that key now may have written it first. The task fails over and tries again; "
                                     + "nothing of these writes is committed)"
                             : ""), e);
+        }
+    }
+
+    @Override
+    public List<CarriedNotice> openCarried() throws IOException {
+        try {
+            betweenEpochs("reading the notices of carried writes");
+            return io.call("reading the notices of carried writes",
+                    () -> CarriedNotices.read(connection, markers.table().sql(), context.sinkId()));
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not read marker table " + markers.table() + " for writes carried "
+                    + "past a barrier: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void closeCarried(int subtask) throws IOException {
+        try {
+            betweenEpochs("removing the notices of carried writes");
+            io.call("removing the notices of carried writes",
+                    () -> CarriedNotices.delete(connection, markers.table().sql(), context.sinkId(), subtask));
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not remove the notices of writes subtask " + subtask
+                    + " carried past a barrier from marker table " + markers.table() + ": " + e.getMessage(), e);
         }
     }
 

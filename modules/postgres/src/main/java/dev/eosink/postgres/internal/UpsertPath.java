@@ -94,6 +94,11 @@ final class UpsertPath<IN, R> implements WritePath<IN> {
     }
 
     @Override
+    public int heldWrites() {
+        return upserts.heldWrites();
+    }
+
+    @Override
     public void writeCarried(byte[] carried) throws SQLException, IOException {
         upserts.executeCarried(carried);
     }

@@ -231,6 +231,11 @@ final class UpsertWriter<R> {
         return statements.size() > 0;
     }
 
+    /** How many statements (one per key) are buffered between epochs, held past the last barrier. */
+    int heldWrites() {
+        return statements.size();
+    }
+
     /** Runs statements carried in a restored checkpoint's state, in the open transaction, before any record. */
     void executeCarried(byte[] bytes) throws SQLException, IOException {
         CarriedStatements carried = statements.readCarried(bytes);

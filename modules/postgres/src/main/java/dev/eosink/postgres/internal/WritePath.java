@@ -64,7 +64,12 @@ sealed interface WritePath<IN> permits BatchPath, CopyPath, UpsertPath {
 
     /** Whether {@link #carried()} would hold anything; cheap. */
     default boolean holdsWrites() {
-        return false;
+        return heldWrites() > 0;
+    }
+
+    /** How many writes (one per key) {@link #carried()} would hold; cheap. */
+    default int heldWrites() {
+        return 0;
     }
 
     /**

@@ -282,8 +282,8 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
             }
 
             @Override
-            public void applyCarried(byte[] carried, String origin) throws IOException {
-                w.applyCarried(carried, origin);
+            public void applyCarried(byte[] carried, int subtask, String origin) throws IOException {
+                w.applyCarried(carried, subtask, origin);
                 record(context, Kind.CARRIED_WRITTEN, null, origin, NO_IDS);
             }
 

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import static dev.eosink.testing.hardcases.TestJobs.await;
@@ -28,6 +30,7 @@ import static dev.eosink.testing.hardcases.TestJobs.fixedDelayRestarts;
 import static dev.eosink.testing.hardcases.TestJobs.manualEnv;
 import static dev.eosink.testing.hardcases.TestJobs.restoreFrom;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The savepoint cases that need a database's SQL: what row locks and the pruning of marker rows do to a
@@ -78,6 +81,62 @@ public interface SqlCases extends JdbcHardCaseSupport {
 
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("no lock wait").isLessThan(Duration.ofSeconds(30));
         assertThat(markedGids()).as("committed").containsAll(ofSavepoint).doesNotContain(orphan.toString());
+        assertExactlyOnce(n);
+    }
+
+    /**
+     * A leftover in the replay's way, when the restore gives the sink no state. The job is stopped with a
+     * savepoint (everything up to it committed); another job of the sink id then dies with a prepared
+     * transaction named at the savepoint, holding ids the replay after the savepoint writes (a unique index).
+     * The operator restores the savepoint with a changed sink uid and --allowNonRestoredState, and a stateful
+     * operator chained to the sink makes the writers' tasks restored ones: they see a restored checkpoint but no
+     * writer state, and another subtask's restored committer could have held the leftover. The writers wait
+     * claimWait for that, then the leftover policy decides at start, before the first record: FAIL refuses
+     * without restarts, naming it; nothing of the refused run becomes visible, and the leftover is untouched.
+     * (It used to be left to the run's first checkpoint, which never came: the replay waited on the
+     * leftover's lock until the lock timeout, failed over, and did the same at every restart.) Restored with
+     * the sink's state, the leftover is of another execution than the savepoint's: an orphan, rolled back at
+     * start, and the run ends exact.
+     */
+    @Test
+    default void aLeftoverInTheReplaysWayIsRefusedAtStartWhenTheRestoreGivesTheSinkNoState(@TempDir Path dir)
+            throws Exception {
+        long n = 4_000;
+        backend().execute("CREATE UNIQUE INDEX " + target() + "_id ON " + target() + " (id)");
+        StreamExecutionEnvironment first = manualEnv(2);
+        pipeline(first, n, 400, sink(), "eosink", true);
+        JobClient job = first.executeAsync("first run");
+        awaitOpenTransactions(2);
+        String savepoint = job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        awaitStatus(job, JobStatus.FINISHED);
+        awaitSessionsClosed();
+        long savepointId = checkpointIdOf(savepoint);
+        long atStop = rows();
+        assertThat(preparedLeft()).as("prepared after the stop").isEmpty();
+        TransactionId leftover = new TransactionId(sinkId(), 0, savepointId, "zzzz0000");
+        backend().stagePrepared(target(), leftover, n - 50, n);
+
+        Configuration unmatched = restoreFrom(savepoint);
+        unmatched.addAll(fixedDelayRestarts(50, Duration.ofMillis(100))); // the refusal suppresses them
+        unmatched.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+        StreamExecutionEnvironment renamed = manualEnv(2, unmatched);
+        pipeline(renamed, n, 5_000, sink(spec().withClaimWait(Duration.ofSeconds(2))), "eosink-renamed", true);
+        JobClient refused = renamed.executeAsync("restored without the sink's state, a leftover in the way");
+        Throwable failure = catchThrowable(() -> refused.getJobExecutionResult().get(60, TimeUnit.SECONDS));
+        assertThat(failure).as("refused, well within the lock timeout of a writer waiting on the leftover")
+                .isInstanceOf(ExecutionException.class)
+                .rootCause()
+                .hasMessageContaining(leftover.toString())
+                .hasMessageContaining("left by other job(s)")
+                .hasMessageContaining("without this sink's writer state");
+        assertThat(Faults.writerAttempts(sinkId(), 0)).as("no restart after the refusal").containsExactly(0);
+        assertThat(preparedLeft()).as("the leftover, untouched").containsExactly(leftover.toString());
+        assertThat(rows()).as("nothing of the refused run visible").isEqualTo(atStop);
+
+        StreamExecutionEnvironment remedy = TestJobs.env(2, 200, restoreFrom(savepoint));
+        pipeline(remedy, n, 5_000, sink(), "eosink", true);
+        remedy.execute("restored with the sink's state");
+        assertThat(markedGids()).doesNotContain(leftover.toString());
         assertExactlyOnce(n);
     }
 

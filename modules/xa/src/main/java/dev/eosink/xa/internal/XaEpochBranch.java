@@ -4,6 +4,7 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.sql.CarriedNotices;
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
@@ -112,6 +113,12 @@ final class XaEpochBranch<IN> {
     private EpochConnection connection;
     /** Null outside {@link #begin} .. {@link #prepare}, and after {@link #abortOpen}. */
     private OpenBranch open;
+
+    /**
+     * The branches of this writer that recorded writes carried past their barriers that no later branch has
+     * written yet ({@link #writeNotices}).
+     */
+    private final List<TransactionId> noticed = new ArrayList<>();
 
     /** The records of the batch not yet executed, for error messages. */
     private final List<IN> batch = new ArrayList<>();
@@ -327,7 +334,7 @@ final class XaEpochBranch<IN> {
      * in a local transaction of its own on a connection of its own, committed before it returns (see
      * {@link dev.eosink.core.spi.WriterSession#applyCarried}): never inside a branch.
      */
-    void applyCarried(byte[] bytes, String origin) throws IOException {
+    void applyCarried(byte[] bytes, int subtask, String origin) throws IOException {
         String failed = origin + ": writing the upserts and deletes that it carried past its barrier into "
                 + database.target() + " failed";
         if (upserts == null) {
@@ -353,6 +360,8 @@ final class XaEpochBranch<IN> {
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                 c.setAutoCommit(false);
                 upserts.executeCarried(carried, keyedStatements(c), io);
+                CarriedNotices.delete(c, dialect.qualified(database.markerSchema(), database.markerTable()),
+                        context.sinkId(), subtask);
                 c.commit();
                 return null;
             });
@@ -400,6 +409,7 @@ final class XaEpochBranch<IN> {
             c.marker().setLong(4, id.checkpointId());
             c.marker().setLong(5, rows);
             c.io().sql("writing the marker row of " + id, c.marker()::executeUpdate);
+            writeNotices(c, id);
             XAResource xa = c.xa().getXAResource();
             step = Operation.END;
             c.io().xa("XA end of " + id, () -> {
@@ -425,6 +435,25 @@ final class XaEpochBranch<IN> {
         }
         if (!dialect.keepsConnectionAfterPrepare()) {
             closeConnection(); // detaches the prepared branch (see MariaDbDialect)
+        }
+    }
+
+    /**
+     * Records, in the branch, writes held past this barrier ({@link CarriedNotices}); or, in the branch of the
+     * epoch that wrote what earlier ones held (their branches committed before it could), removes the records.
+     */
+    private void writeNotices(EpochConnection c, TransactionId id) throws SQLException {
+        int held = upserts == null ? 0 : upserts.heldWrites();
+        if (held > 0) {
+            c.io().sql("writing the notice of carried writes", () -> {
+                CarriedNotices.insert(c.marker(), id, held);
+                return null;
+            });
+            noticed.add(id);
+        } else if (!noticed.isEmpty()) {
+            c.io().sql("removing the notices of carried writes", () -> CarriedNotices.delete(c.handle(),
+                    dialect.qualified(database.markerSchema(), database.markerTable()), noticed));
+            noticed.clear();
         }
     }
 

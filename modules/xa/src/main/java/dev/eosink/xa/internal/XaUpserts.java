@@ -213,6 +213,11 @@ final class XaUpserts<IN> {
         return !pending.isEmpty();
     }
 
+    /** How many statements (one per key) are buffered between epochs, held past the last barrier. */
+    int heldWrites() {
+        return pending.size();
+    }
+
     /** The branch is being rolled back: forget what is buffered. */
     void clear() {
         pending.clear();

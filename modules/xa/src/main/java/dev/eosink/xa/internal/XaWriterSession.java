@@ -2,10 +2,12 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.Committed;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.jdbc.sql.CarriedNotices;
 import dev.eosink.xa.internal.XaErrors.Handling;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
@@ -190,8 +192,33 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
     }
 
     @Override
-    public void applyCarried(byte[] carried, String origin) throws IOException {
-        epoch.applyCarried(carried, origin);
+    public void applyCarried(byte[] carried, int subtask, String origin) throws IOException {
+        epoch.applyCarried(carried, subtask, origin);
+    }
+
+    /** On the guard connection, whose session runs no branch: a local, autocommitted read. */
+    @Override
+    public List<CarriedNotice> openCarried() throws IOException {
+        String markers = dialect.qualified(database.markerSchema(), database.markerTable());
+        try {
+            return guardIo.sql("reading the notices of carried writes",
+                    () -> CarriedNotices.read(guard, markers, context.sinkId()));
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not read marker table " + markers + " for writes carried past a "
+                    + "barrier: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void closeCarried(int subtask) throws IOException {
+        String markers = dialect.qualified(database.markerSchema(), database.markerTable());
+        try {
+            guardIo.sql("removing the notices of carried writes",
+                    () -> CarriedNotices.delete(guard, markers, context.sinkId(), subtask));
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not remove the notices of writes subtask " + subtask
+                    + " carried past a barrier from marker table " + markers + ": " + e.getMessage(), e);
+        }
     }
 
     @Override

@@ -67,7 +67,7 @@ class XaCarriedWritesITCase {
             }
             CompletableFuture<Void> applied = CompletableFuture.runAsync(() -> {
                 try {
-                    writer.applyCarried(carried, "the test's state");
+                    writer.applyCarried(carried, 0, "the test's state");
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
