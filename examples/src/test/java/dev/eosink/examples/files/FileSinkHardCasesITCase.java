@@ -5,11 +5,7 @@ import dev.eosink.testing.hardcases.ResourceHardCases;
 import org.junit.jupiter.api.AfterAll;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * The protocol's resource-neutral hard cases ({@link ResourceHardCases}: failover, a declined or expired
@@ -19,26 +15,14 @@ import java.util.stream.Stream;
  */
 class FileSinkHardCasesITCase extends ResourceHardCases {
 
-    private static final Path ROOT = createRoot();
+    private static final Path ROOT = TemporaryRoot.create();
 
     FileSinkHardCasesITCase() {
         super(new FileBackend(ROOT));
     }
 
-    private static Path createRoot() {
-        try {
-            return Files.createTempDirectory("eosink-file-hard-cases");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     @AfterAll
     static void deleteRoot() throws IOException {
-        try (Stream<Path> files = Files.walk(ROOT)) {
-            for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-                Files.delete(p);
-            }
-        }
+        TemporaryRoot.delete(ROOT);
     }
 }

@@ -1,5 +1,6 @@
 package dev.eosink.core.protocol;
 
+import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.TransactionalDatabase;
 
 import org.apache.flink.annotation.Internal;
@@ -16,16 +17,26 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 /**
  * Hears the job's checkpoint outcomes for the sink's writers and reports them to {@link
  * CheckpointOutcomes}: completions, aborts, and which snapshots are plain savepoints (Flink never
- * notifies those: their transactions are committed by the next checkpoint). Flink's sink writer operator forwards neither completions nor aborts to a
- * writer, and a writer that waits for the commit of its previous transaction must know when that
- * commit will not come (an aborted checkpoint's committables wait for the next completed checkpoint,
- * which the waiting writer itself holds up). It sits after the committer, chained to it and so in the
- * writer's task, and receives the committer's output (a few messages per checkpoint, never the
- * records), which it drops.
+ * notifies those: their transactions are committed by the next checkpoint). Flink's sink writer
+ * operator forwards neither completions nor aborts to a writer, and a writer that waits for the commit
+ * of its previous transaction must know when that commit will not come (an aborted checkpoint's
+ * committables wait for the next completed checkpoint, which the waiting writer itself holds up). It
+ * sits after the committer and receives the committer's output (a few messages per checkpoint, never
+ * the records), which it drops.
  *
- * <p>It also registers the database's {@link TransactionalDatabase#registerReleaseHooks release hooks}
- * when it opens: Flink opens a chain from its tail, so this runs before the committer opens its
- * connections (and loads a JDBC driver), even when the committer then fails before the writer opens.
+ * <p>Nothing relies on where it runs. Chained after the committer (the default), it runs in the
+ * writer's task; with chaining disabled (by the job, or by the sink: Flink then gives every operator of
+ * the sink's topology the sink's chaining strategy) it is a task of its own, possibly notified before
+ * the committer has committed, possibly in another JVM than the writer. So a completion it reports is
+ * only a cue for the writer, never a commit, and it tells in which JVM it runs ({@link
+ * CheckpointOutcomes#listening}), so that a writer that can hear no abort waits only briefly.
+ *
+ * <p>It registers the database's {@link TransactionalDatabase#registerReleaseHooks release hooks} when
+ * it opens, as every writer does before it opens its session: chained, Flink opens a chain from its
+ * tail, so this runs before the committer opens its connections (and loads a JDBC driver). Unchained,
+ * the committer's task opens on its own; it shares the TaskManager, and so the job's class loader, with
+ * the writer and this operator of its subtask (they are connected one to one, and Flink puts such
+ * subtasks into one slot), whose registration covers the drivers the committer loads.
  */
 @Internal
 public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void>
@@ -39,16 +50,24 @@ public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void
     private final TransactionalDatabase<?> database;
     /** The sink it serves: a job may hold several, each with its own committers. */
     private final String sinkId;
+    /** The sink's execution nonce, drawn when Flink translated the sink: with the job id, the execution. */
+    private final String executionNonce;
 
-    public CheckpointOutcomeOperator(TransactionalDatabase<?> database, String sinkId) {
+    /**
+     * @param executionNonce the nonce of the job graph the sink was translated into ({@link
+     *     TransactionId#executionTag}): outcomes are kept per execution
+     */
+    public CheckpointOutcomeOperator(TransactionalDatabase<?> database, String sinkId, String executionNonce) {
         this.database = database;
         this.sinkId = sinkId;
+        this.executionNonce = executionNonce;
     }
 
     @Override
     public void open() throws Exception {
         super.open();
         database.registerReleaseHooks(getContainingTask().getEnvironment().getUserCodeClassLoader());
+        CheckpointOutcomes.listening(execution(), committer());
     }
 
     @Override
@@ -66,7 +85,7 @@ public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void
             throws Exception {
         SnapshotType type = options.getCheckpointType();
         if (type.isSavepoint() && !(type instanceof SavepointType && ((SavepointType) type).isSynchronous())) {
-            CheckpointOutcomes.plainSavepoint(jobId(), checkpointId);
+            CheckpointOutcomes.plainSavepoint(execution(), checkpointId);
         }
         return super.snapshotState(checkpointId, timestamp, options, factory);
     }
@@ -74,18 +93,21 @@ public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
-        // Chained after the committer of this sink, in its task: the committer of the writer of this subtask index.
-        CheckpointOutcomes.completed(jobId(),
-                CheckpointOutcomes.committer(sinkId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()), checkpointId);
+        CheckpointOutcomes.completed(execution(), committer(), checkpointId);
     }
 
     @Override
     public void notifyCheckpointAborted(long checkpointId) throws Exception {
         super.notifyCheckpointAborted(checkpointId);
-        CheckpointOutcomes.aborted(jobId(), checkpointId);
+        CheckpointOutcomes.aborted(execution(), checkpointId);
     }
 
-    private String jobId() {
-        return getRuntimeContext().getJobInfo().getJobId().toString();
+    /** The writer of this subtask index of this sink, whose committer precedes this operator. */
+    private String committer() {
+        return CheckpointOutcomes.committer(sinkId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+    }
+
+    private String execution() {
+        return TransactionId.executionTag(getRuntimeContext().getJobInfo().getJobId().toString(), executionNonce);
     }
 }

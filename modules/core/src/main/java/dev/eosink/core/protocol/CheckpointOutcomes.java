@@ -3,36 +3,45 @@ package dev.eosink.core.protocol;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * What this JVM heard of a job's checkpoints: per subtask of each sink, the latest completion its
- * committer's task was notified of; the latest few that were aborted, and the latest few plain savepoints. Fed by
- * {@link CheckpointOutcomeOperator} (Flink tells sink writers nothing of checkpoint outcomes; that
- * operator, after the committer, hears both), read by writers that wait for the outcome of the
- * checkpoint their last prepared transaction belongs to.
+ * What this JVM heard of the checkpoints of a job's execution: per subtask of each sink, the latest
+ * completion the outcome operator of that subtask was notified of; the latest few checkpoints that were
+ * aborted, the latest few plain savepoints, and which outcome operators run in this JVM. Fed by {@link
+ * CheckpointOutcomeOperator} (Flink tells sink writers nothing of checkpoint outcomes; that operator,
+ * after the committer, hears both), read by writers that wait for the commit of their last prepared
+ * transaction.
  *
- * <p>An aborted checkpoint or a plain savepoint is a fact about the whole job, so any task of the job
- * in this JVM may report it. A completion is not, for a waiting writer: it means "committed" only once
- * the committer of the writer's own sink and subtask was notified of it (Flink notifies a chain's operators in
- * one go, so by the time the writer's task runs again, that committer has committed). Another
- * subtask's notification, or another sink's of the same subtask index, may come first; a writer that took it for its commit would run a statement
- * that waits on the database for its own prepared transaction, whose commit its own task thread, now
- * blocked, was about to deliver. Flink delivers these notifications at most once and on a best-effort
- * basis: a reader treats "nothing heard" as "not yet known" and bounds its wait by the checkpoint
- * timeout.
- * Bounded: the latest {@value #MAX_JOBS} jobs, {@value #MAX_ABORTED} aborted checkpoints and savepoints each; no
- * user class is referenced, so a finished job's class loader is never held.
+ * <p>Kept per execution ({@link dev.eosink.core.spi.SubtaskContext#execution()}), not per job id:
+ * checkpoint ids start again after a new submission restores an older snapshot, and an application with
+ * high availability submits every deployment under the same job id, so what an earlier execution heard
+ * of "checkpoint 7" says nothing of this one's.
+ *
+ * <p>An aborted checkpoint or a plain savepoint is a fact about the whole execution, so any task of it
+ * in this JVM may report it: a waiting writer stops waiting at once, since the commit comes only with
+ * a later checkpoint, whose barrier it holds up. A completion is only a cue, never proof of a commit:
+ * the outcome operator may run in a task of its own (chaining disabled), notified before the committer
+ * of the same subtask has committed, or in another JVM than the writer. A writer takes its transaction
+ * as committed only when the committer says so ({@link CommitSignals}) or the database no longer lists
+ * it as prepared. Flink delivers these notifications at most once and on a best-effort basis: a reader
+ * treats "nothing heard" as "not yet known", and a writer whose outcome operator is not in this JVM
+ * ({@link #hears}) hears nothing at all.
+ *
+ * <p>Bounded: the latest {@value #MAX_EXECUTIONS} executions, {@value #MAX_ABORTED} aborted checkpoints
+ * and savepoints each; no user class is referenced, so a finished job's class loader is never held.
  */
 final class CheckpointOutcomes {
 
     /** What is known of one checkpoint. */
     enum Outcome {
         /**
-         * It, or a later checkpoint, completed, and the committer of the asking subtask was notified: its
-         * committables of that subtask are committed (or, if that committer runs in another task, being
-         * committed by it, on a thread of its own).
+         * It, or a later checkpoint, completed, and the outcome operator of the asking subtask was
+         * notified: its committables of that subtask are committed, or will be, by a committer that may
+         * run in another task. A cue to look, not a commit.
          */
         COMPLETED,
         /** It was aborted (declined, expired, or a task failed): its committables wait for a later checkpoint. */
@@ -46,57 +55,67 @@ final class CheckpointOutcomes {
         UNKNOWN
     }
 
-    static final int MAX_JOBS = 64;
+    static final int MAX_EXECUTIONS = 64;
     static final int MAX_ABORTED = 32;
 
-    private static final Map<String, Job> JOBS = new LinkedHashMap<>(16, 0.75f, true) {
+    private static final Map<String, Execution> EXECUTIONS = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Job> eldest) {
-            return size() > MAX_JOBS;
+        protected boolean removeEldestEntry(Map.Entry<String, Execution> eldest) {
+            return size() > MAX_EXECUTIONS;
         }
     };
 
     private CheckpointOutcomes() {}
 
-    private static final class Job {
-        /** The latest completed checkpoint, by the {@link #committer} that was notified of it. */
+    private static final class Execution {
+        /** The latest completed checkpoint, by the {@link #committer} whose outcome operator was notified of it. */
         final Map<String, Long> latestCompleted = new HashMap<>();
         final Deque<Long> aborted = new ArrayDeque<>();
         final Deque<Long> plainSavepoints = new ArrayDeque<>();
+        /** The {@link #committer}s whose outcome operator opened in this JVM. */
+        final Set<String> heard = new HashSet<>();
     }
 
-    /** The name completions of one sink subtask's committer are kept under: "sinkId/subtask". */
+    /** The name the outcomes of one sink subtask are kept under: "sinkId/subtask". */
     static String committer(String sinkId, int subtask) {
         return sinkId + "/" + subtask;
     }
 
-    static synchronized void completed(String jobId, String committer, long checkpointId) {
-        Job job = JOBS.computeIfAbsent(jobId, k -> new Job());
+    /** The outcome operator of {@code committer} opened in this JVM: its outcomes will be heard here. */
+    static synchronized void listening(String execution, String committer) {
+        EXECUTIONS.computeIfAbsent(execution, k -> new Execution()).heard.add(committer);
+    }
+
+    /** Whether outcomes of {@code committer} are heard in this JVM: its outcome operator opened here. */
+    static synchronized boolean hears(String execution, String committer) {
+        Execution job = EXECUTIONS.get(execution);
+        return job != null && job.heard.contains(committer);
+    }
+
+    static synchronized void completed(String execution, String committer, long checkpointId) {
+        Execution job = EXECUTIONS.computeIfAbsent(execution, k -> new Execution());
         job.latestCompleted.merge(committer, checkpointId, Math::max);
     }
 
-    static synchronized void aborted(String jobId, long checkpointId) {
-        Job job = JOBS.computeIfAbsent(jobId, k -> new Job());
+    static synchronized void aborted(String execution, long checkpointId) {
+        Execution job = EXECUTIONS.computeIfAbsent(execution, k -> new Execution());
         job.aborted.addLast(checkpointId);
         if (job.aborted.size() > MAX_ABORTED) {
             job.aborted.removeFirst();
         }
     }
 
-    static synchronized void plainSavepoint(String jobId, long checkpointId) {
-        Job job = JOBS.computeIfAbsent(jobId, k -> new Job());
+    static synchronized void plainSavepoint(String execution, long checkpointId) {
+        Execution job = EXECUTIONS.computeIfAbsent(execution, k -> new Execution());
         job.plainSavepoints.addLast(checkpointId);
         if (job.plainSavepoints.size() > MAX_ABORTED) {
             job.plainSavepoints.removeFirst();
         }
     }
 
-    /**
-     * What the writer whose {@link #committer} is {@code committer} may take as the outcome of its
-     * transaction of {@code checkpointId}.
-     */
-    static synchronized Outcome of(String jobId, String committer, long checkpointId) {
-        Job job = JOBS.get(jobId);
+    /** What was heard of checkpoint {@code checkpointId} of the writer whose committer is {@code committer}. */
+    static synchronized Outcome of(String execution, String committer, long checkpointId) {
+        Execution job = EXECUTIONS.get(execution);
         if (job == null) {
             return Outcome.UNKNOWN;
         }

@@ -175,12 +175,13 @@ public final class ExactlyOnceWriter<IN>
         this.metrics = metrics;
         this.nanoClock = nanoClock;
         this.run = TransactionId.newRunToken(context.execution());
-        this.pending = new PendingCommits(context.jobId(), context.sinkId(), context.subtask());
+        this.pending = new PendingCommits(context.execution(), context.sinkId(), context.subtask());
         this.ageWarning = new PreparedAgeWarning(context, target, words, preparedAgeWarning);
         metrics.bind(pending, session, nanoClock);
         this.recovery = new StartupRecovery(context, settings, target, words, session, metrics);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
-        this.gate = mailbox == null ? null : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, nanoClock);
+        this.gate = mailbox == null ? null
+                : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, nanoClock, session::listPrepared);
         session.ownCommits(gate == null ? OwnCommits.NONE : gate);
         try {
             recovery.atStart(restoredStates);
@@ -207,6 +208,9 @@ public final class ExactlyOnceWriter<IN>
         checkPreparedBound();
         warnAboutOldPrepared();
         // The epoch's name is known now: no checkpoint is snapshotted until its barrier.
+        if (gate != null) {
+            gate.betweenEpochs(); // the epoch's statements wait for no commit the database already shows
+        }
         epochId = nextTransactionId();
         session.begin(epochId);
     }
@@ -245,7 +249,7 @@ public final class ExactlyOnceWriter<IN>
             gate.inputEnded();
         }
         try {
-            if (epochId == null && session.holdsWrites() && (gate == null || !gate.pending())) {
+            if (epochId == null && session.holdsWrites() && (gate == null || !gate.pendingBetweenEpochs())) {
                 // No record came since the last barrier, but the session holds writes that may run now:
                 // an epoch for them alone, or an idle stream would never write them.
                 beginEpoch();

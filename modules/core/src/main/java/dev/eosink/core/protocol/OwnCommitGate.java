@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.function.LongSupplier;
 
 /**
@@ -20,23 +21,64 @@ import java.util.function.LongSupplier;
  * {@link OwnCommits}. Between the barrier and the commit, only writes that may touch that
  * transaction's rows have to wait; the session knows which ones do.
  *
+ * <p>What proves the commit: the signal of the writer's committer ({@link CommitSignals}, set after
+ * the commit returned), which reaches the writer whenever the committer runs in this JVM, chained or
+ * not; or the database, which no longer lists the transaction as prepared. A completion heard from
+ * Flink ({@link CheckpointOutcomes}) is only a cue: with chaining disabled the outcome operator is
+ * notified in a task of its own, before the committer has committed, and a DELETE run then misses the
+ * rows the transaction inserted. The database is asked only between epochs (a session lists its
+ * prepared transactions only with no transaction open), at most once per epoch, and only when a
+ * commit is due that no signal proved: never on the chained path, where the signal comes with the
+ * completion.
+ *
+ * <p>Waiting is only an optimization: the session can always carry the statements past the barrier
+ * instead ({@link OwnCommits}). So every wait is bounded, by what can still end it: see {@link #await}.
+ *
  * <p>It reads the writer's {@link PendingCommits} and never changes what they hold but by {@link
- * PendingCommits#refresh()}: like them, it is used by the task thread only.
+ * PendingCommits#refresh()} and {@link PendingCommits#retainOnly}: like them, it is used by the task
+ * thread only.
  */
 final class OwnCommitGate implements OwnCommits {
 
     private static final Logger LOG = LoggerFactory.getLogger(OwnCommitGate.class);
+
+    /**
+     * How long a wait lasts after the transaction's checkpoint was heard completed without its
+     * committer's signal. A committer in this JVM signals as soon as its commit returns (a COMMIT
+     * PREPARED takes milliseconds; a slow disk or a synchronous standby adds some); one in another JVM
+     * never does, and only the database, asked between epochs, can then tell. Past this, the statements
+     * are carried past the barrier, which is always correct.
+     */
+    static final Duration COMMIT_AFTER_COMPLETION = Duration.ofSeconds(2);
+
+    /**
+     * How long a wait lasts when this JVM cannot hear the outcome of the transaction's checkpoint (its
+     * outcome operator runs in another JVM): an abort is never heard then, and waiting for a commit that
+     * only a later checkpoint brings would hold up that checkpoint's barrier, in this very thread, until
+     * the checkpoint timeout, and fail every checkpoint behind it too. A healthy checkpoint completes and
+     * commits within seconds of the writer's barrier; one slower than this is carried past the barrier
+     * like an aborted one, at the cost of holding its statements in memory and state for an epoch.
+     */
+    static final Duration UNHEARD_WAIT = Duration.ofSeconds(10);
+
+    /** Lists the sink's prepared transactions in the database; called between epochs only. */
+    @FunctionalInterface
+    interface PreparedListing {
+        Collection<TransactionId> list() throws IOException;
+    }
 
     private final SubtaskContext context;
     private final PendingCommits pending;
     /** The task's mailbox, where the committer's notification arrives while this gate waits. */
     private final MailboxExecutor mailbox;
     /**
-     * How long to wait for the outcome of the checkpoint the last transaction belongs to: the job's
-     * checkpoint timeout, after which that checkpoint cannot complete any more.
+     * How long to wait for the outcome of the checkpoint the last transaction belongs to, when this JVM
+     * hears its outcomes: the job's checkpoint timeout, after which that checkpoint cannot complete any
+     * more.
      */
     private final Duration checkpointTimeout;
     private final LongSupplier nanoClock;
+    private final PreparedListing database;
 
     /**
      * The transaction whose commit the last wait gave up on: not waited for again in this epoch (the
@@ -59,12 +101,14 @@ final class OwnCommitGate implements OwnCommits {
             PendingCommits pending,
             MailboxExecutor mailbox,
             Duration checkpointTimeout,
-            LongSupplier nanoClock) {
+            LongSupplier nanoClock,
+            PreparedListing database) {
         this.context = context;
         this.pending = pending;
         this.mailbox = mailbox;
         this.checkpointTimeout = checkpointTimeout;
         this.nanoClock = nanoClock;
+        this.database = database;
         this.holdUntilFirstBarrier = context.restoredCheckpointId().isPresent();
     }
 
@@ -85,13 +129,45 @@ final class OwnCommitGate implements OwnCommits {
     }
 
     /**
-     * Lets the task run its mailbox (where the committer's notification arrives) until the committer
-     * has committed this writer's previous transaction, so that the statement to come never waits for
-     * row locks that only that commit releases: the commit could never run while the task thread
-     * waits on the database. Gives up when that transaction's checkpoint was aborted, or is a plain
-     * savepoint (either way its commit comes only with a later checkpoint, which this very thread
-     * holds up), or when no outcome was heard within the checkpoint timeout (the checkpoint cannot
-     * complete any more). A slow checkpoint is waited for, however long it takes within that bound.
+     * Called by the writer between epochs (no transaction open): asks the database whether the newest
+     * pending transaction is still prepared, when its commit is due and no signal proved it: its
+     * checkpoint was heard completed, or its outcome cannot be heard in this JVM. Then drops what the
+     * database no longer lists. One query at most, and none when nothing is due.
+     */
+    void betweenEpochs() throws IOException {
+        pending.refresh();
+        PendingCommits.Entry last = pending.newest().orElse(null);
+        if (last == null) {
+            return;
+        }
+        if (pending.outcome(last) == Outcome.COMPLETED || !pending.hearsOutcomes()) {
+            pending.retainOnly(database.list());
+        }
+    }
+
+    /** {@link #betweenEpochs()}, then {@link #pending()}. */
+    boolean pendingBetweenEpochs() throws IOException {
+        betweenEpochs();
+        return pending();
+    }
+
+    /**
+     * Lets the task run its mailbox (where the committer's signal arrives) until the committer has
+     * committed this writer's previous transaction, so that the statement to come never waits for row
+     * locks that only that commit releases (the commit could never run while the task thread waits on
+     * the database, when the committer is in this task) and never misses rows that transaction inserted.
+     * Gives up, and the session carries its statements past the barrier, when:
+     *
+     * <ul>
+     *   <li>that transaction's checkpoint was aborted, or is a plain savepoint: either way its commit
+     *       comes only with a later checkpoint, which this very thread holds up;
+     *   <li>the checkpoint was heard completed and no signal came within {@link
+     *       #COMMIT_AFTER_COMPLETION}: the committer runs in another JVM, or commits slowly;
+     *   <li>this JVM hears the checkpoint's outcomes, and none was heard within the checkpoint timeout
+     *       (the checkpoint cannot complete any more); a slow checkpoint is waited for, however long it
+     *       takes within that bound;
+     *   <li>this JVM cannot hear them, and {@link #UNHEARD_WAIT} passed.
+     * </ul>
      */
     @Override
     public boolean await() throws IOException {
@@ -105,7 +181,11 @@ final class OwnCommitGate implements OwnCommits {
         if (last.id.equals(gaveUpOn)) {
             return false;
         }
-        long deadline = last.preparedAtNanos + checkpointTimeout.toNanos();
+        boolean hears = pending.hearsOutcomes();
+        Duration bound = hears || checkpointTimeout.compareTo(UNHEARD_WAIT) < 0 ? checkpointTimeout : UNHEARD_WAIT;
+        long deadline = last.preparedAtNanos + bound.toNanos();
+        long completedAt = 0;
+        boolean completionHeard = false;
         try {
             while (true) {
                 pending.refresh();
@@ -114,21 +194,31 @@ final class OwnCommitGate implements OwnCommits {
                 }
                 Outcome outcome = pending.outcome(last);
                 if (outcome == Outcome.ABORTED || outcome == Outcome.PLAIN_SAVEPOINT) {
-                    gaveUpOn = last.id;
-                    LOG.info("{}: checkpoint {} of {} {}, so its commit comes only with a later checkpoint, which "
-                                    + "this writer holds up while it waits; the writes that must follow that commit are "
-                                    + "carried past the next barrier", context, last.checkpointId,
-                            last.id, outcome == Outcome.ABORTED ? "was aborted" : "is a plain savepoint, which Flink "
-                                    + "does not notify");
-                    return false;
+                    LOG.info("{}: checkpoint {} of {} {}, so its commit comes only with a later checkpoint, which this "
+                            + "writer holds up while it waits; the writes that must follow that commit are carried "
+                            + "past the next barrier", context, last.checkpointId, last.id, outcome == Outcome.ABORTED
+                            ? "was aborted" : "is a plain savepoint, which Flink does not notify");
+                    return giveUp(last);
                 }
-                if (nanoClock.getAsLong() - deadline > 0) {
-                    gaveUpOn = last.id;
-                    LOG.warn("{}: no outcome of checkpoint {} of {} was heard within the checkpoint timeout of {}; "
-                                    + "the writes that must follow its commit are carried past the next barrier",
-                            context, last.checkpoint().isPresent() ? last.checkpointId : "?", last.id,
-                            checkpointTimeout);
-                    return false;
+                long now = nanoClock.getAsLong();
+                if (outcome == Outcome.COMPLETED) {
+                    if (!completionHeard) {
+                        completionHeard = true;
+                        completedAt = now;
+                    } else if (now - completedAt > COMMIT_AFTER_COMPLETION.toNanos()) {
+                        LOG.info("{}: checkpoint {} of {} completed, and its committer did not signal the commit "
+                                + "within {} (it runs in another JVM, or commits slowly); the writes that must follow "
+                                + "that commit are carried past the next barrier", context, last.checkpointId, last.id,
+                                COMMIT_AFTER_COMPLETION);
+                        return giveUp(last);
+                    }
+                } else if (now - deadline > 0) {
+                    LOG.warn("{}: no outcome of checkpoint {} of {} was heard within {} ({}); the writes that must "
+                            + "follow its commit are carried past the next barrier", context,
+                            last.checkpoint().isPresent() ? last.checkpointId : "?", last.id, bound, hears
+                            ? "the checkpoint timeout"
+                            : "this JVM runs no outcome operator of this subtask, so no abort can be heard");
+                    return giveUp(last);
                 }
                 if (!mailbox.tryYield()) {
                     Thread.sleep(1);
@@ -138,5 +228,11 @@ final class OwnCommitGate implements OwnCommits {
             Thread.currentThread().interrupt();
             throw new SinkException(context + ": interrupted while waiting for the commit of " + last.id, e);
         }
+    }
+
+    /** Not waited for again in this epoch: the session carries its statements past the barrier. */
+    private boolean giveUp(PendingCommits.Entry last) {
+        gaveUpOn = last.id;
+        return false;
     }
 }

@@ -19,13 +19,12 @@ import java.util.stream.Collectors;
  * The transactions one writer prepared and has not seen committed yet, oldest first, each with the
  * checkpoint whose barrier prepared it once the writer snapshotted that checkpoint.
  *
- * <p>A transaction leaves when its commit is known: the committer of the writer's task marked it in
- * {@link CommitSignals}, or {@link CheckpointOutcomes} heard that the committer of the writer's sink
- * and subtask was notified that its checkpoint or a later one completed (a committer that runs apart from the
- * writer commits it then, on its own thread). Another subtask's or sink's notification is not enough: see
- * {@link CheckpointOutcomes}. Commits come in checkpoint order, so a
- * known commit takes every older entry with it. A committer in another JVM signals nothing; {@link
- * #retainOnly} then brings the list in line with what the database says is still prepared.
+ * <p>A transaction leaves when its commit is known: the committer of the writer's subtask marked it in
+ * {@link CommitSignals} after the commit returned (whether it runs in the writer's task or, chaining
+ * disabled, in a task of its own in this JVM), or the database no longer lists it as prepared ({@link
+ * #retainOnly}: a committer in another JVM signals nothing). A completion heard by {@link
+ * CheckpointOutcomes} is no proof: the committer may not have committed yet. Commits come in checkpoint
+ * order, so a known commit takes every older entry with it.
  *
  * <p>Used by the task thread only, except {@link #stillPrepared()}: every change publishes an immutable
  * copy of the entries, which the metrics reporter's thread reads.
@@ -51,7 +50,8 @@ final class PendingCommits {
         }
     }
 
-    private final String jobId;
+    /** The writer's execution: {@link CheckpointOutcomes} are kept per execution. */
+    private final String execution;
     /** The writer's own committer, as {@link CheckpointOutcomes} names it. */
     private final String committer;
     private final Deque<Entry> entries = new ArrayDeque<>();
@@ -105,8 +105,8 @@ final class PendingCommits {
         }
     }
 
-    PendingCommits(String jobId, String sinkId, int subtask) {
-        this.jobId = jobId;
+    PendingCommits(String execution, String sinkId, int subtask) {
+        this.execution = execution;
         this.committer = CheckpointOutcomes.committer(sinkId, subtask);
     }
 
@@ -151,13 +151,19 @@ final class PendingCommits {
         committed.forEach(CommitSignals::forget);
     }
 
+    /** Whether the writer's committer signalled the entry committed: a completion heard is not enough. */
     boolean isCommitted(Entry e) {
-        return CommitSignals.isCommitted(e.id) || outcome(e) == Outcome.COMPLETED;
+        return CommitSignals.isCommitted(e.id);
     }
 
-    /** What was heard of the entry's checkpoint. */
+    /** What was heard of the entry's checkpoint: a completion is a cue to look, an abort is final. */
     Outcome outcome(Entry e) {
-        return e.checkpointId == 0 ? Outcome.UNKNOWN : CheckpointOutcomes.of(jobId, committer, e.checkpointId);
+        return e.checkpointId == 0 ? Outcome.UNKNOWN : CheckpointOutcomes.of(execution, committer, e.checkpointId);
+    }
+
+    /** Whether this JVM hears the outcomes of the writer's checkpoints: its outcome operator runs here. */
+    boolean hearsOutcomes() {
+        return CheckpointOutcomes.hears(execution, committer);
     }
 
     /** Keeps only the entries the database still lists as prepared. */
@@ -227,7 +233,10 @@ final class PendingCommits {
     /**
      * The entries of the last change that are still not known committed: safe from any thread, and
      * cheap (a handful of entries, a map lookup each). Between two of the writer's own checks a commit
-     * may be heard that the writer has not acted on yet; this asks, as {@link #refresh} would.
+     * may be heard that the writer has not acted on yet; this asks, as {@link #refresh} would, and for
+     * the gauges also takes a completion heard as a commit (it is one, done or under way): a committer
+     * in another JVM signals nothing, and its transactions would otherwise stay in the gauges until the
+     * writer next asks the database.
      */
     Snapshot stillPrepared() {
         Published[] all = published;
@@ -235,7 +244,8 @@ final class PendingCommits {
         for (int i = all.length - 1; i >= 0 && newestCommitted < 0; i--) {
             Published p = all[i];
             if (CommitSignals.isCommitted(p.id)
-                    || p.checkpointId != 0 && CheckpointOutcomes.of(jobId, committer, p.checkpointId) == Outcome.COMPLETED) {
+                    || p.checkpointId != 0
+                            && CheckpointOutcomes.of(execution, committer, p.checkpointId) == Outcome.COMPLETED) {
                 newestCommitted = i;
             }
         }

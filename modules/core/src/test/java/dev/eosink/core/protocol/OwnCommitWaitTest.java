@@ -36,6 +36,15 @@ class OwnCommitWaitTest {
     /** Each test its own job, so that the checkpoint outcomes one test reports do not reach another. */
     private final String JOB = UUID.randomUUID().toString().replace("-", "");
 
+    /** The execution of {@link #JOB} that the writer's context names; outcomes are kept per execution. */
+    private final String EXEC = TransactionId.executionTag(JOB, "");
+
+    /** The writer's own committer, as the outcome operator of its subtask reports it. */
+    private static final String OWN = CheckpointOutcomes.committer("upserts", 0);
+
+    /** Whether the outcome operator of the writer's subtask runs in this JVM: then outcomes are heard. */
+    private boolean hears = true;
+
     private final List<String> events = new ArrayList<>();
     private final Deque<ThrowingRunnable<? extends Exception>> mails = new ArrayDeque<>();
 
@@ -145,7 +154,7 @@ class OwnCommitWaitTest {
         writer.write("a", null);
         writer.prepareCommit();
         writer.snapshotState(7);
-        mails.add(() -> CheckpointOutcomes.aborted(JOB, 7));
+        mails.add(() -> CheckpointOutcomes.aborted(EXEC, 7));
         long start = clock;
 
         assertThat(gate.await()).as("given up").isFalse();
@@ -163,14 +172,18 @@ class OwnCommitWaitTest {
     void afterAnAbortedCheckpointTheNextCompletedOneEndsTheHold() throws Exception {
         ExactlyOnceWriter<String> writer = writer(false);
         writer.write("a", null);
-        writer.prepareCommit();
+        TransactionId first = writer.prepareCommit().iterator().next().id();
         writer.snapshotState(7);
-        CheckpointOutcomes.aborted(JOB, 7);
+        CheckpointOutcomes.aborted(EXEC, 7);
         assertThat(gate.await()).isFalse();
         writer.write("b", null);
-        writer.prepareCommit();
+        TransactionId second = writer.prepareCommit().iterator().next().id();
         writer.snapshotState(8);
-        mails.add(() -> CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("upserts", 0), 8));
+        mails.add(() -> {
+            CheckpointOutcomes.completed(EXEC, OWN, 8);
+            CommitSignals.committed(first);
+            CommitSignals.committed(second);
+        });
 
         assertThat(gate.await()).as("waited for checkpoint 8, which commits 7 too").isTrue();
         assertThat(gate.pending()).isFalse();
@@ -223,9 +236,12 @@ class OwnCommitWaitTest {
         assertThat(gate.await()).as("cannot be waited for: the barrier comes through this thread").isFalse();
         assertThat(clock - start).isZero();
         writer.write("a", null);
-        writer.prepareCommit();
+        TransactionId prepared = writer.prepareCommit().iterator().next().id();
         writer.snapshotState(7);
-        mails.add(() -> CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("upserts", 0), 7));
+        mails.add(() -> {
+            CheckpointOutcomes.completed(EXEC, OWN, 7);
+            CommitSignals.committed(prepared);
+        });
 
         assertThat(gate.await()).as("after the first barrier, only the own commit counts").isTrue();
     }
@@ -241,13 +257,13 @@ class OwnCommitWaitTest {
         writer.write("a", null);
         writer.prepareCommit();
         writer.snapshotState(7);
-        CheckpointOutcomes.aborted(JOB, 7);
+        CheckpointOutcomes.aborted(EXEC, 7);
         carried = new byte[] {1};
 
         writer.flush(false);
         assertThat(writer.prepareCommit()).as("checkpoint 7 not committed: nothing may run").isEmpty();
         writer.snapshotState(8);
-        CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("upserts", 0), 8);
+        CheckpointOutcomes.completed(EXEC, OWN, 8);
         writer.flush(false);
         java.util.Collection<PreparedTransaction> prepared = writer.prepareCommit();
 
@@ -300,7 +316,7 @@ class OwnCommitWaitTest {
         ExactlyOnceWriter<String> writer = writer(false);
         writer.write("a", null);
         writer.prepareCommit();
-        CheckpointOutcomes.plainSavepoint(JOB, 7); // the outcome operator snapshots before the writer
+        CheckpointOutcomes.plainSavepoint(EXEC, 7); // the outcome operator snapshots before the writer
         writer.snapshotState(7);
         long start = clock;
 
@@ -309,20 +325,91 @@ class OwnCommitWaitTest {
     }
 
     /**
-     * A committer that runs apart from the writer (chaining disabled, another JVM) sends no signal; the
-     * completed checkpoint, heard by the outcome operator, ends the wait: the database then holds the
-     * statement only until that committer's COMMIT PREPARED.
+     * Chaining disabled: the outcome operator, in a task of its own, hears the completion before the
+     * committer, in another task, has committed. That is no commit: a DELETE run now would miss the rows
+     * the transaction inserted. The writer waits on until the committer's signal.
      */
     @Test
-    void aCompletedCheckpointEndsTheWaitWithoutASignalFromTheCommitter() throws Exception {
-        ExactlyOnceWriter<String> writer = writer(false);
+    void aCompletionHeardBeforeTheCommitIsNoCommit() throws Exception {
+        ExactlyOnceWriter<String> writer = writer(true);
+        int atStart = listed;
         writer.write("a", null);
-        writer.prepareCommit();
+        TransactionId prepared = writer.prepareCommit().iterator().next().id();
         writer.snapshotState(7);
-        mails.add(() -> CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("upserts", 0), 8)); // a later one completed: 7 commits with it
+        mails.add(() -> CheckpointOutcomes.completed(EXEC, OWN, 7));
+        mails.add(() -> events.add("outcome operator idle"));
+        mails.add(() -> {
+            events.add("commit 7");
+            CommitSignals.committed(prepared);
+        });
 
+        writer.write("b", null);
+
+        assertThat(events).containsExactly("write a", "prepare 1", "outcome operator idle", "commit 7", "write b");
+        assertThat(listed - atStart).as("no query while the epoch's transaction is open").isZero();
+    }
+
+    /**
+     * A committer in another JVM signals nothing. The completion heard is a cue: the writer waits a short
+     * while for a signal, then carries the statements past the barrier; between epochs it asks the
+     * database, once, and what is no longer prepared is committed: the next epoch's statements run.
+     */
+    @Test
+    void aCommitSeenOnlyInTheDatabaseEndsTheHold() throws Exception {
+        ExactlyOnceWriter<String> writer = writer(false);
+        int atStart = listed;
+        writer.write("a", null);
+        TransactionId id = writer.prepareCommit().iterator().next().id();
+        writer.snapshotState(7);
+        prepared.add(id);
+        CheckpointOutcomes.completed(EXEC, OWN, 7);
+        long start = clock;
+
+        assertThat(gate.await()).as("no signal: carried").isFalse();
+        assertThat(clock - start).isBetween(OwnCommitGate.COMMIT_AFTER_COMPLETION.toNanos(),
+                OwnCommitGate.COMMIT_AFTER_COMPLETION.plusSeconds(2).toNanos());
+        assertThat(listed - atStart).as("no query while the epoch's transaction is open").isZero();
+        writer.flush(false);
+        writer.prepareCommit();
+        writer.snapshotState(8);
+        writer.write("b", null); // a new epoch: the database still lists it
+        assertThat(listed - atStart).isEqualTo(1);
+        assertThat(gate.pending()).isTrue();
+        writer.flush(false);
+        writer.prepareCommit();
+        writer.snapshotState(9);
+        prepared.remove(id); // the committer in the other JVM commits
+        CheckpointOutcomes.completed(EXEC, OWN, 9);
+
+        writer.write("c", null);
+
+        assertThat(listed - atStart).isEqualTo(2);
+        assertThat(gate.pending()).as("the database shows them committed").isFalse();
         assertThat(gate.await()).isTrue();
-        assertThat(gate.pending()).isFalse();
+    }
+
+    /**
+     * The outcome operator of the writer's subtask runs in another JVM: an aborted checkpoint is never
+     * heard, and waiting for its commit would hold up the next barrier until the checkpoint timeout. The
+     * wait ends within {@link OwnCommitGate#UNHEARD_WAIT}, and the statements are carried.
+     */
+    @Test
+    void anAbortThatCannotBeHeardEndsTheWaitWithinItsBound() throws Exception {
+        hears = false;
+        ExactlyOnceWriter<String> writer = writer(false);
+        int atStart = listed;
+        writer.write("a", null);
+        TransactionId id = writer.prepareCommit().iterator().next().id();
+        writer.snapshotState(7);
+        prepared.add(id);
+        long start = clock;
+
+        assertThat(gate.await()).as("carried").isFalse();
+        assertThat(clock - start).isBetween(OwnCommitGate.UNHEARD_WAIT.toNanos(),
+                OwnCommitGate.UNHEARD_WAIT.plusSeconds(2).toNanos());
+        assertThat(gate.pending()).as("still prepared").isTrue();
+        assertThat(gate.await()).as("not waited for again in this epoch").isFalse();
+        assertThat(listed - atStart).as("no query while the epoch's transaction is open").isZero();
     }
 
     /**
@@ -337,10 +424,11 @@ class OwnCommitWaitTest {
         writer.write("a", null);
         TransactionId prepared = writer.prepareCommit().iterator().next().id();
         writer.snapshotState(7);
-        CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("upserts", 1), 7); // subtask 1's notification came first
-        CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("another-sink", 0), 7); // and another sink's of this job
+        // subtask 1's notification came first, and another sink's of this job
+        CheckpointOutcomes.completed(EXEC, CheckpointOutcomes.committer("upserts", 1), 7);
+        CheckpointOutcomes.completed(EXEC, CheckpointOutcomes.committer("another-sink", 0), 7);
         mails.add(() -> {
-            CheckpointOutcomes.completed(JOB, CheckpointOutcomes.committer("upserts", 0), 7);
+            CheckpointOutcomes.completed(EXEC, OWN, 7);
             events.add("commit 7");
             CommitSignals.committed(prepared);
         });
@@ -350,7 +438,10 @@ class OwnCommitWaitTest {
         assertThat(events).containsExactly("write a", "prepare 1", "commit 7", "write b");
     }
 
-    /** When nothing is heard, the wait ends with the checkpoint timeout: the checkpoint cannot complete after it. */
+    /**
+     * When this JVM hears the outcomes and none comes, the wait ends with the checkpoint timeout: the
+     * checkpoint cannot complete after it.
+     */
     @Test
     void theWaitEndsWithTheCheckpointTimeoutWhenNothingIsHeard() throws Exception {
         ExactlyOnceWriter<String> writer = writer(false);
@@ -373,6 +464,9 @@ class OwnCommitWaitTest {
     private int listed;
 
     private ExactlyOnceWriter<String> writer(boolean waits) throws Exception {
+        if (hears) {
+            CheckpointOutcomes.listening(EXEC, OWN); // as the outcome operator of subtask 0 does when it opens
+        }
         WriterSession<String> session = new NoOpWriterSession() {
             @Override
             public List<TransactionId> listPrepared() {

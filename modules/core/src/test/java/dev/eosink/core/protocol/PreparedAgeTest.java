@@ -52,7 +52,7 @@ class PreparedAgeTest {
         assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS)).as("the first one's age").isEqualTo(10);
 
         // Heard without the writer running (it acts at its next barrier): the gauges ask themselves.
-        CheckpointOutcomes.completed(job, CheckpointOutcomes.committer("orders", 0), 1);
+        CheckpointOutcomes.completed(context.execution(), CheckpointOutcomes.committer("orders", 0), 1);
         assertThat(gauge(WriterMetrics.PREPARED_TRANSACTIONS)).isEqualTo(1);
         assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS)).as("the second one's age").isZero();
         clock += 3 * SECOND;
@@ -75,7 +75,7 @@ class PreparedAgeTest {
     void aTransactionThatStaysPreparedIsWarnedAboutOnceAndTheDatabaseIsAskedFirst() throws Exception {
         ExactlyOnceWriter<String> writer = writer(Duration.ofSeconds(30));
         epoch(writer, "a", 1);
-        CheckpointOutcomes.aborted(job, 1); // declined: it waits for the next completed checkpoint
+        CheckpointOutcomes.aborted(context.execution(), 1); // declined: it waits for the next completed checkpoint
         int listedAtStart = session.listed;
 
         clock += 20 * SECOND;
@@ -119,11 +119,11 @@ class PreparedAgeTest {
     @Test
     void warnsOncePerEntryWithWhatToCheck() {
         PreparedAgeWarning warning = new PreparedAgeWarning(context, "table \"orders\"", TestWording.WORDS, Duration.ofSeconds(30));
-        PendingCommits pending = new PendingCommits(job, "orders", 0);
+        PendingCommits pending = new PendingCommits(context.execution(), "orders", 0);
         TransactionId id = new TransactionId("orders", 0, 7, "abcd1234");
         pending.prepared(id, 0);
         pending.snapshotted(7);
-        CheckpointOutcomes.aborted(job, 7);
+        CheckpointOutcomes.aborted(context.execution(), 7);
 
         assertThat(warning.anyDue(pending, 30 * SECOND)).as("at the threshold").isFalse();
         assertThat(warning.anyDue(pending, 31 * SECOND)).isTrue();

@@ -1,0 +1,14 @@
+package dev.eosink.postgres;
+
+import dev.eosink.testing.hardcases.JdbcFixedJobIdHardCases;
+
+/**
+ * The hard cases where a fixed job id can matter ({@link JdbcFixedJobIdHardCases})
+ * against PostgreSQL's own two-phase commit.
+ */
+class PostgresHardCasesFixedJobIdITCase extends JdbcFixedJobIdHardCases {
+
+    PostgresHardCasesFixedJobIdITCase() {
+        super(new PostgresBackend());
+    }
+}

@@ -1,0 +1,14 @@
+package dev.eosink.xa;
+
+import dev.eosink.testing.hardcases.JdbcFixedJobIdHardCases;
+
+/**
+ * The hard cases where a fixed job id can matter ({@link JdbcFixedJobIdHardCases})
+ * through XA against a real MariaDB.
+ */
+class XaMariaDbHardCasesFixedJobIdITCase extends JdbcFixedJobIdHardCases {
+
+    XaMariaDbHardCasesFixedJobIdITCase() {
+        super(new XaMariaDbBackend());
+    }
+}
