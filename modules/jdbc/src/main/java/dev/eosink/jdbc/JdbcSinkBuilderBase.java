@@ -224,9 +224,9 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     }
 
     /**
-     * For changelog streams with {@link #upsert}: which records are deletes. DELETE deletes the key's
-     * row, UPDATE_BEFORE is skipped (the UPDATE_AFTER that follows carries the new row), INSERT and
-     * UPDATE_AFTER upsert.
+     * For changelog streams with {@link #upsert}: each record's kind. DELETE and UPDATE_BEFORE delete
+     * the key's row, INSERT and UPDATE_AFTER upsert; the last record of a key wins ({@link
+     * RowKindFunction}).
      */
     public SELF changelog(RowKindFunction<IN> rowKind) {
         this.rowKind = Objects.requireNonNull(rowKind, "rowKind");

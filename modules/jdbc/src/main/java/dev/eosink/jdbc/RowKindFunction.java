@@ -8,8 +8,10 @@ import java.io.Serializable;
 /**
  * Tells a changelog record's kind, for a sink that upserts by key ({@code upsert(keys)} of {@code
  * PostgresSink.builder()} and {@code XaSink.builder()}): INSERT and UPDATE_AFTER upsert the row,
- * DELETE deletes it by key, UPDATE_BEFORE is ignored (the UPDATE_AFTER that follows carries the new
- * row).
+ * DELETE deletes it by key, and so does UPDATE_BEFORE (Flink's planner sends one without its
+ * UPDATE_AFTER when a key leaves a query's result). The last record of a key wins: an UPDATE_BEFORE
+ * followed by an INSERT or UPDATE_AFTER of its key ends as that record, and when a checkpoint's
+ * barrier falls between the two, that checkpoint commits the key deleted.
  */
 @PublicEvolving
 @FunctionalInterface

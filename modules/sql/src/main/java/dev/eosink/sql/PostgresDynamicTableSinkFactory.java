@@ -23,10 +23,13 @@ import java.util.Set;
  * PostgresTableOptions}, {@code sink.parallelism}).
  *
  * <p>Without a primary key the table takes inserts only. With {@code PRIMARY KEY (...) NOT ENFORCED}
- * it upserts: INSERT and UPDATE_AFTER rows upsert their key, DELETE rows delete it, UPDATE_BEFORE rows
- * are not asked for; the database table needs a unique index on exactly the key's columns (checked
- * when the job starts), and the sink keys its input by the primary key, so that one writer subtask
- * owns each key.
+ * it upserts: INSERT and UPDATE_AFTER rows upsert their key, DELETE rows delete it, and so do
+ * UPDATE_BEFORE rows, which the table does not ask for but the planner sends after a filter on an
+ * updating result (such as {@code HAVING}): one without its UPDATE_AFTER is a key leaving the result.
+ * The last row of a key wins, so an UPDATE_BEFORE followed by its UPDATE_AFTER ends as that; when a
+ * checkpoint falls between them, that checkpoint commits the key deleted. The database table needs
+ * a unique index on exactly the key's columns (checked when the job starts), and the sink keys its
+ * input by the primary key, so that one writer subtask owns each key.
  *
  * <p>Everything the builder checks is checked when the table is planned: a refusal is a {@code
  * ValidationException} naming the table, the option, its value and what is allowed (never the

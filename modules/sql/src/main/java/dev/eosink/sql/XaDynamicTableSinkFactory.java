@@ -25,11 +25,14 @@ import java.util.Set;
  *
  * <p>Without a primary key the table takes inserts only. With {@code PRIMARY KEY (...) NOT ENFORCED}
  * it upserts on MariaDB and MySQL, as {@code eosink-postgres} does: INSERT and UPDATE_AFTER rows
- * upsert their key ({@code INSERT ... ON DUPLICATE KEY UPDATE}), DELETE rows delete it, UPDATE_BEFORE
- * rows are not asked for; the database table needs a PRIMARY KEY or UNIQUE key on exactly the key's
- * columns (checked when the job starts), and the sink keys its input by the primary key. A {@code
- * jdbc:postgresql:} URL with a primary key is refused: PostgreSQL's XA does not upsert, {@code
- * eosink-postgres} does.
+ * upsert their key ({@code INSERT ... ON DUPLICATE KEY UPDATE}), DELETE rows delete it, and so do
+ * UPDATE_BEFORE rows, which the table does not ask for but the planner sends after a filter on an
+ * updating result (such as {@code HAVING}): one without its UPDATE_AFTER is a key leaving the result.
+ * The last row of a key wins, so an UPDATE_BEFORE followed by its UPDATE_AFTER ends as that; when a
+ * checkpoint falls between them, that checkpoint commits the key deleted. The database table needs
+ * a PRIMARY KEY or UNIQUE key on exactly the key's columns (checked when the job starts), and the
+ * sink keys its input by the primary key. A {@code jdbc:postgresql:} URL with a primary key is
+ * refused: PostgreSQL's XA does not upsert, {@code eosink-postgres} does.
  *
  * <p>Everything the builder checks is checked when the table is planned: a refusal is a {@code
  * ValidationException} naming the table, the option, its value and what is allowed (never the

@@ -45,8 +45,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code 'connector' = 'eosink-postgres'} against a real PostgreSQL: appends and upserts through an
- * injected failure, deletes from a changelog, the distribution by key, and the values of every type
- * the connector converts. Each test ends with exact counts and no prepared transaction left.
+ * injected failure, keys that leave a filtered aggregate's result, deletes from a changelog, the
+ * distribution by key, and the values of every type the connector converts. Each test ends with
+ * exact counts and no prepared transaction left.
  */
 class PostgresSqlITCase {
 
@@ -147,6 +148,47 @@ class PostgresSqlITCase {
         SqlTables.assertNothingPrepared(db, perCount.replace('_', '-'));
         assertThat(SqlTables.rows(db, "SELECT k, cnt, total FROM " + perKey)).isEqualTo(expectedPerKey);
         assertThat(SqlTables.rows(db, "SELECT cnt, keys FROM " + perCount)).isEqualTo(expectedPerCount);
+    }
+
+    /**
+     * {@code GROUP BY account HAVING SUM(amount) < 100} through a failure: an account whose sum passes
+     * the bound leaves the result by an UPDATE_BEFORE with no UPDATE_AFTER, which deletes its row; one
+     * that comes back below it is upserted again. The table ends as the query's final result, computed
+     * here from the input ({@link FilteredAggregates}).
+     *
+     * <p>Failed while the sink skipped UPDATE_BEFORE: the accounts that had left the result were still
+     * in the table, with their last sum below the bound (1=[99], 2=[95], ...).
+     */
+    @Test
+    void aKeyThatLeavesTheResultOfAHavingFilterIsDeleted() throws Exception {
+        db.execute("CREATE TABLE " + name + " (account bigint PRIMARY KEY, total bigint NOT NULL)");
+        FilteredAggregates.Replayed expected = FilteredAggregates.havingResult();
+        expected.assertEveryHistory();
+        FilteredAggregates.having(name, options(name, name.replace('_', '-')));
+
+        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
+        SqlTables.assertNothingPrepared(db, name.replace('_', '-'));
+        assertThat(SqlTables.rows(db, "SELECT account, total FROM " + name)).isEqualTo(expected.table);
+    }
+
+    /**
+     * A filter on an updating input, {@code WHERE v > 0} over each key's {@code LAST_VALUE(v)}, through a
+     * failure: a key whose last value turns negative leaves the result by an UPDATE_BEFORE alone, and is
+     * deleted; exact as the query's final result, computed here from the input.
+     *
+     * <p>Failed while the sink skipped UPDATE_BEFORE: the keys whose value turned negative were still
+     * in the table, with their last positive value (1=[30], 5=[30], ...).
+     */
+    @Test
+    void aKeyThatAFilterOnAnUpdatingInputDropsIsDeleted() throws Exception {
+        db.execute("CREATE TABLE " + name + " (k bigint PRIMARY KEY, v bigint NOT NULL)");
+        FilteredAggregates.Replayed expected = FilteredAggregates.positiveLastValueResult();
+        expected.assertEveryHistory();
+        FilteredAggregates.positiveLastValue(name, options(name, name.replace('_', '-')));
+
+        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
+        SqlTables.assertNothingPrepared(db, name.replace('_', '-'));
+        assertThat(SqlTables.rows(db, "SELECT k, v FROM " + name)).isEqualTo(expected.table);
     }
 
     /**

@@ -43,8 +43,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code 'connector' = 'eosink-xa'} against a real MariaDB: an append, an append with a dead-letter
- * table, an aggregate's upserts and deletes, and a changelog's deletes, each through an injected
- * failure, ending exact with no prepared
+ * table, an aggregate's upserts and deletes, keys that leave a filtered aggregate's result, and a
+ * changelog's deletes, each through an injected failure, ending exact with no prepared
  * XA branch of the sink left; the spellings of a key that a {@code _ci} collation takes as one; and a table without a unique key on the primary key's columns, refused
  * when the job starts. One shared MariaDB (the fixture) and MiniCluster; small data.
  */
@@ -175,6 +175,49 @@ class XaMariaDbSqlITCase {
         assertThat(SqlTables.rows(db, "SELECT cnt, `keys` FROM " + perCount)).isEqualTo(expectedPerCount);
     }
 
+    /**
+     * {@code GROUP BY account HAVING SUM(amount) < 100} at parallelism 2 through a failure: an account
+     * whose sum passes the bound leaves the result by an UPDATE_BEFORE with no UPDATE_AFTER, which
+     * deletes its row; one that comes back below it is upserted again. The table ends as the query's
+     * final result, computed here from the input ({@link FilteredAggregates}).
+     *
+     * <p>Failed while the sink skipped UPDATE_BEFORE: the accounts that had left the result were still
+     * in the table, with their last sum below the bound (1=[99], 2=[95], ...).
+     */
+    @Test
+    void aKeyThatLeavesTheResultOfAHavingFilterIsDeleted() throws Exception {
+        String table = name;
+        createUpsertTable(table, "account BIGINT NOT NULL PRIMARY KEY, total BIGINT NOT NULL");
+        FilteredAggregates.Replayed expected = FilteredAggregates.havingResult();
+        expected.assertEveryHistory();
+        FilteredAggregates.having(name, options(table));
+
+        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
+        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", table).isEmpty();
+        assertThat(SqlTables.rows(db, "SELECT account, total FROM " + table)).isEqualTo(expected.table);
+    }
+
+    /**
+     * A filter on an updating input, {@code WHERE v > 0} over each key's {@code LAST_VALUE(v)}, through a
+     * failure: a key whose last value turns negative leaves the result by an UPDATE_BEFORE alone, and is
+     * deleted; exact as the query's final result, computed here from the input.
+     *
+     * <p>Failed while the sink skipped UPDATE_BEFORE: the keys whose value turned negative were still
+     * in the table, with their last positive value (1=[30], 5=[30], ...).
+     */
+    @Test
+    void aKeyThatAFilterOnAnUpdatingInputDropsIsDeleted() throws Exception {
+        String table = name;
+        createUpsertTable(table, "k BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL");
+        FilteredAggregates.Replayed expected = FilteredAggregates.positiveLastValueResult();
+        expected.assertEveryHistory();
+        FilteredAggregates.positiveLastValue(name, options(table));
+
+        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
+        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", table).isEmpty();
+        assertThat(SqlTables.rows(db, "SELECT k, v FROM " + table)).isEqualTo(expected.table);
+    }
+
     /** Keys of the generated changelog: each goes through insert, update, delete, in rounds. */
     private static final int CHANGELOG_KEYS = 50;
     /** A key in the table before the job, which the changelog's first record deletes. */
@@ -229,9 +272,9 @@ class XaMariaDbSqlITCase {
                 .map(e -> "(" + e.getKey() + ", '" + e.getValue().get(0) + "')").collect(Collectors.joining(", ")));
         for (long i = 0; i < n; i++) {
             Row change = change(i);
-            if (change.getKind() == RowKind.DELETE) {
+            if (change.getKind() == RowKind.DELETE || change.getKind() == RowKind.UPDATE_BEFORE) {
                 expected.remove((Long) change.getField(0));
-            } else if (change.getKind() != RowKind.UPDATE_BEFORE) {
+            } else {
                 expected.put((Long) change.getField(0), List.of(change.getField(1)));
             }
         }

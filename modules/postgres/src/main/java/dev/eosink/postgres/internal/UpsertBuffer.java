@@ -4,8 +4,6 @@ import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.row.RowEncoder;
 
-import org.apache.flink.types.RowKind;
-
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -222,10 +220,10 @@ final class UpsertBuffer<R> {
         return keyIndexes.length == 1 ? (String) key : (String) ((List<?>) key).get(k);
     }
 
-    /** Adds a record's row (or its delete) under its {@link #keyOf key}; UPDATE_BEFORE is not written. */
-    void add(Object key, R row, RowKind kind, long position) {
+    /** Adds a record's row, or the delete of its {@link #keyOf key}, in place of what the batch held for it. */
+    void add(Object key, R row, boolean delete, long position) {
         pending.remove(key); // re-inserted last: the batch keeps the order of the latest write per key
-        pending.put(key, kind == RowKind.DELETE ? DELETE : row);
+        pending.put(key, delete ? DELETE : row);
         if (firstPosition < 0) {
             firstPosition = position;
         }

@@ -20,9 +20,9 @@ import java.util.Optional;
  *   <li><b>COPY</b>: the first record of a key this subtask has never written waits in a window of
  *       {@link #WINDOW_ROWS} such keys (a later record of the key replaces it there), then streams
  *       into the table by binary COPY, in chunks, each chunk under a savepoint;
- *   <li><b>statements</b>: every other record (a key written before, a delete, any record while COPY
- *       is paused) goes to {@link UpsertBuffer}'s array-bound {@code INSERT ... ON CONFLICT DO UPDATE}
- *       and {@code DELETE}.
+ *   <li><b>statements</b>: every other record (a key written before, a delete, which an UPDATE_BEFORE
+ *       is here ({@link #add}), any record while COPY is paused) goes to {@link UpsertBuffer}'s
+ *       array-bound {@code INSERT ... ON CONFLICT DO UPDATE} and {@code DELETE}.
  * </ul>
  *
  * <p>Why: PostgreSQL's conflict check makes {@code INSERT ... ON CONFLICT} about twice as expensive
@@ -159,15 +159,18 @@ final class UpsertWriter<R> {
         }
     }
 
-    /** Adds a record; UPDATE_BEFORE carries nothing to write and is skipped. */
+    /**
+     * Adds a record. DELETE and UPDATE_BEFORE delete the key: Flink's planner sends an UPDATE_BEFORE
+     * without its UPDATE_AFTER when the key leaves a query's result (a filter after an aggregate), and
+     * when the UPDATE_AFTER (or an INSERT) follows, it replaces the delete as any later record of a key
+     * does. So an UPDATE_BEFORE takes a delete's path in every respect (window, filter, own commits).
+     */
     void add(R row, RowKind kind, long position) throws Failure, IOException {
-        if (kind == RowKind.UPDATE_BEFORE) {
-            return;
-        }
+        boolean delete = kind == RowKind.DELETE || kind == RowKind.UPDATE_BEFORE;
         Object key = statements.keyOf(row);
         long hash = KeyFilter.hash(key);
         boolean neverWritten = written.add(hash); // deletes too: a later insert must follow the delete
-        if (neverWritten && kind != RowKind.DELETE && copy != null) {
+        if (neverWritten && !delete && copy != null) {
             if (copyPausedFor == 0) {
                 toWindow(key, hash, row, position);
                 return;
@@ -176,7 +179,7 @@ final class UpsertWriter<R> {
         } else if (!neverWritten && !window.isEmpty()) {
             int held = window.find(key, hash);
             if (held >= 0) {
-                if (kind == RowKind.DELETE) {
+                if (delete) {
                     // Never sent: drop it. The delete still runs, the key may have been in the table before.
                     window.remove(held);
                 } else {
@@ -185,7 +188,7 @@ final class UpsertWriter<R> {
                 }
             }
         }
-        statements.add(key, row, kind, position);
+        statements.add(key, row, delete, position);
         int due = statementBatch();
         if (statements.size() >= due && (held ? !ownCommits.pending()
                 : statements.size() >= DEFER_BATCHES * due || !ownCommits.pending())) {

@@ -24,10 +24,11 @@ import org.apache.flink.table.types.logical.RowType;
  * <p>The builder is {@link PostgresSink#builder()}'s, with {@code columns(...)} set to the row type's
  * field names and the records' rows set: every other option applies as documented there, {@code
  * upsert(...)} included. With {@code upsert(...)}, each row's {@link org.apache.flink.types.RowKind}
- * says what it does (DELETE deletes its key, UPDATE_BEFORE is skipped, the others upsert), unless
- * {@code changelog(...)} says otherwise; without it, every row is inserted whatever its kind, so give
- * the sink insert-only rows. Give {@code columns(...)} again only to rename, with one column per field
- * in the same order; {@code rows(...)} would replace the RowData writing with a row mapper.
+ * says what it does (DELETE and UPDATE_BEFORE delete its key, the others upsert, the last row of a
+ * key wins: {@link dev.eosink.postgres.RowKindFunction}), unless {@code changelog(...)} says
+ * otherwise; without it, every row is inserted whatever its kind, so give the sink insert-only rows.
+ * Give {@code columns(...)} again only to rename, with one column per field in the same order; {@code
+ * rows(...)} would replace the RowData writing with a row mapper.
  *
  * <p>Which Flink type goes into which PostgreSQL column type is in docs/types.md. The row type is
  * checked when the builder is made (a type that goes into no column, such as MAP, is refused), and at

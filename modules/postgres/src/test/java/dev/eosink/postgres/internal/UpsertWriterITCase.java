@@ -116,9 +116,9 @@ class UpsertWriterITCase {
         void write(long k, long v, RowKind kind) throws Exception {
             Object[] row = {k, v, "n" + v};
             writer.add(row, kind, position++);
-            if (kind == RowKind.DELETE) {
+            if (kind == RowKind.DELETE || kind == RowKind.UPDATE_BEFORE) {
                 expected.remove(k);
-            } else if (kind != RowKind.UPDATE_BEFORE) {
+            } else {
                 expected.put(k, new Object[] {v, "n" + v});
             }
         }
@@ -295,8 +295,8 @@ class UpsertWriterITCase {
     /**
      * Deletes of keys still in the window (never sent) drop the held row and still delete the key in
      * the table (it may have been there before); a re-insert after such a delete goes as a statement
-     * after the delete. UPDATE_BEFORE changes nothing. With plenty of new keys around, so that some
-     * of them leave the window by COPY in the same epoch.
+     * after the delete; an UPDATE_BEFORE followed by its UPDATE_AFTER ends as the UPDATE_AFTER. With
+     * plenty of new keys around, so that some of them leave the window by COPY in the same epoch.
      */
     @Test
     void deletesOfKeysStillInTheWindowThenReinserts() throws Exception {
@@ -317,8 +317,8 @@ class UpsertWriterITCase {
         h.write(4, 0, RowKind.DELETE);
         h.upsert(4, 41);
         h.upsert(5, 50);
-        h.write(5, 999, RowKind.UPDATE_BEFORE); // carries nothing
-        h.write(5, 51, RowKind.UPDATE_AFTER); // replaces the held row
+        h.write(5, 999, RowKind.UPDATE_BEFORE); // deletes the key, which its UPDATE_AFTER brings back
+        h.write(5, 51, RowKind.UPDATE_AFTER);
         h.write(6, 0, RowKind.DELETE); // a delete of a key never written
         h.upsert(6, 60);
         h.write(7, 0, RowKind.DELETE); // a delete of a key in the table, never written by us
@@ -384,6 +384,75 @@ class UpsertWriterITCase {
         assertThat(summary(h.summaries.get(0), 1)).as("rows by COPY, first epoch").isPositive();
         assertThat(summary(h.summaries.get(0), 3)).as("chunks redone, first epoch").isZero();
         assertThat(summary(h.summaries.get(1), 3)).as("chunks redone, second epoch (key -2 was in the table)").isPositive();
+    }
+
+    /**
+     * An UPDATE_BEFORE deletes its key unless a later record of the key wins, as the planner's changelog
+     * means it when a filter after an aggregate drops the key's UPDATE_AFTER; on every path a DELETE
+     * takes: a key held in the window (new to the writer, or in the table before the job), a key in an
+     * open COPY chunk, a key written by statements in this epoch, a key of an earlier epoch, a key the
+     * writer never wrote. Followed by its UPDATE_AFTER in the same batch, the key ends as that; in the
+     * next batch, the key is gone in between (the writer's own transaction shows it); in the next
+     * epoch, the key is gone from the committed table until that epoch commits.
+     *
+     * <p>Failed while the writer skipped UPDATE_BEFORE: key 5 kept its copied row after its
+     * UPDATE_BEFORE ("expected: null but was: 50L").
+     */
+    @Test
+    void updateBeforeDeletesItsKeyUnlessALaterRecordOfItWins() throws Exception {
+        Harness h = new Harness(new KeyFilter(), 200);
+        h.preexisting(1, 2, -1);
+        h.preexisting(4, 5, -4);
+        h.preexisting(9, 11, -9);
+        h.upsert(1, 10); // in the table before: held in the window like a new key
+        h.write(1, 0, RowKind.UPDATE_BEFORE); // dropped from the window, and the old row deleted
+        h.upsert(2, 20);
+        h.write(2, 0, RowKind.UPDATE_BEFORE); // a new key, held, then gone
+        h.upsert(3, 30);
+        h.write(3, 0, RowKind.UPDATE_BEFORE);
+        h.write(3, 31, RowKind.UPDATE_AFTER); // the same batch: the UPDATE_AFTER wins
+        h.write(4, 0, RowKind.UPDATE_BEFORE); // in the table, never written by the writer
+        h.write(40, 0, RowKind.UPDATE_BEFORE); // a key nobody ever wrote: nothing to delete
+        h.upsert(5, 50);
+        h.upsert(7, 70);
+        h.upsert(8, 80);
+        for (long k = 1_000; k < 1_000 + UpsertWriter.WINDOW_ROWS + 10; k++) {
+            h.upsert(k, k); // 5, 7 and 8 leave the window into an open COPY chunk
+        }
+        h.write(5, 0, RowKind.UPDATE_BEFORE); // a statement: the chunk ends first
+        h.runStatementsNow(-1_000_000);
+        assertThat(h.valueInTransaction(5)).as("key 5, copied, after its UPDATE_BEFORE").isNull();
+        h.write(5, 52, RowKind.UPDATE_AFTER); // the next batch brings it back
+        h.upsert(7, 71); // written by statements in this epoch
+        h.runStatementsNow(-2_000_000);
+        assertThat(h.valueInTransaction(5)).as("key 5 after its UPDATE_AFTER in the next batch").isEqualTo(52);
+        assertThat(h.valueInTransaction(7)).isEqualTo(71);
+        h.write(7, 0, RowKind.UPDATE_BEFORE);
+        h.runStatementsNow(-3_000_000);
+        assertThat(h.valueInTransaction(7)).as("key 7, written by a statement, after its UPDATE_BEFORE").isNull();
+        h.write(9, 0, RowKind.UPDATE_BEFORE); // in the table before: a statement, as a delete
+        h.write(10, 0, RowKind.UPDATE_BEFORE);
+        h.upsert(10, 100); // and back, by an INSERT
+        h.commitEpoch();
+        assertTableIs(h.expected);
+        assertThat(h.expected).as("keys of the first epoch").containsKeys(3L, 5L, 8L, 10L)
+                .doesNotContainKeys(1L, 2L, 4L, 7L, 9L, 40L);
+
+        // Keys of the last epoch, statements only. 8's UPDATE_AFTER comes in the epoch after its
+        // UPDATE_BEFORE: the committed table has no key 8 in between.
+        h.write(3, 0, RowKind.UPDATE_BEFORE);
+        h.write(8, 0, RowKind.UPDATE_BEFORE);
+        h.write(1_000, 0, RowKind.UPDATE_BEFORE);
+        h.write(1_001, 0, RowKind.UPDATE_BEFORE);
+        h.write(1_001, 1, RowKind.UPDATE_AFTER);
+        h.commitEpoch();
+        assertTableIs(h.expected);
+        assertThat(h.expected).doesNotContainKeys(3L, 8L, 1_000L).containsKey(1_001L);
+        h.write(8, 81, RowKind.UPDATE_AFTER);
+        h.commitEpoch();
+        assertTableIs(h.expected);
+        assertThat(h.expected.get(8L)).containsExactly(81L, "n81");
+        assertThat(h.copiedRows()).as("rows by COPY: %s", h.summaries).isPositive();
     }
 
     /**
@@ -509,6 +578,90 @@ class UpsertWriterITCase {
         restored.writer.executeCarried(carried);
         restored.connection.commit();
         assertTableIs(h.expected);
+    }
+
+    /**
+     * UPDATE_BEFOREs of keys the writer's previous, still prepared epoch inserted take the path of a
+     * DELETE: run early, the delete would not see those rows and miss them. While that commit will
+     * come, they wait for it (await commits epoch 1 here); when its checkpoint was aborted, they are
+     * held past the next barrier, carried in checkpoint state as deletes (an UPDATE_BEFORE followed by
+     * its UPDATE_AFTER as that upsert), and a restored writer that writes what was carried leaves the
+     * table as of that barrier: keys of an UPDATE_BEFORE without its UPDATE_AFTER absent, until the
+     * UPDATE_AFTER comes in a later epoch.
+     *
+     * <p>Failed while the writer skipped UPDATE_BEFORE: after epoch 2, keys 0 to 99 and 200 to 299
+     * were still in the table.
+     */
+    @Test
+    void updateBeforesOfTheUncommittedEpochsKeysWaitForItsCommitOrAreCarriedAsDeletes() throws Exception {
+        Harness h = new Harness(new KeyFilter(), 100);
+        PreparedEpochs own = new PreparedEpochs();
+        h.writer.ownCommits(own);
+        for (long k = 0; k < 300; k++) {
+            h.upsert(k, k);
+        }
+        h.prepareEpoch(gid(1));
+        own.prepared(gid(1)); // pending, and its commit will come: statements wait for it
+        updateBeforesOf(h, 0);
+        h.writer.flush();
+        assertThat(own.awaitsWhilePending).as("the statements waited for epoch 1's commit").isEqualTo(1);
+        h.prepareEpoch(gid(2));
+        own.prepared(gid(2));
+        own.commitNow();
+        assertTableIs(h.expected);
+        assertThat(h.expected).as("keys without their UPDATE_AFTER yet").doesNotContainKeys(0L, 99L, 200L, 299L);
+        afterUpdatesOf(h, 0);
+        h.commitEpoch();
+        assertTableIs(h.expected);
+
+        for (long k = 1_000; k < 1_300; k++) { // the same with epoch 3, whose checkpoint is aborted
+            h.upsert(k, k);
+        }
+        h.prepareEpoch(gid(3));
+        own.prepared(gid(3));
+        own.aborted = true;
+        updateBeforesOf(h, 1_000);
+        for (long k = 5_000; k < 5_100; k++) {
+            h.upsert(k, k); // new keys: by COPY, whatever is pending
+        }
+        h.writer.flush();
+        byte[] carried = h.writer.carried().orElseThrow();
+        assertThat(CarriedStatements.decode(carried).statements()).as("carried: 200 deletes, 100 upserts")
+                .filteredOn(CarriedStatements.Statement::delete).hasSize(200);
+        h.prepareEpoch(gid(4));
+        own.prepared(gid(4));
+        own.commitNow(); // what the restored committer does
+        h.close();
+
+        Harness restored = new Harness(new KeyFilter(), 100);
+        restored.writer.executeCarried(carried);
+        restored.connection.commit();
+        assertTableIs(h.expected);
+        assertThat(h.expected).doesNotContainKeys(1_000L, 1_099L, 1_200L, 1_299L).containsKeys(1_100L, 1_199L);
+        restored.expected.putAll(h.expected);
+        afterUpdatesOf(restored, 1_000);
+        restored.commitEpoch();
+        assertTableIs(restored.expected);
+    }
+
+    /**
+     * Of the 300 keys from {@code from}: UPDATE_BEFOREs of the first 100 alone, of the next 100 each
+     * followed by its UPDATE_AFTER, of the last 100 with their UPDATE_AFTER left to {@link #afterUpdatesOf}.
+     */
+    private static void updateBeforesOf(Harness h, long from) throws Exception {
+        for (long k = from; k < from + 300; k++) {
+            h.write(k, 0, RowKind.UPDATE_BEFORE);
+            if (k >= from + 100 && k < from + 200) {
+                h.write(k, -k, RowKind.UPDATE_AFTER);
+            }
+        }
+    }
+
+    /** The UPDATE_AFTERs {@link #updateBeforesOf} left out. */
+    private static void afterUpdatesOf(Harness h, long from) throws Exception {
+        for (long k = from + 200; k < from + 300; k++) {
+            h.write(k, -k, RowKind.UPDATE_AFTER);
+        }
     }
 
     /**

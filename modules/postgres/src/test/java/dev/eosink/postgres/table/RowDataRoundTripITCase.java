@@ -287,7 +287,7 @@ class RowDataRoundTripITCase extends ExactlyOnceTestBase {
             epoch(writer, committer, 1, 0, RowKind.INSERT);
             if (mode.equals("UPSERT")) {
                 // The same keys again, every value changed, as statements; every 5th a delete, and
-                // UPDATE_BEFOREs that change nothing.
+                // UPDATE_BEFOREs, each followed by its key's UPDATE_AFTER or DELETE.
                 epoch(writer, committer, 2, 1, null);
             }
         }

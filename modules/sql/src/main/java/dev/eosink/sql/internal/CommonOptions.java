@@ -76,9 +76,10 @@ public final class CommonOptions {
 
     /**
      * With a primary key, makes the sink upsert by it and take the table's changelog: INSERT and
-     * UPDATE_AFTER rows upsert their key, DELETE rows delete it (the planner sends no UPDATE_BEFORE,
-     * {@link ExactlyOnceTableSink}). Without one, the sink inserts, as built. A dead-letter table
-     * given together with a primary key is refused, naming the table, the option and the key.
+     * UPDATE_AFTER rows upsert their key, DELETE and UPDATE_BEFORE rows delete it (the planner sends
+     * UPDATE_BEFORE after a filter on an updating result, {@link ExactlyOnceTableSink}). Without one,
+     * the sink inserts, as built. A dead-letter table given together with a primary key is refused,
+     * naming the table, the option and the key.
      */
     public static <B extends JdbcSinkBuilderBase<RowData, B>> void upsertByPrimaryKey(TableOptions options, B builder,
             TableColumns columns) {

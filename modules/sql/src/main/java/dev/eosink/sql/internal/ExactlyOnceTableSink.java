@@ -18,11 +18,13 @@ import java.util.OptionalInt;
 
 /**
  * A table written by an exactly-once sink, as the planner sees it. Without a primary key it takes
- * inserts only (the planner refuses an updating query into it); with one it takes INSERT,
- * UPDATE_AFTER and DELETE (never UPDATE_BEFORE, which the planner then leaves out), and partitions
- * its input by the primary key itself before the writers ({@link InputDistribution}), so that one writer subtask owns each key whatever
- * the planner's distribution: the upserts of a key then reach the database in the order the query
- * produced them.
+ * inserts only (the planner refuses an updating query into it); with one it asks for INSERT,
+ * UPDATE_AFTER and DELETE. The planner still sends UPDATE_BEFORE after a filter on an updating result
+ * ({@code HAVING}, a {@code WHERE} over an aggregate), and when the filter drops a key's new row, the
+ * UPDATE_BEFORE comes alone: the sink deletes the key for it, which a later row of the key replaces.
+ * It partitions its input by the primary key itself before the writers ({@link InputDistribution}),
+ * so that one writer subtask owns each key whatever the planner's distribution: the upserts of a key
+ * then reach the database in the order the query produced them.
  *
  * <p>The sink is built, and its options checked, when the table's factory creates this; the password
  * is inside it, which never shows it. {@link #asSummaryString()} and {@link #toString()} name the

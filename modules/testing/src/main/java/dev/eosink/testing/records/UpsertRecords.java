@@ -29,7 +29,10 @@ public final class UpsertRecords {
         long of(long i);
     }
 
-    /** Deletes (1 in 11), UPDATE_BEFORE (1 in 13, carries nothing), the rest upserts. */
+    /**
+     * Deletes (1 in 11), UPDATE_BEFORE (1 in 13: a delete too, unless a later record of the key wins),
+     * the rest upserts.
+     */
     public static RowKind hotKind(long i) {
         if (i % 11 == 10) {
             return RowKind.DELETE;
@@ -56,15 +59,15 @@ public final class UpsertRecords {
 
     /**
      * The table after records 0..n-1 into one holding {@code before}, replayed in order: key -> the
-     * index of its last write; a delete removes the key, UPDATE_BEFORE changes nothing.
+     * index of its last write; a delete or an UPDATE_BEFORE removes the key.
      */
     public static Map<Long, Long> replay(Map<Long, Long> before, long n, LongFunction<Long> key, LongFunction<RowKind> kind) {
         Map<Long, Long> rows = new HashMap<>(before);
         for (long i = 0; i < n; i++) {
             RowKind k = kind.apply(i);
-            if (k == RowKind.DELETE) {
+            if (k == RowKind.DELETE || k == RowKind.UPDATE_BEFORE) {
                 rows.remove(key.apply(i));
-            } else if (k != RowKind.UPDATE_BEFORE) {
+            } else {
                 rows.put(key.apply(i), i);
             }
         }

@@ -96,20 +96,21 @@ final class XaUpserts<IN> {
     }
 
     /**
-     * Buffers a record's statement; UPDATE_BEFORE carries nothing to write and is skipped.
+     * Buffers a record's statement. DELETE and UPDATE_BEFORE delete the key: Flink's planner sends an
+     * UPDATE_BEFORE without its UPDATE_AFTER when the key leaves a query's result (a filter after an
+     * aggregate), and when the UPDATE_AFTER (or an INSERT) follows, it replaces the delete as any later
+     * record of a key does.
      *
      * @throws Exception what the row mapper threw, or an {@link IllegalArgumentException} for a
      *     null key column
      */
     void add(IN record, long position) throws Exception {
         RowKind kind = rowKind == null ? RowKind.INSERT : rowKind.kindOf(record);
-        if (kind == RowKind.UPDATE_BEFORE) {
-            return;
-        }
+        boolean delete = kind == RowKind.DELETE || kind == RowKind.UPDATE_BEFORE;
         Object[] row = statement.toRow(record);
         List<Object> key = keyOf(row);
         pending.remove(key); // re-inserted: the order is that of each key's last record
-        pending.put(key, new Pending(row, kind == RowKind.DELETE, position));
+        pending.put(key, new Pending(row, delete, position));
     }
 
     private List<Object> keyOf(Object[] row) {

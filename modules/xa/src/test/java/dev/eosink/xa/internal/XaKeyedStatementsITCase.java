@@ -202,7 +202,7 @@ class XaKeyedStatementsITCase {
     }
 
     /** The keyed statements of {@code table} on the connection, as an epoch's branch makes them. */
-    private static XaKeyedStatements keyed(Connection c, String table, List<String> columns, List<String> key, int batchSize)
+    static XaKeyedStatements keyed(Connection c, String table, List<String> columns, List<String> key, int batchSize)
             throws SQLException {
         return new XaKeyedStatements(c, n -> DIALECT.upsertSql(null, table, columns, key, n),
                 DIALECT.deleteSql(null, table, key), columns.size(), batchSize, DIALECT.maxStatementBytes(c));
