@@ -1,9 +1,11 @@
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.ForwardingWriterSession;
+import dev.eosink.core.spi.LifecycleHook;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
@@ -549,6 +551,84 @@ class UpsertITCase extends ExactlyOnceTestBase {
         remedy.execute("restored with the sink's state");
         assertThat(carriedNotices()).isEmpty();
         assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
+    }
+
+    /**
+     * The savepoint of a stop that carried statements, restored once and run to the end, then restored again
+     * under rewindPolicy(FAIL): a rewind (the first restore committed checkpoints after the savepoint since it
+     * was taken), which "fails without restarts; nothing of this job became visible" (guarantees.md). Only
+     * subtask 0 asks the marker table; subtask 1 starts on its own, here before subtask 0 decides, and writes
+     * what its restored state carried, committed at once: the savepoint's values of those keys, over the newer
+     * rows the run from it committed. The refused run must leave the table as the finished run left it.
+     */
+    @Test
+    void aRewindRefusedUnderRewindPolicyFailLeavesTheTableAsItWas(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path savepoints) throws Exception {
+        createKv("text");
+        long n = 4 * EPOCH;
+        String savepoint = stopWhileCarrying(client, savepoints, n);
+        IdValve.openFully(sinkId);
+        StreamExecutionEnvironment resumed = env(2, 200, TestJobs.restoreFrom(savepoint));
+        valvedJob(resumed, n, UpsertITCase::hotKey, UpsertRecords::hotKind,
+                new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
+        resumed.execute("restored from the savepoint, to the end");
+        assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
+        Map<Long, Long> atEnd = kvRows();
+        long writtenBySubtask1 = carriedWrittenBy(1);
+
+        StreamExecutionEnvironment rewound = env(2, 200, TestJobs.restoreFrom(savepoint));
+        ExactlyOnceSink<Long> refusing = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind)
+                .rewindPolicy(RewindPolicy.FAIL).build()
+                .withLifecycleHook(new Subtask0AfterSubtask1WroteCarried(sinkId, writtenBySubtask1));
+        IdValve.ids(rewound, sinkId, n)
+                .map(new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE))
+                .uid("decliner").setParallelism(1)
+                .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(ProtocolTrace.wrap(refusing), sinkId)))
+                .uid("sink");
+        assertThatThrownBy(() -> rewound.execute("restored from the savepoint again, rewindPolicy FAIL"))
+                .rootCause()
+                .hasMessageContaining("rewindPolicy FAIL");
+        assertThat(kvRows()).as("the table after the refused rewind").isEqualTo(atEnd);
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared after the refusal").isEmpty();
+    }
+
+    /** How many times a restored writer of subtask {@code subtask} wrote the statements its state carried. */
+    private long carriedWrittenBy(int subtask) {
+        return ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN).stream()
+                .filter(e -> e.subtask == subtask).count();
+    }
+
+    /**
+     * Holds subtask 0's writer, as it opens, until subtask 1's restored writer has written what its state carried:
+     * the order in which two independently starting tasks may run. Gives up after a minute, so that a sink whose
+     * subtask 1 writes nothing there does not hold the job for longer; a cancelled task ends the wait.
+     */
+    private static final class Subtask0AfterSubtask1WroteCarried implements LifecycleHook {
+        private static final long serialVersionUID = 1L;
+        private final String sinkId;
+        private final long writtenBefore;
+
+        Subtask0AfterSubtask1WroteCarried(String sinkId, long writtenBefore) {
+            this.sinkId = sinkId;
+            this.writtenBefore = writtenBefore;
+        }
+
+        @Override
+        public void at(Point point, SubtaskContext context, TransactionId transaction) throws IOException {
+            if (point != Point.WRITER_OPENED || context.subtask() != 0) {
+                return;
+            }
+            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+            while (ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN).stream()
+                    .filter(e -> e.subtask == 1).count() <= writtenBefore && System.nanoTime() - deadline < 0) {
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("cancelled while waiting for subtask 1");
+                }
+            }
+        }
     }
 
     /**

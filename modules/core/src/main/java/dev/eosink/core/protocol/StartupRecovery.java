@@ -256,6 +256,8 @@ final class StartupRecovery {
             LOG.info("{}: left {} prepared transaction(s) to the restored committer, which commits them: {}",
                     context, held.size(), names(held));
         }
+        // Before anything this start writes or gives up: a refused rewind must leave everything as it found it.
+        checkRewind(restored);
         List<CarriedNotice> notices = session.openCarried();
         List<CarriedNotice> unseen = unseenCarried(plan, restored, notices);
         List<TransactionId> stillPrepared = awaitRestoredCommitters(plan, unseen);
@@ -264,6 +266,11 @@ final class StartupRecovery {
             unseen = unseen.stream().filter(n -> open.contains(n.subtask())).collect(Collectors.toList());
         }
 
+        List<TransactionId> uncommitted = plan.with(Verdict.RESTORED_COMMITTER).stream().filter(stillPrepared::contains)
+                .collect(Collectors.toList());
+        if (!uncommitted.isEmpty()) {
+            throw refuse(refuseUncommitted(uncommitted));
+        }
         List<TransactionId> leftovers = new ArrayList<>(plan.with(Verdict.LEFTOVER));
         plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED).stream().filter(stillPrepared::contains).forEach(leftovers::add);
         if ((!leftovers.isEmpty() || !unseen.isEmpty()) && settings.leftoverPolicy() == LeftoverPolicy.FAIL) {
@@ -294,7 +301,6 @@ final class StartupRecovery {
             awaitingFirstCheckpoint = plan;
             unresolved = open;
         }
-        checkRewind(restored);
         return notices;
     }
 
@@ -314,24 +320,27 @@ final class StartupRecovery {
     }
 
     /**
-     * Gives up carried writes of the subtask indices this subtask owns that the restored line of history never
-     * had: the restored checkpoint was taken at a smaller parallelism, so no writer state of it holds them; they
-     * belong to a line of history this restore abandons, whose records the restored sources replay.
+     * Gives up carried writes of subtask indices that the restored line of history never had: the restored
+     * checkpoint was taken at a smaller parallelism, so no writer state of it holds them; they belong to a line
+     * of history this restore abandons, whose records the restored sources replay. Done by the one writer that
+     * restored the state of subtask index 0: after a rescale up, the owners of such indices got no state and
+     * cannot tell them from writes a restored writer elsewhere will write (they wait for them to go).
      */
     private void closeSupersededCarried(RecoveryPlan plan, Collection<WriterState> restored, List<CarriedNotice> notices)
             throws IOException {
         OptionalInt restoredParallelism = plan.restoredCheckpoint().parallelism();
-        if (restoredParallelism.isEmpty()) {
+        boolean holdsIndexZero = restored.stream()
+                .anyMatch(st -> st.sinkId().equals(context.sinkId()) && st.subtask() == 0 && st.run().isPresent());
+        if (restoredParallelism.isEmpty() || !holdsIndexZero) {
             return;
         }
         SortedSet<Integer> superseded = notices.stream()
                 .map(CarriedNotice::subtask)
-                .filter(k -> k >= restoredParallelism.getAsInt()
-                        && RecoveryPlan.isOwner(context.subtask(), context.parallelism(), k))
+                .filter(k -> k >= restoredParallelism.getAsInt())
                 .collect(Collectors.toCollection(TreeSet::new));
         for (int index : superseded) {
             session.closeCarried(index);
-            LOG.warn("{}: gave up the writes that subtask {} of an earlier run carried past a barrier: restored "
+            LOG.warn("{}: gave up the writes that subtask {} of another run carried past a barrier: restored "
                     + "checkpoint {} was taken at parallelism {}, so it has no subtask {} and this restore abandons that "
                     + "line of history; the restored sources replay its records", context, index, restoredIdText(),
                     restoredParallelism.getAsInt(), index);
@@ -348,6 +357,7 @@ final class StartupRecovery {
             throws IOException {
         Set<TransactionId> awaited = new HashSet<>(plan.with(Verdict.UNLESS_COMMITTED));
         awaited.addAll(plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED));
+        awaited.addAll(plan.with(Verdict.RESTORED_COMMITTER));
         if (context.restoredCheckpointId().isEmpty() || awaited.isEmpty() && notices.isEmpty()) {
             return List.of();
         }
@@ -456,6 +466,27 @@ final class StartupRecovery {
     }
 
     /**
+     * The refusal of transactions the restored checkpoint promised (the restored writer state proves them its
+     * committers') that no restored committer committed within claimWait. Every restored committer commits what
+     * it holds while its task initializes, before this writer's task can run: so no committer holds them. That
+     * happens when the committers' state was not restored while the writers' was (the committer's operator id
+     * changed, and --allowNonRestoredState dropped its state). Left alone they would stay prepared for ever, and
+     * their records, which the restored sources do not replay, would never become visible.
+     */
+    private SinkException refuseUncommitted(List<TransactionId> uncommitted) {
+        return new SinkException(context + ", " + target + ": restored checkpoint " + restoredIdText() + " promised "
+                + names(uncommitted) + " (the restored writer state names the run that prepared them), yet no restored "
+                + "committer committed them within " + settings.claimWait() + ", although every restored committer "
+                + "commits what it holds before this writer's task can run: the committers' state was not restored "
+                + "(the sink's committer has another operator id than in the job that took the checkpoint: give the "
+                + "sink a uid, and restore without --allowNonRestoredState dropping the committer's state). The restored "
+                + "sources resume after that checkpoint, so these transactions are the only copy of their records. "
+                + "Refused, and the job fails without restarts; nothing of this job became visible. Remedy: restore "
+                + "with the committer's state, or commit them by hand (eosink-admin resolve against the same "
+                + "checkpoint commits exactly what it promised) and start again.");
+    }
+
+    /**
      * Turns a refusal into the job's failure without restarts, after rolling back every transaction this
      * execution prepared after the restored checkpoint (all of them on a fresh start), on every subtask index.
      * None of them can ever be committed: no checkpoint completes while this writer has not started, and the
@@ -482,11 +513,17 @@ final class StartupRecovery {
             notRolledBack.add("(the list of prepared transactions could not be read)");
             refusal.addSuppressed(e);
         }
+        String never = " Any transaction of this job (execution tag " + context.execution() + ": its run token starts "
+                + "with it) that is still prepared, or that another subtask prepares while the job fails, was never "
+                + "promised: never commit it, roll it back.";
         if (!notRolledBack.isEmpty()) {
-            refusal = new SinkException(refusal.getMessage() + " These transactions of this job could not be rolled back: "
-                    + notRolledBack + "; never commit them, roll them back by hand.", refusal);
+            never = " These transactions of this job could not be rolled back: " + notRolledBack + "." + never;
         }
-        return new SuppressRestartsException(refusal);
+        SinkException whole = new SinkException(refusal.getMessage() + never);
+        for (Throwable t : refusal.getSuppressed()) {
+            whole.addSuppressed(t);
+        }
+        return new SuppressRestartsException(whole);
     }
 
     private String startedHow(RecoveryPlan plan) {
@@ -527,12 +564,15 @@ final class StartupRecovery {
     }
 
     /**
-     * Subtask 0 asks the marker table whether the sink committed checkpoints after the restored one
-     * since it was taken: then the job is being rewound, and every record after it is written again.
+     * Asks the marker table whether the sink committed checkpoints after the restored one since it was taken:
+     * then the job is being rewound, and every record after it is written again. Subtask 0 warns (the default,
+     * {@link RewindPolicy#WARN}); under {@link RewindPolicy#FAIL} every writer with restored state asks, before it
+     * writes or gives up anything, so that no subtask of a refused rewind writes what its state carried while
+     * subtask 0 refuses.
      */
     private void checkRewind(Collection<WriterState> restored) throws IOException {
         OptionalLong restoredId = context.restoredCheckpointId();
-        if (context.subtask() != 0 || restoredId.isEmpty()) {
+        if (restoredId.isEmpty() || context.subtask() != 0 && settings.rewindPolicy() != RewindPolicy.FAIL) {
             return;
         }
         OptionalLong takenAt = restored.stream()
@@ -559,8 +599,10 @@ final class StartupRecovery {
                     + "Remedy: restore the latest checkpoint or savepoint instead, or set rewindPolicy(WARN) if the "
                     + "replay is intended."));
         }
-        LOG.warn("{} Restore the latest checkpoint unless the replay is intended (rewindPolicy(FAIL) refuses such "
-                + "restores).", message);
+        if (context.subtask() == 0) {
+            LOG.warn("{} Restore the latest checkpoint unless the replay is intended (rewindPolicy(FAIL) refuses such "
+                    + "restores).", message);
+        }
     }
 
     /**

@@ -25,6 +25,7 @@ import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /** The writer's recovery decisions over time, against a fake session (the real database is in the ITs). */
 class ExactlyOnceWriterTest {
@@ -59,6 +60,11 @@ class ExactlyOnceWriterTest {
         TransactionId adoptedOrphan = tx(1, 2, run(OLD_JOB, "bbbb"));
         TransactionId newer = tx(0, 5, run(OLD_JOB, "aaaa"));
         FakeSession session = new FakeSession(held, orphan, adoptedOrphan, newer);
+        session.onList = listing -> {
+            if (session.rolledBack.size() == 3) {
+                session.prepared.remove(held); // the restored committer commits what its state holds
+            }
+        };
         RecordingMetricGroup metrics = new RecordingMetricGroup();
 
         ExactlyOnceWriter<String> writer =
@@ -68,9 +74,8 @@ class ExactlyOnceWriterTest {
         assertThat(metrics.count("eosink.orphansRolledBack")).as("the two of another run").isEqualTo(2);
         assertThat(session.claimed).as("guards taken").containsExactly(0, 1);
         assertThat(session.released).as("adopted guards released").containsExactly(1);
-        assertThat(session.prepared).containsExactly(held);
+        assertThat(session.prepared).as("the held one, committed by the restored committer meanwhile").isEmpty();
 
-        session.prepared.remove(held); // the restored committer commits what its state holds
         writer.write("x", null);
         writer.prepareCommit();
         writer.snapshotState(5);
@@ -249,6 +254,27 @@ class ExactlyOnceWriterTest {
     }
 
     /**
+     * What the restored writer state proves the restored checkpoint promised, yet no restored committer commits
+     * within the wait: the committers' state was not restored (another operator id for the committer, its state
+     * dropped by --allowNonRestoredState). Refused, naming them: left alone they would stay prepared for ever,
+     * the only copy of their records. Never rolled back.
+     */
+    @Test
+    void whatTheCheckpointPromisedAndNoCommitterCommitsIsRefused() throws Exception {
+        TransactionId promised = tx(0, 4, run(OLD_JOB, "aaaa"));
+        FakeSession session = new FakeSession(promised);
+        assertThatThrownBy(() -> writer(session, OptionalLong.of(4), 0, 1, List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)),
+                        new RecordingMetricGroup(), SHORT_WAIT))
+                .isInstanceOf(SuppressRestartsException.class)
+                .cause()
+                .hasMessageContaining("restored checkpoint 4 promised [" + promised + "]")
+                .hasMessageContaining("the committers' state was not restored")
+                .hasMessageContaining("eosink-admin resolve");
+        assertThat(session.rolledBack).isEmpty();
+        assertThat(session.prepared).containsExactly(promised);
+    }
+
+    /**
      * A refusal rolls back, before it fails the job, what this execution prepared after the restored checkpoint
      * on every subtask index (other subtasks of this execution may have prepared at the end of their input):
      * none of it can be committed any more, and left prepared it would look like a leftover to the next start.
@@ -321,6 +347,57 @@ class ExactlyOnceWriterTest {
         assertThat(session.applied).containsExactly("0:" + java.util.Arrays.toString(carried));
         assertThat(session.closedCarried).containsExactlyInAnyOrder(1, 4);
         assertThat(session.notices).isEmpty();
+    }
+
+    /**
+     * Restored at parallelism 4 from checkpoint 9, which was taken at parallelism 2: a savepoint restored after a
+     * later line of history ran at parallelism 4, which this restore rewinds. That line left notices of carried
+     * writes on indices 2 and 3, which checkpoint 9 never had: its restored sources replay their records, and a
+     * restore with the sink's state gives such notices up (guarantees.md, "Writes carried past a barrier").
+     * Flink gives the two writer states to subtasks 0 and 1; the owners of indices 2 and 3 get none, so they
+     * cannot tell, and the subtasks that can tell leave those notices alone as another owner's.
+     */
+    @Test
+    void aRestoreAtAHigherParallelismGivesUpNoticesOfIndicesTheRestoredCheckpointNeverHad() throws Exception {
+        FakeSession session = new FakeSession();
+        CarriedNotice laterLine = new CarriedNotice(tx(2, 11, run(OTHER_JOB, "yyyy")), 4);
+        CarriedNotice neverHad = new CarriedNotice(tx(3, 6, run(OTHER_JOB, "zzzz")), 1);
+        session.notices.addAll(List.of(laterLine, neverHad));
+        RecordingMetricGroup metrics = new RecordingMetricGroup();
+        writer(session, OptionalLong.of(9), 0, 4, List.of(state(0, 9, run(OLD_JOB, "aaaa"), 2)), metrics, SHORT_WAIT);
+        writer(session, OptionalLong.of(9), 1, 4, List.of(state(1, 9, run(OLD_JOB, "bbbb"), 2)), metrics, SHORT_WAIT);
+        writer(session, OptionalLong.of(9), 2, 4, List.of(), metrics, SHORT_WAIT);
+        writer(session, OptionalLong.of(9), 3, 4, List.of(), metrics, SHORT_WAIT);
+        assertThat(session.notices).as("notices of indices restored checkpoint 9 never had").isEmpty();
+    }
+
+    /**
+     * A rewind refused under rewindPolicy(FAIL): "the job fails without restarts; nothing of this job became
+     * visible". Only subtask 0 asks the marker table. Subtask 1 of the same run, which starts on its own (here
+     * before subtask 0 refuses), restores a state that carries writes: it writes them at start, committed at once,
+     * over the newer rows the rewound line committed, and with them gives up the notices of that line. The table
+     * then holds the rewound snapshot's values for those keys although the rewind was refused.
+     */
+    @Test
+    void aRewindRefusedUnderRewindPolicyFailWritesNothingOnAnySubtask() throws Exception {
+        byte[] carried = {1, 2, 3};
+        FakeSession session = new FakeSession();
+        session.committedAfter = Optional.of(new Committed(4, 39_907, 5, 8)); // the rewound line committed 5 to 8
+        CarriedNotice ofTheRewoundLine = new CarriedNotice(tx(1, 7, run(OLD_JOB, "xxxx")), 2);
+        session.notices.add(ofTheRewoundLine);
+        SinkSettings refuseRewinds = SHORT_WAIT.withRewindPolicy(RewindPolicy.FAIL);
+        List<WriterState> ofSubtask1 = List.of(new WriterState("orders", 1, 4, run(OLD_JOB, "bbbb"), 2, 1_000L, carried));
+        List<WriterState> ofSubtask0 = List.of(state(0, 4, run(OLD_JOB, "aaaa"), 2));
+
+        catchThrowable(() -> writer(session, OptionalLong.of(4), 1, 2, ofSubtask1, new RecordingMetricGroup(),
+                refuseRewinds));
+        assertThatThrownBy(() -> writer(session, OptionalLong.of(4), 0, 2, ofSubtask0, new RecordingMetricGroup(),
+                        refuseRewinds))
+                .isInstanceOf(SuppressRestartsException.class)
+                .cause()
+                .hasMessageContaining("rewindPolicy FAIL");
+        assertThat(session.applied).as("carried writes the refused rewind wrote").isEmpty();
+        assertThat(session.notices).as("notices the refused rewind gave up").containsExactly(ofTheRewoundLine);
     }
 
     /**

@@ -5,12 +5,16 @@ import dev.eosink.core.spi.CarriedNotice;
 
 import org.apache.flink.annotation.Internal;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 
@@ -24,7 +28,9 @@ import java.util.Optional;
  * <ul>
  *   <li>{@code sink_id}: the sink id followed by {@value #SUFFIX} (no sink id contains '/'), so that every
  *       query of a sink's markers leaves notices out, and finding a sink's notices reads only them (the
- *       index on {@code (sink_id, created_at)});
+ *       index on {@code (sink_id, created_at)}). Never longer than a sink id may be ({@value #MAX_SINK_ID}
+ *       characters, the width of the column in marker tables some databases create): a sink id too long for
+ *       the suffix is cut and followed by a hash of it; the {@code gid} names the sink in full;
  *   <li>{@code gid}: {@value #GID_PREFIX} and the carrying transaction's name;
  *   <li>{@code subtask}, {@code checkpoint_id}: the carrying transaction's; {@code row_count}: how many writes
  *       were carried.
@@ -43,9 +49,28 @@ public final class CarriedNotices {
 
     private CarriedNotices() {}
 
-    /** The {@code sink_id} of sink {@code sinkId}'s notice rows. */
+    /** The longest sink id, and so the narrowest {@code sink_id} column a marker table may have. */
+    static final int MAX_SINK_ID = 100;
+
+    /**
+     * The {@code sink_id} of sink {@code sinkId}'s notice rows: the sink id and {@value #SUFFIX}, or, when that
+     * is longer than {@value #MAX_SINK_ID} characters, the sink id's first characters, '~' and 12 hex digits of
+     * its SHA-256 before the suffix (two sink ids then share it with a chance of one in 2^48, and their notices
+     * are still told apart by their gids).
+     */
     public static String sinkIdOf(String sinkId) {
-        return TransactionId.checkSinkId(sinkId) + SUFFIX;
+        String whole = TransactionId.checkSinkId(sinkId) + SUFFIX;
+        if (whole.length() <= MAX_SINK_ID) {
+            return whole;
+        }
+        String hash;
+        try {
+            hash = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(sinkId.getBytes(StandardCharsets.UTF_8)), 0, 6);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+        return sinkId.substring(0, MAX_SINK_ID - SUFFIX.length() - hash.length() - 1) + "~" + hash + SUFFIX;
     }
 
     /**

@@ -51,7 +51,7 @@ final class GenericXaDialect extends XaDialect {
     @Override
     public String markerDdl(String schema, String table) {
         return "CREATE TABLE " + qualified(schema, table)
-                + " (gid VARCHAR(200) NOT NULL PRIMARY KEY, sink_id VARCHAR(120) NOT NULL, subtask INTEGER NOT NULL,"
+                + " (gid VARCHAR(200) NOT NULL PRIMARY KEY, sink_id VARCHAR(100) NOT NULL, subtask INTEGER NOT NULL,"
                 + " checkpoint_id BIGINT NOT NULL, row_count BIGINT NOT NULL,"
                 + " created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)";
     }

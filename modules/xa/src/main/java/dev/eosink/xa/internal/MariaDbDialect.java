@@ -227,7 +227,7 @@ final class MariaDbDialect extends XaDialect {
     public String markerDdl(String schema, String table) {
         // InnoDB explicitly: a marker in a non-transactional table would prove nothing.
         return "CREATE TABLE IF NOT EXISTS " + qualified(schema, table)
-                + " (gid VARCHAR(200) NOT NULL PRIMARY KEY, sink_id VARCHAR(120) NOT NULL, subtask INT NOT NULL,"
+                + " (gid VARCHAR(200) NOT NULL PRIMARY KEY, sink_id VARCHAR(100) NOT NULL, subtask INT NOT NULL,"
                 + " checkpoint_id BIGINT NOT NULL, row_count BIGINT NOT NULL,"
                 + " created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),"
                 + " KEY " + quote(table + "_sink_created") + " (sink_id, created_at)) ENGINE=InnoDB";

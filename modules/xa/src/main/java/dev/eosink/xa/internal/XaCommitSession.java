@@ -62,6 +62,10 @@ final class XaCommitSession implements CommitSession {
             handle = xa.getConnection();
             io = new XaIo(handle, database.networkTimeout(), context + " (committer)");
             handle.setAutoCommit(true);
+            // Its marker reads and the pruning's range DELETE take no gap or next-key locks this way: under
+            // InnoDB's REPEATABLE READ the DELETE locked the first marker past the retention too, and waited up to
+            // the lock wait timeout when a still prepared branch had just inserted it, holding up every commit.
+            handle.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             dialect = XaDialect.of(handle);
         }
         return xa;

@@ -1,6 +1,10 @@
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkSettings;
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CarriedNotice;
+import dev.eosink.core.spi.CommitSession;
+import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.sql.InsertStatement;
@@ -81,6 +85,59 @@ class XaCarriedWritesITCase {
         }
         Map<Long, Long> expected = new TreeMap<>(Map.of(0L, 0L, 40L, 0L, 100L, 1L));
         assertThat(rows(table)).isEqualTo(expected);
+    }
+
+    /**
+     * A marker table that an earlier release created (MariaDB's sink_id was VARCHAR(100); the sink creates it
+     * with CREATE TABLE IF NOT EXISTS, which leaves an existing one as it is) and a sink id of 100 characters,
+     * which {@link TransactionId#SINK_ID} allows. A writer holds an upsert past the barrier (its previous
+     * commit is pending): the branch prepared there records a notice whose sink_id is the sink id followed by
+     * '/carried', 108 characters. It must be prepared, and once committed, the notice must be visible.
+     */
+    @Test
+    void aNoticeOfCarriedWritesFitsTheMarkerTableOfAnEarlierRelease() throws Exception {
+        String table = "xa_notice_" + System.nanoTime() % 100_000;
+        String markers = table + "_markers";
+        String sinkId = (table.replace('_', '-') + "-" + "s".repeat(100)).substring(0, 100);
+        db.execute("CREATE TABLE " + table + " (k BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL) ENGINE=InnoDB");
+        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table
+                + " TO '" + MariaDbFixture.SINK_USER + "'@'%'");
+        db.execute("CREATE TABLE " + markers + " (gid VARCHAR(200) NOT NULL PRIMARY KEY, sink_id VARCHAR(100) NOT NULL,"
+                + " subtask INT NOT NULL, checkpoint_id BIGINT NOT NULL, row_count BIGINT NOT NULL,"
+                + " created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),"
+                + " KEY " + markers + "_sink_created (sink_id, created_at)) ENGINE=InnoDB");
+        Properties props = new Properties();
+        props.setProperty("user", MariaDbFixture.SINK_USER);
+        props.setProperty("password", MariaDbFixture.SINK_PASSWORD);
+        XaDatabase<Long> database = new XaDatabase<>(XaConnector.of(db.jdbcUrl(), props),
+                InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("k", "v"), k -> new Object[] {k, k}),
+                null, markers, true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
+                Duration.ofSeconds(30), Duration.ofSeconds(10), List.of("k"), null, null);
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
+        TransactionId carrying = new TransactionId(sinkId, 0, 2, TransactionId.newRunToken(context.execution()));
+
+        try (WriterSession<Long> writer = database.openWriter(context);
+                CommitSession committer = database.openCommitter(context)) {
+            writer.ownCommits(new OwnCommits() {
+                @Override
+                public boolean pending() {
+                    return true; // the writer's previous transaction: its checkpoint was aborted
+                }
+
+                @Override
+                public boolean await() {
+                    return false;
+                }
+            });
+            writer.begin(carrying);
+            writer.write(7L, 0);
+            writer.flush();
+            assertThat(writer.holdsWrites()).as("the upsert is held past the barrier").isTrue();
+            writer.prepare(carrying, 1);
+            committer.commit(carrying);
+            assertThat(writer.openCarried()).as("the notice of the carried upsert")
+                    .extracting(CarriedNotice::transaction).containsExactly(carrying);
+        }
     }
 
     /** Until the carried upsert of 100 has waited 300 ms (for the lock of row 100). */
