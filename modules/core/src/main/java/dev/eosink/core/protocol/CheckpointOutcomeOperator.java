@@ -63,11 +63,27 @@ public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void
         this.executionNonce = executionNonce;
     }
 
+    /** Whether this instance told {@link CheckpointOutcomes} it listens, so that closing undoes it once. */
+    private transient boolean listening;
+
     @Override
     public void open() throws Exception {
         super.open();
         database.registerReleaseHooks(getContainingTask().getEnvironment().getUserCodeClassLoader());
         CheckpointOutcomes.listening(execution(), committer());
+        listening = true;
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (listening) {
+                listening = false;
+                CheckpointOutcomes.stoppedListening(execution(), committer());
+            }
+        } finally {
+            super.close();
+        }
     }
 
     @Override

@@ -3,10 +3,8 @@ package dev.eosink.core.protocol;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * What this JVM heard of the checkpoints of a job's execution: per subtask of each sink, the latest
@@ -72,8 +70,11 @@ final class CheckpointOutcomes {
         final Map<String, Long> latestCompleted = new HashMap<>();
         final Deque<Long> aborted = new ArrayDeque<>();
         final Deque<Long> plainSavepoints = new ArrayDeque<>();
-        /** The {@link #committer}s whose outcome operator opened in this JVM. */
-        final Set<String> heard = new HashSet<>();
+        /**
+         * The {@link #committer}s whose outcome operator is open in this JVM, with how many instances are (an
+         * attempt that closes late and the next one that opened already, on one TaskManager).
+         */
+        final Map<String, Integer> heard = new HashMap<>();
     }
 
     /** The name the outcomes of one sink subtask are kept under: "sinkId/subtask". */
@@ -83,13 +84,25 @@ final class CheckpointOutcomes {
 
     /** The outcome operator of {@code committer} opened in this JVM: its outcomes will be heard here. */
     static synchronized void listening(String execution, String committer) {
-        EXECUTIONS.computeIfAbsent(execution, k -> new Execution()).heard.add(committer);
+        EXECUTIONS.computeIfAbsent(execution, k -> new Execution()).heard.merge(committer, 1, Integer::sum);
     }
 
-    /** Whether outcomes of {@code committer} are heard in this JVM: its outcome operator opened here. */
+    /**
+     * An outcome operator of {@code committer} closed in this JVM. After a failover that moved it to another
+     * TaskManager while its writer stayed, the writer must know that no outcome of its checkpoints is heard here
+     * any more (it would otherwise wait the checkpoint timeout for each).
+     */
+    static synchronized void stoppedListening(String execution, String committer) {
+        Execution job = EXECUTIONS.get(execution);
+        if (job != null) {
+            job.heard.computeIfPresent(committer, (k, n) -> n > 1 ? n - 1 : null);
+        }
+    }
+
+    /** Whether outcomes of {@code committer} are heard in this JVM: its outcome operator is open here. */
     static synchronized boolean hears(String execution, String committer) {
         Execution job = EXECUTIONS.get(execution);
-        return job != null && job.heard.contains(committer);
+        return job != null && job.heard.containsKey(committer);
     }
 
     static synchronized void completed(String execution, String committer, long checkpointId) {
