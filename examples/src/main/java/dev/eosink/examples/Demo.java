@@ -99,8 +99,9 @@ public final class Demo {
             boolean local = env instanceof LocalStreamEnvironment;
             if (!local && DemoDatabase.of(url) == DemoDatabase.MARIADB) {
                 // The job's XA sink would find no driver: MariaDB Connector/J (LGPL) is left out of the cluster jar.
-                System.err.println("error: on a cluster the demo writes to PostgreSQL only: the cluster jar carries no "
-                        + "MariaDB driver. Remedy: run the MariaDB demo locally (docs/demo.md), or give --postgres-url");
+                System.err.println("error: on a cluster the demo writes to PostgreSQL only: the cluster jar carries "
+                        + "no MariaDB driver. Remedy: run the MariaDB demo locally (docs/demo.md), or give "
+                        + "--postgres-url");
                 return 2;
             }
             Optional<String> restoreFrom = env.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH);
@@ -130,7 +131,8 @@ public final class Demo {
             System.out.printf(
                     "eosink demo: %s job, %,d orders %s, parallelism %d, %s, chaos %s, into table %s "
                             + "(sink id %s)%n",
-                    o.sql ? o.job + " (SQL)" : o.job, o.events, o.pace.describe(), o.parallelism, restoreFrom.map(p -> "restoring " + p).orElse("fresh start"),
+                    o.sql ? o.job + " (SQL)" : o.job, o.events, o.pace.describe(), o.parallelism,
+                    restoreFrom.map(p -> "restoring " + p).orElse("fresh start"),
                     chaos ? "on (" + o.faults + " failures, seed " + o.seed + ")" : "off", o.table, o.sinkId);
             if (o.prometheusPort != null) {
                 System.out.println(local
@@ -187,7 +189,8 @@ public final class Demo {
                 System.out.println("job cancelled: its transactions of the last completed checkpoint are committed "
                         + "when a run resumes from it");
                 System.out.println("verdict: " + v.describeStopped());
-                System.out.println("resume it: flink run -s <its latest retained checkpoint> <this jar> <the same arguments>");
+                System.out.println(
+                        "resume it: flink run -s <its latest retained checkpoint> <this jar> <the same arguments>");
                 return 1;
             }
             Optional<String> savepoint = status == JobStatus.FINISHED ? progress.stoppedWithSavepoint() : Optional.empty();

@@ -65,11 +65,12 @@ public final class Jobs {
     public static DataStream<Order> orders(
             StreamExecutionEnvironment env, OrderGenerator generator, long events, Pace pace, boolean chaos) {
         GeneratorFunction<Long, Order> orders = generator::order;
+        TypeInformation<Order> type = TypeInformation.of(Order.class);
         DataGeneratorSource<Order> source = pace instanceof Pace.PerCheckpoint
                 ? new DataGeneratorSource<>(orders, events,
-                        RateLimiterStrategy.perCheckpoint(((Pace.PerCheckpoint) pace).orders), TypeInformation.of(Order.class))
+                        RateLimiterStrategy.perCheckpoint(((Pace.PerCheckpoint) pace).orders), type)
                 : new DataGeneratorSource<>(orders, events,
-                        RateLimiterStrategy.perSecond(((Pace.PerSecond) pace).orders), TypeInformation.of(Order.class));
+                        RateLimiterStrategy.perSecond(((Pace.PerSecond) pace).orders), type);
         return env.fromSource(source, watermarks(generator), "orders")
                 .map(new Chaos.ChaosMap<>(true)).name(chaos ? "count + chaos" : "count");
     }

@@ -96,7 +96,8 @@ class ClusterClientITCase {
             progress("run 1 stopped and checked");
 
             // Run 2, `flink run -s`: a TaskManager killed mid-way (a real failover), then stopped again.
-            Process second = cluster.flink(args("run", List.of("-s", firstSavepoint), paced), env, dir.resolve("run-2.out"));
+            Process second =
+                    cluster.flink(args("run", List.of("-s", firstSavepoint), paced), env, dir.resolve("run-2.out"));
             JobID secondJob = awaitRunning(cluster, second, "run-2.out");
             long restored = cluster.completedCheckpointsLogged(secondJob);
             cluster.await("2 checkpoints of run 2", Duration.ofSeconds(60),
@@ -139,21 +140,25 @@ class ClusterClientITCase {
             cluster.await("a checkpoint of run 3", Duration.ofSeconds(60),
                     () -> cluster.completedCheckpointsLogged(thirdJob) > resumed);
             assertRunning(cluster, thirdJob, "before the cancellation");
-            Process cancel = cluster.flink(List.of("cancel", thirdJob.toHexString()), Map.of(), dir.resolve("cancel.out"));
+            Process cancel =
+                    cluster.flink(List.of("cancel", thirdJob.toHexString()), Map.of(), dir.resolve("cancel.out"));
             assertThat(cancel.waitFor(120, TimeUnit.SECONDS)).as("flink cancel returns").isTrue();
             assertThat(cancel.exitValue()).as("flink cancel: %s", Files.readString(dir.resolve("cancel.out"))).isZero();
             String out3 = finish(third, "run-3.out", 1);
             assertThat(out3).contains("restoring " + secondSavepoint).contains("job CANCELED").contains("job cancelled")
-                    .contains("resume it: flink run -s").doesNotContain("FAILED").doesNotContain("JobCancellationException");
+                    .contains("resume it: flink run -s").doesNotContain("FAILED")
+                    .doesNotContain("JobCancellationException");
             progress("run 3 cancelled");
             Path lastCheckpoint = Demo.latestCheckpoint(retained).orElseThrow(
                     () -> new AssertionError("no checkpoint of the cancelled run retained in " + retained));
 
             // Run 4, -Dexecution.state-recovery.path: the cancelled run's last checkpoint, to the end at full speed.
             Process fourth = cluster.flink(args("run", job(url, role, List.of("--rate", "20000")),
-                    List.of("-Dexecution.state-recovery.path=" + lastCheckpoint.toUri())), env, dir.resolve("run-4.out"));
+                            List.of("-Dexecution.state-recovery.path=" + lastCheckpoint.toUri())),
+                    env, dir.resolve("run-4.out"));
             String out4 = finish(fourth, "run-4.out", 0);
-            assertThat(out4).contains("restoring " + lastCheckpoint.toUri()).contains("job FINISHED").contains("=> EXACT");
+            assertThat(out4).contains("restoring " + lastCheckpoint.toUri()).contains("job FINISHED")
+                    .contains("=> EXACT");
             progress("run 4 finished");
         }
         try (Connection c = DriverManager.getConnection(url, credentials(role, password))) {
@@ -174,7 +179,8 @@ class ClusterClientITCase {
 
     private static List<String> job(String url, String role, List<String> pace) {
         List<String> job = new ArrayList<>(List.of(JAR.toString(), "--postgres-url", url, "--user", role,
-                "--events", Long.toString(EVENTS), "--parallelism", "2", "-Dexecution.checkpointing.interval=" + CHECKPOINT_INTERVAL));
+                "--events", Long.toString(EVENTS), "--parallelism", "2",
+                "-Dexecution.checkpointing.interval=" + CHECKPOINT_INTERVAL));
         job.addAll(pace);
         return job;
     }
@@ -192,7 +198,8 @@ class ClusterClientITCase {
                 try (Statement s = c.createStatement()) {
                     s.execute(script(script).replace("flink_sink", role).replace("'change-me'", "'" + password + "'"));
                 } catch (java.sql.SQLException e) {
-                    throw new IllegalStateException("sql/" + script + " as written failed on the fresh database " + name, e);
+                    throw new IllegalStateException(
+                            "sql/" + script + " as written failed on the fresh database " + name, e);
                 }
             }
         } catch (java.sql.SQLException e) {

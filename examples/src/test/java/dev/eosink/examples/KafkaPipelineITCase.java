@@ -157,7 +157,8 @@ class KafkaPipelineITCase {
         env.setParallelism(o.parallelism);
         Jobs.Target target = new Jobs.Target(postgres.jdbcUrl(), postgres.user(), postgres.password(), o.table, o.sinkId, false);
         OrderGenerator generator = OrderGenerator.defaults();
-        Jobs.windowedTotals(KafkaDemo.orders(env, topic.source(end, "it-" + o.sinkId), generator, o.rate, false), target);
+        Jobs.windowedTotals(
+                KafkaDemo.orders(env, topic.source(end, "it-" + o.sinkId), generator, o.rate, false), target);
         return env;
     }
 

@@ -99,7 +99,8 @@ class KilledDemoITCase {
         cmd.add(Demo.class.getName());
         cmd.addAll(List.of(
                 "--job", "windows", "--postgres-url", db.jdbcUrl(), "--user", db.user(),
-                "--events", Long.toString(EVENTS), "--per-checkpoint", Integer.toString(PER_CHECKPOINT), "--chaos", "off",
+                "--events", Long.toString(EVENTS), "--per-checkpoint", Integer.toString(PER_CHECKPOINT),
+                "--chaos", "off",
                 "--table", table, "--sink-id", sinkId, "--checkpoint-dir", checkpoints.toString(),
                 "-Dexecution.checkpointing.interval=300ms"));
         cmd.addAll(extra);

@@ -57,7 +57,8 @@ class ProcessClusterITCase {
         try (ProcessCluster cluster = ProcessCluster.start(dir.resolve("cluster"), 2, 1)) {
             JobID job = cluster.submit(Path.of("target", "eosink-examples-cluster.jar"), List.of(
                     "--job", "windows", "--postgres-url", db.jdbcUrl(), "--user", db.user(),
-                    "--events", Long.toString(EVENTS), "--per-checkpoint", Integer.toString(PER_CHECKPOINT), "--parallelism", "2",
+                    "--events", Long.toString(EVENTS), "--per-checkpoint", Integer.toString(PER_CHECKPOINT),
+                    "--parallelism", "2",
                     "--table", table, "--sink-id", sinkId,
                     "--checkpoint-dir", dir.resolve("checkpoints").toString(),
                     "-Dexecution.checkpointing.interval=400ms",
@@ -71,8 +72,8 @@ class ProcessClusterITCase {
             // 2. Right after a checkpoint completes: the committer is committing its transactions.
             long before = cluster.completedCheckpointsLogged(job);
             awaitCheckpoints(cluster, job, before + 1);
-            String replacement =
-                    killAndReplace(cluster, "right after checkpoint " + cluster.completedCheckpointsLogged(job) + " completed", job);
+            String replacement = killAndReplace(cluster,
+                    "right after checkpoint " + cluster.completedCheckpointsLogged(job) + " completed", job);
 
             // 3. During recovery: the job waits for the replacement's slot, then deploys and restores
             // its tasks there (writers roll back, committers commit what the checkpoint promised).

@@ -106,7 +106,8 @@ class SoakITCase {
                     ProcessCluster cluster = ProcessCluster.start(dir.resolve("cluster"), 2, 1)) {
                 JobID job = cluster.submit(Path.of("target", "eosink-examples-cluster.jar"), List.of(
                         "--job", "windows", "--postgres-url", proxy.jdbcUrl(pg.jdbcUrl()), "--user", pg.user(),
-                        "--events", Long.toString(events), "--per-checkpoint", Integer.toString(PER_CHECKPOINT), "--parallelism", "2",
+                        "--events", Long.toString(events), "--per-checkpoint", Integer.toString(PER_CHECKPOINT),
+                        "--parallelism", "2",
                         "--table", table, "--sink-id", sinkId, "--checkpoint-dir", dir.resolve("checkpoints").toString(),
                         "-Dexecution.checkpointing.interval=" + CHECKPOINT_INTERVAL,
                         "-Drestart-strategy.fixed-delay.delay=500ms"), 2);
@@ -116,7 +117,8 @@ class SoakITCase {
                 // that many checkpoints' progress, so below this it still has RESERVE checkpoints to go.
                 long lastFaultAt = checkpoints - RESERVE;
                 while (true) {
-                    long gapEnd = cluster.completedCheckpointsLogged(job) + minGap + (long) (random.nextDouble() * (maxGap - minGap));
+                    long gapEnd = cluster.completedCheckpointsLogged(job) + minGap
+                            + (long) (random.nextDouble() * (maxGap - minGap));
                     awaitCheckpointWatching(cluster, job, Math.min(gapEnd, lastFaultAt));
                     long checkpointsBefore = cluster.completedCheckpointsLogged(job);
                     if (checkpointsBefore >= lastFaultAt) {
@@ -280,9 +282,12 @@ class SoakITCase {
         r.append("- command: `./soak ").append(System.getProperty("soak.command", "(SoakITCase)"))
                 .append("` at commit ").append(System.getProperty("soak.commit", "unknown")).append('\n');
         r.append(String.format("- %.1f minutes of faults (%d checkpoints, 1 s apart at the least), one every %d-%d "
-                + "checkpoints; wall time %.1f min; %s%n", minutes, (long) (minutes * 60), minGap, maxGap, wall.toSeconds() / 60.0, String.format("%d cores, Java %s", Runtime.getRuntime().availableProcessors(), Runtime.version().feature())));
-        r.append(String.format("- job: windowed totals, %,d orders, %,d per checkpoint, parallelism 2, checkpoints every "
-                + "1 s, on a JobManager and 2 TaskManagers (separate JVMs, one slot each), PostgreSQL behind a TCP proxy%n",
+                + "checkpoints; wall time %.1f min; %s%n", minutes, (long) (minutes * 60), minGap, maxGap,
+                wall.toSeconds() / 60.0, String.format("%d cores, Java %s", Runtime.getRuntime().availableProcessors(),
+                        Runtime.version().feature())));
+        r.append(String.format("- job: windowed totals, %,d orders, %,d per checkpoint, parallelism 2, checkpoints "
+                + "every 1 s, on a JobManager and 2 TaskManagers (separate JVMs, one slot each), PostgreSQL behind a "
+                + "TCP proxy%n",
                 events, PER_CHECKPOINT));
         int total = injected.values().stream().mapToInt(Integer::intValue).sum();
         r.append(String.format("- faults injected and survived: %d of %d kinds%n", total, injected.size()));

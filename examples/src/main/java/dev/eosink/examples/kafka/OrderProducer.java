@@ -65,8 +65,8 @@ public final class OrderProducer implements AutoCloseable {
                     + ": " + acknowledged() + " of " + (to - from) + " orders acknowledged");
         }
         failed().ifPresent(e -> {
-            throw new IllegalStateException("The producer of " + topic + " failed after " + acknowledged() + " of " + (to - from)
-                    + " orders: " + e.getMessage(), e);
+            throw new IllegalStateException("The producer of " + topic + " failed after " + acknowledged() + " of "
+                    + (to - from) + " orders: " + e.getMessage(), e);
         });
     }
 

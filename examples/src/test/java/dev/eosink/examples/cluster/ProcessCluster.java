@@ -67,7 +67,8 @@ public final class ProcessCluster implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The CheckpointCoordinator's line for each completed checkpoint: "Completed checkpoint 7 for job 3f2a... (". */
-    private static final Pattern COMPLETED_CHECKPOINT = Pattern.compile("Completed checkpoint (\\d+) for job ([0-9a-f]{32})");
+    private static final Pattern COMPLETED_CHECKPOINT =
+            Pattern.compile("Completed checkpoint (\\d+) for job ([0-9a-f]{32})");
 
     /**
      * The JVM options that Flink's default configuration ({@code env.java.opts.all}) gives every process
@@ -281,7 +282,7 @@ public final class ProcessCluster implements AutoCloseable {
         return completedLogged.getOrDefault(job.toHexString(), 0L);
     }
 
-    /** Whether the log of {@code process} (a TaskManager's name, or "jobmanager") has a line containing {@code text}. */
+    /** Whether the log of {@code process} (a TaskManager's name, or "jobmanager") has a line with {@code text}. */
     public boolean logged(String process, String text) throws IOException {
         Path log = dir.resolve(process + ".log");
         if (!Files.exists(log)) {
