@@ -50,7 +50,7 @@ class ProcessClusterITCase {
     private final List<String> faults = new ArrayList<>();
 
     @Test
-    @Timeout(300)
+    @Timeout(600) // a guard against a hang, with room for a heavily loaded machine
     void taskManagersKilledWhileWritingCommittingAndRecoveringEndsExact() throws Exception {
         String table = "cluster_totals";
         String sinkId = "cluster-demo";
