@@ -123,8 +123,6 @@ public final class ProcessCluster implements AutoCloseable {
                 // A killed TaskManager is noticed within seconds, not after the 50 s default.
                 "heartbeat.interval: 1000",
                 "heartbeat.timeout: 6000",
-                // A starved machine (CI beside other builds) starts the RPC system slower than the 10 s default.
-                "pekko.startup-timeout: 60 s",
                 // web.refresh-interval stays at Flink's default (3 s): job details, exceptions and checkpoint
                 // statistics over REST may be that old, for the demo's client as for an operator's. What must
                 // be current is read from the processes' logs instead (completedCheckpointsLogged, logged).
