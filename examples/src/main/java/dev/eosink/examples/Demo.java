@@ -11,8 +11,10 @@ import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.client.JobCancellationException;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.ExceptionUtils;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -95,6 +97,13 @@ public final class Demo {
 
             StreamExecutionEnvironment env = environment(o);
             boolean local = env instanceof LocalStreamEnvironment;
+            if (!local && DemoDatabase.of(url) == DemoDatabase.MARIADB) {
+                // The job's XA sink would find no driver: MariaDB Connector/J (LGPL) is left out of the cluster jar.
+                System.err.println("error: on a cluster the demo writes to PostgreSQL only: the cluster jar carries "
+                        + "no MariaDB driver. Remedy: run the MariaDB demo locally (docs/demo.md), or give "
+                        + "--postgres-url");
+                return 2;
+            }
             Optional<String> restoreFrom = env.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH);
             Optional<String> refused = new DemoTable(c, o).prepare(restoreFrom.isPresent());
             if (refused.isPresent()) {
@@ -109,7 +118,7 @@ public final class Demo {
                 System.err.println("error: --sql runs in a local MiniCluster only (the cluster jar has no SQL connector)");
                 return 2;
             }
-            var orders = Jobs.orders(env, generator, o.events, o.rate, chaos);
+            var orders = Jobs.orders(env, generator, o.events, o.pace, chaos);
             if (o.sql) {
                 System.out.println("the windowed INSERT of " + SqlDemo.SCRIPT + ", through connector "
                         + ChaosTableSinkFactory.IDENTIFIER);
@@ -120,9 +129,10 @@ public final class Demo {
             }
 
             System.out.printf(
-                    "eosink demo: %s job, %,d orders at %,.0f/s, parallelism %d, %s, chaos %s, into table %s "
+                    "eosink demo: %s job, %,d orders %s, parallelism %d, %s, chaos %s, into table %s "
                             + "(sink id %s)%n",
-                    o.sql ? o.job + " (SQL)" : o.job, o.events, o.rate, o.parallelism, restoreFrom.map(p -> "restoring " + p).orElse("fresh start"),
+                    o.sql ? o.job + " (SQL)" : o.job, o.events, o.pace.describe(), o.parallelism,
+                    restoreFrom.map(p -> "restoring " + p).orElse("fresh start"),
                     chaos ? "on (" + o.faults + " failures, seed " + o.seed + ")" : "off", o.table, o.sinkId);
             if (o.prometheusPort != null) {
                 System.out.println(local
@@ -155,19 +165,34 @@ public final class Demo {
                 progress(c, o, start, progress);
             }
             Chaos.stop();
-            String failure = null;
+            Throwable failure = null;
             try {
                 result.get();
             } catch (ExecutionException e) {
-                failure = rootMessage(e);
+                failure = e.getCause();
             }
-            JobStatus status = failure == null ? JobStatus.FINISHED : JobStatus.FAILED;
+            JobStatus status = failure == null ? JobStatus.FINISHED
+                    : ExceptionUtils.findThrowable(failure, JobCancellationException.class).isPresent()
+                            ? JobStatus.CANCELED : JobStatus.FAILED;
+            // The cluster's REST API answers from caches: what follows must reflect the job's end.
+            progress.settle();
             System.out.printf("job %s after %.1f s; failovers: %d%s%n", status, (System.nanoTime() - start) / 1e9,
                     progress.failovers(), local ? " " + Chaos.firedByKind() : " (the cluster's exception history)");
-            if (failure != null) {
-                System.out.println("job failed: " + failure);
+            if (status == JobStatus.FAILED) {
+                System.out.println("job failed: " + rootMessage(failure));
             }
             Verdict v = Verdict.check(c, o.job, o.table, o.sinkId, generator, o.events);
+            if (status == JobStatus.CANCELED) {
+                // Cancelled by an operator (flink cancel, the web UI): not a failure of the job, and not a
+                // stop either. What the last completed checkpoint prepared is committed by a run restored
+                // from it; until then it stays prepared.
+                System.out.println("job cancelled: its transactions of the last completed checkpoint are committed "
+                        + "when a run resumes from it");
+                System.out.println("verdict: " + v.describeStopped());
+                System.out.println(
+                        "resume it: flink run -s <its latest retained checkpoint> <this jar> <the same arguments>");
+                return 1;
+            }
             Optional<String> savepoint = status == JobStatus.FINISHED ? progress.stoppedWithSavepoint() : Optional.empty();
             if (savepoint.isPresent()) {
                 System.out.println("job stopped with savepoint " + savepoint.get());

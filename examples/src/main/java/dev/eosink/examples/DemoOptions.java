@@ -19,7 +19,10 @@ final class DemoOptions {
     String user;
     String password = System.getenv("EOSINK_DEMO_PASSWORD");
     long events = 300_000;
+    /** Orders per second: the generator's pace unless --per-checkpoint sets another, and Kafka's. */
     double rate = 10_000;
+    /** How the generator paces its orders: {@link #rate} a second, or --per-checkpoint. */
+    Pace pace;
     int parallelism = 2;
     Boolean chaos; // default: on for local runs, off on a cluster
     int faults = 6;
@@ -51,6 +54,8 @@ final class DemoOptions {
                     + "  --user U            database user (password: env EOSINK_DEMO_PASSWORD)\n"
                     + "  --events N          orders to generate (default 300000)\n"
                     + "  --rate R            orders per second, all subtasks together (default 10000)\n"
+                    + "  --per-checkpoint N  instead of --rate: N orders per completed checkpoint, all subtasks\n"
+                    + "                      together, so that the job lasts events/N checkpoints on any machine\n"
                     + "  --parallelism P     (default 2)\n"
                     + "  --chaos on|off      inject failures at random moments (default: on locally)\n"
                     + "  --faults K          how many failures to inject (default 6)\n"
@@ -70,6 +75,7 @@ final class DemoOptions {
 
     static DemoOptions parse(String[] args) {
         DemoOptions o = new DemoOptions();
+        Integer perCheckpoint = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.startsWith("-D") && a.contains("=")) {
@@ -118,6 +124,9 @@ final class DemoOptions {
                     break;
                 case "--rate":
                     o.rate = Double.parseDouble(value(args, ++i, a).replace("_", ""));
+                    break;
+                case "--per-checkpoint":
+                    perCheckpoint = Integer.parseInt(value(args, ++i, a).replace("_", ""));
                     break;
                 case "--parallelism":
                     o.parallelism = Integer.parseInt(value(args, ++i, a));
@@ -169,6 +178,9 @@ final class DemoOptions {
             throw new IllegalArgumentException("--source kafka runs the windows job into PostgreSQL (not with --sql, --resume "
                     + "or verify: its verdict reads the run's own topic)");
         }
+        if (kafka && perCheckpoint != null) {
+            throw new IllegalArgumentException("--per-checkpoint paces the generator; --source kafka takes --rate");
+        }
         if (o.kafkaBootstrap != null && !kafka) {
             throw new IllegalArgumentException("--kafka-bootstrap goes with --source kafka");
         }
@@ -181,6 +193,7 @@ final class DemoOptions {
         if (o.events < 1 || o.events > Integer.MAX_VALUE || o.rate <= 0 || o.parallelism < 1) {
             throw new IllegalArgumentException("--events 1.." + Integer.MAX_VALUE + ", --rate > 0, --parallelism >= 1");
         }
+        o.pace = perCheckpoint != null ? Pace.perCheckpoint(perCheckpoint, o.parallelism) : Pace.perSecond(o.rate);
         return o;
     }
 

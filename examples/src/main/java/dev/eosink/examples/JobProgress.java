@@ -3,6 +3,7 @@ package dev.eosink.examples;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.util.TimeUtils;
 
 import java.io.IOException;
 import java.net.URI;
@@ -27,6 +28,12 @@ abstract class JobProgress {
     abstract long failovers();
 
     /**
+     * Waits, once the job has ended, until what the other methods read reflects that end. Call it before the
+     * last figures and {@link #stoppedWithSavepoint()}.
+     */
+    abstract void settle() throws InterruptedException;
+
+    /**
      * The savepoint the job was stopped with (stop-with-savepoint ends a job FINISHED, before its input
      * ended), or empty.
      */
@@ -48,6 +55,11 @@ abstract class JobProgress {
             }
 
             @Override
+            void settle() {
+                // The counters are this JVM's own: never stale.
+            }
+
+            @Override
             Optional<String> stoppedWithSavepoint() {
                 return Optional.empty();
             }
@@ -62,8 +74,13 @@ abstract class JobProgress {
     private static final class Cluster extends JobProgress {
         private static final ObjectMapper JSON = new ObjectMapper();
 
+        /** Flink's default {@code web.refresh-interval}. */
+        private static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofSeconds(3);
+        private static final String CHECKPOINT_STATISTICS_TIMEOUT = "rest.cache.checkpoint-statistics.timeout";
+
         private final URI base;
         private final JobID job;
+        private volatile boolean settled;
         private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
         Cluster(URI base, JobID job) {
@@ -91,8 +108,30 @@ abstract class JobProgress {
             }
         }
 
+        /**
+         * The REST API answers a job's details, exceptions and checkpoint statistics from caches that live
+         * {@code web.refresh-interval} (3 s by default; the checkpoint statistics {@code
+         * rest.cache.checkpoint-statistics.timeout}, which defaults to it) from the moment they were filled. An
+         * answer read right after the job ended may still describe it running: no savepoint yet, fewer
+         * failovers. An entry filled after the job ended describes its end, so once the longest of these
+         * lives has passed since this client saw the end, every answer does. (A savepoint in an answer would
+         * not do: the exception history beside it may be older.)
+         */
+        @Override
+        void settle() throws InterruptedException {
+            Thread.sleep(cacheLife().toMillis());
+            settled = true;
+        }
+
         @Override
         Optional<String> stoppedWithSavepoint() {
+            if (!settled) {
+                throw new IllegalStateException("stoppedWithSavepoint() before settle(): the answer could be stale");
+            }
+            return savepointOfStop();
+        }
+
+        private Optional<String> savepointOfStop() {
             try {
                 JsonNode latest = get("/jobs/" + job + "/checkpoints").path("latest");
                 JsonNode savepoint = latest.path("savepoint");
@@ -105,6 +144,26 @@ abstract class JobProgress {
             } catch (IOException e) {
                 return Optional.empty();
             }
+        }
+
+        /**
+         * How long the cluster's REST caches keep an answer: the longer of {@code web.refresh-interval} (from
+         * {@code /config}) and {@code rest.cache.checkpoint-statistics.timeout} (from {@code /jobmanager/config},
+         * when set), plus a second for the request that filled the entry. Flink's defaults when unreadable.
+         */
+        private Duration cacheLife() {
+            long millis = DEFAULT_REFRESH_INTERVAL.toMillis();
+            try {
+                millis = get("/config").path("refresh-interval").asLong(millis);
+                for (JsonNode entry : get("/jobmanager/config")) {
+                    if (CHECKPOINT_STATISTICS_TIMEOUT.equals(entry.path("key").asText())) {
+                        millis = Math.max(millis, TimeUtils.parseDuration(entry.path("value").asText()).toMillis());
+                    }
+                }
+            } catch (IOException | IllegalArgumentException e) {
+                // the defaults above
+            }
+            return Duration.ofMillis(millis).plusSeconds(1);
         }
 
         private JsonNode get(String path) throws IOException {

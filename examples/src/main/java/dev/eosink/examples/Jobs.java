@@ -13,7 +13,6 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
-import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
@@ -27,8 +26,12 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 
 /**
- * The two example pipelines. Both read the same replayable orders, from the generator or from a Kafka topic,
- * and write through the exactly-once sink.
+ * The two example pipelines. Both read the same replayable orders, from the generator or from a Kafka topic
+ * ({@link KafkaDemo#orders}), and write through the exactly-once sink.
+ *
+ * <p>The job's serialized functions (the lambdas below) are declared here, so a TaskManager and, from
+ * Flink 2.1, the JobManager load and verify this class: it must name no class that the cluster jar does
+ * not carry (no Kafka, no SQL), or the job fails there with a {@code NoClassDefFoundError}.
  */
 public final class Jobs {
 
@@ -56,32 +59,23 @@ public final class Jobs {
         }
     }
 
-    /** The replayable, rate-limited source of {@code events} orders, with event time and watermarks. */
-    public static DataStream<Order> orders(
-            StreamExecutionEnvironment env, OrderGenerator generator, long events, double perSecond, boolean chaos) {
-        DataGeneratorSource<Order> source =
-                new DataGeneratorSource<>(
-                        (GeneratorFunction<Long, Order>) generator::order,
-                        events,
-                        RateLimiterStrategy.perSecond(perSecond),
-                        TypeInformation.of(Order.class));
-        DataStream<Order> orders = env.fromSource(source, watermarks(generator), "orders");
-        return orders.map(new Chaos.ChaosMap<>(true)).name(chaos ? "count + chaos" : "count");
-    }
-
     /**
-     * The same orders read from a Kafka topic ({@code kafka.OrderTopic#source}), at most {@code perSecond}
-     * a second: event time and watermarks from each order's time, per partition (the source tracks a
-     * watermark per split, so one partition's lead never makes another's orders late).
+     * The replayable source of {@code events} orders, paced by {@code pace}, with event time and watermarks.
      */
-    public static DataStream<Order> ordersFromKafka(StreamExecutionEnvironment env, KafkaSource<Order> source,
-            OrderGenerator generator, double perSecond, boolean chaos) {
-        DataStream<Order> orders = env.fromSource(source, watermarks(generator), "orders from kafka");
-        return orders.map(new Throttle<>(perSecond)).name("at most " + (long) perSecond + "/s")
+    public static DataStream<Order> orders(
+            StreamExecutionEnvironment env, OrderGenerator generator, long events, Pace pace, boolean chaos) {
+        GeneratorFunction<Long, Order> orders = generator::order;
+        TypeInformation<Order> type = TypeInformation.of(Order.class);
+        DataGeneratorSource<Order> source = pace instanceof Pace.PerCheckpoint
+                ? new DataGeneratorSource<>(orders, events,
+                        RateLimiterStrategy.perCheckpoint(((Pace.PerCheckpoint) pace).orders), type)
+                : new DataGeneratorSource<>(orders, events,
+                        RateLimiterStrategy.perSecond(((Pace.PerSecond) pace).orders), type);
+        return env.fromSource(source, watermarks(generator), "orders")
                 .map(new Chaos.ChaosMap<>(true)).name(chaos ? "count + chaos" : "count");
     }
 
-    private static WatermarkStrategy<Order> watermarks(OrderGenerator generator) {
+    static WatermarkStrategy<Order> watermarks(OrderGenerator generator) {
         return WatermarkStrategy.<Order>forBoundedOutOfOrderness(generator.maxOutOfOrderness())
                 .withTimestampAssigner((order, ts) -> order.eventTimeMillis);
     }

@@ -9,7 +9,9 @@ import dev.eosink.testing.StandalonePostgres;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -132,6 +134,19 @@ final class KafkaDemo {
     }
 
     /** The configuration of the run's local cluster: the job's, with a REST port of its own. */
+    /**
+     * The orders read from a Kafka topic ({@link OrderTopic#source}), at most {@code perSecond} a second: event
+     * time and watermarks from each order's time, per partition (the source tracks a watermark per split, so
+     * one partition's lead never makes another's orders late). Here, not in {@link Jobs}: the cluster jar
+     * carries no Kafka connector, and Jobs must name nothing it lacks.
+     */
+    static DataStream<Order> orders(StreamExecutionEnvironment env, KafkaSource<Order> source, OrderGenerator generator,
+            double perSecond, boolean chaos) {
+        DataStream<Order> orders = env.fromSource(source, Jobs.watermarks(generator), "orders from kafka");
+        return orders.map(new Throttle<>(perSecond)).name("at most " + (long) perSecond + "/s")
+                .map(new Chaos.ChaosMap<>(true)).name(chaos ? "count + chaos" : "count");
+    }
+
     static Configuration clusterConfiguration(DemoOptions o) throws java.io.IOException {
         Configuration conf = Configuration.fromMap(Demo.environment(o).getConfiguration().toMap());
         if (!conf.contains(RestOptions.BIND_PORT)) {
@@ -173,7 +188,7 @@ final class KafkaDemo {
         System.out.printf("%s: %,d orders produced in %.1f s (idempotent producer, acks=all), end offsets %s%n", topic,
                 o.events, (System.nanoTime() - t0) / 1e9, new java.util.TreeMap<>(byPartition(end)));
         Jobs.Target target = new Jobs.Target(servers.jdbcUrl, servers.user, servers.password, o.table, o.sinkId, chaos);
-        Jobs.windowedTotals(Jobs.ordersFromKafka(env, topic.source(end, "eosink-" + o.sinkId), generator, o.rate, chaos),
+        Jobs.windowedTotals(orders(env, topic.source(end, "eosink-" + o.sinkId), generator, o.rate, chaos),
                 target);
 
         long total = end.values().stream().mapToLong(Long::longValue).sum();

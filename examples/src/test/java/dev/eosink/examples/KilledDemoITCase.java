@@ -19,10 +19,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The demo as a separate JVM, killed with SIGKILL twice at random moments and resumed each time from
  * its latest retained checkpoint: the final table is exact, with no prepared transaction left.
+ *
+ * <p>The demo is paced by checkpoints ({@code --per-checkpoint}): the job takes {@value #EVENTS} / {@value
+ * #PER_CHECKPOINT} checkpoints, and each kill comes 1 to 3 retained checkpoints after the run's first, so
+ * each run is killed while it still runs, on a slow machine as on a fast one.
  */
 class KilledDemoITCase {
 
     private static final long EVENTS = 80_000;
+    /** 80 checkpoints for all the orders, 300 ms apart at the least. */
+    private static final int PER_CHECKPOINT = 1_000;
 
     @TempDir
     Path dir;
@@ -54,21 +60,34 @@ class KilledDemoITCase {
         }
     }
 
-    /** Waits for a retained checkpoint newer than {@code after}, then a random moment, then SIGKILL. */
+    /**
+     * Waits for a retained checkpoint newer than {@code after}, then for 0 to 2 more, then a random moment
+     * within a checkpoint interval, then SIGKILL.
+     */
     private Path killAfterACheckpoint(Process p, Path checkpoints, Optional<Path> after) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        Optional<Path> latest;
-        while ((latest = Demo.latestCheckpoint(checkpoints)).isEmpty() || latest.equals(after)) {
-            assertThat(p.isAlive()).as("the demo died before its first checkpoint").isTrue();
-            assertThat(System.nanoTime()).as("a checkpoint within 120 s").isLessThan(deadline);
-            Thread.sleep(100);
+        Path first = awaitCheckpointAfter(p, checkpoints, after);
+        Path latest = first;
+        for (int more = random.nextInt(3); more > 0; more--) {
+            latest = awaitCheckpointAfter(p, checkpoints, Optional.of(latest));
         }
-        Thread.sleep(500 + random.nextInt(3_000));
+        Thread.sleep(random.nextInt(300));
         assertThat(p.isAlive()).as("still running when killed (a kill must interrupt it)").isTrue();
         p.destroyForcibly(); // SIGKILL: no shutdown hook, no cleanup, connections dropped by the kernel
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).isEqualTo(137);
         return Demo.latestCheckpoint(checkpoints).orElseThrow();
+    }
+
+    /** The newest retained checkpoint once there is one other than {@code after}. */
+    private static Path awaitCheckpointAfter(Process p, Path checkpoints, Optional<Path> after) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        Optional<Path> latest;
+        while ((latest = Demo.latestCheckpoint(checkpoints)).isEmpty() || latest.equals(after)) {
+            assertThat(p.isAlive()).as("the demo died before its next checkpoint").isTrue();
+            assertThat(System.nanoTime()).as("a checkpoint within 120 s").isLessThan(deadline);
+            Thread.sleep(20);
+        }
+        return latest.get();
     }
 
     private Process start(List<String> extra, Path checkpoints, String table, String sinkId, String logName)
@@ -80,7 +99,8 @@ class KilledDemoITCase {
         cmd.add(Demo.class.getName());
         cmd.addAll(List.of(
                 "--job", "windows", "--postgres-url", db.jdbcUrl(), "--user", db.user(),
-                "--events", Long.toString(EVENTS), "--rate", "4000", "--chaos", "off",
+                "--events", Long.toString(EVENTS), "--per-checkpoint", Integer.toString(PER_CHECKPOINT),
+                "--chaos", "off",
                 "--table", table, "--sink-id", sinkId, "--checkpoint-dir", checkpoints.toString(),
                 "-Dexecution.checkpointing.interval=300ms"));
         cmd.addAll(extra);

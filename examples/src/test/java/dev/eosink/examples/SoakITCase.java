@@ -28,8 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,16 +38,24 @@ import static org.assertj.core.api.Assertions.assertThat;
  * COMMIT PREPARED whose answer is lost). When the time is up the faults stop, the job finishes and
  * the table is checked row by row; a report is written.
  *
- * <p>CI runs 2 minutes with a fault every 5-10 s after the previous recovery; the kinds are drawn in
- * shuffled rounds of every kind once, and at least 5 faults of 5 kinds are asserted (the gaps leave room
- * for slow recoveries on a loaded machine). The long run is a command (see docs/demo.md):
+ * <p>The soak is paced by checkpoints, not by the clock: the source hands out {@value #PER_CHECKPOINT} orders
+ * per completed checkpoint (one a second), so {@code soak.minutes} sets the job's length in checkpoints
+ * (60 a minute) and {@code soak.gap} the checkpoints between the recovery from one fault and the next
+ * fault. Faults are injected only while the job is at least {@value #RESERVE} checkpoints from its end, so it
+ * can still restart; a slow machine takes longer, never fewer faults. CI runs 2 minutes with a fault
+ * every 5-10 checkpoints; the kinds are drawn in shuffled rounds of every kind once, and at least 5 faults
+ * of 5 kinds are asserted. The long run is a command (see docs/demo.md):
  * {@code ./mvnw -B -pl examples -am verify -Dit.test=SoakITCase -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false
  * -Dsoak.minutes=30 -Dsoak.gap=10-30 -Dsoak.report=...}.
  */
 class SoakITCase {
 
-    /** Orders per second: the job's length follows from it and the soak's duration. */
-    private static final int RATE = 1_500;
+    /** Orders per completed checkpoint (one a second): the job's length follows from it and soak.minutes. */
+    private static final int PER_CHECKPOINT = 1_500;
+    /** Checkpoints a second. */
+    private static final String CHECKPOINT_INTERVAL = "1s";
+    /** No fault is injected closer than this many checkpoints to the job's end: the job must still restart. */
+    private static final long RESERVE = 15;
 
     private static final Duration MAX_RECOVERY = Duration.ofMinutes(3);
 
@@ -83,11 +89,12 @@ class SoakITCase {
     void randomFaultsForMinutesEndExact() throws Exception {
         double minutes = Double.parseDouble(System.getProperty("soak.minutes", "2"));
         String[] gap = System.getProperty("soak.gap", "5-10").split("-");
-        long minGap = Long.parseLong(gap[0]) * 1000;
-        long maxGap = Long.parseLong(gap[1]) * 1000;
+        long minGap = Long.parseLong(gap[0]);
+        long maxGap = Long.parseLong(gap[1]);
         Path report = Path.of(System.getProperty("soak.report", "target/soak-report.md"));
         Path dir = Files.createTempDirectory("eosink-soak-");
-        long events = (long) (RATE * minutes * 60);
+        long checkpoints = (long) (minutes * 60);
+        long events = PER_CHECKPOINT * checkpoints;
         String table = "soak_totals";
         String sinkId = "soak";
 
@@ -99,28 +106,33 @@ class SoakITCase {
                     ProcessCluster cluster = ProcessCluster.start(dir.resolve("cluster"), 2, 1)) {
                 JobID job = cluster.submit(Path.of("target", "eosink-examples-cluster.jar"), List.of(
                         "--job", "windows", "--postgres-url", proxy.jdbcUrl(pg.jdbcUrl()), "--user", pg.user(),
-                        "--events", Long.toString(events), "--rate", Integer.toString(RATE), "--parallelism", "2",
+                        "--events", Long.toString(events), "--per-checkpoint", Integer.toString(PER_CHECKPOINT),
+                        "--parallelism", "2",
                         "--table", table, "--sink-id", sinkId, "--checkpoint-dir", dir.resolve("checkpoints").toString(),
-                        "-Dexecution.checkpointing.interval=1s",
+                        "-Dexecution.checkpointing.interval=" + CHECKPOINT_INTERVAL,
                         "-Drestart-strategy.fixed-delay.delay=500ms"), 2);
-                long deadline = System.nanoTime() + (long) (minutes * 60e9);
                 awaitHealthy(cluster, job, 0, "the start");
 
-                while (System.nanoTime() < deadline - Duration.ofSeconds(15).toNanos()) {
-                    sleepWatching(cluster, job, minGap + (long) (random.nextDouble() * (maxGap - minGap)));
-                    if (cluster.status(job) == JobStatus.FINISHED) {
+                // Checkpoint ids count every completed checkpoint and some that failed: the job has made at most
+                // that many checkpoints' progress, so below this it still has RESERVE checkpoints to go.
+                long lastFaultAt = checkpoints - RESERVE;
+                while (true) {
+                    long gapEnd = cluster.completedCheckpointsLogged(job) + minGap
+                            + (long) (random.nextDouble() * (maxGap - minGap));
+                    awaitCheckpointWatching(cluster, job, Math.min(gapEnd, lastFaultAt));
+                    long checkpointsBefore = cluster.completedCheckpointsLogged(job);
+                    if (checkpointsBefore >= lastFaultAt) {
                         break;
                     }
                     Fault fault = nextFault();
-                    long checkpointsBefore = cluster.completedCheckpoints(job);
                     long t0 = System.nanoTime();
                     inject(fault, cluster, pg, proxy, job);
                     injected.merge(fault, 1, Integer::sum);
                     Duration recovery = awaitHealthy(cluster, job, checkpointsBefore, fault.name());
                     Duration total = Duration.ofNanos(System.nanoTime() - t0);
-                    timeline.add(String.format("%6.1f s  %-38s healthy again after %5.1f s",
+                    timeline.add(String.format("%6.1f s  checkpoint %4d  %-38s healthy again after %5.1f s",
                             Duration.between(started, Instant.now()).toMillis() / 1000.0 - total.toMillis() / 1000.0,
-                            fault, total.toMillis() / 1000.0));
+                            checkpointsBefore, fault, total.toMillis() / 1000.0));
                     if (recovery.compareTo(longestRecovery) > 0) {
                         longestRecovery = recovery;
                         longestRecoveryAfter = fault.name();
@@ -171,9 +183,9 @@ class SoakITCase {
                 killTaskManager(cluster);
                 break;
             case TASK_MANAGER_KILLED_AFTER_CHECKPOINT:
-                long completed = cluster.completedCheckpoints(job);
+                long completed = cluster.completedCheckpointsLogged(job);
                 cluster.await("a checkpoint to complete", Duration.ofSeconds(60),
-                        () -> cluster.completedCheckpoints(job) > completed);
+                        () -> cluster.completedCheckpointsLogged(job) > completed);
                 killTaskManager(cluster);
                 break;
             case POSTGRES_CRASHED:
@@ -207,10 +219,6 @@ class SoakITCase {
     }
 
     /**
-     * Healthy again: the job runs with all its tasks and a checkpoint newer than the fault has
-     * completed (which a job stuck in a failing sink could not do). Returns how long that took.
-     */
-    /**
      * The next fault: rounds of every kind once, each round shuffled, so that a short soak meets as many
      * kinds as it has faults and a long one meets each kind equally often.
      */
@@ -223,34 +231,31 @@ class SoakITCase {
         return round.removeFirst();
     }
 
+    /**
+     * Healthy again: two checkpoints newer than the fault have completed, so every task runs and the sink
+     * commits (which a job stuck in a failing sink could not do). Returns how long that took.
+     */
     private Duration awaitHealthy(ProcessCluster cluster, JobID job, long checkpointsBefore, String after) throws Exception {
         long t0 = System.nanoTime();
         cluster.await("the job healthy after " + after, MAX_RECOVERY, () -> {
             JobStatus s = cluster.status(job);
             assertThat(s).as("job status after %s; failovers: %s", after, cluster.failures(job))
                     .isNotIn(JobStatus.FAILED, JobStatus.CANCELED);
-            return s == JobStatus.FINISHED
-                    || (s == JobStatus.RUNNING && cluster.allTasksRunning(job)
-                            && cluster.completedCheckpoints(job) > checkpointsBefore + 1);
+            assertThat(s).as("job status after %s: paced by checkpoints, it cannot have ended yet", after)
+                    .isNotEqualTo(JobStatus.FINISHED);
+            return s == JobStatus.RUNNING && cluster.completedCheckpointsLogged(job) > checkpointsBefore + 1;
         });
         return Duration.ofNanos(System.nanoTime() - t0);
     }
 
-    private void sleepWatching(ProcessCluster cluster, JobID job, long millis) throws Exception {
-        long end = System.currentTimeMillis() + millis;
-        while (System.currentTimeMillis() < end) {
-            JobStatus s;
-            try {
-                s = cluster.status(job);
-            } catch (ExecutionException | TimeoutException e) {
-                continue; // REST busy: ask again
-            }
-            assertThat(s).as("job status; failovers: %s", cluster.failures(job)).isNotIn(JobStatus.FAILED, JobStatus.CANCELED);
-            if (s == JobStatus.FINISHED) {
-                return;
-            }
-            Thread.sleep(Math.min(500, Math.max(1, end - System.currentTimeMillis())));
-        }
+    /** Waits until checkpoint {@code id} of the job completed, the job neither failed nor ended meanwhile. */
+    private void awaitCheckpointWatching(ProcessCluster cluster, JobID job, long id) throws Exception {
+        cluster.await("checkpoint " + id, MAX_RECOVERY, () -> {
+            JobStatus s = cluster.status(job);
+            assertThat(s).as("job status; failovers: %s", cluster.failures(job))
+                    .isNotIn(JobStatus.FAILED, JobStatus.CANCELED, JobStatus.FINISHED);
+            return cluster.completedCheckpointsLogged(job) >= id;
+        });
     }
 
     /**
@@ -276,11 +281,14 @@ class SoakITCase {
         r.append("# Soak report\n\n");
         r.append("- command: `./soak ").append(System.getProperty("soak.command", "(SoakITCase)"))
                 .append("` at commit ").append(System.getProperty("soak.commit", "unknown")).append('\n');
-        r.append(String.format("- %.1f minutes of faults, one every %d-%d s; wall time %.1f min; %s%n", minutes,
-                minGap / 1000, maxGap / 1000, wall.toSeconds() / 60.0, String.format("%d cores, Java %s", Runtime.getRuntime().availableProcessors(), Runtime.version().feature())));
-        r.append(String.format("- job: windowed totals, %,d orders at %,d/s, parallelism 2, checkpoints every 1 s, "
-                + "on a JobManager and 2 TaskManagers (separate JVMs, one slot each), PostgreSQL behind a TCP proxy%n",
-                events, RATE));
+        r.append(String.format("- %.1f minutes of faults (%d checkpoints, 1 s apart at the least), one every %d-%d "
+                + "checkpoints; wall time %.1f min; %s%n", minutes, (long) (minutes * 60), minGap, maxGap,
+                wall.toSeconds() / 60.0, String.format("%d cores, Java %s", Runtime.getRuntime().availableProcessors(),
+                        Runtime.version().feature())));
+        r.append(String.format("- job: windowed totals, %,d orders, %,d per checkpoint, parallelism 2, checkpoints "
+                + "every 1 s, on a JobManager and 2 TaskManagers (separate JVMs, one slot each), PostgreSQL behind a "
+                + "TCP proxy%n",
+                events, PER_CHECKPOINT));
         int total = injected.values().stream().mapToInt(Integer::intValue).sum();
         r.append(String.format("- faults injected and survived: %d of %d kinds%n", total, injected.size()));
         r.append(String.format("- recoveries (failovers Flink reported): %d%n", failovers.size()));

