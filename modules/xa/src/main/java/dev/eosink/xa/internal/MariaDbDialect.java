@@ -1,6 +1,7 @@
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 
 import java.sql.Connection;
@@ -134,7 +135,7 @@ final class MariaDbDialect extends XaDialect {
                 + (schema == null ? "DATABASE()" : "?") + " AND TABLE_NAME = ?",
                 schema == null ? new Object[] {table} : new Object[] {schema, table});
         if (engine != null && !"InnoDB".equalsIgnoreCase(engine.toString())) {
-            throw new SinkException(context + ": table " + qualified(schema, table) + " uses the " + engine
+            throw new MisconfigurationException(context + ": table " + qualified(schema, table) + " uses the " + engine
                     + " engine, which ignores XA transactions: its rows would be visible before their checkpoint "
                     + "completes and again after a replay. Remedy: ALTER TABLE " + qualified(schema, table)
                     + " ENGINE=InnoDB.");

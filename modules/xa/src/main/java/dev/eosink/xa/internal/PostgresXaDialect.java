@@ -1,6 +1,7 @@
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
@@ -54,7 +55,8 @@ final class PostgresXaDialect extends XaDialect {
         int max = Integer.parseInt(String.valueOf(single(c, "SELECT current_setting('max_prepared_transactions')")));
         int needed = 2 * context.parallelism();
         if (max < needed) {
-            throw new SinkException(context + ": PostgreSQL at " + where + " has max_prepared_transactions = " + max
+            throw new MisconfigurationException(
+                    context + ": PostgreSQL at " + where + " has max_prepared_transactions = " + max
                     + "; this sink needs at least " + needed + " (2 per subtask), and room for "
                     + maxPreparedPerSubtask * context.parallelism() + " (maxPreparedPerSubtask per subtask) when "
                     + "checkpoints fail. Remedy: set max_prepared_transactions in postgresql.conf "
