@@ -1,6 +1,7 @@
 package dev.eosink.examples.files;
 
 import dev.eosink.core.SinkException;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 
 import org.slf4j.Logger;
@@ -17,9 +18,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.lang.management.ManagementFactory;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 /**
  * One writer session's ownership guards: an exclusive lock ({@link FileChannel#tryLock()}) on the lock
@@ -34,27 +37,37 @@ import java.util.concurrent.atomic.AtomicLong;
  * looks there first: a file held in this JVM is never opened again, because closing any channel of a
  * locked file may drop the process's lock on it. The exception still counts as "held", for a session
  * of another class loader (another job on a session cluster) that holds it.
+ *
+ * <p>A holder says who it is, in this JVM's map and in the lock file (for a claim from another process):
+ * which session, and of which execution of the job ({@link SubtaskContext#execution()}). A claim that
+ * gives up on a guard held by another execution refuses with a {@link MisconfigurationException} (a
+ * second job: no restart helps); one held by its own execution (an earlier attempt going away) or by a
+ * holder that did not say fails the task, and a restart waits again.
  */
 final class OwnershipLocks implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(OwnershipLocks.class);
 
     /** Lock file -> who holds it in this JVM (or is taking it right now). */
-    private static final Map<Path, String> HELD_IN_THIS_JVM = new ConcurrentHashMap<>();
+    private static final Map<Path, Holder> HELD_IN_THIS_JVM = new ConcurrentHashMap<>();
+
+    /** The line of a lock file that names the holder's execution. */
+    private static final String EXECUTION = "execution ";
 
     /** Numbers the sessions of this JVM, so that two of one subtask (a restart) never pass for each other. */
     private static final AtomicLong SESSIONS = new AtomicLong();
 
     private final SinkDirectory directory;
     private final SubtaskContext context;
-    private final String me;
+    private final Holder me;
     private final Map<Integer, Held> held = new HashMap<>();
 
     OwnershipLocks(SinkDirectory directory, SubtaskContext context) {
         this.directory = directory;
         this.context = context;
-        this.me = context + " of job " + context.jobId() + ", process " + ManagementFactory.getRuntimeMXBean().getName()
-                + ", session " + SESSIONS.incrementAndGet();
+        this.me = new Holder(context + " of job " + context.jobId() + ", process "
+                + ManagementFactory.getRuntimeMXBean().getName() + ", session " + SESSIONS.incrementAndGet(),
+                context.execution());
     }
 
     /** How many guards of {@code sinkId} in {@code base} sessions of this JVM hold: for tests and tools. */
@@ -74,7 +87,7 @@ final class OwnershipLocks implements AutoCloseable {
         long deadline = System.currentTimeMillis() + waitMillis;
         long nextLog = 0;
         while (true) {
-            String holder = tryLock(subtask, file);
+            Holder holder = tryLock(subtask, file);
             if (holder == null) {
                 return;
             }
@@ -82,14 +95,11 @@ final class OwnershipLocks implements AutoCloseable {
             if (now >= nextLog && now < deadline) {
                 // A task going away releases it within seconds; a live job holding it is a second job.
                 LOG.info("{}: waiting up to {} ms more for the ownership guard of sink id '{}' subtask {} ({})",
-                        context, deadline - now, context.sinkId(), subtask, holder);
+                        context, deadline - now, context.sinkId(), subtask, holder.description);
                 nextLog = now + 5_000;
             }
             if (now >= deadline) {
-                throw new SinkException(context + ": another live session holds the ownership guard of sink id '"
-                        + context.sinkId() + "' subtask " + subtask + " (" + holder + ") and did not release it within "
-                        + waitMillis + " ms. Two jobs with the same sink id would roll back each other's transactions, "
-                        + "so this one refuses to start. Remedy: stop the other job, or give this sink a different sink id.");
+                throw notReleased(subtask, waitMillis, holder);
             }
             try {
                 Thread.sleep(Math.min(100, Math.max(1, deadline - now)));
@@ -100,11 +110,32 @@ final class OwnershipLocks implements AutoCloseable {
         }
     }
 
-    /** Null once this session holds the lock; else who holds it, for messages. */
-    private String tryLock(int subtask, Path file) throws SinkException {
-        String other = HELD_IN_THIS_JVM.putIfAbsent(file, me);
+    /** Why the claim of {@code subtask} gave up, by whose execution holds the guard. */
+    private SinkException notReleased(int subtask, long waitMillis, Holder holder) {
+        String held = context + ": another live session holds the ownership guard of sink id '" + context.sinkId()
+                + "' subtask " + subtask + " (" + holder.description + ") and did not release it within " + waitMillis
+                + " ms";
+        if (holder.execution == null) {
+            return new SinkException(held + ". Two jobs with the same sink id would roll back each other's "
+                    + "transactions, so this one refuses to start. Remedy: stop the other job, or give this sink a "
+                    + "different sink id.");
+        }
+        if (holder.execution.equals(context.execution())) {
+            return new SinkException(held + ": a session of an earlier attempt of this job, which is going away. "
+                    + "The task fails and the restarted one waits for it again. Remedy: if it stays, end the process "
+                    + "that holds the lock file, or raise claimWait.");
+        }
+        return new MisconfigurationException(held + ": a session of another execution (another job, or another "
+                + "submission of this job). Two jobs with the same sink id would roll back each other's transactions, "
+                + "so this one refuses to start, and fails without restarts: each would find the same. Remedy: stop "
+                + "the other job, or give this sink a different sink id.");
+    }
+
+    /** Null once this session holds the lock; else who holds it. */
+    private Holder tryLock(int subtask, Path file) throws SinkException {
+        Holder other = HELD_IN_THIS_JVM.putIfAbsent(file, me);
         if (other != null) {
-            return "lock file " + file + ", held by " + other;
+            return other.in(file);
         }
         FileChannel channel = null;
         try {
@@ -118,11 +149,12 @@ final class OwnershipLocks implements AutoCloseable {
             if (lock == null) {
                 channel.close();
                 HELD_IN_THIS_JVM.remove(file, me);
-                return "lock file " + file + ", held by " + holderWritten(file);
+                return holderWritten(file).in(file);
             }
             // Who holds it, for the message of a session that waits for it in another process.
             channel.truncate(0);
-            channel.write(ByteBuffer.wrap((me + "\n").getBytes(StandardCharsets.UTF_8)), 0);
+            channel.write(ByteBuffer.wrap((me.description + "\n" + EXECUTION + me.execution + "\n")
+                    .getBytes(StandardCharsets.UTF_8)), 0);
             held.put(subtask, new Held(file, channel, lock));
             return null;
         } catch (IOException e) {
@@ -140,13 +172,22 @@ final class OwnershipLocks implements AutoCloseable {
         }
     }
 
-    /** What the holder wrote into the lock file; only called when no session of this JVM holds it. */
-    private static String holderWritten(Path file) {
+    /**
+     * Who the holder wrote into the lock file; only called when no session of this JVM holds it. Its
+     * execution is unknown when it wrote none (yet).
+     */
+    private static Holder holderWritten(Path file) {
         try {
-            String text = Files.readString(file, StandardCharsets.UTF_8).strip();
-            return text.isEmpty() ? "another process" : text;
+            List<String> lines = Files.readString(file, StandardCharsets.UTF_8).strip().lines()
+                    .collect(Collectors.toList());
+            if (lines.isEmpty()) {
+                return new Holder("another process", null);
+            }
+            String execution = lines.size() > 1 && lines.get(1).startsWith(EXECUTION)
+                    ? lines.get(1).substring(EXECUTION.length()) : null;
+            return new Holder(lines.get(0), execution);
         } catch (IOException e) {
-            return "another process (" + e.getMessage() + ")";
+            return new Holder("another process (" + e.getMessage() + ")", null);
         }
     }
 
@@ -176,6 +217,22 @@ final class OwnershipLocks implements AutoCloseable {
         held.clear();
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /** A session that holds, or takes, a lock: for messages, and its execution (null: it did not say). */
+    private static final class Holder {
+        final String description;
+        final String execution;
+
+        Holder(String description, String execution) {
+            this.description = description;
+            this.execution = execution;
+        }
+
+        /** The same holder, described as the holder of {@code file}. */
+        Holder in(Path file) {
+            return new Holder("lock file " + file + ", held by " + description, execution);
         }
     }
 

@@ -5,6 +5,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.CommitSession.Attempt;
 import dev.eosink.core.spi.Committed;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 
@@ -141,7 +142,7 @@ class FileSessionsTest {
                     .hasMessageContaining("another live session holds the ownership guard of sink id '" + SINK + "' subtask 0")
                     .hasMessageContaining("lock file " + lock)
                     .hasMessageContaining("sink '" + SINK + "' subtask 0/2 (attempt 0)")
-                    .hasMessageContaining("give this sink a different sink id");
+                    .hasMessageContaining("a session of an earlier attempt of this job"); // the same job: going away
             second.claim(1, 0); // another index is free
             first.close();
             second.claim(0, 0);
@@ -150,6 +151,34 @@ class FileSessionsTest {
             assertThat(OwnershipLocks.heldInThisJvm(dir, SINK)).isEqualTo(1);
         }
         assertThat(OwnershipLocks.heldInThisJvm(dir, SINK)).isZero();
+    }
+
+    /**
+     * Whose session holds the guard decides whether a restart can help: a session of another execution (a
+     * second job) is refused for good, one of an earlier attempt of the same execution fails the task as a
+     * holder going away does, and the restarted one waits again.
+     */
+    @Test
+    void aGuardHeldByAnotherExecutionIsRefusedForGood() throws Exception {
+        FileTransactions<Long> db = database();
+        try (WriterSession<Long> first = db.openWriter(context(0, 0))) {
+            first.claim(0, 0);
+            SubtaskContext otherJob = new SubtaskContext(SINK, 0, 2, 0, "job-2", OptionalLong.empty());
+            try (WriterSession<Long> second = db.openWriter(otherJob)) {
+                assertThatThrownBy(() -> second.claim(0, 100))
+                        .isInstanceOf(MisconfigurationException.class)
+                        .hasMessageContaining("another live session holds the ownership guard of sink id '" + SINK
+                                + "' subtask 0")
+                        .hasMessageContaining("a session of another execution")
+                        .hasMessageContaining("Remedy: stop the other job, or give this sink a different sink id");
+            }
+            try (WriterSession<Long> restarted = db.openWriter(context(0, 1))) {
+                assertThatThrownBy(() -> restarted.claim(0, 100))
+                        .isInstanceOf(SinkException.class)
+                        .isNotInstanceOf(MisconfigurationException.class)
+                        .hasMessageContaining("a session of an earlier attempt of this job");
+            }
+        }
     }
 
     /**

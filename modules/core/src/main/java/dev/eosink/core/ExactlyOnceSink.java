@@ -10,6 +10,7 @@ import dev.eosink.core.protocol.WriterState;
 import dev.eosink.core.protocol.WriterStateSerializer;
 import dev.eosink.core.spi.HookedDatabase;
 import dev.eosink.core.spi.LifecycleHook;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 
@@ -26,6 +27,7 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPostCommitTopology;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreWriteTopology;
@@ -35,6 +37,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.operators.ChainingStrategy;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
 import org.apache.flink.streaming.api.transformations.WithBoundedness;
+import org.apache.flink.util.ExceptionUtils;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -147,7 +150,7 @@ public class ExactlyOnceSink<IN>
         SubtaskContext subtask = subtaskContext(context);
         // Before anything is opened: what the session loads (a JDBC driver) must not outlive the job.
         database.registerReleaseHooks(context.getUserCodeClassLoader());
-        return new ExactlyOnceWriter<>(
+        return refusedWithoutRestarts(() -> new ExactlyOnceWriter<>(
                 subtask,
                 settings,
                 database.target(),
@@ -157,16 +160,41 @@ public class ExactlyOnceSink<IN>
                 context.metricGroup(),
                 context.getMailboxExecutor(),
                 checkpointTimeout,
-                checkpointInterval);
+                checkpointInterval));
     }
 
     @Override
     public Committer<PreparedTransaction> createCommitter(CommitterInitContext context)
             throws IOException {
         SubtaskContext subtask = subtaskContext(context);
-        return new ExactlyOnceCommitter(
+        return refusedWithoutRestarts(() -> new ExactlyOnceCommitter(
                 subtask, settings, database.target(), database.wording(), database.openCommitter(subtask),
-                context.metricGroup());
+                context.metricGroup()));
+    }
+
+    /**
+     * Starts a writer or committer: the database's start-up checks, and for a writer its recovery up to the
+     * first record. A {@link MisconfigurationException} anywhere in a failure of that start fails the job
+     * without restarts ({@link SuppressRestartsException}): every restart would find the same, and Flink's
+     * restart strategy would retry for ever or bury the reason under identical failures. Any other failure
+     * (the database unreachable, a connection cut, a guard whose holder is going away) fails the task as it
+     * is, and Flink restarts it.
+     */
+    private static <T> T refusedWithoutRestarts(Start<T> start) throws IOException {
+        try {
+            return start.run();
+        } catch (IOException e) {
+            if (ExceptionUtils.findThrowable(e, MisconfigurationException.class).isPresent()) {
+                throw new SuppressRestartsException(e);
+            }
+            throw e;
+        }
+    }
+
+    /** A writer's or committer's start. */
+    @FunctionalInterface
+    private interface Start<T> {
+        T run() throws IOException;
     }
 
     @Override

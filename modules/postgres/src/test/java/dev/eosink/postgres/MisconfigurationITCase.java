@@ -1,15 +1,19 @@
 package dev.eosink.postgres;
 
+import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
+import dev.eosink.postgres.table.PostgresRowDataSink;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.StandalonePostgres;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.hardcases.TestJobs;
 
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
@@ -17,8 +21,17 @@ import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.types.logical.DateType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.util.ExceptionUtils;
 
 import org.junit.jupiter.api.AfterEach;
@@ -39,10 +52,14 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -63,6 +80,12 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class MisconfigurationITCase extends ExactlyOnceTestBase {
 
     private static final long NO_CHECKPOINT = Duration.ofHours(1).toMillis();
+
+    /**
+     * How long a refused job may take to fail: its first attempt's start, on a busy machine. Restarts would
+     * take for ever (Flink's default restart strategy never gives up on a checkpointing job).
+     */
+    private static final Duration REFUSAL_BOUND = TestJobs.TIMEOUT;
 
     /** A role, its password and a schema of this test's own. */
     private String role;
@@ -325,6 +348,53 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
                         "names are case-sensitive as given");
     }
 
+    /** Upserts need a unique index on exactly the key columns (ON CONFLICT names it); the table has none. */
+    @Test
+    void upsertKeyWithoutAUniqueIndex() throws Exception {
+        grantPerScript();
+        db.execute("GRANT SELECT, UPDATE, DELETE ON " + schema + "." + table + " TO " + role);
+
+        SinkException e = failsAtStart(1, sinkAs(db, role).upsert("id"));
+
+        assertThat(e.getMessage())
+                .containsSubsequence(
+                        sinkAndSubtask(0, 1),
+                        "upsert key [id] of table \"" + schema + "\".\"" + table + "\" has no unique index",
+                        "Remedy: CREATE UNIQUE INDEX ON \"" + schema + "\".\"" + table + "\" (\"id\")");
+    }
+
+    /**
+     * A DataStream of Flink's RowData whose types a column does not take (DATE into bigint): refused at start,
+     * naming the column, both types and the remedy, as the SQL connector's tables are.
+     */
+    @Test
+    void aFlinkTypeTheColumnDoesNotTake() throws Exception {
+        grantPerScript();
+        RowType type = RowType.of(
+                new LogicalType[] {new DateType(), VarCharType.STRING_TYPE}, new String[] {"id", "payload"});
+        ExactlyOnceSink<RowData> sink = PostgresRowDataSink.builder(type)
+                .jdbcUrl(urlWithPassword(db))
+                .username(role)
+                .password(password)
+                .sinkId(sinkId)
+                .table(schema, table)
+                .markerTable(schema, "eosink_markers")
+                .build();
+
+        SinkException e = failsAtStart(1, env -> endless(env)
+                .map(id -> (RowData) GenericRowData.of((int) (long) id, StringData.fromString("row-" + id)))
+                .returns(TypeInformation.of(RowData.class))
+                .sinkTo(FaultInjectingDatabase.wrap(sink)));
+
+        assertThat(e.getMessage())
+                .containsSubsequence(
+                        sinkAndSubtask(0, 1),
+                        "the records do not fit table \"" + schema + "\".\"" + table + "\"",
+                        "column \"id\": Flink type DATE cannot be written into bigint",
+                        "Remedy");
+        assertThat(rowsIn(schema + "." + table)).isZero();
+    }
+
     /** User SQL is parsed by PostgreSQL when the writer opens, so a wrong table is found at start too. */
     @Test
     void userSqlIntoAMissingTable() throws Exception {
@@ -412,6 +482,10 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
                         "Remedy: checkpoint EXACTLY_ONCE");
     }
 
+    /**
+     * A database that does not answer is named with the remedy, and never the password (restarts off here: a
+     * restart may find it up, so the job keeps restarting, {@link #aDatabaseDownAtStartIsWaitedForByRestarts}).
+     */
     @Test
     void unreachableDatabase() throws Exception {
         int closedPort;
@@ -419,10 +493,14 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
             closedPort = socket.getLocalPort();
         }
         String url = "jdbc:postgresql://localhost:" + closedPort + "/postgres?connectTimeout=5&password=" + password;
-        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table).jdbcUrl(url).username(role).password(password);
+        StreamExecutionEnvironment env = env(1, NO_CHECKPOINT, noRestarts());
+        endless(env).sinkTo(sinkBuilder(sinkId, table).jdbcUrl(url).username(role).password(password).build());
+        Throwable thrown = catchThrowable(() -> env.execute("unreachable"));
 
-        SinkException e = failsAtStart(1, sink);
-
+        assertThat(ExceptionUtils.stringifyException(thrown)).as("the failure chain").doesNotContain(password);
+        assertThat(ExceptionUtils.findThrowable(thrown, SuppressRestartsException.class)).as("restarts suppressed")
+                .isEmpty();
+        SinkException e = ExceptionUtils.findThrowable(thrown, SinkException.class).orElseThrow();
         assertThat(e.getMessage())
                 .containsSubsequence(
                         sinkAndSubtask(0, 1),
@@ -431,6 +509,39 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
                         "Connection to localhost:" + closedPort + " refused",
                         "SQLSTATE 08001",
                         "Remedy: check the JDBC URL, the credentials and that the server accepts connections");
+    }
+
+    /**
+     * A database down when the job starts may come up, unlike a misconfiguration: the writer's failed
+     * connection keeps the job restarting (Flink's default restart strategy), and once the server is up the
+     * job runs and ends exact. Paced by what the job did: the server starts once the writer failed to start
+     * twice.
+     */
+    @Test
+    void aDatabaseDownAtStartIsWaitedForByRestarts() throws Exception {
+        try (StandalonePostgres server = PostgresFixture.startNew(Map.of())) {
+            createSchemaAndTable(server);
+            server.stop();
+            StreamExecutionEnvironment env = TestJobs.envWithDefaultRestarts(1, 200);
+            ids(env, 1_000, 2_000).sinkTo(FaultInjectingDatabase.wrap(sinkAs(server, "postgres").build()));
+            JobClient job = env.executeAsync("database down at start");
+            try {
+                TestJobs.await(() -> Faults.writerStarts(sinkId, 0).size() >= 2, "two starts of the writer");
+                server.start();
+                job.getJobExecutionResult().get(TestJobs.TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+            } finally {
+                TestJobs.cancelUnlessDone(job);
+            }
+
+            assertThat(Faults.writerStarts(sinkId, 0)).as("writer starts: restarted until the server was up")
+                    .hasSizeGreaterThanOrEqualTo(3)
+                    .startsWith(0, 1);
+            String target = schema + "." + table;
+            assertThat(server.count("SELECT count(*) FROM " + target)).as("rows").isEqualTo(1_000);
+            assertThat(server.count("SELECT count(DISTINCT id) FROM " + target + " WHERE id >= 0 AND id < 1000"))
+                    .as("distinct ids").isEqualTo(1_000);
+            assertThat(server.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared left").isEmpty();
+        }
     }
 
     // ------------------------------------------------------------------ helpers
@@ -517,18 +628,24 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
     }
 
     /**
-     * Runs the sink over an endless source with hourly checkpoints and no restarts: the job can only end by
-     * failing, and the sink's error must come from opening the writer. No message in the failure chain may
-     * contain the password.
+     * Runs the sink over an endless source with hourly checkpoints under Flink's default restart strategy,
+     * which restarts such a job without end: the job can only end by failing at its start for good, within
+     * {@link #REFUSAL_BOUND}, and the sink's error must come from opening the writer, which started once in
+     * every subtask that started at all (no restart). No message in the failure chain may contain the password.
      */
-    private SinkException failsAtStart(int parallelism, PostgresSinkBuilder<Long> sink) {
-        StreamExecutionEnvironment env = env(parallelism, NO_CHECKPOINT, noRestarts());
-        endless(env).sinkTo(sink.build());
-        Throwable thrown = catchThrowable(() -> env.execute("misconfigured"));
+    private SinkException failsAtStart(int parallelism, PostgresSinkBuilder<Long> sink) throws Exception {
+        return failsAtStart(parallelism, env -> endless(env).sinkTo(FaultInjectingDatabase.wrap(sink.build())));
+    }
 
-        assertThat(thrown).as("the job must fail").isNotNull();
+    /** {@link #failsAtStart(int, PostgresSinkBuilder)} of the job that {@code job} adds to the environment. */
+    private SinkException failsAtStart(int parallelism, Consumer<StreamExecutionEnvironment> job) throws Exception {
+        StreamExecutionEnvironment env = TestJobs.envWithDefaultRestarts(parallelism, NO_CHECKPOINT);
+        job.accept(env);
+        Throwable thrown = TestJobs.failureWithin(env.executeAsync("misconfigured"), REFUSAL_BOUND);
+
         String everything = ExceptionUtils.stringifyException(thrown);
         assertThat(everything).as("the failure chain").doesNotContain(password);
+        assertStartedOnce(parallelism);
         SinkException e =
                 ExceptionUtils.findThrowable(thrown, SinkException.class)
                         .orElseThrow(() -> new AssertionError("no SinkException in\n" + everything));
@@ -536,5 +653,14 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
                 .as("found when the writer opens")
                 .contains("openWriter");
         return e;
+    }
+
+    /** Every writer subtask that started did so once, at attempt 0, and one at least did: the job never restarted. */
+    private void assertStartedOnce(int parallelism) {
+        List<List<Integer>> starts = IntStream.range(0, parallelism)
+                .mapToObj(subtask -> Faults.writerStarts(sinkId, subtask))
+                .collect(Collectors.toList());
+        assertThat(starts).as("writer starts per subtask").allSatisfy(s -> assertThat(s).isIn(List.of(), List.of(0)));
+        assertThat(starts).as("writer starts per subtask").anySatisfy(s -> assertThat(s).containsExactly(0));
     }
 }

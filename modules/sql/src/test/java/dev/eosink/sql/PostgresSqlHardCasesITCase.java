@@ -15,10 +15,13 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.StatementSet;
+import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.AfterEach;
@@ -252,24 +255,60 @@ class PostgresSqlHardCasesITCase {
 
     /**
      * A Flink table whose BIGINT column goes into an integer column, through SQL: the writers refuse to
-     * start, with the column, both types and the remedy; nothing is written, nothing prepared.
+     * start, with the column, both types and the remedy; nothing is written, nothing prepared. The job fails
+     * without restarts although Flink's default restart strategy would restart it for ever: every task ran
+     * once.
      */
     @Test
-    void aTypeTheDatabaseColumnDoesNotTakeIsRefusedAtStart() throws Exception {
+    void aTypeTheDatabaseColumnDoesNotTakeIsRefusedAtStart(@InjectMiniCluster MiniCluster cluster) throws Exception {
         String sinkId = name.replace('_', '-');
         db.execute("CREATE TABLE " + name + " (id integer NOT NULL, payload text NOT NULL)");
-        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(TestJobs.env(2, SqlJobs.CHECKPOINT_MILLIS, TestJobs.noRestarts()));
+        StreamTableEnvironment tEnv =
+                SqlJobs.tableEnvironment(TestJobs.envWithDefaultRestarts(2, SqlJobs.CHECKPOINT_MILLIS));
         SqlJobs.ids(tEnv, "ids", 100, 1_000);
         tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
 
-        Throwable failure = TestJobs.failureOf(
-                () -> tEnv.executeSql("INSERT INTO pg_sink SELECT id, CAST(id AS STRING) FROM ids").await());
+        Throwable failure =
+                refusedAtStart(cluster, tEnv.executeSql("INSERT INTO pg_sink SELECT id, CAST(id AS STRING) FROM ids"));
 
         String message = TestJobs.messageContaining(failure, "cannot be written into");
-        assertThat(message).contains(name).contains("column \"id\"").contains("BIGINT").contains("integer").contains("Remedy");
+        assertThat(message).contains("sink '" + sinkId + "' subtask").contains(name).contains("column \"id\"")
+                .contains("BIGINT").contains("integer").contains("Remedy");
         assertThat(message).as("the column that fits is not named").doesNotContain("\"payload\"");
         SqlTables.assertNothingPrepared(db, sinkId);
         assertThat(db.count("SELECT count(*) FROM " + name)).as("rows written").isZero();
+    }
+
+    /** A table that does not exist, through SQL: refused at start, naming it and the remedy, without restarts. */
+    @Test
+    void aMissingTableIsRefusedAtStart(@InjectMiniCluster MiniCluster cluster) throws Exception {
+        String sinkId = name.replace('_', '-');
+        StreamTableEnvironment tEnv =
+                SqlJobs.tableEnvironment(TestJobs.envWithDefaultRestarts(1, SqlJobs.CHECKPOINT_MILLIS));
+        SqlJobs.ids(tEnv, "ids", 100, 1_000);
+        tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) "
+                + SqlJobs.with(options(name, sinkId)));
+
+        Throwable failure =
+                refusedAtStart(cluster, tEnv.executeSql("INSERT INTO pg_sink SELECT id, CAST(id AS STRING) FROM ids"));
+
+        assertThat(TestJobs.messageContaining(failure, "does not exist"))
+                .contains("sink '" + sinkId + "' subtask 0/1 (attempt 0)")
+                .contains("table \"public\".\"" + name + "\" does not exist")
+                .contains("Remedy: create it, or fix the table name given to the sink");
+        SqlTables.assertNothingPrepared(db, sinkId);
+    }
+
+    /**
+     * The failure of the INSERT's job, which must fail at its start within {@link TestJobs#TIMEOUT}, far
+     * below what restarts would take, and whose every task ran once (no restart).
+     */
+    private static Throwable refusedAtStart(MiniCluster cluster, TableResult insert) throws Exception {
+        JobClient job = insert.getJobClient().orElseThrow();
+        Throwable failure = TestJobs.failureWithin(job, TestJobs.TIMEOUT);
+        assertThat(TestJobs.attempts(cluster, job.getJobID())).as("attempts of the job's tasks: no restart")
+                .isEqualTo(1);
+        return failure;
     }
 
     // ---------------------------------------------------------------- what the database shows

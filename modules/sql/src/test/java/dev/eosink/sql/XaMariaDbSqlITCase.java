@@ -10,6 +10,8 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -18,6 +20,7 @@ import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
@@ -36,7 +39,6 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
-import static dev.eosink.testing.hardcases.TestJobs.failureOf;
 import static dev.eosink.testing.hardcases.TestJobs.messages;
 import static dev.eosink.testing.hardcases.TestJobs.noRestarts;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -358,18 +360,24 @@ class XaMariaDbSqlITCase {
     /**
      * A table whose only unique key is not on exactly the primary key's columns is refused when the job
      * starts, before anything is written: the message names the sink, the table, the key, the table's
-     * unique keys and the statement that adds the missing one.
+     * unique keys and the statement that adds the missing one. The job fails without restarts although
+     * Flink's default restart strategy would restart it for ever: every task ran once.
      */
     @Test
-    void aTableWithoutAUniqueKeyOnThePrimaryKeyIsRefusedAtStart() {
+    void aTableWithoutAUniqueKeyOnThePrimaryKeyIsRefusedAtStart(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
         String table = name;
         createUpsertTable(table, "id BIGINT NOT NULL, label VARCHAR(40) NOT NULL, UNIQUE KEY (id, label)");
-        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, noRestarts()));
+        StreamTableEnvironment tEnv =
+                SqlJobs.tableEnvironment(TestJobs.envWithDefaultRestarts(1, SqlJobs.CHECKPOINT_MILLIS));
         SqlJobs.ids(tEnv, "ids", 10, 1_000);
         tEnv.executeSql("CREATE TEMPORARY TABLE xa_sink (id BIGINT, label STRING, PRIMARY KEY (id) NOT ENFORCED) "
                 + SqlJobs.with(options(table)));
 
-        String failure = messages(failureOf(() -> tEnv.executeSql("INSERT INTO xa_sink SELECT id, 'x' FROM ids").await()));
+        JobClient job = tEnv.executeSql("INSERT INTO xa_sink SELECT id, 'x' FROM ids").getJobClient().orElseThrow();
+        String failure = messages(TestJobs.failureWithin(job, TestJobs.TIMEOUT));
+        assertThat(TestJobs.attempts(cluster, job.getJobID())).as("attempts of the job's tasks: no restart")
+                .isEqualTo(1);
         assertThat(failure)
                 .contains("sink '" + sinkId(table) + "' subtask 0/1")
                 .contains("table " + table)

@@ -1,7 +1,10 @@
 package dev.eosink.xa;
 
+import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.hardcases.TestJobs;
 import dev.eosink.xa.internal.XaIds;
 
 import org.apache.flink.core.execution.JobClient;
@@ -161,16 +164,44 @@ abstract class XaDialectCases {
         assertThat(db.prepared(sinkId)).isEmpty();
     }
 
-    /** A missing table is found at job start, with the remedy, never the password. */
+    /**
+     * A missing table is found at job start, with the remedy, never the password; the job fails without
+     * restarts, since every restart would find the table missing again.
+     */
     @Test
-    void missingTableIsFoundAtStartWithoutThePassword() {
-        StreamExecutionEnvironment env = env(1, 200, noRestarts());
-        ids(env, 10, 1_000).sinkTo(sinkBuilder().table(table + "_missing").build());
-        String messages = messages(failureOf(() -> env.execute("missing table")));
+    void missingTableIsFoundAtStartWithoutThePassword() throws Exception {
+        String messages = refusedAtStart(sinkBuilder().table(table + "_missing").build());
         assertThat(messages).contains("sink '" + sinkId + "' subtask 0/1").contains(table + "_missing").contains("Remedy");
+    }
+
+    /** A column the sink writes that the table lacks: refused at start, without restarts. */
+    @Test
+    void missingColumnIsRefusedAtStart() throws Exception {
+        String messages = refusedAtStart(
+                sinkBuilder().columns("id", "payload", "amount").rows(id -> new Object[] {id, "row-" + id, 1}).build());
+        assertThat(messages)
+                .contains("sink '" + sinkId + "' subtask 0/1")
+                .contains("table " + table + " with columns [id, payload, amount] cannot be read")
+                .contains("amount")
+                .contains("Remedy: create the table, fix the table or column names given to the sink");
+    }
+
+    /**
+     * Runs {@code sink} over ids under Flink's default restart strategy, which restarts such a job without
+     * end, and returns every message of its failure: it must fail at start for good, within {@link
+     * TestJobs#TIMEOUT}, its writer started once (no restart), and no message shows the password.
+     */
+    String refusedAtStart(ExactlyOnceSink<Long> sink) throws Exception {
+        StreamExecutionEnvironment env = TestJobs.envWithDefaultRestarts(1, 200);
+        ids(env, 10, 1_000).sinkTo(FaultInjectingDatabase.wrap(sink));
+        Throwable failure = TestJobs.failureWithin(env.executeAsync("refused at start"), TestJobs.TIMEOUT);
+        assertThat(Faults.writerStarts(sinkId, 0)).as("writer starts: no restart").containsExactly(0);
+        String messages = messages(failure);
         if (!db.sinkPassword().isEmpty()) {
             assertThat(messages).doesNotContain(db.sinkPassword());
         }
+        assertThat(db.prepared(sinkId)).as("prepared branches left").isEmpty();
+        return messages;
     }
 
     /**

@@ -21,6 +21,58 @@ class XaMariaDbITCase extends XaDialectCases {
         return new XaMariaDbBackend();
     }
 
+    /** Only InnoDB takes part in XA: a MyISAM table would show its rows at once. Refused at start, without restarts. */
+    @Test
+    void aTableOutsideTransactionsIsRefusedAtStart() throws Exception {
+        db.execute("ALTER TABLE " + table + " ENGINE=MyISAM");
+        assertThat(refusedAtStart(sinkBuilder().build()))
+                .contains("sink '" + sinkId + "' subtask 0/1")
+                .contains("table `" + table + "` uses the MyISAM engine, which ignores XA transactions")
+                .contains("Remedy: ALTER TABLE `" + table + "` ENGINE=InnoDB");
+    }
+
+    /**
+     * A table the sink's user may not read or write (in a database it has no grant on): the start-up probe is
+     * refused, named with the remedy, and the job fails without restarts.
+     */
+    @Test
+    void aTableTheUserHasNoGrantOnIsRefusedAtStart() throws Exception {
+        String other = table + "_db";
+        db.execute("CREATE DATABASE " + other);
+        try {
+            db.execute("CREATE TABLE " + other + "." + table + " (id BIGINT NOT NULL, payload VARCHAR(100) NOT NULL) "
+                    + "ENGINE=InnoDB");
+            assertThat(refusedAtStart(sinkBuilder().table(other, table).build()))
+                    .contains("sink '" + sinkId + "' subtask 0/1")
+                    .contains("table " + other + "." + table + " with columns [id, payload] cannot be read")
+                    .contains("SELECT command denied")
+                    .contains("Remedy: create the table, fix the table or column names given to the sink, or grant "
+                            + "the sink's user SELECT and INSERT on it");
+        } finally {
+            db.execute("DROP DATABASE " + other);
+        }
+    }
+
+    /**
+     * A marker table the sink must create where its user may not (no CREATE on that database): refused at
+     * start, naming both ways out, without restarts.
+     */
+    @Test
+    void aMarkerTableTheUserMayNotCreateIsRefusedAtStart() throws Exception {
+        String other = table + "_db";
+        db.execute("CREATE DATABASE " + other);
+        try {
+            assertThat(refusedAtStart(sinkBuilder().markerTable(other, "eosink_markers").build()))
+                    .contains("sink '" + sinkId + "' subtask 0/1")
+                    .contains("could not create marker table `" + other + "`.`eosink_markers`")
+                    .contains("command denied")
+                    .contains("Remedy: create it")
+                    .contains("or grant CREATE");
+        } finally {
+            db.execute("DROP DATABASE " + other);
+        }
+    }
+
     /** Where the server checks passwords: a wrong one is refused at start, and never shown. */
     @Test
     void wrongPasswordIsRefusedAtStartWithoutShowingIt() {

@@ -34,7 +34,9 @@
  * protocol: the order of calls (ownership claimed and recovery done before the first write, one open
  * transaction at a time, prepare only for an epoch that wrote), which thread calls (the task's), and
  * what the protocol does with each answer (a {@link dev.eosink.core.spi.RetriableCommitException} is
- * retried, a commit of a name no longer prepared is decided by the marker). In return it must keep
+ * retried, a commit of a name no longer prepared is decided by the marker, a {@link
+ * dev.eosink.core.spi.MisconfigurationException} from a writer's or committer's start fails the job without
+ * restarts). In return it must keep
  * the contracts stated there: a marker with every prepared transaction, no reconnect inside an
  * epoch, no credentials in {@code toString}. The types here are {@code @PublicEvolving}, but for
  * {@link dev.eosink.core.spi.HookedDatabase}, which is the sink's own wrapper for lifecycle hooks.

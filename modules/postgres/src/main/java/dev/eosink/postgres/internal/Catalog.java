@@ -1,6 +1,7 @@
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
@@ -12,7 +13,10 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The catalog questions the writer's start-up checks ask ({@link Preflight}, {@link SinkTables}). */
+/**
+ * The catalog questions the writer's start-up checks ask ({@link Preflight}, {@link SinkTables}), and
+ * which of the server's refusals a restart would find the same ({@link #refusesForGood}).
+ */
 final class Catalog {
 
     private Catalog() {}
@@ -31,13 +35,24 @@ final class Catalog {
             s.setString(1, table.schema());
             try (ResultSet rs = s.executeQuery()) {
                 if (rs.next() && !rs.getBoolean(1)) {
-                    throw new SinkException(
+                    throw new MisconfigurationException(
                             context + ": the role " + role + " lacks USAGE on schema " + SqlIdentifier.quote(table.schema())
                                     + ", so it cannot use " + what + " " + table + ". Remedy: GRANT USAGE ON SCHEMA "
                                     + SqlIdentifier.quote(table.schema()) + " TO " + role + " (see sql/02-sink-role.sql).");
                 }
             }
         }
+    }
+
+    /**
+     * Whether the server refused a statement for what it is or for the role, which a restart finds the same:
+     * SQLSTATE class 42 (syntax error or access rule violation: a missing table, column or privilege, an
+     * upsert key without its index) and 3F000 (no such schema). Anything else (a connection lost, a timeout,
+     * a lock not granted, the server shutting down) may be over by the next attempt.
+     */
+    static boolean refusesForGood(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && (state.startsWith("42") || state.equals("3F000"));
     }
 
     /** The server's message on one line (it puts Detail, Hint and Position on lines of their own). */

@@ -1,12 +1,17 @@
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.postgres.PostgresOwnership;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,19 +25,41 @@ import java.sql.SQLException;
  *
  * <p>The lock is {@code (lockClass(sinkId), subtask)}: the two-key form, which pg_locks shows with
  * {@code objsubid = 2}. Callers run it between epochs, never inside the epoch's transaction.
+ *
+ * <p>Before its first guard, the session takes the <em>execution mark</em> of the sink: a shared advisory
+ * lock keyed by the sink id and the execution ({@link SubtaskContext#execution()}), in the one-key form
+ * ({@code objsubid = 1}), held until the session ends. So a claim that finds the guard held can tell whose
+ * it is: a holder with this execution's mark is a session of an earlier attempt of this job, going away
+ * (its task is being cancelled, or its TaskManager died and the server has not noticed yet), and a restart
+ * waits for it again; a holder without it is a session of another job, or of another submission of this
+ * one, and no restart helps: the claim refuses with a {@link MisconfigurationException}.
  */
 final class OwnershipGuard {
 
     private static final Logger LOG = LoggerFactory.getLogger(OwnershipGuard.class);
 
+    /** Whose session holds a guard, as far as the claim can tell. */
+    private enum Execution {
+        /** This execution's mark: an earlier attempt of this job, going away. */
+        THIS,
+        /** A session without this execution's mark: another job, or another submission of this one. */
+        OTHER,
+        /** No holder seen (it let go meanwhile). */
+        UNKNOWN
+    }
+
     private final Connection connection;
     private final SubtaskContext context;
     private final int lockClass;
+    private final long executionMark;
+    /** Whether this session took its execution mark. */
+    private boolean marked;
 
     OwnershipGuard(Connection connection, SubtaskContext context) {
         this.connection = connection;
         this.context = context;
         this.lockClass = lockClass(context.sinkId());
+        this.executionMark = executionMark(context.sinkId(), context.execution());
     }
 
     /** The advisory-lock class of a sink id: a stable 32-bit hash, so every job computes the same. */
@@ -40,10 +67,29 @@ final class OwnershipGuard {
         return PostgresOwnership.guardLockClass(sinkId);
     }
 
-    /** Takes the guard of {@code subtask}, waiting up to {@code waitMillis} for a holder going away. */
+    /**
+     * The key of the execution mark of a sink id and execution: 64 bits of SHA-256 of both, for the one-key
+     * form of an advisory lock, which never meets the two-key form of the guards.
+     */
+    static long executionMark(String sinkId, String execution) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(("eosink-execution/" + sinkId + "/" + execution).getBytes(StandardCharsets.UTF_8));
+            return ByteBuffer.wrap(digest).getLong();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+
+    /**
+     * Takes the guard of {@code subtask}, waiting up to {@code waitMillis} for a holder going away. Refuses
+     * with a {@link MisconfigurationException} when the holder is a session of another execution, with a
+     * plain {@link SinkException} (a restart waits again) when it is this execution's or unknown.
+     */
     void claim(int subtask, long waitMillis) throws SinkException {
         long deadline = System.currentTimeMillis() + waitMillis;
         try (PreparedStatement s = connection.prepareStatement("SELECT pg_try_advisory_lock(?, ?)")) {
+            markExecution();
             s.setInt(1, lockClass);
             s.setInt(2, subtask);
             long nextLog = 0;
@@ -58,23 +104,11 @@ final class OwnershipGuard {
                 if (now >= nextLog && now < deadline) {
                     // A task going away releases it within seconds; a live job holding it is a second job.
                     LOG.info("{}: waiting up to {} ms more for the ownership guard of sink id '{}' subtask {} ({})",
-                            context, deadline - now, context.sinkId(), subtask, holder(subtask));
+                            context, deadline - now, context.sinkId(), subtask, holder(subtask).description);
                     nextLog = now + 5_000;
                 }
                 if (now >= deadline) {
-                    throw new SinkException(
-                            context
-                                    + ": another live session holds the ownership guard of sink id '"
-                                    + context.sinkId()
-                                    + "' subtask "
-                                    + subtask
-                                    + " ("
-                                    + holder(subtask)
-                                    + ") and did not release it within "
-                                    + waitMillis
-                                    + " ms. Two jobs with the same sink id would roll back each other's "
-                                    + "transactions, so this one refuses to start. Remedy: stop the other job, or "
-                                    + "give this sink a different sink id.");
+                    throw notReleased(subtask, waitMillis, holder(subtask));
                 }
                 Thread.sleep(Math.min(500, Math.max(1, deadline - System.currentTimeMillis())));
             }
@@ -83,6 +117,53 @@ final class OwnershipGuard {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SinkException(context + ": interrupted while waiting for the ownership guard", e);
+        }
+    }
+
+    /** Takes this execution's mark, once per session, before any guard. */
+    private void markExecution() throws SQLException {
+        if (marked) {
+            return;
+        }
+        try (PreparedStatement s = connection.prepareStatement("SELECT pg_try_advisory_lock_shared(?)")) {
+            s.setLong(1, executionMark);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                if (!rs.getBoolean(1)) {
+                    // Only an exclusive lock of someone else's with the same 64-bit key refuses a shared one.
+                    LOG.warn("{}: advisory lock {} (this execution's mark) is held exclusively by another session; "
+                            + "a later attempt of this job that finds this session holding a guard takes it for "
+                            + "another job's", context, executionMark);
+                }
+            }
+        }
+        marked = true;
+    }
+
+    /** Why the claim of {@code subtask} gave up, by whose session holds the guard. */
+    private SinkException notReleased(int subtask, long waitMillis, Holder holder) {
+        String held = context + ": another live session holds the ownership guard of sink id '" + context.sinkId()
+                + "' subtask " + subtask + " (" + holder.description + ") and did not release it within " + waitMillis
+                + " ms";
+        switch (holder.execution) {
+            case OTHER:
+                return new MisconfigurationException(held + ": a session of another execution (another job, or "
+                        + "another submission of this job), not a task of this one going away. Two jobs with the "
+                        + "same sink id would roll back each other's transactions, so this one refuses to start, and "
+                        + "fails without restarts: each would find the same, and once the other job ended this one "
+                        + "would write its input a second time. Remedy: stop the other job, or give this sink a "
+                        + "different sink id. If no live job owns that session (its TaskManager died and the server "
+                        + "has not noticed yet), end it (SELECT pg_terminate_backend(" + holder.pid + ")) and submit "
+                        + "the job again.");
+            case THIS:
+                return new SinkException(held + ": a session of an earlier attempt of this job, which is going away "
+                        + "(its task is being cancelled, or its TaskManager died and the server has not noticed yet). "
+                        + "The task fails and the restarted one waits for it again. Remedy: if it stays, end it "
+                        + "(SELECT pg_terminate_backend(" + holder.pid + ")), or raise claimWait.");
+            default:
+                return new SinkException(held + ". Two jobs with the same sink id would roll back each other's "
+                        + "transactions, so this one refuses to start. Remedy: stop the other job, or give this sink "
+                        + "a different sink id.");
         }
     }
 
@@ -107,30 +188,47 @@ final class OwnershipGuard {
         return new SinkException(context + ": could not release the guard of subtask " + subtask, e);
     }
 
-    /** Who holds the guard, from pg_locks and pg_stat_activity, for the refusal message. */
-    private String holder(int subtask) {
+    /**
+     * Who holds the guard, from pg_locks and pg_stat_activity, for the messages, and whether that session
+     * carries this execution's mark. Every role sees pg_locks and the pid and application_name of every
+     * session; the client address and start time only of its own sessions (or with pg_read_all_stats).
+     */
+    private Holder holder(int subtask) {
         String sql =
-                "SELECT a.pid, a.application_name, a.client_addr, a.backend_start FROM pg_locks l "
-                        + "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+                "SELECT l.pid, a.application_name, a.client_addr, a.backend_start, EXISTS (SELECT 1 FROM pg_locks m "
+                        + "WHERE m.pid = l.pid AND m.locktype = 'advisory' AND m.granted AND m.objsubid = 1 "
+                        + "AND m.classid = ?::oid AND m.objid = ?::oid) FROM pg_locks l "
+                        + "LEFT JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
                         + "AND l.classid = ?::oid AND l.objid = ?::oid AND l.objsubid = 2 AND l.pid <> pg_backend_pid()";
         try (PreparedStatement s = connection.prepareStatement(sql)) {
-            s.setLong(1, Integer.toUnsignedLong(lockClass));
-            s.setLong(2, subtask);
+            s.setLong(1, executionMark >>> 32);
+            s.setLong(2, executionMark & 0xFFFF_FFFFL);
+            s.setLong(3, Integer.toUnsignedLong(lockClass));
+            s.setLong(4, subtask);
             try (ResultSet rs = s.executeQuery()) {
                 if (rs.next()) {
-                    return "held by backend pid "
-                            + rs.getInt(1)
-                            + ", application_name '"
-                            + rs.getString(2)
-                            + "', client "
-                            + rs.getString(3)
-                            + ", connected since "
-                            + rs.getTimestamp(4);
+                    int pid = rs.getInt(1);
+                    return new Holder("held by backend pid " + pid + ", application_name '" + rs.getString(2)
+                            + "', client " + rs.getString(3) + ", connected since " + rs.getTimestamp(4),
+                            rs.getBoolean(5) ? Execution.THIS : Execution.OTHER, pid);
                 }
-                return "holder not visible to this role";
+                return new Holder("holder gone from pg_locks meanwhile", Execution.UNKNOWN, 0);
             }
         } catch (SQLException e) {
-            return "holder unknown: " + e.getMessage();
+            return new Holder("holder unknown: " + e.getMessage(), Execution.UNKNOWN, 0);
+        }
+    }
+
+    /** The session holding a guard: for messages, whose execution it is, and its pid (0: unknown). */
+    private static final class Holder {
+        final String description;
+        final Execution execution;
+        final int pid;
+
+        Holder(String description, Execution execution, int pid) {
+            this.description = description;
+            this.execution = execution;
+            this.pid = pid;
         }
     }
 }

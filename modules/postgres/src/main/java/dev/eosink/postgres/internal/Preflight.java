@@ -1,6 +1,7 @@
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
@@ -27,6 +28,7 @@ import static dev.eosink.postgres.internal.Catalog.currentRole;
 import static dev.eosink.postgres.internal.Catalog.exists;
 import static dev.eosink.postgres.internal.Catalog.missingPrivileges;
 import static dev.eosink.postgres.internal.Catalog.oneLine;
+import static dev.eosink.postgres.internal.Catalog.refusesForGood;
 
 /**
  * What a writer checks on its own connection before it writes anything, so that what would fail at
@@ -36,6 +38,12 @@ import static dev.eosink.postgres.internal.Catalog.oneLine;
  * PostgreSQL parses the user's statement, that the records' rows fit the columns' types (where the
  * {@link RowFormat} knows them), and that an upsert key has its unique index. It runs the checks in
  * that order, and returns what it found: the columns' types and the {@link WritePlan}.
+ *
+ * <p>Each check refuses with a {@link MisconfigurationException}, which fails the job without restarts,
+ * when the server's answer says what a restart would find again: a setting, a missing table, column,
+ * index or privilege, a type the column does not take, a statement PostgreSQL refuses for what it is
+ * ({@link Catalog#refusesForGood}). A question the server could not answer (the connection lost, a
+ * timeout) throws the driver's {@link SQLException}, and the job restarts.
  *
  * <p>It changes nothing but the sink's own tables (created when missing, if the sink may).
  */
@@ -113,7 +121,7 @@ final class Preflight<IN> {
         try {
             rows = TableRows.open(format, types);
         } catch (ColumnsRefused e) {
-            throw new SinkException(context + ": the records do not fit table " + insert.table() + ": "
+            throw new MisconfigurationException(context + ": the records do not fit table " + insert.table() + ": "
                     + e.getMessage() + ". Nothing was written.", e);
         }
         return new Findings<>(types, plan(insert, types, rows));
@@ -133,8 +141,10 @@ final class Preflight<IN> {
         int maxPreparedPerSubtask = options.maxPreparedPerSubtask();
         int needed = PREPARED_PER_SUBTASK * context.parallelism();
         if (max < needed) {
-            throw new SinkException(
+            throw new MisconfigurationException(
                     context
+                            + " into "
+                            + options.statement().describe()
                             + ": PostgreSQL at "
                             + options.connection().describe()
                             + " has max_prepared_transactions = "
@@ -182,11 +192,14 @@ final class Preflight<IN> {
      * Privileges are checked only when a statement runs, so a missing one still shows at the first
      * batch.
      */
-    private void checkUserSql(InsertStatement.UserSql<IN> userSql) throws SinkException {
+    private void checkUserSql(InsertStatement.UserSql<IN> userSql) throws SQLException, SinkException {
         try (PreparedStatement s = c.prepareStatement(userSql.sql())) {
             s.getParameterMetaData();
         } catch (SQLException e) {
-            throw new SinkException(
+            if (!refusesForGood(e)) {
+                throw e; // not an answer about the statement: the connection, a timeout
+            }
+            throw new MisconfigurationException(
                     context + ": " + userSql.describe() + " is refused by PostgreSQL: "
                             + oneLine(e) + " (SQLSTATE "
                             + e.getSQLState() + "). Remedy: fix the statement given to sql(...).",
@@ -204,14 +217,14 @@ final class Preflight<IN> {
         String role = currentRole(c);
         checkSchemaUsage(c, context, role, table, "table");
         if (!exists(c, table)) {
-            throw new SinkException(
+            throw new MisconfigurationException(
                     context + ": table " + table + " does not exist (names are case-sensitive as given; without a "
                             + "schema, only schemas on the search_path that the role may use are searched). Remedy: "
                             + "create it, or fix the table name given to the sink.");
         }
         List<String> missing = missingPrivileges(c, table, "INSERT");
         if (!missing.isEmpty()) {
-            throw new SinkException(
+            throw new MisconfigurationException(
                     context + ": the role " + role + " lacks INSERT on table " + table + ". Remedy: GRANT INSERT ON "
                             + table + " TO " + role + " (see sql/02-sink-role.sql).");
         }
@@ -225,7 +238,7 @@ final class Preflight<IN> {
             s.executeQuery(probe).close();
         } catch (SQLException e) {
             if ("42703".equals(e.getSQLState()) && !formatChecksColumns) {
-                throw new SinkException(
+                throw new MisconfigurationException(
                         context + ": table " + table + " lacks a column the sink writes: " + oneLine(e)
                                 + ". Columns configured: " + insert.columns() + ". Remedy: add the column to "
                                 + "the table, or fix columns(...) (names are case-sensitive as given).",
@@ -303,7 +316,8 @@ final class Preflight<IN> {
         if (options.rowAction() instanceof RowAction.Upsert<IN> upsert) {
             KeyColumns keys = KeyColumns.read(c, table, upsert.key());
             if (keys.unsupported() != null) {
-                throw new SinkException(context + ": table " + table + ": " + keys.unsupported() + ". Remedy: give the key "
+                throw new MisconfigurationException(
+                        context + ": table " + table + ": " + keys.unsupported() + ". Remedy: give the key "
                         + "column a deterministic collation (citext already ignores case), or make it text with the "
                         + "nondeterministic collation instead of citext.");
             }
@@ -374,7 +388,7 @@ final class Preflight<IN> {
             s.executeQuery("EXPLAIN " + upserts.upsertSqlWithNulls()).close();
         } catch (SQLException e) {
             if ("42P10".equals(e.getSQLState())) {
-                throw new SinkException(context + ": upsert key " + key + " of table " + table
+                throw new MisconfigurationException(context + ": upsert key " + key + " of table " + table
                         + " has no unique index or constraint on exactly those columns, which INSERT ... ON CONFLICT "
                         + "needs. Remedy: CREATE UNIQUE INDEX ON " + table + " (" + key.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
                         + "), or give upsert(...) the columns of the primary key.", e);

@@ -1,6 +1,7 @@
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
@@ -18,12 +19,15 @@ import static dev.eosink.postgres.internal.Catalog.currentRole;
 import static dev.eosink.postgres.internal.Catalog.exists;
 import static dev.eosink.postgres.internal.Catalog.missingPrivileges;
 import static dev.eosink.postgres.internal.Catalog.oneLine;
+import static dev.eosink.postgres.internal.Catalog.refusesForGood;
 import static dev.eosink.postgres.internal.Catalog.schemaOf;
 
 /**
  * The tables the sink itself writes besides the target, the marker table and the optional
  * dead-letter table: each created when missing if the sink may, and checked for the privileges the
- * sink needs. Part of the {@link Preflight}.
+ * sink needs. Part of the {@link Preflight}. What a restart would find the same (a table missing that the
+ * sink may not create, a privilege missing, a CREATE refused for the role) is a {@link
+ * MisconfigurationException}; a CREATE that failed for the moment (a lock, a lost connection) is not.
  */
 final class SinkTables {
 
@@ -45,7 +49,7 @@ final class SinkTables {
         checkSchemaUsage(c, context, role, markers.table(), "marker table");
         if (!exists(c, markers.table())) {
             if (!mayCreate) {
-                throw new SinkException(
+                throw new MisconfigurationException(
                         context
                                 + ": marker table "
                                 + markers.table()
@@ -59,7 +63,7 @@ final class SinkTables {
                 // Several subtasks may race on CREATE TABLE IF NOT EXISTS; the loser sees a
                 // duplicate. Anything else is a real problem (usually privileges).
                 if (!exists(c, markers.table())) {
-                    throw new SinkException(
+                    throw refused(e,
                             context
                                     + ": could not create marker table "
                                     + markers.table()
@@ -74,14 +78,13 @@ final class SinkTables {
                                     + SqlIdentifier.quote(schemaOf(c, markers.table()))
                                     + " TO "
                                     + role
-                                    + " (see sql/02-sink-role.sql).",
-                            e);
+                                    + " (see sql/02-sink-role.sql).");
                 }
             }
         }
         List<String> missing = missingPrivileges(c, markers.table(), "INSERT", "SELECT", "DELETE");
         if (!missing.isEmpty()) {
-            throw new SinkException(
+            throw new MisconfigurationException(
                     context
                             + ": the role "
                             + role
@@ -104,7 +107,8 @@ final class SinkTables {
         checkSchemaUsage(c, context, role, table, "dead-letter table");
         if (!exists(c, table)) {
             if (!mayCreate) {
-                throw new SinkException(context + ": dead-letter table " + table + " does not exist. Remedy: "
+                throw new MisconfigurationException(
+                        context + ": dead-letter table " + table + " does not exist. Remedy: "
                         + "create it (" + DeadLetters.createSql(table) + ") and GRANT INSERT on it to " + role
                         + ", or allow the sink to create its tables (createMarkerTable(true)).");
             }
@@ -113,15 +117,21 @@ final class SinkTables {
                 LOG.info("{}: created dead-letter table {}", context, table);
             } catch (SQLException e) {
                 if (!exists(c, table)) { // another subtask may have won the race
-                    throw new SinkException(context + ": could not create dead-letter table " + table + ": "
+                    throw refused(e, context + ": could not create dead-letter table " + table + ": "
                             + oneLine(e) + ". Remedy: create it (" + DeadLetters.createSql(table)
-                            + ") and GRANT INSERT on it to " + role + ".", e);
+                            + ") and GRANT INSERT on it to " + role + ".");
                 }
             }
         }
         if (!missingPrivileges(c, table, "INSERT").isEmpty()) {
-            throw new SinkException(context + ": the role " + role + " lacks INSERT on dead-letter table " + table
+            throw new MisconfigurationException(
+                    context + ": the role " + role + " lacks INSERT on dead-letter table " + table
                     + ". Remedy: GRANT INSERT ON " + table + " TO " + role + ".");
         }
+    }
+
+    /** A CREATE that failed: for good when the server refused it for the role, else for the moment. */
+    private static SinkException refused(SQLException e, String message) {
+        return refusesForGood(e) ? new MisconfigurationException(message, e) : new SinkException(message, e);
     }
 }

@@ -2,14 +2,21 @@ package dev.eosink.testing.faults;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.LifecycleHook;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.TransactionalDatabase;
+import dev.eosink.core.spi.Wording;
+import dev.eosink.core.spi.WriterSession;
+
+import org.apache.flink.util.UserCodeClassLoader;
 
 import java.io.IOException;
 
 /**
- * Makes a sink's lifecycle points reach {@link Faults}, through the sink's own lifecycle hook.
- * Everything else goes to the real database: this is failure injection, not a mock.
+ * Makes a sink's lifecycle points reach {@link Faults}, through the sink's own lifecycle hook, and
+ * counts the writers that begin to open ({@link Faults#writerStarts}), those a start-up check refuses
+ * included. Everything else goes to the real database: this is failure injection, not a mock.
  */
 public final class FaultInjectingDatabase {
 
@@ -17,7 +24,8 @@ public final class FaultInjectingDatabase {
 
     /** The same sink with faults injectable at every point of its lifecycle. */
     public static <IN> ExactlyOnceSink<IN> wrap(ExactlyOnceSink<IN> sink) {
-        return sink.withLifecycleHook(FaultInjectingDatabase::at);
+        return new ExactlyOnceSink<>(new CountingStarts<>(sink.database()), sink.settings(), sink.distribution())
+                .withLifecycleHook(FaultInjectingDatabase::at);
     }
 
     private static void at(LifecycleHook.Point point, SubtaskContext context, TransactionId id) throws IOException {
@@ -31,5 +39,48 @@ public final class FaultInjectingDatabase {
                 context.subtask(),
                 context.attempt(),
                 id == null ? null : id.toString());
+    }
+
+    /** The database as it is, telling {@link Faults} of every writer that begins to open. */
+    private static final class CountingStarts<IN> implements TransactionalDatabase<IN> {
+
+        private static final long serialVersionUID = 1L;
+
+        private final TransactionalDatabase<IN> database;
+
+        CountingStarts(TransactionalDatabase<IN> database) {
+            this.database = database;
+        }
+
+        @Override
+        public WriterSession<IN> openWriter(SubtaskContext context) throws IOException {
+            Faults.writerStarting(context.sinkId(), context.subtask(), context.attempt());
+            return database.openWriter(context);
+        }
+
+        @Override
+        public CommitSession openCommitter(SubtaskContext context) throws IOException {
+            return database.openCommitter(context);
+        }
+
+        @Override
+        public void registerReleaseHooks(UserCodeClassLoader userCode) {
+            database.registerReleaseHooks(userCode);
+        }
+
+        @Override
+        public String target() {
+            return database.target();
+        }
+
+        @Override
+        public Wording wording() {
+            return database.wording();
+        }
+
+        @Override
+        public String toString() {
+            return database.toString();
+        }
     }
 }

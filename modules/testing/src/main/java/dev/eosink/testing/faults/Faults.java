@@ -84,15 +84,35 @@ public final class Faults {
     /** sinkId/subtask -> attempt numbers of writers opened, to tell a regional from a global failover. */
     private static final Map<String, java.util.Set<Integer>> WRITER_ATTEMPTS = new ConcurrentHashMap<>();
 
+    /**
+     * sinkId/subtask -> attempt numbers of writers that began to open, in the order they began, a start-up
+     * check that refused included: how often a job tried to start a writer.
+     */
+    private static final Map<String, java.util.List<Integer>> WRITER_STARTS = new ConcurrentHashMap<>();
+
     private Faults() {}
 
     static void writerOpened(String sinkId, int subtask, int attempt) {
         WRITER_ATTEMPTS.computeIfAbsent(sinkId + "/" + subtask, k -> ConcurrentHashMap.newKeySet()).add(attempt);
     }
 
+    static void writerStarting(String sinkId, int subtask, int attempt) {
+        WRITER_STARTS.computeIfAbsent(sinkId + "/" + subtask, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                .add(attempt);
+    }
+
     /** The attempt numbers with which writer {@code subtask} of {@code sinkId} was opened. */
     public static java.util.Set<Integer> writerAttempts(String sinkId, int subtask) {
         return WRITER_ATTEMPTS.getOrDefault(sinkId + "/" + subtask, java.util.Set.of());
+    }
+
+    /**
+     * The attempt numbers with which writer {@code subtask} of {@code sinkId} began to open, once per start
+     * and in order, whether it opened or a start-up check refused it (unlike {@link #writerAttempts}, which
+     * sees only the writers that opened): {@code [0]} for a writer that started once and never again.
+     */
+    public static java.util.List<Integer> writerStarts(String sinkId, int subtask) {
+        return java.util.List.copyOf(WRITER_STARTS.getOrDefault(sinkId + "/" + subtask, java.util.List.of()));
     }
 
     /** Throw {@link InjectedFault} at the {@code nth} (1-based) arrival of {@code sinkId} at {@code point}, once. */
@@ -139,6 +159,7 @@ public final class Faults {
         ARMED.keySet().removeIf(k -> k.startsWith(prefix));
         FIRED.keySet().removeIf(k -> k.startsWith(prefix));
         WRITER_ATTEMPTS.keySet().removeIf(k -> k.startsWith(prefix));
+        WRITER_STARTS.keySet().removeIf(k -> k.startsWith(prefix));
         PREPARE_FAILURES.remove(sinkId);
     }
 

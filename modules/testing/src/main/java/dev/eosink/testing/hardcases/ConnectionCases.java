@@ -5,6 +5,7 @@ import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.testing.TcpProxy;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.faults.JobFailures;
+import dev.eosink.testing.faults.LogCapture;
 import dev.eosink.testing.hardcases.HardCaseBackend.OwnServer;
 
 import org.apache.flink.core.execution.JobClient;
@@ -212,6 +213,47 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
             }
         }
         assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_PREPARE)).isEqualTo(1);
+        assertExactlyOnce(3_000);
+    }
+
+    /**
+     * A session of this very job that is still going away holds what a restarted writer waits for: the
+     * task manager died while its prepare was on its way (a proxy holds that request back and resets the
+     * client), and its session lives on at the server, holding the ownership guard (PostgreSQL) or the
+     * branch lock (XA). With a claimWait of 1 s the restarted writers give up on it, twice; unlike a guard
+     * held by another job, that is no misconfiguration: the job keeps restarting under Flink's default
+     * restart strategy, and once the session ended (the prepare delivered), it runs on and ends exact.
+     */
+    @Test
+    default void aSessionOfAnEarlierAttemptStillGoingAwayKeepsTheJobRestarting() throws Exception {
+        LogCapture logs = LogCapture.attach();
+        try (TcpProxy proxy = TcpProxy.to(backend().jdbcUrl())) {
+            // The third prepare of the job: after checkpoints completed, so the restart restores one.
+            Faults.arm(sinkId(), Faults.Point.BEFORE_PREPARE, 3,
+                    a -> proxy.holdWhenClientSends(backend().prepareRequest()));
+            StreamExecutionEnvironment env = TestJobs.envWithDefaultRestarts(1, 200);
+            ids(env, 3_000, 3_000).sinkTo(sink(spec()
+                    .withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))
+                    .withClaimWait(Duration.ofSeconds(1))));
+            JobClient job = env.executeAsync("a session of an earlier attempt going away");
+            try {
+                // Starts 0 (held), 1 and 2: the writer of attempt 1 gave up on the held session, and the job restarted.
+                await(() -> proxy.holds() == 1 && Faults.writerStarts(sinkId(), 0).size() >= 3,
+                        "a restarted writer that gave up on the held session, and a restart after it");
+                assertThat(job.getJobStatus().get().isGloballyTerminalState()).as("the job still runs").isFalse();
+                proxy.releaseHeld();
+                job.getJobExecutionResult().get(TestJobs.TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+            } finally {
+                proxy.releaseHeld();
+                cancelUnlessDone(job);
+            }
+        } finally {
+            logs.detach();
+        }
+        assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_PREPARE)).isEqualTo(1);
+        assertThat(logs.text()).as("what the restarted writers gave up on")
+                .contains("a session of an earlier")
+                .doesNotContain("a session of another execution");
         assertExactlyOnce(3_000);
     }
 

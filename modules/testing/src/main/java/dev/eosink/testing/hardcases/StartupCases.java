@@ -17,7 +17,6 @@ import java.time.Duration;
 
 import static dev.eosink.testing.hardcases.TestJobs.env;
 import static dev.eosink.testing.hardcases.TestJobs.ids;
-import static dev.eosink.testing.hardcases.TestJobs.noRestarts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -131,36 +130,53 @@ public interface StartupCases extends HardCaseSupport {
     }
 
     /**
-     * A second live job with the same sink id would roll back the first one's transactions. It is
-     * refused at start and cannot harm the first, which ends exact. While it waits for the ownership
-     * guard it says who holds it, and its refusal names the holder too.
+     * A second live job with the same sink id would roll back the first one's transactions. It is refused at
+     * start and cannot harm the first: its writer waits claimWait for the ownership guard, saying who holds
+     * it, and then, the holder being a session of another execution (not a task of its own going away),
+     * fails for good, naming the holder and the remedy. It must not restart, although its restart strategy
+     * would (Flink's default: for ever): each restart would find the same until the first job ends, and then
+     * write a second copy of its input. The first job, held by its valve until the second failed, ends
+     * exact, and the second wrote nothing.
      */
     @Test
     default void secondLiveJobWithTheSameSinkIdIsRefused() throws Exception {
+        String valve = sinkId() + "-first";
+        IdValve.reset(valve);
+        IdValve.openTo(valve, 200);
         StreamExecutionEnvironment first = env(1, 200);
-        ids(first, 4_000, 1_000).sinkTo(sink());
+        IdValve.ids(first, valve, 4_000).sinkTo(sink());
         JobClient running = first.executeAsync("first");
-        awaitRows(200);
-
-        StreamExecutionEnvironment second = env(1, 200, noRestarts());
-        ids(second, 100, 1_000).sinkTo(sink(spec().withClaimWait(Duration.ofSeconds(1))));
-        String holder = backend().guardHolder(sinkId(), 0);
-        LogCapture logs = LogCapture.attach();
         try {
-            assertThatThrownBy(() -> second.execute("second"))
+            awaitRows(200);
+            StreamExecutionEnvironment second = TestJobs.envWithDefaultRestarts(1, 200);
+            ids(second, 4_000, 4_000).sinkTo(sink(spec().withClaimWait(Duration.ofSeconds(1))));
+            String holder = backend().guardHolder(sinkId(), 0);
+            LogCapture logs = LogCapture.attach();
+            Throwable refused;
+            try {
+                refused = TestJobs.failureWithin(second.executeAsync("second"), TestJobs.TIMEOUT);
+            } finally {
+                logs.detach();
+            }
+            assertThat(refused)
                     .rootCause()
+                    .hasMessageContaining("sink '" + sinkId() + "' subtask 0/1")
                     .hasMessageContaining("another live session holds the ownership guard of sink id '" + sinkId() + "'")
                     .hasMessageContaining(holder)
-                    .hasMessageContaining("give this sink a different sink id");
+                    .hasMessageContaining("a session of another execution")
+                    .hasMessageContaining("Remedy: stop the other job, or give this sink a different sink id");
+            assertThat(Faults.writerStarts(sinkId(), 0)).as("writer starts: the first job's, then the second's once")
+                    .containsExactly(0, 0);
+            assertThat(logs.text()).as("the wait is logged, with the holder")
+                    .contains("waiting up to")
+                    .contains("for the ownership guard of sink id '" + sinkId() + "' subtask 0")
+                    .contains(holder);
+            IdValve.openFully(valve);
+            running.getJobExecutionResult().get();
         } finally {
-            logs.detach();
+            IdValve.openFully(valve);
+            TestJobs.cancelUnlessDone(running);
         }
-        assertThat(logs.text()).as("the wait is logged, with the holder")
-                .contains("waiting up to")
-                .contains("for the ownership guard of sink id '" + sinkId() + "' subtask 0")
-                .contains(holder);
-
-        running.getJobExecutionResult().get();
         assertExactlyOnce(4_000);
     }
 

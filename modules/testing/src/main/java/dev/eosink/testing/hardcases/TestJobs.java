@@ -20,6 +20,8 @@ import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
@@ -80,6 +82,19 @@ public final class TestJobs {
         Configuration conf = fixedDelayRestarts(50, Duration.ofMillis(100));
         conf.addAll(extra);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(parallelism);
+        env.enableCheckpointing(checkpointMillis);
+        return env;
+    }
+
+    /**
+     * A streaming environment checkpointing every {@code checkpointMillis} under Flink's own default restart
+     * strategy, which restarts a checkpointing job without end: a job on it that the sink refuses at start
+     * ends only if the refusal suppresses restarts ({@link #failureWithin}), and one whose start fails for a
+     * while (a database down) restarts until the start succeeds.
+     */
+    public static StreamExecutionEnvironment envWithDefaultRestarts(int parallelism, long checkpointMillis) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
         env.setParallelism(parallelism);
         env.enableCheckpointing(checkpointMillis);
         return env;
@@ -276,6 +291,41 @@ public final class TestJobs {
         if (actual != status) {
             throw new AssertionError("job " + job.getJobID() + " is " + actual + ", expected " + status);
         }
+    }
+
+    /**
+     * How the job failed, once it failed within {@code bound}: for a job that must fail at its start without
+     * restarts, where restarts would take far longer than {@code bound} (for ever, with {@link
+     * #envWithDefaultRestarts}). A job that finished, or still runs after {@code bound} (it restarts), fails
+     * the test; a running one is cancelled first.
+     */
+    public static Throwable failureWithin(JobClient job, Duration bound) throws InterruptedException {
+        long start = System.nanoTime();
+        try {
+            job.getJobExecutionResult().get(bound.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            return e;
+        } catch (TimeoutException e) {
+            cancelUnlessDone(job);
+            throw new AssertionError("job " + job.getJobID() + " did not end within " + bound
+                    + ": it kept restarting instead of failing for good", e);
+        }
+        throw new AssertionError("job " + job.getJobID() + " finished after "
+                + Duration.ofNanos(System.nanoTime() - start) + "; it should have failed at its start");
+    }
+
+    /**
+     * How many attempts the job's tasks ran, the most of any task, by Flink's own account (its execution
+     * graph): 1 for a job that never restarted. For jobs whose sink a test cannot wrap to count writer
+     * starts ({@link Faults#writerStarts}), such as a SQL connector's.
+     */
+    public static int attempts(MiniCluster cluster, JobID job) throws Exception {
+        int most = 0;
+        for (AccessExecutionVertex task : cluster.getArchivedExecutionGraph(job)
+                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).getAllExecutionVertices()) {
+            most = Math.max(most, task.getCurrentExecutionAttempt().getAttemptNumber() + 1);
+        }
+        return most;
     }
 
     /** Cancels the job unless it ended: after a test whose assertions failed while it ran. */

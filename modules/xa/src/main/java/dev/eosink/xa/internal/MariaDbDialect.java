@@ -1,6 +1,7 @@
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 
 import java.sql.Connection;
@@ -38,6 +39,8 @@ import java.util.stream.Collectors;
  *       before {@code XA START} stays held through {@code XA PREPARE} until the session ends; another
  *       session sees its holder ({@code IS_USED_LOCK}) and takes it within a millisecond of that end
  *       (measured on 11.4.5): the branch lock ({@link XaDialect#tryBranchLock}).
+ *   <li>A guard's holder is told apart by a third lock, the execution mark ({@link #markExecution}): a
+ *       session of another execution does not hold the mark of the claimant's execution under its own id.
  *   <li>{@code XA RECOVER} and {@code GET_LOCK} are server-wide, not per database: a sink id must be
  *       unique per server. The guard enforces that for live jobs (a sink with the same id on another
  *       database of the same server is refused like a second job); recovery would otherwise treat
@@ -134,7 +137,7 @@ final class MariaDbDialect extends XaDialect {
                 + (schema == null ? "DATABASE()" : "?") + " AND TABLE_NAME = ?",
                 schema == null ? new Object[] {table} : new Object[] {schema, table});
         if (engine != null && !"InnoDB".equalsIgnoreCase(engine.toString())) {
-            throw new SinkException(context + ": table " + qualified(schema, table) + " uses the " + engine
+            throw new MisconfigurationException(context + ": table " + qualified(schema, table) + " uses the " + engine
                     + " engine, which ignores XA transactions: its rows would be visible before their checkpoint "
                     + "completes and again after a replay. Remedy: ALTER TABLE " + qualified(schema, table)
                     + " ENGINE=InnoDB.");
@@ -169,6 +172,23 @@ final class MariaDbDialect extends XaDialect {
     @Override
     public void unlockBranch(Connection c, String sinkHash, int subtask) throws SQLException {
         single(c, "SELECT RELEASE_LOCK(?)", branchLockName(sinkHash, subtask));
+    }
+
+    /**
+     * A lock of the session's own, named after the sink, the execution and the session's id: no other
+     * session ever asks for that name, so it is always free, and {@code IS_USED_LOCK} of it answers whether a
+     * given session is of a given execution ({@link XaIds#executionMarkName}).
+     */
+    @Override
+    public void markExecution(Connection guard, String sinkHash, String execution, long session) throws SQLException {
+        single(guard, "SELECT GET_LOCK(?, 0)", XaIds.executionMarkName(sinkHash, execution, session));
+    }
+
+    @Override
+    public HolderExecution holderExecution(Connection c, String sinkHash, String execution, long holder)
+            throws SQLException {
+        Object id = single(c, "SELECT IS_USED_LOCK(?)", XaIds.executionMarkName(sinkHash, execution, holder));
+        return id != null && ((Number) id).longValue() == holder ? HolderExecution.THIS : HolderExecution.OTHER;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
@@ -25,6 +26,8 @@ import java.sql.SQLException;
  *   <li>A session-level advisory lock taken before the branch's first statement stays held through
  *       PREPARE TRANSACTION until the session ends, and pg_locks names its holder: the branch lock
  *       ({@link XaDialect#tryBranchLock}), in a class of its own next to the guard's.
+ *   <li>Every role sees pg_locks: a guard's holder is told apart by the shared one-key lock of the
+ *       claimant's execution it holds, or not ({@link #markExecution}).
  * </ul>
  *
  * The marker table is the PostgreSQL sink's ({@link MarkerTable}), so both sinks' markers look alike.
@@ -54,7 +57,8 @@ final class PostgresXaDialect extends XaDialect {
         int max = Integer.parseInt(String.valueOf(single(c, "SELECT current_setting('max_prepared_transactions')")));
         int needed = 2 * context.parallelism();
         if (max < needed) {
-            throw new SinkException(context + ": PostgreSQL at " + where + " has max_prepared_transactions = " + max
+            throw new MisconfigurationException(
+                    context + ": PostgreSQL at " + where + " has max_prepared_transactions = " + max
                     + "; this sink needs at least " + needed + " (2 per subtask), and room for "
                     + maxPreparedPerSubtask * context.parallelism() + " (maxPreparedPerSubtask per subtask) when "
                     + "checkpoints fail. Remedy: set max_prepared_transactions in postgresql.conf "
@@ -96,6 +100,32 @@ final class PostgresXaDialect extends XaDialect {
     @Override
     public void unlockBranch(Connection c, String sinkHash, int subtask) throws SQLException {
         single(c, "SELECT pg_advisory_unlock(?, ?)", branchLockClass(sinkHash), subtask);
+    }
+
+    /**
+     * A shared advisory lock in the one-key form (pg_locks: {@code objsubid = 1}), keyed by 64 bits of the
+     * sink hash and execution ({@link XaIds#executionMark}): every session of the execution may hold it at
+     * once, and it never meets the two-key locks of the guards and branch locks.
+     */
+    @Override
+    public void markExecution(Connection guard, String sinkHash, String execution, long session) throws SQLException {
+        long key = XaIds.executionMark(sinkHash, execution);
+        if (!Boolean.TRUE.equals(single(guard, "SELECT pg_try_advisory_lock_shared(?)", key))) {
+            // Only an exclusive lock of someone else's with the same 64-bit key refuses a shared one.
+            LOG.warn("advisory lock {} (the execution mark of session {}) is held exclusively by another session; "
+                    + "a later attempt of this job that finds this session holding a guard takes it for another job's",
+                    key, session);
+        }
+    }
+
+    @Override
+    public HolderExecution holderExecution(Connection c, String sinkHash, String execution, long holder)
+            throws SQLException {
+        long key = XaIds.executionMark(sinkHash, execution);
+        Object marked = single(c, "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                + " AND objsubid = 1 AND pid = ? AND classid::bigint = ? AND objid::bigint = ?)",
+                (int) holder, key >>> 32, key & 0xFFFF_FFFFL);
+        return Boolean.TRUE.equals(marked) ? HolderExecution.THIS : HolderExecution.OTHER;
     }
 
     @Override

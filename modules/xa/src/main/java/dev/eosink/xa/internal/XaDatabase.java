@@ -2,6 +2,7 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.CommitSession;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.Wording;
@@ -35,6 +36,12 @@ import java.util.stream.Collectors;
  * {@code XAResource.commit} from a connection of its own. The protocol is the core's; this class only
  * checks the database at writer start and opens the sessions. What differs per database is in {@link
  * XaDialect}, chosen from the connection's product name.
+ *
+ * <p>A start-up check refuses with a {@link MisconfigurationException}, which fails the job without
+ * restarts, when the database's answer says what a restart would find again: a setting, a table that is
+ * missing, unreadable or not transactional, a missing unique key, a statement the database refuses for
+ * what it is or for the user ({@link #refusesForGood}). A question the database could not answer (the
+ * connection lost, a timeout) fails the task, and the job restarts.
  */
 @Internal
 public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
@@ -224,14 +231,16 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     private void checkUpsertKey(Connection c, SubtaskContext context, XaDialect dialect) throws SQLException, SinkException {
         SqlIdentifier table = ((InsertStatement.Columns<IN>) statement).table();
         if (dialect.upsertSql(table.schema(), table.name(), upsertKey, upsertKey) == null) {
-            throw new SinkException(context + ": upsert(" + String.join(", ", upsertKey) + ") into " + target()
+            throw new MisconfigurationException(
+                    context + ": upsert(" + String.join(", ", upsertKey) + ") into " + target()
                     + " is not supported through XA on " + dialect.name() + ". Remedy: for PostgreSQL use PostgresSink, "
                     + "which upserts; otherwise give sql(...) with your database's own upsert statement.");
         }
         List<List<String>> keys = dialect.uniqueKeys(c, table.schema(), table.name());
         Set<String> wanted = lower(upsertKey);
         if (keys.stream().noneMatch(k -> lower(k).equals(wanted))) {
-            throw new SinkException(context + ": " + target() + " has no PRIMARY KEY or UNIQUE key on exactly the upsert "
+            throw new MisconfigurationException(
+                    context + ": " + target() + " has no PRIMARY KEY or UNIQUE key on exactly the upsert "
                     + "key columns " + upsertKey + " (its unique keys: " + (keys.isEmpty() ? "none" : keys.toString())
                     + "), so an upsert could not find the row of a key: it would insert a second row, or update the row "
                     + "another key matches. Remedy: ALTER TABLE " + dialect.qualified(table.schema(), table.name())
@@ -293,14 +302,15 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             } catch (SQLException e) {
                 // Several subtasks race on CREATE TABLE; the loser may fail, and then finds the table.
                 if (!readable(c, dialect.markerExistsSql(markerSchema, markerTable))) {
-                    throw new SinkException(context + ": could not create marker table " + marker + ": "
+                    throw refused(e, context + ": could not create marker table " + marker + ": "
                             + e.getMessage() + ". Remedy: create it (see docs/xa.md, What each database needs) and grant the sink's "
-                            + "user INSERT, SELECT, DELETE on it, or grant CREATE.", e);
+                            + "user INSERT, SELECT, DELETE on it, or grant CREATE.");
                 }
             }
         }
         if (!readable(c, dialect.markerExistsSql(markerSchema, markerTable))) {
-            throw new SinkException(context + ": marker table " + marker + " is missing or not readable by the sink's "
+            throw new MisconfigurationException(
+                    context + ": marker table " + marker + " is missing or not readable by the sink's "
                     + "user. Remedy: create it (docs/xa.md, What each database needs) and GRANT INSERT, SELECT, DELETE on it, or allow "
                     + "the sink to create it (createMarkerTable(true)).");
         }
@@ -314,7 +324,8 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
         String name = deadLetterTable.name();
         String ddl = dialect.deadLetterDdl(schema, name);
         if (ddl == null) {
-            throw new SinkException(context + ": deadLetterTable(...) is not supported through XA on " + dialect.name()
+            throw new MisconfigurationException(
+                    context + ": deadLetterTable(...) is not supported through XA on " + dialect.name()
                     + " (the sink knows no DDL for it there). Remedy: drop deadLetterTable(...), or use MariaDB, MySQL "
                     + "or PostgreSQL.");
         }
@@ -325,29 +336,52 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
                 LOG.info("{}: created dead-letter table {}", context, qualified);
             } catch (SQLException e) {
                 if (!readable(c, dialect.markerExistsSql(schema, name))) {
-                    throw new SinkException(context + ": could not create dead-letter table " + qualified + ": "
+                    throw refused(e, context + ": could not create dead-letter table " + qualified + ": "
                             + e.getMessage() + ". Remedy: create it (" + ddl + ") and grant the sink's user INSERT on it, "
-                            + "or grant CREATE.", e);
+                            + "or grant CREATE.");
                 }
             }
         }
         if (!readable(c, dialect.markerExistsSql(schema, name))) {
-            throw new SinkException(context + ": dead-letter table " + qualified + " is missing or not readable by the "
+            throw new MisconfigurationException(
+                    context + ": dead-letter table " + qualified + " is missing or not readable by the "
                     + "sink's user. Remedy: create it (" + ddl + ") and GRANT SELECT, INSERT on it, or allow the sink to "
                     + "create it (createMarkerTable(true)).");
         }
         dialect.checkTransactional(c, context, schema, name);
     }
 
-    /** Whether a probe of the marker table runs (for a gid that never exists). */
-    private static boolean readable(Connection c, String existsSql) {
+    /**
+     * Whether a probe of the marker table runs (for a gid that never exists): false when the database
+     * refuses it for good (no such table, no privilege); anything else (a lost connection) is thrown.
+     */
+    private static boolean readable(Connection c, String existsSql) throws SQLException {
         try (java.sql.PreparedStatement s = c.prepareStatement(existsSql)) {
             s.setString(1, "eosink-probe");
             s.executeQuery().close();
             return true;
         } catch (SQLException e) {
-            return false;
+            if (refusesForGood(e)) {
+                return false;
+            }
+            throw e;
         }
+    }
+
+    /**
+     * Whether the database refused a statement for what it is or for the user, which a restart finds the
+     * same: SQLSTATE class 42, syntax error or access rule violation (a missing table or column, a missing
+     * privilege; MariaDB's 42S02, 42S22 and 42000 among them). Anything else (a connection lost, a
+     * timeout, a lock) may be over by the next attempt.
+     */
+    static boolean refusesForGood(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && state.startsWith("42");
+    }
+
+    /** A CREATE that failed: for good when the database refused it for the user, else for the moment. */
+    private static SinkException refused(SQLException e, String message) {
+        return refusesForGood(e) ? new MisconfigurationException(message, e) : new SinkException(message, e);
     }
 
     private void checkTarget(Connection c, SubtaskContext context, XaDialect dialect) throws SQLException, SinkException {
@@ -361,7 +395,11 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
         try (Statement s = c.createStatement()) {
             s.executeQuery(probe).close();
         } catch (SQLException e) {
-            throw new SinkException(context + ": " + target() + " with columns " + columns + " cannot be read on "
+            if (!refusesForGood(e)) {
+                throw e; // not an answer about the table: the connection, a timeout
+            }
+            throw new MisconfigurationException(
+                    context + ": " + target() + " with columns " + columns + " cannot be read on "
                     + connector.describe() + ": " + e.getMessage() + ". Remedy: create the table, fix the table or "
                     + "column names given to the sink, or grant the sink's user SELECT and INSERT on it.", e);
         }

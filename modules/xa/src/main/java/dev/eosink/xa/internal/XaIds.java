@@ -107,6 +107,30 @@ public final class XaIds {
         return guardLockName(sinkHash, subtask) + "/branch";
     }
 
+    /**
+     * The name of the execution mark of a session, for the same databases as {@link #guardLockName}: a lock
+     * session {@code session} of execution {@code execution} (eight characters: {@code
+     * TransactionId.executionTag}) of a sink takes and holds until it ends. At most 7 + 16 + 3 + 8 + 1 + 20 =
+     * 55 characters.
+     */
+    public static String executionMarkName(String sinkHash, String execution, long session) {
+        return "eosink/" + sinkHash + "/x/" + execution + "/" + session;
+    }
+
+    /**
+     * The execution mark of a sink (by its {@link #sinkHash}) and execution as one 64-bit key, for databases
+     * whose session locks are keyed by numbers (PostgreSQL's advisory locks).
+     */
+    public static long executionMark(String sinkHash, String execution) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(("eosink-execution/" + sinkHash + "/" + execution).getBytes(StandardCharsets.UTF_8));
+            return java.nio.ByteBuffer.wrap(digest).getLong();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+
     /** "gtrid/bqual (format id)" as text, for messages about an Xid that may not be ours. */
     public static String describe(Xid xid) {
         return new String(xid.getGlobalTransactionId(), StandardCharsets.ISO_8859_1)

@@ -2,7 +2,9 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.xa.internal.XaDialect.HolderExecution;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +29,13 @@ import java.sql.SQLException;
  * guard session. So recovery, which lists prepared branches after {@link #claim}, sees every branch an
  * earlier writer could still prepare, and a writer whose guard was taken over begins no branch that
  * the new owner's recovery could miss.
+ *
+ * <p>Before its first guard, the guard session takes its execution's mark ({@link
+ * XaDialect#markExecution}). A claim that gives up on a guard asks whether the holder carries the
+ * claimant's mark: a holder that does is an earlier attempt of this job going away, and a restart waits
+ * again; one that does not is another job's (or another submission's), and no restart helps: the claim
+ * refuses with a {@link MisconfigurationException}. Where the holder is not seen, the job restarts as
+ * for a holder going away.
  */
 final class XaLocks {
 
@@ -44,6 +53,8 @@ final class XaLocks {
     private final String target;
     /** The guard session's id as the database shows it (0: unknown yet, or the dialect has none). */
     private long guardSession;
+    /** Whether the guard session took its execution's mark. */
+    private boolean marked;
     /** How long to wait for sessions of an earlier writer to end: the claimWait of this subtask's claim. */
     private long claimWaitMillis = SinkSettings.DEFAULT_CLAIM_WAIT.toMillis();
 
@@ -70,6 +81,13 @@ final class XaLocks {
             if (guardSession == 0) {
                 guardSession = guardIo.sql("reading the guard's session id", () -> dialect.sessionId(guard));
             }
+            if (!marked) {
+                guardIo.sql("marking the guard's session with its execution", () -> {
+                    dialect.markExecution(guard, sinkHash, context.execution(), guardSession);
+                    return null;
+                });
+                marked = true;
+            }
             long nextLog = 0;
             while (!guardIo.sql("taking the ownership guard", () -> dialect.tryLock(guard, sinkHash, subtask))) {
                 long now = System.currentTimeMillis();
@@ -80,11 +98,7 @@ final class XaLocks {
                     nextLog = now + 5_000;
                 }
                 if (now >= deadline) {
-                    throw new SinkException(context + ": another live session holds the ownership guard of sink id '"
-                            + context.sinkId() + "' subtask " + subtask + " on " + dialect.name() + " and did not release "
-                            + "it within " + waitMillis + " ms. Two jobs with the same sink id would roll back each "
-                            + "other's transactions, so this one refuses to start. Remedy: stop the other job, or give "
-                            + "this sink a different sink id.");
+                    throw notReleased(subtask, waitMillis);
                 }
                 Thread.sleep(Math.min(500, Math.max(1, deadline - System.currentTimeMillis())));
             }
@@ -95,6 +109,36 @@ final class XaLocks {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SinkException(context + ": interrupted while waiting for the ownership guard", e);
+        }
+    }
+
+    /** Why the claim of {@code subtask} gave up on its guard, by whose session holds it. */
+    private SinkException notReleased(int subtask, long waitMillis) throws SQLException {
+        long holder = guardIo.sql("reading the guard's holder", () -> dialect.guardHolder(guard, sinkHash, subtask));
+        HolderExecution whose = holder == 0 ? HolderExecution.UNKNOWN : guardIo.sql("reading the holder's execution",
+                () -> dialect.holderExecution(guard, sinkHash, context.execution(), holder));
+        String held = context + ": another live session holds the ownership guard of sink id '" + context.sinkId()
+                + "' subtask " + subtask + " on " + dialect.name() + " (" + (holder == 0 ? "session unknown"
+                : dialect.name() + " session " + holder) + ") and did not release it within " + waitMillis + " ms";
+        switch (whose) {
+            case OTHER:
+                return new MisconfigurationException(held + ": a session of another execution (another job, or "
+                        + "another submission of this job), not a task of this one going away. Two jobs with the "
+                        + "same sink id would roll back each other's transactions, so this one refuses to start, and "
+                        + "fails without restarts: each would find the same, and once the other job ended this one "
+                        + "would write its input a second time. Remedy: stop the other job, or give this sink a "
+                        + "different sink id. If no live job owns that session (its TaskManager died and the server "
+                        + "has not noticed yet), end it (" + dialect.endSessionSql(holder) + ") and submit the job "
+                        + "again.");
+            case THIS:
+                return new SinkException(held + ": a session of an earlier attempt of this job, which is going away "
+                        + "(its task is being cancelled, or its TaskManager died and the server has not noticed yet). "
+                        + "The task fails and the restarted one waits for it again. Remedy: if it stays, end it ("
+                        + dialect.endSessionSql(holder) + "), or raise claimWait.");
+            default:
+                return new SinkException(held + ". Two jobs with the same sink id would roll back each other's "
+                        + "transactions, so this one refuses to start. Remedy: stop the other job, or give this sink "
+                        + "a different sink id.");
         }
     }
 

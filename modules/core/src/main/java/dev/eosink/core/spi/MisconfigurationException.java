@@ -1,0 +1,35 @@
+package dev.eosink.core.spi;
+
+import dev.eosink.core.SinkException;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+/**
+ * What a start-up check throws when it found what no restart of the job can change: a setting of the
+ * resource (PostgreSQL's {@code max_prepared_transactions}), a missing table, column or privilege, a
+ * record type the target cannot take, or the sink id owned by another live job. Thrown from {@link
+ * TransactionalDatabase#openWriter} or {@link TransactionalDatabase#openCommitter}, or from a {@link
+ * WriterSession} method the writer calls before its first record ({@link WriterSession#claim}, say),
+ * it fails the job without restarts: Flink would otherwise restart the job per its restart strategy,
+ * find the same at every attempt, and either never give up or bury the reason under identical
+ * failures. The message names what was found and the remedy.
+ *
+ * <p>Throw it only for an answer the resource gave (a setting it reported, a grant or table it does
+ * not have, a refusal for what the statement is). Anything a restart may find otherwise (the resource
+ * down or unreachable, a connection refused or cut, a timeout, a guard held by a session that is going
+ * away) is a plain {@link SinkException}, and Flink restarts the job. Thrown anywhere else, it fails
+ * the task like any {@link SinkException}.
+ */
+@PublicEvolving
+public class MisconfigurationException extends SinkException {
+
+    private static final long serialVersionUID = 1L;
+
+    public MisconfigurationException(String message) {
+        super(message);
+    }
+
+    public MisconfigurationException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}
