@@ -2,20 +2,26 @@ package dev.eosink.admin;
 
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
-/** The marker table's name as {@code --marker-table} gives it: {@code table} or {@code schema.table}. */
-final class MarkerTableName {
+/** A table's name as an option gives it: {@code table} or {@code schema.table}. */
+final class TableName {
 
-    static final String DEFAULT = "eosink_markers";
+    /** The sink's marker table unless {@code --marker-table} names another (the sink's {@code markerTable}). */
+    static final String DEFAULT_MARKER_TABLE = "eosink_markers";
 
-    private MarkerTableName() {}
+    private TableName() {}
 
-    static SqlIdentifier parse(String given) throws AdminException {
-        String name = given == null ? DEFAULT : given;
-        int dot = name.indexOf('.');
+    /** {@code --marker-table}, or the default. */
+    static SqlIdentifier markerTable(String given) throws AdminException {
+        return parse(given == null ? DEFAULT_MARKER_TABLE : given, "--marker-table");
+    }
+
+    /** {@code given} as {@code option} gave it: {@code table} or {@code schema.table}. */
+    static SqlIdentifier parse(String given, String option) throws AdminException {
+        int dot = given.indexOf('.');
         try {
-            return dot < 0 ? new SqlIdentifier(null, name) : new SqlIdentifier(name.substring(0, dot), name.substring(dot + 1));
+            return dot < 0 ? new SqlIdentifier(null, given) : new SqlIdentifier(given.substring(0, dot), given.substring(dot + 1));
         } catch (IllegalArgumentException e) {
-            throw new AdminException(AdminException.USAGE, "--marker-table " + given + ": " + e.getMessage());
+            throw new AdminException(AdminException.USAGE, option + " " + given + ": " + e.getMessage());
         }
     }
 }
