@@ -4,6 +4,7 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.postgres.PostgresOwnership;
 
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,19 +21,37 @@ import java.sql.SQLException;
  *
  * <p>The lock is {@code (lockClass(sinkId), subtask)}: the two-key form, which pg_locks shows with
  * {@code objsubid = 2}. Callers run it between epochs, never inside the epoch's transaction.
+ *
+ * <p>A session-level lock guards only while the writer's statements all run in the server session that took it and
+ * no other client shares that session. A pooler that hands server sessions out per transaction (PgBouncer's {@code
+ * pool_mode = transaction} or {@code statement}) breaks both, and with them the session's settings ({@code
+ * lock_timeout}): so the first claim looks, once, whether it is talking to one ({@link #refuseASharedSession}).
  */
 final class OwnershipGuard {
 
     private static final Logger LOG = LoggerFactory.getLogger(OwnershipGuard.class);
 
+    /** Opens a connection of its own to the sink's database, as the writer's is opened. */
+    @FunctionalInterface
+    interface Opener {
+        Connection open() throws SQLException;
+    }
+
+    /** Whether the server session holding a guard is this connection's: pg_locks seen from the asking session. */
+    private static final String HELD_HERE = "SELECT bool_or(pid = pg_backend_pid()) FROM pg_locks WHERE locktype = "
+            + "'advisory' AND granted AND classid = ?::oid AND objid = ?::oid AND objsubid = 2";
+
     private final Connection connection;
     private final SubtaskContext context;
     private final int lockClass;
+    /** For the look at a new connection ({@link #refuseASharedSession}); null once it was taken. */
+    private Opener probe;
 
-    OwnershipGuard(Connection connection, SubtaskContext context) {
+    OwnershipGuard(Connection connection, SubtaskContext context, Opener probe) {
         this.connection = connection;
         this.context = context;
         this.lockClass = lockClass(context.sinkId());
+        this.probe = probe;
     }
 
     /** The advisory-lock class of a sink id: a stable 32-bit hash, so every job computes the same. */
@@ -51,6 +70,7 @@ final class OwnershipGuard {
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();
                     if (rs.getBoolean(1)) {
+                        refuseASharedSession(subtask);
                         return;
                     }
                 }
@@ -83,6 +103,57 @@ final class OwnershipGuard {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SinkException(context + ": interrupted while waiting for the ownership guard", e);
+        }
+    }
+
+    /**
+     * Refuses a connection whose server session is not its own, right after its first claim: the guard just taken
+     * must be held by the server session of this connection's next transaction, and by no session that a new
+     * connection gets. Through PgBouncer in transaction pooling mode, the next transaction may run in another server
+     * session, and a new client is handed the idle server session that holds the lock (PgBouncer reuses the most
+     * recently used one): then two clients share a session, and the guard keeps out neither. Through a direct
+     * connection or session pooling, both looks pass. A pool that is busy may hand out other sessions and pass both
+     * looks by chance: docs/postgresql.md says what to configure.
+     */
+    private void refuseASharedSession(int subtask) throws SinkException {
+        Opener opener = probe;
+        if (opener == null) {
+            return;
+        }
+        probe = null;
+        boolean here;
+        boolean sharedWithANewConnection;
+        try {
+            here = heldHere(connection, subtask);
+            try (Connection other = opener.open()) {
+                other.setAutoCommit(true);
+                sharedWithANewConnection = heldHere(other, subtask);
+            }
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not check that the ownership guard of subtask " + subtask
+                    + " is this session's alone: " + e.getMessage(), e);
+        }
+        if (here && !sharedWithANewConnection) {
+            return;
+        }
+        throw new SuppressRestartsException(new SinkException(context + ": the ownership guard of sink id '"
+                + context.sinkId() + "' subtask " + subtask + " (a session-level advisory lock) "
+                + (here ? "is held by the server session that a new connection was given too"
+                        : "is not held by the server session of this connection's next transaction")
+                + ": the connection goes through a pooler that hands server sessions out per transaction (PgBouncer with "
+                + "pool_mode = transaction or statement). There the guard keeps no second job out, the session's "
+                + "lock_timeout does not hold, and two writers could roll back each other's transactions. Remedy: connect "
+                + "the sink to PostgreSQL directly, or through a pooler in session mode (PgBouncer pool_mode = session); "
+                + "docs/postgresql.md, \"Connection poolers\""));
+    }
+
+    private boolean heldHere(Connection c, int subtask) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(HELD_HERE)) {
+            s.setLong(1, Integer.toUnsignedLong(lockClass));
+            s.setLong(2, subtask);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
         }
     }
 

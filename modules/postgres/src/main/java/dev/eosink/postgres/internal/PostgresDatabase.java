@@ -99,7 +99,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     () -> options.connection().open(applicationName(context, "copy-monitor")),
                     options.maxCopyBacklog(),
                     context);
-            return new PostgresWriterSession<>(context, options, findings, c, io, backlog);
+            return new PostgresWriterSession<>(context, options, findings, c, io, backlog,
+                    () -> options.connection().open(applicationName(context, "guard-probe")));
         } catch (SQLException e) {
             endQuietly(c, io, context, e);
             throw new SinkException(context + ": checking PostgreSQL at " + options.connection().describe()
