@@ -122,16 +122,21 @@ final class OwnershipGuard {
         }
         probe = null;
         boolean here;
-        boolean sharedWithANewConnection;
         try {
             here = heldHere(connection, subtask);
-            try (Connection other = opener.open()) {
-                other.setAutoCommit(true);
-                sharedWithANewConnection = heldHere(other, subtask);
-            }
         } catch (SQLException e) {
             throw new SinkException(context + ": could not check that the ownership guard of subtask " + subtask
                     + " is this session's alone: " + e.getMessage(), e);
+        }
+        boolean sharedWithANewConnection = false;
+        try (Connection other = opener.open()) {
+            other.setAutoCommit(true);
+            sharedWithANewConnection = heldHere(other, subtask);
+        } catch (SQLException e) {
+            // A second look only (a tight pool, max_connections reached): it must not keep the job from starting.
+            LOG.warn("{}: could not open a connection to check that no other client shares the session of the "
+                    + "ownership guard of subtask {} (a pooler in transaction mode would: docs/postgresql.md, "
+                    + "\"Connection poolers\"); going on: {}", context, subtask, e.getMessage());
         }
         if (here && !sharedWithANewConnection) {
             return;
