@@ -47,15 +47,15 @@ final class CarriedCommand {
         if (args.positional.size() > 1) {
             throw new AdminException(AdminException.USAGE, "carried takes at most one checkpoint path; got " + args.positional);
         }
-        Optional<CheckpointReader.Contents> contents = args.positional.isEmpty() ? Optional.empty()
-                : Optional.of(CheckpointReader.read(args.positional.get(0)));
-        if (contents.isEmpty() && (args.apply || args.table != null)) {
+        if (args.positional.isEmpty() && (args.apply || args.table != null)) {
             throw new AdminException(AdminException.USAGE, "carried --table/--apply needs the checkpoint or savepoint "
                     + "whose writer state carries the writes (a chk-N directory, a savepoint directory, or its _metadata)");
         }
         if (args.apply && args.table == null) {
             throw new AdminException(AdminException.USAGE, "carried --apply needs --table [schema.]name: the sink's table");
         }
+        Optional<CheckpointReader.Contents> contents = args.positional.isEmpty() ? Optional.empty()
+                : Optional.of(CheckpointReader.read(args.positional.get(0)));
         String sinkId = sinkId(contents);
         try (AdminDatabase db = args.connect(env)) {
             contents.ifPresent(c -> out.println("checkpoint " + c.checkpointId() + " (" + c.metadata() + "), sink id "
