@@ -236,6 +236,14 @@ class AdminCarriedITCase {
             assertThat(atStop).as("the carried writes are in no table yet")
                     .isNotEqualTo(replay(3 * HeldPastTheBarrier.EPOCH, AdminCarriedITCase::hotKey, UpsertRecords::hotKind));
 
+            // resolve does not ignore them: nothing is prepared, and it says what the checkpoint carries.
+            Run resolve = admin(db.env(), db.args("resolve", savepoint, "--sink-id", sinkId));
+            assertThat(resolve.exit()).as("%s", resolve).isZero();
+            assertThat(resolve.out()).contains("nothing to do")
+                    .contains("CARRIED: the writer state(s) of subtask(s) 0, 1 carry writes past the barrier of checkpoint 3 "
+                            + "(2 notice(s) visible now)")
+                    .contains("eosink-admin carried " + savepoint + " --sink-id " + sinkId);
+
             Run list = admin(db.env(), db.args("carried", "--sink-id", sinkId));
             assertThat(list.exit()).as("%s", list).isZero();
             assertThat(list.out()).contains("notices of carried writes of sink id " + sinkId + ": 2")
