@@ -55,12 +55,14 @@ public final class Demo {
         try {
             o = DemoOptions.parse(args);
         } catch (IllegalArgumentException e) {
-            if (!e.getMessage().isEmpty()) {
-                System.err.println("error: " + e.getMessage());
-            }
+            System.err.println("error: " + e.getMessage());
             System.err.println(DemoOptions.USAGE);
             System.exit(2);
             return;
+        }
+        if (o.mode.equals("help")) {
+            System.out.println(DemoOptions.USAGE); // asked for: no error
+            System.exit(0);
         }
         System.exit(run(o));
     }

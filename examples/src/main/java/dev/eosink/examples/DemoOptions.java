@@ -7,6 +7,7 @@ import java.util.Map;
 /** The demo's command line: {@code [run|verify] [--option value]... [-Dflink.key=value]...}. */
 final class DemoOptions {
 
+    /** {@code run}, {@code verify}, or {@code help} (print the usage, run nothing). */
     String mode = "run";
     String job = "windows";
     /** The windowed totals in Flink SQL ({@link SqlDemo}) rather than the DataStream API. */
@@ -164,7 +165,8 @@ final class DemoOptions {
                     break;
                 case "-h":
                 case "--help":
-                    throw new IllegalArgumentException("");
+                    o.mode = "help";
+                    return o;
                 default:
                     throw new IllegalArgumentException("unknown argument: " + a);
             }

@@ -10,7 +10,8 @@ import java.util.Optional;
  * eosink-admin, the operator tool for the prepared transactions of a job that is gone (SIGKILLed,
  * cancelled and never restored): {@code list} shows them, {@code inspect} reads what a retained
  * checkpoint or savepoint promised, {@code resolve} commits exactly what it promised and rolls back the
- * rest (a dry run unless {@code --apply}). See docs/admin.md.
+ * rest (a dry run unless {@code --apply}), {@code carried} shows and writes what an upsert writer carried past a
+ * barrier in a snapshot's writer state (a dry run unless {@code --apply}). See docs/admin.md.
  *
  * <p>Exit codes: 0 done, 1 failed (the message says why and what to do), 2 wrong usage, 3 refused
  * because a live job holds the sink's ownership guard.
@@ -24,10 +25,14 @@ public final class Admin {
             "  resolve <checkpoint> [--sink-id ID] --url URL [--user U] [--apply] [--allow-older-checkpoint]",
             "                                                        commit what it promised, roll back the rest (a dry run",
             "                                                        unless --apply)",
+            "  carried [<checkpoint>] --sink-id ID --url URL [--user U] [--table [schema.]name] [--apply]",
+            "                                                        the writes an upsert writer carried past a barrier: the",
+            "                                                        notices; what the snapshot carries; with --table, write",
+            "                                                        them (a dry run unless --apply)",
             "<checkpoint>: a chk-N directory, a savepoint directory, or the _metadata file in one.",
             "options: --url jdbc:postgresql://host:port/db | jdbc:mariadb://host:port/db (the sink's database)",
             "         --user U; password from the environment variable " + Credentials.PASSWORD_ENV + " or --password-file F",
-            "         --marker-table [schema.]name (default " + MarkerTableName.DEFAULT + ")",
+            "         --marker-table [schema.]name (default " + TableName.DEFAULT_MARKER_TABLE + ")",
             "exit codes: 0 done, 1 failed, 2 wrong usage, 3 refused (a live job holds the sink's ownership guard)");
 
     private Admin() {}
@@ -47,6 +52,8 @@ public final class Admin {
                     return new InspectCommand(a, out).run();
                 case "resolve":
                     return new ResolveCommand(a, env, out).run();
+                case "carried":
+                    return new CarriedCommand(a, env, out).run();
                 case "help":
                     out.println(USAGE);
                     return 0;
@@ -75,6 +82,8 @@ public final class Admin {
         String passwordFile;
         String sinkId;
         String markerTable;
+        /** {@code carried}: the sink's table, to write the carried writes into. */
+        String table;
         boolean apply;
         boolean allowOlder;
 
@@ -104,6 +113,7 @@ public final class Admin {
                     case "--password-file":
                     case "--sink-id":
                     case "--marker-table":
+                    case "--table":
                         if (value == null) {
                             if (i + 1 >= args.length) {
                                 throw new AdminException(AdminException.USAGE, arg + " needs a value");
@@ -145,6 +155,7 @@ public final class Admin {
                 case "--user" -> user = value;
                 case "--password-file" -> passwordFile = value;
                 case "--sink-id" -> sinkId = value;
+                case "--table" -> table = value;
                 default -> markerTable = value;
             }
         }

@@ -1,11 +1,14 @@
 package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CarriedNotice;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.SortedMap;
 
 /**
  * What the tool needs of one kind of database, and nothing else: its prepared transactions of eosink,
@@ -64,6 +67,31 @@ interface AdminDatabase extends AutoCloseable {
         }
     }
 
+    /**
+     * A notice of writes carried past a barrier ({@link dev.eosink.jdbc.sql.CarriedNotices}), visible once the
+     * transaction that recorded it committed.
+     *
+     * @param notice the carrying transaction and how many writes it carried
+     * @param at the notice row's {@code created_at}
+     */
+    record Notice(CarriedNotice notice, Instant at) {
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this || o instanceof Notice other && notice.equals(other.notice) && at.equals(other.at);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(notice, at);
+        }
+
+        @Override
+        public String toString() {
+            return "Notice[" + notice + " at " + at + "]";
+        }
+    }
+
     /** "PostgreSQL 17.6 at jdbc:postgresql://host:5432/db": what and where, never a password. */
     String describe();
 
@@ -99,6 +127,24 @@ interface AdminDatabase extends AutoCloseable {
      * @param subtasks how many subtask indices to look at, where the database must be asked per index
      */
     List<String> guardHolders(String sinkId, int subtasks) throws AdminException;
+
+    /** The visible notices of writes carried past a barrier by sink {@code sinkId}'s writers, by subtask and checkpoint. */
+    List<Notice> notices(String sinkId) throws AdminException;
+
+    /** How the sinks that prepare this way keep carried writes: what {@link #writeCarried} binds. */
+    CarriedWrites.Encoding carriedEncoding();
+
+    /** {@code table} as this database's SQL names it (quoted). */
+    String tableSql(SqlIdentifier table);
+
+    /**
+     * Writes carried writes into {@code table} and deletes the notices of their subtasks, in one transaction
+     * ({@link CarriedWriting}); nothing is committed unless all of it is, and exactly {@code notices} notices go.
+     *
+     * @param writes by subtask, each written in its order
+     */
+    CarriedWriting.Written writeCarried(SqlIdentifier table, String sinkId, SortedMap<Integer, CarriedWrites> writes,
+            int notices) throws AdminException;
 
     void commit(Prepared tx) throws AdminException;
 

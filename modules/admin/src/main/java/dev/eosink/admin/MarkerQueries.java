@@ -1,12 +1,15 @@
 package dev.eosink.admin;
 
 import dev.eosink.admin.AdminDatabase.Markers;
+import dev.eosink.admin.AdminDatabase.Notice;
 import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.sql.CarriedNotices;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -47,8 +50,10 @@ final class MarkerQueries {
     }
 
     List<Markers> markers(Optional<String> sinkId) throws AdminException {
+        // Notices of carried writes share the table, under '<sink id>/carried': they are no sink's markers.
         String sql = "SELECT sink_id, COUNT(*), MIN(checkpoint_id), MAX(checkpoint_id), MIN(created_at), MAX(created_at) FROM "
-                + table + (sinkId.isPresent() ? " WHERE sink_id = ?" : "") + " GROUP BY sink_id ORDER BY sink_id";
+                + table + (sinkId.isPresent() ? " WHERE sink_id = ?" : " WHERE sink_id NOT LIKE '%" + CarriedNotices.SUFFIX + "'")
+                + " GROUP BY sink_id ORDER BY sink_id";
         List<Markers> markers = new ArrayList<>();
         try (PreparedStatement s = connection.prepareStatement(sql)) {
             if (sinkId.isPresent()) {
@@ -64,6 +69,25 @@ final class MarkerQueries {
             throw error(e);
         }
         return markers;
+    }
+
+    /** The visible notices of carried writes of {@code sinkId}, with their rows' {@code created_at}. */
+    List<Notice> notices(String sinkId) throws AdminException {
+        List<Notice> notices = new ArrayList<>();
+        try (PreparedStatement s = connection.prepareStatement("SELECT gid, row_count, created_at FROM " + table
+                + " WHERE sink_id = ? ORDER BY subtask, checkpoint_id")) {
+            s.setString(1, CarriedNotices.sinkIdOf(sinkId));
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    Instant at = rs.getTimestamp(3).toInstant();
+                    CarriedNotices.parse(rs.getString(1), rs.getLong(2)).filter(n -> n.transaction().sinkId().equals(sinkId))
+                            .ifPresent(n -> notices.add(new Notice(n, at)));
+                }
+            }
+        } catch (SQLException e) {
+            throw error(e);
+        }
+        return notices;
     }
 
     OptionalLong marker(TransactionId id) throws AdminException {

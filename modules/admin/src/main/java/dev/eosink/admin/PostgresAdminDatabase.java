@@ -13,9 +13,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.stream.Collectors;
 
 /**
  * PostgreSQL's own two-phase commit, as the PostgreSQL sink uses it: prepared transactions from
@@ -35,7 +39,7 @@ final class PostgresAdminDatabase implements AdminDatabase {
 
     PostgresAdminDatabase(Credentials credentials, String markerTable) throws AdminException {
         this.credentials = credentials;
-        this.markerTable = MarkerTableName.parse(markerTable);
+        this.markerTable = TableName.markerTable(markerTable);
         this.connection = Connections.open(credentials);
         try {
             connection.setAutoCommit(true); // COMMIT PREPARED cannot run inside a transaction block
@@ -123,6 +127,104 @@ final class PostgresAdminDatabase implements AdminDatabase {
                     + sinkId + "': " + credentials.scrub(e.getMessage()), e);
         }
         return holders;
+    }
+
+    @Override
+    public List<Notice> notices(String sinkId) throws AdminException {
+        return markers.notices(sinkId);
+    }
+
+    @Override
+    public CarriedWrites.Encoding carriedEncoding() {
+        return CarriedWrites.Encoding.POSTGRES_TEXT;
+    }
+
+    @Override
+    public String tableSql(SqlIdentifier table) {
+        return table.sql();
+    }
+
+    /**
+     * {@code INSERT ... ON CONFLICT (key) DO UPDATE} and {@code DELETE} by key, every value bound as the text the
+     * sink carried and cast by the server to its column's type (as the sink's own statements do), so every column
+     * type with a text form works and type modifiers are enforced.
+     */
+    @Override
+    public CarriedWriting.Written writeCarried(SqlIdentifier table, String sinkId,
+            SortedMap<Integer, CarriedWrites> writes, int notices) throws AdminException {
+        Map<String, String> types = columnTypes(table);
+        CarriedWriting.Dialect dialect = new CarriedWriting.Dialect() {
+            @Override
+            public String upsertSql(String t, List<String> columns, List<String> keyColumns) throws AdminException {
+                List<String> others = columns.stream().filter(c -> !keyColumns.contains(c)).toList();
+                return "INSERT INTO " + t + " (" + columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
+                        + ") VALUES (" + casts(columns) + ") ON CONFLICT ("
+                        + keyColumns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", ")) + ") "
+                        + (others.isEmpty() ? "DO NOTHING" : "DO UPDATE SET " + others.stream()
+                                .map(c -> SqlIdentifier.quote(c) + " = EXCLUDED." + SqlIdentifier.quote(c))
+                                .collect(Collectors.joining(", ")));
+            }
+
+            @Override
+            public String deleteSql(String t, List<String> keyColumns) throws AdminException {
+                List<String> conditions = new ArrayList<>();
+                for (String k : keyColumns) {
+                    conditions.add(SqlIdentifier.quote(k) + " = ?::text::" + type(k));
+                }
+                return "DELETE FROM " + t + " WHERE " + String.join(" AND ", conditions);
+            }
+
+            private String casts(List<String> columns) throws AdminException {
+                List<String> casts = new ArrayList<>();
+                for (String c : columns) {
+                    casts.add("?::text::" + type(c));
+                }
+                return String.join(", ", casts);
+            }
+
+            private String type(String column) throws AdminException {
+                String type = types.get(column);
+                if (type == null) {
+                    throw new AdminException("table " + table.sql() + " has no column " + SqlIdentifier.quote(column)
+                            + ", which the carried writes are for (its columns: " + types.keySet() + "). Remedy: give the "
+                            + "sink's table with --table");
+                }
+                return type;
+            }
+
+            @Override
+            public void bind(PreparedStatement s, int parameter, Object value) throws SQLException {
+                s.setString(parameter, (String) value);
+            }
+
+            @Override
+            public String lockTimeoutSql() {
+                return "SET LOCAL lock_timeout = '" + CarriedWriting.LOCK_TIMEOUT_SECONDS + "s'";
+            }
+        };
+        return CarriedWriting.write(connection, dialect, table.sql(), markerTable.sql(), sinkId, writes, notices, credentials);
+    }
+
+    /** The table's columns and their types as format_type names them ("numeric(10,2)"); refused when it is missing. */
+    private Map<String, String> columnTypes(SqlIdentifier table) throws AdminException {
+        Map<String, String> types = new HashMap<>();
+        try (PreparedStatement s = connection.prepareStatement("SELECT a.attname, format_type(a.atttypid, a.atttypmod) "
+                + "FROM pg_attribute a WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped")) {
+            s.setString(1, table.sql());
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    types.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        } catch (SQLException e) {
+            throw new AdminException("could not read the columns of " + table.sql() + " in " + describe() + ": "
+                    + credentials.scrub(e.getMessage()), e);
+        }
+        if (types.isEmpty()) {
+            throw new AdminException("table " + table.sql() + " does not exist in " + describe() + " (or this user "
+                    + "cannot see it). Remedy: give the sink's table with --table [schema.]name");
+        }
+        return types;
     }
 
     @Override

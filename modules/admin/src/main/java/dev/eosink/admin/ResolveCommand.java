@@ -120,8 +120,18 @@ final class ResolveCommand {
                 out.println("already committed (marker row found): " + d);
             }
             for (String l : lost) {
-                out.println("LOST: " + l + " is a committable of this checkpoint, yet neither prepared nor marked: rolled "
-                        + "back by someone, or its marker row pruned (markerRetention). Its rows are not in the table");
+                out.println("LOST: " + l + " is a committable of this checkpoint, yet neither prepared nor marked: either "
+                        + "rolled back by someone (its rows are not in the table), or committed and its marker row "
+                        + "deleted since, by hand or pruned after markerRetention (its rows are in the table). To tell "
+                        + "which, and the remedy of each: docs/operations.md, \"A transaction reported LOST\"");
+            }
+            long after = steps.stream().filter(s -> !s.commit && s.tx.id().checkpointId() > sink.checkpointId()).count();
+            if (after > 0) {
+                out.println("NOTE: " + after + " transaction(s) above are named after checkpoint " + sink.checkpointId()
+                        + ", which does not promise them. If a savepoint or a retained checkpoint was taken after it (a "
+                        + "plain savepoint does not notify the sink, so its transactions stay prepared), resolve against "
+                        + "the newest of those instead: resolving against checkpoint " + sink.checkpointId() + " rolls "
+                        + "them back, and a job restored from that later snapshot would then report them LOST");
             }
             for (TransactionId odd : sink.committablesNotPromised()) {
                 out.println("WARNING: committable " + odd + " is not promised by the writer states; it is not committed");
@@ -130,10 +140,31 @@ final class ResolveCommand {
                 long commits = steps.stream().filter(Step::commit).count();
                 out.println("dry run: would commit " + commits + " and roll back " + (steps.size() - commits)
                         + " prepared transaction(s); nothing changed. Run again with --apply to do it.");
+                carried(db, sink);
                 return lost.isEmpty() ? 0 : AdminException.FAILED;
             }
-            return apply(db, sinkId, steps, lost);
+            int exit = apply(db, sinkId, steps, lost);
+            carried(db, sink);
+            return exit;
         }
+    }
+
+    /**
+     * Writes an upsert writer carried past the barrier of this checkpoint live in its writer state only, and follow
+     * the commits above: a job restored from it with the sink's state writes them; otherwise {@code carried} must.
+     */
+    private void carried(AdminDatabase db, SinkState sink) throws AdminException {
+        List<Integer> carrying = sink.writerStates().stream().filter(WriterState::carries).map(WriterState::subtask)
+                .toList();
+        if (carrying.isEmpty()) {
+            return;
+        }
+        int notices = db.notices(sink.sinkId()).size();
+        out.println("CARRIED: the writer state(s) of subtask(s) " + CarriedWrites.subtasks(carrying) + " carry writes past "
+                + "the barrier of checkpoint " + sink.checkpointId() + " (" + notices + " notice(s) visible now), which "
+                + "follow the commits above and are in no table yet. A job restored from this checkpoint with the sink's "
+                + "state writes them; if none will be, write them: eosink-admin carried " + args.path() + " --sink-id "
+                + sink.sinkId() + " --url ... --table [schema.]name --apply");
     }
 
     private int apply(AdminDatabase db, String sinkId, List<Step> steps, List<String> lost) throws AdminException {

@@ -72,7 +72,12 @@ record SinkState(
                     + ", and checkpoint " + id.checkpointId() + " <= " + checkpointId;
         }
         if (id.checkpointId() > checkpointId) {
-            return "not promised: named after checkpoint " + checkpointId + ", so its own checkpoint never completed";
+            // All this checkpoint can tell: a plain savepoint taken after it notifies no sink, so its
+            // transactions stay prepared, and a job restored from it would commit them.
+            return "not promised by checkpoint " + checkpointId + ": prepared for checkpoint " + id.checkpointId()
+                    + ", after it. A job restored from checkpoint " + checkpointId + " rolls it back; a later savepoint "
+                    + "or checkpoint, if one was taken, may have promised it (a plain savepoint does not notify the sink, "
+                    + "so its transactions stay prepared until a job restored from it commits them)";
         }
         if (state.isEmpty()) {
             return "not promised: the checkpoint holds no writer state of subtask " + id.subtask()

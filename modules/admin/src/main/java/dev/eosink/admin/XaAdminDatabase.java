@@ -17,10 +17,13 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.stream.Collectors;
 
 /**
  * The XA sink's branches on MariaDB (and MySQL): listed with {@code XAResource.recover} and finished
@@ -41,7 +44,7 @@ final class XaAdminDatabase implements AdminDatabase {
 
     XaAdminDatabase(Credentials credentials, String markerTable) throws AdminException {
         this.credentials = credentials;
-        this.markerTable = MarkerTableName.parse(markerTable);
+        this.markerTable = TableName.markerTable(markerTable);
         this.connection = Connections.open(credentials);
         try {
             MariaDbDataSource source = new MariaDbDataSource(credentials.url());
@@ -109,7 +112,62 @@ final class XaAdminDatabase implements AdminDatabase {
     }
 
     private String table() {
-        return markerTable.schema() == null ? quote(markerTable.name()) : quote(markerTable.schema()) + "." + quote(markerTable.name());
+        return tableSql(markerTable);
+    }
+
+    @Override
+    public CarriedWrites.Encoding carriedEncoding() {
+        return CarriedWrites.Encoding.XA_OBJECTS;
+    }
+
+    @Override
+    public String tableSql(SqlIdentifier table) {
+        return table.schema() == null ? quote(table.name()) : quote(table.schema()) + "." + quote(table.name());
+    }
+
+    @Override
+    public List<Notice> notices(String sinkId) throws AdminException {
+        return markers.notices(sinkId);
+    }
+
+    /**
+     * {@code INSERT ... ON DUPLICATE KEY UPDATE} of every column (as the XA sink's MariaDB dialect does: a
+     * {@code _ci} key takes the last write's spelling) and {@code DELETE} by key, the values bound as the row mapper
+     * made them.
+     */
+    @Override
+    public CarriedWriting.Written writeCarried(SqlIdentifier table, String sinkId,
+            SortedMap<Integer, CarriedWrites> writes, int notices) throws AdminException {
+        CarriedWriting.Dialect dialect = new CarriedWriting.Dialect() {
+            @Override
+            public String upsertSql(String t, List<String> columns, List<String> keyColumns) {
+                return "INSERT INTO " + t + " (" + columns.stream().map(XaAdminDatabase::quote).collect(Collectors.joining(", "))
+                        + ") VALUES (" + columns.stream().map(c -> "?").collect(Collectors.joining(", "))
+                        + ") ON DUPLICATE KEY UPDATE " + columns.stream().map(c -> quote(c) + " = VALUES(" + quote(c) + ")")
+                                .collect(Collectors.joining(", "));
+            }
+
+            @Override
+            public String deleteSql(String t, List<String> keyColumns) {
+                return "DELETE FROM " + t + " WHERE " + keyColumns.stream().map(c -> quote(c) + " = ?")
+                        .collect(Collectors.joining(" AND "));
+            }
+
+            @Override
+            public void bind(PreparedStatement s, int parameter, Object value) throws SQLException {
+                if (value == null) {
+                    s.setNull(parameter, Types.NULL);
+                } else {
+                    s.setObject(parameter, value);
+                }
+            }
+
+            @Override
+            public String lockTimeoutSql() {
+                return "SET SESSION innodb_lock_wait_timeout = " + CarriedWriting.LOCK_TIMEOUT_SECONDS;
+            }
+        };
+        return CarriedWriting.write(connection, dialect, tableSql(table), table(), sinkId, writes, notices, credentials);
     }
 
     private static String quote(String identifier) {

@@ -193,7 +193,10 @@ class AdminITCase {
         assertThat(dryRun.exit()).as("%s", dryRun).isZero();
         assertThat(dryRun.out()).as("the hard case: a completed checkpoint's transaction still prepared, and one of "
                 + "a checkpoint that never completed").contains("COMMIT   eos1/" + sinkId + "/0/").contains("ROLLBACK eos1/" + sinkId + "/1/")
-                .contains("dry run: ").contains("nothing changed");
+                .contains("dry run: ").contains("nothing changed")
+                .as("of a transaction named after the checkpoint, only what the checkpoint tells")
+                .contains("not promised by checkpoint ").contains("NOTE: 1 transaction(s) above are named after checkpoint ")
+                .doesNotContain("never completed");
         assertThat(db.prepared(sinkId)).as("a dry run changes nothing").isEqualTo(preparedAtDeath);
         assertThat(db.count("SELECT count(*) FROM " + table)).isEqualTo(rowsBefore);
 

@@ -46,6 +46,12 @@ class AdminTest {
         assertThat(err).contains("jdbc:postgresql://").contains("jdbc:mariadb://");
         assertThat(run("inspect", "/tmp", "--sink-id", "has/slash")).isEqualTo(2);
         assertThat(err).contains("--sink-id: Invalid sink id 'has/slash'");
+        assertThat(run("carried", "--sink-id", "orders", "--apply")).isEqualTo(2);
+        assertThat(err).contains("carried --table/--apply needs the checkpoint or savepoint");
+        assertThat(run("carried", "/tmp", "--sink-id", "orders", "--apply")).isEqualTo(2);
+        assertThat(err).contains("carried --apply needs --table [schema.]name");
+        assertThat(run("carried", "/a", "/b", "--sink-id", "orders")).isEqualTo(2);
+        assertThat(err).contains("carried takes at most one checkpoint path");
         assertThat(run("--help")).isZero();
     }
 }

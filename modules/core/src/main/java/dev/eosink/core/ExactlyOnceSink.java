@@ -4,6 +4,7 @@ import dev.eosink.core.flink.SinkV2;
 import dev.eosink.core.protocol.CheckpointOutcomeOperator;
 import dev.eosink.core.protocol.ExactlyOnceCommitter;
 import dev.eosink.core.protocol.ExactlyOnceWriter;
+import dev.eosink.core.protocol.FlinkRelease;
 import dev.eosink.core.protocol.PreparedTransaction;
 import dev.eosink.core.protocol.PreparedTransactionSerializer;
 import dev.eosink.core.protocol.WriterState;
@@ -148,6 +149,8 @@ public class ExactlyOnceSink<IN>
     public ExactlyOnceWriter<IN> restoreWriter(
             WriterInitContext context, Collection<WriterState> recoveredState) throws IOException {
         SubtaskContext subtask = subtaskContext(context);
+        // Flink's own sink operators of some patch releases end the input in ways the protocol cannot rely on.
+        FlinkRelease.check(subtask);
         // Before anything is opened: what the session loads (a JDBC driver) must not outlive the job.
         database.registerReleaseHooks(context.getUserCodeClassLoader());
         return refusedWithoutRestarts(() -> new ExactlyOnceWriter<>(

@@ -76,6 +76,8 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     private Duration markerPruneInterval = SinkSettings.DEFAULT_MARKER_PRUNE_INTERVAL;
     /** Null: derived from the job's checkpoint interval. */
     private Duration preparedAgeWarning;
+    /** password(null) was given: build() refuses it (see {@link #password}). */
+    private boolean nullPassword;
 
     /**
      * @param dataSourceSetter the concrete builder's setter for connections without a URL, as its
@@ -109,8 +111,19 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         return property("user", Objects.requireNonNull(username, "username"));
     }
 
+    /**
+     * The password of {@link #username}, for a URL connection. Leave it out for a server that asks for none
+     * (trust or peer authentication, a client certificate): the driver then sends none. A null is not taken for
+     * "none": it is most often a secret or an environment variable that is not set, so {@link #build()} refuses
+     * it, naming the sink and the remedy.
+     */
     public SELF password(String password) {
-        return property("password", Objects.requireNonNull(password, "password"));
+        nullPassword = password == null;
+        if (nullPassword) {
+            properties.remove("password");
+            return self();
+        }
+        return property("password", password);
     }
 
     /**
@@ -352,6 +365,11 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         if (sinkId == null) {
             throw new IllegalStateException(
                     "sinkId is required: a stable name that every transaction id carries, e.g. sinkId(\"orders\")");
+        }
+        if (nullPassword) {
+            throw misconfigured("password(null): the password given is null, most likely a secret or an environment "
+                    + "variable that is not set. Remedy: pass the password; for a server that asks for none (trust or "
+                    + "peer authentication, a client certificate), leave password(...) out");
         }
         if ((jdbcUrl == null) == !hasDataSource()) {
             throw misconfigured(

@@ -43,6 +43,24 @@ class PostgresSinkBuilderTest {
         assertThat(sink.database().toString()).doesNotContain("s3cret-pw");
     }
 
+    /** A null password (a secret that is not set) is refused naming the sink and the remedy, not a bare NPE. */
+    @Test
+    void aNullPasswordIsRefusedNamingTheSinkAndTheRemedy() {
+        assertThatThrownBy(() -> valid().password(null).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("sink 'orders': password(null)")
+                .hasMessageContaining("Remedy: pass the password")
+                .hasMessageContaining("leave password(...) out");
+    }
+
+    /** A server that asks for no password (trust authentication, a client certificate): none is given. */
+    @Test
+    void noPasswordIsAllowed() {
+        ExactlyOnceSink<Long> sink = PostgresSink.<Long>builder().jdbcUrl("jdbc:postgresql://localhost:5432/db")
+                .username("u").sinkId("orders").table("orders").columns("id").rows(id -> new Object[] {id}).build();
+        assertThat(sink.toString()).contains("orders");
+    }
+
     /**
      * An upsert sink partitions its input by the upsert key itself; a keyBy of the job's right before it
      * is replaced, not followed by a second exchange. The stream graph of either job has exactly one

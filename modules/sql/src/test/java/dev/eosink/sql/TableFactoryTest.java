@@ -153,6 +153,20 @@ class TableFactoryTest {
                 .doesNotContain(PASSWORD);
     }
 
+    /**
+     * Without a {@code 'password'} option the sink connects with none, for a server that asks for none (trust
+     * authentication, a client certificate): the table is planned and its sink built, on both connectors.
+     */
+    @Test
+    void aTableWithoutAPasswordIsPlanned() {
+        for (String connector : List.of(PostgresDynamicTableSinkFactory.IDENTIFIER, XaDynamicTableSinkFactory.IDENTIFIER)) {
+            Map<String, String> options = options(connector);
+            options.remove("password");
+            assertThat(plan("id BIGINT, name STRING", options, "SELECT id, name FROM src"))
+                    .as(connector).contains("Sink(table=[default_catalog.default_database.snk]");
+        }
+    }
+
     /** An updating query into an {@code eosink-xa} table with a primary key is planned, upserting by it. */
     @Test
     void xaUpsertsAnUpdatingQueryWithAPrimaryKey() {

@@ -26,6 +26,25 @@ class XaSinkBuilderTest {
         assertThat(shown).doesNotContain("builder-secret").doesNotContain("url-secret").contains("orders");
     }
 
+    /** A null password (a secret that is not set) is refused naming the sink and the remedy, not a bare NPE. */
+    @Test
+    void aNullPasswordIsRefusedNamingTheSinkAndTheRemedy() {
+        assertThatThrownBy(() -> XaSink.<Long>builder().jdbcUrl("jdbc:mariadb://db:3306/shop").username("flink")
+                .password(null).sinkId("orders").table("orders").columns("id").rows(id -> new Object[] {id}).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("sink 'orders': password(null)")
+                .hasMessageContaining("Remedy: pass the password")
+                .hasMessageContaining("leave password(...) out");
+    }
+
+    /** A server that asks for no password: none is given, and the sink builds. */
+    @Test
+    void noPasswordIsAllowed() {
+        ExactlyOnceSink<Long> sink = XaSink.<Long>builder().jdbcUrl("jdbc:mariadb://db:3306/shop").username("flink")
+                .sinkId("orders").table("orders").columns("id").rows(id -> new Object[] {id}).build();
+        assertThat(sink.toString()).contains("orders");
+    }
+
     @Test
     void unknownUrlsAreRefusedWithTheRemedyAndWithoutThePassword() {
         assertThatThrownBy(() -> XaSink.<Long>builder().jdbcUrl("jdbc:oracle:thin:@db:1521/x?password=secret"))

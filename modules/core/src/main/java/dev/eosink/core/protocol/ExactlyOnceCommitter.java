@@ -36,8 +36,10 @@ import java.util.stream.Collectors;
  *   <li><b>Retried</b>, when the outcome is unknown (connection lost during COMMIT PREPARED,
  *       another session finishing the same transaction): look again, up to {@code commitRetries}
  *       times with backoff; then fail the task, and the restored committer tries again.
- *   <li><b>Lost</b>: neither prepared nor marked. Someone rolled it back; its rows are gone. The
- *       sink never assumes success: it fails, naming the transaction, checkpoint and subtask. It
+ *   <li><b>Lost</b>: neither prepared nor marked. Someone rolled it back (its rows are gone), or it
+ *       committed and its marker was deleted since (its rows are there): the sink cannot tell, never
+ *       assumes success, and fails, naming the transaction, checkpoint and subtask, how to tell which,
+ *       and the remedy of each. It
  *       first commits every other transaction of the same call: they would otherwise stay prepared,
  *       holding their locks, on every restore.
  * </ol>
@@ -100,7 +102,7 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
         for (CommitRequest<PreparedTransaction> request : requests) {
             PreparedTransaction tx = request.getCommittable();
             try {
-                boolean committedNow = commitOne(tx.id());
+                boolean committedNow = commitOne(tx);
                 CommitSignals.committed(tx.id());
                 if (tx.id().checkpointId() > context.restoredCheckpointId().orElse(0L)) {
                     committedOwnTransaction = true;
@@ -151,7 +153,8 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
      * @throws SinkException if the outcome stays unknown after the configured retries, or on a
      *     fatal error
      */
-    boolean commitOne(TransactionId id) throws IOException, InterruptedException {
+    boolean commitOne(PreparedTransaction tx) throws IOException, InterruptedException {
+        TransactionId id = tx.id();
         RetriableCommitException last = null;
         for (int attempt = 0; attempt <= settings.commitRetries(); attempt++) {
             if (attempt > 0) {
@@ -177,7 +180,7 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
                         if (session.isMarked(id)) {
                             return false;
                         }
-                        throw lost(id);
+                        throw lost(tx);
                     default:
                         throw new IllegalStateException("unknown commit outcome");
                 }
@@ -208,30 +211,25 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
         return base << Math.min(attempt - 1, 5);
     }
 
-    private TransactionLostException lost(TransactionId id) {
-        return new TransactionLostException(
-                context
-                        + ": prepared transaction "
-                        + id
-                        + " of checkpoint "
-                        + id.checkpointId()
-                        + " (written by subtask "
-                        + id.subtask()
-                        + ") into "
-                        + target
-                        + " is gone and "
-                        + words.missingMarker()
-                        + ": it was rolled back by someone other than "
-                        + "this job, and its rows are LOST, although a completed checkpoint (numbered "
-                        + id.checkpointId()
-                        + " or later) promised them. Likely causes: an operator rolled it back by hand, a second job "
-                        + "with sink id '"
-                        + id.sinkId()
-                        + "', or markers pruned before an old savepoint was restored (markerRetention "
-                        + settings.markerRetention()
-                        + "). Remedy: replay the lost input (restore from a checkpoint before "
-                        + id.checkpointId()
-                        + "), and make sure nothing else resolves this sink's prepared transactions.");
+    /**
+     * Gone and unmarked is all that is known: rolled back (its rows are lost), or committed with its proof
+     * deleted since (its rows are there, and replaying the input would write them twice). The message says
+     * both, how to tell which, and the remedy of each.
+     */
+    private TransactionLostException lost(PreparedTransaction tx) {
+        TransactionId id = tx.id();
+        return new TransactionLostException(context + ": prepared transaction " + id + " of checkpoint "
+                + id.checkpointId() + " (written by subtask " + id.subtask() + ", " + tx.rows() + " rows) into "
+                + target + " is gone and " + words.missingMarker() + ", although a completed checkpoint (numbered "
+                + id.checkpointId() + " or later) promised it. Either it was rolled back by someone other than this "
+                + "job (an operator by hand, a second job with sink id '" + id.sinkId() + "'), and its rows are LOST; "
+                + "or it committed and only its marker row was deleted since (by hand, or pruned after "
+                + "markerRetention " + settings.markerRetention() + " before an old snapshot was restored), and its "
+                + "rows are in " + target + ". To tell which: " + words.findRows() + ". If its rows are missing: "
+                + "replay the lost input (restore from a checkpoint before " + id.checkpointId() + "). If they are "
+                + "there, nothing is lost and replaying would write them twice: " + words.restoreProof()
+                + ", and restore the job again. Either way, make sure nothing else resolves this sink's prepared "
+                + "transactions.");
     }
 
     private void pruneMarkersIfDue() {

@@ -65,6 +65,33 @@ class ExactlyOnceCommitterTest {
         assertThat(request.outcome).isEqualTo("failedUnknown");
     }
 
+    /**
+     * Gone and unmarked is all the committer knows: the transaction was rolled back (its rows are lost),
+     * or it committed and only its marker was deleted since (by hand, or pruned after markerRetention
+     * before an old snapshot was restored), and its rows are in the table, where replaying the input would
+     * write them twice. The message says both, how to tell which, and the remedy of each.
+     */
+    @Test
+    void aLostTransactionsMessageSaysWhatIsKnownHowToTellAndTheRemedyOfEachCase() {
+        ScriptedSession session = new ScriptedSession(Set.of());
+        session.script.add(CommitSession.Attempt.NOT_FOUND);
+        FakeRequest request = new FakeRequest(ID);
+        assertThatThrownBy(() -> committer(session, 3).commit(List.of(request)))
+                .cause()
+                .hasMessageContaining("prepared transaction " + ID + " of checkpoint 42 (written by subtask 1, 10 rows)")
+                .hasMessageContaining("Either it was rolled back by someone other than this job")
+                .hasMessageContaining("and its rows are LOST")
+                .hasMessageContaining("or it committed and only its marker row was deleted since")
+                .hasMessageContaining("pruned after markerRetention")
+                .hasMessageContaining("and its rows are in table \"orders\"")
+                .hasMessageContaining("To tell which: " + TestWording.WORDS.findRows())
+                .hasMessageContaining("If its rows are missing: replay the lost input (restore from a checkpoint before 42)")
+                .hasMessageContaining("If they are there, nothing is lost and replaying would write them twice: "
+                        + TestWording.WORDS.restoreProof())
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("rolled back by someone other than this job, "
+                        + "and its rows are LOST, although"));
+    }
+
     @Test
     void unknownOutcomeIsRetriedThenResolvedByTheMarker() throws Exception {
         // The connection broke during COMMIT PREPARED, which had in fact committed.

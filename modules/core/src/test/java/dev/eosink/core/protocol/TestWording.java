@@ -6,7 +6,8 @@ import dev.eosink.core.spi.Wording;
 final class TestWording {
 
     static final Wording WORDS = new Wording(
-            "its marker row is absent", "sql/03-prepared-transactions.sql", "the row locks of the rows it wrote");
+            "its marker row is absent", "sql/03-prepared-transactions.sql", "the row locks of the rows it wrote",
+            "rows of one transaction share one xmin", "insert its marker row again");
 
     private TestWording() {}
 }

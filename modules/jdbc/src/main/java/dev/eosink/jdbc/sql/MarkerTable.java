@@ -27,6 +27,14 @@ public record MarkerTable(SqlIdentifier table) implements Serializable {
     /** What the JDBC sinks' messages say of a transaction gone without its marker row ({@code Wording#missingMarker}). */
     public static final String MISSING = "its marker row is absent";
 
+    /**
+     * What the JDBC sinks' messages tell an operator to do when the rows of a transaction gone without its marker
+     * row are in the table ({@code Wording#restoreProof}): the marker row again, so that a restore proves the commit.
+     */
+    public static final String RESTORE_MARKER = "insert its marker row again (INSERT INTO the marker table (gid, "
+            + "sink_id, subtask, checkpoint_id, row_count) VALUES (the transaction's name, its sink id, subtask, "
+            + "checkpoint and row count, as named above); docs/operations.md, \"A transaction reported LOST\")";
+
     public MarkerTable {
         Objects.requireNonNull(table, "table");
     }

@@ -33,6 +33,11 @@ import java.sql.SQLException;
  * (its task is being cancelled, or its TaskManager died and the server has not noticed yet), and a restart
  * waits for it again; a holder without it is a session of another job, or of another submission of this
  * one, and no restart helps: the claim refuses with a {@link MisconfigurationException}.
+ *
+ * <p>A session-level lock guards only while the writer's statements all run in the server session that took it and
+ * no other client shares that session. A pooler that hands server sessions out per transaction (PgBouncer's {@code
+ * pool_mode = transaction} or {@code statement}) breaks both, and with them the session's settings ({@code
+ * lock_timeout}): so the first claim looks, once, whether it is talking to one ({@link #refuseASharedSession}).
  */
 final class OwnershipGuard {
 
@@ -48,18 +53,31 @@ final class OwnershipGuard {
         UNKNOWN
     }
 
+    /** Opens a connection of its own to the sink's database, as the writer's is opened. */
+    @FunctionalInterface
+    interface Opener {
+        Connection open() throws SQLException;
+    }
+
+    /** Whether the server session holding a guard is this connection's: pg_locks seen from the asking session. */
+    private static final String HELD_HERE = "SELECT bool_or(pid = pg_backend_pid()) FROM pg_locks WHERE locktype = "
+            + "'advisory' AND granted AND classid = ?::oid AND objid = ?::oid AND objsubid = 2";
+
     private final Connection connection;
     private final SubtaskContext context;
     private final int lockClass;
     private final long executionMark;
     /** Whether this session took its execution mark. */
     private boolean marked;
+    /** For the look at a new connection ({@link #refuseASharedSession}); null once it was taken. */
+    private Opener probe;
 
-    OwnershipGuard(Connection connection, SubtaskContext context) {
+    OwnershipGuard(Connection connection, SubtaskContext context, Opener probe) {
         this.connection = connection;
         this.context = context;
         this.lockClass = lockClass(context.sinkId());
         this.executionMark = executionMark(context.sinkId(), context.execution());
+        this.probe = probe;
     }
 
     /** The advisory-lock class of a sink id: a stable 32-bit hash, so every job computes the same. */
@@ -97,6 +115,7 @@ final class OwnershipGuard {
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();
                     if (rs.getBoolean(1)) {
+                        refuseASharedSession(subtask);
                         return;
                     }
                 }
@@ -164,6 +183,62 @@ final class OwnershipGuard {
                 return new SinkException(held + ". Two jobs with the same sink id would roll back each other's "
                         + "transactions, so this one refuses to start. Remedy: stop the other job, or give this sink "
                         + "a different sink id.");
+        }
+    }
+
+    /**
+     * Refuses a connection whose server session is not its own, right after its first claim: the guard just taken
+     * must be held by the server session of this connection's next transaction, and by no session that a new
+     * connection gets. Through PgBouncer in transaction pooling mode, the next transaction may run in another server
+     * session, and a new client is handed the idle server session that holds the lock (PgBouncer reuses the most
+     * recently used one): then two clients share a session, and the guard keeps out neither. Through a direct
+     * connection or session pooling, both looks pass. A pool that is busy may hand out other sessions and pass both
+     * looks by chance: docs/postgresql.md says what to configure.
+     */
+    private void refuseASharedSession(int subtask) throws SinkException {
+        Opener opener = probe;
+        if (opener == null) {
+            return;
+        }
+        probe = null;
+        boolean here;
+        try {
+            here = heldHere(connection, subtask);
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not check that the ownership guard of subtask " + subtask
+                    + " is this session's alone: " + e.getMessage(), e);
+        }
+        boolean sharedWithANewConnection = false;
+        try (Connection other = opener.open()) {
+            other.setAutoCommit(true);
+            sharedWithANewConnection = heldHere(other, subtask);
+        } catch (SQLException e) {
+            // A second look only (a tight pool, max_connections reached): it must not keep the job from starting.
+            LOG.warn("{}: could not open a connection to check that no other client shares the session of the "
+                    + "ownership guard of subtask {} (a pooler in transaction mode would: docs/postgresql.md, "
+                    + "\"Connection poolers\"); going on: {}", context, subtask, e.getMessage());
+        }
+        if (here && !sharedWithANewConnection) {
+            return;
+        }
+        throw new MisconfigurationException(context + ": the ownership guard of sink id '"
+                + context.sinkId() + "' subtask " + subtask + " (a session-level advisory lock) "
+                + (here ? "is held by the server session that a new connection was given too"
+                        : "is not held by the server session of this connection's next transaction")
+                + ": the connection goes through a pooler that hands server sessions out per transaction (PgBouncer with "
+                + "pool_mode = transaction or statement). There the guard keeps no second job out, the session's "
+                + "lock_timeout does not hold, and two writers could roll back each other's transactions. Remedy: connect "
+                + "the sink to PostgreSQL directly, or through a pooler in session mode (PgBouncer pool_mode = session); "
+                + "docs/postgresql.md, \"Connection poolers\"");
+    }
+
+    private boolean heldHere(Connection c, int subtask) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(HELD_HERE)) {
+            s.setLong(1, Integer.toUnsignedLong(lockClass));
+            s.setLong(2, subtask);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
         }
     }
 

@@ -36,7 +36,14 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
             "sql/03-prepared-transactions.sql: COMMIT PREPARED or ROLLBACK PREPARED",
             "the row locks of the rows it wrote (a write to one of those rows waits for them until lock_timeout, "
                     + "then fails with SQLSTATE 55P03) and one of the server's max_prepared_transactions, which every "
-                    + "application on it shares");
+                    + "application on it shares",
+            "PostgreSQL keeps on every row the id of the transaction that wrote it (xmin), and so on the marker row "
+                    + "that each transaction of the sink writes: rows of the table whose xmin no marker row of the sink "
+                    + "has, between the xmin of the marker rows of the same subtask's checkpoints before and after it, "
+                    + "are its rows (SELECT xmin, count(*) FROM the table GROUP BY xmin; written by COPY or batched "
+                    + "inserts, without a dead-letter table, they share one xmin, and the rows of an upsert table that "
+                    + "a later write updated carry that write's); docs/operations.md, \"A transaction reported LOST\"",
+            MarkerTable.RESTORE_MARKER);
 
     /** The writer session's lock_timeout: a write waiting longer for a row lock fails the task. */
     static final int WRITER_LOCK_TIMEOUT_SECONDS = 60;
@@ -92,7 +99,8 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     () -> options.connection().open(applicationName(context, "copy-monitor")),
                     options.maxCopyBacklog(),
                     context);
-            return new PostgresWriterSession<>(context, options, findings, c, io, backlog);
+            return new PostgresWriterSession<>(context, options, findings, c, io, backlog,
+                    () -> options.connection().open(applicationName(context, "guard-probe")));
         } catch (SQLException e) {
             endQuietly(c, io, context, e);
             throw new SinkException(context + ": checking PostgreSQL at " + options.connection().describe()

@@ -78,13 +78,14 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             Preflight.Findings<IN> findings,
             Connection connection,
             IoWatchdog io,
-            CopyBacklog backlog)
+            CopyBacklog backlog,
+            OwnershipGuard.Opener guardProbe)
             throws SQLException {
         this.context = context;
         this.markers = options.markers();
         this.connection = connection;
         this.io = io;
-        this.guard = new OwnershipGuard(connection, context);
+        this.guard = new OwnershipGuard(connection, context, guardProbe);
         this.backlog = backlog;
         this.target = options.statement().describe();
         this.errors = new WriteErrors(target);

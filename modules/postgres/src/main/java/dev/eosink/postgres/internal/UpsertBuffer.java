@@ -2,6 +2,7 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.postgres.carried.CarriedStatements;
 import dev.eosink.postgres.row.RowEncoder;
 
 import java.sql.Array;
@@ -62,6 +63,8 @@ final class UpsertBuffer<R> {
     /** The column names, which carried statements name too (see {@link CarriedStatements}). */
     private final List<String> columnNames;
     private final int[] keyIndexes;
+    /** The key columns' names, in the order of {@link #keyIndexes}, which carried statements name too. */
+    private final List<String> keyNames;
     private final KeyColumns keys;
     private final RowEncoder<R> encoder;
     /** The one statement of a batch whose keys only the database can compare, or null. */
@@ -86,6 +89,7 @@ final class UpsertBuffer<R> {
         this.columns = columns.size();
         this.columnNames = List.copyOf(columns);
         this.keyIndexes = keyColumns.stream().mapToInt(columns::indexOf).toArray();
+        this.keyNames = List.copyOf(keyColumns);
         this.upsertSql = upsertSql(table, columns, columnTypes, keyColumns, "?");
         this.dedupingSql = keys.databaseDecides() ? dedupingSql(table, columns, columnTypes, keys, keyIndexes, "?") : null;
         this.upsertWithNulls = keys.databaseDecides()
@@ -370,7 +374,7 @@ final class UpsertBuffer<R> {
                 carried.add(new CarriedStatements.Statement(false, key, values));
             }
         }
-        return Optional.of(new CarriedStatements(columnNames, keyIndexes.length, carried).encode());
+        return Optional.of(new CarriedStatements(columnNames, keyNames, carried).encode());
     }
 
     /**
@@ -381,9 +385,12 @@ final class UpsertBuffer<R> {
      */
     CarriedStatements readCarried(byte[] bytes) throws CarriedStatementsRefused {
         CarriedStatements carried = CarriedStatements.decode(bytes);
-        if (!carried.columns().equals(columnNames) || carried.keyColumns() != keyIndexes.length) {
-            throw CarriedStatementsRefused.otherColumns(carried.columns(), carried.keyColumns() + " key column(s)",
-                    columnNames, keyIndexes.length + " key column(s)");
+        boolean otherKey = carried.keyColumnCount() != keyIndexes.length
+                || carried.keyColumns().map(names -> !names.equals(keyNames)).orElse(false);
+        if (!carried.columns().equals(columnNames) || otherKey) {
+            throw CarriedStatementsRefused.otherColumns(carried.columns(), carried.keyColumns()
+                    .map(names -> "the key " + names).orElse(carried.keyColumnCount() + " key column(s)"),
+                    columnNames, "the key " + keyNames);
         }
         return carried;
     }

@@ -2,6 +2,7 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.postgres.carried.CarriedStatements;
 
 import org.apache.flink.types.RowKind;
 

@@ -3,6 +3,7 @@ package dev.eosink.postgres.internal;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.jdbc.sql.SqlIdentifier;
+import dev.eosink.postgres.carried.CarriedStatements;
 import dev.eosink.postgres.copy.BinaryCopyEncoder;
 import dev.eosink.postgres.row.RowEncoder;
 import dev.eosink.testing.PostgresFixture;

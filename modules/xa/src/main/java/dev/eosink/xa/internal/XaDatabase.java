@@ -54,7 +54,11 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
                     + "COMMIT PREPARED or ROLLBACK PREPARED on PostgreSQL",
             "the row locks of the rows it wrote (a write to one of those rows waits for them until the lock timeout: "
                     + "innodb_lock_wait_timeout on MariaDB and MySQL) and, on PostgreSQL, one of the server's "
-                    + "max_prepared_transactions, which every application on it shares");
+                    + "max_prepared_transactions, which every application on it shares",
+            "look in the table for the rows of the records that subtask wrote between the barrier of the checkpoint "
+                    + "before and that checkpoint's barrier (MariaDB and MySQL keep no writer's transaction id on a "
+                    + "row); docs/operations.md, \"A transaction reported LOST\"",
+            MarkerTable.RESTORE_MARKER);
     private static final Logger LOG = LoggerFactory.getLogger(XaDatabase.class);
 
     private final XaConnector connector;

@@ -6,6 +6,7 @@ import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.sql.CarriedNotices;
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
+import dev.eosink.xa.carried.XaCarried;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
 import org.apache.flink.runtime.execution.SuppressRestartsException;

@@ -10,6 +10,7 @@ import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
+import dev.eosink.xa.carried.XaCarried;
 
 import org.junit.jupiter.api.Test;
 

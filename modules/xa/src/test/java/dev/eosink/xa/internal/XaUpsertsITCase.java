@@ -4,6 +4,7 @@ import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
+import dev.eosink.xa.carried.XaCarried;
 
 import org.apache.flink.types.RowKind;
 

@@ -1,6 +1,8 @@
-package dev.eosink.postgres.internal;
+package dev.eosink.postgres.carried;
 
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
+
+import org.apache.flink.annotation.Internal;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -11,78 +13,103 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * The upserts and deletes an upsert writer carried past a barrier, in the form checkpoint state keeps
- * them: each one's key and, for an upsert, every column's value, as the text that {@link UpsertBuffer}
- * sends to the server anyway. Text keeps the state independent of the records' Java types (a DataStream
- * POJO, a RowData): a restored writer needs only the table, never the job's classes.
+ * The upserts and deletes a PostgreSQL upsert writer carried past a barrier, in the form checkpoint state keeps
+ * them: each one's key and, for an upsert, every column's value, as the text that the writer sends to the server
+ * anyway. Text keeps the state independent of the records' Java types (a DataStream POJO, a RowData): a restored
+ * writer needs only the table, never the job's classes, and so does an operator's tool that writes them by hand.
  *
- * <p>Layout (version 1): the version byte; the column names, so that a restore into a table whose
- * columns changed refuses instead of writing values into the wrong columns; the number of key
- * columns; then each statement: a delete flag, its key parts, and for an upsert its column values.
- * Strings are length-prefixed UTF-8, -1 for SQL NULL.
+ * <p>Layout: the version byte; the column names, so that a restore into a table whose columns changed refuses
+ * instead of writing values into the wrong columns; the key columns (version 2: their names; version 1: their
+ * number); then each statement: a delete flag, its key parts (in the order of the key columns), and for an upsert
+ * every column's value. Strings are length-prefixed UTF-8, -1 for SQL NULL. Writes version 2, reads both.
+ *
+ * <p>{@code @Internal}: public for the operator tool, which shows and writes them; no promise to anyone else.
  */
-final class CarriedStatements {
+@Internal
+public final class CarriedStatements {
 
     private static final byte VERSION_1 = 1;
+    private static final byte VERSION_2 = 2;
 
     /** One carried statement: a delete of {@code key}, or an upsert of {@code values} (null for a delete). */
-    static final class Statement {
+    public static final class Statement {
         private final boolean delete;
         private final String[] key;
         private final String[] values;
 
-        Statement(boolean delete, String[] key, String[] values) {
+        public Statement(boolean delete, String[] key, String[] values) {
             this.delete = delete;
             this.key = key;
             this.values = values;
         }
 
-        boolean delete() {
+        public boolean delete() {
             return delete;
         }
 
-        String[] key() {
+        /** The key's parts as text, in the order of the key columns. */
+        public String[] key() {
             return key;
         }
 
-        String[] values() {
+        /** Every column's value as text (null for SQL NULL); null for a delete. */
+        public String[] values() {
             return values;
         }
     }
 
     private final List<String> columns;
-    private final int keyColumns;
+    private final int keyColumnCount;
+    /** Empty in version 1, which kept the number of key columns only. */
+    private final Optional<List<String>> keyColumns;
     private final List<Statement> statements;
 
-    CarriedStatements(List<String> columns, int keyColumns, List<Statement> statements) {
+    /** Statements to carry, for {@code columns} keyed by {@code keyColumns}. */
+    public CarriedStatements(List<String> columns, List<String> keyColumns, List<Statement> statements) {
+        this(columns, keyColumns.size(), Optional.of(List.copyOf(keyColumns)), statements);
+    }
+
+    private CarriedStatements(List<String> columns, int keyColumnCount, Optional<List<String>> keyColumns,
+            List<Statement> statements) {
         this.columns = List.copyOf(columns);
+        this.keyColumnCount = keyColumnCount;
         this.keyColumns = keyColumns;
         this.statements = statements;
     }
 
-    List<String> columns() {
+    public List<String> columns() {
         return columns;
     }
 
-    int keyColumns() {
+    public int keyColumnCount() {
+        return keyColumnCount;
+    }
+
+    /** The key columns' names, in the order of each statement's key parts; empty for state of version 1. */
+    public Optional<List<String>> keyColumns() {
         return keyColumns;
     }
 
-    List<Statement> statements() {
+    public List<Statement> statements() {
         return statements;
     }
 
-    byte[] encode() {
+    public byte[] encode() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(VERSION_1);
+            out.writeByte(VERSION_2);
             out.writeInt(columns.size());
             for (String c : columns) {
                 writeString(out, c);
             }
-            out.writeInt(keyColumns);
+            List<String> keys = keyColumns.orElseThrow(() -> new IllegalStateException("no key column names"));
+            out.writeInt(keys.size());
+            for (String k : keys) {
+                writeString(out, k);
+            }
             out.writeInt(statements.size());
             for (Statement s : statements) {
                 out.writeBoolean(s.delete());
@@ -101,25 +128,33 @@ final class CarriedStatements {
         return bytes.toByteArray();
     }
 
-    /** @throws CarriedStatementsRefused when the bytes are not statements this release wrote */
-    static CarriedStatements decode(byte[] bytes) throws CarriedStatementsRefused {
+    /** @throws CarriedStatementsRefused when the bytes are not statements of a version this release reads */
+    public static CarriedStatements decode(byte[] bytes) throws CarriedStatementsRefused {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
             int version = in.readByte();
-            if (version != VERSION_1) {
-                throw CarriedStatementsRefused.unknownVersion(String.valueOf(version), VERSION_1);
+            if (version != VERSION_1 && version != VERSION_2) {
+                throw CarriedStatementsRefused.unknownVersion(String.valueOf(version), VERSION_2);
             }
             int columnCount = count(in);
             List<String> columns = new ArrayList<>(columnCount);
             for (int i = 0; i < columnCount; i++) {
                 columns.add(readString(in));
             }
-            int keyColumns = count(in);
+            int keyColumnCount = count(in);
+            Optional<List<String>> keyColumns = Optional.empty();
+            if (version == VERSION_2) {
+                List<String> names = new ArrayList<>(keyColumnCount);
+                for (int k = 0; k < keyColumnCount; k++) {
+                    names.add(readString(in));
+                }
+                keyColumns = Optional.of(List.copyOf(names));
+            }
             int n = count(in);
             List<Statement> statements = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 boolean delete = in.readBoolean();
-                String[] key = new String[keyColumns];
-                for (int k = 0; k < keyColumns; k++) {
+                String[] key = new String[keyColumnCount];
+                for (int k = 0; k < keyColumnCount; k++) {
                     key[k] = readString(in);
                 }
                 String[] values = null;
@@ -134,7 +169,7 @@ final class CarriedStatements {
             if (in.available() != 0) {
                 throw new CarriedStatementsRefused("corrupt carried statements: trailing bytes");
             }
-            return new CarriedStatements(columns, keyColumns, statements);
+            return new CarriedStatements(columns, keyColumnCount, keyColumns, statements);
         } catch (EOFException e) {
             throw new CarriedStatementsRefused("corrupt carried statements: truncated", e);
         } catch (CarriedStatementsRefused e) {

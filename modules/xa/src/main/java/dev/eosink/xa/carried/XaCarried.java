@@ -1,6 +1,8 @@
-package dev.eosink.xa.internal;
+package dev.eosink.xa.carried;
 
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
+
+import org.apache.flink.annotation.Internal;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -13,7 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The upserts and deletes an XA upsert writer carried past a barrier ({@link XaUpserts#carried()}), in
+ * The upserts and deletes an XA upsert writer carried past a barrier (its upserts' {@code carried()}), in
  * the form checkpoint state keeps them: each one's row values as the row mapper made them, so that a
  * restored writer binds them exactly as the record's own write would have ({@code setObject}, no text
  * the server must parse back into the column's type).
@@ -23,8 +25,12 @@ import java.util.List;
  * wrong place), the number of statements, and each one's delete flag and row. Rows hold the values a
  * row mapper returns (JDK types: numbers, strings, {@code java.time}, {@code byte[]}); classes are
  * resolved by the task's user-code class loader.
+ *
+ * <p>{@code @Internal}: public for the XA sink's {@code internal} package and the operator tool, which shows and
+ * writes them; no promise to anyone else.
  */
-final class XaCarried {
+@Internal
+public final class XaCarried {
 
     private static final byte VERSION_1 = 1;
 
@@ -40,23 +46,24 @@ final class XaCarried {
         this.deletes = deletes;
     }
 
-    List<String> columns() {
+    public List<String> columns() {
         return columns;
     }
 
-    List<String> keyColumns() {
+    public List<String> keyColumns() {
         return keyColumns;
     }
 
-    List<Object[]> rows() {
+    /** Each statement's row, the values in the order of {@link #columns()}; a delete's holds its key there. */
+    public List<Object[]> rows() {
         return rows;
     }
 
-    List<Boolean> deletes() {
+    public List<Boolean> deletes() {
         return deletes;
     }
 
-    static byte[] encode(List<String> columns, List<String> keyColumns, List<Object[]> rows, List<Boolean> deletes)
+    public static byte[] encode(List<String> columns, List<String> keyColumns, List<Object[]> rows, List<Boolean> deletes)
             throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         bytes.write(VERSION_1);
@@ -76,7 +83,7 @@ final class XaCarried {
     }
 
     @SuppressWarnings("unchecked")
-    static XaCarried decode(byte[] bytes) throws CarriedStatementsRefused {
+    public static XaCarried decode(byte[] bytes) throws CarriedStatementsRefused {
         if (bytes.length == 0 || bytes[0] != VERSION_1) {
             throw CarriedStatementsRefused.unknownVersion(
                     bytes.length == 0 ? "none" : String.valueOf(bytes[0]), VERSION_1);
