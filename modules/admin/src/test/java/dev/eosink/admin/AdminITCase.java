@@ -101,8 +101,8 @@ class AdminITCase {
         /** The count, lowest and highest checkpoint of the sink's marker rows. */
         long[] markers(String sinkId) throws SQLException {
             try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                    "SELECT count(*), min(checkpoint_id), max(checkpoint_id) FROM " + JdbcSinkBuilderBase.DEFAULT_MARKER_TABLE
-                            + " WHERE sink_id = '" + sinkId + "'")) {
+                    "SELECT count(*), min(checkpoint_id), max(checkpoint_id) FROM "
+                            + JdbcSinkBuilderBase.DEFAULT_MARKER_TABLE + " WHERE sink_id = '" + sinkId + "'")) {
                 rs.next();
                 return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
             }
@@ -258,7 +258,8 @@ class AdminITCase {
      * The server ends a killed client's sessions, and with them the guard's locks, once it notices
      * the closed connection: within moments, not at once. Until then the tool rightly refuses.
      */
-    private static Run resolveOnceTheGuardIsFree(Target db, Path checkpoint, String sinkId) throws InterruptedException {
+    private static Run resolveOnceTheGuardIsFree(Target db, Path checkpoint, String sinkId)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (true) {
             Run run = admin(db.env(), db.args("resolve", checkpoint.toString(), "--sink-id", sinkId));
@@ -297,8 +298,8 @@ class AdminITCase {
 
         Run otherSink = admin(Map.of(), "inspect", checkpoint.toString(), "--sink-id", "orders");
         assertThat(otherSink.exit()).isEqualTo(1);
-        assertThat(otherSink.err()).contains("holds no state of sink id 'orders'").contains("sink id(s) " + POSTGRES_SINK)
-                .contains("Remedy");
+        assertThat(otherSink.err()).contains("holds no state of sink id 'orders'")
+                .contains("sink id(s) " + POSTGRES_SINK).contains("Remedy");
 
         Target pg = postgres();
         // The sink's markers as the database has them: their checkpoints depend on which epochs had records.
@@ -306,7 +307,8 @@ class AdminITCase {
         Run listAll = admin(pg.env(), pg.args("list"));
         assertThat(listAll.exit()).as("%s", listAll).isZero();
         assertThat(listAll.out()).contains("prepared transactions of every eosink sink: ")
-                .containsPattern("\\n  " + POSTGRES_SINK + " +" + markers[0] + " +" + markers[1] + " +" + markers[2] + " ");
+                .containsPattern("\\n  " + POSTGRES_SINK + " +" + markers[0] + " +" + markers[1] + " +" + markers[2]
+                        + " ");
 
         Run noMarkers = admin(pg.env(), pg.args("list", "--marker-table", "no_such_markers"));
         assertThat(noMarkers.exit()).isEqualTo(1);
@@ -334,7 +336,8 @@ class AdminITCase {
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         System.out.println("$ java -jar target/eosink-admin.jar inspect ...\n" + output);
         assertThat(p.exitValue()).as(output).isZero();
-        assertThat(output).startsWith("checkpoint ").contains("sink id " + POSTGRES_SINK + ": 2 writer state(s), parallelism 2")
+        assertThat(output).startsWith("checkpoint ")
+                .contains("sink id " + POSTGRES_SINK + ": 2 writer state(s), parallelism 2")
                 .contains("committables: eos1/" + POSTGRES_SINK + "/0/");
     }
 

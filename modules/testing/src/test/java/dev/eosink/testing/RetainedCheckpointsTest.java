@@ -71,7 +71,8 @@ class RetainedCheckpointsTest {
         assertThat(RetainedCheckpoints.newest(dir)).isEmpty();
         Files.createDirectories(dir.resolve("job").resolve("chk-1"));
         Files.writeString(dir.resolve("job").resolve("chk-1").resolve("._metadata.inprogress.x"), "m");
-        assertThat(RetainedCheckpoints.completed(dir)).as("a checkpoint whose metadata is still being written").isEmpty();
+        assertThat(RetainedCheckpoints.completed(dir)).as("a checkpoint whose metadata is still being written")
+                .isEmpty();
     }
 
     private static void checkpoint(Path job, int n) throws IOException {
