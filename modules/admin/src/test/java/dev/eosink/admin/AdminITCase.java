@@ -1,17 +1,16 @@
 package dev.eosink.admin;
 
+import dev.eosink.jdbc.JdbcSinkBuilderBase;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.RetainedCheckpoints;
 
 import org.apache.flink.api.connector.source.lib.NumberSequenceSource;
 import org.apache.flink.core.io.SimpleVersionedSerialization;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
@@ -25,11 +24,10 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -43,15 +41,26 @@ import static org.assertj.core.api.Assertions.assertThat;
  * lives; afterwards {@code resolve --apply} leaves exactly the records of the retained checkpoint: the
  * numbers 1..K, K read from the generator's state in that checkpoint, no duplicate, none missing,
  * nothing prepared. The tool is called through its main entry, in this JVM.
+ *
+ * <p>The tests run in any order: the PostgreSQL case, which the error cases and the jar need a
+ * retained checkpoint of, runs once, for whichever test comes first ({@link #postgresCase()}).
  */
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AdminITCase {
+
+    private static final String POSTGRES_SINK = "admin-pg";
+    /**
+     * How long the job in its own JVM may take for a step (its first checkpoints, a savepoint, stopping):
+     * a JVM and a MiniCluster start slowly on busy cores (the first checkpoints took over 60 s once), and
+     * only a stuck job takes this long.
+     */
+    private static final Duration JOB_STEP = Duration.ofMinutes(3);
 
     @TempDir
     static Path dir;
 
-    /** The PostgreSQL run's retained checkpoint, for the error cases. */
+    /** The PostgreSQL case's retained checkpoint, once it ran; or how it failed. */
     private static Path postgresCheckpoint;
+    private static Throwable postgresFailure;
 
     private static final List<Process> STARTED = new ArrayList<>();
 
@@ -96,6 +105,16 @@ class AdminITCase {
             return MariaDbFixture.get().xaRecover().stream().filter(x -> x[2].equals(sinkId)).count();
         }
 
+        /** The count, lowest and highest checkpoint of the sink's marker rows. */
+        long[] markers(String sinkId) throws SQLException {
+            try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                    "SELECT count(*), min(checkpoint_id), max(checkpoint_id) FROM "
+                            + JdbcSinkBuilderBase.DEFAULT_MARKER_TABLE + " WHERE sink_id = '" + sinkId + "'")) {
+                rs.next();
+                return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
+            }
+        }
+
         Map<String, String> env() {
             return Map.of(Credentials.PASSWORD_ENV, password == null ? "" : password);
         }
@@ -138,19 +157,43 @@ class AdminITCase {
     }
 
     @Test
-    @Order(1)
     void postgresKilledJobIsResolvedToExactlyItsRetainedCheckpoint() throws Exception {
-        postgresCheckpoint = killedJobIsResolvedToExactlyItsRetainedCheckpoint(postgres(), "admin-pg");
+        Path checkpoint = postgresCase();
+        // Whichever test ran the case, what it resolved is still exact.
+        assertExactly(postgres(), table(POSTGRES_SINK), generated(checkpoint));
+        assertThat(postgres().prepared(POSTGRES_SINK)).as("prepared transactions of the sink left").isZero();
     }
 
     @Test
-    @Order(2)
     void mariaDbKilledJobIsResolvedToExactlyItsRetainedCheckpoint() throws Exception {
         killedJobIsResolvedToExactlyItsRetainedCheckpoint(mariadb(), "admin-xa");
     }
 
-    private Path killedJobIsResolvedToExactlyItsRetainedCheckpoint(Target db, String sinkId) throws Exception {
-        String table = sinkId.replace('-', '_') + "_numbers";
+    /**
+     * The PostgreSQL case, run once for the class by whichever test needs it first: its retained
+     * checkpoint. A failure of the case fails every test that needs it, with its cause.
+     */
+    private static synchronized Path postgresCase() throws Exception {
+        if (postgresFailure != null) {
+            throw new AssertionError("the PostgreSQL case failed in an earlier test", postgresFailure);
+        }
+        if (postgresCheckpoint == null) {
+            try {
+                postgresCheckpoint = killedJobIsResolvedToExactlyItsRetainedCheckpoint(postgres(), POSTGRES_SINK);
+            } catch (Exception | AssertionError e) {
+                postgresFailure = e;
+                throw e;
+            }
+        }
+        return postgresCheckpoint;
+    }
+
+    private static String table(String sinkId) {
+        return sinkId.replace('-', '_') + "_numbers";
+    }
+
+    private static Path killedJobIsResolvedToExactlyItsRetainedCheckpoint(Target db, String sinkId) throws Exception {
+        String table = table(sinkId);
         db.ddl("DROP TABLE IF EXISTS " + table);
         db.ddl("CREATE TABLE " + table + " (v BIGINT NOT NULL)");
         Path checkpoints = Files.createDirectories(dir.resolve(sinkId + "-checkpoints"));
@@ -158,13 +201,13 @@ class AdminITCase {
 
         Process job = start(db, sinkId, table, checkpoints, control);
         awaitCheckpoints(job, checkpoints, 3);
-        Path running = latestCheckpoint(checkpoints);
-        Run refused = admin(db.env(), db.args("resolve", running.toString(), "--sink-id", sinkId, "--apply"));
+        // The savepoint, not a retained checkpoint: the running job deletes those as it completes newer ones.
+        Path savepoint = savepoint(job, control);
+        Run refused = admin(db.env(), db.args("resolve", savepoint.toString(), "--sink-id", sinkId, "--apply"));
         assertThat(refused.exit()).as("%s", refused).isEqualTo(AdminException.REFUSED);
         assertThat(refused.err()).contains("refused: a live job holds the ownership guard of sink id '" + sinkId + "'")
                 .contains("Remedy: stop the job");
 
-        Path savepoint = savepoint(job, control);
         Run inspectSavepoint = admin(Map.of(), "inspect", savepoint.toString(), "--sink-id", sinkId);
         assertThat(inspectSavepoint.exit()).as("%s", inspectSavepoint).isZero();
         assertThat(inspectSavepoint.out()).contains("sink id " + sinkId + ": 2 writer state(s), parallelism 2")
@@ -207,7 +250,7 @@ class AdminITCase {
         assertExactly(db, table, k);
         assertThat(db.prepared(sinkId)).as("prepared transactions of the sink left").isZero();
 
-        List<Path> retained = completed(checkpoints);
+        List<Path> retained = RetainedCheckpoints.completed(checkpoints);
         Path older = retained.get(retained.size() - 2);
         Run olderRefused = admin(db.env(), db.args("resolve", older.toString(), "--sink-id", sinkId, "--apply"));
         assertThat(olderRefused.exit()).as("%s", olderRefused).isEqualTo(1);
@@ -225,7 +268,8 @@ class AdminITCase {
      * The server ends a killed client's sessions, and with them the guard's locks, once it notices
      * the closed connection: within moments, not at once. Until then the tool rightly refuses.
      */
-    private Run resolveOnceTheGuardIsFree(Target db, Path checkpoint, String sinkId) throws InterruptedException {
+    private static Run resolveOnceTheGuardIsFree(Target db, Path checkpoint, String sinkId)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (true) {
             Run run = admin(db.env(), db.args("resolve", checkpoint.toString(), "--sink-id", sinkId));
@@ -255,24 +299,26 @@ class AdminITCase {
     }
 
     @Test
-    @Order(3)
     void errorsNameWhatIsWrongAndTheRemedy() throws Exception {
-        assertThat(postgresCheckpoint).as("the PostgreSQL case ran first").isNotNull();
+        Path checkpoint = postgresCase();
         Path empty = Files.createDirectories(dir.resolve("not-a-checkpoint"));
         Run wrongPath = admin(Map.of(), "inspect", empty.toString());
         assertThat(wrongPath.exit()).isEqualTo(1);
         assertThat(wrongPath.err()).contains("no checkpoint metadata at " + empty).contains("Remedy");
 
-        Run otherSink = admin(Map.of(), "inspect", postgresCheckpoint.toString(), "--sink-id", "orders");
+        Run otherSink = admin(Map.of(), "inspect", checkpoint.toString(), "--sink-id", "orders");
         assertThat(otherSink.exit()).isEqualTo(1);
-        assertThat(otherSink.err()).contains("holds no state of sink id 'orders'").contains("sink id(s) admin-pg")
-                .contains("Remedy");
+        assertThat(otherSink.err()).contains("holds no state of sink id 'orders'")
+                .contains("sink id(s) " + POSTGRES_SINK).contains("Remedy");
 
         Target pg = postgres();
+        // The sink's markers as the database has them: their checkpoints depend on which epochs had records.
+        long[] markers = pg.markers(POSTGRES_SINK);
         Run listAll = admin(pg.env(), pg.args("list"));
         assertThat(listAll.exit()).as("%s", listAll).isZero();
         assertThat(listAll.out()).contains("prepared transactions of every eosink sink: ")
-                .containsPattern("\\n  admin-pg +\\d+ +1 +\\d+ ");
+                .containsPattern("\\n  " + POSTGRES_SINK + " +" + markers[0] + " +" + markers[1] + " +" + markers[2]
+                        + " ");
 
         Run noMarkers = admin(pg.env(), pg.args("list", "--marker-table", "no_such_markers"));
         assertThat(noMarkers.exit()).isEqualTo(1);
@@ -289,20 +335,20 @@ class AdminITCase {
 
     /** The packaged tool, as an operator runs it: one JVM of its own, the shaded jar alone on its path. */
     @Test
-    @Order(4)
     void theJarRunsOnItsOwn() throws Exception {
-        assertThat(postgresCheckpoint).as("the PostgreSQL case ran first").isNotNull();
+        Path checkpoint = postgresCase();
         Path jar = Path.of("target", "eosink-admin.jar");
         assertThat(jar).as("packaged before the integration tests").exists();
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                jar.toString(), "inspect", postgresCheckpoint.toString(), "--sink-id", "admin-pg")
+                jar.toString(), "inspect", checkpoint.toString(), "--sink-id", POSTGRES_SINK)
                 .redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         System.out.println("$ java -jar target/eosink-admin.jar inspect ...\n" + output);
         assertThat(p.exitValue()).as(output).isZero();
-        assertThat(output).startsWith("checkpoint ").contains("sink id admin-pg: 2 writer state(s), parallelism 2")
-                .contains("committables: eos1/admin-pg/0/");
+        assertThat(output).startsWith("checkpoint ")
+                .contains("sink id " + POSTGRES_SINK + ": 2 writer state(s), parallelism 2")
+                .contains("committables: eos1/" + POSTGRES_SINK + "/0/");
     }
 
     // ---------------------------------------------------------------- the job's process
@@ -321,19 +367,23 @@ class AdminITCase {
     }
 
     private static void awaitCheckpoints(Process job, Path checkpoints, int n) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (completed(checkpoints).size() < n) {
+        long deadline = System.nanoTime() + JOB_STEP.toNanos();
+        while (RetainedCheckpoints.completed(checkpoints).size() < n) {
             assertThat(job.isAlive()).as("the job died; its log:%n%s", log(checkpoints)).isTrue();
-            assertThat(System.nanoTime()).as("%d checkpoints within 60 s", n).isLessThan(deadline);
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(n + " checkpoints not completed within " + JOB_STEP + "; the job's log:\n"
+                        + log(checkpoints));
+            }
             Thread.sleep(100);
         }
     }
 
     private static void awaitSignals(Process job, Path control) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long deadline = System.nanoTime() + JOB_STEP.toNanos();
         while (!(signalled(control, "commit-stopped-") && signalled(control, "prepare-stopped-"))) {
             assertThat(job.isAlive()).as("the job died before it stopped").isTrue();
-            assertThat(System.nanoTime()).as("the committer and the writer stop within 30 s").isLessThan(deadline);
+            assertThat(System.nanoTime()).as("the committer and the writer stop within %s", JOB_STEP)
+                    .isLessThan(deadline);
             Thread.sleep(50);
         }
     }
@@ -342,10 +392,10 @@ class AdminITCase {
     private static Path savepoint(Process job, Path control) throws Exception {
         Files.createFile(control.resolve("savepoint"));
         Path done = control.resolve("savepoint-done");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long deadline = System.nanoTime() + JOB_STEP.toNanos();
         while (!Files.exists(done)) {
             assertThat(job.isAlive()).as("the job died before its savepoint").isTrue();
-            assertThat(System.nanoTime()).as("a savepoint within 30 s").isLessThan(deadline);
+            assertThat(System.nanoTime()).as("a savepoint within %s", JOB_STEP).isLessThan(deadline);
             Thread.sleep(50);
         }
         String pointer = Files.readString(done).strip();
@@ -364,18 +414,8 @@ class AdminITCase {
         return Files.exists(log) ? Files.readString(log) : "(none)";
     }
 
-    /** The chk-N directories that hold a _metadata file: completed checkpoints. */
-    private static List<Path> completed(Path checkpoints) throws IOException {
-        try (Stream<Path> files = Files.walk(checkpoints, 3)) {
-            return files.filter(p -> p.getFileName().toString().equals("_metadata")).map(Path::getParent)
-                    .filter(p -> p.getFileName().toString().startsWith("chk-"))
-                    .sorted(Comparator.comparingLong(p -> Long.parseLong(p.getFileName().toString().substring(4))))
-                    .toList();
-        }
-    }
-
     private static Path latestCheckpoint(Path checkpoints) throws IOException {
-        List<Path> all = completed(checkpoints);
-        return Optional.of(all).filter(l -> !l.isEmpty()).map(l -> l.get(l.size() - 1)).orElseThrow();
+        return RetainedCheckpoints.newest(checkpoints)
+                .orElseThrow(() -> new AssertionError("no completed checkpoint under " + checkpoints));
     }
 }

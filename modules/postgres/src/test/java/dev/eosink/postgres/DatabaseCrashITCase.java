@@ -5,6 +5,7 @@ import dev.eosink.testing.StandalonePostgres;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.hardcases.ProtocolTrace;
+import dev.eosink.testing.records.CheckpointPacedIds;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -133,7 +134,9 @@ class DatabaseCrashITCase extends ExactlyOnceTestBase {
                     server::start, CompletableFuture.delayedExecutor(DOWN_MILLIS, TimeUnit.MILLISECONDS)));
         });
         StreamExecutionEnvironment env = env(2, 200, fixedDelayRestarts(1_000, Duration.ofMillis(200)));
-        ids(env, 4_000, 2_000).sinkTo(FaultInjectingDatabase.wrap(ProtocolTrace.wrap(sinkBuilder(sinkId, table).build())));
+        // At least four epochs with records per subtask: the third arrival at every point comes.
+        CheckpointPacedIds.ids(env, 4_000, 500)
+                .sinkTo(FaultInjectingDatabase.wrap(ProtocolTrace.wrap(sinkBuilder(sinkId, table).build())));
         env.execute("database down at " + point);
     }
 }

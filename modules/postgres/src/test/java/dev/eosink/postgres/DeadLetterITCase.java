@@ -2,6 +2,7 @@ package dev.eosink.postgres;
 
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.records.CheckpointPacedIds;
 import dev.eosink.testing.records.DeadLetterRecords;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -36,7 +37,8 @@ class DeadLetterITCase extends ExactlyOnceTestBase {
                 + " (id bigint PRIMARY KEY, payload varchar(12) NOT NULL CONSTRAINT not_bad CHECK (payload <> 'bad'))");
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3); // a replayed epoch refuses its bad records again
         StreamExecutionEnvironment env = env(2, 200);
-        ids(env, N, 4_000).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table)
+        // At least four epochs with records per subtask: the third PREPARE comes.
+        CheckpointPacedIds.ids(env, N, 500).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table)
                 .writeMethod(method) // COPY falls back to batches: a refused row would abort the whole COPY
                 .rows(DeadLetterRecords::row)
                 .deadLetterTable(null, deadLetters())

@@ -10,6 +10,7 @@ import dev.eosink.testing.StandalonePostgres;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.hardcases.TestJobs;
+import dev.eosink.testing.records.CheckpointPacedIds;
 
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -193,7 +194,8 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3);
 
         StreamExecutionEnvironment env = env(2, 100);
-        ids(env, 3_000, 3_000).sinkTo(FaultInjectingDatabase.wrap(
+        // At least three epochs with records per subtask: the third PREPARE comes.
+        CheckpointPacedIds.ids(env, 3_000, 500).sinkTo(FaultInjectingDatabase.wrap(
                 sinkAs(db, role).leftoverPolicy(LeftoverPolicy.ROLLBACK).build()));
         env.execute("least-privileged role");
 

@@ -6,6 +6,8 @@ import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.faults.JobFailures;
 import dev.eosink.testing.hardcases.ProtocolTrace;
+import dev.eosink.testing.hardcases.TestJobs;
+import dev.eosink.testing.records.CheckpointPacedIds;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -21,11 +23,13 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -128,7 +132,8 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
             proxy.cutWhenClientSends("COMMIT PREPARED '" + a.transactionId + "'");
         });
         StreamExecutionEnvironment env = env(2, 200);
-        ids(env, 4_000, 4_000).sinkTo(sink(sinkBuilder(sinkId, table)));
+        // At least four epochs with records per subtask: the fourth commit comes.
+        CheckpointPacedIds.ids(env, 4_000, 500).sinkTo(sink(sinkBuilder(sinkId, table)));
         env.execute("connection cut mid-commit");
 
         String gid = HIT.get(sinkId);
@@ -189,10 +194,15 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
         StreamExecutionEnvironment env = env(1, 60_000);
         ids(env, 1_000_000, 3_000).sinkTo(sink(sinkBuilder(sinkId, table)
                 .networkTimeout(Duration.ofSeconds(100))
+                // Without flow control: its progress query would meet the stall first, and hold the writer
+                // in a read for its 10 s timeout before any write blocked (a cancel there is
+                // CopyBacklogITCase's case).
+                .maxCopyBacklog(0)
                 .rows(id -> new Object[] {id, "row-" + id + PADDING})));
         JobClient job = env.executeAsync("cancel while stalled");
         stalled.get(60, TimeUnit.SECONDS);
-        Thread.sleep(2_000); // the writer is blocked in a write by now: 6,000 rows of 8 KB a second
+        // Rows of 8 KB fill the buffers on the way within moments; wait for the block itself, not for a time.
+        awaitWriterBlockedInASocketWrite();
 
         long t0 = System.nanoTime();
         job.cancel().get(30, TimeUnit.SECONDS);
@@ -210,7 +220,47 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
     }
 
     /**
-     * The network stalls just before COMMIT PREPARED: the commit gets no answer, the network timeout
+     * Waits until the writer is blocked in a socket write: its task thread is inside one (JDK 17 and
+     * later write through {@code NioSocketImpl}, under TLS too, whose socket is layered over a plain
+     * one), and no record reached the writer since the previous look.
+     */
+    private void awaitWriterBlockedInASocketWrite() throws InterruptedException {
+        long deadline = System.nanoTime() + TestJobs.TIMEOUT.toNanos();
+        int records = -1;
+        while (true) {
+            int now = Faults.hits(sinkId, Faults.Point.WRITE);
+            if (now == records && writerThreads().values().stream().anyMatch(NetworkFaultsITCase::inASocketWrite)) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                StringBuilder stacks = new StringBuilder();
+                writerThreads().forEach((thread, stack) -> stacks.append(thread).append('\n').append(
+                        Arrays.stream(stack).map(f -> "    at " + f).collect(Collectors.joining("\n"))).append('\n'));
+                throw new AssertionError("the writer did not block in a socket write within " + TestJobs.TIMEOUT
+                        + "; records it saw: " + now + "; its threads:\n" + stacks);
+            }
+            records = now;
+            Thread.sleep(200);
+        }
+    }
+
+    private static Map<Thread, StackTraceElement[]> writerThreads() {
+        Map<Thread, StackTraceElement[]> writers = new java.util.HashMap<>();
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            if (thread.getName().contains("Writer")) {
+                writers.put(thread, stack);
+            }
+        });
+        return writers;
+    }
+
+    private static boolean inASocketWrite(StackTraceElement[] stack) {
+        return Arrays.stream(stack).anyMatch(frame -> frame.getMethodName().equals("implWrite")
+                && frame.getClassName().equals("sun.nio.ch.NioSocketImpl"));
+    }
+
+    /**
+     * The network stalls as COMMIT PREPARED goes out: the commit gets no answer, the network timeout
      * ends the wait, and the committer retries (and, once its retries are spent, Flink restores it and
      * it commits on restore). Whatever path it takes, the job ends exact once the network is back.
      */
@@ -218,10 +268,14 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
     void stalledCommitIsRetriedUntilTheNetworkComesBack() throws Exception {
         Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 4, a -> {
             HIT.put(a.sinkId, a.transactionId);
-            proxy.stallFor(STALL);
+            // When the COMMIT PREPARED goes out, not now: a pool that validates its idle connection first
+            // (commits more than 500 ms apart, as on a busy machine) would otherwise meet the stall instead,
+            // and the commit would go out once the network is back, on a fresh connection.
+            proxy.stallWhenClientSends("COMMIT PREPARED '" + a.transactionId + "'", STALL);
         });
         StreamExecutionEnvironment env = env(2, 200);
-        ids(env, 4_000, 2_000).sinkTo(sink(sinkBuilder(sinkId, table)));
+        // At least four epochs with records per subtask: the fourth commit comes.
+        CheckpointPacedIds.ids(env, 4_000, 500).sinkTo(sink(sinkBuilder(sinkId, table)));
         long t0 = System.nanoTime();
         env.execute("stalled commit");
 

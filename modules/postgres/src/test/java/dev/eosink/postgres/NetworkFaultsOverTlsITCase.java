@@ -52,4 +52,16 @@ class NetworkFaultsOverTlsITCase extends NetworkFaultsITCase {
     @Override
     void connectionCutMidCommitPreparedIsProvedByItsMarker() {
     }
+
+    /**
+     * Not over TLS, for the same reason: the stall must catch the COMMIT PREPARED itself, which the
+     * proxy finds by its text. A stall armed at an earlier moment catches whatever the committer sends
+     * first, on a busy machine the pool's check of its idle connection, and the commit then never meets
+     * the stall. A stalled call over TLS ends as over plain TCP once the watchdog readied its socket,
+     * which {@code stalledWriteIsAbortedAfterTheNetworkTimeout} (here) and {@code IoWatchdogITCase} show.
+     * Overridden without {@code @Test}, it is no test of this class.
+     */
+    @Override
+    void stalledCommitIsRetriedUntilTheNetworkComesBack() {
+    }
 }

@@ -2,6 +2,7 @@ package dev.eosink.postgres;
 
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.records.CheckpointPacedIds;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -60,15 +61,16 @@ class OperatorToolsITCase extends ExactlyOnceTestBase {
     @Test
     void markersArePrunedAfterTheirRetention() throws Exception {
         StreamExecutionEnvironment env = env(2, 100);
-        ids(env, 3_000, 3_000)
+        CheckpointPacedIds.ids(env, 3_000, 200)
                 .sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table)
                         .markerRetention(Duration.ofMillis(300))
                         .markerPruneInterval(Duration.ofMillis(100))
                         .build()));
         env.execute("pruning");
         assertExactlyOnce(3_000);
-        // The job ran about a second with 100 ms checkpoints: the last commits prune every marker
-        // older than 300 ms, so fewer remain than transactions were committed.
+        // Paced by checkpoints, the job spans at least eight epochs with records per subtask, 100 ms
+        // apart at least: the last commits prune every marker older than 300 ms, so fewer remain than
+        // transactions were committed.
         long commits = Faults.hits(sinkId, Faults.Point.AFTER_COMMIT);
         long markers = db.count("SELECT count(*) FROM eosink_markers WHERE sink_id = ?", sinkId);
         assertThat(commits).isGreaterThan(4);

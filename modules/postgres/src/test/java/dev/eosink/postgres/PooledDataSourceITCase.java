@@ -2,6 +2,7 @@ package dev.eosink.postgres;
 
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.records.CheckpointPacedIds;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -107,7 +108,8 @@ class PooledDataSourceITCase extends ExactlyOnceTestBase {
             throw new Faults.InjectedFault(a.sinkId + ": injected fault after PREPARE of " + a.transactionId);
         });
         StreamExecutionEnvironment env = env(2, 200, fixedDelayRestarts(2, Duration.ofMillis(100)));
-        ids(env, 4_000, 4_000).sinkTo(FaultInjectingDatabase.wrap(
+        // At least four epochs with records per subtask: the third PREPARE comes.
+        CheckpointPacedIds.ids(env, 4_000, 500).sinkTo(FaultInjectingDatabase.wrap(
                 PostgresSink.<Long>builder()
                         .dataSource(pooled(pooling, sinkId, db.jdbcUrl(), db.user(), db.password()))
                         .sinkId(sinkId)

@@ -6,6 +6,7 @@ import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.faults.LogCapture;
+import dev.eosink.testing.records.CheckpointPacedIds;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -91,10 +92,12 @@ class SecurityITCase extends ExactlyOnceTestBase {
         // Parallelism 1: a regional failover would make an upsert writer of the other subtask wait
         // for its uncommitted transaction (see docs/guarantees.md, upserts), which is not what this test is about.
         StreamExecutionEnvironment env = env(1, 200);
-        ids(env, 2_000, 4_000).sinkTo(FaultInjectingDatabase.wrap(sink.build()));
+        // At least four epochs with records: the third PREPARE comes.
+        CheckpointPacedIds.ids(env, 2_000, 250).sinkTo(FaultInjectingDatabase.wrap(sink.build()));
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3); // and recovery runs on those names too
         env.execute("hostile identifiers " + mode);
 
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).as("failovers").isEqualTo(1);
         assertThat(db.count("SELECT count(*) FROM pg_tables WHERE tablename = 'victim'")).isEqualTo(1);
         assertThat(db.count("SELECT count(*) FROM " + qualified + " WHERE " + SqlIdentifier.quote("we\"ird);--")
                 + " = 'we\"ird);--''' || id")).isEqualTo(2_000);

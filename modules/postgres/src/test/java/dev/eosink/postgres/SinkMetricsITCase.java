@@ -9,6 +9,7 @@ import dev.eosink.testing.hardcases.CheckpointDecliner;
 import dev.eosink.testing.hardcases.TestJobs;
 import dev.eosink.testing.metrics.InMemoryReporter;
 import dev.eosink.testing.metrics.InMemoryReporter.Registration;
+import dev.eosink.testing.records.CheckpointPacedIds;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -120,7 +121,8 @@ class SinkMetricsITCase {
         long n = 4_000;
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3);
         StreamExecutionEnvironment env = TestJobs.env(2, 200);
-        TestJobs.ids(env, n, 2_000).sinkTo(FaultInjectingDatabase.wrap(sink().build()));
+        // At least four epochs with records per subtask: the third PREPARE comes.
+        CheckpointPacedIds.ids(env, n, 500).sinkTo(FaultInjectingDatabase.wrap(sink().build()));
         env.execute(sinkId);
 
         assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);

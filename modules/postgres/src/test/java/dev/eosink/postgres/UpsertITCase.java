@@ -19,10 +19,12 @@ import dev.eosink.testing.hardcases.HeldPastTheBarrier;
 import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.TestJobs;
+import dev.eosink.testing.records.CheckpointPacedIds;
 import dev.eosink.testing.records.UpsertRecords;
 import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 
 import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -72,7 +74,6 @@ import java.util.function.LongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import static dev.eosink.testing.records.UpsertRecords.orderedIds;
 import static dev.eosink.testing.records.UpsertRecords.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -330,7 +331,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
         }
         preexisting(before);
         StreamExecutionEnvironment env = env(1, 500);
-        ids(env, n, 50_000).sinkTo(kvSink(UpsertITCase::recentRepeatKey).build());
+        // Paced by checkpoints: the first epoch holds at most 20,000 records, none of the keys in the table,
+        // and the stream spans at least four epochs.
+        CheckpointPacedIds.ids(env, n, 20_000).sinkTo(kvSink(UpsertITCase::recentRepeatKey).build());
         env.execute("keys in the table in the middle");
 
         assertKv(replay(old(before), n, UpsertITCase::recentRepeatKey, i -> RowKind.INSERT));
@@ -369,7 +372,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
         Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 9);
         StreamExecutionEnvironment env = env(2, 150);
         ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
-        orderedIds(env, n, 10_000)
+        // Paced by checkpoints: at least ten epochs with records, so the fourth PREPARE and the ninth commit come.
+        CheckpointPacedIds.orderedIds(env, n, 1_500)
                 .keyBy(UpsertITCase::hotKey, Types.LONG)
                 .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(built, sinkId)));
         env.execute("hot keys");
@@ -398,7 +402,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
         createKv("text");
         long n = 200_000;
         StreamExecutionEnvironment env = env(parallelism, 1_000);
-        DataStream<Long> ids = orderedIds(env, n, 100_000);
+        // Paced by checkpoints: 100,000 records per completed checkpoint, so that some epoch holds at least
+        // half of them however fast the writer is.
+        DataStream<Long> ids = CheckpointPacedIds.orderedIds(env, n, 100_000);
         if (parallelism > 1) {
             ids = ids.keyBy(UpsertITCase::spreadKey, Types.LONG);
         }
@@ -754,26 +760,48 @@ class UpsertITCase extends ExactlyOnceTestBase {
      * checkpoint is neither declined nor aborted. (The writer used to give up after 30 s, as if it had
      * been declined, and fail over on its own prepared transaction's row locks: with checkpoints that
      * slow, at every checkpoint, for ever.)
+     *
+     * <p>The test triggers the checkpoints and lets records through a valve, so that the slow
+     * checkpoint's epoch has records and the records after it arrive only once its barrier is through,
+     * whatever the machine's speed.
      */
     @Test
-    void aSlowCheckpointIsWaitedForAsLongAsItTakes() throws Exception {
+    void aSlowCheckpointIsWaitedForAsLongAsItTakes(@InjectClusterClient ClusterClient<?> client) throws Exception {
         createKv("text");
         long n = 6_000;
-        StreamExecutionEnvironment env = env(1, 200);
+        StreamExecutionEnvironment env = TestJobs.manualEnv(1);
         ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
-        ids(env, n, 2_000)
+        IdValve.ids(env, sinkId, n)
                 .map(new CheckpointDecliner(sinkId, 0, 3, CheckpointDecliner.How.SLOW_ASYNC))
                 .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(built, sinkId)));
         long t0 = System.nanoTime();
-        env.execute("slow checkpoint, upserts");
+        JobClient job = env.executeAsync("slow checkpoint, upserts");
+        try {
+            for (long epochEnd : new long[] {2_000, 4_000}) {
+                feed(epochEnd);
+                TestJobs.checkpoint(client, job.getJobID());
+            }
+            feed(5_000);
+            client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED); // the slow one: not awaited
+            TestJobs.await(() -> CheckpointDecliner.failedCheckpoint(sinkId) == 3, "the slow checkpoint's barrier");
+            IdValve.openFully(sinkId); // records that rewrite the keys of the slow checkpoint's epoch
+            TestJobs.checkpointUntilFinished(client, job);
+        } finally {
+            TestJobs.cancelUnlessDone(job);
+        }
         LOG.info("slow checkpoint in upsert mode: job took {} ms; {}", (System.nanoTime() - t0) / 1_000_000,
                 OwnCommitProbe.describe(sinkId));
 
-        assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).as("the slow checkpoint").isPositive();
         assertThat(Faults.writerAttempts(sinkId, 0)).as("no failover").containsExactly(0);
         assertThat(OwnCommitProbe.longestAwaitMillis(sinkId)).as("longest wait for the own commit, ms")
                 .isGreaterThan(30_000);
         assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
+    }
+
+    /** Lets records through the valve up to {@code records} in all, and waits until the writer has them. */
+    private void feed(long records) throws InterruptedException {
+        IdValve.openTo(sinkId, records);
+        TestJobs.await(() -> Faults.hits(sinkId, Faults.Point.WRITE) >= records, records + " records at the writer");
     }
 
     // ------------------------------------------------------------------ (e) bad input
@@ -1105,7 +1133,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
         long n = 12_000;
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3);
         StreamExecutionEnvironment env = env(1, 300);
-        ids(env, n, 12_000).sinkTo(FaultInjectingDatabase.wrap(upsertSink(kv).columns("k", "v")
+        // Paced by checkpoints: at least four epochs with records, so the third PREPARE comes on any machine.
+        CheckpointPacedIds.ids(env, n, 1_500).sinkTo(FaultInjectingDatabase.wrap(upsertSink(kv).columns("k", "v")
                 .rows(i -> new Object[] {caseKey(i), i}).upsert("k").changelog(UpsertITCase::sometimesDelete).build()));
         env.execute("keys that differ only in case");
 
@@ -1134,7 +1163,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
         long n = 12_000;
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3);
         StreamExecutionEnvironment env = env(1, 300);
-        ids(env, n, 12_000).sinkTo(FaultInjectingDatabase.wrap(upsertSink(kv).columns("k", "v")
+        // Paced by checkpoints: at least four epochs with records, so the third PREPARE comes on any machine.
+        CheckpointPacedIds.ids(env, n, 1_500).sinkTo(FaultInjectingDatabase.wrap(upsertSink(kv).columns("k", "v")
                 .rows(i -> new Object[] {spacedKey(i), i}).upsert("k").changelog(UpsertITCase::sometimesDelete).build()));
         env.execute("char(n) keys that differ only in trailing spaces");
 

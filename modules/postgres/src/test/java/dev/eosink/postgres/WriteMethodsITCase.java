@@ -2,6 +2,7 @@ package dev.eosink.postgres;
 
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.records.CheckpointPacedIds;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.types.RowKind;
@@ -126,7 +127,7 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3);
         int n = 6_000;
         StreamExecutionEnvironment env = env(1, 150);
-        ids(env, n, 6_000)
+        CheckpointPacedIds.ids(env, n, 750) // at least four epochs with records: the third PREPARE comes
                 .sinkTo(FaultInjectingDatabase.wrap(PostgresSink.<Long>builder()
                         .jdbcUrl(db.jdbcUrl()).username(db.user()).password(db.password())
                         .sinkId(sinkId).table(kv).columns("k", "v", "note")
@@ -167,7 +168,9 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
         db.execute("CREATE VIEW " + table + "_v AS SELECT id, payload FROM " + table);
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 2);
         StreamExecutionEnvironment env = env(1, 150);
-        ids(env, 3_000, 6_000).sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table + "_v").build()));
+        // At least three epochs with records: the second PREPARE comes.
+        CheckpointPacedIds.ids(env, 3_000, 500)
+                .sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table + "_v").build()));
         env.execute("inserts into a view");
         assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
         assertExactlyOnce(3_000);

@@ -3,6 +3,7 @@ package dev.eosink.sql;
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.hardcases.CheckpointDecliner;
+import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.TestJobs;
 
 import org.apache.flink.api.common.JobStatus;
@@ -75,6 +76,7 @@ class PostgresSqlHardCasesITCase {
     void rollBackLeftovers() {
         sinkIds.forEach(id -> db.rollbackPrepared(TransactionId.sinkPrefix(id)));
         sinkIds.forEach(CheckpointDecliner::reset);
+        IdValve.reset(name);
     }
 
     /** The options of a table of this test: the shared server, as its administrator. */
@@ -130,14 +132,16 @@ class PostgresSqlHardCasesITCase {
 
         // Periodic checkpoints, and no restarts: Flink aborts a checkpoint in flight when it stops a job with
         // a savepoint, and the writers then carry the statements that must follow that checkpoint's commit
-        // into the savepoint's state, for the restored run to write before its first record.
+        // into the savepoint's state, for the restored run to write before its first record. The ids come
+        // through a valve: the first run stops part way whatever the machine's speed.
+        IdValve.openTo(name, n / 3);
         JobClient first = aggregate(TestJobs.env(2, SqlJobs.CHECKPOINT_MILLIS, TestJobs.noRestarts()), perKeyOptions,
-                perCountOptions, n, 800, keys).execute().getJobClient().orElseThrow();
+                perCountOptions, n, keys).execute().getJobClient().orElseThrow();
         try {
-            Thread.sleep(500);
             TestJobs.checkpoint(client, first.getJobID());
             TestJobs.await(() -> db.count("SELECT count(*) FROM " + perKey) > 0
                     && db.preparedGids(TransactionId.sinkPrefix(perKeyOptions.get("sink.id"))).isEmpty(), "a first commit");
+            IdValve.openTo(name, 2 * n / 3); // records in flight as the job stops
             String savepoint = first.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
             TestJobs.awaitStatus(first, JobStatus.FINISHED);
             long stoppedAt = db.count("SELECT coalesce(sum(cnt), 0) FROM " + perKey);
@@ -151,8 +155,9 @@ class PostgresSqlHardCasesITCase {
             // docs/guarantees.md, "Upserts and slow or failed checkpoints").
             Configuration restore = new Configuration();
             restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+            IdValve.openFully(name);
             aggregate(TestJobs.env(3, SqlJobs.CHECKPOINT_MILLIS, restore), perKeyOptions, perCountOptions,
-                    n, 3_000, keys).execute().await();
+                    n, keys).execute().await();
         } finally {
             TestJobs.cancelUnlessDone(first);
         }
@@ -169,12 +174,15 @@ class PostgresSqlHardCasesITCase {
         assertThat(SqlTables.rows(db, "SELECT cnt, keys FROM " + perCount)).isEqualTo(expectedPerCount);
     }
 
-    /** The two upserting inserts over ids 0..n-1, at the parallelism of {@code env} for the job and both sinks. */
+    /**
+     * The two upserting inserts over ids 0..n-1 (as many as this test's valve lets through), at the
+     * parallelism of {@code env} for the job and both sinks.
+     */
     private StatementSet aggregate(StreamExecutionEnvironment env, Map<String, String> perKey, Map<String, String> perCount,
-            long n, int perSecond, int keys) {
+            long n, int keys) {
         int parallelism = env.getParallelism();
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(env);
-        tEnv.createTemporaryView("ids", tEnv.fromDataStream(TestJobs.ids(env, n, perSecond)).as("id"));
+        tEnv.createTemporaryView("ids", tEnv.fromDataStream(IdValve.ids(env, name, n)).as("id"));
         tEnv.executeSql("CREATE TEMPORARY VIEW events AS SELECT MOD(id, " + keys + ") AS k, id FROM ids");
         Map<String, String> k = new LinkedHashMap<>(perKey);
         k.put("sink.parallelism", String.valueOf(parallelism));

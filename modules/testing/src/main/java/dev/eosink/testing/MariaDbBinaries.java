@@ -115,7 +115,7 @@ final class MariaDbBinaries {
     void install(Path dir) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(install);
         command.addAll(List.of("--datadir=" + dir.resolve("data"), "--auth-root-authentication-method=normal",
-                "--skip-test-db"));
+                "--skip-test-db", "--tmpdir=" + tmpdir(dir)));
         if (RUNS_AS_ROOT) {
             command.add("--user=root"); // mariadbd refuses to run as root unless told to
         }
@@ -136,14 +136,27 @@ final class MariaDbBinaries {
         command.addAll(List.of("--datadir=" + dir.resolve("data"),
                 "--port=" + port, "--bind-address=127.0.0.1", "--socket=" + dir.resolve("mysqld.sock"),
                 "--pid-file=" + dir.resolve("mysqld.pid"), "--log-error=" + dir.resolve("error.log"),
+                "--tmpdir=" + dir.resolve("tmp"),
                 "--innodb-buffer-pool-size=64M", "--max-connections=300", "--skip-name-resolve",
                 // The sink names its sessions by the connection attribute program_name; MariaDB shows it
                 // only in performance_schema.session_connect_attrs (MariaDbFixture.killSessionsNamed).
-                "--performance-schema=ON"));
+                "--performance-schema=ON",
+                // No TLS: MariaDB 11.4 makes a 4096-bit RSA key for it at every start otherwise, a prime
+                // search that took over 80 s on two busy cores, past the fixture's wait. No test uses it.
+                "--skip-ssl"));
         if (RUNS_AS_ROOT) {
             command.add("--user=root");
         }
         return command;
+    }
+
+    /**
+     * The temporary directory of the server in {@code dir}, created here: its own, because a starting
+     * mariadbd deletes every {@code #sql*} file in its temporary directory, in a shared /tmp those of the
+     * servers of other test JVMs too, which then fail on their own temporary tables.
+     */
+    private static Path tmpdir(Path dir) throws IOException {
+        return Files.createDirectories(dir.resolve("tmp"));
     }
 
     /** The last lines of a server's or installer's log, for messages. */

@@ -57,12 +57,16 @@ public final class TcpProxy implements AutoCloseable {
     private final AtomicInteger cuts = new AtomicInteger();
     /** Armed by {@link #cutWhenClientSends}: the bytes whose sending dooms a connection, once. */
     private final AtomicReference<byte[]> cutOnRequest = new AtomicReference<>();
+    /** Armed by {@link #stallWhenClientSends}: the bytes whose sending stalls the network, once, and for how long. */
+    private final AtomicReference<StallOnRequest> stallOnRequest = new AtomicReference<>();
     /** Armed by {@link #holdWhenClientSends}: the bytes that are held back from the server, once. */
     private final AtomicReference<byte[]> holdOnRequest = new AtomicReference<>();
     private final AtomicInteger holds = new AtomicInteger();
     private boolean heldReleased; // guarded by gate
     private final Object gate = new Object();
     private boolean stalled; // guarded by gate
+    /** Counts calls of stall, stallFor and resume: a timed resume acts only if none came after its stall. */
+    private long stallsAndResumes; // guarded by gate
     private volatile boolean closed;
 
     private TcpProxy(InetSocketAddress target) throws IOException {
@@ -118,24 +122,48 @@ public final class TcpProxy implements AutoCloseable {
     public void stall() {
         synchronized (gate) {
             stalled = true;
+            stallsAndResumes++;
         }
         LOG.info("{}: stalled", this);
     }
 
     /**
      * {@link #stall()} now and {@link #resume()} after {@code duration}, without blocking the caller
-     * (which may be a fault hook on a task thread that must go on to run into the stall).
+     * (which may be a fault hook on a task thread that must go on to run into the stall). The timed
+     * resume does nothing once the proxy was stalled or resumed again meanwhile: it never ends a later
+     * stall, of this test or the next.
      */
     public void stallFor(Duration duration) {
-        stall();
-        CompletableFuture.runAsync(this::resume,
-                CompletableFuture.delayedExecutor(duration.toMillis(), TimeUnit.MILLISECONDS));
+        long stall;
+        synchronized (gate) {
+            stalled = true;
+            stall = ++stallsAndResumes;
+        }
+        LOG.info("{}: stalled for {}", this, duration);
+        CompletableFuture.runAsync(() -> {
+            synchronized (gate) {
+                if (stallsAndResumes != stall) {
+                    return;
+                }
+            }
+            resume();
+        }, CompletableFuture.delayedExecutor(duration.toMillis(), TimeUnit.MILLISECONDS));
+    }
+
+    /**
+     * Once: when a client sends bytes containing {@code request} (ASCII, within one read), {@link
+     * #stallFor} {@code duration} before they go on, so that the stall catches that very request
+     * whatever the client did before it (a pool validating its connection, say) and when.
+     */
+    public void stallWhenClientSends(String request, Duration duration) {
+        stallOnRequest.set(new StallOnRequest(request.getBytes(StandardCharsets.US_ASCII), duration));
     }
 
     /** Forwards again after {@link #stall()}. */
     public void resume() {
         synchronized (gate) {
             stalled = false;
+            stallsAndResumes++;
             gate.notifyAll();
         }
         LOG.info("{}: resumed", this);
@@ -283,6 +311,17 @@ public final class TcpProxy implements AutoCloseable {
         return false;
     }
 
+    /** What {@link #stallWhenClientSends} armed. */
+    private static final class StallOnRequest {
+        final byte[] request;
+        final Duration duration;
+
+        StallOnRequest(byte[] request, Duration duration) {
+            this.request = request;
+            this.duration = duration;
+        }
+    }
+
     /** One proxied connection: client socket, server socket, a pump per direction. */
     private final class Link {
         private final Socket client;
@@ -310,6 +349,14 @@ public final class TcpProxy implements AutoCloseable {
                 try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                     int n;
                     while ((n = in.read(buffer)) != -1) {
+                        if (fromClient) {
+                            StallOnRequest stall = stallOnRequest.get();
+                            if (stall != null && contains(buffer, n, stall.request)
+                                    && stallOnRequest.compareAndSet(stall, null)) {
+                                LOG.info("{}: connection {} sent the armed request; stalling", TcpProxy.this, number);
+                                stallFor(stall.duration);
+                            }
+                        }
                         passGate();
                         if (cut) {
                             return;

@@ -3,6 +3,7 @@ package dev.eosink.xa;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.records.CheckpointPacedIds;
 import dev.eosink.testing.records.DeadLetterRecords;
 
 import org.apache.flink.api.common.typeinfo.Types;
@@ -84,7 +85,9 @@ class XaMariaDbDeadLetterITCase {
         String dead = table + "_dead";
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3); // a replayed epoch refuses its bad records again
         StreamExecutionEnvironment env = env(2, 200);
-        ids(env, N, 4_000).sinkTo(FaultInjectingDatabase.wrap(sink().deadLetterTable(null, dead).build()));
+        // At least four epochs with records per subtask: the third PREPARE comes.
+        CheckpointPacedIds.ids(env, N, 500)
+                .sinkTo(FaultInjectingDatabase.wrap(sink().deadLetterTable(null, dead).build()));
         env.execute("xa dead letters");
 
         assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).as("failovers").isEqualTo(1);

@@ -10,6 +10,7 @@ import dev.eosink.testing.hardcases.HeldPastTheBarrier;
 import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.TestJobs;
+import dev.eosink.testing.records.CheckpointPacedIds;
 import dev.eosink.testing.records.UpsertRecords;
 import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 
@@ -44,7 +45,6 @@ import static dev.eosink.testing.hardcases.TestJobs.failureOf;
 import static dev.eosink.testing.hardcases.TestJobs.ids;
 import static dev.eosink.testing.hardcases.TestJobs.messages;
 import static dev.eosink.testing.hardcases.TestJobs.noRestarts;
-import static dev.eosink.testing.records.UpsertRecords.orderedIds;
 import static dev.eosink.testing.records.UpsertRecords.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -158,7 +158,8 @@ class XaMariaDbUpsertITCase {
         Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 9);
         StreamExecutionEnvironment env = env(2, 150);
         ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
-        orderedIds(env, n, 4_000)
+        // Paced by checkpoints: at least eight epochs with records, so the fourth PREPARE and the ninth commit come.
+        CheckpointPacedIds.orderedIds(env, n, 500)
                 .keyBy(XaMariaDbUpsertITCase::hotKey, Types.LONG)
                 .sinkTo(FaultInjectingDatabase.wrap(built));
         env.execute("xa upsert hot keys");

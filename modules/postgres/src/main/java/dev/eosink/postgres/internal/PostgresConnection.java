@@ -108,7 +108,10 @@ public final class PostgresConnection implements Serializable {
      * retries instead), and connections opened only when a commit asks for one. With a minimum of
      * idle connections, HikariCP's housekeeper would open one in the background whenever the only
      * connection is busy, which doubles the committer's connections for nothing and, with a stalled
-     * network, adds a hanging login beside the stalled commit.
+     * network, adds a hanging login beside the stalled commit. The isolation level is set rather than
+     * detected: HikariCP asks the pool's first connection for the server's default, and if that
+     * connection breaks meanwhile (the server crashed), it sets level -1 on every later connection,
+     * which pgjdbc refuses, so the pool never opens a connection again.
      */
     public HikariDataSource pool(String poolName, String applicationName, int maxSize) {
         HikariConfig config = new HikariConfig();
@@ -116,6 +119,7 @@ public final class PostgresConnection implements Serializable {
         config.setMaximumPoolSize(maxSize);
         config.setMinimumIdle(0);
         config.setAutoCommit(true);
+        config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
         config.setInitializationFailTimeout(-1);
         config.setConnectionTimeout(30_000);
         // application_name through SQL works for URL and DataSource alike; the name is plain ASCII.

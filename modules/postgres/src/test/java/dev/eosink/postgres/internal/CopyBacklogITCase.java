@@ -17,6 +17,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -213,7 +214,9 @@ class CopyBacklogITCase {
             }
         }, "interrupted-writer");
         writer.start();
-        Thread.sleep(500); // streaming, mostly waiting for the slow server
+        // Interrupted while it waits for the slow server, not after some time: a writer caught sending
+        // instead ends as a write blocked in the socket does, with that call's message.
+        awaitWaitingForTheServer(writer);
         writer.interrupt();
         writer.join(30_000);
 
@@ -224,6 +227,19 @@ class CopyBacklogITCase {
         assertThat(((SQLException) failure.get()).getSQLState()).isEqualTo("08006");
         assertThat(w.connection.isClosed()).isTrue();
         assertThat(db.count("SELECT count(*) FROM " + table)).as("nothing of the aborted COPY is visible").isZero();
+    }
+
+    /** Waits until {@code writer} is in the flow control's wait for the server (its sleep between readings). */
+    private static void awaitWaitingForTheServer(Thread writer) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (writer.getState() != Thread.State.TIMED_WAITING || Arrays.stream(writer.getStackTrace()).noneMatch(
+                f -> f.getClassName().equals(CopyBacklog.class.getName()) && f.getMethodName().equals("throttle"))) {
+            if (System.nanoTime() > deadline || !writer.isAlive()) {
+                throw new AssertionError("the writer never waited for the server: "
+                        + Arrays.toString(writer.getStackTrace()));
+            }
+            Thread.sleep(1);
+        }
     }
 
     /** A monitor that cannot connect turns flow control off; every row is still written. */

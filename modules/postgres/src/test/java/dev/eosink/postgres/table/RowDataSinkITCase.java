@@ -10,6 +10,7 @@ import dev.eosink.postgres.PostgresSinkBuilder;
 import dev.eosink.postgres.WriteMethod;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.records.CheckpointPacedIds;
 
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -139,7 +140,9 @@ class RowDataSinkITCase extends ExactlyOnceTestBase {
         Configuration conf = new Configuration();
         conf.set(PipelineOptions.OBJECT_REUSE, true);
         StreamExecutionEnvironment env = env(2, 200, conf);
-        DataStream<RowData> rows = ids(env, n, 4_000).map(new ReusedRow()).returns(TypeInformation.of(RowData.class));
+        // At least four epochs with records per subtask: the third PREPARE comes.
+        DataStream<RowData> rows = CheckpointPacedIds.ids(env, n, 500).map(new ReusedRow())
+                .returns(TypeInformation.of(RowData.class));
         rows.sinkTo(FaultInjectingDatabase.wrap(builder(ID_PAYLOAD, sinkId, table).build()));
         // Not keyed: each id comes once, from one subtask, and the records never leave the chain (GenericTypeInfo
         // would serialize them with Kryo, which needs --add-opens on Java 17 with Flink 1.20).
