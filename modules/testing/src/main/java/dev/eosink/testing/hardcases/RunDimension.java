@@ -3,8 +3,8 @@ package dev.eosink.testing.hardcases;
 /**
  * How every job of a hard case is submitted: a property of the run, never of the case. A case is
  * written once, against {@link TestJobs}' environments; a suite runs it along one of these paths
- * ({@link HardCaseSuite#dimension()}), and {@link DimensionEnvironment} applies the path to every job the
- * case builds.
+ * ({@link UnchainedHardCases}, {@link FixedJobIdHardCases}; {@link HardCases} along the plain one), and
+ * {@link DimensionEnvironment} applies the path to every job the case builds.
  */
 public enum RunDimension {
 
