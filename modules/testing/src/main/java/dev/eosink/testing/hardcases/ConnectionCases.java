@@ -132,14 +132,15 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
     default void commitOnALostCommitterConnectionIsRetriedWithoutAFailover() throws Exception {
         try (TcpProxy proxy = TcpProxy.to(backend().jdbcUrl())) {
             AtomicReference<String> hit = new AtomicReference<>();
-            // The third commit of the job, on the committer's thread just before it goes out: after
-            // commits on the same connections.
+            // The third commit of the job (the input waits for it), on the committer's thread just before
+            // it goes out: after commits on the same connections.
             Faults.arm(sinkId(), Faults.Point.BEFORE_COMMIT, 3, a -> {
                 hit.set(a.transactionId);
                 proxy.holdWhenClientSends(backend().commitRequest(TransactionId.parse(a.transactionId).orElseThrow()));
             });
             StreamExecutionEnvironment env = env(2, 100);
-            ids(env, 4_000, 4_000).sinkTo(sink(spec().withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))));
+            FaultPacedIds.ids(env, 4_000, 4_000, sinkId(), Faults.Point.BEFORE_COMMIT)
+                    .sinkTo(sink(spec().withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))));
             env.execute("committer connection lost");
 
             assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_COMMIT)).isEqualTo(1);

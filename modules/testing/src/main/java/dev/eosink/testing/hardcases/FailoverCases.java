@@ -74,16 +74,17 @@ public interface FailoverCases extends HardCaseSupport {
     }
 
     /**
-     * The task fails right after it prepared, before its checkpoint can complete. The prepared
-     * transaction never becomes visible (its marker never appears), and the restarted writer of that
-     * subtask rolls it back at start, because its checkpoint is after the one the job restored.
+     * The task fails right after it prepared (the job's third prepare: the input waits for it, {@link
+     * FaultPacedIds}), before its checkpoint can complete. The prepared transaction never becomes visible
+     * (its marker never appears), and the restarted writer of that subtask rolls it back at start,
+     * because its checkpoint is after the one the job restored.
      */
     @Test
     default void failureAfterPrepareIsRolledBackByTheRestartedWriter() throws Exception {
         AtomicReference<String> hit = new AtomicReference<>();
         Faults.arm(sinkId(), Faults.Point.AFTER_PREPARE, 3, rememberAndFail(hit));
         StreamExecutionEnvironment env = env(2, 200);
-        ids(env, 4_000, 4_000).sinkTo(sink());
+        FaultPacedIds.ids(env, 4_000, 4_000, sinkId(), Faults.Point.AFTER_PREPARE).sinkTo(sink());
         env.execute("failure after prepare");
 
         assertThat(Faults.fired(sinkId(), Faults.Point.AFTER_PREPARE)).isEqualTo(1);
@@ -99,16 +100,17 @@ public interface FailoverCases extends HardCaseSupport {
     }
 
     /**
-     * Checkpoint N completed, and the committer fails before it commits. The restarted subtask's
-     * committer finds the transaction in the restored state and commits it (a real commit, not
-     * "already committed"); its writer leaves it alone.
+     * Checkpoint N completed, and the committer fails before it commits (the job's third commit: the
+     * input waits for it, {@link FaultPacedIds}). The restarted subtask's committer finds the transaction
+     * in the restored state and commits it (a real commit, not "already committed"); its writer leaves it
+     * alone.
      */
     @Test
     default void crashBeforeCommitIsCommittedByTheRestoredCommitter() throws Exception {
         AtomicReference<String> hit = new AtomicReference<>();
         Faults.arm(sinkId(), Faults.Point.BEFORE_COMMIT, 3, rememberAndFail(hit));
         StreamExecutionEnvironment env = env(2, 200);
-        ids(env, 4_000, 4_000).sinkTo(sink());
+        FaultPacedIds.ids(env, 4_000, 4_000, sinkId(), Faults.Point.BEFORE_COMMIT).sinkTo(sink());
         env.execute("crash before commit");
 
         assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
