@@ -94,8 +94,8 @@ class ReleaseHooksITCase extends ExactlyOnceTestBase {
 
                 @Override
                 public void registerReleaseHookIfAbsent(String releaseHookName, Runnable releaseHook) {
-                    REGISTERED.computeIfAbsent(Thread.currentThread(), t -> Collections.synchronizedList(new ArrayList<>()))
-                            .add(userCode.asClassLoader());
+                    REGISTERED.computeIfAbsent(Thread.currentThread(),
+                            t -> Collections.synchronizedList(new ArrayList<>())).add(userCode.asClassLoader());
                     userCode.registerReleaseHookIfAbsent(releaseHookName, releaseHook);
                 }
             });

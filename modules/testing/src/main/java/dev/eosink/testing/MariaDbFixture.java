@@ -198,7 +198,8 @@ public final class MariaDbFixture {
                     long now = System.nanoTime();
                     if (!process.isAlive() || now > deadline) {
                         throw new IllegalStateException("mariadbd (" + startCommand.get(0) + ") did not accept connections at "
-                                + serverUrl + (process.isAlive() ? " within " + MariaDbBinaries.START_LIMIT : " and exited")
+                                + serverUrl
+                                + (process.isAlive() ? " within " + MariaDbBinaries.START_LIMIT : " and exited")
                                 + "; see " + log + ": " + MariaDbBinaries.tail(log), e);
                     }
                     if (now > nextProgress) {

@@ -360,8 +360,8 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
     /** Waits until the committer tried to commit each of {@code gids}: the trace shows a commit of it. */
     private void awaitCommitOf(List<String> gids) throws InterruptedException {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(BLOCK_LIMIT_MILLIS);
-        while (!ProtocolTrace.events(key, ProtocolTrace.Kind.COMMIT).stream().map(e -> e.gid).collect(Collectors.toSet())
-                .containsAll(gids) && System.nanoTime() < deadline) {
+        while (!ProtocolTrace.events(key, ProtocolTrace.Kind.COMMIT).stream().map(e -> e.gid)
+                .collect(Collectors.toSet()).containsAll(gids) && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
     }

@@ -36,8 +36,8 @@ public final class FaultPacedIds {
      */
     public static DataStream<Long> ids(StreamExecutionEnvironment env, long n, double perSecond, String sinkId,
             Faults.Point point) {
-        DataGeneratorSource<Long> source = new DataGeneratorSource<>(
-                (GeneratorFunction<Long, Long>) index -> index, n, new Strategy(n, perSecond, sinkId, point), Types.LONG);
+        DataGeneratorSource<Long> source = new DataGeneratorSource<>((GeneratorFunction<Long, Long>) index -> index, n,
+                new Strategy(n, perSecond, sinkId, point), Types.LONG);
         return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids").uid("ids");
     }
 
