@@ -35,9 +35,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 public interface FailoverCases extends HardCaseSupport {
 
     /**
-     * Rows of the jobs whose checkpoint is declined: two seconds of input at the source's rate, so that
-     * even a cold, loaded first run has a few checkpoints with rows after the first (the decliner fails
-     * the first from its second snapshot on at which its subtask's writer prepared).
+     * Rows of the jobs whose checkpoint is declined: two seconds of input at the source's rate, whose last
+     * records wait for the decline ({@link FaultPacedIds#idsUntilDeclined}), so that even a cold, loaded run
+     * has checkpoints with rows after the first (the decliner fails the first from its second snapshot on
+     * before which it passed records on).
      */
     long DECLINED_ROWS = 6_000;
 
@@ -157,7 +158,9 @@ public interface FailoverCases extends HardCaseSupport {
         CheckpointDecliner.watch(sinkId(), databaseView());
         StreamExecutionEnvironment env = env(2, 200);
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        ids(env, DECLINED_ROWS, 3_000).map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.ASYNC_DECLINE)).sinkTo(sink());
+        FaultPacedIds.idsUntilDeclined(env, DECLINED_ROWS, 3_000, sinkId())
+                .map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.ASYNC_DECLINE))
+                .sinkTo(sink());
         env.execute("declined checkpoint, tolerated");
 
         assertAbortedCheckpointCommittedByTheNextOne();
@@ -175,7 +178,8 @@ public interface FailoverCases extends HardCaseSupport {
         StreamExecutionEnvironment env = env(2, 200);
         env.getCheckpointConfig().setCheckpointTimeout(1_000);
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        ids(env, DECLINED_ROWS, 3_000).map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.BLOCK_UNTIL_ABORTED))
+        FaultPacedIds.idsUntilDeclined(env, DECLINED_ROWS, 3_000, sinkId())
+                .map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.BLOCK_UNTIL_ABORTED))
                 .sinkTo(sink());
         env.execute("expired checkpoint, tolerated");
 
@@ -193,7 +197,9 @@ public interface FailoverCases extends HardCaseSupport {
     default void declinedCheckpointWithoutToleranceIsRolledBackAndReplayed() throws Exception {
         StreamExecutionEnvironment env = env(2, 200);
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(0);
-        ids(env, DECLINED_ROWS, 3_000).map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.ASYNC_DECLINE)).sinkTo(sink());
+        FaultPacedIds.idsUntilDeclined(env, DECLINED_ROWS, 3_000, sinkId())
+                .map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.ASYNC_DECLINE))
+                .sinkTo(sink());
         env.execute("declined checkpoint, not tolerated");
 
         long n = CheckpointDecliner.failedCheckpoint(sinkId());
@@ -225,7 +231,9 @@ public interface FailoverCases extends HardCaseSupport {
     default void snapshotStateFailureFailsTheTaskOverEvenWhenTolerated() throws Exception {
         StreamExecutionEnvironment env = env(2, 200);
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        ids(env, DECLINED_ROWS, 3_000).map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.SYNC_THROW)).sinkTo(sink());
+        FaultPacedIds.idsUntilDeclined(env, DECLINED_ROWS, 3_000, sinkId())
+                .map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.SYNC_THROW))
+                .sinkTo(sink());
         env.execute("snapshotState throws");
 
         long n = CheckpointDecliner.failedCheckpoint(sinkId());
