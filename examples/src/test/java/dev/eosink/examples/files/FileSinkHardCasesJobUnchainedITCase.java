@@ -1,7 +1,6 @@
 package dev.eosink.examples.files;
 
-import dev.eosink.testing.hardcases.RunDimension;
-import dev.eosink.testing.hardcases.UnchainedHardCases;
+import dev.eosink.testing.hardcases.JobUnchainedHardCases;
 
 import org.junit.jupiter.api.AfterAll;
 
@@ -9,15 +8,14 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * The hard cases where chaining can matter ({@link UnchainedHardCases}) on the file sink, chaining disabled by
- * the job.
+ * The hard cases where chaining disabled by the job can matter ({@link JobUnchainedHardCases}) on the file sink.
  */
-class FileSinkHardCasesJobUnchainedITCase extends UnchainedHardCases {
+class FileSinkHardCasesJobUnchainedITCase extends JobUnchainedHardCases {
 
     private static final Path ROOT = TemporaryRoot.create();
 
     FileSinkHardCasesJobUnchainedITCase() {
-        super(new FileBackend(ROOT), RunDimension.JOB_CHAINING_DISABLED);
+        super(new FileBackend(ROOT));
     }
 
     @AfterAll

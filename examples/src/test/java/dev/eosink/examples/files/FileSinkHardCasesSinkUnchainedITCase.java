@@ -1,7 +1,6 @@
 package dev.eosink.examples.files;
 
-import dev.eosink.testing.hardcases.RunDimension;
-import dev.eosink.testing.hardcases.UnchainedHardCases;
+import dev.eosink.testing.hardcases.SinkUnchainedHardCases;
 
 import org.junit.jupiter.api.AfterAll;
 
@@ -9,15 +8,14 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * The hard cases where chaining can matter ({@link UnchainedHardCases}) on the file sink, chaining disabled by
- * the sink.
+ * The hard cases where chaining disabled by the sink can matter ({@link SinkUnchainedHardCases}) on the file sink.
  */
-class FileSinkHardCasesSinkUnchainedITCase extends UnchainedHardCases {
+class FileSinkHardCasesSinkUnchainedITCase extends SinkUnchainedHardCases {
 
     private static final Path ROOT = TemporaryRoot.create();
 
     FileSinkHardCasesSinkUnchainedITCase() {
-        super(new FileBackend(ROOT), RunDimension.SINK_CHAINING_DISABLED);
+        super(new FileBackend(ROOT));
     }
 
     @AfterAll

@@ -2,6 +2,7 @@ package dev.eosink.core;
 
 import dev.eosink.core.flink.SinkV2;
 import dev.eosink.core.protocol.CheckpointOutcomeOperator;
+import dev.eosink.core.protocol.CommitterClassLoader;
 import dev.eosink.core.protocol.ExactlyOnceCommitter;
 import dev.eosink.core.protocol.ExactlyOnceWriter;
 import dev.eosink.core.protocol.FlinkRelease;
@@ -39,6 +40,9 @@ import org.apache.flink.streaming.api.operators.ChainingStrategy;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
 import org.apache.flink.streaming.api.transformations.WithBoundedness;
 import org.apache.flink.util.ExceptionUtils;
+import org.apache.flink.util.UserCodeClassLoader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -47,6 +51,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Collections;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * An exactly-once Flink sink over any {@link TransactionalDatabase}. Users get one from a database
@@ -73,6 +78,8 @@ public class ExactlyOnceSink<IN>
                 SupportsPostCommitTopology<PreparedTransaction> {
 
     private static final long serialVersionUID = 1L;
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExactlyOnceSink.class);
 
     private final TransactionalDatabase<IN> database;
     private final SinkSettings settings;
@@ -170,6 +177,17 @@ public class ExactlyOnceSink<IN>
     public Committer<PreparedTransaction> createCommitter(CommitterInitContext context)
             throws IOException {
         SubtaskContext subtask = subtaskContext(context);
+        // Before anything is opened, as a writer does: a committer may run on a TaskManager where no writer
+        // of its job does (see CommitterClassLoader).
+        Optional<UserCodeClassLoader> userCode = CommitterClassLoader.of(context);
+        if (userCode.isPresent()) {
+            database.registerReleaseHooks(userCode.get());
+        } else {
+            LOG.warn("{}: Flink gave the committer no class loader to register the sink's release hooks on: on a "
+                    + "TaskManager where no writer of this job runs, a JDBC driver the committer loads from the job's "
+                    + "jar stays registered with DriverManager, and keeps the job's classes in memory, after the job. "
+                    + "Remedy: put the JDBC driver into Flink's lib/ directory.", subtask);
+        }
         return refusedWithoutRestarts(() -> new ExactlyOnceCommitter(
                 subtask, settings, database.target(), database.wording(), database.openCommitter(subtask),
                 context.metricGroup()));
@@ -311,7 +329,7 @@ public class ExactlyOnceSink<IN>
     @Override
     public void addPostCommitTopology(DataStream<CommittableMessage<PreparedTransaction>> committables) {
         SingleOutputStreamOperator<Void> outcomes = committables.transform(CheckpointOutcomeOperator.NAME, Types.VOID,
-                new CheckpointOutcomeOperator(database, settings.sinkId(), executionNonce));
+                new CheckpointOutcomeOperator(settings.sinkId(), executionNonce));
         // Chained by default on every Flink line: Flink 2.x chains an operator unless told otherwise, Flink
         // 1.20 makes a plain AbstractStreamOperator the head of a new chain. In the writer's task it costs no
         // task of its own, and it hears an outcome together with the committer.

@@ -155,6 +155,11 @@ final class PostgresBackend implements HardCaseBackend {
         return "PREPARE TRANSACTION";
     }
 
+    @Override
+    public String commitRequest(TransactionId id) {
+        return "COMMIT PREPARED " + literal(id.toString());
+    }
+
     /** The writer names the guard's holder by its backend pid and application_name, from pg_locks. */
     @Override
     public String guardHolder(String sinkId, int subtask) {

@@ -1,15 +1,14 @@
 package dev.eosink.postgres;
 
-import dev.eosink.testing.hardcases.UnchainedHardCases;
-import dev.eosink.testing.hardcases.RunDimension;
+import dev.eosink.testing.hardcases.JobUnchainedHardCases;
 
 /**
- * The hard cases where chaining can matter ({@link UnchainedHardCases})
- * against PostgreSQL's own two-phase commit, chaining disabled by the job.
+ * The hard cases where chaining disabled by the job can matter ({@link JobUnchainedHardCases})
+ * against PostgreSQL's own two-phase commit.
  */
-class PostgresHardCasesJobUnchainedITCase extends UnchainedHardCases {
+class PostgresHardCasesJobUnchainedITCase extends JobUnchainedHardCases {
 
     PostgresHardCasesJobUnchainedITCase() {
-        super(new PostgresBackend(), RunDimension.JOB_CHAINING_DISABLED);
+        super(new PostgresBackend());
     }
 }

@@ -1,15 +1,14 @@
 package dev.eosink.postgres;
 
-import dev.eosink.testing.hardcases.UnchainedHardCases;
-import dev.eosink.testing.hardcases.RunDimension;
+import dev.eosink.testing.hardcases.JdbcSinkUnchainedHardCases;
 
 /**
- * The hard cases where chaining can matter ({@link UnchainedHardCases})
- * against PostgreSQL's own two-phase commit, chaining disabled by the sink.
+ * The hard cases where chaining disabled by the sink can matter ({@link JdbcSinkUnchainedHardCases})
+ * against PostgreSQL's own two-phase commit.
  */
-class PostgresHardCasesSinkUnchainedITCase extends UnchainedHardCases {
+class PostgresHardCasesSinkUnchainedITCase extends JdbcSinkUnchainedHardCases {
 
     PostgresHardCasesSinkUnchainedITCase() {
-        super(new PostgresBackend(), RunDimension.SINK_CHAINING_DISABLED);
+        super(new PostgresBackend());
     }
 }

@@ -37,6 +37,9 @@ public final class MariaDbFixture {
 
     private static final Logger LOG = LoggerFactory.getLogger(MariaDbFixture.class);
 
+    /** How often a slow start says how far the server got. */
+    private static final int START_PROGRESS_SECONDS = 30;
+
     static final String ENV_URL = "EOSINK_TEST_MARIADB_URL";
     static final String ENV_USER = "EOSINK_TEST_MARIADB_USER";
     static final String ENV_PASSWORD = "EOSINK_TEST_MARIADB_PASSWORD";
@@ -174,22 +177,35 @@ public final class MariaDbFixture {
     }
 
     /**
-     * Waits for the launched server. An interrupt does not end the wait: it is set aside (a socket
-     * connect of an interrupted thread fails at once) and restored for the caller at the end.
+     * Waits for the launched server as long as it lives: a start that takes longer, on a machine busy
+     * with other builds, is not a failure (it says every {@value #START_PROGRESS_SECONDS} s how far the
+     * server got); a server that exits, or is still not up after {@link MariaDbBinaries#START_LIMIT}, which
+     * only a hung one reaches, is. An interrupt does not end the wait: it is set aside (a socket connect
+     * of an interrupted thread fails at once) and restored for the caller at the end.
      */
     private void awaitConnections() {
         boolean interrupted = Thread.interrupted();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long start = System.nanoTime();
+        long deadline = start + MariaDbBinaries.START_LIMIT.toNanos();
+        long nextProgress = start + TimeUnit.SECONDS.toNanos(START_PROGRESS_SECONDS);
+        Path log = dataDirectory.resolve("error.log");
         try {
             while (true) {
                 try {
                     connectAdmin("").close();
                     return;
                 } catch (SQLException e) {
-                    if (!process.isAlive() || System.nanoTime() > deadline) {
+                    long now = System.nanoTime();
+                    if (!process.isAlive() || now > deadline) {
                         throw new IllegalStateException("mariadbd (" + startCommand.get(0) + ") did not accept connections at "
-                                + serverUrl + "; see " + dataDirectory.resolve("error.log") + ": "
-                                + MariaDbBinaries.tail(dataDirectory.resolve("error.log")), e);
+                                + serverUrl
+                                + (process.isAlive() ? " within " + MariaDbBinaries.START_LIMIT : " and exited")
+                                + "; see " + log + ": " + MariaDbBinaries.tail(log), e);
+                    }
+                    if (now > nextProgress) {
+                        nextProgress = now + TimeUnit.SECONDS.toNanos(START_PROGRESS_SECONDS);
+                        LOG.info("mariadbd at {} still starting after {} s; its log ends: {}", serverUrl,
+                                TimeUnit.NANOSECONDS.toSeconds(now - start), MariaDbBinaries.lastLine(log));
                     }
                     try {
                         Thread.sleep(100);

@@ -1,15 +1,19 @@
 package dev.eosink.xa;
 
+import dev.eosink.core.TransactionId;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.hardcases.HardCaseBackend;
 import dev.eosink.testing.hardcases.SessionScope;
+import dev.eosink.xa.internal.XaIds;
 
 import org.mariadb.jdbc.MariaDbDataSource;
 
 import javax.sql.XADataSource;
+import javax.transaction.xa.Xid;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.HexFormat;
 import java.util.Properties;
 
 /**
@@ -87,6 +91,19 @@ final class XaMariaDbBackend extends XaBackend {
     @Override
     public String prepareRequest() {
         return "XA PREPARE"; // Connector/J: XA PREPARE 0x<gtrid>,0x<bqual>,<formatId>
+    }
+
+    /**
+     * Connector/J writes an Xid as {@code 0x<gtrid>,0x<bqual>,0x<formatId>}: the two ids in upper-case
+     * hex, the format id in lower case.
+     */
+    @Override
+    public String commitRequest(TransactionId id) {
+        Xid xid = XaIds.toXid(id);
+        HexFormat hex = HexFormat.of().withUpperCase();
+        return "XA COMMIT 0x" + hex.formatHex(xid.getGlobalTransactionId())
+                + ",0x" + hex.formatHex(xid.getBranchQualifier())
+                + ",0x" + Integer.toHexString(xid.getFormatId());
     }
 
     @Override

@@ -1,15 +1,14 @@
 package dev.eosink.xa;
 
-import dev.eosink.testing.hardcases.UnchainedHardCases;
-import dev.eosink.testing.hardcases.RunDimension;
+import dev.eosink.testing.hardcases.JobUnchainedHardCases;
 
 /**
- * The hard cases where chaining can matter ({@link UnchainedHardCases})
- * through XA against a real MariaDB, chaining disabled by the job.
+ * The hard cases where chaining disabled by the job can matter ({@link JobUnchainedHardCases})
+ * through XA against a real MariaDB.
  */
-class XaMariaDbHardCasesJobUnchainedITCase extends UnchainedHardCases {
+class XaMariaDbHardCasesJobUnchainedITCase extends JobUnchainedHardCases {
 
     XaMariaDbHardCasesJobUnchainedITCase() {
-        super(new XaMariaDbBackend(), RunDimension.JOB_CHAINING_DISABLED);
+        super(new XaMariaDbBackend());
     }
 }

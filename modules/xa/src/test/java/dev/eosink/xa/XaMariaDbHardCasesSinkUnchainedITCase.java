@@ -1,15 +1,14 @@
 package dev.eosink.xa;
 
-import dev.eosink.testing.hardcases.UnchainedHardCases;
-import dev.eosink.testing.hardcases.RunDimension;
+import dev.eosink.testing.hardcases.JdbcSinkUnchainedHardCases;
 
 /**
- * The hard cases where chaining can matter ({@link UnchainedHardCases})
- * through XA against a real MariaDB, chaining disabled by the sink.
+ * The hard cases where chaining disabled by the sink can matter ({@link JdbcSinkUnchainedHardCases})
+ * through XA against a real MariaDB.
  */
-class XaMariaDbHardCasesSinkUnchainedITCase extends UnchainedHardCases {
+class XaMariaDbHardCasesSinkUnchainedITCase extends JdbcSinkUnchainedHardCases {
 
     XaMariaDbHardCasesSinkUnchainedITCase() {
-        super(new XaMariaDbBackend(), RunDimension.SINK_CHAINING_DISABLED);
+        super(new XaMariaDbBackend());
     }
 }

@@ -1,15 +1,19 @@
 package dev.eosink.xa;
 
+import dev.eosink.core.TransactionId;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.hardcases.HardCaseBackend;
 import dev.eosink.testing.hardcases.SessionScope;
+import dev.eosink.xa.internal.XaIds;
 
 import org.postgresql.xa.PGXADataSource;
 
 import javax.sql.XADataSource;
+import javax.transaction.xa.Xid;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Base64;
 import java.util.Map;
 import java.util.Properties;
 
@@ -79,6 +83,15 @@ final class XaPostgresBackend extends XaBackend {
     @Override
     public String prepareRequest() {
         return "PREPARE TRANSACTION"; // pgjdbc: PREPARE TRANSACTION '<gid>'
+    }
+
+    /** pgjdbc names an Xid's transaction {@code <formatId>_<base64 gtrid>_<base64 bqual>}. */
+    @Override
+    public String commitRequest(TransactionId id) {
+        Xid xid = XaIds.toXid(id);
+        return "COMMIT PREPARED '" + xid.getFormatId() + "_"
+                + Base64.getEncoder().encodeToString(xid.getGlobalTransactionId()) + "_"
+                + Base64.getEncoder().encodeToString(xid.getBranchQualifier()) + "'";
     }
 
     @Override

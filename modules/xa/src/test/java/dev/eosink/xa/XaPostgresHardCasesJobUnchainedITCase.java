@@ -1,15 +1,14 @@
 package dev.eosink.xa;
 
-import dev.eosink.testing.hardcases.UnchainedHardCases;
-import dev.eosink.testing.hardcases.RunDimension;
+import dev.eosink.testing.hardcases.JobUnchainedHardCases;
 
 /**
- * The hard cases where chaining can matter ({@link UnchainedHardCases})
- * through XA against PostgreSQL, chaining disabled by the job.
+ * The hard cases where chaining disabled by the job can matter ({@link JobUnchainedHardCases})
+ * through XA against PostgreSQL.
  */
-class XaPostgresHardCasesJobUnchainedITCase extends UnchainedHardCases {
+class XaPostgresHardCasesJobUnchainedITCase extends JobUnchainedHardCases {
 
     XaPostgresHardCasesJobUnchainedITCase() {
-        super(new XaPostgresBackend(), RunDimension.JOB_CHAINING_DISABLED);
+        super(new XaPostgresBackend());
     }
 }

@@ -31,12 +31,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * only a cue for the writer, never a commit, and it tells in which JVM it runs ({@link
  * CheckpointOutcomes#listening}), so that a writer that can hear no abort waits only briefly.
  *
- * <p>It registers the database's {@link TransactionalDatabase#registerReleaseHooks release hooks} when
- * it opens, as every writer does before it opens its session: chained, Flink opens a chain from its
- * tail, so this runs before the committer opens its connections (and loads a JDBC driver). Unchained,
- * the committer's task opens on its own; it shares the TaskManager, and so the job's class loader, with
- * the writer and this operator of its subtask (they are connected one to one, and Flink puts such
- * subtasks into one slot), whose registration covers the drivers the committer loads.
+ * <p>It holds nothing of the database, and so loads none of its classes: the writer and the committer,
+ * which open the database's sessions, register its release hooks themselves ({@link
+ * TransactionalDatabase#registerReleaseHooks}), wherever they run.
  */
 @Internal
 public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void>
@@ -47,7 +44,6 @@ public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void
     /** Its name in the job graph. */
     public static final String NAME = "eosink checkpoint outcomes";
 
-    private final TransactionalDatabase<?> database;
     /** The sink it serves: a job may hold several, each with its own committers. */
     private final String sinkId;
     /** The sink's execution nonce, drawn when Flink translated the sink: with the job id, the execution. */
@@ -57,8 +53,7 @@ public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void
      * @param executionNonce the nonce of the job graph the sink was translated into ({@link
      *     TransactionId#executionTag}): outcomes are kept per execution
      */
-    public CheckpointOutcomeOperator(TransactionalDatabase<?> database, String sinkId, String executionNonce) {
-        this.database = database;
+    public CheckpointOutcomeOperator(String sinkId, String executionNonce) {
         this.sinkId = sinkId;
         this.executionNonce = executionNonce;
     }
@@ -69,7 +64,6 @@ public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void
     @Override
     public void open() throws Exception {
         super.open();
-        database.registerReleaseHooks(getContainingTask().getEnvironment().getUserCodeClassLoader());
         CheckpointOutcomes.listening(execution(), committer());
         listening = true;
     }

@@ -40,8 +40,9 @@ public interface TransactionalDatabase<IN> extends Serializable {
      * Registers, on a TaskManager, what must be undone when Flink releases the job's user-code class
      * loader there (after the job's last task on that TaskManager ended, just before Flink closes the
      * class loader). Register each hook by a fixed name with {@link
-     * UserCodeClassLoader#registerReleaseHookIfAbsent}: this is called by every writer subtask and by the
-     * sink's operator after the committer, and several sinks of a job share one class loader.
+     * UserCodeClassLoader#registerReleaseHookIfAbsent}: this is called by every writer subtask and every
+     * committer subtask (unchained, a committer may run on a TaskManager where no writer of its job does),
+     * and several sinks of a job share one class loader.
      *
      * <p>Why: on a session cluster every job gets a class loader of its own on each TaskManager, and a
      * long-lived JVM-wide registry that still refers to one of its classes keeps that class loader, and

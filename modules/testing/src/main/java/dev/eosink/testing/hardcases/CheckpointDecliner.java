@@ -18,16 +18,23 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
- * A pass-through map, chained between the source and the sink, that makes one checkpoint fail on
- * one subtask after the sink's writer of that subtask already prepared it (hard case 2), and
- * records what the database showed at that moment. For a sink it is not chained with (one that
- * partitions its input by key), {@link How#ASYNC_DECLINE_ONCE_SINK_PREPARED}.
+ * A pass-through map between the source and the sink that makes one checkpoint fail on one subtask
+ * after the sink's writer of that subtask already prepared it (hard case 2), and records what the
+ * database showed at that moment. For a sink that partitions its input by key, {@link
+ * How#ASYNC_DECLINE_ONCE_SINK_PREPARED}.
  *
  * <p>Order inside a chained task at a barrier (Flink 2.2, {@code RegularOperatorChain}): every
  * operator's {@code prepareSnapshotPreBarrier} head to tail (the sink writer prepares its transaction
  * there), then the barrier goes out, then {@code snapshotState} tail to head (committer, writer,
  * this map, source). So whatever this map does in {@code snapshotState}, the writer of its subtask
- * has prepared and snapshotted the checkpoint already.
+ * has prepared and snapshotted the checkpoint already. With chaining disabled (by the job or by the
+ * sink) the writer is a task of its own, on a forward edge after this map: it gets this map's barrier
+ * after the records this map passed on before it, and prepares the transaction that holds them some
+ * time after this map's {@code snapshotState} began, or before. So this map never infers the writer's
+ * transactions from the time of its own snapshot: it knows the first and the last record it passed on
+ * before each barrier, and the transaction of a barrier is the one the sink's trace ({@link
+ * ProtocolTrace}) shows holding them. Before it fails a checkpoint it waits until that transaction is
+ * prepared; with a chain it already is.
  *
  * <p>Ways to fail (or not), because Flink treats them differently:
  *
@@ -53,11 +60,13 @@ import java.util.stream.Collectors;
  *       checkpoint storage). Not a failure at all.
  * </ul>
  *
- * <p>It also records, per subtask, which of the sink's transactions were prepared at each barrier
- * (from {@link ProtocolTrace}: the ones this subtask's writer prepared since the previous snapshot),
- * and, on {@code notifyCheckpointAborted} and on the first {@code notifyCheckpointComplete} after
- * it, what the database shows of them, through the {@link DatabaseView} a test registered with {@link
- * #watch} (none: nothing is observed).
+ * <p>It also records, per subtask, the records it passed on before each barrier ({@link #preparedAt}:
+ * the transactions that hold them), and, on {@code notifyCheckpointAborted} and on the first {@code
+ * notifyCheckpointComplete} after it, what the database shows of the failed checkpoint's transactions,
+ * through the {@link DatabaseView} a test registered with {@link #watch} (none: nothing is observed).
+ * At a completion it first waits until the committer committed them ({@link ProtocolTrace} shows a
+ * commit of each): in a chain the committer, notified first, has; a committer in a task of its own is
+ * notified on its own thread, and the observation shows what that commit left, not how fast it came.
  */
 public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         implements CheckpointedFunction, CheckpointListener {
@@ -72,7 +81,10 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         SLOW_ASYNC
     }
 
-    /** How long {@link How#BLOCK_UNTIL_ABORTED} waits for the abort before it gives up (and fails). */
+    /**
+     * How long this map waits for anything (the abort {@link How#BLOCK_UNTIL_ABORTED} waits for, the
+     * sink's prepare or commit) before it gives up: it fails, or observes what there is.
+     */
     private static final long BLOCK_LIMIT_MILLIS = 30_000;
 
     /**
@@ -135,8 +147,8 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
 
     private static final Map<String, Long> FAILED_CHECKPOINT = new ConcurrentHashMap<>();
     private static final Map<String, Long> ABORT_SEEN = new ConcurrentHashMap<>();
-    /** key -> subtask -> checkpoint -> gids this subtask's writer prepared at that barrier. */
-    private static final Map<String, Map<Integer, Map<Long, List<String>>>> PREPARED_AT = new ConcurrentHashMap<>();
+    /** key -> subtask -> checkpoint -> the records this subtask passed on before that barrier (first attempt). */
+    private static final Map<String, Map<Integer, Map<Long, Epoch>>> PASSED_ON = new ConcurrentHashMap<>();
     private static final Map<String, List<Observation>> OBSERVATIONS = new ConcurrentHashMap<>();
     private static final Map<String, DatabaseView> VIEWS = new ConcurrentHashMap<>();
 
@@ -147,16 +159,19 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
 
     private transient ListState<Long> state;
     private transient int snapshots;
-    private transient long traceSeen;
     private transient long abortedCheckpoint;
+    /** Records passed on since the last snapshot: how many, the first and the last. */
+    private transient long passedOn;
+    private transient long firstPassedOn;
+    private transient long lastPassedOn;
 
     /**
      * @param key the sink id: the {@link ProtocolTrace} to read, and the key of this class's records
      * @param failingSubtask which subtask fails a checkpoint (only in attempt 0)
      * @param failingSnapshot at its how-many-th snapshot (1-based); if the sink is traced by {@link
-     *     ProtocolTrace} and this subtask's writer prepared nothing at that barrier (no record reached
-     *     it in that epoch, as under load), at the first later one at which it prepared a transaction,
-     *     because the tests look at what became of that transaction
+     *     ProtocolTrace} and this map passed on no record before that barrier (as under load), at the
+     *     first later one before which it did, because the tests look at what became of the
+     *     transaction that holds them
      */
     public CheckpointDecliner(String key, int failingSubtask, int failingSnapshot, How how) {
         this.key = key;
@@ -174,7 +189,7 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         VIEWS.remove(key);
         FAILED_CHECKPOINT.remove(key);
         ABORT_SEEN.remove(key);
-        PREPARED_AT.remove(key);
+        PASSED_ON.remove(key);
         OBSERVATIONS.remove(key);
     }
 
@@ -183,13 +198,20 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         return FAILED_CHECKPOINT.getOrDefault(key, -1L);
     }
 
-    /** The gids each subtask's writer prepared at the barrier of {@code checkpointId} (first attempt that saw it). */
+    /**
+     * Per subtask of this map (first attempt that saw the barrier of {@code checkpointId}), the sink's
+     * transactions prepared so far that hold a record it passed on before that barrier: in a run whose
+     * writer follows this map on a forward edge, chained or not, the transaction its writer prepared at
+     * that barrier (or, if the checkpoint was aborted before the barrier reached the writer, at the next
+     * one). One, or none yet; two would be an epoch split over two transactions. A subtask that passed on
+     * nothing before that barrier is absent.
+     */
     public static Map<Integer, List<String>> preparedAt(String key, long checkpointId) {
         Map<Integer, List<String>> result = new java.util.TreeMap<>();
-        PREPARED_AT.getOrDefault(key, Map.of()).forEach((subtask, byCheckpoint) -> {
-            List<String> gids = byCheckpoint.get(checkpointId);
-            if (gids != null) {
-                result.put(subtask, gids);
+        PASSED_ON.getOrDefault(key, Map.of()).forEach((subtask, byCheckpoint) -> {
+            Epoch epoch = byCheckpoint.get(checkpointId);
+            if (epoch != null) {
+                result.put(subtask, epoch.preparedIn(key));
             }
         });
         return result;
@@ -204,13 +226,16 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
 
     @Override
     public Long map(Long value) {
+        if (passedOn++ == 0) {
+            firstPassedOn = value;
+        }
+        lastPassedOn = value;
         return value;
     }
 
     @Override
     public void initializeState(FunctionInitializationContext context) throws Exception {
         state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("snapshots", new PoisonableLongSerializer()));
-        traceSeen = ProtocolTrace.events(key).stream().mapToLong(e -> e.seq).max().orElse(0);
     }
 
     @Override
@@ -218,23 +243,25 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         int attempt = getRuntimeContext().getTaskInfo().getAttemptNumber();
         long checkpointId = context.getCheckpointId();
-        // The writer of this subtask prepared at this barrier before this call (see the class comment).
-        List<ProtocolTrace.Event> fresh = ProtocolTrace.events(key, ProtocolTrace.Kind.PREPARED).stream()
-                .filter(e -> e.seq > traceSeen && e.subtask == subtask && e.attempt == attempt)
-                .collect(Collectors.toList());
-        traceSeen = Math.max(traceSeen, ProtocolTrace.events(key).stream().mapToLong(e -> e.seq).max().orElse(0));
-        PREPARED_AT.computeIfAbsent(key, k -> new ConcurrentHashMap<>())
-                .computeIfAbsent(subtask, k -> new ConcurrentHashMap<>())
-                .putIfAbsent(checkpointId, fresh.stream().map(e -> e.gid).collect(Collectors.toList()));
+        Epoch epoch = passedOn == 0 ? null : new Epoch(attempt, firstPassedOn, lastPassedOn);
+        passedOn = 0;
+        if (epoch != null) {
+            PASSED_ON.computeIfAbsent(key, k -> new ConcurrentHashMap<>())
+                    .computeIfAbsent(subtask, k -> new ConcurrentHashMap<>())
+                    .putIfAbsent(checkpointId, epoch);
+        }
 
         snapshots++;
         boolean waitsForTheSink = how == How.ASYNC_DECLINE_ONCE_SINK_PREPARED;
+        boolean traced = ProtocolTrace.traces(key);
         boolean fail = subtask == failingSubtask && attempt == 0 && snapshots >= failingSnapshot
-                && (waitsForTheSink || !fresh.isEmpty() || !ProtocolTrace.traces(key))
+                && (waitsForTheSink || epoch != null || !traced)
                 && !FAILED_CHECKPOINT.containsKey(key);
         if (fail) {
             if (waitsForTheSink) {
                 awaitSinkPrepared(checkpointId);
+            } else if (traced) {
+                awaitPrepared(epoch, checkpointId, subtask);
             }
             FAILED_CHECKPOINT.put(key, checkpointId);
             if (how == How.SYNC_THROW) {
@@ -271,6 +298,25 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         }
     }
 
+    /**
+     * Holds this task until the sink's transaction that holds the last record this map passed on
+     * before the barrier of {@code checkpointId} is prepared: at once in a chain, the time the writer
+     * takes to reach the barrier when it is a task of its own.
+     */
+    private void awaitPrepared(Epoch epoch, long checkpointId, int subtask) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(BLOCK_LIMIT_MILLIS);
+        while (epoch.preparedHoldingLast(key).isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("checkpoint " + checkpointId + " on subtask " + subtask + ": within "
+                        + BLOCK_LIMIT_MILLIS + " ms, no transaction of the sink holding record " + epoch.last
+                        + " (the last one this map passed on before the barrier) was prepared: does the writer "
+                        + "follow this map on a forward edge, and was the checkpoint aborted before its barrier "
+                        + "reached the writer?");
+            }
+            Thread.sleep(5);
+        }
+    }
+
     /** Holds this task until some subtask hears that {@code checkpointId} was aborted (it expired). */
     private void awaitAbort(long checkpointId) throws InterruptedException {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(BLOCK_LIMIT_MILLIS);
@@ -293,12 +339,30 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
     }
 
     @Override
-    public void notifyCheckpointComplete(long checkpointId) {
-        // The committer of this chain was notified first (notifications go tail to head), so whatever
-        // it commits for this checkpoint is committed by now.
+    public void notifyCheckpointComplete(long checkpointId) throws InterruptedException {
         if (abortedCheckpoint > 0 && checkpointId > abortedCheckpoint) {
+            // The aborted checkpoint's transactions are committed with this one: in a chain by now (its
+            // committer was notified first, notifications go tail to head); a committer in a task of its
+            // own commits on its own thread, so the observation waits for that commit, and shows what it left.
+            awaitCommitOf(gidsOf(abortedCheckpoint));
             observe("completed", checkpointId, abortedCheckpoint);
             abortedCheckpoint = 0;
+        }
+    }
+
+    /** The sink's transactions this subtask's records of the barrier of {@code checkpointId} went into so far. */
+    private List<String> gidsOf(long checkpointId) {
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        Epoch epoch = PASSED_ON.getOrDefault(key, Map.of()).getOrDefault(subtask, Map.of()).get(checkpointId);
+        return epoch == null ? List.of() : epoch.preparedIn(key);
+    }
+
+    /** Waits until the committer tried to commit each of {@code gids}: the trace shows a commit of it. */
+    private void awaitCommitOf(List<String> gids) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(BLOCK_LIMIT_MILLIS);
+        while (!ProtocolTrace.events(key, ProtocolTrace.Kind.COMMIT).stream().map(e -> e.gid)
+                .collect(Collectors.toSet()).containsAll(gids) && System.nanoTime() < deadline) {
+            Thread.sleep(5);
         }
     }
 
@@ -308,8 +372,7 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
             return;
         }
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        List<String> gids = PREPARED_AT.getOrDefault(key, Map.of()).getOrDefault(subtask, Map.of())
-                .getOrDefault(checkpointId, List.of());
+        List<String> gids = gidsOf(checkpointId);
         List<String> prepared = db.prepared();
         List<String> stillPrepared = gids.stream().filter(prepared::contains).collect(Collectors.toList());
         long markers = 0;
@@ -324,5 +387,38 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         long committed = db.rows();
         OBSERVATIONS.computeIfAbsent(key, k -> Collections.synchronizedList(new ArrayList<>()))
                 .add(new Observation(when, notified, checkpointId, subtask, gids, stillPrepared, markers, rowsVisible, rowsPrepared, committed));
+    }
+
+    /**
+     * The records one subtask of this map passed on between two barriers, in one attempt: the first and
+     * the last, by which the sink's trace shows the transactions that hold them.
+     */
+    private static final class Epoch {
+        final int attempt;
+        final long first;
+        final long last;
+
+        Epoch(int attempt, long first, long last) {
+            this.attempt = attempt;
+            this.first = first;
+            this.last = last;
+        }
+
+        /** The transactions of this attempt prepared so far that hold the first or the last record. */
+        List<String> preparedIn(String key) {
+            return ProtocolTrace.events(key, ProtocolTrace.Kind.PREPARED).stream()
+                    .filter(e -> e.attempt == attempt && (e.holds(first) || e.holds(last)))
+                    .map(e -> e.gid)
+                    .distinct()
+                    .collect(Collectors.toList());
+        }
+
+        /** The transactions of this attempt prepared so far that hold the last record. */
+        List<String> preparedHoldingLast(String key) {
+            return ProtocolTrace.events(key, ProtocolTrace.Kind.PREPARED).stream()
+                    .filter(e -> e.attempt == attempt && e.holds(last))
+                    .map(e -> e.gid)
+                    .collect(Collectors.toList());
+        }
     }
 }

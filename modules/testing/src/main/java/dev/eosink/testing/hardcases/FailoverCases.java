@@ -35,9 +35,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 public interface FailoverCases extends HardCaseSupport {
 
     /**
-     * Rows of the jobs whose checkpoint is declined: two seconds of input at the source's rate, so that
-     * even a cold, loaded first run has a few checkpoints with rows after the first (the decliner fails
-     * the first from its second snapshot on at which its subtask's writer prepared).
+     * Rows of the jobs whose checkpoint is declined: two seconds of input at the source's rate, whose last
+     * records wait for the decline ({@link FaultPacedIds#idsUntilDeclined}), so that even a cold, loaded run
+     * has checkpoints with rows after the first (the decliner fails the first from its second snapshot on
+     * before which it passed records on).
      */
     long DECLINED_ROWS = 6_000;
 
@@ -74,16 +75,17 @@ public interface FailoverCases extends HardCaseSupport {
     }
 
     /**
-     * The task fails right after it prepared, before its checkpoint can complete. The prepared
-     * transaction never becomes visible (its marker never appears), and the restarted writer of that
-     * subtask rolls it back at start, because its checkpoint is after the one the job restored.
+     * The task fails right after it prepared (the job's third prepare: the input waits for it, {@link
+     * FaultPacedIds}), before its checkpoint can complete. The prepared transaction never becomes visible
+     * (its marker never appears), and the restarted writer of that subtask rolls it back at start,
+     * because its checkpoint is after the one the job restored.
      */
     @Test
     default void failureAfterPrepareIsRolledBackByTheRestartedWriter() throws Exception {
         AtomicReference<String> hit = new AtomicReference<>();
         Faults.arm(sinkId(), Faults.Point.AFTER_PREPARE, 3, rememberAndFail(hit));
         StreamExecutionEnvironment env = env(2, 200);
-        ids(env, 4_000, 4_000).sinkTo(sink());
+        FaultPacedIds.ids(env, 4_000, 4_000, sinkId(), Faults.Point.AFTER_PREPARE).sinkTo(sink());
         env.execute("failure after prepare");
 
         assertThat(Faults.fired(sinkId(), Faults.Point.AFTER_PREPARE)).isEqualTo(1);
@@ -99,16 +101,17 @@ public interface FailoverCases extends HardCaseSupport {
     }
 
     /**
-     * Checkpoint N completed, and the committer fails before it commits. The restarted subtask's
-     * committer finds the transaction in the restored state and commits it (a real commit, not
-     * "already committed"); its writer leaves it alone.
+     * Checkpoint N completed, and the committer fails before it commits (the job's third commit: the
+     * input waits for it, {@link FaultPacedIds}). The restarted subtask's committer finds the transaction
+     * in the restored state and commits it (a real commit, not "already committed"); its writer leaves it
+     * alone.
      */
     @Test
     default void crashBeforeCommitIsCommittedByTheRestoredCommitter() throws Exception {
         AtomicReference<String> hit = new AtomicReference<>();
         Faults.arm(sinkId(), Faults.Point.BEFORE_COMMIT, 3, rememberAndFail(hit));
         StreamExecutionEnvironment env = env(2, 200);
-        ids(env, 4_000, 4_000).sinkTo(sink());
+        FaultPacedIds.ids(env, 4_000, 4_000, sinkId(), Faults.Point.BEFORE_COMMIT).sinkTo(sink());
         env.execute("crash before commit");
 
         assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
@@ -155,7 +158,9 @@ public interface FailoverCases extends HardCaseSupport {
         CheckpointDecliner.watch(sinkId(), databaseView());
         StreamExecutionEnvironment env = env(2, 200);
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        ids(env, DECLINED_ROWS, 3_000).map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.ASYNC_DECLINE)).sinkTo(sink());
+        FaultPacedIds.idsUntilDeclined(env, DECLINED_ROWS, 3_000, sinkId())
+                .map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.ASYNC_DECLINE))
+                .sinkTo(sink());
         env.execute("declined checkpoint, tolerated");
 
         assertAbortedCheckpointCommittedByTheNextOne();
@@ -173,7 +178,8 @@ public interface FailoverCases extends HardCaseSupport {
         StreamExecutionEnvironment env = env(2, 200);
         env.getCheckpointConfig().setCheckpointTimeout(1_000);
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        ids(env, DECLINED_ROWS, 3_000).map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.BLOCK_UNTIL_ABORTED))
+        FaultPacedIds.idsUntilDeclined(env, DECLINED_ROWS, 3_000, sinkId())
+                .map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.BLOCK_UNTIL_ABORTED))
                 .sinkTo(sink());
         env.execute("expired checkpoint, tolerated");
 
@@ -191,7 +197,9 @@ public interface FailoverCases extends HardCaseSupport {
     default void declinedCheckpointWithoutToleranceIsRolledBackAndReplayed() throws Exception {
         StreamExecutionEnvironment env = env(2, 200);
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(0);
-        ids(env, DECLINED_ROWS, 3_000).map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.ASYNC_DECLINE)).sinkTo(sink());
+        FaultPacedIds.idsUntilDeclined(env, DECLINED_ROWS, 3_000, sinkId())
+                .map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.ASYNC_DECLINE))
+                .sinkTo(sink());
         env.execute("declined checkpoint, not tolerated");
 
         long n = CheckpointDecliner.failedCheckpoint(sinkId());
@@ -223,7 +231,9 @@ public interface FailoverCases extends HardCaseSupport {
     default void snapshotStateFailureFailsTheTaskOverEvenWhenTolerated() throws Exception {
         StreamExecutionEnvironment env = env(2, 200);
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
-        ids(env, DECLINED_ROWS, 3_000).map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.SYNC_THROW)).sinkTo(sink());
+        FaultPacedIds.idsUntilDeclined(env, DECLINED_ROWS, 3_000, sinkId())
+                .map(new CheckpointDecliner(sinkId(), 0, 2, CheckpointDecliner.How.SYNC_THROW))
+                .sinkTo(sink());
         env.execute("snapshotState throws");
 
         long n = CheckpointDecliner.failedCheckpoint(sinkId());

@@ -157,6 +157,12 @@ public interface HardCaseBackend extends ResourceBackend {
     String prepareRequest();
 
     /**
+     * What the sink's committer sends, in ASCII, to commit {@code id}, as its driver writes it: for a
+     * {@code TcpProxy} to hold that one commit back.
+     */
+    String commitRequest(TransactionId id);
+
+    /**
      * How the sink names the session holding the ownership guard of {@code subtask}, both in its log
      * while it waits for the guard and in its refusal once it gave up: text that must appear in both.
      */

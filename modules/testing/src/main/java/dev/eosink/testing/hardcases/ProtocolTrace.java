@@ -98,6 +98,16 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
             return Arrays.stream(ids).max().orElse(Long.MIN_VALUE);
         }
 
+        /** Whether {@code id} is one of the records of a PREPARED event's epoch. */
+        public boolean holds(long id) {
+            for (long written : ids) {
+                if (written == id) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         /** The ids of the epoch, sorted. */
         public long[] ids() {
             long[] sorted = ids.clone();
