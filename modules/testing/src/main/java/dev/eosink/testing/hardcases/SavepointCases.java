@@ -1,5 +1,6 @@
 package dev.eosink.testing.hardcases;
 
+import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.faults.Faults;
@@ -38,7 +39,6 @@ import static dev.eosink.testing.hardcases.TestJobs.env;
 import static dev.eosink.testing.hardcases.TestJobs.holdAfterPrepare;
 import static dev.eosink.testing.hardcases.TestJobs.manualEnv;
 import static dev.eosink.testing.hardcases.TestJobs.newestRetainedCheckpoint;
-import static dev.eosink.testing.hardcases.TestJobs.rebalancedIds;
 import static dev.eosink.testing.hardcases.TestJobs.restoreFrom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -65,19 +65,25 @@ public interface SavepointCases extends HardCaseSupport {
     @Test
     default void restoreFromAnOlderSavepointRecommitsIdempotentlyAndReplaysTheRest(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
-        long n = 2_400; // the first run goes on to its end: 6 s at 400 ids/s, S1 is taken within about 1 s
+        // The input through a valve: S1 is taken mid-way on any machine, the rest let through after it.
+        long n = 2_400;
+        String valve = sinkId();
+        IdValve.reset(valve);
+        IdValve.openTo(valve, 400);
         StreamExecutionEnvironment first = manualEnv(2);
-        pipeline(first, n, 400);
+        valvedPipeline(first, valve, n, sink());
         JobClient job = first.executeAsync("first run");
         awaitOpenTransactions(2);
         long c1 = checkpoint(client, job.getJobID());
         await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c1 + " committed");
+        IdValve.openTo(valve, 800);
         awaitOpenTransactions(2); // both writers prepare at the savepoint's barrier
         String s1 = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
         long s1Id = checkpointIdOf(s1);
         List<String> ofS1 = preparedLeft();
         assertThat(ofS1).as("prepared at S1's barrier").hasSize(2);
 
+        IdValve.openFully(valve);
         checkpointUntilFinished(client, job); // the next checkpoint commits S1's transactions too
         assertExactlyOnce(n);
 
@@ -92,7 +98,7 @@ public interface SavepointCases extends HardCaseSupport {
         // The markers show what the sink committed after S1 since it was taken: a rewind. Under
         // rewindPolicy(FAIL) the restore is refused, naming it; under WARN (the default) it goes on.
         StreamExecutionEnvironment refused = env(2, 200, restoreFrom(s1));
-        rebalancedIds(refused, 0, n, 5_000).sinkTo(sink(spec().withRewindPolicy(RewindPolicy.FAIL))).uid("eosink").name("eosink");
+        valvedPipeline(refused, valve, n, sink(spec().withRewindPolicy(RewindPolicy.FAIL)));
         assertThatThrownBy(() -> refused.execute("restored from the older savepoint S1, rewindPolicy FAIL"))
                 .rootCause()
                 .hasMessageContaining("restored from checkpoint " + s1Id)
@@ -105,7 +111,7 @@ public interface SavepointCases extends HardCaseSupport {
         // their initialization, before any task runs and so before any new checkpoint.
         Faults.arm(sinkId(), Faults.Point.BEFORE_COMMIT, 1, a -> recommitted.add(a.transactionId));
         StreamExecutionEnvironment second = env(2, 200, restoreFrom(s1)); // no restarts: a LOST fails it
-        pipeline(second, n, 5_000);
+        valvedPipeline(second, valve, n, sink());
         second.execute("restored from the older savepoint S1");
 
         assertThat(recommitted).as("re-committed, already committed by the first run").hasSize(1);
@@ -125,27 +131,38 @@ public interface SavepointCases extends HardCaseSupport {
     @Test
     default void restoreASavepointAfterARunFromAnOlderOneDied(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
-        long n = 2_400; // the first run goes on to its end: 6 s at 400 ids/s, S1 is taken within about 2 s
+        // Every run's input through a valve: what lies between c1, S0 and S1 is let through by the test, and
+        // the run from S0 never reaches the end of its input before it dies, however slow the machine.
+        long n = 2_400;
+        String valve = sinkId();
+        IdValve.reset(valve);
+        IdValve.openTo(valve, 400);
         StreamExecutionEnvironment first = manualEnv(2);
-        pipeline(first, n, 400);
+        valvedPipeline(first, valve, n, sink());
         JobClient job = first.executeAsync("first run");
         awaitOpenTransactions(2);
         long c1 = checkpoint(client, job.getJobID());
         await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c1 + " committed");
+        IdValve.openTo(valve, 800);
         awaitOpenTransactions(2);
         String s0 = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        IdValve.openTo(valve, 1_200);
         awaitOpenTransactions(2);
         checkpoint(client, job.getJobID());
+        IdValve.openTo(valve, 1_600);
         awaitOpenTransactions(2);
         String s1 = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
         long s0Id = checkpointIdOf(s0);
         long s1Id = checkpointIdOf(s1);
+        IdValve.openFully(valve);
         checkpointUntilFinished(client, job);
         assertExactlyOnce(n);
         Set<Long> beforeS1 = idsCommittedUpTo(s1Id);
 
+        IdValve.reset(valve);
+        IdValve.openTo(valve, 200); // and no more: this run dies mid-way
         StreamExecutionEnvironment second = manualEnv(2, restoreFrom(s0));
-        pipeline(second, n, 400);
+        valvedPipeline(second, valve, n, sink());
         JobClient fromS0 = second.executeAsync("restored from S0, dies");
         awaitOpenTransactions(2);
         Faults.arm(sinkId(), Faults.Point.AFTER_PREPARE, 1, holdAfterPrepare());
@@ -160,12 +177,18 @@ public interface SavepointCases extends HardCaseSupport {
         assertThat(s0Id + 1).isLessThanOrEqualTo(s1Id);
         assertThat(rows()).isEqualTo(n);
 
+        IdValve.openFully(valve);
         StreamExecutionEnvironment third = env(2, 200, restoreFrom(s1));
-        pipeline(third, n, 5_000);
+        valvedPipeline(third, valve, n, sink());
         third.execute("restored from S1");
 
         assertThat(markedGids()).as("committed").doesNotContainAnyElementsOf(orphans);
         assertOnceBeforeTwiceAfter(n, beforeS1);
+    }
+
+    /** Ids 0..n-1 through the valve of {@code valve}, rebalanced over the writers of {@code sink}. */
+    private void valvedPipeline(StreamExecutionEnvironment env, String valve, long n, ExactlyOnceSink<Long> sink) {
+        IdValve.ids(env, valve, n).rebalance().sinkTo(sink).uid("eosink").name("eosink");
     }
 
     /**

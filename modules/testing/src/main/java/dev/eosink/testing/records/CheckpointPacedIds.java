@@ -2,11 +2,15 @@ package dev.eosink.testing.records;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiter;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Ids 0..n-1 paced by checkpoints rather than by the clock: the source emits {@code perCheckpoint}
@@ -58,5 +62,62 @@ public final class CheckpointPacedIds {
     private static DataGeneratorSource<Long> source(long n, int perCheckpoint) {
         return new DataGeneratorSource<>((GeneratorFunction<Long, Long>) index -> index, n,
                 RateLimiterStrategy.perCheckpoint(perCheckpoint), Types.LONG);
+    }
+
+    /**
+     * Ids 0..n-1 from one source subtask, one id per {@code checkpointsPerId} completed checkpoints:
+     * the first at once, each next one once that many checkpoints completed after the previous. With
+     * one checkpoint at a time, an id lands in the epoch after the completion that released it, so at
+     * least {@code checkpointsPerId - 1} epochs without records follow each epoch with one, on any
+     * machine.
+     */
+    public static DataStream<Long> sparseIds(StreamExecutionEnvironment env, long n, int checkpointsPerId) {
+        if (checkpointsPerId < 1) {
+            throw new IllegalArgumentException("checkpointsPerId must be at least 1: " + checkpointsPerId);
+        }
+        DataGeneratorSource<Long> source = new DataGeneratorSource<>((GeneratorFunction<Long, Long>) index -> index, n,
+                parallelism -> new EveryNthCheckpoint(checkpointsPerId), Types.LONG);
+        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids").uid("ids").setParallelism(1);
+    }
+
+    /** One permit per {@code every} completed checkpoints; the first at once. */
+    private static final class EveryNthCheckpoint implements RateLimiter {
+        private final int every;
+        private int completedSinceLast;
+        private boolean first = true;
+        private CompletableFuture<Void> waiting;
+
+        EveryNthCheckpoint(int every) {
+            this.every = every;
+        }
+
+        @Override
+        public CompletionStage<Void> acquire() {
+            if (first) {
+                first = false;
+                return CompletableFuture.completedFuture(null);
+            }
+            waiting = new CompletableFuture<>();
+            completedSinceLast = 0;
+            return waiting;
+        }
+
+        /** Flink 2's abstract method (Flink 1.20 has only {@link #acquire()}); the reader asks for one at a time. */
+        public CompletionStage<Void> acquire(int numberOfEvents) {
+            CompletionStage<Void> all = CompletableFuture.completedFuture(null);
+            for (int i = 0; i < numberOfEvents; i++) {
+                all = all.thenCompose(v -> acquire());
+            }
+            return all;
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            if (waiting != null && ++completedSinceLast >= every) {
+                CompletableFuture<Void> next = waiting;
+                waiting = null;
+                next.complete(null);
+            }
+        }
     }
 }
