@@ -376,12 +376,23 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
      * Whether the database refused a statement for what it is or for the user, which a restart finds the
      * same: SQLSTATE class 42, syntax error or access rule violation (a missing table or column, a missing
      * privilege; MariaDB's 42S02, 42S22 and 42000 among them). Anything else (a connection lost, a
-     * timeout, a lock) may be over by the next attempt.
+     * timeout, a lock) may be over by the next attempt; so are MariaDB's and MySQL's limits of a user's
+     * resources, which they report as 42000 too: {@value #TOO_MANY_USER_CONNECTIONS} (the user's
+     * {@code max_user_connections}) and {@value #USER_LIMIT_REACHED} ({@code max_queries_per_hour} and the
+     * like, reset every hour).
      */
     static boolean refusesForGood(SQLException e) {
         String state = e.getSQLState();
-        return state != null && state.startsWith("42");
+        if (state == null || !state.startsWith("42")) {
+            return false;
+        }
+        return e.getErrorCode() != TOO_MANY_USER_CONNECTIONS && e.getErrorCode() != USER_LIMIT_REACHED;
     }
+
+    /** MariaDB's and MySQL's ER_TOO_MANY_USER_CONNECTIONS (SQLSTATE 42000): a limit, not a refusal. */
+    static final int TOO_MANY_USER_CONNECTIONS = 1203;
+    /** MariaDB's and MySQL's ER_USER_LIMIT_REACHED (SQLSTATE 42000): an hourly limit, not a refusal. */
+    static final int USER_LIMIT_REACHED = 1226;
 
     /** A CREATE that failed: for good when the database refused it for the user, else for the moment. */
     private static SinkException refused(SQLException e, String message) {
