@@ -29,7 +29,12 @@ import java.util.stream.Collectors;
  *   <li><b>Ownership.</b> A transaction prepared by subtask {@code s} is owned by the subtask {@code s
  *       mod parallelism} of the new run. Every old index has exactly one owner, whatever the old and
  *       new parallelism (rescale up, down, or an upscale that failed and went back), and no two
- *       subtasks ever act on the same transaction. Transactions of other sink ids are never looked at.
+ *       subtasks ever commit or roll back the same transaction. One exception, which destroys nothing:
+ *       the subtask that got the writer state of an index it does not own (Flink distributes state in
+ *       contiguous blocks on a rescale, not by this rule) also judges what that state proves promised
+ *       ({@link Verdict#RESTORED_COMMITTER}), and refuses the start if no restored committer commits it,
+ *       since the owner, without that state, could not tell it from an orphan. Transactions of other sink
+ *       ids are never looked at.
  *   <li><b>Restored run, named after the restored checkpoint N</b>: its checkpoint did not complete
  *       before N (see {@link TransactionId}'s naming invariant) and the restored sources replay its
  *       records: rolled back at start ({@link Verdict#AFTER_RESTORED}).
@@ -71,7 +76,7 @@ import java.util.stream.Collectors;
 @Internal
 public final class RecoveryPlan {
 
-    /** What becomes of one owned transaction. */
+    /** What becomes of one transaction this subtask judges. */
     public enum Verdict {
         /** Named after the restored checkpoint: rolled back at start. */
         AFTER_RESTORED,
@@ -79,7 +84,12 @@ public final class RecoveryPlan {
         ORPHAN,
         /** Prepared by an earlier attempt of this execution, which has completed no checkpoint: rolled back at start. */
         OWN_ATTEMPT,
-        /** Held by the restored committer of its subtask, which commits it: left alone. */
+        /**
+         * Promised by the restored checkpoint, as the writer state of its subtask index restored to this subtask
+         * proves: held by a restored committer, which commits it as it starts. Never rolled back; waited for at
+         * start, and the start is refused if it is still prepared then. Also given by a subtask that does not
+         * own the transaction but got the state that proves it (see {@link RecoveryPlan}, ownership).
+         */
         RESTORED_COMMITTER,
         /**
          * Maybe held by the restored committer of another subtask, which commits it as it starts: waited for at
@@ -138,7 +148,18 @@ public final class RecoveryPlan {
         Map<TransactionId, Verdict> verdicts = new HashMap<>();
         Map<TransactionId, String> reasons = new HashMap<>();
         for (TransactionId id : prepared) {
-            if (!id.sinkId().equals(context.sinkId()) || !isOwner(subtask, parallelism, id.subtask())) {
+            if (!id.sinkId().equals(context.sinkId())) {
+                continue;
+            }
+            if (!isOwner(subtask, parallelism, id.subtask())) {
+                // Flink hands an old index's writer state to whichever subtask it likes (contiguous blocks on
+                // a rescale), rarely its owner; the owner then cannot tell this transaction promised. The
+                // subtask that got the state can: it waits for the restored committers like the owner, and
+                // refuses if none committed it, before any checkpoint lets the owner roll it back.
+                if (!fresh && id.checkpointId() <= context.restoredCheckpointId().getAsLong()
+                        && restoredCheckpoint.provesHeld(id)) {
+                    verdicts.put(id, Verdict.RESTORED_COMMITTER);
+                }
                 continue;
             }
             if (fresh) {

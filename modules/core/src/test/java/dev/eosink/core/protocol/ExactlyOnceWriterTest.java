@@ -275,6 +275,30 @@ class ExactlyOnceWriterTest {
     }
 
     /**
+     * The same after a rescale 4 -> 3: Flink gave subtask 0 the writer state of old indices 0 and 1, while the
+     * transaction of old index 1 is subtask 1's (1 mod 3), which got no state proving it and would roll it back
+     * at its first checkpoint. Subtask 0, whose state proves it promised, refuses the start first.
+     */
+    @Test
+    void whatTheCheckpointPromisedIsRefusedByTheSubtaskThatGotItsStateAfterARescale() throws Exception {
+        TransactionId promised = tx(1, 4, run(OLD_JOB, "aaa1"));
+        FakeSession session = new FakeSession(promised);
+        List<WriterState> states = List.of(state(0, 4, run(OLD_JOB, "aaa0"), 4), state(1, 4, run(OLD_JOB, "aaa1"), 4));
+        assertThatThrownBy(() -> writer(session, OptionalLong.of(4), 0, 3, states, new RecordingMetricGroup(), SHORT_WAIT))
+                .isInstanceOf(SuppressRestartsException.class)
+                .cause()
+                .hasMessageContaining("restored checkpoint 4 promised [" + promised + "]")
+                .hasMessageContaining("the committers' state was not restored");
+        assertThat(session.rolledBack).isEmpty();
+        assertThat(session.prepared).containsExactly(promised);
+
+        FakeSession committed = new FakeSession(promised);
+        committed.onList = listing -> committed.prepared.remove(promised); // its restored committer commits it
+        writer(committed, OptionalLong.of(4), 0, 3, states, new RecordingMetricGroup(), SHORT_WAIT);
+        assertThat(committed.rolledBack).isEmpty();
+    }
+
+    /**
      * A refusal rolls back, before it fails the job, what this execution prepared after the restored checkpoint
      * on every subtask index (other subtasks of this execution may have prepared at the end of their input):
      * none of it can be committed any more, and left prepared it would look like a leftover to the next start.

@@ -111,12 +111,19 @@ class RecoveryPlanTest {
         TransactionId notOwned = tx(1, 10, OLD_JOB, "aaa1");
         RecoveryPlan plan = decide(List.of(held0, maybeHeld3, otherJob3, beyondParallelism, notOwned), 0, 3,
                 OptionalLong.of(10), states);
-        assertThat(plan.with(Verdict.RESTORED_COMMITTER)).containsExactly(held0);
+        // notOwned is subtask 1's to commit or roll back, but only this subtask got the state that proves it
+        // promised: it judges it too, and refuses if no restored committer commits it.
+        assertThat(plan.with(Verdict.RESTORED_COMMITTER)).containsExactly(held0, notOwned);
         assertThat(plan.with(Verdict.UNLESS_COMMITTED)).containsExactly(maybeHeld3);
         assertThat(plan.with(Verdict.ORPHAN)).containsExactly(otherJob3, beyondParallelism);
         assertThat(plan.reason(beyondParallelism)).get().asString().contains("parallelism 4");
         assertThat(plan.reason(otherJob3)).get().asString().contains("another execution");
-        assertThat(plan.verdictOf(notOwned)).isNull();
+        assertThat(plan.rollBackAtStart()).doesNotContain(notOwned);
+        assertThat(plan.orphansStillPrepared(List.of(notOwned))).isEmpty();
+        // What the state of an index this subtask does not own proves nothing about is not its to judge.
+        TransactionId otherRunNotOwned = tx(1, 9, OLD_JOB, "zzzz");
+        assertThat(decide(List.of(otherRunNotOwned), 0, 3, OptionalLong.of(10), states).verdictOf(otherRunNotOwned))
+                .isNull();
         // Subtask 3's committer committed maybeHeld3 before the first checkpoint: nothing to do then.
         assertThat(plan.orphansStillPrepared(List.of(held0))).isEmpty();
         assertThat(plan.orphansStillPrepared(List.of(maybeHeld3))).containsExactly(maybeHeld3);

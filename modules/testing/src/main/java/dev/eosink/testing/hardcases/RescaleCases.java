@@ -1,13 +1,17 @@
 package dev.eosink.testing.hardcases;
 
+import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.faults.Faults;
 
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.datastream.CustomSinkOperatorUidHashes;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.junit.jupiter.api.Test;
@@ -16,6 +20,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -45,6 +50,15 @@ public interface RescaleCases extends HardCaseSupport {
 
     /** How many ids the jobs of the rescale cases write. */
     long RESCALED_IDS = 6_000;
+
+    /** The sink's uid in the jobs that skip writer 0: its writer's and (derived) its committer's. */
+    String SINK_UID = "eosink-a";
+    /**
+     * The operator id Flink derives from {@link #SINK_UID} (murmur3_128 of the uid, as hex), the writer's: a
+     * job whose sink has another uid gets the writer's state of {@link #SINK_UID} through it, and not the
+     * committer's, whose id derives from the other uid.
+     */
+    String WRITER_ID_OF_SINK_UID = "08b723b689789bff4c1582e595fefdd2";
 
     /**
      * What a job left when it was cancelled after a plain savepoint and a checkpoint still pending.
@@ -100,6 +114,64 @@ public interface RescaleCases extends HardCaseSupport {
                 .containsAll(leftovers.ofSavepoint())
                 .doesNotContainAnyElementsOf(leftovers.ofPendingCheckpoint());
         assertExactlyOnce(RESCALED_IDS);
+    }
+
+    /**
+     * A plain savepoint restored at a lower parallelism (4 -> 3) with the writers' state but without the
+     * committers' (another committer operator id, its state dropped by --allowNonRestoredState). Flink hands
+     * the writers' state out in contiguous blocks (new subtask 0 gets old 0 and 1, 1 gets 2, 2 gets 3), while
+     * a transaction belongs to old index mod new parallelism: only the subtask that got an index's state can
+     * tell its transaction promised, and its owner, without that state, would take it for an orphan and roll it
+     * back at its first checkpoint, losing its records. Old writer 0 gets no records, so that no transaction
+     * of an index whose owner holds its state is there to give the refusal away. The start is refused, every
+     * promised transaction still prepared; restored with the committers' state, the job ends exact.
+     */
+    @Test
+    default void aRescaleThatDropsTheCommittersStateIsRefusedBeforeAPromisedTransactionIsRolledBack(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        String valve = sinkId();
+        IdValve.reset(valve);
+        IdValve.openTo(valve, 300);
+        StreamExecutionEnvironment first = manualEnv(4);
+        skippingWriterZero(first, valve, sink(), SINK_UID);
+        JobClient job = first.executeAsync("4 writers, the first without records");
+        awaitOpenTransactions(3);
+        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        List<TransactionId> ofSavepoint = prepared();
+        assertThat(subtasks(ofSavepoint)).as("prepared at the savepoint's barrier").containsExactlyInAnyOrder(1, 2, 3);
+        job.cancel().get();
+        awaitStatus(job, JobStatus.CANCELED);
+        awaitSessionsClosed();
+
+        IdValve.openFully(valve);
+        Configuration dropped = restoreFrom(savepoint);
+        dropped.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+        StreamExecutionEnvironment refused = env(3, 200, dropped);
+        skippingWriterZero(refused, valve, sink(spec().withClaimWait(Duration.ofSeconds(2))), "eosink-b");
+        assertThatThrownBy(() -> refused.execute("restored at 3 without the committers' state"))
+                .rootCause()
+                .hasMessageContaining("promised")
+                .hasMessageContaining("the committers' state was not restored");
+        assertThat(prepared()).as("every promised transaction, untouched").containsExactlyInAnyOrderElementsOf(ofSavepoint);
+
+        StreamExecutionEnvironment remedy = env(3, 200, restoreFrom(savepoint));
+        skippingWriterZero(remedy, valve, sink(), SINK_UID);
+        remedy.execute("restored at 3 with the committers' state");
+        assertThat(markedGids()).containsAll(ofSavepoint.stream().map(TransactionId::toString).collect(Collectors.toList()));
+        assertExactlyOnce(RESCALED_IDS);
+    }
+
+    /**
+     * Ids through the valve of {@code valve}, to every writer but the first, into {@code sink} of uid {@code
+     * sinkUid}, whose writer gets the writer state of {@link #SINK_UID} whatever its uid.
+     */
+    private void skippingWriterZero(StreamExecutionEnvironment env, String valve, ExactlyOnceSink<Long> sink,
+            String sinkUid) {
+        IdValve.ids(env, valve, RESCALED_IDS)
+                .partitionCustom((Long id, int writers) -> 1 + (int) (id % (writers - 1)), id -> id)
+                .sinkTo(sink, CustomSinkOperatorUidHashes.builder().setWriterUidHash(WRITER_ID_OF_SINK_UID).build())
+                .uid(sinkUid)
+                .name("eosink");
     }
 
     /**
