@@ -38,6 +38,7 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.operators.ChainingStrategy;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
+import org.apache.flink.streaming.api.transformations.SinkTransformation;
 import org.apache.flink.streaming.api.transformations.WithBoundedness;
 import org.apache.flink.util.ExceptionUtils;
 import org.apache.flink.util.UserCodeClassLoader;
@@ -250,6 +251,18 @@ public class ExactlyOnceSink<IN>
     @Override
     public DataStream<IN> addPreWriteTopology(DataStream<IN> input) {
         StreamExecutionEnvironment env = input.getExecutionEnvironment();
+        long sinkToCalls = env.getTransformations().stream()
+                .filter(t -> t instanceof SinkTransformation && ((SinkTransformation<?, ?>) t).getSink() == this)
+                .count();
+        if (sinkToCalls > 1) {
+            // Each call becomes a sink of its own with this sink id and, the object being one, one execution
+            // nonce: their writers would take each other's transactions and guard for their own.
+            throw new IllegalStateException("sink '" + settings.sinkId() + "' into " + database.target()
+                    + ": one ExactlyOnceSink object is given to " + sinkToCalls + " sinkTo(...) calls of this job, "
+                    + "and each becomes a sink of its own with the same sink id, whose writers would take each "
+                    + "other's transactions for their own. Remedy: build one sink per sinkTo(...), each with a sink "
+                    + "id of its own (in SQL: an eosink table, with a 'sink.id' of its own, per INSERT).");
+        }
         RuntimeExecutionMode mode = env.getConfiguration().get(ExecutionOptions.RUNTIME_MODE);
         boolean streaming = mode == RuntimeExecutionMode.STREAMING
                 || (mode == RuntimeExecutionMode.AUTOMATIC && hasUnboundedSource(input));

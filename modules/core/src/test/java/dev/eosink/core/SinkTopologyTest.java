@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The job graph Flink makes of the sink, on whichever Flink line this build is for: the operator that
@@ -42,6 +43,36 @@ class SinkTopologyTest {
                 .filteredOn(task -> task.contains(CheckpointOutcomeOperator.NAME))
                 .singleElement()
                 .satisfies(task -> assertThat(task).contains("Writer").contains("Committer"));
+    }
+
+    /**
+     * One sink object given to two sinkTo calls would make two sinks of one sink id and one execution, whose
+     * writers take each other's transactions and guard for their own: refused when the job is built.
+     */
+    @Test
+    void oneSinkObjectInTwoSinkToCallsIsRefusedWhenTheJobIsBuilt() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.enableCheckpointing(1_000);
+        ExactlyOnceSink<String> sink = new ExactlyOnceSink<>(new UnopenedDatabase(), SinkSettings.defaults("orders"));
+        env.fromData("a").sinkTo(sink);
+        env.fromData("b").sinkTo(sink);
+
+        assertThatThrownBy(env::getStreamGraph)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("sink 'orders' into nowhere")
+                .hasMessageContaining("2 sinkTo(...) calls")
+                .hasMessageContaining("Remedy: build one sink per sinkTo(...)");
+    }
+
+    /** A job graph built twice from one sinkTo call (an execution plan, then the job) is no second sink. */
+    @Test
+    void aJobBuiltTwiceFromOneSinkToCallIsNotRefused() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.enableCheckpointing(1_000);
+        env.fromData("a").sinkTo(new ExactlyOnceSink<>(new UnopenedDatabase(), SinkSettings.defaults("orders")));
+
+        assertThat(env.getExecutionPlan()).contains(CheckpointOutcomeOperator.NAME);
+        assertThat(env.getStreamGraph().getJobGraph().getNumberOfVertices()).isPositive();
     }
 
     /** A database the job graph names but never opens. */
