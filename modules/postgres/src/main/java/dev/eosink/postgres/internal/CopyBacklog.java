@@ -75,6 +75,8 @@ final class CopyBacklog {
     private double pace = 20e-3; // 20 MB/s until measured
     /** The last wait ended because the server made no progress: do not wait again until it does. */
     private boolean stalled;
+    /** {@link #STALL_NANOS}, unless a test sets another. */
+    private final long stallNanos;
 
     /**
      * {@link #sent} minus {@link #read} as of the last send or reading, 0 between COPYs and while flow
@@ -90,10 +92,19 @@ final class CopyBacklog {
 
     /** {@code maxBytes} 0 turns flow control off. */
     CopyBacklog(Opener opener, long maxBytes, Object owner) {
+        this(opener, maxBytes, owner, STALL_NANOS);
+    }
+
+    /**
+     * With another time without progress after which the writer stops waiting: for tests whose server may
+     * pause longer than {@link #STALL_NANOS} on a busy machine while they measure the bound.
+     */
+    CopyBacklog(Opener opener, long maxBytes, Object owner, long stallNanos) {
         this.opener = opener;
         this.maxBytes = maxBytes;
         this.owner = owner;
         this.off = maxBytes <= 0;
+        this.stallNanos = stallNanos;
     }
 
     /** A COPY started on the session whose backend has this process id: its progress counts from 0. */
@@ -152,7 +163,7 @@ final class CopyBacklog {
                     readAt = now;
                     progressAt = now;
                     stalled = false;
-                } else if (stalled || now - progressAt > STALL_NANOS) {
+                } else if (stalled || now - progressAt > stallNanos) {
                     // Not reading at all (a lock wait, say): let the socket block, watched by the network
                     // timeout; one reading per send until the server moves again.
                     stalled = true;
