@@ -66,6 +66,14 @@ abstract class BenchSmokeRuns {
             assertThat(seen.add(key)).as("one line per case; '%s' twice", key).isTrue();
             String row = "| " + f[0] + " | " + f[1] + " | " + f[2] + " |";
             String why = md.lines().filter(l -> l.startsWith(row)).findFirst().orElse("(no row in latest.md)");
+            if (f[3].isEmpty() && f[1].equals(Writer.PEER_EO_XA.id)) {
+                // flink-connector-jdbc's XA writer fails a job that snapshots again after its end of input
+                // (the known peer failure of latest.md), the likelier the shorter the run and the busier the
+                // machine: a smoke run on a loaded CI machine may see every attempt fail. The benchmark then
+                // reports the failure, which is what this smoke test can check of a third-party sink.
+                assertThat(why).as("latest.md of %s", key).contains("currentXid not null");
+                continue;
+            }
             assertThat(f[3]).as("rows/s of %s; latest.md: %s", key, why).isNotEmpty();
             assertThat(Double.parseDouble(f[3])).as("rows/s of %s", key).isPositive();
             assertThat(Double.parseDouble(f[4])).as("ratio to raw COPY of %s", key).isPositive();
