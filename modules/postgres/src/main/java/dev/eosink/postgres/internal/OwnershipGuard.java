@@ -3,6 +3,7 @@ package dev.eosink.postgres.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.sql.GuardHolder;
 import dev.eosink.postgres.PostgresOwnership;
 
 import org.slf4j.Logger;
@@ -42,16 +43,6 @@ import java.sql.SQLException;
 final class OwnershipGuard {
 
     private static final Logger LOG = LoggerFactory.getLogger(OwnershipGuard.class);
-
-    /** Whose session holds a guard, as far as the claim can tell. */
-    private enum Execution {
-        /** This execution's mark: an earlier attempt of this job, going away. */
-        THIS,
-        /** A session without this execution's mark: another job, or another submission of this one. */
-        OTHER,
-        /** No holder seen (it let go meanwhile). */
-        UNKNOWN
-    }
 
     /** Opens a connection of its own to the sink's database, as the writer's is opened. */
     @FunctionalInterface
@@ -164,26 +155,7 @@ final class OwnershipGuard {
         String held = context + ": another live session holds the ownership guard of sink id '" + context.sinkId()
                 + "' subtask " + subtask + " (" + holder.description + ") and did not release it within " + waitMillis
                 + " ms";
-        switch (holder.execution) {
-            case OTHER:
-                return new MisconfigurationException(held + ": a session of another execution (another job, or "
-                        + "another submission of this job), not a task of this one going away. Two jobs with the "
-                        + "same sink id would roll back each other's transactions, so this one refuses to start, and "
-                        + "fails without restarts: each would find the same, and once the other job ended this one "
-                        + "would write its input a second time. Remedy: stop the other job, or give this sink a "
-                        + "different sink id. If no live job owns that session (its TaskManager died and the server "
-                        + "has not noticed yet), end it (SELECT pg_terminate_backend(" + holder.pid + ")) and submit "
-                        + "the job again.");
-            case THIS:
-                return new SinkException(held + ": a session of an earlier attempt of this job, which is going away "
-                        + "(its task is being cancelled, or its TaskManager died and the server has not noticed yet). "
-                        + "The task fails and the restarted one waits for it again. Remedy: if it stays, end it "
-                        + "(SELECT pg_terminate_backend(" + holder.pid + ")), or raise claimWait.");
-            default:
-                return new SinkException(held + ". Two jobs with the same sink id would roll back each other's "
-                        + "transactions, so this one refuses to start. Remedy: stop the other job, or give this sink "
-                        + "a different sink id.");
-        }
+        return holder.execution.refusal(held, "SELECT pg_terminate_backend(" + holder.pid + ")");
     }
 
     /**
@@ -285,22 +257,22 @@ final class OwnershipGuard {
                     int pid = rs.getInt(1);
                     return new Holder("held by backend pid " + pid + ", application_name '" + rs.getString(2)
                             + "', client " + rs.getString(3) + ", connected since " + rs.getTimestamp(4),
-                            rs.getBoolean(5) ? Execution.THIS : Execution.OTHER, pid);
+                            rs.getBoolean(5) ? GuardHolder.THIS : GuardHolder.OTHER, pid);
                 }
-                return new Holder("holder gone from pg_locks meanwhile", Execution.UNKNOWN, 0);
+                return new Holder("holder gone from pg_locks meanwhile", GuardHolder.UNKNOWN, 0);
             }
         } catch (SQLException e) {
-            return new Holder("holder unknown: " + e.getMessage(), Execution.UNKNOWN, 0);
+            return new Holder("holder unknown: " + e.getMessage(), GuardHolder.UNKNOWN, 0);
         }
     }
 
     /** The session holding a guard: for messages, whose execution it is, and its pid (0: unknown). */
     private static final class Holder {
         final String description;
-        final Execution execution;
+        final GuardHolder execution;
         final int pid;
 
-        Holder(String description, Execution execution, int pid) {
+        Holder(String description, GuardHolder execution, int pid) {
             this.description = description;
             this.execution = execution;
             this.pid = pid;

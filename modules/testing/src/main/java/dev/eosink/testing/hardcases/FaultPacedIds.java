@@ -1,6 +1,7 @@
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.records.OneRecordPerPermit;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -88,7 +89,7 @@ public final class FaultPacedIds {
 
     /** The rate's limiter, and one permit per completed checkpoint for the tail while the fault has not happened. */
     @SuppressWarnings({"rawtypes", "unchecked"})
-    private static final class Limiter implements RateLimiter {
+    private static final class Limiter extends OneRecordPerPermit {
         private final RateLimiter rate;
         private final long untilTail;
         private final Happened fault;
@@ -115,18 +116,6 @@ public final class FaultPacedIds {
             }
             waiting = new CompletableFuture<>();
             return waiting;
-        }
-
-        /**
-         * Flink 2's abstract method (Flink 1.20 has only {@link #acquire()}); Flink's reader asks for one
-         * record at a time, through {@link #acquire()}.
-         */
-        public CompletionStage<Void> acquire(int numberOfEvents) {
-            CompletionStage<Void> all = CompletableFuture.completedFuture(null);
-            for (int i = 0; i < numberOfEvents; i++) {
-                all = all.thenCompose(v -> acquire());
-            }
-            return all;
         }
 
         @Override

@@ -1,5 +1,7 @@
 package dev.eosink.testing.hardcases;
 
+import dev.eosink.testing.records.OneRecordPerPermit;
+
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiter;
@@ -115,7 +117,7 @@ public final class IdValve {
     }
 
     @SuppressWarnings("rawtypes")
-    private static final class Limiter implements RateLimiter {
+    private static final class Limiter extends OneRecordPerPermit {
         private final Gate gate;
 
         Limiter(Gate gate) {
@@ -125,15 +127,6 @@ public final class IdValve {
         @Override
         public CompletionStage<Void> acquire() {
             return gate.acquire();
-        }
-
-        /** Flink 2's abstract method (Flink 1.20 has only {@link #acquire()}): one record a permit here. */
-        public CompletionStage<Void> acquire(int numberOfEvents) {
-            CompletionStage<Void> all = CompletableFuture.completedFuture(null);
-            for (int i = 0; i < numberOfEvents; i++) {
-                all = all.thenCompose(v -> gate.acquire());
-            }
-            return all;
         }
     }
 }

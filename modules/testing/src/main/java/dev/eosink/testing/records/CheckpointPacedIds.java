@@ -2,7 +2,6 @@ package dev.eosink.testing.records;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiter;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
@@ -81,7 +80,7 @@ public final class CheckpointPacedIds {
     }
 
     /** One permit per {@code every} completed checkpoints; the first at once. */
-    private static final class EveryNthCheckpoint implements RateLimiter {
+    private static final class EveryNthCheckpoint extends OneRecordPerPermit {
         private final int every;
         private int completedSinceLast;
         private boolean first = true;
@@ -100,15 +99,6 @@ public final class CheckpointPacedIds {
             waiting = new CompletableFuture<>();
             completedSinceLast = 0;
             return waiting;
-        }
-
-        /** Flink 2's abstract method (Flink 1.20 has only {@link #acquire()}); the reader asks for one at a time. */
-        public CompletionStage<Void> acquire(int numberOfEvents) {
-            CompletionStage<Void> all = CompletableFuture.completedFuture(null);
-            for (int i = 0; i < numberOfEvents; i++) {
-                all = all.thenCompose(v -> acquire());
-            }
-            return all;
         }
 
         @Override

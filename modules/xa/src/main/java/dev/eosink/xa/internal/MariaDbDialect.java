@@ -3,6 +3,7 @@ package dev.eosink.xa.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.sql.GuardHolder;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -185,10 +186,10 @@ final class MariaDbDialect extends XaDialect {
     }
 
     @Override
-    public HolderExecution holderExecution(Connection c, String sinkHash, String execution, long holder)
+    public GuardHolder holderExecution(Connection c, String sinkHash, String execution, long holder)
             throws SQLException {
         Object id = single(c, "SELECT IS_USED_LOCK(?)", XaIds.executionMarkName(sinkHash, execution, holder));
-        return id != null && ((Number) id).longValue() == holder ? HolderExecution.THIS : HolderExecution.OTHER;
+        return id != null && ((Number) id).longValue() == holder ? GuardHolder.THIS : GuardHolder.OTHER;
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.eosink.xa.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.sql.GuardHolder;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
@@ -119,13 +120,13 @@ final class PostgresXaDialect extends XaDialect {
     }
 
     @Override
-    public HolderExecution holderExecution(Connection c, String sinkHash, String execution, long holder)
+    public GuardHolder holderExecution(Connection c, String sinkHash, String execution, long holder)
             throws SQLException {
         long key = XaIds.executionMark(sinkHash, execution);
         Object marked = single(c, "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
                 + " AND objsubid = 1 AND pid = ? AND classid::bigint = ? AND objid::bigint = ?)",
                 (int) holder, key >>> 32, key & 0xFFFF_FFFFL);
-        return Boolean.TRUE.equals(marked) ? HolderExecution.THIS : HolderExecution.OTHER;
+        return Boolean.TRUE.equals(marked) ? GuardHolder.THIS : GuardHolder.OTHER;
     }
 
     @Override

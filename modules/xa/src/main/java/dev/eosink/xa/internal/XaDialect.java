@@ -2,6 +2,7 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.sql.GuardHolder;
 
 import org.apache.flink.annotation.Internal;
 
@@ -177,16 +178,6 @@ public abstract class XaDialect {
 
     public void unlockBranch(Connection c, String sinkHash, int subtask) throws SQLException {}
 
-    /** Whose session holds an ownership guard, as far as the dialect can tell ({@link #holderExecution}). */
-    public enum HolderExecution {
-        /** The holder carries the claimant's execution mark: an earlier attempt of the same job, going away. */
-        THIS,
-        /** The holder carries no such mark: another job, or another submission of the same job. */
-        OTHER,
-        /** The dialect cannot tell. */
-        UNKNOWN
-    }
-
     /**
      * Marks the session of {@code guard} (id {@code session}) as one of execution {@code execution} of the
      * sink, until the session ends; a writer does it before it takes any guard, so that another writer that
@@ -197,11 +188,11 @@ public abstract class XaDialect {
 
     /**
      * Whether session {@code holder}, which holds a guard of the sink, carries the mark of {@code execution}
-     * ({@link #markExecution}); {@link HolderExecution#UNKNOWN} where the dialect cannot tell.
+     * ({@link #markExecution}); {@link GuardHolder#UNKNOWN} where the dialect cannot tell.
      */
-    public HolderExecution holderExecution(Connection c, String sinkHash, String execution, long holder)
+    public GuardHolder holderExecution(Connection c, String sinkHash, String execution, long holder)
             throws SQLException {
-        return HolderExecution.UNKNOWN;
+        return GuardHolder.UNKNOWN;
     }
 
     /** This session's id as the database shows it to operators; 0 where the dialect knows none. */

@@ -4,7 +4,7 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
-import dev.eosink.xa.internal.XaDialect.HolderExecution;
+import dev.eosink.jdbc.sql.GuardHolder;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -115,31 +115,12 @@ final class XaLocks {
     /** Why the claim of {@code subtask} gave up on its guard, by whose session holds it. */
     private SinkException notReleased(int subtask, long waitMillis) throws SQLException {
         long holder = guardIo.sql("reading the guard's holder", () -> dialect.guardHolder(guard, sinkHash, subtask));
-        HolderExecution whose = holder == 0 ? HolderExecution.UNKNOWN : guardIo.sql("reading the holder's execution",
+        GuardHolder whose = holder == 0 ? GuardHolder.UNKNOWN : guardIo.sql("reading the holder's execution",
                 () -> dialect.holderExecution(guard, sinkHash, context.execution(), holder));
         String held = context + ": another live session holds the ownership guard of sink id '" + context.sinkId()
                 + "' subtask " + subtask + " on " + dialect.name() + " (" + (holder == 0 ? "session unknown"
                 : dialect.name() + " session " + holder) + ") and did not release it within " + waitMillis + " ms";
-        switch (whose) {
-            case OTHER:
-                return new MisconfigurationException(held + ": a session of another execution (another job, or "
-                        + "another submission of this job), not a task of this one going away. Two jobs with the "
-                        + "same sink id would roll back each other's transactions, so this one refuses to start, and "
-                        + "fails without restarts: each would find the same, and once the other job ended this one "
-                        + "would write its input a second time. Remedy: stop the other job, or give this sink a "
-                        + "different sink id. If no live job owns that session (its TaskManager died and the server "
-                        + "has not noticed yet), end it (" + dialect.endSessionSql(holder) + ") and submit the job "
-                        + "again.");
-            case THIS:
-                return new SinkException(held + ": a session of an earlier attempt of this job, which is going away "
-                        + "(its task is being cancelled, or its TaskManager died and the server has not noticed yet). "
-                        + "The task fails and the restarted one waits for it again. Remedy: if it stays, end it ("
-                        + dialect.endSessionSql(holder) + "), or raise claimWait.");
-            default:
-                return new SinkException(held + ". Two jobs with the same sink id would roll back each other's "
-                        + "transactions, so this one refuses to start. Remedy: stop the other job, or give this sink "
-                        + "a different sink id.");
-        }
+        return whose.refusal(held, dialect.endSessionSql(holder));
     }
 
     /**
