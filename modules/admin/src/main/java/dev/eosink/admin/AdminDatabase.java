@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SortedMap;
+import java.util.stream.IntStream;
 
 /**
  * What the tool needs of one kind of database, and nothing else: its prepared transactions of eosink,
@@ -127,6 +128,18 @@ interface AdminDatabase extends AutoCloseable {
      * @param subtasks how many subtask indices to look at, where the database must be asked per index
      */
     List<String> guardHolders(String sinkId, int subtasks) throws AdminException;
+
+    /**
+     * {@link #guardHolders} on every subtask index up to the largest in {@code seen} (the indices the
+     * snapshot and the database show), and on at least {@value #GUARD_SUBTASKS_AT_LEAST}: a live job may
+     * run at a higher parallelism than anything shows.
+     */
+    default List<String> guardHoldersUpTo(String sinkId, IntStream seen) throws AdminException {
+        return guardHolders(sinkId, Math.max(GUARD_SUBTASKS_AT_LEAST, 1 + seen.max().orElse(0)));
+    }
+
+    /** Subtask indices whose guard is looked at where the database is asked per index (MariaDB), at least. */
+    int GUARD_SUBTASKS_AT_LEAST = 256;
 
     /** The visible notices of writes carried past a barrier by sink {@code sinkId}'s writers, by subtask and checkpoint. */
     List<Notice> notices(String sinkId) throws AdminException;

@@ -30,9 +30,6 @@ final class CarriedCommand {
     /** The writes shown per subtask; the count says how many there are. */
     static final int SHOWN_PER_SUBTASK = 10;
 
-    /** Subtask indices whose guard is looked at where the database is asked per index (MariaDB). */
-    private static final int GUARD_SUBTASKS_AT_LEAST = 256;
-
     private final Admin.Arguments args;
     private final Map<String, String> env;
     private final PrintStream out;
@@ -140,7 +137,7 @@ final class CarriedCommand {
                     + "--table [schema.]name --apply (the sink's table; a dry run without --apply)");
             return 0;
         }
-        refuseWhileGuarded(db, sink, subtasks);
+        refuseWhileGuarded(db, sink);
         for (Map.Entry<Integer, CarriedWrites> e : noticed.entrySet()) {
             if (e.getValue().encoding() != db.carriedEncoding()) {
                 throw new AdminException("the writes of subtask " + e.getKey() + " were carried by a sink that keeps them as "
@@ -210,10 +207,10 @@ final class CarriedCommand {
                 + sink.sinkId() + " --apply), then carried again");
     }
 
-    private void refuseWhileGuarded(AdminDatabase db, SinkState sink, List<Integer> subtasks) throws AdminException {
-        int indices = Math.max(GUARD_SUBTASKS_AT_LEAST, 1 + Math.max(subtasks.stream().mapToInt(i -> i).max().orElse(0),
-                sink.writerStates().stream().mapToInt(WriterState::subtask).max().orElse(0)));
-        List<String> holders = db.guardHolders(sink.sinkId(), indices);
+    /** Every noticed subtask has a writer state (see {@link #mismatch}), so the writer states give the indices. */
+    private void refuseWhileGuarded(AdminDatabase db, SinkState sink) throws AdminException {
+        List<String> holders = db.guardHoldersUpTo(sink.sinkId(),
+                sink.writerStates().stream().mapToInt(WriterState::subtask));
         if (!holders.isEmpty()) {
             throw new AdminException(AdminException.REFUSED, "refused: a live job holds the ownership guard of sink id '"
                     + sink.sinkId() + "' (" + String.join("; ", holders) + "). That job writes into the table and owns "

@@ -95,8 +95,7 @@ final class CarriedWriting {
                     doing = "deleting the notices of subtask " + subtask.getKey();
                     deleted += CarriedNotices.delete(c, markerTable, sinkId, subtask.getKey());
                 }
-                if (deleted != notices) {
-                    c.rollback();
+                if (deleted != notices) { // rolled back below
                     throw new AdminException("expected to delete " + notices + " notice(s) of carried writes of sink id '"
                             + sinkId + "' and found " + deleted + ": something else wrote or gave them up meanwhile "
                             + "(a job with sink id '" + sinkId + "' started?). Nothing was written. Remedy: run carried "

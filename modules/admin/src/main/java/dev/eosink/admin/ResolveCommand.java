@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * {@code resolve}: finishes a dead job's prepared transactions as a job restored from the given
@@ -20,9 +21,6 @@ import java.util.stream.Collectors;
  * unless {@code --apply}; refuses while a live job holds the sink's ownership guard.
  */
 final class ResolveCommand {
-
-    /** Subtask indices whose guard is looked at where the database is asked per index (MariaDB). */
-    private static final int GUARD_SUBTASKS_AT_LEAST = 256;
 
     private final Admin.Arguments args;
     private final Map<String, String> env;
@@ -66,10 +64,9 @@ final class ResolveCommand {
             out.println("database: " + db.describe());
             db.markers(Optional.of(sinkId)); // fails with the remedy when the marker table is missing
             List<AdminDatabase.Prepared> prepared = db.prepared(Optional.of(sinkId));
-            int subtasks = Math.max(GUARD_SUBTASKS_AT_LEAST, 1 + Math.max(
-                    prepared.stream().mapToInt(p -> p.id().subtask()).max().orElse(0),
-                    sink.writerStates().stream().mapToInt(WriterState::subtask).max().orElse(0)));
-            List<String> holders = db.guardHolders(sinkId, subtasks);
+            List<String> holders = db.guardHoldersUpTo(sinkId, IntStream.concat(
+                    prepared.stream().mapToInt(p -> p.id().subtask()),
+                    sink.writerStates().stream().mapToInt(WriterState::subtask)));
             if (!holders.isEmpty()) {
                 throw new AdminException(AdminException.REFUSED, "refused: a live job holds the ownership guard of sink id '"
                         + sinkId + "' (" + String.join("; ", holders) + "). That job owns its prepared transactions and "

@@ -139,9 +139,6 @@ final class PostgresBackend implements HardCaseBackend {
         if (scope instanceof SessionScope.Writer writer) {
             return "eosink/" + sinkId + "/" + writer.subtask() + "/writer";
         }
-        if (scope instanceof SessionScope.Committers) {
-            return "eosink/" + sinkId + "/%/committer";
-        }
         return "eosink/" + sinkId + "/%";
     }
 

@@ -151,10 +151,7 @@ final class MariaDbBinaries {
                 "--skip-ssl",
                 // The sink names its sessions by the connection attribute program_name; MariaDB shows it
                 // only in performance_schema.session_connect_attrs (MariaDbFixture.killSessionsNamed).
-                "--performance-schema=ON",
-                // No TLS: MariaDB 11.4 makes a 4096-bit RSA key for it at every start otherwise, a prime
-                // search that took over 80 s on two busy cores, past the fixture's wait. No test uses it.
-                "--skip-ssl"));
+                "--performance-schema=ON"));
         if (RUNS_AS_ROOT) {
             command.add("--user=root");
         }

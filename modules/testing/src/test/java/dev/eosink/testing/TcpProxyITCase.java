@@ -3,6 +3,7 @@ package dev.eosink.testing;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
 
@@ -67,9 +68,11 @@ class TcpProxyITCase {
     /**
      * A stalled read ends with the socket timeout; once the stall is over, new connections work. The
      * stall lasts until the test ends it, so the read cannot have ended with the stall, however late
-     * a busy machine lets the timeout fire.
+     * a busy machine lets the timeout fire; a read the timeout does not end fails the test after 60 s
+     * instead of holding up the build.
      */
     @Test
+    @Timeout(60)
     void stalledReadEndsWithTheSocketTimeout() throws Exception {
         try (Connection c = throughProxy(1)) {
             proxy.stall();

@@ -42,9 +42,6 @@ abstract class XaBackend implements HardCaseBackend {
         if (scope instanceof SessionScope.Writer writer) {
             return "eosink-xa/" + sinkId + "/" + writer.subtask() + "/writer"; // the branch's, not the guard's
         }
-        if (scope instanceof SessionScope.Committers) {
-            return "eosink-xa/" + sinkId + "/%/committer";
-        }
         return "eosink-xa/" + sinkId + "/%";
     }
 

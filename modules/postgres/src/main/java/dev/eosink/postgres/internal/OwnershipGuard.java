@@ -9,10 +9,6 @@ import dev.eosink.postgres.PostgresOwnership;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -67,27 +63,13 @@ final class OwnershipGuard {
         this.connection = connection;
         this.context = context;
         this.lockClass = lockClass(context.sinkId());
-        this.executionMark = executionMark(context.sinkId(), context.execution());
+        this.executionMark = GuardHolder.executionMark(context.sinkId(), context.execution());
         this.probe = probe;
     }
 
     /** The advisory-lock class of a sink id: a stable 32-bit hash, so every job computes the same. */
     static int lockClass(String sinkId) {
         return PostgresOwnership.guardLockClass(sinkId);
-    }
-
-    /**
-     * The key of the execution mark of a sink id and execution: 64 bits of SHA-256 of both, for the one-key
-     * form of an advisory lock, which never meets the two-key form of the guards.
-     */
-    static long executionMark(String sinkId, String execution) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest(("eosink-execution/" + sinkId + "/" + execution).getBytes(StandardCharsets.UTF_8));
-            return ByteBuffer.wrap(digest).getLong();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
-        }
     }
 
     /**

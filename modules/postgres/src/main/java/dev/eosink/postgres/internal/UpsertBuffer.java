@@ -63,8 +63,6 @@ final class UpsertBuffer<R> {
     /** The column names, which carried statements name too (see {@link CarriedStatements}). */
     private final List<String> columnNames;
     private final int[] keyIndexes;
-    /** The key columns' names, in the order of {@link #keyIndexes}, which carried statements name too. */
-    private final List<String> keyNames;
     private final KeyColumns keys;
     private final RowEncoder<R> encoder;
     /** The one statement of a batch whose keys only the database can compare, or null. */
@@ -89,7 +87,6 @@ final class UpsertBuffer<R> {
         this.columns = columns.size();
         this.columnNames = List.copyOf(columns);
         this.keyIndexes = keyColumns.stream().mapToInt(columns::indexOf).toArray();
-        this.keyNames = List.copyOf(keyColumns);
         this.upsertSql = upsertSql(table, columns, columnTypes, keyColumns, "?");
         this.dedupingSql = keys.databaseDecides() ? dedupingSql(table, columns, columnTypes, keys, keyIndexes, "?") : null;
         this.upsertWithNulls = keys.databaseDecides()
@@ -374,7 +371,7 @@ final class UpsertBuffer<R> {
                 carried.add(new CarriedStatements.Statement(false, key, values));
             }
         }
-        return Optional.of(new CarriedStatements(columnNames, keyNames, carried).encode());
+        return Optional.of(new CarriedStatements(columnNames, keys.names(), carried).encode());
     }
 
     /**
@@ -386,11 +383,11 @@ final class UpsertBuffer<R> {
     CarriedStatements readCarried(byte[] bytes) throws CarriedStatementsRefused {
         CarriedStatements carried = CarriedStatements.decode(bytes);
         boolean otherKey = carried.keyColumnCount() != keyIndexes.length
-                || carried.keyColumns().map(names -> !names.equals(keyNames)).orElse(false);
+                || carried.keyColumns().map(names -> !names.equals(keys.names())).orElse(false);
         if (!carried.columns().equals(columnNames) || otherKey) {
             throw CarriedStatementsRefused.otherColumns(carried.columns(), carried.keyColumns()
                     .map(names -> "the key " + names).orElse(carried.keyColumnCount() + " key column(s)"),
-                    columnNames, "the key " + keyNames);
+                    columnNames, "the key " + keys.names());
         }
         return carried;
     }

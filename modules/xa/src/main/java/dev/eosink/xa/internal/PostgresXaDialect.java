@@ -110,7 +110,7 @@ final class PostgresXaDialect extends XaDialect {
      */
     @Override
     public void markExecution(Connection guard, String sinkHash, String execution, long session) throws SQLException {
-        long key = XaIds.executionMark(sinkHash, execution);
+        long key = GuardHolder.executionMark(sinkHash, execution);
         if (!Boolean.TRUE.equals(single(guard, "SELECT pg_try_advisory_lock_shared(?)", key))) {
             // Only an exclusive lock of someone else's with the same 64-bit key refuses a shared one.
             LOG.warn("advisory lock {} (the execution mark of session {}) is held exclusively by another session; "
@@ -122,7 +122,7 @@ final class PostgresXaDialect extends XaDialect {
     @Override
     public GuardHolder holderExecution(Connection c, String sinkHash, String execution, long holder)
             throws SQLException {
-        long key = XaIds.executionMark(sinkHash, execution);
+        long key = GuardHolder.executionMark(sinkHash, execution);
         Object marked = single(c, "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
                 + " AND objsubid = 1 AND pid = ? AND classid::bigint = ? AND objid::bigint = ?)",
                 (int) holder, key >>> 32, key & 0xFFFF_FFFFL);

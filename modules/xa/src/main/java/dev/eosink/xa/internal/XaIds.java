@@ -117,20 +117,6 @@ public final class XaIds {
         return "eosink/" + sinkHash + "/x/" + execution + "/" + session;
     }
 
-    /**
-     * The execution mark of a sink (by its {@link #sinkHash}) and execution as one 64-bit key, for databases
-     * whose session locks are keyed by numbers (PostgreSQL's advisory locks).
-     */
-    public static long executionMark(String sinkHash, String execution) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest(("eosink-execution/" + sinkHash + "/" + execution).getBytes(StandardCharsets.UTF_8));
-            return java.nio.ByteBuffer.wrap(digest).getLong();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
-        }
-    }
-
     /** "gtrid/bqual (format id)" as text, for messages about an Xid that may not be ours. */
     public static String describe(Xid xid) {
         return new String(xid.getGlobalTransactionId(), StandardCharsets.ISO_8859_1)
