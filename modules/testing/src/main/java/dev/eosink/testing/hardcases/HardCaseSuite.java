@@ -3,7 +3,10 @@ package dev.eosink.testing.hardcases;
 import dev.eosink.testing.faults.CheckpointCounter;
 import dev.eosink.testing.faults.Faults;
 
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.runtime.client.JobStatusMessage;
 import org.apache.flink.runtime.util.EnvironmentInformation;
+import org.apache.flink.test.junit5.InjectClusterClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -13,6 +16,8 @@ import org.slf4j.LoggerFactory;
 
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -80,12 +85,19 @@ public abstract class HardCaseSuite implements HardCaseSupport {
     }
 
     /**
-     * Never leaves anything behind for the next test, even when this one failed: held writers go on,
-     * the sink's prepared transactions are rolled back, the target is dropped.
+     * Never leaves anything behind for the next test, even when this one failed: held writers go on, a
+     * job the test left running is cancelled (it would hold the cluster's slots, and every later case
+     * would time out waiting for its own writers), the sink's prepared transactions are rolled back, the
+     * target is dropped.
      */
     @AfterEach
-    void cleanUp() {
+    void cleanUp(@InjectClusterClient ClusterClient<?> client) {
         TestJobs.releaseHeldWriters();
+        try {
+            cancelJobsLeftRunning(client);
+        } catch (Exception | AssertionError e) {
+            LOG.warn("Could not end the jobs the test left running: {}", e.toString());
+        }
         try {
             backend.rollbackAllPrepared(sinkId);
         } finally {
@@ -96,6 +108,24 @@ public abstract class HardCaseSuite implements HardCaseSupport {
         } catch (RuntimeException e) {
             // A job a failed test left running may still hold the target; it is never reused.
             LOG.warn("Could not drop {} on {}: {}", target, backend.name(), e.getMessage());
+        }
+    }
+
+    private void cancelJobsLeftRunning(ClusterClient<?> client) throws Exception {
+        boolean cancelled = false;
+        for (JobStatusMessage job : client.listJobs().get(30, TimeUnit.SECONDS)) {
+            if (!job.getJobState().isGloballyTerminalState()) {
+                LOG.warn("The test left job {} ({}) {}: cancelling it", job.getJobId(), job.getJobName(), job.getJobState());
+                try {
+                    client.cancel(job.getJobId()).get(30, TimeUnit.SECONDS);
+                    cancelled = true;
+                } catch (ExecutionException e) {
+                    // it ended meanwhile
+                }
+            }
+        }
+        if (cancelled) {
+            TestJobs.await(() -> backend.openSessions(sinkId) == 0, "the sessions of " + sinkId + " to close");
         }
     }
 

@@ -10,7 +10,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.CustomSinkOperatorUidHashes;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
@@ -38,6 +37,7 @@ import static dev.eosink.testing.hardcases.TestJobs.env;
 import static dev.eosink.testing.hardcases.TestJobs.holdAfterPrepare;
 import static dev.eosink.testing.hardcases.TestJobs.manualEnv;
 import static dev.eosink.testing.hardcases.TestJobs.restoreFrom;
+import static dev.eosink.testing.hardcases.TestJobs.savepoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -136,7 +136,7 @@ public interface RescaleCases extends HardCaseSupport {
         skippingWriterZero(first, valve, sink(), SINK_UID);
         JobClient job = first.executeAsync("4 writers, the first without records");
         awaitOpenTransactions(3);
-        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        String savepoint = savepoint(job, dir);
         List<TransactionId> ofSavepoint = prepared();
         assertThat(subtasks(ofSavepoint)).as("prepared at the savepoint's barrier").containsExactlyInAnyOrder(1, 2, 3);
         job.cancel().get();
@@ -345,7 +345,7 @@ public interface RescaleCases extends HardCaseSupport {
         long committed = rows();
 
         awaitOpenTransactions(parallelism); // so every writer prepares at the savepoint's barrier
-        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        String savepoint = savepoint(job, dir);
         long savepointId = checkpointIdOf(savepoint);
         List<TransactionId> ofSavepoint = prepared();
         assertThat(savepointId).as("savepoint follows checkpoint %s", first).isEqualTo(first + 1);

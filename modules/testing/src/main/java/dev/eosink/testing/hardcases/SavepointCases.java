@@ -15,7 +15,6 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.junit.jupiter.api.Test;
@@ -40,6 +39,8 @@ import static dev.eosink.testing.hardcases.TestJobs.holdAfterPrepare;
 import static dev.eosink.testing.hardcases.TestJobs.manualEnv;
 import static dev.eosink.testing.hardcases.TestJobs.newestRetainedCheckpoint;
 import static dev.eosink.testing.hardcases.TestJobs.restoreFrom;
+import static dev.eosink.testing.hardcases.TestJobs.savepoint;
+import static dev.eosink.testing.hardcases.TestJobs.stopWithSavepoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -78,7 +79,7 @@ public interface SavepointCases extends HardCaseSupport {
         await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c1 + " committed");
         IdValve.openTo(valve, 800);
         awaitOpenTransactions(2); // both writers prepare at the savepoint's barrier
-        String s1 = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        String s1 = savepoint(job, dir);
         long s1Id = checkpointIdOf(s1);
         List<String> ofS1 = preparedLeft();
         assertThat(ofS1).as("prepared at S1's barrier").hasSize(2);
@@ -145,13 +146,13 @@ public interface SavepointCases extends HardCaseSupport {
         await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c1 + " committed");
         IdValve.openTo(valve, 800);
         awaitOpenTransactions(2);
-        String s0 = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        String s0 = savepoint(job, dir);
         IdValve.openTo(valve, 1_200);
         awaitOpenTransactions(2);
         checkpoint(client, job.getJobID());
         IdValve.openTo(valve, 1_600);
         awaitOpenTransactions(2);
-        String s1 = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        String s1 = savepoint(job, dir);
         long s0Id = checkpointIdOf(s0);
         long s1Id = checkpointIdOf(s1);
         IdValve.openFully(valve);
@@ -217,7 +218,7 @@ public interface SavepointCases extends HardCaseSupport {
         long c1 = checkpoint(client, job.getJobID());
         await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c1 + " committed");
         awaitOpenTransactions(2);
-        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        String savepoint = savepoint(job, dir);
         List<String> ofSavepoint = preparedLeft();
         assertThat(ofSavepoint).as("prepared at the savepoint's barrier").hasSize(2);
         job.cancel().get();
@@ -267,7 +268,7 @@ public interface SavepointCases extends HardCaseSupport {
         await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c1 + " committed");
         awaitOpenTransactions(2); // both writers have rows in the stop's epoch
 
-        String savepoint = job.stopWithSavepoint(drain, dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        String savepoint = stopWithSavepoint(job, drain, dir);
         awaitStatus(job, JobStatus.FINISHED);
         long savepointId = checkpointIdOf(savepoint);
 

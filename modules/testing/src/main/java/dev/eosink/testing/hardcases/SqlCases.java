@@ -9,7 +9,6 @@ import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.junit.jupiter.api.Test;
@@ -29,6 +28,8 @@ import static dev.eosink.testing.hardcases.TestJobs.checkpointUntilFinished;
 import static dev.eosink.testing.hardcases.TestJobs.fixedDelayRestarts;
 import static dev.eosink.testing.hardcases.TestJobs.manualEnv;
 import static dev.eosink.testing.hardcases.TestJobs.restoreFrom;
+import static dev.eosink.testing.hardcases.TestJobs.savepoint;
+import static dev.eosink.testing.hardcases.TestJobs.stopWithSavepoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -59,7 +60,7 @@ public interface SqlCases extends JdbcHardCaseSupport {
         pipeline(first, n, 400);
         JobClient job = first.executeAsync("first run");
         awaitOpenTransactions(2);
-        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        String savepoint = savepoint(job, dir);
         long savepointId = checkpointIdOf(savepoint);
         job.cancel().get();
         awaitStatus(job, JobStatus.CANCELED);
@@ -107,7 +108,7 @@ public interface SqlCases extends JdbcHardCaseSupport {
         pipeline(first, n, 400, sink(), "eosink", true);
         JobClient job = first.executeAsync("first run");
         awaitOpenTransactions(2);
-        String savepoint = job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        String savepoint = stopWithSavepoint(job, false, dir);
         awaitStatus(job, JobStatus.FINISHED);
         awaitSessionsClosed();
         long savepointId = checkpointIdOf(savepoint);
@@ -162,7 +163,7 @@ public interface SqlCases extends JdbcHardCaseSupport {
         pipeline(first, n, 400, shortRetention.get(), "eosink", false);
         JobClient job = first.executeAsync("first run");
         awaitOpenTransactions(2);
-        String savepoint = job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        String savepoint = savepoint(job, dir);
         List<String> ofSavepoint = preparedLeft();
         assertThat(ofSavepoint).hasSize(2);
         job.cancel().get();

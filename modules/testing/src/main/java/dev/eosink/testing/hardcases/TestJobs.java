@@ -19,6 +19,9 @@ import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
+import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -27,6 +30,7 @@ import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.ExceptionUtils;
 
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -46,6 +50,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
@@ -206,6 +211,40 @@ public final class TestJobs {
             }
         }
         throw new AssertionError("could not complete a checkpoint of job " + job, last);
+    }
+
+    /**
+     * Takes a savepoint of {@code job} into {@code dir}; returns its path. Retries while not every task of
+     * the job runs yet: a subtask that received no record may still be deploying on a busy machine
+     * when its siblings already write, and the coordinator refuses the trigger then. Any other failure
+     * fails the test.
+     */
+    public static String savepoint(JobClient job, Path dir) throws Exception {
+        return onceAllTasksRun(job, () -> job.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL));
+    }
+
+    /** Stops {@code job} with a savepoint into {@code dir} (draining its input or not), as {@link #savepoint}. */
+    public static String stopWithSavepoint(JobClient job, boolean drain, Path dir) throws Exception {
+        return onceAllTasksRun(job,
+                () -> job.stopWithSavepoint(drain, dir.toUri().toString(), SavepointFormatType.CANONICAL));
+    }
+
+    private static String onceAllTasksRun(JobClient job, Supplier<CompletableFuture<String>> trigger)
+            throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (true) {
+            try {
+                return trigger.get().get();
+            } catch (ExecutionException e) {
+                boolean notYetRunning = ExceptionUtils.findThrowable(e, CheckpointException.class)
+                        .map(c -> c.getCheckpointFailureReason() == CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING)
+                        .orElse(false);
+                if (!notYetRunning || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
     }
 
     /**
