@@ -26,10 +26,14 @@ import java.util.function.LongSupplier;
  * not; or the database, which no longer lists the transaction as prepared. A completion heard from
  * Flink ({@link CheckpointOutcomes}) is only a cue: with chaining disabled the outcome operator is
  * notified in a task of its own, before the committer has committed, and a DELETE run then misses the
- * rows the transaction inserted. The database is asked only between epochs (a session lists its
- * prepared transactions only with no transaction open), at most once per epoch, and only when a
- * commit is due that no signal proved: never on the chained path, where the signal comes with the
- * completion.
+ * rows the transaction inserted. The database is asked only when a
+ * commit is due that no signal proved (the checkpoint was heard completed at least {@link
+ * #LOOK_INTERVAL} ago, or its outcome cannot be heard in this JVM), and at most once per {@link
+ * #LOOK_INTERVAL}: never on the chained path, where the signal comes with the completion. It is asked
+ * between epochs, and within one whenever the session is about to run statements that wait for the
+ * commit ({@link #await}) or holds some ({@link #lookDue}): a committer in another JVM signals nothing,
+ * and in a busy stream a newer transaction is always pending by the time an epoch ends, so only a look
+ * within the epoch lets held statements run.
  *
  * <p>Waiting is only an optimization: the session can always carry the statements past the barrier
  * instead ({@link OwnCommits}). So every wait is bounded, by what can still end it: see {@link #await}.
@@ -46,8 +50,8 @@ final class OwnCommitGate implements OwnCommits {
      * How long a wait lasts after the transaction's checkpoint was heard completed without its
      * committer's signal. A committer in this JVM signals as soon as its commit returns (a COMMIT
      * PREPARED takes milliseconds; a slow disk or a synchronous standby adds some); one in another JVM
-     * never does, and only the database, asked between epochs, can then tell. Past this, the statements
-     * are carried past the barrier, which is always correct.
+     * never does, and the database, asked every {@link #LOOK_INTERVAL} meanwhile, tells. Past this, the
+     * statements are carried past the barrier, which is always correct.
      */
     static final Duration COMMIT_AFTER_COMPLETION = Duration.ofSeconds(2);
 
@@ -61,7 +65,17 @@ final class OwnCommitGate implements OwnCommits {
      */
     static final Duration UNHEARD_WAIT = Duration.ofSeconds(10);
 
-    /** Lists the sink's prepared transactions in the database; called between epochs only. */
+    /**
+     * How often the database is asked, at most, whether a commit that no signal proved is done: one
+     * query of the sink's prepared transactions. A committer in this JVM signals within milliseconds of
+     * its commit, so a completion heard this long ago without a signal points to one in another JVM.
+     */
+    static final Duration LOOK_INTERVAL = Duration.ofMillis(100);
+
+    /**
+     * Lists the sink's prepared transactions in the database: between epochs, and within one from
+     * {@link #await} (the session then has no statement in flight).
+     */
     @FunctionalInterface
     interface PreparedListing {
         Collection<TransactionId> list() throws IOException;
@@ -85,6 +99,13 @@ final class OwnCommitGate implements OwnCommits {
      * session holds its statements past the barrier instead), but pending until it is committed.
      */
     private TransactionId gaveUpOn;
+
+    /** When the database was last asked ({@link #nanoClock}); far enough in the past before the first look. */
+    private long lastLookNanos;
+
+    /** The newest pending transaction whose checkpoint was heard completed, and when that was first seen. */
+    private TransactionId completionSeenOf;
+    private long completionSeenAtNanos;
 
     /**
      * A restored run holds statements until its first barrier: before it, a restored committer of
@@ -110,6 +131,7 @@ final class OwnCommitGate implements OwnCommits {
         this.nanoClock = nanoClock;
         this.database = database;
         this.holdUntilFirstBarrier = context.restoredCheckpointId().isPresent();
+        this.lastLookNanos = nanoClock.getAsLong() - LOOK_INTERVAL.toNanos();
     }
 
     /** The writer snapshotted a checkpoint: see {@link #holdUntilFirstBarrier}. */
@@ -141,7 +163,7 @@ final class OwnCommitGate implements OwnCommits {
             return;
         }
         if (pending.outcome(last) == Outcome.COMPLETED || !pending.hearsOutcomes()) {
-            pending.retainOnly(database.list());
+            look();
         }
     }
 
@@ -149,6 +171,49 @@ final class OwnCommitGate implements OwnCommits {
     boolean pendingBetweenEpochs() throws IOException {
         betweenEpochs();
         return pending();
+    }
+
+    /**
+     * Whether {@link #await} would now ask the database about a commit that is due and that no signal
+     * proved: the newest pending transaction's checkpoint was heard completed at least {@link
+     * #LOOK_INTERVAL} ago (or its outcome cannot be heard in this JVM, and it was prepared that long
+     * ago), and the last look is that old too. No I/O: a session holding statements asks it with every
+     * record.
+     */
+    @Override
+    public boolean lookDue() {
+        if (holdUntilFirstBarrier) {
+            return false;
+        }
+        pending.refresh();
+        PendingCommits.Entry last = pending.newest().orElse(null);
+        return last != null && lookDue(last, nanoClock.getAsLong());
+    }
+
+    private boolean lookDue(PendingCommits.Entry last, long now) {
+        long interval = LOOK_INTERVAL.toNanos();
+        if (now - lastLookNanos < interval) {
+            return false;
+        }
+        if (!pending.hearsOutcomes()) {
+            return now - last.preparedAtNanos >= interval;
+        }
+        if (pending.outcome(last) != Outcome.COMPLETED) {
+            return false;
+        }
+        if (!last.id.equals(completionSeenOf)) {
+            completionSeenOf = last.id;
+            completionSeenAtNanos = now;
+        }
+        return now - completionSeenAtNanos >= interval;
+    }
+
+    /** Asks the database; true when none of this writer's pending transactions is prepared any more. */
+    private boolean look() throws IOException {
+        lastLookNanos = nanoClock.getAsLong();
+        pending.retainOnly(database.list());
+        pending.refresh();
+        return pending.isEmpty();
     }
 
     /**
@@ -161,13 +226,18 @@ final class OwnCommitGate implements OwnCommits {
      * <ul>
      *   <li>that transaction's checkpoint was aborted, or is a plain savepoint: either way its commit
      *       comes only with a later checkpoint, which this very thread holds up;
-     *   <li>the checkpoint was heard completed and no signal came within {@link
-     *       #COMMIT_AFTER_COMPLETION}: the committer runs in another JVM, or commits slowly;
+     *   <li>the checkpoint was heard completed, and neither a signal nor the database (asked every {@link
+     *       #LOOK_INTERVAL}) showed the commit within {@link #COMMIT_AFTER_COMPLETION}: the committer commits
+     *       slowly;
      *   <li>this JVM hears the checkpoint's outcomes, and none was heard within the checkpoint timeout
      *       (the checkpoint cannot complete any more); a slow checkpoint is waited for, however long it
      *       takes within that bound;
-     *   <li>this JVM cannot hear them, and {@link #UNHEARD_WAIT} passed.
+     *   <li>this JVM cannot hear them, and the database did not show the commit within {@link
+     *       #UNHEARD_WAIT}.
      * </ul>
+     *
+     * <p>Once it gave up on a transaction, later calls in the epoch do not wait for it again: each asks the
+     * database once if a look is due ({@link #lookDue}), else says no at once.
      */
     @Override
     public boolean await() throws IOException {
@@ -179,7 +249,7 @@ final class OwnCommitGate implements OwnCommits {
         }
         PendingCommits.Entry last = pending.newest().orElseThrow();
         if (last.id.equals(gaveUpOn)) {
-            return false;
+            return lookDue(last, nanoClock.getAsLong()) && look();
         }
         boolean hears = pending.hearsOutcomes();
         Duration bound = hears || checkpointTimeout.compareTo(UNHEARD_WAIT) < 0 ? checkpointTimeout : UNHEARD_WAIT;
@@ -201,13 +271,17 @@ final class OwnCommitGate implements OwnCommits {
                     return giveUp(last);
                 }
                 long now = nanoClock.getAsLong();
+                if (lookDue(last, now) && look()) {
+                    return true;
+                }
                 if (outcome == Outcome.COMPLETED) {
                     if (!completionHeard) {
                         completionHeard = true;
                         completedAt = now;
                     } else if (now - completedAt > COMMIT_AFTER_COMPLETION.toNanos()) {
-                        LOG.info("{}: checkpoint {} of {} completed, and its committer did not signal the commit "
-                                + "within {} (it runs in another JVM, or commits slowly); the writes that must follow "
+                        LOG.info("{}: checkpoint {} of {} completed, and neither its committer's signal nor the "
+                                + "database showed the commit within {} (the committer commits slowly); the writes that "
+                                + "must follow "
                                 + "that commit are carried past the next barrier", context, last.checkpointId, last.id,
                                 COMMIT_AFTER_COMPLETION);
                         return giveUp(last);

@@ -49,6 +49,19 @@ public interface OwnCommits {
      */
     boolean await() throws IOException;
 
+    /**
+     * Whether {@link #await()} would now look at the database for the pending commit, which no signal of
+     * a committer in this JVM proved (its committer runs in another JVM, or its checkpoint's outcome
+     * cannot be heard here): a session that holds statements asks it with each record, cheaply (no I/O),
+     * and when it says yes, calls {@link #await()} with no statement in flight, which then returns at
+     * once: true if the database shows the commit. Without it, a committer in another JVM would release
+     * held statements only when the input pauses, since in a busy stream a newer transaction is always
+     * pending.
+     */
+    default boolean lookDue() {
+        return false;
+    }
+
     /** For sessions used outside a Flink task (tests, tools): never pending. */
     OwnCommits NONE = new OwnCommits() {
         @Override

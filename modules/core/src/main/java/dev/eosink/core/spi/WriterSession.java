@@ -15,7 +15,9 @@ import java.util.Optional;
  *
  * <p>{@link #claim}, {@link #release}, {@link #listPrepared} and {@link #rollbackPrepared} run at start
  * and between epochs (never while a transaction is open): the writer's recovery also runs at the
- * first checkpoint after a restore.
+ * first checkpoint after a restore. One exception: {@link #listPrepared} is also called within an epoch,
+ * from the {@link OwnCommits} the session itself calls (when the session has no statement in flight),
+ * and must then leave the open transaction as it was.
  *
  * <p>A session never reconnects on its own: if the connection of an open transaction is lost, the
  * rows of that epoch are gone, and only a replay from the last checkpoint can restore them. Every

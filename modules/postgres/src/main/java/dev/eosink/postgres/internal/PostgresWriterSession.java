@@ -128,25 +128,36 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         guard.release(subtask);
     }
 
+    /**
+     * Between epochs in a transaction of its own; within an epoch (the writer's {@link OwnCommits} asks,
+     * with no statement or COPY in flight) inside the epoch's transaction: pg_prepared_xacts shows the
+     * server's current list whatever the transaction's snapshot, and reading it changes nothing the
+     * transaction will prepare.
+     */
     @Override
     public List<TransactionId> listPrepared() throws IOException {
         try {
-            betweenEpochs("listing prepared transactions");
+            if (!transactionOpen) {
+                betweenEpochs("listing prepared transactions");
+            }
             List<TransactionId> ids = new ArrayList<>();
             try (PreparedStatement s = connection.prepareStatement(
                     "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, ?)")) {
                 s.setString(1, TransactionId.sinkPrefix(context.sinkId()));
-                try (ResultSet rs = s.executeQuery()) {
-                    while (rs.next()) {
-                        Optional<TransactionId> id = TransactionId.parse(rs.getString(1));
-                        if (id.isPresent()) {
-                            ids.add(id.get());
-                        } else {
-                            LOG.warn("Ignoring prepared transaction '{}': it starts like this sink's but does not parse",
-                                    rs.getString(1));
+                io.call("listing prepared transactions", () -> {
+                    try (ResultSet rs = s.executeQuery()) {
+                        while (rs.next()) {
+                            Optional<TransactionId> id = TransactionId.parse(rs.getString(1));
+                            if (id.isPresent()) {
+                                ids.add(id.get());
+                            } else {
+                                LOG.warn("Ignoring prepared transaction '{}': it starts like this sink's but does not "
+                                        + "parse", rs.getString(1));
+                            }
                         }
                     }
-                }
+                    return null;
+                });
             }
             return ids;
         } catch (SQLException e) {

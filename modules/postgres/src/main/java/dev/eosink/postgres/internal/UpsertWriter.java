@@ -191,7 +191,7 @@ final class UpsertWriter<R> {
         }
         statements.add(key, row, delete, position);
         int due = statementBatch();
-        if (statements.size() >= due && (held ? !ownCommits.pending()
+        if (statements.size() >= due && (held ? !ownCommits.pending() || ownCommits.lookDue()
                 : statements.size() >= DEFER_BATCHES * due || !ownCommits.pending())) {
             runStatements();
             if (written.saturated() && !ownCommits.pending()) {
@@ -426,7 +426,8 @@ final class UpsertWriter<R> {
             // The commit comes only with a later checkpoint, which this very thread holds up: an
             // upsert would wait for its locks, a delete would not see the rows it inserted and miss
             // them. Hold the statements, past the barrier if need be (add() asks again only once
-            // nothing is pending, so a held batch does not end a chunk per record).
+            // nothing is pending, or a look at the database is due, so a held batch does not end a
+            // chunk per record).
             held = true;
             return;
         }

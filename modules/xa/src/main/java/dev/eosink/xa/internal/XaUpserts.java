@@ -134,7 +134,8 @@ final class XaUpserts<IN> {
         if (n < batchSize) {
             return false;
         }
-        return held ? !ownCommits.pending() : n >= DEFER_BATCHES * batchSize || !ownCommits.pending();
+        return held ? !ownCommits.pending() || ownCommits.lookDue()
+                : n >= DEFER_BATCHES * batchSize || !ownCommits.pending();
     }
 
     boolean isEmpty() {
