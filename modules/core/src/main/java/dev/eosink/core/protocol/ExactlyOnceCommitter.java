@@ -95,6 +95,16 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
     @Override
     public void commit(Collection<CommitRequest<PreparedTransaction>> requests)
             throws IOException, InterruptedException {
+        LocalCommitters.entered(context); // a restored writer starting meanwhile waits for this call
+        try {
+            commitAll(requests);
+        } finally {
+            LocalCommitters.left(context);
+        }
+    }
+
+    private void commitAll(Collection<CommitRequest<PreparedTransaction>> requests)
+            throws IOException, InterruptedException {
         // Flink calls this right after the checkpoint-complete notification: the start of checkpointToCommittedMillis.
         long callNanos = metrics.now();
         List<TransactionLostException> lost = new ArrayList<>();

@@ -18,6 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -79,6 +80,13 @@ final class StartupRecovery {
 
     /** How often a writer waiting at start says what it waits for. */
     private static final long LOG_EVERY_NANOS = 5_000_000_000L;
+
+    /**
+     * How much longer than the claim wait a restored writer waits for what restored committers may commit,
+     * while a committer of the sink in this JVM is inside a commit call. Bounded even so: a commit call ends
+     * by its own retries and network timeout, well within this.
+     */
+    static final Duration BUSY_COMMITTER_WAIT = Duration.ofMinutes(10);
 
     /**
      * The plan while some of its transactions wait for the first checkpoint of the run; null before
@@ -351,7 +359,10 @@ final class StartupRecovery {
      * Waits, up to {@link SinkSettings#claimWait()}, until the transactions that a restored committer of another
      * subtask may hold are no longer prepared, and the carried writes in {@code notices} are written by whoever
      * restored them: those committers commit while their tasks initialize, and those writers while theirs start,
-     * at the same time as this one. Returns what is still prepared of those transactions then.
+     * at the same time as this one. Past the claim wait, waits on, up to {@link #BUSY_COMMITTER_WAIT} more, while a
+     * committer of this sink and execution in this JVM is inside a commit call ({@link LocalCommitters}): with
+     * chaining disabled, a restored committer slower than the claim wait is still committing, not missing.
+     * Returns what is still prepared of those transactions then.
      */
     private List<TransactionId> awaitRestoredCommitters(RecoveryPlan plan, List<CarriedNotice> notices)
             throws IOException {
@@ -365,14 +376,26 @@ final class StartupRecovery {
         long start = System.nanoTime();
         long deadline = start + settings.claimWait().toNanos();
         long nextLog = start + LOG_EVERY_NANOS;
+        boolean committerBusyLogged = false;
         while (true) {
             List<TransactionId> still = session.listPrepared().stream().filter(awaited::contains)
                     .sorted(Comparator.comparingLong(TransactionId::checkpointId)).collect(Collectors.toList());
             if (!noticed.isEmpty()) {
                 noticed.retainAll(session.openCarried().stream().map(CarriedNotice::subtask).collect(Collectors.toSet()));
             }
-            if (still.isEmpty() && noticed.isEmpty() || System.nanoTime() - deadline > 0) {
+            if (still.isEmpty() && noticed.isEmpty()) {
                 return still;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                if (!LocalCommitters.committing(context) || System.nanoTime() - deadline > BUSY_COMMITTER_WAIT.toNanos()) {
+                    return still;
+                }
+                if (!committerBusyLogged) {
+                    committerBusyLogged = true;
+                    LOG.info("{}: {} passed with {} still prepared, and a committer of this sink in this JVM is still "
+                            + "committing (chaining disabled: the restored committer is a task of its own): waiting "
+                            + "for it, up to {} more", context, settings.claimWait(), names(still), BUSY_COMMITTER_WAIT);
+                }
             }
             if (System.nanoTime() - nextLog > 0) {
                 nextLog += LOG_EVERY_NANOS;
@@ -467,23 +490,30 @@ final class StartupRecovery {
 
     /**
      * The refusal of transactions the restored checkpoint promised (the restored writer state proves them its
-     * committers') that no restored committer committed within claimWait. Every restored committer commits what
-     * it holds while its task initializes, before this writer's task can run: so no committer holds them. That
-     * happens when the committers' state was not restored while the writers' was (the committer's operator id
-     * changed, and --allowNonRestoredState dropped its state). Left alone they would stay prepared for ever, and
-     * their records, which the restored sources do not replay, would never become visible.
+     * committers') that no restored committer committed within claimWait, while no committer of the sink in this
+     * JVM was inside a commit call. Every restored committer commits what it holds while its task initializes:
+     * chained to this writer, before this writer's task can run; unchained, meanwhile, and in this JVM under
+     * Flink's default slot sharing, where this writer waits for it as long as it commits. So no committer holds
+     * them: the committers' state was not restored while the writers' was (the committer's operator id changed,
+     * and --allowNonRestoredState dropped its state). Left alone they would stay prepared for ever, and their
+     * records, which the restored sources do not replay, would never become visible. The one case this cannot
+     * tell apart: chaining disabled, and the committer in another JVM, or its task not started within claimWait;
+     * the message says so, and restoring the same checkpoint again loses nothing.
      */
     private SinkException refuseUncommitted(List<TransactionId> uncommitted) {
         return new SinkException(context + ", " + target + ": restored checkpoint " + restoredIdText() + " promised "
                 + names(uncommitted) + " (the restored writer state names the run that prepared them), yet no restored "
-                + "committer committed them within " + settings.claimWait() + ", although every restored committer "
-                + "commits what it holds before this writer's task can run: the committers' state was not restored "
+                + "committer committed them within " + settings.claimWait() + " (and no committer of this sink in this "
+                + "JVM is still committing), although every restored committer commits what it holds as its task "
+                + "initializes: the committers' state was not restored "
                 + "(the sink's committer has another operator id than in the job that took the checkpoint: give the "
                 + "sink a uid, and restore without --allowNonRestoredState dropping the committer's state). The restored "
                 + "sources resume after that checkpoint, so these transactions are the only copy of their records. "
                 + "Refused, and the job fails without restarts; nothing of this job became visible. Remedy: restore "
                 + "with the committer's state, or commit them by hand (eosink-admin resolve against the same "
-                + "checkpoint commits exactly what it promised) and start again.");
+                + "checkpoint commits exactly what it promised) and start again. Only if chaining is disabled and the "
+                + "committer runs in another JVM than this writer, or its task started later than claimWait, may "
+                + "the state be there after all: restore the same checkpoint again, with a longer claimWait.");
     }
 
     /**

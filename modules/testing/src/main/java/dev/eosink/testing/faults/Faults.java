@@ -161,6 +161,7 @@ public final class Faults {
         WRITER_ATTEMPTS.keySet().removeIf(k -> k.startsWith(prefix));
         WRITER_STARTS.keySet().removeIf(k -> k.startsWith(prefix));
         PREPARE_FAILURES.remove(sinkId);
+        RESTORED_COMMIT_DELAYS.remove(sinkId);
     }
 
     private static String key(String sinkId, Point point) {
@@ -196,6 +197,30 @@ public final class Faults {
             if (point == LifecycleHook.Point.AFTER_PREPARE && context.subtask() == subtask && left != null
                     && left.getAndDecrement() > 0) {
                 throw new InjectedFault(sinkId + ": subtask " + subtask + " fails its checkpoint after " + id);
+            }
+        };
+    }
+
+    private static final Map<String, AtomicBoolean> RESTORED_COMMIT_DELAYS = new ConcurrentHashMap<>();
+
+    /**
+     * A lifecycle hook (for {@code sink.withLifecycleHook(...)}) with which the first commit of a restored
+     * committer of {@code sinkId} (after a restart: attempt 1 or later; a transaction named at or before the
+     * restored checkpoint) takes {@code delay} more: a COMMIT PREPARED waiting for a synchronous standby. Once
+     * per sink id; cleared by {@link #reset}.
+     */
+    public static LifecycleHook delayFirstRestoredCommit(String sinkId, java.time.Duration delay) {
+        RESTORED_COMMIT_DELAYS.put(sinkId, new AtomicBoolean());
+        return (point, context, id) -> {
+            AtomicBoolean done = RESTORED_COMMIT_DELAYS.get(sinkId);
+            if (point == LifecycleHook.Point.BEFORE_COMMIT && context.attempt() > 0 && done != null
+                    && id.checkpointId() <= context.restoredCheckpointId().orElse(-1L) && done.compareAndSet(false, true)) {
+                try {
+                    Thread.sleep(delay.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InjectedFault(sinkId + ": interrupted while delaying the commit of " + id);
+                }
             }
         };
     }

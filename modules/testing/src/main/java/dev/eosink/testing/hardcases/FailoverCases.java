@@ -124,6 +124,33 @@ public interface FailoverCases extends HardCaseSupport {
     }
 
     /**
+     * The crash above, and the restored committer's commit takes longer than the writer's claim wait (a
+     * COMMIT PREPARED waiting for a synchronous standby, say). With chaining disabled the restored committer
+     * is a task of its own and commits while the restored writer starts: the writer, finding the promised
+     * transaction still prepared when its claim wait runs out, waits on while that committer is committing,
+     * instead of refusing the start for good as if the committers' state had been dropped. Run where chaining
+     * is disabled ({@link SinkUnchainedHardCases}); chained, the committer commits before the writer starts,
+     * whatever it takes.
+     */
+    default void aRestoredCommitterSlowerThanTheClaimWaitIsWaitedFor() throws Exception {
+        AtomicReference<String> hit = new AtomicReference<>();
+        Faults.arm(sinkId(), Faults.Point.BEFORE_COMMIT, 3, rememberAndFail(hit));
+        StreamExecutionEnvironment env = env(2, 200);
+        FaultPacedIds.ids(env, 4_000, 4_000, sinkId(), Faults.Point.BEFORE_COMMIT)
+                // The claim wait leaves the restored committer's task time to start on a busy machine; the
+                // commit then outlasts it by far.
+                .sinkTo(sink(spec().withClaimWait(Duration.ofSeconds(3)))
+                        .withLifecycleHook(Faults.delayFirstRestoredCommit(sinkId(), Duration.ofSeconds(7))));
+        env.execute("crash before commit, slow restored commit");
+
+        String gid = hit.get();
+        assertThat(ProtocolTrace.history(sinkId(), gid)).containsExactly("PREPARED@0", "COMMIT:COMMITTED@1");
+        assertThat(Faults.writerAttempts(sinkId(), TransactionId.parse(gid).orElseThrow().subtask()))
+                .as("one restart, the injected one").containsExactly(0, 1);
+        assertExactlyOnce(4_000);
+    }
+
+    /**
      * The commit succeeded, then the task failed before Flink heard of it. The restored committer finds
      * the transaction gone (the resource answers "not found"), proves from its marker that it committed
      * and counts it "already committed"; the job goes on without another failure, nothing written twice.

@@ -47,6 +47,11 @@ public abstract class SinkUnchainedHardCases extends UnchainedHardCases {
         cases().crashBeforeCommitIsCommittedByTheRestoredCommitter();
     }
 
+    @Test
+    void aRestoredCommitterSlowerThanTheClaimWaitIsWaitedFor() throws Exception {
+        cases().aRestoredCommitterSlowerThanTheClaimWaitIsWaitedFor();
+    }
+
     @ParameterizedTest(name = "drain = {0}")
     @ValueSource(booleans = {false, true})
     void stopWithSavepointCommitsEverythingUpToIt(
