@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 
 import static dev.eosink.testing.hardcases.TestJobs.await;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -203,7 +204,9 @@ public interface HardCaseSupport {
         long inRange = counts.keySet().stream().filter(id -> id >= 0 && id < n).count();
         assertThat(db.prepared(sinkId())).as("prepared transactions of sink %s left on %s", sinkId(), db.name()).isEmpty();
         assertThat(rows - distinct).as("duplicate rows in %s on %s", target(), db.name()).isZero();
-        assertThat(n - inRange).as("missing ids in %s on %s", target(), db.name()).isZero();
+        assertThat(n - inRange).as("missing ids in %s on %s (the first of them: %s)", target(), db.name(),
+                LongStream.range(0, n).filter(id -> !counts.containsKey(id)).limit(20).boxed()
+                        .collect(Collectors.toList())).isZero();
         assertThat(rows).as("rows in %s on %s", target(), db.name()).isEqualTo(n);
     }
 
