@@ -23,10 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A writer whose committer runs in another JVM hears no commit signal: within an epoch, its {@code
- * OwnCommits} asks the database through the writer's own session, inside the epoch's open transaction,
- * whether the previous transaction is still prepared. Here, on a real PostgreSQL, the epoch's upserts of
- * keys the previous transaction wrote are held while it is prepared, and run within the same epoch once
- * another session (the other JVM's committer) committed it: nothing is carried past the barrier.
+ * OwnCommits} asks the database through the session's listing of prepared transactions (on a connection
+ * of its own) whether the previous transaction is still prepared. Here, on a real PostgreSQL, the epoch's
+ * upserts of keys the previous transaction wrote are held while it is prepared, and run within the same
+ * epoch once another session (the other JVM's committer) committed it: nothing is carried past the barrier.
  */
 class RemoteCommitterITCase {
 

@@ -17,23 +17,41 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class LocalCommitters {
 
-    private static final ConcurrentHashMap<String, Integer> COMMITTING = new ConcurrentHashMap<>();
+    /**
+     * How long after a commit call ended a committer still counts as committing: a restored committer
+     * commits the committables of each restored checkpoint in a call of its own, one right after the other,
+     * and a writer that looks between two calls must not take the next call's transactions for abandoned.
+     */
+    static final long GRACE_NANOS = 1_000_000_000L;
+
+    /** Commit calls in progress, and when the last one ended (System.nanoTime), per sink id and execution. */
+    private record Activity(int calls, long lastLeftNanos) {}
+
+    private static final ConcurrentHashMap<String, Activity> ACTIVITY = new ConcurrentHashMap<>();
 
     private LocalCommitters() {}
 
     /** A committer of {@code committer}'s sink and execution entered a commit call; {@link #left} follows. */
     static void entered(SubtaskContext committer) {
-        COMMITTING.merge(key(committer), 1, Integer::sum);
+        ACTIVITY.compute(key(committer),
+                (k, a) -> a == null ? new Activity(1, 0) : new Activity(a.calls() + 1, a.lastLeftNanos()));
     }
 
     /** The commit call {@link #entered} ended, however it ended. */
     static void left(SubtaskContext committer) {
-        COMMITTING.computeIfPresent(key(committer), (k, n) -> n == 1 ? null : n - 1);
+        long now = System.nanoTime();
+        ACTIVITY.computeIfPresent(key(committer), (k, a) -> new Activity(Math.max(0, a.calls() - 1), now));
+        // Entries of sinks whose committers are long done are dropped, so the map does not grow with jobs.
+        ACTIVITY.values().removeIf(a -> a.calls() == 0 && now - a.lastLeftNanos() > 60 * GRACE_NANOS);
     }
 
-    /** Whether a committer of {@code writer}'s sink and execution in this JVM is inside a commit call. */
+    /**
+     * Whether a committer of {@code writer}'s sink and execution in this JVM is inside a commit call, or
+     * left one within {@link #GRACE_NANOS}.
+     */
     static boolean committing(SubtaskContext writer) {
-        return COMMITTING.containsKey(key(writer));
+        Activity a = ACTIVITY.get(key(writer));
+        return a != null && (a.calls() > 0 || System.nanoTime() - a.lastLeftNanos() < GRACE_NANOS);
     }
 
     private static String key(SubtaskContext context) {

@@ -5,6 +5,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.protocol.CheckpointOutcomes.Outcome;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.api.common.operators.MailboxExecutor;
 
@@ -74,7 +75,7 @@ final class OwnCommitGate implements OwnCommits {
 
     /**
      * Lists the sink's prepared transactions in the database: between epochs, and within one from
-     * {@link #await} (the session then has no statement in flight).
+     * {@link #await} (leaving the epoch's transaction alone: {@link WriterSession#listPrepared}).
      */
     @FunctionalInterface
     interface PreparedListing {

@@ -378,6 +378,9 @@ final class StartupRecovery {
         long nextLog = start + LOG_EVERY_NANOS;
         boolean committerBusyLogged = false;
         while (true) {
+            // Before the listing: a commit call that ends while the listing travels leaves a stale list, and
+            // must still count as a committer at work.
+            boolean committing = LocalCommitters.committing(context);
             List<TransactionId> still = session.listPrepared().stream().filter(awaited::contains)
                     .sorted(Comparator.comparingLong(TransactionId::checkpointId)).collect(Collectors.toList());
             if (!noticed.isEmpty()) {
@@ -387,7 +390,7 @@ final class StartupRecovery {
                 return still;
             }
             if (System.nanoTime() - deadline > 0) {
-                if (!LocalCommitters.committing(context) || System.nanoTime() - deadline > BUSY_COMMITTER_WAIT.toNanos()) {
+                if (!committing || System.nanoTime() - deadline > BUSY_COMMITTER_WAIT.toNanos()) {
                     return still;
                 }
                 if (!committerBusyLogged) {
@@ -400,7 +403,8 @@ final class StartupRecovery {
             if (System.nanoTime() - nextLog > 0) {
                 nextLog += LOG_EVERY_NANOS;
                 LOG.info("{}: waiting up to {} for the restored committers of other subtasks to commit {}{}", context,
-                        settings.claimWait(), names(still), noticed.isEmpty() ? ""
+                        committerBusyLogged ? BUSY_COMMITTER_WAIT + " past " + settings.claimWait() : settings.claimWait(),
+                        names(still), noticed.isEmpty() ? ""
                                 : ", and for the writes carried by subtask(s) " + noticed + " to be written");
             }
             pause("waiting for the restored committers");

@@ -53,10 +53,10 @@ public interface OwnCommits {
      * Whether {@link #await()} would now look at the database for the pending commit, which no signal of
      * a committer in this JVM proved (its committer runs in another JVM, or its checkpoint's outcome
      * cannot be heard here): a session that holds statements asks it with each record, cheaply (no I/O),
-     * and when it says yes, calls {@link #await()} with no statement in flight, which then returns at
-     * once: true if the database shows the commit. Without it, a committer in another JVM would release
-     * held statements only when the input pauses, since in a busy stream a newer transaction is always
-     * pending.
+     * and when it says yes, calls {@link #await()}, which looks (through {@link WriterSession#listPrepared},
+     * which must then leave the epoch's transaction alone) and says whether the database shows the commit.
+     * Without it, a committer in another JVM would release held statements only when the input pauses,
+     * since in a busy stream a newer transaction is always pending.
      */
     default boolean lookDue() {
         return false;

@@ -16,8 +16,9 @@ import java.util.Optional;
  * <p>{@link #claim}, {@link #release}, {@link #listPrepared} and {@link #rollbackPrepared} run at start
  * and between epochs (never while a transaction is open): the writer's recovery also runs at the
  * first checkpoint after a restore. One exception: {@link #listPrepared} is also called within an epoch,
- * from the {@link OwnCommits} the session itself calls (when the session has no statement in flight),
- * and must then leave the open transaction as it was.
+ * from the {@link OwnCommits} the session itself calls, and must then leave the open transaction alone:
+ * not run inside it (its snapshot, its locks), not interrupt a statement or COPY in flight. A database
+ * session that can do one thing at a time lists on a connection of its own then.
  *
  * <p>A session never reconnects on its own: if the connection of an open transaction is lost, the
  * rows of that epoch are gone, and only a replay from the last checkpoint can restore them. Every

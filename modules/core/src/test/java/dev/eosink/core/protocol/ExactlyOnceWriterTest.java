@@ -275,6 +275,51 @@ class ExactlyOnceWriterTest {
     }
 
     /**
+     * Chaining disabled: the restored committer is a task of its own in this JVM, and its commit of what the
+     * restored checkpoint promised outlasts the claim wait. The writer waits on while that committer is inside
+     * its commit call. The commit returns while the writer's listing is on its way back (the listing still
+     * shows the transaction prepared, read just before the COMMIT PREPARED finished), and the committer leaves
+     * its commit call before the writer asks whether one is still committing. The transaction is committed:
+     * the start must go on, not be refused for good as if the committers' state had been dropped.
+     */
+    @Test
+    void aRestoredCommitterThatFinishesWhileTheWritersListingTravelsIsNoDroppedCommitterState() throws Exception {
+        TransactionId promised = tx(0, 4, run(OLD_JOB, "aaaa"));
+        FakeSession session = new FakeSession(promised);
+        SubtaskContext committer = new SubtaskContext("orders", 0, 1, 0, JOB, OptionalLong.of(4));
+        boolean[] committing = {true};
+        LocalCommitters.entered(committer); // the restored committer's commit call began as its task initialized
+        // Listing 1 is the one under the guards; the wait for the restored committers starts just before listing 2.
+        long[] waitStartedBefore = new long[1];
+        session.onList = listing -> {
+            if (listing == 2) {
+                waitStartedBefore[0] = System.nanoTime();
+            }
+        };
+        session.afterList = listing -> {
+            if (committing[0] && listing > 2
+                    && System.nanoTime() - waitStartedBefore[0] > SHORT_WAIT.claimWait().toNanos()) {
+                // Past the claim wait, the writer waits on for the busy committer. Its COMMIT PREPARED returns
+                // now, just after the server answered the writer's listing, and its commit call ends.
+                session.prepared.remove(promised);
+                committing[0] = false;
+                LocalCommitters.left(committer);
+            }
+        };
+        try {
+            writer(session, OptionalLong.of(4), 0, 1, List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)),
+                    new RecordingMetricGroup(), SHORT_WAIT);
+        } finally {
+            if (committing[0]) {
+                LocalCommitters.left(committer); // never leave the JVM-wide count to the other tests
+            }
+        }
+        assertThat(committing[0]).as("the committer finished while the writer waited").isFalse();
+        assertThat(session.prepared).as("committed by the restored committer").isEmpty();
+        assertThat(session.rolledBack).isEmpty();
+    }
+
+    /**
      * The same after a rescale 4 -> 3: Flink gave subtask 0 the writer state of old indices 0 and 1, while the
      * transaction of old index 1 is subtask 1's (1 mod 3), which got no state proving it and would roll it back
      * at its first checkpoint. Subtask 0, whose state proves it promised, refuses the start first.
@@ -539,6 +584,8 @@ class ExactlyOnceWriterTest {
         Optional<Committed> committedAfter = Optional.empty();
         /** Called with the number of each listing, before it answers: another subtask's doing meanwhile. */
         java.util.function.IntConsumer onList = listing -> {};
+        /** Called with the number of each listing, after its answer was taken: what happens while it travels back. */
+        java.util.function.IntConsumer afterList = listing -> {};
         int listed;
         boolean open;
         boolean closed;
@@ -564,7 +611,9 @@ class ExactlyOnceWriterTest {
             assertThat(open).as("listing while a transaction is open").isFalse();
             listed++;
             onList.accept(listed);
-            return new ArrayList<>(prepared);
+            List<TransactionId> answer = new ArrayList<>(prepared);
+            afterList.accept(listed);
+            return answer;
         }
 
         @Override

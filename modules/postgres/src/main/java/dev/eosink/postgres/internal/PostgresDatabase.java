@@ -87,6 +87,10 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
         IoWatchdog io = new IoWatchdog(SessionEnd.physical(c), options.networkTimeout(), context);
         try {
             c.setAutoCommit(true);
+            // The epoch's statements must see what the commits they wait for made visible (OwnCommits):
+            // under a database default of REPEATABLE READ, a delete run after its key's previous transaction
+            // was committed would use a snapshot from before that commit, and miss the rows it inserted.
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             try (Statement s = c.createStatement()) {
                 // A writer must never wait forever on a row lock: a lock held by a prepared
                 // transaction is released only by a commit that may need this very task thread.
@@ -100,7 +104,9 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     options.maxCopyBacklog(),
                     context);
             return new PostgresWriterSession<>(context, options, findings, c, io, backlog,
-                    () -> options.connection().open(applicationName(context, "guard-probe")));
+                    () -> options.connection().open(applicationName(context, "guard-probe")),
+                    new PreparedListing(() -> options.connection().open(applicationName(context, "commit-look")),
+                            options.networkTimeout(), context));
         } catch (SQLException e) {
             endQuietly(c, io, context, e);
             throw new SinkException(context + ": checking PostgreSQL at " + options.connection().describe()

@@ -65,6 +65,8 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     /** The marker row's INSERT, reused across the session's transactions (and for notice rows). */
     private final PreparedStatement marker;
     private boolean transactionOpen;
+    /** Lists the sink's prepared transactions within an epoch, on a connection of its own. */
+    private final PreparedListing commitLook;
 
     /**
      * The transactions of this session that recorded writes carried past their barriers ({@link CarriedNotices})
@@ -79,7 +81,8 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             Connection connection,
             IoWatchdog io,
             CopyBacklog backlog,
-            OwnershipGuard.Opener guardProbe)
+            OwnershipGuard.Opener guardProbe,
+            PreparedListing commitLook)
             throws SQLException {
         this.context = context;
         this.markers = options.markers();
@@ -87,6 +90,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         this.io = io;
         this.guard = new OwnershipGuard(connection, context, guardProbe);
         this.backlog = backlog;
+        this.commitLook = commitLook;
         this.target = options.statement().describe();
         this.errors = new WriteErrors(target);
         this.marker = connection.prepareStatement(markers.insertSql());
@@ -129,37 +133,18 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     }
 
     /**
-     * Between epochs in a transaction of its own; within an epoch (the writer's {@link OwnCommits} asks,
-     * with no statement or COPY in flight) inside the epoch's transaction: pg_prepared_xacts shows the
-     * server's current list whatever the transaction's snapshot, and reading it changes nothing the
-     * transaction will prepare.
+     * Between epochs on the writer's connection, in a transaction of its own; within an epoch (the writer's
+     * {@link OwnCommits} asks whether a committer in another JVM committed the previous transaction) on a
+     * connection of its own, never inside the epoch's transaction ({@link PreparedListing} says why).
      */
     @Override
     public List<TransactionId> listPrepared() throws IOException {
         try {
-            if (!transactionOpen) {
-                betweenEpochs("listing prepared transactions");
+            if (transactionOpen) {
+                return commitLook.list();
             }
-            List<TransactionId> ids = new ArrayList<>();
-            try (PreparedStatement s = connection.prepareStatement(
-                    "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, ?)")) {
-                s.setString(1, TransactionId.sinkPrefix(context.sinkId()));
-                io.call("listing prepared transactions", () -> {
-                    try (ResultSet rs = s.executeQuery()) {
-                        while (rs.next()) {
-                            Optional<TransactionId> id = TransactionId.parse(rs.getString(1));
-                            if (id.isPresent()) {
-                                ids.add(id.get());
-                            } else {
-                                LOG.warn("Ignoring prepared transaction '{}': it starts like this sink's but does not "
-                                        + "parse", rs.getString(1));
-                            }
-                        }
-                    }
-                    return null;
-                });
-            }
-            return ids;
+            betweenEpochs("listing prepared transactions");
+            return PreparedListing.list(connection, io, context.sinkId());
         } catch (SQLException e) {
             throw new SinkException(context + ": could not list prepared transactions: " + e.getMessage(), e);
         }
@@ -422,6 +407,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     @Override
     public void close() throws IOException {
         backlog.close();
+        commitLook.close();
         try {
             // Releases the guards and ends the session (rolling back anything open), also when the
             // connection is a pool's: a pool must never keep the guard.

@@ -43,6 +43,10 @@ final class UpsertPath<IN, R> implements WritePath<IN> {
             throw f.unknownBecause == null && f.first == positionInEpoch
                     ? errors.writeFailed(f.error, FailurePosition.exact(positionInEpoch, rows.shown(record)))
                     : failed(f);
+        } catch (IOException e) {
+            // Not about the record: the writer's look at the database for the commit its statements wait
+            // for failed (OwnCommits), and says so itself.
+            throw e instanceof SinkException ? (SinkException) e : new SinkException(e.getMessage(), e);
         } catch (Exception e) {
             throw errors.writeFailed(e, FailurePosition.exact(positionInEpoch, rows.shown(record)));
         }

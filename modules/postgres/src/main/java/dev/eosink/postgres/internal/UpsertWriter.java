@@ -191,13 +191,22 @@ final class UpsertWriter<R> {
         }
         statements.add(key, row, delete, position);
         int due = statementBatch();
-        if (statements.size() >= due && (held ? !ownCommits.pending() || ownCommits.lookDue()
+        if (statements.size() >= due && (held ? heldMayRun()
                 : statements.size() >= DEFER_BATCHES * due || !ownCommits.pending())) {
             runStatements();
             if (written.saturated() && !ownCommits.pending()) {
                 clearFilter();
             }
         }
+    }
+
+    /**
+     * Whether held statements may run now: nothing is pending any more, or a look at the database is due
+     * and shows the commit they wait for. The look runs on a connection of its own, so the COPY chunk in
+     * flight goes on; only statements that may run end it.
+     */
+    private boolean heldMayRun() throws IOException {
+        return !ownCommits.pending() || ownCommits.lookDue() && ownCommits.await();
     }
 
     /**
@@ -426,8 +435,8 @@ final class UpsertWriter<R> {
             // The commit comes only with a later checkpoint, which this very thread holds up: an
             // upsert would wait for its locks, a delete would not see the rows it inserted and miss
             // them. Hold the statements, past the barrier if need be (add() asks again only once
-            // nothing is pending, or a look at the database is due, so a held batch does not end a
-            // chunk per record).
+            // nothing is pending, or a look at the database shows the commit, so a held batch does not
+            // end a chunk per record).
             held = true;
             return;
         }
