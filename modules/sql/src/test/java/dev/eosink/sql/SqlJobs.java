@@ -6,6 +6,8 @@ import dev.eosink.testing.hardcases.TestJobs;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
@@ -46,14 +48,29 @@ final class SqlJobs {
     static StreamTableEnvironment tableEnvironment(StreamExecutionEnvironment env) {
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         tEnv.createTemporarySystemFunction("fail_once", FailOnce.class);
+        ENVIRONMENTS.put(tEnv, env);
         return tEnv;
     }
 
-    /** {@code name (id BIGINT)}: ids 0..n-1, replayable from checkpoints, at about {@code perSecond} rows a second. */
+    /** The environment of each table environment of {@link #tableEnvironment}, for {@link #ids}. */
+    private static final Map<StreamTableEnvironment, StreamExecutionEnvironment> ENVIRONMENTS =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    /**
+     * {@code name (id BIGINT NOT NULL)}: ids 0..n-1, replayable from checkpoints, at about {@code perSecond}
+     * rows a second, from a FLIP-27 source ({@link TestJobs#ids}). Not SQL's 'datagen' connector: that is a
+     * legacy source function, whose thread takes a value from its state before the chained operators see
+     * it; when one of them throws ({@code fail_once}), a checkpoint the task runs before it fails records
+     * the state without that value, and the restored job never emits it (seen once under load: one id
+     * missing, the one {@code fail_once} threw on).
+     */
     static void ids(StreamTableEnvironment tEnv, String name, long n, int perSecond) {
-        tEnv.executeSql("CREATE TEMPORARY TABLE " + name + " (id BIGINT NOT NULL) WITH ('connector' = 'datagen', "
-                + "'rows-per-second' = '" + perSecond + "', 'fields.id.kind' = 'sequence', 'fields.id.start' = '0', "
-                + "'fields.id.end' = '" + (n - 1) + "')");
+        StreamExecutionEnvironment env = ENVIRONMENTS.get(tEnv);
+        if (env == null) {
+            throw new IllegalStateException("ids needs a table environment of SqlJobs.tableEnvironment");
+        }
+        tEnv.createTemporaryView(name, tEnv.fromDataStream(TestJobs.ids(env, n, perSecond),
+                Schema.newBuilder().column("f0", DataTypes.BIGINT().notNull()).build()).as("id"));
     }
 
     /**
