@@ -42,8 +42,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * per completed checkpoint (one a second), so {@code soak.minutes} sets the job's length in checkpoints
  * (60 a minute) and {@code soak.gap} the checkpoints between the recovery from one fault and the next
  * fault. Faults are injected only while the job is at least {@value #RESERVE} checkpoints from its end, so it
- * can still restart; a slow machine takes longer, never fewer faults. CI runs 2 minutes with a fault
- * every 5-10 checkpoints; the kinds are drawn in shuffled rounds of every kind once, and at least 5 faults
+ * can still restart; a slow machine takes longer, never fewer faults. CI runs 1.5 minutes with a fault
+ * every 5-10 checkpoints (about 7 faults); the kinds are drawn in shuffled rounds of every kind once, and at least 5 faults
  * of 5 kinds are asserted. The long run is a command (see docs/demo.md):
  * {@code ./mvnw -B -pl examples -am verify -Dit.test=SoakITCase -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false
  * -Dsoak.minutes=30 -Dsoak.gap=10-30 -Dsoak.report=...}.
@@ -87,7 +87,7 @@ class SoakITCase {
     @Test
     @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.HOURS) // the soak bounds itself: see awaits
     void randomFaultsForMinutesEndExact() throws Exception {
-        double minutes = Double.parseDouble(System.getProperty("soak.minutes", "2"));
+        double minutes = Double.parseDouble(System.getProperty("soak.minutes", "1.5"));
         String[] gap = System.getProperty("soak.gap", "5-10").split("-");
         long minGap = Long.parseLong(gap[0]);
         long maxGap = Long.parseLong(gap[1]);
