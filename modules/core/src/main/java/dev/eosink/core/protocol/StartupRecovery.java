@@ -83,8 +83,11 @@ final class StartupRecovery {
 
     /**
      * How much longer than the claim wait a restored writer waits for what restored committers may commit,
-     * while a committer of the sink in this JVM is inside a commit call. Bounded even so: a commit call ends
-     * by its own retries and network timeout, well within this.
+     * while a committer of the sink in this JVM is inside a commit call. Bounded even so. A commit call ends
+     * by its own retries and network timeout: usually within seconds (a COMMIT PREPARED still running
+     * elsewhere fails fast as busy), at worst, with the defaults, in about 15 minutes per transaction (six
+     * attempts of a pool wait and a network timeout each); past this bound the writer refuses, and a
+     * restore of the same checkpoint loses nothing.
      */
     static final Duration BUSY_COMMITTER_WAIT = Duration.ofMinutes(10);
 
