@@ -4,6 +4,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.testing.TcpProxy;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.records.CheckpointPacedIds;
 import dev.eosink.testing.faults.JobFailures;
 import dev.eosink.testing.faults.LogCapture;
 import dev.eosink.testing.hardcases.HardCaseBackend.OwnServer;
@@ -111,7 +112,7 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
     default void commitOnALostConnectionIsRetriedOnANewOne() throws Exception {
         Faults.arm(sinkId(), Faults.Point.BEFORE_COMMIT, 3, a -> backend().cutSessions(sinkId(), SessionScope.all()));
         StreamExecutionEnvironment env = env(1, 200);
-        ids(env, 3_000, 3_000).sinkTo(sink());
+        CheckpointPacedIds.ids(env, 3_000, 500).sinkTo(sink());
         env.execute("connections cut before a commit");
         assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
         assertExactlyOnce(3_000);
@@ -168,7 +169,7 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
             throw new RetriableCommitException("injected: the commit of " + a.transactionId + " succeeded, its reply was lost", null);
         });
         StreamExecutionEnvironment env = env(2, 200);
-        ids(env, 4_000, 4_000).sinkTo(sink());
+        CheckpointPacedIds.ids(env, 4_000, 500).sinkTo(sink());
         env.execute("commit reply lost");
 
         assertThat(Faults.fired(sinkId(), Faults.Point.AFTER_COMMIT)).isEqualTo(1);
@@ -194,7 +195,7 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
             // The third prepare of the job: after checkpoints completed, so the restart restores one.
             Faults.arm(sinkId(), Faults.Point.BEFORE_PREPARE, 3, a -> proxy.holdWhenClientSends(backend().prepareRequest()));
             StreamExecutionEnvironment env = env(1, 200);
-            ids(env, 3_000, 3_000).sinkTo(sink(spec().withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))));
+            CheckpointPacedIds.ids(env, 3_000, 500).sinkTo(sink(spec().withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))));
             JobClient job = env.executeAsync("prepare still running at the restart");
             try {
                 await(() -> proxy.holds() == 1 && Faults.writerAttempts(sinkId(), 0).size() > 1, "the restarted writer");
@@ -227,7 +228,7 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
             Faults.arm(sinkId(), Faults.Point.BEFORE_PREPARE, 3,
                     a -> proxy.holdWhenClientSends(backend().prepareRequest()));
             StreamExecutionEnvironment env = TestJobs.envWithDefaultRestarts(1, 200);
-            ids(env, 3_000, 3_000).sinkTo(sink(spec()
+            CheckpointPacedIds.ids(env, 3_000, 500).sinkTo(sink(spec()
                     .withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))
                     .withClaimWait(Duration.ofSeconds(1))));
             JobClient job = env.executeAsync("a session of an earlier attempt going away");
@@ -319,7 +320,7 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
                 afterRestart.set(crashy.prepared(sinkId()));
             });
             StreamExecutionEnvironment env = env(2, 200, fixedDelayRestarts(1_000, Duration.ofMillis(200)));
-            ids(env, 4_000, 3_000).sinkTo(sink(crashy, spec()));
+            CheckpointPacedIds.ids(env, 4_000, 500).sinkTo(sink(crashy, spec()));
             env.execute("server killed after a prepare");
 
             assertThat(Faults.fired(sinkId(), Faults.Point.AFTER_PREPARE)).isEqualTo(1);

@@ -2,6 +2,7 @@ package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.records.CheckpointPacedIds;
 import dev.eosink.testing.hardcases.CheckpointDecliner.Observation;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -160,7 +161,7 @@ public interface FailoverCases extends HardCaseSupport {
         AtomicReference<String> hit = new AtomicReference<>();
         Faults.arm(sinkId(), Faults.Point.AFTER_COMMIT, 3, rememberAndFail(hit));
         StreamExecutionEnvironment env = env(2, 200);
-        ids(env, 4_000, 4_000).sinkTo(sink());
+        CheckpointPacedIds.ids(env, 4_000, 500).sinkTo(sink());
         env.execute("crash after commit");
 
         assertThat(Faults.fired(sinkId(), Faults.Point.AFTER_COMMIT)).isEqualTo(1);

@@ -196,7 +196,9 @@ public interface StartupCases extends HardCaseSupport {
         Faults.arm(otherSink, Faults.Point.BEFORE_COMMIT, 2);
         try {
             StreamExecutionEnvironment env = env(2, 150);
-            DataStream<Long> ids = ids(env, 3_000, 3_000);
+            // Paced by checkpoints: at least three epochs with records, so sink a prepares a third time
+            // (six prepares at least) and sink b commits a second time, however slowly the tasks start.
+            DataStream<Long> ids = CheckpointPacedIds.ids(env, 3_000, 500);
             ids.sinkTo(sink()).name("sink a");
             ExactlyOnceSink<Long> b = sink(spec().withSinkId(otherSink).withTable(otherTable));
             ids.sinkTo(b).name("sink b");
