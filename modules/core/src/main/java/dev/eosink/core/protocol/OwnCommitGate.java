@@ -27,14 +27,13 @@ import java.util.function.LongSupplier;
  * not; or the database, which no longer lists the transaction as prepared. A completion heard from
  * Flink ({@link CheckpointOutcomes}) is only a cue: with chaining disabled the outcome operator is
  * notified in a task of its own, before the committer has committed, and a DELETE run then misses the
- * rows the transaction inserted. The database is asked only when a
- * commit is due that no signal proved (the checkpoint was heard completed at least {@link
- * #LOOK_INTERVAL} ago, or its outcome cannot be heard in this JVM), and at most once per {@link
- * #LOOK_INTERVAL}: never on the chained path, where the signal comes with the completion. It is asked
- * between epochs, and within one whenever the session is about to run statements that wait for the
- * commit ({@link #await}) or holds some ({@link #lookDue}): a committer in another JVM signals nothing,
- * and in a busy stream a newer transaction is always pending by the time an epoch ends, so only a look
- * within the epoch lets held statements run.
+ * rows the transaction inserted. The database is asked only when a commit is due that no signal proved
+ * (the checkpoint was heard completed at least {@link #LOOK_INTERVAL} ago, or its outcome cannot be heard
+ * in this JVM), and at most once per {@link #LOOK_INTERVAL}: never on the chained path, where the signal
+ * comes with the completion. It is asked between epochs, and within one whenever the session is about to
+ * run statements that wait for the commit ({@link #await}) or holds some ({@link #lookDue}): a committer
+ * in another JVM signals nothing, and in a busy stream a newer transaction is always pending by the time
+ * an epoch ends, so only a look within the epoch lets held statements run.
  *
  * <p>Waiting is only an optimization: the session can always carry the statements past the barrier
  * instead ({@link OwnCommits}). So every wait is bounded, by what can still end it: see {@link #await}.
