@@ -6,7 +6,7 @@ import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.testing.PostgresFixture;
-import dev.eosink.testing.RemoteCommitterCommits;
+import dev.eosink.testing.RemoteCommitterEpochs;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -53,44 +53,11 @@ class RemoteCommitterITCase {
                 .claimWait(Duration.ofSeconds(10))
                 .build();
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "remote-committer", OptionalLong.empty());
-        String run = TransactionId.newRunToken(context.execution());
-        TransactionId first = new TransactionId(sinkId, 0, 1, run);
-        TransactionId second = new TransactionId(sinkId, 0, 2, run);
         try (WriterSession<long[]> writer = sink.database().openWriter(context);
                 CommitSession otherJvm = sink.database().openCommitter(context)) {
-            writer.claim(0, 10_000);
-            RemoteCommitterCommits remote = new RemoteCommitterCommits(writer, first);
-            writer.ownCommits(remote);
-
-            int old = held + more;
-            writer.begin(first);
-            for (long k = 0; k < old; k++) {
-                writer.write(new long[] {k, 1}, k);
-            }
-            writer.flush();
-            writer.prepare(first, old);
-            remote.prepared();
-
-            writer.begin(second);
-            long position = 0;
-            for (long k = 0; k < held; k++) {
-                writer.write(new long[] {k, 2}, position++); // keys of the prepared transaction: held
-            }
-            assertThat(remote.looks()).as("looks while the first transaction is prepared").isPositive();
-            assertThat(remote.committedSeen()).isFalse();
-            otherJvm.commit(first);
-            for (long k = held; k < old; k++) {
-                writer.write(new long[] {old + k, 2}, position++);
-                writer.write(new long[] {k, 2}, position++);
-            }
-            assertThat(remote.committedSeen()).as("the commit seen within the epoch, inside its transaction").isTrue();
-            writer.flush();
-            assertThat(writer.holdsWrites()).as("nothing carried past the barrier").isFalse();
-            writer.prepare(second, position);
-            otherJvm.commit(second);
-            assertThat(values(table)).as("every key once, at its second value").hasSize(old + more).containsOnly(2L);
+            RemoteCommitterEpochs.run(context, writer, otherJvm, held, more);
         }
-
+        assertThat(values(table)).as("every key once, at its second value").hasSize(held + 2 * more).containsOnly(2L);
         assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared transactions left").isEmpty();
     }
 

@@ -1,14 +1,13 @@
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkSettings;
-import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
-import dev.eosink.testing.RemoteCommitterCommits;
+import dev.eosink.testing.RemoteCommitterEpochs;
 
 import org.junit.jupiter.api.Test;
 
@@ -55,44 +54,11 @@ class XaRemoteCommitterITCase {
                 null, "eosink_markers", true, BATCH, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
                 Duration.ofSeconds(30), Duration.ofSeconds(10), List.of("k"), null, null);
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "remote-committer", OptionalLong.empty());
-        String run = TransactionId.newRunToken(context.execution());
-        TransactionId first = new TransactionId(sinkId, 0, 1, run);
-        TransactionId second = new TransactionId(sinkId, 0, 2, run);
-        int old = HELD + MORE;
         try (WriterSession<long[]> writer = database.openWriter(context);
                 CommitSession otherJvm = database.openCommitter(context)) {
-            writer.claim(0, 10_000);
-            RemoteCommitterCommits remote = new RemoteCommitterCommits(writer, first);
-            writer.ownCommits(remote);
-
-            writer.begin(first);
-            for (long k = 0; k < old; k++) {
-                writer.write(new long[] {k, 1}, k);
-            }
-            writer.flush();
-            writer.prepare(first, old);
-            remote.prepared();
-
-            writer.begin(second);
-            long position = 0;
-            for (long k = 0; k < HELD; k++) {
-                writer.write(new long[] {k, 2}, position++); // keys of the prepared branch: held
-            }
-            assertThat(remote.looks()).as("looks while the first branch is prepared").isPositive();
-            assertThat(remote.committedSeen()).isFalse();
-            otherJvm.commit(first);
-            for (long k = HELD; k < old; k++) {
-                writer.write(new long[] {old + k, 2}, position++);
-                writer.write(new long[] {k, 2}, position++);
-            }
-            assertThat(remote.committedSeen()).as("the commit seen within the epoch, its branch active").isTrue();
-            writer.flush();
-            assertThat(writer.holdsWrites()).as("nothing carried past the barrier").isFalse();
-            writer.prepare(second, position);
-            otherJvm.commit(second);
-            assertThat(writer.listPrepared()).as("prepared branches left").isEmpty();
+            RemoteCommitterEpochs.run(context, writer, otherJvm, HELD, MORE);
         }
-        assertThat(values(table)).as("every key once, at its second value").hasSize(old + MORE).containsOnly(2L);
+        assertThat(values(table)).as("every key once, at its second value").hasSize(HELD + 2 * MORE).containsOnly(2L);
     }
 
     private List<Long> values(String table) throws SQLException {
