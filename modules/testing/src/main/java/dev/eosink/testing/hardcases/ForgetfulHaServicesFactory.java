@@ -51,7 +51,7 @@ public final class ForgetfulHaServicesFactory implements HighAvailabilityService
      * Waits until {@code job} has been cleaned up {@code times} times in this JVM: every earlier
      * submission under that id is gone from the cluster, which will take the id again.
      */
-    static void awaitCleanedUp(JobID job, int times, Duration limit) throws InterruptedException {
+    public static void awaitCleanedUp(JobID job, int times, Duration limit) throws InterruptedException {
         TestJobs.await(() -> cleanedUp(job) >= times, times + " cleanups of job " + job + " (seen: " + cleanedUp(job)
                 + "); an earlier job of this id still runs, or its cluster is not configured with "
                 + ForgetfulHaServicesFactory.class.getSimpleName(), limit);

@@ -1,0 +1,176 @@
+package dev.eosink.testing.explore;
+
+import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.hardcases.ProtocolTrace;
+import dev.eosink.testing.hardcases.ResourceBackend;
+
+import org.apache.flink.client.program.ClusterClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs scenarios on one backend and judges them: {@link #check} runs one and returns what the {@link
+ * Oracle} found; {@link #shrink} reduces a violating scenario to the fewest steps (and the plainest
+ * parameters) that still violate; {@link #assertKeepsItsPromises} is what a test pasted from a report
+ * calls. Every scenario gets a fresh table and sink id, and leaves nothing behind.
+ */
+public final class Explorer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Explorer.class);
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+    private final ResourceBackend backend;
+    private final ClusterClient<?> client;
+    private final Path dir;
+
+    public Explorer(ResourceBackend backend, ClusterClient<?> client, Path dir) {
+        this.backend = backend;
+        this.client = client;
+        this.dir = dir;
+    }
+
+    /** What one run of a scenario showed. */
+    public static final class Outcome {
+        public final Scenario scenario;
+        public final History history;
+        public final List<String> violations;
+
+        Outcome(Scenario scenario, History history, List<String> violations) {
+            this.scenario = scenario;
+            this.history = history;
+            this.violations = List.copyOf(violations);
+        }
+
+        public boolean violates() {
+            return !violations.isEmpty();
+        }
+    }
+
+    /** Runs {@code scenario} on a fresh table and sink id, judges it, and cleans up. */
+    public Outcome check(Scenario scenario) throws Exception {
+        int n = SEQUENCE.incrementAndGet();
+        String target = "ex_" + n + "_" + (System.nanoTime() % 100_000);
+        String sinkId = target.replace('_', '-');
+        backend.createTarget(target);
+        Path scenarioDir = Files.createDirectories(dir.resolve(target));
+        try {
+            History history = new ScenarioRunner(backend, client, scenarioDir, sinkId, target).run(scenario);
+            List<String> violations = Oracle.violations(history);
+            int abandoned = history.preparedAtEnd.size();
+            if (abandoned > 0 && violations.isEmpty()) {
+                history.notes.add(abandoned + " transaction(s) of abandoned lines of history left prepared, as "
+                        + "documented; rolled back as eosink-admin resolve would");
+            }
+            return new Outcome(scenario, history, violations);
+        } finally {
+            try {
+                backend.rollbackAllPrepared(sinkId);
+                backend.dropTarget(target);
+            } catch (RuntimeException e) {
+                LOG.warn("Could not clean up after {} on {}: {}", sinkId, backend.name(), e.toString());
+            }
+            Faults.reset(sinkId);
+            ProtocolTrace.reset(sinkId);
+            Gate.reset(sinkId);
+        }
+    }
+
+    /**
+     * The smallest scenario found that still violates: steps removed one at a time, then each start made
+     * plainer (parallelism 1, chaining on, a new job id, the gate chained), each change kept if the
+     * scenario still violates. At most {@code attempts} runs; a violation that depends on timing may
+     * need more than one run to show, so a shrunk scenario is a lower bound on what it takes.
+     */
+    public Outcome shrink(Outcome violating, int attempts) throws Exception {
+        Outcome best = violating;
+        int tried = 0;
+        boolean smaller = true;
+        while (smaller && tried < attempts) {
+            smaller = false;
+            Scenario s = best.scenario;
+            for (int i = s.steps().size() - 1; i >= 0 && tried < attempts; i--) {
+                Outcome candidate = check(s.without(i));
+                tried++;
+                if (candidate.violates()) {
+                    best = candidate;
+                    smaller = true;
+                    break;
+                }
+            }
+        }
+        for (int i = 0; i < best.scenario.steps().size() && tried < attempts; i++) {
+            if (!(best.scenario.steps().get(i) instanceof Step.Start)) {
+                continue;
+            }
+            Step.Start start = (Step.Start) best.scenario.steps().get(i);
+            for (Step.Start plainer : plainer(start)) {
+                if (tried >= attempts) {
+                    break;
+                }
+                Outcome candidate = check(best.scenario.with(i, plainer));
+                tried++;
+                if (candidate.violates()) {
+                    best = candidate;
+                    start = plainer;
+                }
+            }
+        }
+        return best;
+    }
+
+    private static List<Step.Start> plainer(Step.Start s) {
+        List<Step.Start> options = new java.util.ArrayList<>();
+        if (s.parallelism != 1) {
+            options.add(new Step.Start(s.origin, s.snapshot, s.sinkState, s.fixedJobId, 1, s.chaining, s.gateChained,
+                    s.leftoverPolicy, s.rewindPolicy));
+        }
+        if (s.chaining != Step.Chaining.ON) {
+            options.add(new Step.Start(s.origin, s.snapshot, s.sinkState, s.fixedJobId, s.parallelism, Step.Chaining.ON,
+                    s.gateChained, s.leftoverPolicy, s.rewindPolicy));
+        }
+        if (s.fixedJobId) {
+            options.add(new Step.Start(s.origin, s.snapshot, s.sinkState, false, s.parallelism, s.chaining,
+                    s.gateChained, s.leftoverPolicy, s.rewindPolicy));
+        }
+        if (!s.gateChained) {
+            options.add(new Step.Start(s.origin, s.snapshot, s.sinkState, s.fixedJobId, s.parallelism, s.chaining,
+                    true, s.leftoverPolicy, s.rewindPolicy));
+        }
+        return options;
+    }
+
+    /**
+     * Runs the scenario of {@code text} and fails, with the history, if the oracle finds a violation: the
+     * body of a test pasted from an explorer report. Needs a MiniCluster whose high-availability services
+     * forget cleaned-up jobs if the scenario fixes the job id (the fixed-job-id hard-case suites have one).
+     */
+    public static void assertKeepsItsPromises(ResourceBackend backend, ClusterClient<?> client, Path dir, String text)
+            throws Exception {
+        Outcome outcome = new Explorer(backend, client, dir).check(Scenario.parse(text));
+        if (outcome.violates()) {
+            throw new AssertionError(report(outcome, backend.name(), "replay"));
+        }
+    }
+
+    /** A violation as the explorer prints it: the steps, what happened, what is wrong, how to replay it. */
+    static String report(Outcome outcome, String backend, String found) {
+        String text = outcome.scenario.text();
+        return "EXPLORER VIOLATION on " + backend + " (" + found + ")\n"
+                + "steps: " + text + "\n"
+                + "what happened:\n" + outcome.history.describe()
+                + "violations:\n  " + String.join("\n  ", outcome.violations) + "\n"
+                + "replay: ./explore --backend " + ExploreSettings.backendOption(backend) + " --replay '" + text + "'\n"
+                + "as a test (in a hard-case suite of this backend; one with a fixed job id if a step fixes it):\n"
+                + "    @Test\n"
+                + "    void explorerScenario" + Long.toUnsignedString(Math.abs((long) text.hashCode()), 36)
+                + "(@InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {\n"
+                + "        Explorer.assertKeepsItsPromises(backend(), client, dir,\n"
+                + "                \"" + text + "\");\n"
+                + "    }\n";
+    }
+}

@@ -1,0 +1,154 @@
+package dev.eosink.testing.explore;
+
+import dev.eosink.core.TransactionId;
+import dev.eosink.testing.hardcases.ProtocolTrace;
+
+import org.apache.flink.api.common.JobID;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What happened when a {@link ScenarioRunner} ran a scenario: the jobs it started ({@link Run}), the
+ * snapshots it took ({@link Snapshot}), what the database showed around each job, and at the end; the
+ * {@link Oracle} judges it. Everything here is observed, none of it predicted.
+ */
+public final class History {
+
+    /** How a job ended. */
+    public enum End {
+        /** It reached the end of its input and its last checkpoint. */
+        FINISHED,
+        /** Stopped with a savepoint. */
+        STOPPED,
+        CANCELED,
+        /** The sink refused it at start (a refusal the docs describe: leftovers, a rewind). */
+        REFUSED,
+        /** It failed for any other reason. */
+        FAILED
+    }
+
+    /** One submitted job. */
+    public static final class Run {
+        public final int index;
+        public final Step.Start start;
+        /** The snapshot it was restored from; null for a fresh start. */
+        public final Snapshot origin;
+        public final String sinkUid;
+        /** Whether the sink's state was restored (a snapshot, and the sink's uid unchanged). */
+        public final boolean sinkStateRestored;
+        /** Whether this run is the one the runner added to close the scenario. */
+        public final boolean closing;
+        JobID jobId;
+        /** Trace events with a sequence number in (firstSeq, lastSeq] are this run's. */
+        long firstSeq;
+        long lastSeq = Long.MAX_VALUE;
+        Set<String> markersBefore = Set.of();
+        Set<String> markersAfter = Set.of();
+        Set<String> preparedBefore = Set.of();
+        Set<String> preparedAfter = Set.of();
+        End end;
+        String failure = "";
+        final List<Snapshot> snapshots = new ArrayList<>();
+
+        Run(int index, Step.Start start, Snapshot origin, String sinkUid, boolean sinkStateRestored, boolean closing) {
+            this.index = index;
+            this.start = start;
+            this.origin = origin;
+            this.sinkUid = sinkUid;
+            this.sinkStateRestored = sinkStateRestored;
+            this.closing = closing;
+        }
+
+        /** Whether the trace event belongs to this run. */
+        boolean owns(ProtocolTrace.Event e) {
+            return e.seq > firstSeq && e.seq <= lastSeq;
+        }
+
+        @Override
+        public String toString() {
+            return "run " + index + (closing ? " (closing)" : "") + ": " + start + ", "
+                    + (origin == null ? "fresh" : "from " + origin) + ", sink uid " + sinkUid
+                    + (sinkStateRestored ? " (state restored)" : origin == null ? "" : " (state not restored)")
+                    + " -> " + end + (failure.isEmpty() ? "" : ": " + failure);
+        }
+    }
+
+    /** A savepoint, or a retained checkpoint of a cancelled job. */
+    public static final class Snapshot {
+        public final int index;
+        public final String path;
+        public final long checkpointId;
+        public final Run run;
+        public final String kind;
+
+        Snapshot(int index, String path, long checkpointId, Run run, String kind) {
+            this.index = index;
+            this.path = path;
+            this.checkpointId = checkpointId;
+            this.run = run;
+            this.kind = kind;
+        }
+
+        @Override
+        public String toString() {
+            return "snapshot#" + index + " (" + kind + " of run " + run.index + ", checkpoint " + checkpointId + ")";
+        }
+    }
+
+    final List<Run> runs = new ArrayList<>();
+    final List<Snapshot> snapshots = new ArrayList<>();
+    final List<String> notes = new ArrayList<>();
+    List<ProtocolTrace.Event> trace = List.of();
+    Map<Long, Long> idCounts = Map.of();
+    Map<TransactionId, Long> committed = Map.of();
+    /** The sink's prepared transactions once the scenario closed, before any remedy. */
+    Set<String> preparedAtEnd = Set.of();
+
+    public List<Run> runs() {
+        return runs;
+    }
+
+    public List<String> notes() {
+        return notes;
+    }
+
+    /** The transactions {@code run} prepared, by name. */
+    Map<String, ProtocolTrace.Event> preparedBy(Run run) {
+        Map<String, ProtocolTrace.Event> own = new java.util.LinkedHashMap<>();
+        for (ProtocolTrace.Event e : trace) {
+            if (e.kind == ProtocolTrace.Kind.PREPARED && run.owns(e)) {
+                own.put(e.gid, e);
+            }
+        }
+        return own;
+    }
+
+    /** Every transaction the trace saw prepared, by name. */
+    Map<String, ProtocolTrace.Event> preparedByName() {
+        Map<String, ProtocolTrace.Event> all = new java.util.HashMap<>();
+        for (ProtocolTrace.Event e : trace) {
+            if (e.kind == ProtocolTrace.Kind.PREPARED) {
+                all.put(e.gid, e);
+            }
+        }
+        return all;
+    }
+
+    static Set<String> names(List<TransactionId> ids) {
+        Set<String> names = new HashSet<>();
+        ids.forEach(id -> names.add(id.toString()));
+        return names;
+    }
+
+    /** The runs, one per line, and the notes. */
+    public String describe() {
+        StringBuilder text = new StringBuilder();
+        runs.forEach(r -> text.append("  ").append(r).append('\n'));
+        notes.forEach(n -> text.append("  note: ").append(n).append('\n'));
+        return text.toString();
+    }
+}

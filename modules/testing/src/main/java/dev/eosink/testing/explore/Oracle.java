@@ -1,0 +1,227 @@
+package dev.eosink.testing.explore;
+
+import dev.eosink.core.RewindPolicy;
+import dev.eosink.core.TransactionId;
+import dev.eosink.testing.hardcases.ProtocolTrace;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Judges a {@link History} by what the sink promises (docs/guarantees.md), never by timing. The
+ * expected table follows from the history alone, because the source is a function of its position:
+ * the scenario's final <em>line of history</em> (the last job, the job whose snapshot it restored, and
+ * so on back to a fresh start) read every id once, each job the ids after the snapshot it restored up
+ * to the snapshot the next one restored. So:
+ *
+ * <ol>
+ *   <li><b>Exact on the line</b>: the committed transactions of that line (each job's up to the
+ *       checkpoint the next job restored; all of the last job's) hold every id 0..{@link
+ *       Scenario#IDS}-1 exactly once. A transaction committed after the checkpoint the next job restored
+ *       is a rewind's duplicate, which the docs announce; it is allowed only if it committed before
+ *       that next job started (rule 3).
+ *   <li><b>Atomic</b>: the table holds exactly the ids of the committed transactions (by their markers),
+ *       as many times as they hold them: nothing of an uncommitted transaction is visible.
+ *   <li><b>Only what was promised</b>: every transaction committed while a job ran is that job's own,
+ *       or one its restored snapshot promised (of the line it restored, named up to that snapshot's
+ *       checkpoint, and only if the sink's state was restored).
+ *   <li><b>Refusals the docs promise</b>: a job the sink refused at start was started without the
+ *       sink's state among another execution's prepared transactions ({@code leftoverPolicy(FAIL)}), or
+ *       restored a snapshot older than a commit of the sink ({@code rewindPolicy(FAIL)}); and it leaves
+ *       nothing of its own, committed or prepared. Any other failure of a job is a violation.
+ *   <li><b>Nothing prepared</b> of the final line once it ended. What an abandoned line left prepared (a
+ *       plain savepoint never restored, a cancelled job's last checkpoint) stays prepared by design
+ *       until an operator resolves it: the explorer rolls it back as {@code eosink-admin resolve}
+ *       would, and says so in the history's notes.
+ * </ol>
+ */
+public final class Oracle {
+
+    private Oracle() {
+    }
+
+    /** The kind of refusal a job's failure messages show, if they show one. */
+    static Optional<String> refusal(String messages) {
+        if (messages.contains("left by other job(s)")) {
+            return Optional.of("leftovers");
+        }
+        if (messages.contains("Refused (rewindPolicy FAIL)")) {
+            return Optional.of("rewind");
+        }
+        return Optional.empty();
+    }
+
+    /** What the history shows against the promises above; empty when it keeps them all. */
+    public static List<String> violations(History history) {
+        List<String> violations = new ArrayList<>();
+        Map<String, ProtocolTrace.Event> prepared = history.preparedByName();
+        Set<String> committed = new HashSet<>();
+        history.committed.keySet().forEach(id -> committed.add(id.toString()));
+
+        for (History.Run run : history.runs) {
+            judgeEnd(run, history, violations);
+            judgeCommits(run, history, violations);
+        }
+
+        List<History.Run> line = finalLine(history);
+        Set<String> onLine = new HashSet<>();
+        for (int i = 0; i < line.size(); i++) {
+            History.Run run = line.get(i);
+            long upTo = i + 1 < line.size() ? line.get(i + 1).origin.checkpointId : Long.MAX_VALUE;
+            history.preparedBy(run).forEach((gid, e) -> {
+                if (e.checkpointOfGid() <= upTo) {
+                    onLine.add(gid);
+                }
+            });
+        }
+        Map<Long, Integer> lineCounts = new TreeMap<>();
+        for (String gid : onLine) {
+            if (committed.contains(gid)) {
+                for (long id : prepared.get(gid).ids()) {
+                    lineCounts.merge(id, 1, Integer::sum);
+                }
+            }
+        }
+        List<Long> missing = new ArrayList<>();
+        List<Long> twice = new ArrayList<>();
+        for (long id = 0; id < Scenario.IDS; id++) {
+            int n = lineCounts.getOrDefault(id, 0);
+            if (n == 0) {
+                missing.add(id);
+            } else if (n > 1) {
+                twice.add(id);
+            }
+        }
+        if (!missing.isEmpty()) {
+            violations.add("LOSS: " + missing.size() + " ids are in no committed transaction of the final line of "
+                    + "history (runs " + indexes(line) + "); the first: " + first(missing));
+        }
+        if (!twice.isEmpty()) {
+            violations.add("DUPLICATES: " + twice.size() + " ids are in more than one committed transaction of the "
+                    + "final line of history (runs " + indexes(line) + "); the first: " + first(twice));
+        }
+
+        Map<Long, Long> expected = new HashMap<>();
+        for (String gid : committed) {
+            ProtocolTrace.Event e = prepared.get(gid);
+            if (e == null) {
+                violations.add("a marker of " + gid + ", which no writer of the scenario prepared");
+                continue;
+            }
+            for (long id : e.ids()) {
+                expected.merge(id, 1L, Long::sum);
+            }
+        }
+        if (!expected.equals(history.idCounts)) {
+            violations.add("NOT ATOMIC: the table differs from what the committed transactions hold: "
+                    + difference(expected, history.idCounts));
+        }
+
+        Set<String> lineOwn = new HashSet<>();
+        line.forEach(run -> lineOwn.addAll(history.preparedBy(run).keySet()));
+        for (String gid : history.preparedAtEnd) {
+            if (lineOwn.contains(gid)) {
+                violations.add("LEFT PREPARED: " + gid + ", of the final line of history, once it ended");
+            }
+        }
+        return violations;
+    }
+
+    private static void judgeEnd(History.Run run, History history, List<String> violations) {
+        if (run.end == History.End.FAILED) {
+            violations.add("run " + run.index + " failed: " + run.failure);
+        }
+        if (run.end != History.End.REFUSED) {
+            return;
+        }
+        String kind = refusal(run.failure).orElseThrow();
+        if (kind.equals("leftovers")) {
+            if (run.sinkStateRestored || run.preparedBefore.isEmpty()) {
+                violations.add("run " + run.index + " was refused for leftovers, but "
+                        + (run.sinkStateRestored ? "its sink's state was restored"
+                                : "no transaction of the sink was prepared when it started") + ": " + run.failure);
+            }
+        } else if (run.start.rewindPolicy != RewindPolicy.FAIL || run.origin == null
+                || run.markersBefore.stream().noneMatch(g -> checkpointOf(g) > run.origin.checkpointId)) {
+            violations.add("run " + run.index + " was refused as a rewind, but nothing was committed after its "
+                    + "snapshot's checkpoint: " + run.failure);
+        }
+        Set<String> own = history.preparedBy(run).keySet();
+        for (String gid : own) {
+            if (run.preparedAfter.contains(gid) || run.markersAfter.contains(gid) && !run.markersBefore.contains(gid)) {
+                violations.add("run " + run.index + " was refused, yet left its own " + gid
+                        + (run.preparedAfter.contains(gid) ? " prepared" : " committed"));
+            }
+        }
+    }
+
+    /** Rule 3: what committed while the run ran is its own, or promised by the snapshot it restored. */
+    private static void judgeCommits(History.Run run, History history, List<String> violations) {
+        Set<String> allowed = new HashSet<>(history.preparedBy(run).keySet());
+        History.Snapshot origin = run.origin;
+        boolean promised = run.sinkStateRestored;
+        while (promised && origin != null) {
+            long upTo = origin.checkpointId;
+            history.preparedBy(origin.run).forEach((gid, e) -> {
+                if (e.checkpointOfGid() <= upTo) {
+                    allowed.add(gid);
+                }
+            });
+            promised = origin.run.sinkStateRestored;
+            origin = origin.run.origin;
+        }
+        for (String gid : run.markersAfter) {
+            if (!run.markersBefore.contains(gid) && !allowed.contains(gid)) {
+                violations.add("run " + run.index + " committed " + gid + ", neither its own nor promised by "
+                        + (run.origin == null ? "a snapshot (it started fresh)" : run.origin
+                                + (run.sinkStateRestored ? "" : " (restored without the sink's state)")));
+            }
+        }
+    }
+
+    /** The last run, the run whose snapshot it restored, and so on back to a fresh start; oldest first. */
+    static List<History.Run> finalLine(History history) {
+        List<History.Run> line = new ArrayList<>();
+        History.Run run = history.runs.isEmpty() ? null : history.runs.get(history.runs.size() - 1);
+        while (run != null) {
+            line.add(0, run);
+            run = run.origin == null ? null : run.origin.run;
+        }
+        return line;
+    }
+
+    private static long checkpointOf(String gid) {
+        return TransactionId.parse(gid).map(TransactionId::checkpointId).orElse(-1L);
+    }
+
+    private static String indexes(List<History.Run> runs) {
+        return runs.stream().map(r -> String.valueOf(r.index)).reduce((a, b) -> a + ", " + b).orElse("none");
+    }
+
+    private static String first(List<Long> ids) {
+        return ids.subList(0, Math.min(10, ids.size())).toString();
+    }
+
+    private static String difference(Map<Long, Long> expected, Map<Long, Long> actual) {
+        List<String> diffs = new ArrayList<>();
+        Set<Long> ids = new java.util.TreeSet<>(expected.keySet());
+        ids.addAll(actual.keySet());
+        for (long id : ids) {
+            long e = expected.getOrDefault(id, 0L);
+            long a = actual.getOrDefault(id, 0L);
+            if (e != a) {
+                diffs.add("id " + id + ": " + a + " in the table, " + e + " committed");
+                if (diffs.size() == 10) {
+                    break;
+                }
+            }
+        }
+        return String.join("; ", diffs);
+    }
+}

@@ -1,0 +1,81 @@
+package dev.eosink.testing.explore;
+
+import dev.eosink.core.LeftoverPolicy;
+import dev.eosink.core.RewindPolicy;
+import dev.eosink.testing.faults.Faults;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * Draws a {@link Scenario} from a seed: the same seed gives the same steps on every machine and Java
+ * version ({@link SplittableRandom}'s sequence is specified). A scenario starts a job, then draws moves
+ * while a job runs (progress, checkpoints, a declined checkpoint, savepoints, a stop, a cancel, a task
+ * failure at any point of the protocol) and starts another job whenever none runs: fresh, or from any
+ * snapshot taken so far, with or without the sink's state, under a new or a fixed job id, at another
+ * parallelism, with chaining on or off. The probabilities favour the moves that combine into the paths
+ * that went wrong before: a snapshot restored without the sink's state, a fixed job id, chaining off.
+ */
+public final class ScenarioGenerator {
+
+    private static final Faults.Point[] FAULT_POINTS = Faults.Point.values();
+
+    private ScenarioGenerator() {
+    }
+
+    public static Scenario generate(long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        List<Step> steps = new ArrayList<>();
+        int moves = 5 + random.nextInt(8);
+        boolean running = false;
+        int snapshots = 0;
+        while (steps.size() < moves) {
+            if (!running) {
+                steps.add(start(random, snapshots));
+                steps.add(new Step.Progress(50 + random.nextInt(250)));
+                running = true;
+                continue;
+            }
+            int pick = random.nextInt(100);
+            if (pick < 28) {
+                steps.add(new Step.Progress(100 + random.nextInt(300)));
+            } else if (pick < 44) {
+                steps.add(new Step.Checkpoint());
+            } else if (pick < 52) {
+                steps.add(new Step.Decline());
+            } else if (pick < 62) {
+                steps.add(new Step.Savepoint());
+                snapshots++;
+            } else if (pick < 72) {
+                steps.add(new Step.Stop(random.nextBoolean()));
+                snapshots++;
+                running = false;
+            } else if (pick < 80) {
+                steps.add(new Step.Cancel());
+                snapshots++; // its retained checkpoint, if it completed one
+                running = false;
+            } else {
+                steps.add(new Step.Fail(FAULT_POINTS[random.nextInt(FAULT_POINTS.length)]));
+            }
+        }
+        return new Scenario(seed, steps);
+    }
+
+    private static Step.Start start(SplittableRandom random, int snapshots) {
+        Step.Origin origin = Step.Origin.FRESH;
+        if (snapshots > 0 && random.nextInt(100) < 80) {
+            origin = random.nextBoolean() ? Step.Origin.NEWEST : Step.Origin.PICKED;
+        }
+        boolean sinkState = random.nextInt(100) < 70;
+        // ROLLBACK is for sources that start over: the docs promise a loss for a restore that drops the
+        // sink's state under it, so the explorer uses it only where it is right.
+        LeftoverPolicy leftover = origin == Step.Origin.FRESH && random.nextInt(100) < 30
+                ? LeftoverPolicy.ROLLBACK : LeftoverPolicy.FAIL;
+        int chaining = random.nextInt(100);
+        return new Step.Start(origin, random.nextInt(8), sinkState, random.nextInt(100) < 35,
+                1 + random.nextInt(3),
+                chaining < 60 ? Step.Chaining.ON : chaining < 80 ? Step.Chaining.JOB_OFF : Step.Chaining.SINK_OFF,
+                random.nextBoolean(), leftover, random.nextInt(100) < 25 ? RewindPolicy.FAIL : RewindPolicy.WARN);
+    }
+}

@@ -1,0 +1,449 @@
+package dev.eosink.testing.explore;
+
+import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.core.LeftoverPolicy;
+import dev.eosink.core.RewindPolicy;
+import dev.eosink.testing.RetainedCheckpoints;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.hardcases.ForgetfulHaServicesFactory;
+import dev.eosink.testing.hardcases.ProtocolTrace;
+import dev.eosink.testing.hardcases.ResourceBackend;
+import dev.eosink.testing.hardcases.SinkSpec;
+import dev.eosink.testing.hardcases.TestJobs;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.PipelineOptionsInternal;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.CheckpointType;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.scheduler.stopwithsavepoint.StopWithSavepointStoppingException;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.ExceptionUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs a {@link Scenario} against a real database and a MiniCluster, step by step, and records what
+ * happened ({@link History}). Each job reads ids 0..{@link Scenario#IDS}-1 from a replayable source
+ * (the position is its state), passes them through the {@link Gate} and writes them with the backend's
+ * sink, traced ({@link ProtocolTrace}) and with faults injectable. Checkpoints are taken only when a step
+ * asks, so the steps decide where every barrier falls; everything else (when records arrive, how a
+ * failover interleaves with a commit) is left to the machine, as it is in production.
+ *
+ * <p>After the steps the runner closes the scenario: a running job is driven to its end; if the last job
+ * did not finish, a last one restores the newest snapshot of its line of history with the sink's state
+ * (or starts fresh under {@code leftoverPolicy(ROLLBACK)}, the documented remedy for sources that start
+ * over) and runs to the end. The scenario's final line of history then holds every id.
+ *
+ * <p>A step that cannot apply (a checkpoint of a job that has ended, a savepoint refused while the job
+ * fails over) is noted and skipped: the shrinker removes steps, and the scenario must stay runnable.
+ */
+public final class ScenarioRunner {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ScenarioRunner.class);
+
+    /** Ids per second the source emits: a full run takes about 3 s. */
+    static final double RATE = 500;
+
+    private final ResourceBackend backend;
+    private final ClusterClient<?> client;
+    private final Path dir;
+    private final String sinkId;
+    private final String target;
+    private final JobID fixedJobId;
+    private int fixedSubmissions;
+
+    private History history;
+    private History.Run current;
+    private JobClient job;
+
+    /**
+     * A runner for one scenario: {@code target} must exist and be empty, {@code sinkId} unused; {@code
+     * dir} an empty directory for snapshots. The cluster must forget cleaned-up jobs ({@link
+     * ForgetfulHaServicesFactory}) for the fixed job id.
+     */
+    public ScenarioRunner(ResourceBackend backend, ClusterClient<?> client, Path dir, String sinkId, String target) {
+        this.backend = backend;
+        this.client = client;
+        this.dir = dir;
+        this.sinkId = sinkId;
+        this.target = target;
+        ByteBuffer bytes = ByteBuffer.allocate(16).putLong(sinkId.hashCode()).putLong(System.nanoTime());
+        this.fixedJobId = new JobID(bytes.array());
+    }
+
+    public History run(Scenario scenario) throws Exception {
+        history = new History();
+        Faults.reset(sinkId);
+        ProtocolTrace.reset(sinkId);
+        Gate.reset(sinkId);
+        try {
+            for (Step step : scenario.steps()) {
+                LOG.info("Explorer {}: {}", sinkId, step);
+                apply(step);
+            }
+            close();
+        } finally {
+            endRunning();
+        }
+        history.trace = ProtocolTrace.events(sinkId);
+        history.idCounts = backend.idCounts(target);
+        history.committed = committed();
+        history.preparedAtEnd = History.names(backend.prepared(sinkId));
+        return history;
+    }
+
+    private void apply(Step step) throws Exception {
+        if (step instanceof Step.Start) {
+            start((Step.Start) step, false);
+            return;
+        }
+        if (!running()) {
+            history.notes.add("skipped '" + step + "': no job runs");
+            return;
+        }
+        if (step instanceof Step.Progress) {
+            progress(((Step.Progress) step).records);
+        } else if (step instanceof Step.Checkpoint) {
+            checkpoint();
+        } else if (step instanceof Step.Decline) {
+            Gate.declineNext(sinkId);
+            checkpoint();
+        } else if (step instanceof Step.Savepoint) {
+            savepoint();
+        } else if (step instanceof Step.Stop) {
+            stop(((Step.Stop) step).drain);
+        } else if (step instanceof Step.Cancel) {
+            cancel();
+        } else if (step instanceof Step.Fail) {
+            Faults.arm(sinkId, ((Step.Fail) step).point, 1);
+        }
+    }
+
+    // ---------------------------------------------------------------- starting a job
+
+    private void start(Step.Start start, boolean closing) throws Exception {
+        if (job != null) {
+            history.notes.add("'" + start + "' while run " + current.index + " still ran: cancelled it first");
+            cancel();
+        }
+        History.Snapshot origin = origin(start);
+        String uid = start.sinkState && origin != null ? origin.run.sinkUid
+                : start.sinkState ? "eosink" : "eosink-" + history.runs.size();
+        boolean restored = origin != null && uid.equals(origin.run.sinkUid);
+        History.Run run = new History.Run(history.runs.size(), start, origin, uid, restored, closing);
+        history.runs.add(run);
+        current = run;
+        run.markersBefore = markers();
+        run.preparedBefore = History.names(backend.prepared(sinkId));
+        run.firstSeq = lastSeq();
+
+        Configuration conf = TestJobs.fixedDelayRestarts(20, Duration.ofMillis(100));
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints(run).toUri().toString());
+        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        conf.set(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER, 1_000);
+        if (origin != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, origin.path);
+            conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+        }
+        if (start.fixedJobId) {
+            conf.set(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID, fixedJobId.toHexString());
+            ForgetfulHaServicesFactory.awaitCleanedUp(fixedJobId, fixedSubmissions, TestJobs.TIMEOUT);
+        }
+        StreamExecutionEnvironment env = TestJobs.manualEnv(start.parallelism, conf);
+        if (start.chaining == Step.Chaining.JOB_OFF) {
+            env.disableOperatorChaining();
+        }
+        SingleOutputStreamOperator<Long> gated = TestJobs.rebalancedIds(env, 0, Scenario.IDS, RATE)
+                .map(new Gate(sinkId)).uid("gate").name("gate");
+        if (!start.gateChained) {
+            gated.disableChaining();
+        }
+        DataStreamSink<Long> sink = gated.sinkTo(sink(start.leftoverPolicy, start.rewindPolicy)).uid(uid).name("eosink");
+        if (start.chaining == Step.Chaining.SINK_OFF) {
+            sink.disableChaining();
+        }
+        job = env.executeAsync("explore " + sinkId + " run " + run.index);
+        run.jobId = job.getJobID();
+        if (start.fixedJobId) {
+            fixedSubmissions++;
+            if (!run.jobId.equals(fixedJobId)) {
+                throw new IllegalStateException("run " + run.index + " got job id " + run.jobId + ", not " + fixedJobId);
+            }
+        }
+        awaitWriting(start.parallelism);
+    }
+
+    /**
+     * Waits until every writer of the new job opened and took a record, or the job ended (a refusal at
+     * start): the next step then meets a job that writes, not one still deploying.
+     */
+    private void awaitWriting(int writers) throws Exception {
+        long written = ProtocolTrace.written(sinkId);
+        long deadline = System.nanoTime() + TestJobs.TIMEOUT.toNanos();
+        while (running() && ProtocolTrace.writers(sinkId) < writers) {
+            if (System.nanoTime() > deadline) {
+                history.notes.add("run " + current.index + ": its writers did not all open within "
+                        + TestJobs.TIMEOUT.toSeconds() + " s");
+                return;
+            }
+            Thread.sleep(10);
+        }
+        // A restore after the end of the input has nothing to write: wait a little, not for ever.
+        long firstRecord = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (running() && ProtocolTrace.written(sinkId) == written && System.nanoTime() < firstRecord) {
+            Thread.sleep(10);
+        }
+    }
+
+    private ExactlyOnceSink<Long> sink(LeftoverPolicy leftover, RewindPolicy rewind) {
+        SinkSpec spec = SinkSpec.of(sinkId, target).withLeftoverPolicy(leftover).withRewindPolicy(rewind);
+        return FaultInjectingDatabase.wrap(ProtocolTrace.wrap(backend.sink(spec)));
+    }
+
+    private History.Snapshot origin(Step.Start start) {
+        List<History.Snapshot> taken = history.snapshots;
+        if (start.origin == Step.Origin.FRESH || taken.isEmpty()) {
+            return null;
+        }
+        return start.origin == Step.Origin.NEWEST ? taken.get(taken.size() - 1) : taken.get(start.snapshot % taken.size());
+    }
+
+    private Path checkpoints(History.Run run) {
+        return dir.resolve("checkpoints-" + run.index);
+    }
+
+    // ---------------------------------------------------------------- moves while a job runs
+
+    private boolean running() throws Exception {
+        if (job == null) {
+            return false;
+        }
+        if (job.getJobStatus().get().isGloballyTerminalState()) {
+            ended(terminalEnd());
+            return false;
+        }
+        return true;
+    }
+
+    private void progress(int records) throws Exception {
+        long target = ProtocolTrace.written(sinkId) + records;
+        long last = -1;
+        long still = System.nanoTime();
+        while (ProtocolTrace.written(sinkId) < target && running()) {
+            long now = ProtocolTrace.written(sinkId);
+            if (now != last) {
+                last = now;
+                still = System.nanoTime();
+            } else if (System.nanoTime() - still > TimeUnit.SECONDS.toNanos(5)) {
+                return; // the input has ended, or the job restarts: the step has waited long enough
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private void checkpoint() throws Exception {
+        try {
+            long id = client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED)
+                    .get(TestJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            LOG.info("Explorer {}: checkpoint {} completed", sinkId, id);
+        } catch (ExecutionException | TimeoutException e) {
+            history.notes.add("run " + current.index + ": a checkpoint did not complete (" + rootMessage(e) + ")");
+        }
+    }
+
+    private void savepoint() throws Exception {
+        try {
+            String path = TestJobs.savepoint(job, dir.resolve("savepoints"));
+            addSnapshot(path, "savepoint");
+        } catch (ExecutionException e) {
+            history.notes.add("run " + current.index + ": a savepoint failed (" + rootMessage(e) + ")");
+        }
+    }
+
+    private void stop(boolean drain) throws Exception {
+        String path;
+        boolean failedStopping = false;
+        try {
+            path = TestJobs.stopWithSavepoint(job, drain, dir.resolve("savepoints"));
+        } catch (ExecutionException e) {
+            Optional<StopWithSavepointStoppingException> stopping =
+                    ExceptionUtils.findThrowable(e, StopWithSavepointStoppingException.class);
+            if (stopping.isEmpty()) {
+                history.notes.add("run " + current.index + ": a stop failed (" + rootMessage(e) + ")");
+                return;
+            }
+            // Flink's own outcome when a task fails after the savepoint completed (here: a fault in the
+            // commit it notified): the job fails, and the savepoint is the one to resume from.
+            path = stopping.get().getSavepointPath();
+            failedStopping = true;
+            history.notes.add("run " + current.index + ": its savepoint completed, then the job failed while "
+                    + "stopping; Flink says to resume from that savepoint");
+        }
+        addSnapshot(path, drain ? "stop --drain savepoint" : "stop savepoint");
+        awaitTerminal();
+        ended(failedStopping || job.getJobStatus().get() == JobStatus.FINISHED ? History.End.STOPPED : terminalEnd());
+    }
+
+    private void cancel() throws Exception {
+        try {
+            job.cancel().get(TestJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            // it ended meanwhile
+        }
+        awaitTerminal();
+        History.End end = job.getJobStatus().get() == JobStatus.CANCELED ? History.End.CANCELED : terminalEnd();
+        History.Run run = current;
+        ended(end);
+        Optional<Path> retained = RetainedCheckpoints.newest(checkpoints(run));
+        if (retained.isPresent()) {
+            history.snapshots.add(new History.Snapshot(history.snapshots.size(), retained.get().toUri().toString(),
+                    RetainedCheckpoints.number(retained.get()), run, "retained checkpoint"));
+            run.snapshots.add(history.snapshots.get(history.snapshots.size() - 1));
+        }
+    }
+
+    private void addSnapshot(String path, String kind) throws Exception {
+        History.Snapshot snapshot = new History.Snapshot(history.snapshots.size(), path, TestJobs.checkpointIdOf(path),
+                current, kind);
+        history.snapshots.add(snapshot);
+        current.snapshots.add(snapshot);
+    }
+
+    // ---------------------------------------------------------------- the end of a job, and of the scenario
+
+    private void awaitTerminal() throws Exception {
+        TestJobs.await(() -> {
+            try {
+                return job.getJobStatus().get().isGloballyTerminalState();
+            } catch (Exception e) {
+                return false;
+            }
+        }, "job " + job.getJobID() + " to end");
+    }
+
+    /** How a job that reached a terminal status by itself ended: finished, refused, or failed. */
+    private History.End terminalEnd() throws Exception {
+        JobStatus status = job.getJobStatus().get();
+        if (status == JobStatus.FINISHED) {
+            return History.End.FINISHED;
+        }
+        if (status == JobStatus.CANCELED) {
+            return History.End.CANCELED;
+        }
+        try {
+            job.getJobExecutionResult().get(TestJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            return History.End.FAILED;
+        } catch (ExecutionException e) {
+            String messages = TestJobs.messages(e);
+            current.failure = messages.length() > 2_000 ? messages.substring(0, 2_000) + "..." : messages;
+            return Oracle.refusal(messages).isPresent() ? History.End.REFUSED : History.End.FAILED;
+        }
+    }
+
+    private void ended(History.End end) throws Exception {
+        History.Run run = current;
+        run.end = end;
+        job = null;
+        TestJobs.await(() -> backend.openSessions(sinkId) == 0, "the sessions of " + sinkId + " to close");
+        run.lastSeq = lastSeq();
+        run.markersAfter = markers();
+        run.preparedAfter = History.names(backend.prepared(sinkId));
+        LOG.info("Explorer {}: {}", sinkId, run);
+    }
+
+    /**
+     * Ends the scenario on a line of history that holds every id: the running job runs to its end, or a
+     * last job resumes the last one's newest snapshot (fresh, if it has none) and does.
+     */
+    private void close() throws Exception {
+        if (running()) {
+            finish();
+        }
+        History.Run last = current;
+        if (last != null && last.end == History.End.FINISHED) {
+            return;
+        }
+        History.Snapshot from = last == null ? null
+                : !last.snapshots.isEmpty() ? last.snapshots.get(last.snapshots.size() - 1) : last.origin;
+        Step.Start closing = new Step.Start(from == null ? Step.Origin.FRESH : Step.Origin.PICKED,
+                from == null ? 0 : from.index, true, false, 2, Step.Chaining.ON, true,
+                from == null ? LeftoverPolicy.ROLLBACK : LeftoverPolicy.FAIL, RewindPolicy.WARN);
+        Faults.reset(sinkId); // a fault armed but never reached belongs to the scenario, not to its closing
+        start(closing, true);
+        finish();
+    }
+
+    private void finish() throws Exception {
+        long deadline = System.nanoTime() + TestJobs.TIMEOUT.toNanos() * 2;
+        while (running()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("run " + current.index + " of " + sinkId + " did not finish");
+            }
+            CompletableFuture<Long> trigger = client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED);
+            try {
+                trigger.get(TestJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // the job finished, failed over or failed meanwhile: look at it again
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Cancels a job the scenario left running (after a failure of the runner itself). */
+    private void endRunning() {
+        if (job != null) {
+            TestJobs.cancelUnlessDone(job);
+            job = null;
+        }
+    }
+
+    private java.util.Set<String> markers() {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        committed().keySet().forEach(id -> names.add(id.toString()));
+        return names;
+    }
+
+    /** The sink's markers; none before any writer of it opened (the first one creates the marker table). */
+    private java.util.Map<dev.eosink.core.TransactionId, Long> committed() {
+        try {
+            return backend.committed(sinkId);
+        } catch (IllegalStateException e) {
+            if (!ProtocolTrace.traces(sinkId)) {
+                return java.util.Map.of();
+            }
+            throw e;
+        }
+    }
+
+    private long lastSeq() {
+        List<ProtocolTrace.Event> events = ProtocolTrace.events(sinkId);
+        return events.isEmpty() ? 0 : events.get(events.size() - 1).seq;
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+}

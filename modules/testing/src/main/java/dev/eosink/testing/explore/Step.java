@@ -1,0 +1,202 @@
+package dev.eosink.testing.explore;
+
+import dev.eosink.core.LeftoverPolicy;
+import dev.eosink.core.RewindPolicy;
+import dev.eosink.testing.faults.Faults;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * One move of an operator or of the world in a {@link Scenario}, with its parameters. Each step has a
+ * one-line text form ({@link #toString()}) that {@link #parse} reads back: a scenario printed by the
+ * explorer is replayed from that text.
+ *
+ * <p>A step never names a snapshot by its path or checkpoint id, which differ from one run of a scenario
+ * to the next, but by its place in the scenario's history (the n-th snapshot taken, counted modulo the
+ * number taken so far), so that a scenario stays valid when the shrinker removes steps before it.
+ */
+public sealed interface Step {
+
+    /** Where a started job's state comes from. */
+    enum Origin {
+        /** No snapshot: the sources start from their first record. */
+        FRESH,
+        /** The newest snapshot of the scenario's history. */
+        NEWEST,
+        /** The {@link Start#snapshot}-th snapshot of the history, modulo the number taken. */
+        PICKED
+    }
+
+    /** How the job chains its operators. */
+    enum Chaining {
+        /** As Flink chains them: the sink's writer, committer and outcome operator in the task before them. */
+        ON,
+        /** {@code env.disableOperatorChaining()}. */
+        JOB_OFF,
+        /** {@code sinkTo(...).disableChaining()}: the sink's operators are tasks of their own. */
+        SINK_OFF
+    }
+
+    /** Submits a job: the source of ids, a gate operator, the sink. */
+    final class Start implements Step {
+        public final Origin origin;
+        public final int snapshot;
+        /** Whether the sink keeps its uid, so that a restore gives it its state; else it is renamed. */
+        public final boolean sinkState;
+        public final boolean fixedJobId;
+        public final int parallelism;
+        public final Chaining chaining;
+        /** Whether the stateful gate operator is chained to the sink (its task is then always restored). */
+        public final boolean gateChained;
+        public final LeftoverPolicy leftoverPolicy;
+        public final RewindPolicy rewindPolicy;
+
+        public Start(Origin origin, int snapshot, boolean sinkState, boolean fixedJobId, int parallelism,
+                Chaining chaining, boolean gateChained, LeftoverPolicy leftoverPolicy, RewindPolicy rewindPolicy) {
+            this.origin = Objects.requireNonNull(origin);
+            this.snapshot = snapshot;
+            this.sinkState = sinkState;
+            this.fixedJobId = fixedJobId;
+            this.parallelism = parallelism;
+            this.chaining = Objects.requireNonNull(chaining);
+            this.gateChained = gateChained;
+            this.leftoverPolicy = Objects.requireNonNull(leftoverPolicy);
+            this.rewindPolicy = Objects.requireNonNull(rewindPolicy);
+        }
+
+        @Override
+        public String toString() {
+            return "start " + (origin == Origin.PICKED ? "snapshot#" + snapshot : origin.name().toLowerCase(Locale.ROOT))
+                    + " p" + parallelism + " state=" + (sinkState ? "kept" : "dropped")
+                    + " jobid=" + (fixedJobId ? "fixed" : "new") + " chaining=" + chaining
+                    + " gate=" + (gateChained ? "chained" : "apart")
+                    + " leftover=" + leftoverPolicy + " rewind=" + rewindPolicy;
+        }
+    }
+
+    /** Waits until the writers took {@code records} more records (or the job ended). */
+    final class Progress implements Step {
+        public final int records;
+
+        public Progress(int records) {
+            this.records = records;
+        }
+
+        @Override
+        public String toString() {
+            return "progress " + records;
+        }
+    }
+
+    /** Triggers a checkpoint and waits for it. */
+    final class Checkpoint implements Step {
+        @Override
+        public String toString() {
+            return "checkpoint";
+        }
+    }
+
+    /** A checkpoint that the gate operator declines (its asynchronous part fails); the job goes on. */
+    final class Decline implements Step {
+        @Override
+        public String toString() {
+            return "decline";
+        }
+    }
+
+    /** A plain savepoint: Flink does not notify the sink of it. */
+    final class Savepoint implements Step {
+        @Override
+        public String toString() {
+            return "savepoint";
+        }
+    }
+
+    /** Stop with a savepoint, draining the input or not. */
+    final class Stop implements Step {
+        public final boolean drain;
+
+        public Stop(boolean drain) {
+            this.drain = drain;
+        }
+
+        @Override
+        public String toString() {
+            return "stop drain=" + drain;
+        }
+    }
+
+    /** Cancels the job; its newest checkpoint is retained and joins the history. */
+    final class Cancel implements Step {
+        @Override
+        public String toString() {
+            return "cancel";
+        }
+    }
+
+    /** The next arrival of the sink at {@code point} throws: the task fails and the job fails over. */
+    final class Fail implements Step {
+        public final Faults.Point point;
+
+        public Fail(Faults.Point point) {
+            this.point = Objects.requireNonNull(point);
+        }
+
+        @Override
+        public String toString() {
+            return "fail at=" + point;
+        }
+    }
+
+    /** Reads a step from its {@link #toString()} form. */
+    static Step parse(String text) {
+        String[] words = text.trim().split("\\s+");
+        switch (words[0]) {
+            case "start":
+                return parseStart(words);
+            case "progress":
+                return new Progress(Integer.parseInt(words[1]));
+            case "checkpoint":
+                return new Checkpoint();
+            case "decline":
+                return new Decline();
+            case "savepoint":
+                return new Savepoint();
+            case "stop":
+                return new Stop(Boolean.parseBoolean(value(words[1], "drain")));
+            case "cancel":
+                return new Cancel();
+            case "fail":
+                return new Fail(Faults.Point.valueOf(value(words[1], "at")));
+            default:
+                throw new IllegalArgumentException("not a step: " + text);
+        }
+    }
+
+    private static Start parseStart(String[] words) {
+        Origin origin;
+        int snapshot = 0;
+        if (words[1].startsWith("snapshot#")) {
+            origin = Origin.PICKED;
+            snapshot = Integer.parseInt(words[1].substring("snapshot#".length()));
+        } else {
+            origin = Origin.valueOf(words[1].toUpperCase(Locale.ROOT));
+        }
+        return new Start(origin, snapshot,
+                value(words[3], "state").equals("kept"),
+                value(words[4], "jobid").equals("fixed"),
+                Integer.parseInt(words[2].substring(1)),
+                Chaining.valueOf(value(words[5], "chaining")),
+                value(words[6], "gate").equals("chained"),
+                LeftoverPolicy.valueOf(value(words[7], "leftover")),
+                RewindPolicy.valueOf(value(words[8], "rewind")));
+    }
+
+    private static String value(String word, String key) {
+        if (!word.startsWith(key + "=")) {
+            throw new IllegalArgumentException("expected " + key + "=..., got " + word);
+        }
+        return word.substring(key.length() + 1);
+    }
+}

@@ -1,0 +1,13 @@
+package dev.eosink.xa;
+
+import dev.eosink.testing.explore.ExplorerSuite;
+
+import java.time.Duration;
+
+/** The explorer ({@link ExplorerSuite}) against XA on PostgreSQL. */
+class XaPostgresExplorerITCase extends ExplorerSuite {
+
+    XaPostgresExplorerITCase() {
+        super(new XaPostgresBackend(), Duration.ofSeconds(45));
+    }
+}
