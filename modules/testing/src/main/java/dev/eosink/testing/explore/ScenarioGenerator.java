@@ -30,9 +30,12 @@ public final class ScenarioGenerator {
         int moves = 5 + random.nextInt(8);
         boolean running = false;
         int snapshots = 0;
+        // An application with high availability runs every deployment under one job id: most scenarios
+        // either fix it for every job or for none.
+        boolean fixedJobIds = random.nextInt(100) < 40;
         while (steps.size() < moves) {
             if (!running) {
-                steps.add(start(random, snapshots));
+                steps.add(start(random, snapshots, random.nextInt(100) < 85 ? fixedJobIds : !fixedJobIds));
                 steps.add(new Step.Progress(50 + random.nextInt(250)));
                 running = true;
                 continue;
@@ -47,6 +50,12 @@ public final class ScenarioGenerator {
             } else if (pick < 62) {
                 steps.add(new Step.Savepoint());
                 snapshots++;
+                if (random.nextBoolean()) {
+                    // the usual upgrade: a savepoint, then cancel, then the new version from the savepoint
+                    steps.add(new Step.Cancel());
+                    snapshots++;
+                    running = false;
+                }
             } else if (pick < 72) {
                 steps.add(new Step.Stop(random.nextBoolean()));
                 snapshots++;
@@ -62,18 +71,18 @@ public final class ScenarioGenerator {
         return new Scenario(seed, steps);
     }
 
-    private static Step.Start start(SplittableRandom random, int snapshots) {
+    private static Step.Start start(SplittableRandom random, int snapshots, boolean fixedJobId) {
         Step.Origin origin = Step.Origin.FRESH;
-        if (snapshots > 0 && random.nextInt(100) < 80) {
-            origin = random.nextBoolean() ? Step.Origin.NEWEST : Step.Origin.PICKED;
+        if (snapshots > 0 && random.nextInt(100) < 85) {
+            origin = random.nextInt(100) < 65 ? Step.Origin.NEWEST : Step.Origin.PICKED;
         }
-        boolean sinkState = random.nextInt(100) < 70;
+        boolean sinkState = random.nextInt(100) < 60;
         // ROLLBACK is for sources that start over: the docs promise a loss for a restore that drops the
         // sink's state under it, so the explorer uses it only where it is right.
         LeftoverPolicy leftover = origin == Step.Origin.FRESH && random.nextInt(100) < 30
                 ? LeftoverPolicy.ROLLBACK : LeftoverPolicy.FAIL;
         int chaining = random.nextInt(100);
-        return new Step.Start(origin, random.nextInt(8), sinkState, random.nextInt(100) < 35,
+        return new Step.Start(origin, random.nextInt(8), sinkState, fixedJobId,
                 1 + random.nextInt(3),
                 chaining < 60 ? Step.Chaining.ON : chaining < 80 ? Step.Chaining.JOB_OFF : Step.Chaining.SINK_OFF,
                 random.nextBoolean(), leftover, random.nextInt(100) < 25 ? RewindPolicy.FAIL : RewindPolicy.WARN);

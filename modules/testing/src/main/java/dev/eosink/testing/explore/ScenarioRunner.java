@@ -60,8 +60,8 @@ public final class ScenarioRunner {
 
     private static final Logger LOG = LoggerFactory.getLogger(ScenarioRunner.class);
 
-    /** Ids per second the source emits: a full run takes about 3 s. */
-    static final double RATE = 500;
+    /** Ids per second the source emits: a full run takes about 1.5 s. */
+    static final double RATE = 1_000;
 
     private final ResourceBackend backend;
     private final ClusterClient<?> client;
