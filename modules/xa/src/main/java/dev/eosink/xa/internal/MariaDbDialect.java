@@ -32,8 +32,9 @@ import java.util.stream.Collectors;
  *       closes the socket, and only then does InnoDB let go of the branch's transaction. An XA COMMIT from another session in between is
  *       answered with success, commits nothing, and removes the branch from XA RECOVER; InnoDB keeps it
  *       prepared, holding its locks, out of reach of every XA statement until the server restarts, whose
- *       recovery lists it again ({@code XaCommitSessionITCase}). So the committer proves each commit by
- *       its marker row ({@link #provesCommitsByMarker}).
+ *       recovery lists it again ({@code XaCommitSessionITCase}). So the writer's prepare returns only once
+ *       the epoch session it closed has left the process list ({@link #sessionAlive}), and the committer
+ *       proves each commit by its marker row ({@link #provesCommitsByMarker}).
  *   <li>A prepared branch that wrote rows survives {@code kill -9} of mariadbd ("Transaction N was in
  *       the XA prepared state" at restart) and commits afterwards; an empty prepared branch does not
  *       survive. Every branch of this sink writes its marker row, so none is empty ({@code
@@ -235,6 +236,13 @@ final class MariaDbDialect extends XaDialect {
     @Override
     public long sessionId(Connection c) throws SQLException {
         return ((Number) single(c, "SELECT CONNECTION_ID()")).longValue();
+    }
+
+    /** A user sees the sessions of its own account in the process list without the PROCESS privilege. */
+    @Override
+    public boolean sessionAlive(Connection c, long id) throws SQLException {
+        Object found = single(c, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", id);
+        return ((Number) found).longValue() > 0;
     }
 
     @Override

@@ -230,6 +230,14 @@ public abstract class XaDialect {
         return 0;
     }
 
+    /**
+     * Whether session {@code id} is still on the server (in its process list), asked on {@code c}, a
+     * session of the same user; false where the dialect knows no session ids.
+     */
+    public boolean sessionAlive(Connection c, long id) throws SQLException {
+        return false;
+    }
+
     /** The id of the session holding the ownership guard of {@code (sinkHash, subtask)}; 0 if none. */
     public long guardHolder(Connection c, String sinkHash, int subtask) throws SQLException {
         return 0;

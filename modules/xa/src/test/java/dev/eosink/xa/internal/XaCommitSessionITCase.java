@@ -5,6 +5,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession.Attempt;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
@@ -13,13 +14,16 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.XAConnection;
+import javax.sql.XADataSource;
 import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;
 
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
@@ -35,7 +39,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * is still prepared (attached to the live session that prepared it) is retried, never resolved by the
  * marker, which would call a committable branch LOST; a branch MariaDB lost track of while the session that
  * prepared it was ending is counted neither committed nor lost, but retried until a restart of the server
- * brings it back.
+ * brings it back; and the writer's prepare returns only once that session has ended, so that its commit
+ * never meets that moment.
  */
 class XaCommitSessionITCase {
 
@@ -153,6 +158,94 @@ class XaCommitSessionITCase {
         assertThat(maria.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(1);
         assertThat(maria.count("SELECT count(*) FROM eosink_markers WHERE gid = ?", id.toString())).isEqualTo(1);
         assertThat(maria.xaRecover()).as("branches left prepared").isEmpty();
+    }
+
+    /**
+     * The writer's side of the previous test: the writer ends its epoch connection after each prepare, and
+     * the prepare returns, so that the checkpoint can complete and the committer commit, only once the
+     * server has ended that session. However soon the commit then comes, it never meets the moment the
+     * previous test shows. Here every session of the writer ends slowly (it holds many user variables),
+     * and the first commit after the prepare returned commits the branch.
+     */
+    @Test
+    void theFirstCommitAfterTheWriterPreparedCommits() throws Exception {
+        MariaDbFixture maria = own();
+        String sinkId = "commit-after-prepare-" + System.nanoTime() % 100000;
+        String table = sinkId.replace('-', '_');
+        maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL) ENGINE=InnoDB");
+        String url = maria.jdbcUrl();
+        XaDatabase<Long> slowToEnd = new XaDatabase<>(XaConnector.of(() -> new SlowToEnd(url)),
+                InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
+                Duration.ofSeconds(120), Duration.ofSeconds(60), null, null, null);
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
+        TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
+
+        int[] attempts = {0};
+        try (WriterSession<Long> writer = slowToEnd.openWriter(context);
+                XaCommitSession committer = new XaCommitSession(context, database(maria, table))) {
+            writer.claim(0, 30_000);
+            writer.begin(id);
+            writer.write(1L, 0);
+            writer.prepare(id, 1);
+            Object outcome = outcomeOnceDetached(committer, id, attempts);
+
+            assertThat(maria.count("SELECT count(*) FROM " + table)).as("rows the commit made visible").isEqualTo(1);
+            assertThat(outcome).isEqualTo(Attempt.COMMITTED);
+            assertThat(attempts[0]).as("commit attempts").isEqualTo(1);
+        }
+        assertThat(maria.count("SELECT count(*) FROM eosink_markers WHERE gid = ?", id.toString())).isEqualTo(1);
+        assertThat(listed(maria, id)).as("the branch left prepared").isFalse();
+    }
+
+    /** MariaDB XA connections of the sink's user, each holding {@value #USER_VARIABLES} user variables. */
+    private static final class SlowToEnd implements XADataSource {
+        private final XaConnector connector;
+
+        SlowToEnd(String url) {
+            Properties props = new Properties();
+            props.setProperty("user", MariaDbFixture.SINK_USER);
+            props.setProperty("password", MariaDbFixture.SINK_PASSWORD);
+            this.connector = XaConnector.of(url, props);
+        }
+
+        @Override
+        public XAConnection getXAConnection() throws SQLException {
+            XAConnection c = connector.open("slow-to-end");
+            try {
+                holdUserVariables(c.getConnection());
+            } catch (SQLException e) {
+                c.close();
+                throw e;
+            }
+            return c;
+        }
+
+        @Override
+        public XAConnection getXAConnection(String user, String password) throws SQLException {
+            throw new SQLFeatureNotSupportedException("the sink's user only");
+        }
+
+        @Override
+        public PrintWriter getLogWriter() {
+            return null;
+        }
+
+        @Override
+        public void setLogWriter(PrintWriter out) {}
+
+        @Override
+        public void setLoginTimeout(int seconds) {}
+
+        @Override
+        public int getLoginTimeout() {
+            return 0;
+        }
+
+        @Override
+        public java.util.logging.Logger getParentLogger() throws SQLFeatureNotSupportedException {
+            throw new SQLFeatureNotSupportedException("no logger");
+        }
     }
 
     private static boolean listed(MariaDbFixture maria, TransactionId id) {
