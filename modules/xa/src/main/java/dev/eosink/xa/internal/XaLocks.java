@@ -113,15 +113,23 @@ final class XaLocks {
         }
     }
 
-    /** Why the claim of {@code subtask} gave up on its guard, by whose session holds it. */
+    /**
+     * Why the claim of {@code subtask} gave up on its guard, by whose session holds it. The holder and its
+     * mark are two looks; a session that ended between them has no mark any more, so one found without
+     * this execution's mark counts as another execution's only if it still holds the guard after that
+     * look, and else as gone (a restart takes the guard).
+     */
     private SinkException notReleased(int subtask, long waitMillis) throws SQLException {
         long holder = guardIo.sql("reading the guard's holder", () -> dialect.guardHolder(guard, sinkHash, subtask));
         GuardHolder whose = holder == 0 ? GuardHolder.UNKNOWN : guardIo.sql("reading the holder's execution",
                 () -> dialect.holderExecution(guard, sinkHash, context.execution(), holder));
+        boolean gone = whose == GuardHolder.OTHER && guardIo.sql("reading the guard's holder again",
+                () -> dialect.guardHolder(guard, sinkHash, subtask)) != holder;
         String held = context + ": another live session holds the ownership guard of sink id '" + context.sinkId()
                 + "' subtask " + subtask + " on " + dialect.name() + " (" + (holder == 0 ? "session unknown"
-                : dialect.name() + " session " + holder) + ") and did not release it within " + waitMillis + " ms";
-        return whose.refusal(held, dialect.endSessionSql(holder));
+                : dialect.name() + " session " + holder + (gone ? ", which let go of it just now" : ""))
+                + ") and did not release it within " + waitMillis + " ms";
+        return (gone ? GuardHolder.UNKNOWN : whose).refusal(held, dialect.endSessionSql(holder));
     }
 
     /**
