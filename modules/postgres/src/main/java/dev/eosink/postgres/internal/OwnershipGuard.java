@@ -50,6 +50,20 @@ final class OwnershipGuard {
     private static final String HELD_HERE = "SELECT bool_or(pid = pg_backend_pid()) FROM pg_locks WHERE locktype = "
             + "'advisory' AND granted AND classid = ?::oid AND objid = ?::oid AND objsubid = 2";
 
+    /**
+     * The session holding the guard of a subtask other than the asking one, for the messages, and whether it
+     * carries an execution's mark (parameters: the mark's two halves, the lock class, the subtask). Both from
+     * one read of pg_locks, a MATERIALIZED CTE: each call of pg_lock_status() copies the lock table anew
+     * (under all its partition locks at once), and a holder that ended between two copies would be seen
+     * holding the guard in the first and without its mark in the second: another job's, by the rule.
+     */
+    static final String HOLDER = "WITH l AS MATERIALIZED (SELECT pid, classid, objid, objsubid FROM pg_locks"
+            + " WHERE locktype = 'advisory' AND granted)"
+            + " SELECT g.pid, a.application_name, a.client_addr, a.backend_start, EXISTS (SELECT 1 FROM l m"
+            + " WHERE m.pid = g.pid AND m.objsubid = 1 AND m.classid = ?::oid AND m.objid = ?::oid)"
+            + " FROM l g LEFT JOIN pg_stat_activity a ON a.pid = g.pid"
+            + " WHERE g.classid = ?::oid AND g.objid = ?::oid AND g.objsubid = 2 AND g.pid <> pg_backend_pid()";
+
     private final Connection connection;
     private final SubtaskContext context;
     private final int lockClass;
@@ -223,13 +237,7 @@ final class OwnershipGuard {
      * session; the client address and start time only of its own sessions (or with pg_read_all_stats).
      */
     private Holder holder(int subtask) {
-        String sql =
-                "SELECT l.pid, a.application_name, a.client_addr, a.backend_start, EXISTS (SELECT 1 FROM pg_locks m "
-                        + "WHERE m.pid = l.pid AND m.locktype = 'advisory' AND m.granted AND m.objsubid = 1 "
-                        + "AND m.classid = ?::oid AND m.objid = ?::oid) FROM pg_locks l "
-                        + "LEFT JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
-                        + "AND l.classid = ?::oid AND l.objid = ?::oid AND l.objsubid = 2 AND l.pid <> pg_backend_pid()";
-        try (PreparedStatement s = connection.prepareStatement(sql)) {
+        try (PreparedStatement s = connection.prepareStatement(HOLDER)) {
             s.setLong(1, executionMark >>> 32);
             s.setLong(2, executionMark & 0xFFFF_FFFFL);
             s.setLong(3, Integer.toUnsignedLong(lockClass));

@@ -195,7 +195,8 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
             // The third prepare of the job: after checkpoints completed, so the restart restores one.
             Faults.arm(sinkId(), Faults.Point.BEFORE_PREPARE, 3, a -> proxy.holdWhenClientSends(backend().prepareRequest()));
             StreamExecutionEnvironment env = env(1, 200);
-            ids(env, 3_000, 3_000).sinkTo(sink(spec().withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))));
+            CheckpointPacedIds.ids(env, 3_000, 500)
+                    .sinkTo(sink(spec().withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))));
             JobClient job = env.executeAsync("prepare still running at the restart");
             try {
                 await(() -> proxy.holds() == 1 && Faults.writerAttempts(sinkId(), 0).size() > 1, "the restarted writer");

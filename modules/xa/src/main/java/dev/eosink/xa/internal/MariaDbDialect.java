@@ -26,6 +26,15 @@ import java.util.stream.Collectors;
  *       survives, detached, and any session (any user) can commit or roll it back. So the writer ends
  *       its connection after every prepare: it could not begin the next epoch, and the committer could
  *       not commit this one.
+ *   <li>A session ends in steps (seen on 11.4.5; by the server's source, since 10.5): the server
+ *       detaches its prepared branch (from then on another session's XA COMMIT reaches it), frees the
+ *       session's user variables, locks ({@code GET_LOCK}) and statements, leaves the process list,
+ *       closes the socket, and only then does InnoDB let go of the branch's transaction. An XA COMMIT from another session in between is
+ *       answered with success, commits nothing, and removes the branch from XA RECOVER; InnoDB keeps it
+ *       prepared, holding its locks, out of reach of every XA statement until the server restarts, whose
+ *       recovery lists it again ({@code XaCommitSessionITCase}). So the writer's prepare returns only once
+ *       the epoch session it closed has left the process list ({@link #sessionAlive}), and the committer
+ *       proves each commit by its marker row ({@link #provesCommitsByMarker}).
  *   <li>A prepared branch that wrote rows survives {@code kill -9} of mariadbd ("Transaction N was in
  *       the XA prepared state" at restart) and commits afterwards; an empty prepared branch does not
  *       survive. Every branch of this sink writes its marker row, so none is empty ({@code
@@ -131,6 +140,38 @@ final class MariaDbDialect extends XaDialect {
         return false;
     }
 
+    /** See the class comment: a commit in the wrong moment commits nothing and drops the branch from the list. */
+    @Override
+    public boolean provesCommitsByMarker() {
+        return true;
+    }
+
+    /**
+     * A locking read of the marker row: it waits for the lock of a transaction that inserted the row and
+     * has not ended (a branch still prepared, whether XA RECOVER lists it or not), and a second's wait
+     * tells that apart, as nothing else writes a marker row. The session's lock wait timeout is restored.
+     */
+    @Override
+    public MarkerRow markerRow(Connection c, String schema, String table, String gid) throws SQLException {
+        Object before = single(c, "SELECT @@SESSION.innodb_lock_wait_timeout");
+        try (java.sql.Statement s = c.createStatement()) {
+            s.execute("SET SESSION innodb_lock_wait_timeout = 1");
+        }
+        try {
+            return single(c, markerExistsSql(schema, table) + " LOCK IN SHARE MODE", gid) == null
+                    ? MarkerRow.ABSENT : MarkerRow.COMMITTED;
+        } catch (SQLException e) {
+            if (isLockTimeout(e)) {
+                return MarkerRow.HELD;
+            }
+            throw e;
+        } finally {
+            try (java.sql.Statement s = c.createStatement()) {
+                s.execute("SET SESSION innodb_lock_wait_timeout = " + ((Number) before).longValue());
+            }
+        }
+    }
+
     @Override
     public void checkTransactional(Connection c, SubtaskContext context, String schema, String table)
             throws SQLException, SinkException {
@@ -195,6 +236,13 @@ final class MariaDbDialect extends XaDialect {
     @Override
     public long sessionId(Connection c) throws SQLException {
         return ((Number) single(c, "SELECT CONNECTION_ID()")).longValue();
+    }
+
+    /** A user sees the sessions of its own account in the process list without the PROCESS privilege. */
+    @Override
+    public boolean sessionAlive(Connection c, long id) throws SQLException {
+        Object found = single(c, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", id);
+        return ((Number) found).longValue() > 0;
     }
 
     @Override

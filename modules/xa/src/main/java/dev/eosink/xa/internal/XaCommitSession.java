@@ -5,6 +5,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.xa.internal.XaDialect.MarkerRow;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
 import org.slf4j.Logger;
@@ -33,10 +34,20 @@ import java.time.Duration;
  * ends with its connection aborted, is retried on a new connection, and the marker decides if the
  * branch is gone meanwhile.
  *
- * <p>Invariant: {@link Attempt#NOT_FOUND} is returned only when the branch is not prepared any more,
- * asked of the database ({@code recover}) after the error: MariaDB answers XAER_NOTA for a branch that
- * is prepared but still attached to the session that prepared it, and that must be retried, not
- * resolved by the marker (which would call it lost).
+ * <p>Invariants:
+ *
+ * <ul>
+ *   <li>{@link Attempt#NOT_FOUND} is returned only for a branch that is provably not prepared any more:
+ *       {@code recover}, asked after the error, does not list it, and, where the database may drop a
+ *       prepared branch from that list ({@link XaDialect#provesCommitsByMarker}), no transaction holds
+ *       its marker row. MariaDB answers XAER_NOTA for a branch still attached to the session that
+ *       prepared it (listed), and drops from the list a branch that a commit reached while that session
+ *       was ending (its marker row still held); both are retried, never resolved by the marker, which
+ *       would call them lost.
+ *   <li>{@link Attempt#COMMITTED} is returned only for a commit the database answered with success and,
+ *       where it may answer so without committing (MariaDB, in that same moment), whose marker row is
+ *       not held by a transaction that has not ended.
+ * </ul>
  */
 final class XaCommitSession implements CommitSession {
 
@@ -108,7 +119,6 @@ final class XaCommitSession implements CommitSession {
                 resource.commit(xid, false);
                 return null;
             });
-            return Attempt.COMMITTED;
         } catch (SQLException e) {
             // The watchdog aborted the call (network timeout, or the task is being cancelled): the outcome
             // is unknown; a new connection looks again, and the marker decides if the branch is gone.
@@ -124,6 +134,10 @@ final class XaCommitSession implements CommitSession {
                         throw new RetriableCommitException("XA commit of " + id + " answered " + XaErrors.describe(e)
                                 + ", yet the branch is still prepared (still attached to the session that prepared it)", e);
                     }
+                    if (dialect.provesCommitsByMarker() && markerRow(id) == MarkerRow.HELD) {
+                        throw forgotten(id, xid, "answered " + XaErrors.describe(e) + " and no longer lists the branch",
+                                e);
+                    }
                     return Attempt.NOT_FOUND; // the marker decides
                 case RETRY:
                     drop();
@@ -136,6 +150,39 @@ final class XaCommitSession implements CommitSession {
                             + XaErrors.remedy(Operation.COMMIT, e.errorCode), e);
             }
         }
+        if (dialect.provesCommitsByMarker() && markerRow(id) == MarkerRow.HELD) {
+            throw forgotten(id, xid, "answered the XA COMMIT with success", null);
+        }
+        // Its marker row is visible, or (ABSENT) pruned after markerRetention meanwhile: the answer stands.
+        return Attempt.COMMITTED;
+    }
+
+    /** The marker row of {@code id}, asked on the committer's connection; an unknown answer is retried. */
+    private MarkerRow markerRow(TransactionId id) throws IOException {
+        Connection c = plain(id);
+        try {
+            return io.sql("looking up the marker row of " + id,
+                    () -> dialect.markerRow(c, database.markerSchema(), database.markerTable(), id.toString()));
+        } catch (SQLException e) {
+            throw markerLookupFailed(id, e);
+        }
+    }
+
+    /**
+     * The commit of a branch that the database no longer lists but still holds prepared: MariaDB's answer to
+     * a commit that reached the branch while the session that prepared it was ending (see {@link
+     * MariaDbDialect}). No XA statement reaches that branch until the server restarts; retried until then.
+     */
+    private RetriableCommitException forgotten(TransactionId id, Xid xid, String answered, Exception cause) {
+        return new RetriableCommitException(context + ": XA commit of " + id + " (checkpoint " + id.checkpointId()
+                + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + ") into " + database.target() + ": "
+                + dialect.name() + " " + answered + ", yet the branch's marker row is still held by a transaction that "
+                + "has not ended, and XA RECOVER does not list it: the branch is still prepared, with its rows and "
+                + "row locks, but " + dialect.name() + " lost track of it. MariaDB does so when a commit from another "
+                + "session reaches a branch while the session that prepared it is ending; no XA statement reaches the "
+                + "branch again until the server restarts, whose recovery lists it again. The commit is retried. "
+                + "Remedy: restart " + dialect.name() + " (a prepared branch survives a restart, and a crash); the "
+                + "committer then commits the branch. Do not roll it back: a completed checkpoint promised it.", cause);
     }
 
     private boolean stillPrepared(XAResource resource, TransactionId id) throws IOException {
@@ -176,14 +223,19 @@ final class XaCommitSession implements CommitSession {
                 }
             });
         } catch (SQLException e) {
-            drop();
-            if (e instanceof SQLTransientException || e instanceof SQLRecoverableException
-                    || (e.getSQLState() != null && e.getSQLState().startsWith("08"))) {
-                throw new RetriableCommitException("marker lookup of " + id + ": " + e.getMessage(), e);
-            }
-            throw new SinkException(context + ": could not read marker table " + database.markerTable() + " for " + id
-                    + ": " + e.getMessage(), e);
+            throw markerLookupFailed(id, e);
         }
+    }
+
+    /** A lookup of the marker row of {@code id} that failed: retried if the connection failed, else fatal. */
+    private IOException markerLookupFailed(TransactionId id, SQLException e) {
+        drop();
+        if (e instanceof SQLTransientException || e instanceof SQLRecoverableException
+                || (e.getSQLState() != null && e.getSQLState().startsWith("08"))) {
+            return new RetriableCommitException("marker lookup of " + id + ": " + e.getMessage(), e);
+        }
+        return new SinkException(context + ": could not read marker table " + database.markerTable() + " for " + id
+                + ": " + e.getMessage(), e);
     }
 
     @Override

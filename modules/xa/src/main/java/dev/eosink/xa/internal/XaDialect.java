@@ -130,6 +130,36 @@ public abstract class XaDialect {
     public abstract boolean keepsConnectionAfterPrepare();
 
     /**
+     * Whether the database may answer an {@code XA COMMIT} from another session with success and commit
+     * nothing, or drop a branch that is still prepared from what {@code recover} lists. MariaDB does both
+     * to a branch whose preparing session is ending ({@link MariaDbDialect}), so there a commit counts
+     * only once its marker row shows it, and a branch gone from the list counts as gone only once nothing
+     * holds its marker row ({@link #markerRow}). False: the database's answers are the truth.
+     */
+    public boolean provesCommitsByMarker() {
+        return false;
+    }
+
+    /** What the marker row of a branch shows a session that asks for it ({@link #markerRow}). */
+    public enum MarkerRow {
+        /** Committed: the row is visible. */
+        COMMITTED,
+        /** Written by a transaction that has not ended (a branch still prepared, listed or not). */
+        HELD,
+        /** Neither: no transaction wrote it, or one that did was rolled back (or its row pruned since). */
+        ABSENT
+    }
+
+    /**
+     * The marker row named {@code gid}, asked on {@code c} (autocommit, READ COMMITTED). This default
+     * reads it without locking, so it never answers {@link MarkerRow#HELD}; a dialect that {@link
+     * #provesCommitsByMarker} tells HELD apart.
+     */
+    public MarkerRow markerRow(Connection c, String schema, String table, String gid) throws SQLException {
+        return single(c, markerExistsSql(schema, table), gid) == null ? MarkerRow.ABSENT : MarkerRow.COMMITTED;
+    }
+
+    /**
      * Checks server settings the sink needs, at writer start.
      *
      * @param maxPreparedPerSubtask the most prepared branches one writer subtask may hold
@@ -198,6 +228,14 @@ public abstract class XaDialect {
     /** This session's id as the database shows it to operators; 0 where the dialect knows none. */
     public long sessionId(Connection c) throws SQLException {
         return 0;
+    }
+
+    /**
+     * Whether session {@code id} is still on the server (in its process list), asked on {@code c}, a
+     * session of the same user; false where the dialect knows no session ids.
+     */
+    public boolean sessionAlive(Connection c, long id) throws SQLException {
+        return false;
     }
 
     /** The id of the session holding the ownership guard of {@code (sinkHash, subtask)}; 0 if none. */

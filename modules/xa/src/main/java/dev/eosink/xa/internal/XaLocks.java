@@ -2,6 +2,7 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
+import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.sql.GuardHolder;
@@ -112,15 +113,23 @@ final class XaLocks {
         }
     }
 
-    /** Why the claim of {@code subtask} gave up on its guard, by whose session holds it. */
+    /**
+     * Why the claim of {@code subtask} gave up on its guard, by whose session holds it. The holder and its
+     * mark are two looks; a session that ended between them has no mark any more, so one found without
+     * this execution's mark counts as another execution's only if it still holds the guard after that
+     * look, and else as gone (a restart takes the guard).
+     */
     private SinkException notReleased(int subtask, long waitMillis) throws SQLException {
         long holder = guardIo.sql("reading the guard's holder", () -> dialect.guardHolder(guard, sinkHash, subtask));
         GuardHolder whose = holder == 0 ? GuardHolder.UNKNOWN : guardIo.sql("reading the holder's execution",
                 () -> dialect.holderExecution(guard, sinkHash, context.execution(), holder));
+        boolean gone = whose == GuardHolder.OTHER && guardIo.sql("reading the guard's holder again",
+                () -> dialect.guardHolder(guard, sinkHash, subtask)) != holder;
         String held = context + ": another live session holds the ownership guard of sink id '" + context.sinkId()
                 + "' subtask " + subtask + " on " + dialect.name() + " (" + (holder == 0 ? "session unknown"
-                : dialect.name() + " session " + holder) + ") and did not release it within " + waitMillis + " ms";
-        return whose.refusal(held, dialect.endSessionSql(holder));
+                : dialect.name() + " session " + holder + (gone ? ", which let go of it just now" : ""))
+                + ") and did not release it within " + waitMillis + " ms";
+        return (gone ? GuardHolder.UNKNOWN : whose).refusal(held, dialect.endSessionSql(holder));
     }
 
     /**
@@ -163,6 +172,46 @@ final class XaLocks {
             dialect.unlockBranch(guard, sinkHash, subtask);
             return null;
         });
+    }
+
+    /**
+     * Waits, within claimWait, until session {@code session} has left the server's process list: an
+     * epoch session this writer closed right after preparing {@code branch} on it (0: none to wait for,
+     * where the dialect keeps its epoch connection or knows no session ids). MariaDB detaches the branch
+     * from an ending session before InnoDB lets go of it, and a commit from another session in between
+     * commits nothing and loses the branch until the server restarts ({@link MariaDbDialect}); the session
+     * leaves the process list after that detach, right before InnoDB lets go. So the prepare returns, and
+     * the checkpoint that promises the branch can complete and have it committed, only after that.
+     */
+    void awaitEnded(long session, TransactionId branch) throws SinkException {
+        if (session == 0) {
+            return;
+        }
+        long deadline = System.currentTimeMillis() + claimWaitMillis;
+        long sleep = 1;
+        try {
+            while (guardIo.sql("asking whether the epoch session ended", () -> dialect.sessionAlive(guard, session))) {
+                if (System.currentTimeMillis() >= deadline) {
+                    throw new SinkException(context + ": " + dialect.name() + " session " + session
+                            + ", which prepared " + branch + " (checkpoint " + branch.checkpointId() + ", subtask "
+                            + branch.subtask() + ") into " + target + " and was closed, was still on the server "
+                            + claimWaitMillis + " ms later; a commit of the branch before the server has ended "
+                            + "that session could commit nothing and lose the branch until the server restarts. "
+                            + "The task fails, and the restarted writer rolls the branch back (no checkpoint "
+                            + "promised it). Remedy: if that session stays, end it (" + dialect.endSessionSql(session)
+                            + "); or raise claimWait if the server is slow to end sessions.");
+                }
+                Thread.sleep(sleep);
+                sleep = Math.min(50, sleep * 2);
+            }
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not ask whether " + dialect.name() + " session " + session
+                    + ", which prepared " + branch + ", has ended: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SinkException(context + ": interrupted while waiting for the session that prepared " + branch
+                    + " to end", e);
+        }
     }
 
     /** Releases a claim taken for an adopted subtask index. */
