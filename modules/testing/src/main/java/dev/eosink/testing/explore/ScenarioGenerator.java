@@ -32,7 +32,7 @@ public final class ScenarioGenerator {
         int snapshots = 0;
         // An application with high availability runs every deployment under one job id: most scenarios
         // either fix it for every job or for none.
-        boolean fixedJobIds = random.nextInt(100) < 40;
+        boolean fixedJobIds = random.nextInt(100) < 50;
         while (steps.size() < moves) {
             if (!running) {
                 steps.add(start(random, snapshots, random.nextInt(100) < 85 ? fixedJobIds : !fixedJobIds));
@@ -41,16 +41,16 @@ public final class ScenarioGenerator {
                 continue;
             }
             int pick = random.nextInt(100);
-            if (pick < 28) {
+            if (pick < 26) {
                 steps.add(new Step.Progress(100 + random.nextInt(300)));
-            } else if (pick < 44) {
+            } else if (pick < 40) {
                 steps.add(new Step.Checkpoint());
-            } else if (pick < 52) {
+            } else if (pick < 48) {
                 steps.add(new Step.Decline());
             } else if (pick < 62) {
                 steps.add(new Step.Savepoint());
                 snapshots++;
-                if (random.nextBoolean()) {
+                if (random.nextInt(100) < 60) {
                     // the usual upgrade: a savepoint, then cancel, then the new version from the savepoint
                     steps.add(new Step.Cancel());
                     snapshots++;
@@ -76,7 +76,7 @@ public final class ScenarioGenerator {
         if (snapshots > 0 && random.nextInt(100) < 85) {
             origin = random.nextInt(100) < 65 ? Step.Origin.NEWEST : Step.Origin.PICKED;
         }
-        boolean sinkState = random.nextInt(100) < 60;
+        boolean sinkState = random.nextInt(100) < 55;
         // ROLLBACK is for sources that start over: the docs promise a loss for a restore that drops the
         // sink's state under it, so the explorer uses it only where it is right.
         LeftoverPolicy leftover = origin == Step.Origin.FRESH && random.nextInt(100) < 30

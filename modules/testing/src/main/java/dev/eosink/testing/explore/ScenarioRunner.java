@@ -314,7 +314,9 @@ public final class ScenarioRunner {
         History.Run run = current;
         ended(end);
         Optional<Path> retained = RetainedCheckpoints.newest(checkpoints(run));
-        if (retained.isPresent()) {
+        long newestSnapshot = run.snapshots.stream().mapToLong(s -> s.checkpointId).max().orElse(-1);
+        // A savepoint taken after the job's last checkpoint is newer: the retained checkpoint adds nothing then.
+        if (retained.isPresent() && RetainedCheckpoints.number(retained.get()) > newestSnapshot) {
             history.snapshots.add(new History.Snapshot(history.snapshots.size(), retained.get().toUri().toString(),
                     RetainedCheckpoints.number(retained.get()), run, "retained checkpoint"));
             run.snapshots.add(history.snapshots.get(history.snapshots.size() - 1));
