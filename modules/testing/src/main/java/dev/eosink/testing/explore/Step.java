@@ -9,7 +9,7 @@ import java.util.Objects;
 
 /**
  * One move of an operator or of the world in a {@link Scenario}, with its parameters. Each step has a
- * one-line text form ({@link #toString()}) that {@link #parse} reads back: a scenario printed by the
+ * one-line text form ({@code toString()}) that {@link #parse} reads back: a scenario printed by the
  * explorer is replayed from that text.
  *
  * <p>A step never names a snapshot by its path or checkpoint id, which differ from one run of a scenario
@@ -149,7 +149,7 @@ public sealed interface Step {
         }
     }
 
-    /** Reads a step from its {@link #toString()} form. */
+    /** Reads a step from its {@code toString()} form. */
     static Step parse(String text) {
         String[] words = text.trim().split("\\s+");
         switch (words[0]) {
