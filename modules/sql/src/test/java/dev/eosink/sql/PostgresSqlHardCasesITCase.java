@@ -2,7 +2,6 @@ package dev.eosink.sql;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.PostgresFixture;
-import dev.eosink.testing.RetainedCheckpoints;
 import dev.eosink.testing.hardcases.CheckpointDecliner;
 import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.TestJobs;
@@ -12,7 +11,6 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -42,8 +40,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -211,10 +207,8 @@ class PostgresSqlHardCasesITCase {
     void aRowTheDatabaseRefusesFailsTheJobNamingItAndNothingOfItsEpochIsVisible(@TempDir Path checkpoints) throws Exception {
         String sinkId = name.replace('_', '-');
         db.execute("CREATE TABLE " + name + " (id bigint NOT NULL, payload varchar(12) NOT NULL)");
-        Configuration retained = TestJobs.noRestarts();
-        retained.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
-        retained.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
-        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, retained));
+        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(
+                TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, SqlJobs.noRestartsRetaining(checkpoints)));
         SqlJobs.ids(tEnv, "ids", 2_000, 2_000);
         tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
 
@@ -222,15 +216,8 @@ class PostgresSqlHardCasesITCase {
 
         String message = TestJobs.messageContaining(failure, "value too long");
         assertThat(message).contains(name).contains("row-1500-is-too-long");
-        Matcher epoch = Pattern.compile("epoch of checkpoint (\\d+)").matcher(message);
-        assertThat(epoch.find()).as("the message names the epoch's checkpoint: %s", message).isTrue();
-        long failedCheckpoint = Long.parseLong(epoch.group(1));
-        // Nothing of the failed epoch is prepared. An earlier epoch may be: its checkpoint completed, but the
-        // job failed before the notification reached the committer (on a busy machine the next barrier can come
-        // first), and a job that does not restart leaves it to a restore from that checkpoint, as below.
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
-                .as("prepared transactions of the failed epoch (checkpoint %d) or later", failedCheckpoint)
-                .allSatisfy(gid -> assertThat(TransactionId.parse(gid).orElseThrow().checkpointId()).isLessThan(failedCheckpoint));
+        long failedCheckpoint = SqlTables.failedCheckpoint(message);
+        SqlTables.assertNothingPreparedFrom(db, sinkId, failedCheckpoint);
         long rows = db.count("SELECT count(*) FROM " + name);
         assertThat(rows).as("rows").isEqualTo(db.count("SELECT count(DISTINCT id) FROM " + name))
                 .isEqualTo(db.count("SELECT coalesce(max(id) + 1, 0) FROM " + name))
@@ -242,10 +229,7 @@ class PostgresSqlHardCasesITCase {
         // The remedy the message gives: fix the table (or the record), and resume from the last retained
         // checkpoint, whose restore commits what it promised and replays the rest, once.
         db.execute("ALTER TABLE " + name + " ALTER COLUMN payload TYPE varchar(20)");
-        Configuration resume = RetainedCheckpoints.newest(checkpoints)
-                .map(checkpoint -> TestJobs.restoreFrom(checkpoint.toUri().toString()))
-                .orElseGet(TestJobs::noRestarts);
-        StreamTableEnvironment resumed = SqlJobs.tableEnvironment(TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, resume));
+        StreamTableEnvironment resumed = SqlJobs.tableEnvironment(TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, SqlJobs.resumeFrom(checkpoints)));
         SqlJobs.ids(resumed, "ids", 2_000, 2_000);
         resumed.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
         resumed.executeSql(refusingInsert()).await();

@@ -1,9 +1,13 @@
 package dev.eosink.sql;
 
 import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.RetainedCheckpoints;
 import dev.eosink.testing.hardcases.TestJobs;
 
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -16,6 +20,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,6 +69,24 @@ final class SqlJobs {
      * the state without that value, and the restored job never emits it (seen once under load: one id
      * missing, the one {@code fail_once} threw on).
      */
+    /**
+     * No restarts, and checkpoints retained under {@code checkpoints} when the job fails or is cancelled:
+     * for a job that fails for good and is then resumed from its last checkpoint.
+     */
+    static Configuration noRestartsRetaining(Path checkpoints) {
+        Configuration conf = TestJobs.noRestarts();
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        return conf;
+    }
+
+    /** Restore from the newest checkpoint retained under {@code checkpoints} (none yet: a fresh start), without restarts. */
+    static Configuration resumeFrom(Path checkpoints) throws java.io.IOException {
+        return RetainedCheckpoints.newest(checkpoints)
+                .map(checkpoint -> TestJobs.restoreFrom(checkpoint.toUri().toString()))
+                .orElseGet(TestJobs::noRestarts);
+    }
+
     static void ids(StreamTableEnvironment tEnv, String name, long n, int perSecond) {
         StreamExecutionEnvironment env = ENVIRONMENTS.get(tEnv);
         if (env == null) {

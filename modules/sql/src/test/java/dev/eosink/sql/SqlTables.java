@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,6 +55,26 @@ final class SqlTables {
                 return missing.toString();
             }
         };
+    }
+
+    /** The checkpoint whose epoch a refusal's message names ("epoch of checkpoint N"). */
+    static long failedCheckpoint(String message) {
+        Matcher epoch = Pattern.compile("epoch of checkpoint (\\d+)").matcher(message);
+        assertThat(epoch.find()).as("the message names the epoch's checkpoint: %s", message).isTrue();
+        return Long.parseLong(epoch.group(1));
+    }
+
+    /**
+     * After a job that does not restart failed in the epoch of {@code failedCheckpoint}: nothing of that
+     * epoch or later is prepared. An earlier epoch may be: its checkpoint completed, but the job failed
+     * before the notification reached the committer (on a busy machine the next barrier can come first),
+     * and such a job leaves it to a restore from that checkpoint, which commits it.
+     */
+    static void assertNothingPreparedFrom(PostgresFixture db, String sinkId, long failedCheckpoint) {
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                .as("prepared transactions of the failed epoch (checkpoint %d) or later", failedCheckpoint)
+                .allSatisfy(gid -> assertThat(TransactionId.parse(gid).orElseThrow().checkpointId())
+                        .isLessThan(failedCheckpoint));
     }
 
     static void assertNothingPrepared(PostgresFixture db, String sinkId) {
