@@ -27,6 +27,12 @@ public final class History {
         CANCELED,
         /** The sink refused it at start (a refusal the docs describe: leftovers, a rewind). */
         REFUSED,
+        /**
+         * Flink would not start it: a snapshot taken with {@code --drain} marks its operators finished,
+         * and Flink refuses a restore that chains a finished operator with a running one ("mixed operator
+         * finished state"), a limit of Flink's on changing a job's chaining, not the sink's.
+         */
+        NOT_STARTED,
         /** It failed for any other reason. */
         FAILED
     }
