@@ -90,13 +90,16 @@ public final class History {
         public final long checkpointId;
         public final Run run;
         public final String kind;
+        /** Taken by a stop with {@code --drain}: its operators are recorded finished. */
+        public final boolean drained;
 
-        Snapshot(int index, String path, long checkpointId, Run run, String kind) {
+        Snapshot(int index, String path, long checkpointId, Run run, String kind, boolean drained) {
             this.index = index;
             this.path = path;
             this.checkpointId = checkpointId;
             this.run = run;
             this.kind = kind;
+            this.drained = drained;
         }
 
         @Override

@@ -140,12 +140,22 @@ public final class ScenarioRunner {
 
     // ---------------------------------------------------------------- starting a job
 
-    private void start(Step.Start start, boolean closing) throws Exception {
+    private void start(Step.Start asked, boolean closing) throws Exception {
+        Step.Start start = asked;
         if (job != null) {
             history.notes.add("'" + start + "' while run " + current.index + " still ran: cancelled it first");
             cancel();
         }
         History.Snapshot origin = origin(start);
+        if (origin != null && origin.drained && !sameTopology(start, origin.run.start)) {
+            // A stop with --drain ends every operator, and the snapshot records them finished: Flink resumes
+            // it only as the same job (its docs: drain to end a job for good). So the explorer restores a
+            // drained savepoint only with the sink's state and the chains of the job that took it.
+            Step.Start taken = origin.run.start;
+            history.notes.add("'" + start + "' restores a drained savepoint: as the job that took it");
+            start = new Step.Start(start.origin, start.snapshot, true, start.fixedJobId, start.parallelism,
+                    taken.chaining, taken.gateChained, start.leftoverPolicy, start.rewindPolicy);
+        }
         String uid = start.sinkState && origin != null ? origin.run.sinkUid
                 : start.sinkState ? "eosink" : "eosink-" + history.runs.size();
         boolean restored = origin != null && uid.equals(origin.run.sinkUid);
@@ -212,6 +222,10 @@ public final class ScenarioRunner {
         while (running() && ProtocolTrace.written(sinkId) == written && System.nanoTime() < firstRecord) {
             Thread.sleep(10);
         }
+    }
+
+    private static boolean sameTopology(Step.Start start, Step.Start taken) {
+        return start.sinkState && start.chaining == taken.chaining && start.gateChained == taken.gateChained;
     }
 
     private ExactlyOnceSink<Long> sink(LeftoverPolicy leftover, RewindPolicy rewind) {
@@ -318,14 +332,14 @@ public final class ScenarioRunner {
         // A savepoint taken after the job's last checkpoint is newer: the retained checkpoint adds nothing then.
         if (retained.isPresent() && RetainedCheckpoints.number(retained.get()) > newestSnapshot) {
             history.snapshots.add(new History.Snapshot(history.snapshots.size(), retained.get().toUri().toString(),
-                    RetainedCheckpoints.number(retained.get()), run, "retained checkpoint"));
+                    RetainedCheckpoints.number(retained.get()), run, "retained checkpoint", false));
             run.snapshots.add(history.snapshots.get(history.snapshots.size() - 1));
         }
     }
 
     private void addSnapshot(String path, String kind) throws Exception {
         History.Snapshot snapshot = new History.Snapshot(history.snapshots.size(), path, TestJobs.checkpointIdOf(path),
-                current, kind);
+                current, kind, kind.contains("--drain"));
         history.snapshots.add(snapshot);
         current.snapshots.add(snapshot);
     }
