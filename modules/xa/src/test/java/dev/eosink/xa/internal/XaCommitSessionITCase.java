@@ -268,7 +268,7 @@ class XaCommitSessionITCase {
     }
 
     /** Starts, writes one row and the marker row into, ends and prepares the branch of {@code id}. */
-    private static void prepareWithMarker(XAConnection preparer, TransactionId id, String table) throws Exception {
+    static void prepareWithMarker(XAConnection preparer, TransactionId id, String table) throws Exception {
         Xid xid = XaIds.toXid(id);
         XAResource xa = preparer.getXAResource();
         xa.start(xid, XAResource.TMNOFLAGS);
