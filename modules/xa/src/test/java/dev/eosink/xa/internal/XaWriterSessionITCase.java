@@ -48,12 +48,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class XaWriterSessionITCase {
 
-    /**
-     * Server-side prepared statements a session holds: MariaDB frees them after the session's GET_LOCKs
-     * and before InnoDB lets go of its prepared branch, so many of them make that moment long.
-     */
-    private static final int PREPARED_STATEMENTS = 15_000;
-
     /** A server of this class's own, for the tests that restart it; started by whichever test needs it first. */
     private static MariaDbFixture own;
 
@@ -241,24 +235,16 @@ class XaWriterSessionITCase {
 
     /**
      * Takes the branch lock of subtask 0 on {@code earlier}'s session, as an epoch connection does, makes that
-     * session hold {@value #PREPARED_STATEMENTS} prepared statements, and prepares {@code id} with one row and its
-     * marker row on it; returns the session's id.
+     * session hold many prepared statements, which it frees after the branch lock ({@link EndingSessions}), and
+     * prepares {@code id} with one row and its marker row on it; returns the session's id.
      */
     private static long prepareHoldingTheBranchLock(XAConnection earlier, TransactionId id, String table)
             throws Exception {
         Connection c = earlier.getConnection();
         MariaDbDialect dialect = new MariaDbDialect();
         assertThat(dialect.tryBranchLock(c, XaIds.sinkHash(id.sinkId()), id.subtask())).isTrue();
-        StringBuilder select = new StringBuilder("SELECT 1");
-        for (int i = 0; i < 200; i++) {
-            select.append(" + ?");
-        }
-        try (Statement s = c.createStatement()) {
-            for (int i = 0; i < PREPARED_STATEMENTS; i++) {
-                s.execute("PREPARE p" + i + " FROM '" + select + "'");
-            }
-        }
-        XaCommitSessionITCase.prepareWithMarker(earlier, id, table);
+        EndingSessions.holdPreparedStatements(c);
+        EndingSessions.prepareWithMarker(earlier, id, table);
         return dialect.sessionId(c);
     }
 
