@@ -21,7 +21,9 @@ import java.sql.SQLException;
  * when the session ends, however the task died.
  *
  * <p>The lock is {@code (lockClass(sinkId), subtask)}: the two-key form, which pg_locks shows with
- * {@code objsubid = 2}. Callers run it between epochs, never inside the epoch's transaction.
+ * {@code objsubid = 2}. Advisory locks are per database: a sink with the same id in another database of
+ * the server is another sink, and every look at pg_locks here keeps to the connection's database.
+ * Callers run it between epochs, never inside the epoch's transaction.
  *
  * <p>Before its first guard, the session takes the <em>execution mark</em> of the sink: a shared advisory
  * lock keyed by the sink id and the execution ({@link SubtaskContext#execution()}), in the one-key form
@@ -46,9 +48,16 @@ final class OwnershipGuard {
         Connection open() throws SQLException;
     }
 
+    /**
+     * The advisory locks of the asking session's database: advisory locks are per database, and pg_locks shows
+     * the whole server's, a same-named sink's of another database among them.
+     */
+    private static final String ADVISORY_LOCKS_HERE = "locktype = 'advisory' AND granted"
+            + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+
     /** Whether the server session holding a guard is this connection's: pg_locks seen from the asking session. */
-    private static final String HELD_HERE = "SELECT bool_or(pid = pg_backend_pid()) FROM pg_locks WHERE locktype = "
-            + "'advisory' AND granted AND classid = ?::oid AND objid = ?::oid AND objsubid = 2";
+    private static final String HELD_HERE = "SELECT bool_or(pid = pg_backend_pid()) FROM pg_locks WHERE "
+            + ADVISORY_LOCKS_HERE + " AND classid = ?::oid AND objid = ?::oid AND objsubid = 2";
 
     /**
      * The session holding the guard of a subtask other than the asking one, for the messages, and whether it
@@ -58,7 +67,7 @@ final class OwnershipGuard {
      * holding the guard in the first and without its mark in the second: another job's, by the rule.
      */
     static final String HOLDER = "WITH l AS MATERIALIZED (SELECT pid, classid, objid, objsubid FROM pg_locks"
-            + " WHERE locktype = 'advisory' AND granted)"
+            + " WHERE " + ADVISORY_LOCKS_HERE + ")"
             + " SELECT g.pid, a.application_name, a.client_addr, a.backend_start, EXISTS (SELECT 1 FROM l m"
             + " WHERE m.pid = g.pid AND m.objsubid = 1 AND m.classid = ?::oid AND m.objid = ?::oid)"
             + " FROM l g LEFT JOIN pg_stat_activity a ON a.pid = g.pid"

@@ -1,18 +1,24 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.core.SinkException;
+import dev.eosink.core.spi.MisconfigurationException;
+import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.sql.GuardHolder;
 import dev.eosink.testing.PostgresFixture;
 
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Who holds a sink's ownership guard, as a claim that gave up on it asks ({@link OwnershipGuard#HOLDER}):
@@ -54,6 +60,51 @@ class OwnershipGuardITCase {
             assertThat(plan.stream().filter(line -> line.contains("Function Scan on pg_lock_status")))
                     .as("reads of the lock table in the plan:%n%s", String.join("\n", plan))
                     .hasSize(1);
+        }
+    }
+
+    /**
+     * Advisory locks are per database, so a sink with the same id in another database of the same server
+     * is another sink: it holds guards of the same keys, which pg_locks shows beside this database's. The
+     * holder a claim names, and whose execution it takes it for, must be of the claimant's database: a
+     * session of an earlier attempt of this job, going away, must not be taken for the other database's
+     * live job (a refusal without restarts), nor the other database's job named when no one here holds it.
+     */
+    @Test
+    void aGuardOfTheSameSinkIdInAnotherDatabaseIsNotThisSinksHolder() throws Exception {
+        PostgresFixture pg = PostgresFixture.get();
+        String sinkId = "guard-other-db-" + System.nanoTime() % 100000;
+        String otherDatabase = sinkId.replace('-', '_');
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "this-execution", OptionalLong.empty());
+        long mark = GuardHolder.executionMark(sinkId, context.execution());
+        long otherMark = GuardHolder.executionMark(sinkId, "other-execution");
+        int lockClass = OwnershipGuard.lockClass(sinkId);
+        pg.execute("CREATE DATABASE " + otherDatabase);
+        String otherUrl = pg.jdbcUrl().replaceFirst("/postgres(\\?|$)", "/" + otherDatabase + "$1");
+        assertThat(otherUrl).as("the URL of the other database").isNotEqualTo(pg.jdbcUrl());
+        try (Connection other = DriverManager.getConnection(otherUrl, pg.connectionProperties());
+                Connection earlier = pg.connect(); Connection claimant = pg.connect()) {
+            // A live job of the same sink id in the other database holds the guards of subtasks 0 and 1.
+            query(other, "SELECT pg_try_advisory_lock_shared(" + otherMark + ")");
+            query(other, "SELECT pg_try_advisory_lock(" + lockClass + ", 0)");
+            query(other, "SELECT pg_try_advisory_lock(" + lockClass + ", 1)");
+
+            assertThat(holder(claimant, mark, lockClass, 1)).as("holders of subtask 1 in the claimant's database")
+                    .isEmpty();
+
+            // Here, a session of an earlier attempt of this job, going away, holds the guard of subtask 0.
+            query(earlier, "SELECT pg_try_advisory_lock_shared(" + mark + ")");
+            query(earlier, "SELECT pg_try_advisory_lock(" + lockClass + ", 0)");
+            assertThat(holder(claimant, mark, lockClass, 0)).as("holders of subtask 0 in the claimant's database")
+                    .containsExactly(pid(earlier) + " marked");
+            OwnershipGuard guard = new OwnershipGuard(claimant, context, null);
+            assertThatThrownBy(() -> guard.claim(0, 300))
+                    .isInstanceOf(SinkException.class)
+                    .isNotInstanceOf(MisconfigurationException.class)
+                    .hasMessageContaining("held by backend pid " + pid(earlier) + ",")
+                    .hasMessageNotContaining("pid " + pid(other) + ",");
+        } finally {
+            pg.execute("DROP DATABASE " + otherDatabase + " WITH (FORCE)");
         }
     }
 

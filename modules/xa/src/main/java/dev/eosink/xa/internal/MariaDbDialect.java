@@ -28,13 +28,15 @@ import java.util.stream.Collectors;
  *       not commit this one.
  *   <li>A session ends in steps (seen on 11.4.5; by the server's source, since 10.5): the server
  *       detaches its prepared branch (from then on another session's XA COMMIT reaches it), frees the
- *       session's user variables, locks ({@code GET_LOCK}) and statements, leaves the process list,
- *       closes the socket, and only then does InnoDB let go of the branch's transaction. An XA COMMIT from another session in between is
- *       answered with success, commits nothing, and removes the branch from XA RECOVER; InnoDB keeps it
- *       prepared, holding its locks, out of reach of every XA statement until the server restarts, whose
- *       recovery lists it again ({@code XaCommitSessionITCase}). So the writer's prepare returns only once
- *       the epoch session it closed has left the process list ({@link #sessionAlive}), and the committer
- *       proves each commit by its marker row ({@link #provesCommitsByMarker}).
+ *       session's user variables, locks ({@code GET_LOCK}) and prepared statements, leaves the process
+ *       list, closes the socket, and only then does InnoDB let go of the branch's transaction. An XA COMMIT
+ *       or XA ROLLBACK from another session in between is answered with success, does nothing, and removes
+ *       the branch from XA RECOVER; InnoDB keeps it prepared, holding its locks, out of reach of every XA
+ *       statement (XAER_NOTA) until the server restarts, whose recovery lists it again ({@code
+ *       XaCommitSessionITCase}, {@code XaWriterSessionITCase}). So the writer's prepare returns only once
+ *       the epoch session it closed has left the process list ({@link #sessionAlive}), a claim waits for
+ *       the sessions it saw holding the branch lock to leave it too, and the committer and recovery prove
+ *       each commit and rollback by the marker row ({@link #provesOutcomesByMarker}).
  *   <li>A prepared branch that wrote rows survives {@code kill -9} of mariadbd ("Transaction N was in
  *       the XA prepared state" at restart) and commits afterwards; an empty prepared branch does not
  *       survive. Every branch of this sink writes its marker row, so none is empty ({@code
@@ -140,9 +142,12 @@ final class MariaDbDialect extends XaDialect {
         return false;
     }
 
-    /** See the class comment: a commit in the wrong moment commits nothing and drops the branch from the list. */
+    /**
+     * See the class comment: a commit or a rollback in the wrong moment does nothing and drops the branch from
+     * the list.
+     */
     @Override
-    public boolean provesCommitsByMarker() {
+    public boolean provesOutcomesByMarker() {
         return true;
     }
 

@@ -39,7 +39,7 @@ import java.time.Duration;
  * <ul>
  *   <li>{@link Attempt#NOT_FOUND} is returned only for a branch that is provably not prepared any more:
  *       {@code recover}, asked after the error, does not list it, and, where the database may drop a
- *       prepared branch from that list ({@link XaDialect#provesCommitsByMarker}), no transaction holds
+ *       prepared branch from that list ({@link XaDialect#provesOutcomesByMarker}), no transaction holds
  *       its marker row. MariaDB answers XAER_NOTA for a branch still attached to the session that
  *       prepared it (listed), and drops from the list a branch that a commit reached while that session
  *       was ending (its marker row still held); both are retried, never resolved by the marker, which
@@ -134,7 +134,7 @@ final class XaCommitSession implements CommitSession {
                         throw new RetriableCommitException("XA commit of " + id + " answered " + XaErrors.describe(e)
                                 + ", yet the branch is still prepared (still attached to the session that prepared it)", e);
                     }
-                    if (dialect.provesCommitsByMarker() && markerRow(id) == MarkerRow.HELD) {
+                    if (dialect.provesOutcomesByMarker() && markerRow(id) == MarkerRow.HELD) {
                         throw forgotten(id, xid, "answered " + XaErrors.describe(e) + " and no longer lists the branch",
                                 e);
                     }
@@ -150,7 +150,7 @@ final class XaCommitSession implements CommitSession {
                             + XaErrors.remedy(Operation.COMMIT, e.errorCode), e);
             }
         }
-        if (dialect.provesCommitsByMarker() && markerRow(id) == MarkerRow.HELD) {
+        if (dialect.provesOutcomesByMarker() && markerRow(id) == MarkerRow.HELD) {
             throw forgotten(id, xid, "answered the XA COMMIT with success", null);
         }
         // Its marker row is visible, or (ABSENT) pruned after markerRetention meanwhile: the answer stands.

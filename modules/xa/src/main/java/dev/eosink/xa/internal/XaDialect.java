@@ -130,13 +130,14 @@ public abstract class XaDialect {
     public abstract boolean keepsConnectionAfterPrepare();
 
     /**
-     * Whether the database may answer an {@code XA COMMIT} from another session with success and commit
-     * nothing, or drop a branch that is still prepared from what {@code recover} lists. MariaDB does both
-     * to a branch whose preparing session is ending ({@link MariaDbDialect}), so there a commit counts
-     * only once its marker row shows it, and a branch gone from the list counts as gone only once nothing
-     * holds its marker row ({@link #markerRow}). False: the database's answers are the truth.
+     * Whether the database may answer an {@code XA COMMIT} or {@code XA ROLLBACK} from another session with
+     * success and do nothing, or drop a branch that is still prepared from what {@code recover} lists.
+     * MariaDB does all of it to a branch whose preparing session is ending ({@link MariaDbDialect}), so
+     * there a commit or a rollback counts only once the branch's marker row shows it, and a branch gone
+     * from the list counts as gone only once nothing holds its marker row ({@link #markerRow}). False: the
+     * database's answers are the truth.
      */
-    public boolean provesCommitsByMarker() {
+    public boolean provesOutcomesByMarker() {
         return false;
     }
 
@@ -153,7 +154,7 @@ public abstract class XaDialect {
     /**
      * The marker row named {@code gid}, asked on {@code c} (autocommit, READ COMMITTED). This default
      * reads it without locking, so it never answers {@link MarkerRow#HELD}; a dialect that {@link
-     * #provesCommitsByMarker} tells HELD apart.
+     * #provesOutcomesByMarker} tells HELD apart.
      */
     public MarkerRow markerRow(Connection c, String schema, String table, String gid) throws SQLException {
         return single(c, markerExistsSql(schema, table), gid) == null ? MarkerRow.ABSENT : MarkerRow.COMMITTED;

@@ -12,6 +12,8 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.LinkedHashSet;
+import java.util.Set;
 
 /**
  * The two session locks that keep a writer subtask's XA branches its own (see {@link
@@ -24,12 +26,20 @@ import java.sql.SQLException;
  *       epoch connection from before its first {@code XA START} until it ends.
  * </ul>
  *
- * <p>Invariants: once {@link #claim} returned for a subtask index, every session of an earlier writer
- * of that index has ended, and none can begin a branch any more; an epoch connection begins a branch
- * only after {@link #lockForBranch} took the branch lock and then saw the guard held by this writer's
- * guard session. So recovery, which lists prepared branches after {@link #claim}, sees every branch an
- * earlier writer could still prepare, and a writer whose guard was taken over begins no branch that
- * the new owner's recovery could miss.
+ * <p>Invariants: once {@link #claim} returned for a subtask index, no session of an earlier writer of
+ * that index holds its branch lock, every one the claim saw holding it has left the server's process
+ * list, and none can begin a branch any more; an epoch connection begins a branch only after {@link
+ * #lockForBranch} took the branch lock and then saw the guard held by this writer's guard session. So
+ * recovery, which lists prepared branches after {@link #claim}, sees every branch an earlier writer could
+ * still prepare, and a writer whose guard was taken over begins no branch that the new owner's recovery
+ * could miss.
+ *
+ * <p>What the claim does not promise: that the server has let go of those sessions' prepared branches.
+ * MariaDB lets go of a session's GET_LOCKs before it leaves the process list, and of its prepared branch
+ * only after, and shows no step in between ({@link MariaDbDialect}): a session that let go of the branch
+ * lock before the claim's first look is not seen, and one seen may be a few steps short of its end. A
+ * rollback that reaches its branch then does nothing, and recovery proves each rollback by the branch's
+ * marker row ({@link XaWriterSession#rollbackPrepared}).
  *
  * <p>Before its first guard, the guard session takes its execution's mark ({@link
  * XaDialect#markExecution}). A claim that gives up on a guard asks whether the holder carries the
@@ -42,6 +52,12 @@ final class XaLocks {
 
     private static final Logger LOG = LoggerFactory.getLogger(XaLocks.class);
     private static final int GUARD_CHECK_SECONDS = 10;
+    /**
+     * How long a claim waits, on a database that may lose a branch whose session is ending, once the
+     * sessions it saw holding the branch lock left the process list: the server's last steps of a session's
+     * end (closing its socket, InnoDB letting go of its prepared branch) take microseconds and show nowhere.
+     */
+    private static final long ENDING_SESSION_GRACE_MILLIS = 50;
 
     private final SubtaskContext context;
     private final XaDialect dialect;
@@ -137,29 +153,43 @@ final class XaLocks {
      * branch lock, so that every branch such a session could still prepare (a PREPARE the server was
      * still running when that writer's task manager died) is prepared before recovery lists them.
      * Takes the branch lock and lets it go at once: this writer's epoch connections take it in turn.
+     *
+     * <p>Then, where the database may lose a branch whose session is ending ({@link
+     * XaDialect#provesOutcomesByMarker}), waits until every session it saw holding the lock has left the
+     * process list, and {@value #ENDING_SESSION_GRACE_MILLIS} ms more. MariaDB lets go of a session's
+     * GET_LOCKs before it frees the session's prepared statements and leaves the process list, and of the
+     * session's prepared branch a few steps after that, which nothing shows; a rollback of the branch
+     * before then would do nothing and lose the branch until the server restarts. After the wait only a
+     * server thread stalled that long in those last steps, or a session that let go of the lock before the
+     * first look, could still meet that moment, and the rollback's proof names it ({@link
+     * XaWriterSession#rollbackPrepared}).
      */
     private void awaitEarlierBranchSessions(int subtask, long deadline, long waitMillis)
             throws SQLException, InterruptedException, SinkException {
+        Set<Long> holders = new LinkedHashSet<>();
         long nextLog = 0;
         long sleep = 2;
         while (!guardIo.sql("taking the branch lock", () -> dialect.tryBranchLock(guard, sinkHash, subtask))) {
+            long holder = guardIo.sql("reading the branch lock's holder",
+                    () -> dialect.branchLockHolder(guard, sinkHash, subtask));
+            if (holder != 0) {
+                holders.add(holder);
+            }
             long now = System.currentTimeMillis();
-            if (now >= deadline || now >= nextLog) {
-                long holder = guardIo.sql("reading the branch lock's holder",
-                        () -> dialect.branchLockHolder(guard, sinkHash, subtask));
-                if (now >= deadline) {
-                    throw new SinkException(context + ": a session of an earlier writer of sink id '" + context.sinkId()
-                            + "' subtask " + subtask + " into " + target + " (" + dialect.name() + " session "
-                            + (holder == 0 ? "unknown" : holder) + ") was still running on the server " + waitMillis
-                            + " ms after this writer took the ownership guard. It may still be executing a statement "
-                            + "of its XA branch (an XA PREPARE, say), which would prepare that branch after this "
-                            + "writer had listed the prepared ones and leave it behind, holding its locks; so "
-                            + "recovery waits for it to end. The task fails and the restarted one waits again. Remedy: "
-                            + "if no live job owns that session (its program_name / application_name is eosink-xa/"
-                            + context.sinkId() + "/" + subtask + "/writer), end it"
-                            + (holder == 0 ? "" : " (" + dialect.endSessionSql(holder) + ")")
-                            + "; or raise claimWait if the server is slow to finish a PREPARE.");
-                }
+            if (now >= deadline) {
+                throw new SinkException(context + ": a session of an earlier writer of sink id '" + context.sinkId()
+                        + "' subtask " + subtask + " into " + target + " (" + dialect.name() + " session "
+                        + (holder == 0 ? "unknown" : holder) + ") was still running on the server " + waitMillis
+                        + " ms after this writer took the ownership guard. It may still be executing a statement "
+                        + "of its XA branch (an XA PREPARE, say), which would prepare that branch after this "
+                        + "writer had listed the prepared ones and leave it behind, holding its locks; so "
+                        + "recovery waits for it to end. The task fails and the restarted one waits again. Remedy: "
+                        + "if no live job owns that session (its program_name / application_name is eosink-xa/"
+                        + context.sinkId() + "/" + subtask + "/writer), end it"
+                        + (holder == 0 ? "" : " (" + dialect.endSessionSql(holder) + ")")
+                        + "; or raise claimWait if the server is slow to finish a PREPARE.");
+            }
+            if (now >= nextLog) {
                 LOG.info("{}: waiting up to {} ms more for {} session {} of an earlier writer of sink id '{}' subtask {} "
                                 + "to end: it holds the branch lock, so it may still prepare a branch, which recovery "
                                 + "must see", context, deadline - now, dialect.name(), holder, context.sinkId(), subtask);
@@ -172,6 +202,23 @@ final class XaLocks {
             dialect.unlockBranch(guard, sinkHash, subtask);
             return null;
         });
+        if (!dialect.provesOutcomesByMarker()) {
+            return;
+        }
+        for (long holder : holders) {
+            if (!awaitGone(holder, deadline)) {
+                throw new SinkException(context + ": " + dialect.name() + " session " + holder + " of an earlier "
+                        + "writer of sink id '" + context.sinkId() + "' subtask " + subtask + " into " + target
+                        + " let go of the branch lock but was still on the server " + waitMillis + " ms after this "
+                        + "writer took the ownership guard. A branch it prepared is out of reach until the server "
+                        + "has ended it: a rollback before then would do nothing and leave the branch prepared, "
+                        + "holding its locks, until the server restarts; so recovery waits for it. The task fails "
+                        + "and the restarted one waits again. Remedy: if that session stays, end it ("
+                        + dialect.endSessionSql(holder) + "); or raise claimWait if the server is slow to end "
+                        + "sessions.");
+            }
+        }
+        Thread.sleep(ENDING_SESSION_GRACE_MILLIS);
     }
 
     /**
@@ -187,22 +234,16 @@ final class XaLocks {
         if (session == 0) {
             return;
         }
-        long deadline = System.currentTimeMillis() + claimWaitMillis;
-        long sleep = 1;
         try {
-            while (guardIo.sql("asking whether the epoch session ended", () -> dialect.sessionAlive(guard, session))) {
-                if (System.currentTimeMillis() >= deadline) {
-                    throw new SinkException(context + ": " + dialect.name() + " session " + session
-                            + ", which prepared " + branch + " (checkpoint " + branch.checkpointId() + ", subtask "
-                            + branch.subtask() + ") into " + target + " and was closed, was still on the server "
-                            + claimWaitMillis + " ms later; a commit of the branch before the server has ended "
-                            + "that session could commit nothing and lose the branch until the server restarts. "
-                            + "The task fails, and the restarted writer rolls the branch back (no checkpoint "
-                            + "promised it). Remedy: if that session stays, end it (" + dialect.endSessionSql(session)
-                            + "); or raise claimWait if the server is slow to end sessions.");
-                }
-                Thread.sleep(sleep);
-                sleep = Math.min(50, sleep * 2);
+            if (!awaitGone(session, System.currentTimeMillis() + claimWaitMillis)) {
+                throw new SinkException(context + ": " + dialect.name() + " session " + session
+                        + ", which prepared " + branch + " (checkpoint " + branch.checkpointId() + ", subtask "
+                        + branch.subtask() + ") into " + target + " and was closed, was still on the server "
+                        + claimWaitMillis + " ms later; a commit of the branch before the server has ended "
+                        + "that session could commit nothing and lose the branch until the server restarts. "
+                        + "The task fails, and the restarted writer rolls the branch back (no checkpoint "
+                        + "promised it). Remedy: if that session stays, end it (" + dialect.endSessionSql(session)
+                        + "); or raise claimWait if the server is slow to end sessions.");
             }
         } catch (SQLException e) {
             throw new SinkException(context + ": could not ask whether " + dialect.name() + " session " + session
@@ -212,6 +253,23 @@ final class XaLocks {
             throw new SinkException(context + ": interrupted while waiting for the session that prepared " + branch
                     + " to end", e);
         }
+    }
+
+    /**
+     * Whether session {@code session} left the server's process list (asked on the guard connection)
+     * before {@code deadline}; at once where the dialect knows no session ids.
+     */
+    private boolean awaitGone(long session, long deadline) throws SQLException, InterruptedException {
+        long sleep = 1;
+        while (guardIo.sql("asking whether session " + session + " ended",
+                () -> dialect.sessionAlive(guard, session))) {
+            if (System.currentTimeMillis() >= deadline) {
+                return false;
+            }
+            Thread.sleep(sleep);
+            sleep = Math.min(50, sleep * 2);
+        }
+        return true;
     }
 
     /** Releases a claim taken for an adopted subtask index. */

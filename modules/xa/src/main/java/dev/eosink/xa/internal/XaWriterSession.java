@@ -8,6 +8,7 @@ import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.sql.CarriedNotices;
+import dev.eosink.xa.internal.XaDialect.MarkerRow;
 import dev.eosink.xa.internal.XaErrors.Handling;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
@@ -125,9 +126,16 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
         }
     }
 
+    /**
+     * Rolls back {@code id}, a branch {@link #listPrepared} listed. Returns only for a branch the database
+     * rolled back, or that is gone: where the database may answer a rollback without doing it ({@link
+     * XaDialect#provesOutcomesByMarker}), only once no transaction holds the branch's marker row. A branch
+     * still attached to its preparing session, and one the database lost track of, fail the task.
+     */
     @Override
     public void rollbackPrepared(TransactionId id) throws IOException {
         Xid xid = XaIds.toXid(id);
+        XAException gone = null;
         try {
             XAResource resource = guardXa.getXAResource();
             guardIo.xa("XA rollback of " + id, () -> {
@@ -136,24 +144,61 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
             });
         } catch (XAException e) {
             Handling handling = XaErrors.of(Operation.ROLLBACK, e);
-            if (handling == Handling.KNOWN) {
-                if (listPrepared().contains(id)) {
-                    // MariaDB: still attached to the session that prepared it (a task going away).
-                    throw new SinkException(context + ": rolling back " + id + " (" + XaIds.describe(xid)
-                            + ") failed with " + XaErrors.describe(e) + ", yet it is still prepared: the session that "
-                            + "prepared it has not ended. The task fails and the restarted one tries again.", e);
-                }
-                LOG.info("{}: {} was already gone when rolling it back ({})", context, id, XaErrors.name(e.errorCode));
-                return;
+            if (handling != Handling.KNOWN) {
+                throw new SinkException(context + ": could not roll back prepared transaction " + id + " (checkpoint "
+                        + id.checkpointId() + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + "): "
+                        + XaErrors.describe(e) + "." + (handling == Handling.RETRY
+                                ? " The task fails and the restarted one tries again."
+                                : XaErrors.remedy(Operation.ROLLBACK, e.errorCode)), e);
             }
-            throw new SinkException(context + ": could not roll back prepared transaction " + id + " (checkpoint "
-                    + id.checkpointId() + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + "): "
-                    + XaErrors.describe(e) + "." + (handling == Handling.RETRY
-                            ? " The task fails and the restarted one tries again."
-                            : XaErrors.remedy(Operation.ROLLBACK, e.errorCode)), e);
+            if (listPrepared().contains(id)) {
+                // MariaDB: still attached to the session that prepared it (a task going away).
+                throw new SinkException(context + ": rolling back " + id + " (" + XaIds.describe(xid)
+                        + ") failed with " + XaErrors.describe(e) + ", yet it is still prepared: the session that "
+                        + "prepared it has not ended. The task fails and the restarted one tries again.", e);
+            }
+            gone = e;
         } catch (SQLException e) {
             throw new SinkException(context + ": could not roll back " + id + ": " + e.getMessage(), e);
         }
+        if (dialect.provesOutcomesByMarker() && markerRow(id) == MarkerRow.HELD) {
+            throw lostTrackOf(id, xid, "answered the XA ROLLBACK with "
+                    + (gone == null ? "success" : XaErrors.describe(gone)), gone);
+        }
+        if (gone != null) {
+            LOG.info("{}: {} was already gone when rolling it back ({})", context, id, XaErrors.name(gone.errorCode));
+        }
+    }
+
+    /** The marker row of {@code id}, asked on the guard connection. */
+    private MarkerRow markerRow(TransactionId id) throws SinkException {
+        try {
+            return guardIo.sql("looking up the marker row of " + id,
+                    () -> dialect.markerRow(guard, database.markerSchema(), database.markerTable(), id.toString()));
+        } catch (SQLException e) {
+            throw new SinkException(context + ": could not read marker table "
+                    + dialect.qualified(database.markerSchema(), database.markerTable()) + " to prove the rollback of "
+                    + id + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The rollback of a branch that the database no longer lists but still holds prepared: MariaDB's answer
+     * to an XA statement that reached the branch while the session that prepared it was ending (see {@link
+     * MariaDbDialect}). No XA statement reaches that branch until the server restarts.
+     */
+    private SinkException lostTrackOf(TransactionId id, Xid xid, String answered, XAException cause) {
+        return new SinkException(context + ": the rollback of " + id + " (checkpoint " + id.checkpointId()
+                + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + ") into " + database.target() + ": "
+                + dialect.name() + " " + answered + ", yet the branch's marker row is still held by a transaction "
+                + "that has not ended, and XA RECOVER does not list the branch: it is still prepared, with its rows "
+                + "and row locks, but " + dialect.name() + " lost track of it. MariaDB does so when an XA statement "
+                + "from another session reaches a branch while the session that prepared it is ending; no XA "
+                + "statement reaches the branch again until the server restarts, whose recovery lists it again. "
+                + "The task fails; until that restart, writes of the branch's rows wait for its locks. Remedy: "
+                + "restart " + dialect.name() + " (a prepared branch survives a restart), after which recovery at the "
+                + "next start of this subtask finds the branch again, or roll it back by hand then (XA ROLLBACK). "
+                + "Never commit it: no completed checkpoint promised it.", cause);
     }
 
     @Override

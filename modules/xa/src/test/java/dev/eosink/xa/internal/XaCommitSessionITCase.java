@@ -20,8 +20,6 @@ import javax.transaction.xa.Xid;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
@@ -43,9 +41,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * never meets that moment.
  */
 class XaCommitSessionITCase {
-
-    /** User variables a session holds: the server frees them while it ends the session. */
-    private static final int USER_VARIABLES = 200_000;
 
     /** A server of this class's own, for the test that must restart it; started by whichever test needs it first. */
     private static MariaDbFixture own;
@@ -111,7 +106,8 @@ class XaCommitSessionITCase {
      * session's user variables, locks and statements, and only then does InnoDB let go of the branch's
      * transaction. An XA COMMIT in between is answered with success, commits nothing, and removes the
      * branch from XA RECOVER, while InnoDB keeps it prepared, holding its locks, until the server
-     * restarts. The preparer here holds many user variables, which makes that moment long; the committer,
+     * restarts. The preparer here holds many user variables and prepared statements, which makes that
+     * moment long ({@link EndingSessions}); the committer,
      * retried while the branch is attached as Flink retries it, meets it. It must count that commit
      * neither done (the rows are not there) nor lost (a restart brings the branch back): it retries,
      * naming the remedy, and commits the branch once the server restarted.
@@ -128,8 +124,9 @@ class XaCommitSessionITCase {
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
 
         XAConnection preparer = connector(maria).open("test");
-        holdUserVariables(preparer.getConnection());
-        prepareWithMarker(preparer, id, table);
+        EndingSessions.holdUserVariables(preparer.getConnection());
+        EndingSessions.holdPreparedStatements(preparer.getConnection());
+        EndingSessions.prepareWithMarker(preparer, id, table);
         try (XaCommitSession committer = new XaCommitSession(context, database)) {
             CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> closeQuietly(preparer));
             Object outcome = outcomeOnceDetached(committer, id, new int[1]);
@@ -198,7 +195,7 @@ class XaCommitSessionITCase {
         assertThat(listed(maria, id)).as("the branch left prepared").isFalse();
     }
 
-    /** MariaDB XA connections of the sink's user, each holding {@value #USER_VARIABLES} user variables. */
+    /** MariaDB XA connections of the sink's user, each holding {@link EndingSessions#USER_VARIABLES} user variables. */
     private static final class SlowToEnd implements XADataSource {
         private final XaConnector connector;
 
@@ -213,7 +210,7 @@ class XaCommitSessionITCase {
         public XAConnection getXAConnection() throws SQLException {
             XAConnection c = connector.open("slow-to-end");
             try {
-                holdUserVariables(c.getConnection());
+                EndingSessions.holdUserVariables(c.getConnection());
             } catch (SQLException e) {
                 c.close();
                 throw e;
@@ -251,41 +248,6 @@ class XaCommitSessionITCase {
     private static boolean listed(MariaDbFixture maria, TransactionId id) {
         String gtrid = new String(XaIds.toXid(id).getGlobalTransactionId(), StandardCharsets.ISO_8859_1);
         return maria.xaRecover().stream().anyMatch(xid -> xid[1].equals(gtrid));
-    }
-
-    /** Sets {@value #USER_VARIABLES} user variables in the session of {@code c}. */
-    static void holdUserVariables(Connection c) throws SQLException {
-        int perStatement = 2_000;
-        try (Statement s = c.createStatement()) {
-            for (int k = 0; k < USER_VARIABLES / perStatement; k++) {
-                StringBuilder set = new StringBuilder("SET ");
-                for (int i = 0; i < perStatement; i++) {
-                    set.append(i == 0 ? "" : ", ").append("@v").append(k).append('_').append(i).append(" = ").append(i);
-                }
-                s.execute(set.toString());
-            }
-        }
-    }
-
-    /** Starts, writes one row and the marker row into, ends and prepares the branch of {@code id}. */
-    private static void prepareWithMarker(XAConnection preparer, TransactionId id, String table) throws Exception {
-        Xid xid = XaIds.toXid(id);
-        XAResource xa = preparer.getXAResource();
-        xa.start(xid, XAResource.TMNOFLAGS);
-        try (Statement s = preparer.getConnection().createStatement()) {
-            s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
-        }
-        try (PreparedStatement marker = preparer.getConnection().prepareStatement(
-                new MariaDbDialect().markerInsertSql(null, "eosink_markers"))) {
-            marker.setString(1, id.toString());
-            marker.setString(2, id.sinkId());
-            marker.setInt(3, id.subtask());
-            marker.setLong(4, id.checkpointId());
-            marker.setLong(5, 1);
-            marker.executeUpdate();
-        }
-        xa.end(xid, XAResource.TMSUCCESS);
-        xa.prepare(xid);
     }
 
     /**

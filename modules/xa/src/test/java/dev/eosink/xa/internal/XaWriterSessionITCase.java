@@ -9,12 +9,19 @@ import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.faults.LogCapture;
+import dev.eosink.xa.internal.XaDialect.MarkerRow;
 
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import javax.sql.XAConnection;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -34,9 +41,29 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * an earlier writer of that subtask holds it (that session may still prepare a branch), names that
  * session and how to end it when claimWait runs out, and goes on as soon as the session ends.
  * {@code XaHardCases.aPrepareStillRunningWhenTheWriterRestartsIsWaitedForAndRolledBack} shows the
- * whole case through a job; this pins the mechanism and its message.
+ * whole case through a job; this pins the mechanism and its message. On MariaDB, whose session lets go
+ * of the branch lock before InnoDB lets go of its prepared branch, also the rollback of that branch at
+ * recovery: done only once the server has let go of it, and never reported done when MariaDB answered
+ * it without doing it.
  */
 class XaWriterSessionITCase {
+
+    /** A server of this class's own, for the tests that restart it; started by whichever test needs it first. */
+    private static MariaDbFixture own;
+
+    private static synchronized MariaDbFixture own() {
+        if (own == null) {
+            own = MariaDbFixture.startNew();
+        }
+        return own;
+    }
+
+    @AfterAll
+    static synchronized void stopOwn() {
+        if (own != null) {
+            own.close();
+        }
+    }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"MariaDB", "PostgreSQL"})
@@ -103,6 +130,180 @@ class XaWriterSessionITCase {
         } finally {
             earlier.close();
         }
+    }
+
+    /**
+     * A restarted writer claims a subtask while a session of the earlier writer, which prepared a branch no
+     * checkpoint promised, holds the branch lock; then that session ends. MariaDB ends it in steps: it
+     * detaches the branch, lets go of the session's GET_LOCKs (the branch lock), frees its prepared
+     * statements, leaves the process list, and only then does InnoDB let go of the branch. An XA ROLLBACK
+     * before that last step is answered with success, does nothing, and drops the branch from XA RECOVER,
+     * while InnoDB keeps it prepared, holding its locks, until the server restarts. Recovery must roll the
+     * branch back for real: no lock left on its marker row, and nothing prepared after a restart.
+     */
+    @Test
+    void aBranchWhoseSessionIsEndingIsRolledBackOnlyOnceTheServerHasLetGoOfIt() throws Exception {
+        MariaDbFixture maria = own();
+        String sinkId = "rollback-ending-" + System.nanoTime() % 100000;
+        String table = sinkId.replace('-', '_');
+        XaDatabase<Long> database = mariaDbDatabase(maria, table);
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
+        TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
+
+        XAConnection earlier = connector(maria).open("earlier-writer");
+        LogCapture log = LogCapture.attach();
+        try {
+            long session = prepareHoldingTheBranchLock(earlier, id, table);
+            try (WriterSession<Long> writer = database.openWriter(context)) {
+                CompletableFuture<Void> claimed = CompletableFuture.runAsync(() -> claim(writer, 60_000));
+                // Paced by what the claim did: it saw that session holding the branch lock, then the session ends.
+                awaitLogged(log, "session " + session + " of an earlier writer", claimed);
+                earlier.close();
+                claimed.get(90, TimeUnit.SECONDS);
+
+                assertThat(writer.listPrepared()).containsExactly(id);
+                writer.rollbackPrepared(id);
+                assertThat(writer.listPrepared()).isEmpty();
+            }
+        } finally {
+            log.detach();
+            earlier.close();
+        }
+        assertThat(markerRow(maria, id)).as("the branch's marker row after its rollback").isEqualTo(MarkerRow.ABSENT);
+        assertThat(maria.count("SELECT count(*) FROM " + table)).as("rows").isZero();
+        maria.crash();
+        maria.restart();
+        assertThat(listed(maria, id)).as("the branch prepared after a restart of the server").isFalse();
+    }
+
+    /**
+     * The rollback of a branch whose session let go of the branch lock before the claim looked, so that the
+     * claim never saw it, and is still ending: MariaDB answers the XA ROLLBACK with success and does nothing
+     * (the previous test), and XAER_NOTA to the next, the branch no longer listed. Neither may count as rolled
+     * back: the task fails naming the branch and the remedy, a restart of the server. After it the branch is
+     * listed again, and the next writer's recovery rolls it back.
+     */
+    @Test
+    void aRollbackMariaDbAnswersWithoutDoingItIsNeverReportedDone() throws Exception {
+        MariaDbFixture maria = own();
+        String sinkId = "rollback-undone-" + System.nanoTime() % 100000;
+        String table = sinkId.replace('-', '_');
+        XaDatabase<Long> database = mariaDbDatabase(maria, table);
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
+        TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
+
+        XAConnection earlier = connector(maria).open("earlier-writer");
+        try (WriterSession<Long> writer = database.openWriter(context)) {
+            prepareHoldingTheBranchLock(earlier, id, table);
+            earlier.close();
+            awaitBranchLockFree(maria, sinkId);
+            writer.claim(0, 30_000);
+            assertThat(writer.listPrepared()).containsExactly(id);
+
+            assertThatThrownBy(() -> writer.rollbackPrepared(id))
+                    .as("a rollback answered with success while the session that prepared the branch was ending")
+                    .isInstanceOf(SinkException.class)
+                    .hasMessageContaining("sink '" + sinkId + "' subtask 0/1")
+                    .hasMessageContaining(id.toString())
+                    .hasMessageContaining("checkpoint 1")
+                    .hasMessageContaining("subtask 0")
+                    .hasMessageContaining("table " + table)
+                    .hasMessageContaining("XA RECOVER")
+                    .hasMessageContaining("Remedy: restart MariaDB");
+            assertThatThrownBy(() -> writer.rollbackPrepared(id))
+                    .as("a rollback of the branch answered XAER_NOTA, the branch no longer listed")
+                    .isInstanceOf(SinkException.class)
+                    .hasMessageContaining("XAER_NOTA")
+                    .hasMessageContaining("Remedy: restart MariaDB");
+        } finally {
+            earlier.close();
+        }
+        assertThat(markerRow(maria, id)).as("the branch's marker row").isEqualTo(MarkerRow.HELD);
+
+        maria.crash();
+        maria.restart();
+        try (WriterSession<Long> writer = database.openWriter(context)) {
+            writer.claim(0, 30_000);
+            assertThat(writer.listPrepared()).as("branches listed after the restart").containsExactly(id);
+            writer.rollbackPrepared(id);
+            assertThat(writer.listPrepared()).isEmpty();
+        }
+        assertThat(markerRow(maria, id)).as("the branch's marker row after its rollback").isEqualTo(MarkerRow.ABSENT);
+        assertThat(maria.count("SELECT count(*) FROM " + table)).as("rows").isZero();
+        assertThat(listed(maria, id)).as("the branch left prepared").isFalse();
+    }
+
+    /**
+     * Takes the branch lock of subtask 0 on {@code earlier}'s session, as an epoch connection does, makes that
+     * session hold many prepared statements, which it frees after the branch lock ({@link EndingSessions}), and
+     * prepares {@code id} with one row and its marker row on it; returns the session's id.
+     */
+    private static long prepareHoldingTheBranchLock(XAConnection earlier, TransactionId id, String table)
+            throws Exception {
+        Connection c = earlier.getConnection();
+        MariaDbDialect dialect = new MariaDbDialect();
+        assertThat(dialect.tryBranchLock(c, XaIds.sinkHash(id.sinkId()), id.subtask())).isTrue();
+        EndingSessions.holdPreparedStatements(c);
+        EndingSessions.prepareWithMarker(earlier, id, table);
+        return dialect.sessionId(c);
+    }
+
+    private static void claim(WriterSession<Long> writer, long waitMillis) {
+        try {
+            writer.claim(0, waitMillis);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Waits until {@code log} shows {@code text}; fails early if {@code task} ended before. */
+    private static void awaitLogged(LogCapture log, String text, CompletableFuture<?> task) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!log.text().contains(text)) {
+            if (task.isDone()) {
+                task.get();
+                throw new AssertionError("the claim returned without logging '" + text + "'");
+            }
+            assertThat(System.nanoTime()).as("'" + text + "' logged within 60 s").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
+    private static void awaitBranchLockFree(MariaDbFixture maria, String sinkId) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        try (Connection c = maria.connect()) {
+            while (new MariaDbDialect().branchLockHolder(c, XaIds.sinkHash(sinkId), 0) != 0) {
+                assertThat(System.nanoTime()).as("the branch lock free within 60 s").isLessThan(deadline);
+            }
+        }
+    }
+
+    private static MarkerRow markerRow(MariaDbFixture maria, TransactionId id) throws SQLException {
+        try (Connection c = maria.connect()) {
+            return new MariaDbDialect().markerRow(c, null, "eosink_markers", id.toString());
+        }
+    }
+
+    private static boolean listed(MariaDbFixture maria, TransactionId id) {
+        String gtrid = new String(XaIds.toXid(id).getGlobalTransactionId(), StandardCharsets.ISO_8859_1);
+        return maria.xaRecover().stream().anyMatch(xid -> xid[1].equals(gtrid));
+    }
+
+    private static XaConnector connector(MariaDbFixture maria) {
+        Properties props = new Properties();
+        props.setProperty("user", MariaDbFixture.SINK_USER);
+        props.setProperty("password", MariaDbFixture.SINK_PASSWORD);
+        return XaConnector.of(maria.jdbcUrl(), props);
+    }
+
+    /** Inserts into {@code table} (created here, with a primary key) on {@code maria}, markers in eosink_markers. */
+    private static XaDatabase<Long> mariaDbDatabase(MariaDbFixture maria, String table) {
+        maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL PRIMARY KEY) ENGINE=InnoDB");
+        maria.execute(new MariaDbDialect().markerDdl(null, "eosink_markers"));
+        return new XaDatabase<>(connector(maria),
+                InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
+                Duration.ofSeconds(120), Duration.ofSeconds(60), null, null, null); // inserts, no dead letters
     }
 
     /**
