@@ -92,6 +92,10 @@ public final class History {
         public final String kind;
         /** Taken by a stop with {@code --drain}: its operators are recorded finished. */
         public final boolean drained;
+        /** Transactions it promised were rolled back since: restoring it would report them LOST. */
+        boolean unusable;
+        /** The last trace event's sequence number when it was taken. */
+        long takenSeq;
 
         Snapshot(int index, String path, long checkpointId, Run run, String kind, boolean drained) {
             this.index = index;

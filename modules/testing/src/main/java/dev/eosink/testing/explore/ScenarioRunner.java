@@ -234,11 +234,44 @@ public final class ScenarioRunner {
     }
 
     private History.Snapshot origin(Step.Start start) {
-        List<History.Snapshot> taken = history.snapshots;
+        List<History.Snapshot> taken = usable();
         if (start.origin == Step.Origin.FRESH || taken.isEmpty()) {
             return null;
         }
         return start.origin == Step.Origin.NEWEST ? taken.get(taken.size() - 1) : taken.get(start.snapshot % taken.size());
+    }
+
+    /**
+     * The snapshots a job may still restore. A plain savepoint's transactions stay prepared until a
+     * checkpoint after it completes; if its job fails over before that, the restart rolls them back, and
+     * restoring the savepoint later reports them LOST, as docs/guarantees.md says ("Plain savepoints").
+     * A rewind past a snapshot rolls back its transactions likewise. So a snapshot whose job's
+     * transactions named up to its checkpoint were rolled back since is not restored again.
+     */
+    private List<History.Snapshot> usable() {
+        List<ProtocolTrace.Event> trace = ProtocolTrace.events(sinkId);
+        List<History.Snapshot> usable = new java.util.ArrayList<>();
+        for (History.Snapshot snapshot : history.snapshots) {
+            java.util.Set<String> rolledBackSince = new java.util.HashSet<>();
+            for (ProtocolTrace.Event e : trace) {
+                if (e.kind == ProtocolTrace.Kind.ROLLED_BACK && e.seq > snapshot.takenSeq) {
+                    rolledBackSince.add(e.gid);
+                }
+            }
+            boolean promisedRolledBack = trace.stream().anyMatch(e -> e.kind == ProtocolTrace.Kind.PREPARED
+                    && snapshot.run.owns(e) && e.seq <= snapshot.takenSeq && e.checkpointOfGid() <= snapshot.checkpointId
+                    && rolledBackSince.contains(e.gid));
+            if (promisedRolledBack) {
+                if (!snapshot.unusable) {
+                    snapshot.unusable = true;
+                    history.notes.add(snapshot + " is not restored again: transactions it promised were rolled back "
+                            + "since (a failover before a checkpoint after a plain savepoint, or a rewind past it)");
+                }
+            } else {
+                usable.add(snapshot);
+            }
+        }
+        return usable;
     }
 
     private Path checkpoints(History.Run run) {
@@ -313,6 +346,9 @@ public final class ScenarioRunner {
                     + "stopping; Flink says to resume from that savepoint");
         }
         addSnapshot(path, drain ? "stop --drain savepoint" : "stop savepoint");
+        if (failedStopping) {
+            endWithin(Duration.ofSeconds(10));
+        }
         awaitTerminal();
         ended(failedStopping || job.getJobStatus().get() == JobStatus.FINISHED ? History.End.STOPPED : terminalEnd());
     }
@@ -320,7 +356,7 @@ public final class ScenarioRunner {
     private void cancel() throws Exception {
         try {
             job.cancel().get(TestJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
+        } catch (ExecutionException | TimeoutException e) {
             // it ended meanwhile
         }
         awaitTerminal();
@@ -330,9 +366,12 @@ public final class ScenarioRunner {
         Optional<Path> retained = RetainedCheckpoints.newest(checkpoints(run));
         long newestSnapshot = run.snapshots.stream().mapToLong(s -> s.checkpointId).max().orElse(-1);
         // A savepoint taken after the job's last checkpoint is newer: the retained checkpoint adds nothing then.
-        if (retained.isPresent() && RetainedCheckpoints.number(retained.get()) > newestSnapshot) {
+        // Flink deletes a finished job's checkpoints: only a cancelled one's stay.
+        if (end == History.End.CANCELED && retained.isPresent()
+                && RetainedCheckpoints.number(retained.get()) > newestSnapshot) {
             history.snapshots.add(new History.Snapshot(history.snapshots.size(), retained.get().toUri().toString(),
                     RetainedCheckpoints.number(retained.get()), run, "retained checkpoint", false));
+            history.snapshots.get(history.snapshots.size() - 1).takenSeq = run.lastSeq;
             run.snapshots.add(history.snapshots.get(history.snapshots.size() - 1));
         }
     }
@@ -340,11 +379,26 @@ public final class ScenarioRunner {
     private void addSnapshot(String path, String kind) throws Exception {
         History.Snapshot snapshot = new History.Snapshot(history.snapshots.size(), path, TestJobs.checkpointIdOf(path),
                 current, kind, kind.contains("--drain"));
+        snapshot.takenSeq = lastSeq();
         history.snapshots.add(snapshot);
         current.snapshots.add(snapshot);
     }
 
     // ---------------------------------------------------------------- the end of a job, and of the scenario
+
+    /** Cancels the job unless it reaches a terminal status by itself within {@code limit}. */
+    private void endWithin(Duration limit) throws Exception {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!job.getJobStatus().get().isGloballyTerminalState()) {
+            if (System.nanoTime() > deadline) {
+                history.notes.add("run " + current.index + ": still running " + limit.toSeconds()
+                        + " s after its stop failed; cancelled");
+                TestJobs.cancelUnlessDone(job);
+                return;
+            }
+            Thread.sleep(50);
+        }
+    }
 
     private void awaitTerminal() throws Exception {
         TestJobs.await(() -> {
@@ -401,8 +455,18 @@ public final class ScenarioRunner {
         if (last != null && last.end == History.End.FINISHED) {
             return;
         }
-        History.Snapshot from = last == null ? null
-                : !last.snapshots.isEmpty() ? last.snapshots.get(last.snapshots.size() - 1) : last.origin;
+        List<History.Snapshot> usable = usable();
+        History.Snapshot from = null;
+        for (History.Run run = last; run != null && from == null; run = run.origin == null ? null : run.origin.run) {
+            for (History.Snapshot snapshot : run.snapshots) {
+                if (usable.contains(snapshot)) {
+                    from = snapshot; // the newest usable one of the line, the last run's first
+                }
+            }
+            if (from == null && run.origin != null && usable.contains(run.origin)) {
+                from = run.origin;
+            }
+        }
         // The topology of the job that took the snapshot: Flink restores a snapshot taken with --drain only
         // into the same chains (History.End.NOT_STARTED).
         Step.Start closing = new Step.Start(from == null ? Step.Origin.FRESH : Step.Origin.PICKED,
@@ -420,11 +484,11 @@ public final class ScenarioRunner {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("run " + current.index + " of " + sinkId + " did not finish");
             }
+            // A trigger that races the job's end may never be answered: wait on it only while the job runs.
             CompletableFuture<Long> trigger = client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED);
-            try {
-                trigger.get(TestJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                // the job finished, failed over or failed meanwhile: look at it again
+            while (!trigger.isDone() && !job.getJobStatus().get().isGloballyTerminalState()
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(20);
             }
             Thread.sleep(100);
         }
