@@ -278,11 +278,20 @@ public final class KafkaBroker implements AutoCloseable {
         return "Kafka";
     }
 
-    /** A KRaft cluster id: 16 random bytes, URL-safe Base64 without padding, as Kafka's own tool makes them. */
-    private static String clusterId() {
+    /**
+     * A KRaft cluster id: 16 random bytes, URL-safe Base64 without padding, as Kafka's own tool makes them,
+     * and, as Kafka's {@code Uuid} does too, never one that begins with '-' (one in 64 would): the storage
+     * tool would read it as an option and fail ("argument --cluster-id/-t: expected one argument").
+     */
+    static String clusterId() {
+        SecureRandom random = new SecureRandom();
         byte[] bytes = new byte[16];
-        new SecureRandom().nextBytes(bytes);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        String id;
+        do {
+            random.nextBytes(bytes);
+            id = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        } while (id.startsWith("-"));
+        return id;
     }
 
     private static int freePort() throws IOException {
