@@ -226,9 +226,9 @@ class PostgresSqlHardCasesITCase {
         assertThat(db.count("SELECT count(*) FROM eosink_markers WHERE sink_id = ? AND checkpoint_id >= ?", sinkId, failedCheckpoint))
                 .as("committed transactions of the failed epoch").isZero();
 
-        // The remedy the message gives: fix the table (or the record), and resume from the last retained
-        // checkpoint, whose restore commits what it promised and replays the rest, once.
-        db.execute("ALTER TABLE " + name + " ALTER COLUMN payload TYPE varchar(20)");
+        // The remedy (docs/operations.md): resolve the failed job, fix the table (or the record), and resume
+        // from the last retained checkpoint, whose restore finds its promise kept and replays the rest, once.
+        SqlTables.resolveThenChange(db, sinkId, checkpoints, "ALTER TABLE " + name + " ALTER COLUMN payload TYPE varchar(20)");
         StreamTableEnvironment resumed = SqlJobs.tableEnvironment(TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, SqlJobs.resumeFrom(checkpoints)));
         SqlJobs.ids(resumed, "ids", 2_000, 2_000);
         resumed.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));

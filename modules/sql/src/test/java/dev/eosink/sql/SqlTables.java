@@ -1,9 +1,15 @@
 package dev.eosink.sql;
 
+import dev.eosink.admin.Admin;
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.RetainedCheckpoints;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -75,6 +81,31 @@ final class SqlTables {
                 .as("prepared transactions of the failed epoch (checkpoint %d) or later", failedCheckpoint)
                 .allSatisfy(gid -> assertThat(TransactionId.parse(gid).orElseThrow().checkpointId())
                         .isLessThan(failedCheckpoint));
+    }
+
+    /**
+     * The remedy for a job that failed for good on a record its table refused, before the table is changed:
+     * the job may have left its last completed checkpoint's transaction prepared (the notification never
+     * came), holding its row locks, and DDL on the table would wait for it for ever. {@code eosink-admin
+     * resolve --apply} against the newest retained checkpoint commits what that checkpoint promised and rolls
+     * back the rest; then {@code ddl} runs, with a lock timeout so that anything left holding the table
+     * fails the test in seconds instead of hanging it.
+     */
+    static void resolveThenChange(PostgresFixture db, String sinkId, Path checkpoints, String ddl) throws Exception {
+        Path newest = RetainedCheckpoints.newest(checkpoints)
+                .orElseThrow(() -> new AssertionError("no checkpoint retained under " + checkpoints));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int exit;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8)) {
+            exit = Admin.run(new String[] {"resolve", newest.toString(), "--sink-id", sinkId, "--apply",
+                    "--url", db.jdbcUrl(), "--user", db.user()}, o, o,
+                    Map.of("EOSINK_ADMIN_PASSWORD", db.password() == null ? "" : db.password()));
+        }
+        String printed = out.toString(StandardCharsets.UTF_8);
+        System.out.println("$ eosink-admin resolve " + newest + " --sink-id " + sinkId + " --apply\n" + printed);
+        assertThat(exit).as("eosink-admin resolve exit code; it printed:%n%s", printed).isZero();
+        assertNothingPrepared(db, sinkId);
+        db.execute("SET lock_timeout = '20s'; " + ddl);
     }
 
     static void assertNothingPrepared(PostgresFixture db, String sinkId) {
