@@ -252,13 +252,17 @@ final class StartupRecovery {
 
     /**
      * Decides and acts, under the guards of {@code guarded}, on the transactions found at start, in an order that
-     * keeps a refusal clean: first what the plan rolls back whatever else is found, then a wait for what restored
-     * committers may still commit, then the leftovers and carried writes that the leftover policy decides. Returns
-     * the carried writes the resource shows, for {@link #catchUp}.
+     * keeps a refusal clean: first the rewind check (a refused rewind touches nothing), then what the plan rolls
+     * back whatever else is found, then a wait for what restored committers may still commit, then the leftovers
+     * and carried writes that the leftover policy decides. Returns the carried writes the resource shows, for
+     * {@link #catchUp}.
      */
     private List<CarriedNotice> atStart(Collection<WriterState> restored, List<TransactionId> prepared,
             SortedSet<Integer> guarded) throws IOException {
         RecoveryPlan plan = RecoveryPlan.decide(prepared, context, restored);
+        // Before anything this start writes, rolls back or gives up: a refused rewind must leave everything as
+        // it found it, the transactions of a later snapshot too (restoring that snapshot is its remedy).
+        checkRewind(restored);
         rollBack(plan.rollBackAtStart(), guarded, id -> plan.verdictOf(id) == Verdict.ORPHAN,
                 id -> logRollbackAtStart(plan, id));
 
@@ -267,8 +271,6 @@ final class StartupRecovery {
             LOG.info("{}: left {} prepared transaction(s) to the restored committer, which commits them: {}",
                     context, held.size(), names(held));
         }
-        // Before anything this start writes or gives up: a refused rewind must leave everything as it found it.
-        checkRewind(restored);
         List<CarriedNotice> notices = session.openCarried();
         List<CarriedNotice> unseen = unseenCarried(plan, restored, notices);
         List<TransactionId> stillPrepared = awaitRestoredCommitters(plan, unseen);

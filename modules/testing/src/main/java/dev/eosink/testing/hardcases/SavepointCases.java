@@ -121,6 +121,55 @@ public interface SavepointCases extends HardCaseSupport {
     }
 
     /**
+     * A refused rewind leaves everything as it found it, the prepared transactions of a newer savepoint
+     * included: S0, a checkpoint that commits past it, S1 (its transactions stay prepared: a plain
+     * savepoint does not notify the sink), cancel. Restored from S0 under rewindPolicy(FAIL), the start is
+     * refused, as the markers show commits after S0; its remedy, restoring the latest savepoint S1, must
+     * then work: S1's restored committers commit its transactions, and the run ends exact. A refusal that
+     * rolled them back first (they are named after S0, the restored checkpoint) would leave S1 reporting
+     * them LOST.
+     */
+    @Test
+    default void aRefusedRewindLeavesTheNewerSavepointRestorable(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        long n = 2_400;
+        String valve = sinkId();
+        IdValve.reset(valve);
+        IdValve.openTo(valve, 400);
+        StreamExecutionEnvironment first = manualEnv(2);
+        valvedPipeline(first, valve, n, sink());
+        JobClient job = first.executeAsync("first run");
+        awaitOpenTransactions(2);
+        String s0 = savepoint(job, dir);
+        IdValve.openTo(valve, 800);
+        awaitOpenTransactions(2);
+        long c = checkpoint(client, job.getJobID()); // commits S0's transactions and its own
+        await(() -> preparedLeft().isEmpty(), "checkpoint " + c + " committed");
+        IdValve.openTo(valve, 1_200);
+        awaitOpenTransactions(2);
+        String s1 = savepoint(job, dir);
+        List<String> ofS1 = preparedLeft();
+        assertThat(ofS1).as("prepared at S1's barrier").hasSize(2);
+        job.cancel().get();
+        awaitStatus(job, JobStatus.CANCELED);
+        awaitSessionsClosed();
+
+        StreamExecutionEnvironment refused = env(2, 200, restoreFrom(s0));
+        valvedPipeline(refused, valve, n, sink(spec().withRewindPolicy(RewindPolicy.FAIL)));
+        assertThatThrownBy(() -> refused.execute("restored from S0 under rewindPolicy FAIL"))
+                .rootCause()
+                .hasMessageContaining("rewindPolicy FAIL");
+        assertThat(preparedLeft()).as("S1's transactions after the refused rewind").containsExactlyInAnyOrderElementsOf(ofS1);
+
+        IdValve.openFully(valve);
+        StreamExecutionEnvironment remedy = env(2, 200, restoreFrom(s1));
+        valvedPipeline(remedy, valve, n, sink());
+        remedy.execute("restored from the newest savepoint S1");
+        assertThat(markedGids()).containsAll(ofS1);
+        assertExactlyOnce(n);
+    }
+
+    /**
      * An older savepoint restored with a detour: an operator restores an older savepoint S0, that run
      * dies with the transactions of its first checkpoint prepared, and the operator then restores the
      * newer savepoint S1. The dead run numbered its transactions from S0 on, so its leftovers carry a
