@@ -126,20 +126,16 @@ public final class Explorer {
     private static List<Step.Start> plainer(Step.Start s) {
         List<Step.Start> options = new java.util.ArrayList<>();
         if (s.parallelism != 1) {
-            options.add(new Step.Start(s.origin, s.snapshot, s.sinkState, s.fixedJobId, 1, s.chaining, s.gateChained,
-                    s.leftoverPolicy, s.rewindPolicy));
+            options.add(s.withParallelism(1));
         }
         if (s.chaining != Step.Chaining.ON) {
-            options.add(new Step.Start(s.origin, s.snapshot, s.sinkState, s.fixedJobId, s.parallelism, Step.Chaining.ON,
-                    s.gateChained, s.leftoverPolicy, s.rewindPolicy));
+            options.add(s.withChaining(Step.Chaining.ON, s.gateChained));
         }
         if (s.fixedJobId) {
-            options.add(new Step.Start(s.origin, s.snapshot, s.sinkState, false, s.parallelism, s.chaining,
-                    s.gateChained, s.leftoverPolicy, s.rewindPolicy));
+            options.add(s.withFixedJobId(false));
         }
         if (!s.gateChained) {
-            options.add(new Step.Start(s.origin, s.snapshot, s.sinkState, s.fixedJobId, s.parallelism, s.chaining,
-                    true, s.leftoverPolicy, s.rewindPolicy));
+            options.add(s.withChaining(s.chaining, true));
         }
         return options;
     }

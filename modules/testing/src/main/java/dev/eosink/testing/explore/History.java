@@ -115,7 +115,8 @@ public final class History {
     final List<Run> runs = new ArrayList<>();
     final List<Snapshot> snapshots = new ArrayList<>();
     final List<String> notes = new ArrayList<>();
-    List<ProtocolTrace.Event> trace = List.of();
+    private List<ProtocolTrace.Event> trace = List.of();
+    private Map<String, ProtocolTrace.Event> prepared;
     Map<Long, Long> idCounts = Map.of();
     Map<TransactionId, Long> committed = Map.of();
     /** The sink's prepared transactions once the scenario closed, before any remedy. */
@@ -129,26 +130,34 @@ public final class History {
         return notes;
     }
 
-    /** The transactions {@code run} prepared, by name. */
+    /** The transactions {@code run} prepared, by name, in the order of the trace. */
     Map<String, ProtocolTrace.Event> preparedBy(Run run) {
         Map<String, ProtocolTrace.Event> own = new java.util.LinkedHashMap<>();
-        for (ProtocolTrace.Event e : trace) {
-            if (e.kind == ProtocolTrace.Kind.PREPARED && run.owns(e)) {
-                own.put(e.gid, e);
+        preparedByName().forEach((gid, e) -> {
+            if (run.owns(e)) {
+                own.put(gid, e);
             }
-        }
+        });
         return own;
     }
 
-    /** Every transaction the trace saw prepared, by name. */
+    /** Every transaction the trace saw prepared, by name, in the order of the trace (read once). */
     Map<String, ProtocolTrace.Event> preparedByName() {
-        Map<String, ProtocolTrace.Event> all = new java.util.HashMap<>();
-        for (ProtocolTrace.Event e : trace) {
-            if (e.kind == ProtocolTrace.Kind.PREPARED) {
-                all.put(e.gid, e);
+        if (prepared == null) {
+            prepared = new java.util.LinkedHashMap<>();
+            for (ProtocolTrace.Event e : trace) {
+                if (e.kind == ProtocolTrace.Kind.PREPARED) {
+                    prepared.put(e.gid, e);
+                }
             }
         }
-        return all;
+        return prepared;
+    }
+
+    /** The scenario's trace, once it closed. */
+    void trace(List<ProtocolTrace.Event> events) {
+        trace = List.copyOf(events);
+        prepared = null;
     }
 
     static Set<String> names(List<TransactionId> ids) {

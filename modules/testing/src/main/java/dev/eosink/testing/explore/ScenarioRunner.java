@@ -34,6 +34,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -104,7 +105,7 @@ public final class ScenarioRunner {
         } finally {
             endRunning();
         }
-        history.trace = ProtocolTrace.events(sinkId);
+        history.trace(ProtocolTrace.events(sinkId));
         history.idCounts = backend.idCounts(target);
         history.committed = committed();
         history.preparedAtEnd = History.names(backend.prepared(sinkId));
@@ -120,8 +121,8 @@ public final class ScenarioRunner {
             history.notes.add("skipped '" + step + "': no job runs");
             return;
         }
-        if (step instanceof Step.Progress) {
-            progress(((Step.Progress) step).records);
+        if (step instanceof Step.Progress progress) {
+            progress(progress.records());
         } else if (step instanceof Step.Checkpoint) {
             checkpoint();
         } else if (step instanceof Step.Decline) {
@@ -129,12 +130,12 @@ public final class ScenarioRunner {
             checkpoint();
         } else if (step instanceof Step.Savepoint) {
             savepoint();
-        } else if (step instanceof Step.Stop) {
-            stop(((Step.Stop) step).drain);
+        } else if (step instanceof Step.Stop stop) {
+            stop(stop.drain());
         } else if (step instanceof Step.Cancel) {
             cancel();
-        } else if (step instanceof Step.Fail) {
-            Faults.arm(sinkId, ((Step.Fail) step).point, 1);
+        } else if (step instanceof Step.Fail fail) {
+            Faults.arm(sinkId, fail.point(), 1);
         }
     }
 
@@ -153,8 +154,7 @@ public final class ScenarioRunner {
             // drained savepoint only with the sink's state and the chains of the job that took it.
             Step.Start taken = origin.run.start;
             history.notes.add("'" + start + "' restores a drained savepoint: as the job that took it");
-            start = new Step.Start(start.origin, start.snapshot, true, start.fixedJobId, start.parallelism,
-                    taken.chaining, taken.gateChained, start.leftoverPolicy, start.rewindPolicy);
+            start = start.withSinkState(true).withChaining(taken.chaining, taken.gateChained);
         }
         String uid = start.sinkState && origin != null ? origin.run.sinkUid
                 : start.sinkState ? "eosink" : "eosink-" + history.runs.size();
@@ -249,18 +249,21 @@ public final class ScenarioRunner {
      * transactions named up to its checkpoint were rolled back since is not restored again.
      */
     private List<History.Snapshot> usable() {
-        List<ProtocolTrace.Event> trace = ProtocolTrace.events(sinkId);
+        // The trace read once: the last rollback of each transaction, and the prepares.
+        Map<String, Long> lastRolledBack = new java.util.HashMap<>();
+        List<ProtocolTrace.Event> prepares = new java.util.ArrayList<>();
+        for (ProtocolTrace.Event e : ProtocolTrace.events(sinkId)) {
+            if (e.kind == ProtocolTrace.Kind.ROLLED_BACK) {
+                lastRolledBack.merge(e.gid, e.seq, Math::max);
+            } else if (e.kind == ProtocolTrace.Kind.PREPARED) {
+                prepares.add(e);
+            }
+        }
         List<History.Snapshot> usable = new java.util.ArrayList<>();
         for (History.Snapshot snapshot : history.snapshots) {
-            java.util.Set<String> rolledBackSince = new java.util.HashSet<>();
-            for (ProtocolTrace.Event e : trace) {
-                if (e.kind == ProtocolTrace.Kind.ROLLED_BACK && e.seq > snapshot.takenSeq) {
-                    rolledBackSince.add(e.gid);
-                }
-            }
-            boolean promisedRolledBack = trace.stream().anyMatch(e -> e.kind == ProtocolTrace.Kind.PREPARED
-                    && snapshot.run.owns(e) && e.seq <= snapshot.takenSeq && e.checkpointOfGid() <= snapshot.checkpointId
-                    && rolledBackSince.contains(e.gid));
+            boolean promisedRolledBack = prepares.stream().anyMatch(e -> snapshot.run.owns(e)
+                    && e.seq <= snapshot.takenSeq && e.checkpointOfGid() <= snapshot.checkpointId
+                    && lastRolledBack.getOrDefault(e.gid, Long.MIN_VALUE) > snapshot.takenSeq);
             if (promisedRolledBack) {
                 if (!snapshot.unusable) {
                     snapshot.unusable = true;

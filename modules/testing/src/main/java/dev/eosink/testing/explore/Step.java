@@ -65,6 +65,30 @@ public sealed interface Step {
             this.rewindPolicy = Objects.requireNonNull(rewindPolicy);
         }
 
+        /** This start at another parallelism. */
+        public Start withParallelism(int parallelism) {
+            return new Start(origin, snapshot, sinkState, fixedJobId, parallelism, chaining, gateChained,
+                    leftoverPolicy, rewindPolicy);
+        }
+
+        /** This start with other chaining of the job and of the gate operator to the sink. */
+        public Start withChaining(Chaining chaining, boolean gateChained) {
+            return new Start(origin, snapshot, sinkState, fixedJobId, parallelism, chaining, gateChained,
+                    leftoverPolicy, rewindPolicy);
+        }
+
+        /** This start with a fixed job id or a new one. */
+        public Start withFixedJobId(boolean fixedJobId) {
+            return new Start(origin, snapshot, sinkState, fixedJobId, parallelism, chaining, gateChained,
+                    leftoverPolicy, rewindPolicy);
+        }
+
+        /** This start with the sink's state kept or dropped. */
+        public Start withSinkState(boolean sinkState) {
+            return new Start(origin, snapshot, sinkState, fixedJobId, parallelism, chaining, gateChained,
+                    leftoverPolicy, rewindPolicy);
+        }
+
         @Override
         public String toString() {
             return "start " + (origin == Origin.PICKED ? "snapshot#" + snapshot : origin.name().toLowerCase(Locale.ROOT))
@@ -76,13 +100,7 @@ public sealed interface Step {
     }
 
     /** Waits until the writers took {@code records} more records (or the job ended). */
-    final class Progress implements Step {
-        public final int records;
-
-        public Progress(int records) {
-            this.records = records;
-        }
-
+    record Progress(int records) implements Step {
         @Override
         public String toString() {
             return "progress " + records;
@@ -90,7 +108,7 @@ public sealed interface Step {
     }
 
     /** Triggers a checkpoint and waits for it. */
-    final class Checkpoint implements Step {
+    record Checkpoint() implements Step {
         @Override
         public String toString() {
             return "checkpoint";
@@ -98,7 +116,7 @@ public sealed interface Step {
     }
 
     /** A checkpoint that the gate operator declines (its asynchronous part fails); the job goes on. */
-    final class Decline implements Step {
+    record Decline() implements Step {
         @Override
         public String toString() {
             return "decline";
@@ -106,7 +124,7 @@ public sealed interface Step {
     }
 
     /** A plain savepoint: Flink does not notify the sink of it. */
-    final class Savepoint implements Step {
+    record Savepoint() implements Step {
         @Override
         public String toString() {
             return "savepoint";
@@ -114,13 +132,7 @@ public sealed interface Step {
     }
 
     /** Stop with a savepoint, draining the input or not. */
-    final class Stop implements Step {
-        public final boolean drain;
-
-        public Stop(boolean drain) {
-            this.drain = drain;
-        }
-
+    record Stop(boolean drain) implements Step {
         @Override
         public String toString() {
             return "stop drain=" + drain;
@@ -128,7 +140,7 @@ public sealed interface Step {
     }
 
     /** Cancels the job; its newest checkpoint is retained and joins the history. */
-    final class Cancel implements Step {
+    record Cancel() implements Step {
         @Override
         public String toString() {
             return "cancel";
@@ -136,11 +148,9 @@ public sealed interface Step {
     }
 
     /** The next arrival of the sink at {@code point} throws: the task fails and the job fails over. */
-    final class Fail implements Step {
-        public final Faults.Point point;
-
-        public Fail(Faults.Point point) {
-            this.point = Objects.requireNonNull(point);
+    record Fail(Faults.Point point) implements Step {
+        public Fail {
+            Objects.requireNonNull(point);
         }
 
         @Override

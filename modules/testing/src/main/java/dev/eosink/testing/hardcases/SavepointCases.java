@@ -69,12 +69,7 @@ public interface SavepointCases extends HardCaseSupport {
         // The input through a valve: S1 is taken mid-way on any machine, the rest let through after it.
         long n = 2_400;
         String valve = sinkId();
-        IdValve.reset(valve);
-        IdValve.openTo(valve, 400);
-        StreamExecutionEnvironment first = manualEnv(2);
-        valvedPipeline(first, valve, n, sink());
-        JobClient job = first.executeAsync("first run");
-        awaitOpenTransactions(2);
+        JobClient job = startValved(valve, n, 400, manualEnv(2), "first run");
         long c1 = checkpoint(client, job.getJobID());
         await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c1 + " committed");
         IdValve.openTo(valve, 800);
@@ -134,12 +129,7 @@ public interface SavepointCases extends HardCaseSupport {
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
         long n = 2_400;
         String valve = sinkId();
-        IdValve.reset(valve);
-        IdValve.openTo(valve, 400);
-        StreamExecutionEnvironment first = manualEnv(2);
-        valvedPipeline(first, valve, n, sink());
-        JobClient job = first.executeAsync("first run");
-        awaitOpenTransactions(2);
+        JobClient job = startValved(valve, n, 400, manualEnv(2), "first run");
         String s0 = savepoint(job, dir);
         IdValve.openTo(valve, 800);
         awaitOpenTransactions(2);
@@ -185,12 +175,7 @@ public interface SavepointCases extends HardCaseSupport {
         // the run from S0 never reaches the end of its input before it dies, however slow the machine.
         long n = 2_400;
         String valve = sinkId();
-        IdValve.reset(valve);
-        IdValve.openTo(valve, 400);
-        StreamExecutionEnvironment first = manualEnv(2);
-        valvedPipeline(first, valve, n, sink());
-        JobClient job = first.executeAsync("first run");
-        awaitOpenTransactions(2);
+        JobClient job = startValved(valve, n, 400, manualEnv(2), "first run");
         long c1 = checkpoint(client, job.getJobID());
         await(() -> preparedLeft().isEmpty() && rows() > 0, "checkpoint " + c1 + " committed");
         IdValve.openTo(valve, 800);
@@ -209,12 +194,8 @@ public interface SavepointCases extends HardCaseSupport {
         assertExactlyOnce(n);
         Set<Long> beforeS1 = idsCommittedUpTo(s1Id);
 
-        IdValve.reset(valve);
-        IdValve.openTo(valve, 200); // and no more: this run dies mid-way
-        StreamExecutionEnvironment second = manualEnv(2, restoreFrom(s0));
-        valvedPipeline(second, valve, n, sink());
-        JobClient fromS0 = second.executeAsync("restored from S0, dies");
-        awaitOpenTransactions(2);
+        // This run's valve opens to 200 ids and no more: it dies mid-way.
+        JobClient fromS0 = startValved(valve, n, 200, manualEnv(2, restoreFrom(s0)), "restored from S0, dies");
         Faults.arm(sinkId(), Faults.Point.AFTER_PREPARE, 1, holdAfterPrepare());
         client.triggerCheckpoint(fromS0.getJobID(), CheckpointType.CONFIGURED); // never completes
         awaitPrepared(s0Id + 1, 2);
@@ -237,6 +218,21 @@ public interface SavepointCases extends HardCaseSupport {
     }
 
     /** Ids 0..n-1 through the valve of {@code valve}, rebalanced over the writers of {@code sink}. */
+    /**
+     * Runs the ids {@code 0..n-1} through the valve {@code valve}, reset and open to {@code open} ids, into
+     * the sink on {@code env} (checkpoints triggered by the test); returns once both writers have an open
+     * transaction.
+     */
+    private JobClient startValved(String valve, long n, long open, StreamExecutionEnvironment env, String name)
+            throws Exception {
+        IdValve.reset(valve);
+        IdValve.openTo(valve, open);
+        valvedPipeline(env, valve, n, sink());
+        JobClient job = env.executeAsync(name);
+        awaitOpenTransactions(2);
+        return job;
+    }
+
     private void valvedPipeline(StreamExecutionEnvironment env, String valve, long n, ExactlyOnceSink<Long> sink) {
         IdValve.ids(env, valve, n).rebalance().sinkTo(sink).uid("eosink").name("eosink");
     }

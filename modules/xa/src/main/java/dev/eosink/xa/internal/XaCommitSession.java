@@ -176,11 +176,7 @@ final class XaCommitSession implements CommitSession {
     private RetriableCommitException forgotten(TransactionId id, Xid xid, String answered, Exception cause) {
         return new RetriableCommitException(context + ": XA commit of " + id + " (checkpoint " + id.checkpointId()
                 + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + ") into " + database.target() + ": "
-                + dialect.name() + " " + answered + ", yet the branch's marker row is still held by a transaction that "
-                + "has not ended, and XA RECOVER does not list it: the branch is still prepared, with its rows and "
-                + "row locks, but " + dialect.name() + " lost track of it. MariaDB does so when a commit from another "
-                + "session reaches a branch while the session that prepared it is ending; no XA statement reaches the "
-                + "branch again until the server restarts, whose recovery lists it again. The commit is retried. "
+                + XaErrors.lostTrackOfBranch(dialect.name(), answered) + " The commit is retried. "
                 + "Remedy: restart " + dialect.name() + " (a prepared branch survives a restart, and a crash); the "
                 + "committer then commits the branch. Do not roll it back: a completed checkpoint promised it.", cause);
     }

@@ -193,6 +193,20 @@ public final class XaErrors {
         return text.toString().replaceAll("\\s+", " ");
     }
 
+    /**
+     * The middle of the message about a branch the database no longer lists but still holds prepared
+     * (MariaDB's answer to an XA statement from another session that reached the branch while the session
+     * that prepared it was ending; see {@link MariaDbDialect}): what happened, and that only a server
+     * restart brings the branch back. The caller says what it does next and the remedy.
+     */
+    public static String lostTrackOfBranch(String database, String answered) {
+        return database + " " + answered + ", yet the branch's marker row is still held by a transaction that has "
+                + "not ended, and XA RECOVER does not list the branch: it is still prepared, with its rows and row "
+                + "locks, but " + database + " lost track of it. MariaDB does so when an XA statement from another "
+                + "session reaches a branch while the session that prepared it is ending; no XA statement reaches "
+                + "the branch again until the server restarts, whose recovery lists it again.";
+    }
+
     /** What an operator can do about a FATAL error, or empty. */
     public static String remedy(Operation operation, int errorCode) {
         switch (errorCode) {

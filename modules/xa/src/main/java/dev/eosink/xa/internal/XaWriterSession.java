@@ -190,11 +190,7 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
     private SinkException lostTrackOf(TransactionId id, Xid xid, String answered, XAException cause) {
         return new SinkException(context + ": the rollback of " + id + " (checkpoint " + id.checkpointId()
                 + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + ") into " + database.target() + ": "
-                + dialect.name() + " " + answered + ", yet the branch's marker row is still held by a transaction "
-                + "that has not ended, and XA RECOVER does not list the branch: it is still prepared, with its rows "
-                + "and row locks, but " + dialect.name() + " lost track of it. MariaDB does so when an XA statement "
-                + "from another session reaches a branch while the session that prepared it is ending; no XA "
-                + "statement reaches the branch again until the server restarts, whose recovery lists it again. "
+                + XaErrors.lostTrackOfBranch(dialect.name(), answered) + " "
                 + "The task fails; until that restart, writes of the branch's rows wait for its locks. Remedy: "
                 + "restart " + dialect.name() + " (a prepared branch survives a restart), after which recovery at the "
                 + "next start of this subtask finds the branch again, or roll it back by hand then (XA ROLLBACK). "

@@ -10,8 +10,8 @@ import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import javax.sql.XAConnection;
 import javax.sql.XADataSource;
@@ -42,22 +42,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class XaCommitSessionITCase {
 
-    /** A server of this class's own, for the test that must restart it; started by whichever test needs it first. */
-    private static MariaDbFixture own;
-
-    private static synchronized MariaDbFixture own() {
-        if (own == null) {
-            own = MariaDbFixture.startNew();
-        }
-        return own;
-    }
-
-    @AfterAll
-    static synchronized void stopOwn() {
-        if (own != null) {
-            own.close();
-        }
-    }
+    /** A server of this class's own, for the test that must restart it. */
+    @RegisterExtension
+    static final OwnMariaDb OWN = new OwnMariaDb();
 
     @Test
     void notaForABranchStillAttachedToItsPreparerIsRetriedNotResolved() throws Exception {
@@ -114,7 +101,7 @@ class XaCommitSessionITCase {
      */
     @Test
     void aBranchMariaDbLostTrackOfWhileItsPreparerEndedIsRetriedUntilARestartBringsItBack() throws Exception {
-        MariaDbFixture maria = own();
+        MariaDbFixture maria = OWN.get();
         String sinkId = "commit-forgotten-" + System.nanoTime() % 100000;
         String table = sinkId.replace('-', '_');
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL) ENGINE=InnoDB");
@@ -166,7 +153,7 @@ class XaCommitSessionITCase {
      */
     @Test
     void theFirstCommitAfterTheWriterPreparedCommits() throws Exception {
-        MariaDbFixture maria = own();
+        MariaDbFixture maria = OWN.get();
         String sinkId = "commit-after-prepare-" + System.nanoTime() % 100000;
         String table = sinkId.replace('-', '_');
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL) ENGINE=InnoDB");

@@ -12,8 +12,8 @@ import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.faults.LogCapture;
 import dev.eosink.xa.internal.XaDialect.MarkerRow;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -48,22 +48,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class XaWriterSessionITCase {
 
-    /** A server of this class's own, for the tests that restart it; started by whichever test needs it first. */
-    private static MariaDbFixture own;
-
-    private static synchronized MariaDbFixture own() {
-        if (own == null) {
-            own = MariaDbFixture.startNew();
-        }
-        return own;
-    }
-
-    @AfterAll
-    static synchronized void stopOwn() {
-        if (own != null) {
-            own.close();
-        }
-    }
+    /** A server of this class's own, for the tests that restart it. */
+    @RegisterExtension
+    static final OwnMariaDb OWN = new OwnMariaDb();
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"MariaDB", "PostgreSQL"})
@@ -143,12 +130,13 @@ class XaWriterSessionITCase {
      */
     @Test
     void aBranchWhoseSessionIsEndingIsRolledBackOnlyOnceTheServerHasLetGoOfIt() throws Exception {
-        MariaDbFixture maria = own();
-        String sinkId = "rollback-ending-" + System.nanoTime() % 100000;
-        String table = sinkId.replace('-', '_');
-        XaDatabase<Long> database = mariaDbDatabase(maria, table);
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
-        TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
+        MariaDbFixture maria = OWN.get();
+        RecoveryCase recovery = RecoveryCase.of(maria, "rollback-ending-");
+        String sinkId = recovery.sinkId();
+        String table = recovery.table();
+        XaDatabase<Long> database = recovery.database();
+        SubtaskContext context = recovery.context();
+        TransactionId id = recovery.branch();
 
         XAConnection earlier = connector(maria).open("earlier-writer");
         LogCapture log = LogCapture.attach();
@@ -185,12 +173,13 @@ class XaWriterSessionITCase {
      */
     @Test
     void aRollbackMariaDbAnswersWithoutDoingItIsNeverReportedDone() throws Exception {
-        MariaDbFixture maria = own();
-        String sinkId = "rollback-undone-" + System.nanoTime() % 100000;
-        String table = sinkId.replace('-', '_');
-        XaDatabase<Long> database = mariaDbDatabase(maria, table);
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
-        TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
+        MariaDbFixture maria = OWN.get();
+        RecoveryCase recovery = RecoveryCase.of(maria, "rollback-undone-");
+        String sinkId = recovery.sinkId();
+        String table = recovery.table();
+        XaDatabase<Long> database = recovery.database();
+        SubtaskContext context = recovery.context();
+        TransactionId id = recovery.branch();
 
         XAConnection earlier = connector(maria).open("earlier-writer");
         try (WriterSession<Long> writer = database.openWriter(context)) {
@@ -297,6 +286,20 @@ class XaWriterSessionITCase {
     }
 
     /** Inserts into {@code table} (created here, with a primary key) on {@code maria}, markers in eosink_markers. */
+    /**
+     * A sink id of its own on {@code maria}, its table, the database of subtask 0 of 1, and the branch of
+     * checkpoint 1 that an earlier writer prepared: what a recovery test starts from.
+     */
+    private record RecoveryCase(String sinkId, String table, XaDatabase<Long> database, SubtaskContext context,
+            TransactionId branch) {
+        static RecoveryCase of(MariaDbFixture maria, String prefix) {
+            String sinkId = prefix + System.nanoTime() % 100000;
+            String table = sinkId.replace('-', '_');
+            return new RecoveryCase(sinkId, table, mariaDbDatabase(maria, table),
+                    new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty()), new TransactionId(sinkId, 0, 1, "aaaaaaaa"));
+        }
+    }
+
     private static XaDatabase<Long> mariaDbDatabase(MariaDbFixture maria, String table) {
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL PRIMARY KEY) ENGINE=InnoDB");
         maria.execute(new MariaDbDialect().markerDdl(null, "eosink_markers"));
