@@ -83,7 +83,7 @@ public final class Explorer {
     /**
      * The smallest scenario found that still violates: steps removed one at a time, then each start made
      * plainer (parallelism 1, chaining on, a new job id, the gate chained), each change kept if the
-     * scenario still violates. At most {@code attempts} runs; a violation that depends on timing may
+     * scenario still shows a violation of a kind it showed ({@link Oracle#kind}). At most {@code attempts} runs; a violation that depends on timing may
      * need more than one run to show, so a shrunk scenario is a lower bound on what it takes.
      */
     public Outcome shrink(Outcome violating, int attempts) throws Exception {
@@ -96,7 +96,7 @@ public final class Explorer {
             for (int i = s.steps().size() - 1; i >= 0 && tried < attempts; i--) {
                 Outcome candidate = check(s.without(i));
                 tried++;
-                if (candidate.violates()) {
+                if (keepsAKindOf(candidate, violating)) {
                     best = candidate;
                     smaller = true;
                     break;
@@ -114,13 +114,22 @@ public final class Explorer {
                 }
                 Outcome candidate = check(best.scenario.with(i, plainer));
                 tried++;
-                if (candidate.violates()) {
+                if (keepsAKindOf(candidate, violating)) {
                     best = candidate;
                     start = plainer;
                 }
             }
         }
         return best;
+    }
+
+    /**
+     * Whether {@code candidate} still shows a violation of a kind {@code original} showed: a shrink that
+     * trades a loss for, say, a job that timed out would report another problem than the one found.
+     */
+    private static boolean keepsAKindOf(Outcome candidate, Outcome original) {
+        return candidate.violations.stream().map(Oracle::kind)
+                .anyMatch(kind -> original.violations.stream().map(Oracle::kind).anyMatch(kind::equals));
     }
 
     private static List<Step.Start> plainer(Step.Start s) {

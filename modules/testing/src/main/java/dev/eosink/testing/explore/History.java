@@ -154,6 +154,17 @@ public final class History {
         return prepared;
     }
 
+    /** The transactions the sink of {@code run} rolled back by name (the writers' rollbacks of prepared ones). */
+    Set<String> rolledBackBy(Run run) {
+        Set<String> rolledBack = new java.util.LinkedHashSet<>();
+        for (ProtocolTrace.Event e : trace) {
+            if (e.kind == ProtocolTrace.Kind.ROLLED_BACK && run.owns(e)) {
+                rolledBack.add(e.gid);
+            }
+        }
+        return rolledBack;
+    }
+
     /** The scenario's trace, once it closed. */
     void trace(List<ProtocolTrace.Event> events) {
         trace = List.copyOf(events);

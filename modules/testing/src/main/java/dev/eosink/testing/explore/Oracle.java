@@ -1,5 +1,6 @@
 package dev.eosink.testing.explore;
 
+import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.hardcases.ProtocolTrace;
@@ -12,6 +13,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Judges a {@link History} by what the sink promises (docs/guarantees.md), never by timing. The
@@ -39,9 +42,15 @@ import java.util.TreeMap;
  *       plain savepoint never restored, a cancelled job's last checkpoint) stays prepared by design
  *       until an operator resolves it: the explorer rolls it back as {@code eosink-admin resolve}
  *       would, and says so in the history's notes.
+ *   <li><b>Rollbacks of documented paths only</b>: no job rolls back what the snapshot it restored with
+ *       the sink's state promised; a job started without the sink's state under {@code
+ *       leftoverPolicy(FAIL)} rolls back only its own transactions (another execution's are refused).
  * </ol>
  */
 public final class Oracle {
+
+    private static final Pattern LABEL = Pattern.compile("^([A-Z][A-Z ]+):");
+    private static final Pattern ACT = Pattern.compile("^run \\d+ (failed|was refused|committed|rolled back)");
 
     private Oracle() {
     }
@@ -61,6 +70,20 @@ public final class Oracle {
         return Optional.empty();
     }
 
+    /**
+     * The kind of a violation, without its run numbers, ids and names: "LOSS", "DUPLICATES", "NOT ATOMIC",
+     * "LEFT PREPARED", or what a run did ("failed", "was refused", "committed", "rolled back"). The shrinker
+     * keeps a smaller scenario only if it violates in a kind the original did.
+     */
+    static String kind(String violation) {
+        Matcher label = LABEL.matcher(violation);
+        if (label.find()) {
+            return label.group(1);
+        }
+        Matcher act = ACT.matcher(violation);
+        return act.find() ? act.group(1) : violation;
+    }
+
     /** What the history shows against the promises above; empty when it keeps them all. */
     public static List<String> violations(History history) {
         List<String> violations = new ArrayList<>();
@@ -71,6 +94,7 @@ public final class Oracle {
         for (History.Run run : history.runs) {
             judgeEnd(run, history, violations);
             judgeCommits(run, history, violations);
+            judgeRollbacks(run, history, violations);
         }
 
         List<History.Run> line = finalLine(history);
@@ -173,18 +197,7 @@ public final class Oracle {
     /** Rule 3: what committed while the run ran is its own, or promised by the snapshot it restored. */
     private static void judgeCommits(History.Run run, History history, List<String> violations) {
         Set<String> allowed = new HashSet<>(history.preparedBy(run).keySet());
-        History.Snapshot origin = run.origin;
-        boolean promised = run.sinkStateRestored;
-        while (promised && origin != null) {
-            long upTo = origin.checkpointId;
-            history.preparedBy(origin.run).forEach((gid, e) -> {
-                if (e.checkpointOfGid() <= upTo) {
-                    allowed.add(gid);
-                }
-            });
-            promised = origin.run.sinkStateRestored;
-            origin = origin.run.origin;
-        }
+        allowed.addAll(promisedTo(run, history));
         for (String gid : run.markersAfter) {
             if (!run.markersBefore.contains(gid) && !allowed.contains(gid)) {
                 violations.add("run " + run.index + " committed " + gid + ", neither its own nor promised by "
@@ -192,6 +205,55 @@ public final class Oracle {
                                 + (run.sinkStateRestored ? "" : " (restored without the sink's state)")));
             }
         }
+    }
+
+    /**
+     * Rule 6, rollbacks of documented paths only. A run never rolls back what the snapshot it restored with
+     * the sink's state promised (its restored committers commit that). A run that started without the
+     * sink's state under {@code leftoverPolicy(FAIL)} rolls back nothing but its own: another execution's
+     * prepared transactions are refused, never taken for its own (a fixed job id makes no difference).
+     */
+    private static void judgeRollbacks(History.Run run, History history, List<String> violations) {
+        Set<String> rolledBack = history.rolledBackBy(run);
+        if (rolledBack.isEmpty()) {
+            return;
+        }
+        Set<String> own = history.preparedBy(run).keySet();
+        Set<String> promised = promisedTo(run, history);
+        for (String gid : rolledBack) {
+            if (own.contains(gid)) {
+                continue;
+            }
+            if (promised.contains(gid)) {
+                violations.add("run " + run.index + " rolled back " + gid + ", which " + run.origin
+                        + " it restored with the sink's state promised");
+            } else if (!run.sinkStateRestored && run.start.leftoverPolicy == LeftoverPolicy.FAIL) {
+                violations.add("run " + run.index + " rolled back " + gid + ", another execution's, though it started "
+                        + "without the sink's state under leftoverPolicy FAIL (a refusal was due)");
+            }
+        }
+    }
+
+    /**
+     * The transactions the snapshot {@code run} restored promised it: those its job prepared up to the
+     * snapshot's checkpoint, before the snapshot was taken, and so on back along the line while each job
+     * restored the sink's state. Empty for a fresh start or a start without the sink's state.
+     */
+    private static Set<String> promisedTo(History.Run run, History history) {
+        Set<String> promised = new HashSet<>();
+        History.Snapshot origin = run.origin;
+        boolean restored = run.sinkStateRestored;
+        while (restored && origin != null) {
+            History.Snapshot snapshot = origin;
+            history.preparedBy(snapshot.run).forEach((gid, e) -> {
+                if (e.checkpointOfGid() <= snapshot.checkpointId && e.seq <= snapshot.takenSeq) {
+                    promised.add(gid);
+                }
+            });
+            restored = snapshot.run.sinkStateRestored;
+            origin = snapshot.run.origin;
+        }
+        return promised;
     }
 
     /** The last run, the run whose snapshot it restored, and so on back to a fresh start; oldest first. */
