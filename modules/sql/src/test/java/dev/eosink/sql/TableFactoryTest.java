@@ -18,6 +18,7 @@ import org.apache.flink.types.RowKind;
 import org.apache.flink.util.ExceptionUtils;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -25,6 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,8 +35,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * The factories without a database: what they refuse when the table is planned, and with which
  * message (the option, its value, what is allowed), the changelog each accepts, and that the password
- * shows in no summary, plan or message.
+ * shows in no summary, plan or message. Its tests run on the thread that made their TableEnvironment
+ * (a field): the planner keeps per-thread state there (Calcite's metadata providers).
  */
+@Timeout(value = 180, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SAME_THREAD)
 class TableFactoryTest {
 
     private static final String PASSWORD = "Pw-never-shown-7f3a";

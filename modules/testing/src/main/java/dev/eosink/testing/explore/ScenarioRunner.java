@@ -122,7 +122,7 @@ public final class ScenarioRunner {
             return;
         }
         if (step instanceof Step.Progress progress) {
-            progress(progress.records());
+            progress(progress.records);
         } else if (step instanceof Step.Checkpoint) {
             checkpoint();
         } else if (step instanceof Step.Decline) {
@@ -131,11 +131,11 @@ public final class ScenarioRunner {
         } else if (step instanceof Step.Savepoint) {
             savepoint();
         } else if (step instanceof Step.Stop stop) {
-            stop(stop.drain());
+            stop(stop.drain);
         } else if (step instanceof Step.Cancel) {
             cancel();
         } else if (step instanceof Step.Fail fail) {
-            Faults.arm(sinkId, fail.point(), 1);
+            Faults.arm(sinkId, fail.point, 1);
         }
     }
 

@@ -100,7 +100,13 @@ public sealed interface Step {
     }
 
     /** Waits until the writers took {@code records} more records (or the job ended). */
-    record Progress(int records) implements Step {
+    final class Progress implements Step {
+        public final int records;
+
+        public Progress(int records) {
+            this.records = records;
+        }
+
         @Override
         public String toString() {
             return "progress " + records;
@@ -108,7 +114,7 @@ public sealed interface Step {
     }
 
     /** Triggers a checkpoint and waits for it. */
-    record Checkpoint() implements Step {
+    final class Checkpoint implements Step {
         @Override
         public String toString() {
             return "checkpoint";
@@ -116,7 +122,7 @@ public sealed interface Step {
     }
 
     /** A checkpoint that the gate operator declines (its asynchronous part fails); the job goes on. */
-    record Decline() implements Step {
+    final class Decline implements Step {
         @Override
         public String toString() {
             return "decline";
@@ -124,7 +130,7 @@ public sealed interface Step {
     }
 
     /** A plain savepoint: Flink does not notify the sink of it. */
-    record Savepoint() implements Step {
+    final class Savepoint implements Step {
         @Override
         public String toString() {
             return "savepoint";
@@ -132,7 +138,13 @@ public sealed interface Step {
     }
 
     /** Stop with a savepoint, draining the input or not. */
-    record Stop(boolean drain) implements Step {
+    final class Stop implements Step {
+        public final boolean drain;
+
+        public Stop(boolean drain) {
+            this.drain = drain;
+        }
+
         @Override
         public String toString() {
             return "stop drain=" + drain;
@@ -140,7 +152,7 @@ public sealed interface Step {
     }
 
     /** Cancels the job; its newest checkpoint is retained and joins the history. */
-    record Cancel() implements Step {
+    final class Cancel implements Step {
         @Override
         public String toString() {
             return "cancel";
@@ -148,9 +160,11 @@ public sealed interface Step {
     }
 
     /** The next arrival of the sink at {@code point} throws: the task fails and the job fails over. */
-    record Fail(Faults.Point point) implements Step {
-        public Fail {
-            Objects.requireNonNull(point);
+    final class Fail implements Step {
+        public final Faults.Point point;
+
+        public Fail(Faults.Point point) {
+            this.point = Objects.requireNonNull(point);
         }
 
         @Override
