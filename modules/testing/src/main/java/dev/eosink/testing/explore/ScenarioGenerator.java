@@ -20,6 +20,8 @@ import java.util.SplittableRandom;
 public final class ScenarioGenerator {
 
     private static final Faults.Point[] FAULT_POINTS = Faults.Point.values();
+    /** Where a slow database or a slow committer holds the protocol up: a slow checkpoint, a late commit. */
+    private static final Faults.Point[] DELAY_POINTS = {Faults.Point.AFTER_PREPARE, Faults.Point.BEFORE_COMMIT};
 
     private ScenarioGenerator() {
     }
@@ -64,8 +66,10 @@ public final class ScenarioGenerator {
                 steps.add(new Step.Cancel());
                 snapshots++; // its retained checkpoint, if it completed one
                 running = false;
-            } else {
+            } else if (pick < 91) {
                 steps.add(new Step.Fail(FAULT_POINTS[random.nextInt(FAULT_POINTS.length)]));
+            } else {
+                steps.add(new Step.Delay(DELAY_POINTS[random.nextInt(DELAY_POINTS.length)], 200 + random.nextInt(1_800)));
             }
         }
         return new Scenario(seed, steps);

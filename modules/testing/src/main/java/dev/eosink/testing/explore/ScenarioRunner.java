@@ -136,6 +136,18 @@ public final class ScenarioRunner {
             cancel();
         } else if (step instanceof Step.Fail fail) {
             Faults.arm(sinkId, fail.point, 1);
+        } else if (step instanceof Step.Delay delay) {
+            Faults.arm(sinkId, delay.point, 1, arrival -> pause(delay.millis));
+        }
+    }
+
+    /** A delay in a task's thread; a cancel interrupts it as it would a slow database call. */
+    private static void pause(int millis) throws java.io.InterruptedIOException {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("delay interrupted");
         }
     }
 

@@ -173,6 +173,26 @@ public sealed interface Step {
         }
     }
 
+    /**
+     * The next arrival of the sink at {@code point} waits {@code millis} first, as a slow database would:
+     * after a prepare (the checkpoint waits for it) or before a commit (the commit comes late, maybe after
+     * the next barrier, a failover or a stop).
+     */
+    final class Delay implements Step {
+        public final Faults.Point point;
+        public final int millis;
+
+        public Delay(Faults.Point point, int millis) {
+            this.point = Objects.requireNonNull(point);
+            this.millis = millis;
+        }
+
+        @Override
+        public String toString() {
+            return "delay at=" + point + " ms=" + millis;
+        }
+    }
+
     /** Reads a step from its {@code toString()} form. */
     static Step parse(String text) {
         String[] words = text.trim().split("\\s+");
@@ -193,6 +213,8 @@ public sealed interface Step {
                 return new Cancel();
             case "fail":
                 return new Fail(Faults.Point.valueOf(value(words[1], "at")));
+            case "delay":
+                return new Delay(Faults.Point.valueOf(value(words[1], "at")), Integer.parseInt(value(words[2], "ms")));
             default:
                 throw new IllegalArgumentException("not a step: " + text);
         }
