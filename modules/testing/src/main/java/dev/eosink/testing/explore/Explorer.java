@@ -1,6 +1,7 @@
 package dev.eosink.testing.explore;
 
 import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.hardcases.HardCaseBackend;
 import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.ResourceBackend;
 
@@ -11,6 +12,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -19,19 +21,41 @@ import java.util.concurrent.atomic.AtomicInteger;
  * parameters) that still violate; {@link #assertKeepsItsPromises} is what a test pasted from a report
  * calls. Every scenario gets a fresh table and sink id, and leaves nothing behind.
  */
-public final class Explorer {
+public final class Explorer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Explorer.class);
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
     private final ResourceBackend backend;
+    private final Optional<HardCaseBackend.OwnServer> server;
     private final ClusterClient<?> client;
     private final Path dir;
 
-    public Explorer(ResourceBackend backend, ClusterClient<?> client, Path dir) {
+    private Explorer(ResourceBackend backend, Optional<HardCaseBackend.OwnServer> server, ClusterClient<?> client,
+            Path dir) {
         this.backend = backend;
+        this.server = server;
         this.client = client;
         this.dir = dir;
+    }
+
+    /**
+     * An explorer on {@code backend}. A database backend gets a server of the explorer's own (started
+     * here, stopped by {@link #close}), so that a scenario may crash it; elsewhere (files) a crash step
+     * is skipped, with a note.
+     */
+    public static Explorer open(ResourceBackend backend, ClusterClient<?> client, Path dir) {
+        if (backend instanceof HardCaseBackend database) {
+            HardCaseBackend.OwnServer own = database.startOwnServer();
+            return new Explorer(own.backend(), Optional.of(own), client, dir);
+        }
+        return new Explorer(backend, Optional.empty(), client, dir);
+    }
+
+    /** Stops the explorer's own server, if it has one. */
+    @Override
+    public void close() {
+        server.ifPresent(HardCaseBackend.OwnServer::close);
     }
 
     /** What one run of a scenario showed. */
@@ -59,7 +83,7 @@ public final class Explorer {
         backend.createTarget(target);
         Path scenarioDir = Files.createDirectories(dir.resolve(target));
         try {
-            History history = new ScenarioRunner(backend, client, scenarioDir, sinkId, target).run(scenario);
+            History history = new ScenarioRunner(backend, server, client, scenarioDir, sinkId, target).run(scenario);
             List<String> violations = Oracle.violations(history);
             int abandoned = history.preparedAtEnd.size();
             if (abandoned > 0 && violations.isEmpty()) {
@@ -156,9 +180,11 @@ public final class Explorer {
      */
     public static void assertKeepsItsPromises(ResourceBackend backend, ClusterClient<?> client, Path dir, String text)
             throws Exception {
-        Outcome outcome = new Explorer(backend, client, dir).check(Scenario.parse(text));
-        if (outcome.violates()) {
-            throw new AssertionError(report(outcome, backend.name(), "replay"));
+        try (Explorer explorer = open(backend, client, dir)) {
+            Outcome outcome = explorer.check(Scenario.parse(text));
+            if (outcome.violates()) {
+                throw new AssertionError(report(outcome, backend.name(), "replay"));
+            }
         }
     }
 

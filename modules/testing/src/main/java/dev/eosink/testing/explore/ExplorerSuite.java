@@ -51,7 +51,12 @@ public abstract class ExplorerSuite {
     @Test
     @Timeout(value = 12, unit = TimeUnit.HOURS)
     void explore(@InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
-        Explorer explorer = new Explorer(backend, client, dir);
+        try (Explorer explorer = Explorer.open(backend, client, dir)) {
+            explore(explorer);
+        }
+    }
+
+    private void explore(Explorer explorer) throws Exception {
         String name = backend.name();
         if (ExploreSettings.replay().isPresent()) {
             Explorer.Outcome outcome = explorer.check(Scenario.parse(ExploreSettings.replay().get()));

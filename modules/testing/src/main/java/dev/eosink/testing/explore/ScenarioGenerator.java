@@ -66,10 +66,12 @@ public final class ScenarioGenerator {
                 steps.add(new Step.Cancel());
                 snapshots++; // its retained checkpoint, if it completed one
                 running = false;
-            } else if (pick < 91) {
+            } else if (pick < 89) {
                 steps.add(new Step.Fail(FAULT_POINTS[random.nextInt(FAULT_POINTS.length)]));
-            } else {
+            } else if (pick < 95) {
                 steps.add(new Step.Delay(DELAY_POINTS[random.nextInt(DELAY_POINTS.length)], 200 + random.nextInt(1_800)));
+            } else {
+                steps.add(new Step.Crash());
             }
         }
         return new Scenario(seed, steps);

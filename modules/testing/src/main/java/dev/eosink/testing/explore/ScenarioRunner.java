@@ -7,6 +7,7 @@ import dev.eosink.testing.RetainedCheckpoints;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.hardcases.ForgetfulHaServicesFactory;
+import dev.eosink.testing.hardcases.HardCaseBackend;
 import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.ResourceBackend;
 import dev.eosink.testing.hardcases.SinkSpec;
@@ -65,6 +66,7 @@ public final class ScenarioRunner {
     static final double RATE = 1_000;
 
     private final ResourceBackend backend;
+    private final Optional<HardCaseBackend.OwnServer> server;
     private final ClusterClient<?> client;
     private final Path dir;
     private final String sinkId;
@@ -79,10 +81,13 @@ public final class ScenarioRunner {
     /**
      * A runner for one scenario: {@code target} must exist and be empty, {@code sinkId} unused; {@code
      * dir} an empty directory for snapshots. The cluster must forget cleaned-up jobs ({@link
-     * ForgetfulHaServicesFactory}) for the fixed job id.
+     * ForgetfulHaServicesFactory}) for the fixed job id. {@code server}, if there is one, is the server
+     * {@code backend} is on, which a crash step kills and restarts.
      */
-    public ScenarioRunner(ResourceBackend backend, ClusterClient<?> client, Path dir, String sinkId, String target) {
+    public ScenarioRunner(ResourceBackend backend, Optional<HardCaseBackend.OwnServer> server, ClusterClient<?> client,
+            Path dir, String sinkId, String target) {
         this.backend = backend;
+        this.server = server;
         this.client = client;
         this.dir = dir;
         this.sinkId = sinkId;
@@ -138,7 +143,22 @@ public final class ScenarioRunner {
             Faults.arm(sinkId, fail.point, 1);
         } else if (step instanceof Step.Delay delay) {
             Faults.arm(sinkId, delay.point, 1, arrival -> pause(delay.millis));
+        } else if (step instanceof Step.Crash) {
+            crash();
         }
+    }
+
+    /**
+     * Kills the database (SIGKILL: every session and open transaction dies, prepared ones survive) and
+     * starts it again on the same data; the job's tasks fail over meanwhile, as many times as it takes.
+     */
+    private void crash() {
+        if (server.isEmpty()) {
+            history.notes.add("skipped 'crash': " + backend.name() + " has no server to crash");
+            return;
+        }
+        server.get().crash();
+        server.get().restart();
     }
 
     /** A delay in a task's thread; a cancel interrupts it as it would a slow database call. */
@@ -178,7 +198,9 @@ public final class ScenarioRunner {
         run.preparedBefore = History.names(backend.prepared(sinkId));
         run.firstSeq = lastSeq();
 
-        Configuration conf = TestJobs.fixedDelayRestarts(20, Duration.ofMillis(100));
+        // Enough restarts to outlast a crashed database's restart on a busy machine (seconds); a job that
+        // fails for longer fails for good, and the oracle reports it.
+        Configuration conf = TestJobs.fixedDelayRestarts(300, Duration.ofMillis(100));
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints(run).toUri().toString());
         conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         conf.set(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER, 1_000);

@@ -193,6 +193,14 @@ public sealed interface Step {
         }
     }
 
+    /** The database is killed (SIGKILL) and started again on the same data, as after a power loss. */
+    final class Crash implements Step {
+        @Override
+        public String toString() {
+            return "crash";
+        }
+    }
+
     /** Reads a step from its {@code toString()} form. */
     static Step parse(String text) {
         String[] words = text.trim().split("\\s+");
@@ -213,6 +221,8 @@ public sealed interface Step {
                 return new Cancel();
             case "fail":
                 return new Fail(Faults.Point.valueOf(value(words[1], "at")));
+            case "crash":
+                return new Crash();
             case "delay":
                 return new Delay(Faults.Point.valueOf(value(words[1], "at")), Integer.parseInt(value(words[2], "ms")));
             default:

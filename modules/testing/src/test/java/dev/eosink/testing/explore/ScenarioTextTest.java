@@ -21,7 +21,7 @@ class ScenarioTextTest {
             assertThat(scenario.steps()).as("scenario %d", seed).isNotEmpty().first().isInstanceOf(Step.Start.class);
         }
         assertThat(moves).as("the moves 500 scenarios draw").containsExactlyInAnyOrder(
-                "Start", "Progress", "Checkpoint", "Decline", "Savepoint", "Stop", "Cancel", "Fail", "Delay");
+                "Start", "Progress", "Checkpoint", "Decline", "Savepoint", "Stop", "Cancel", "Fail", "Delay", "Crash");
     }
 
     @Test
