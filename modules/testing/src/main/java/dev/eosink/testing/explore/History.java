@@ -154,6 +154,20 @@ public final class History {
         return prepared;
     }
 
+    /**
+     * The transactions the writers of {@code run} prepared or tried to prepare: its execution's own, whether
+     * or not the prepare's answer came back.
+     */
+    Set<String> ownedBy(Run run) {
+        Set<String> own = new java.util.LinkedHashSet<>(preparedBy(run).keySet());
+        for (ProtocolTrace.Event e : trace) {
+            if (e.kind == ProtocolTrace.Kind.PREPARE_FAILED && run.owns(e)) {
+                own.add(e.gid);
+            }
+        }
+        return own;
+    }
+
     /** The transactions the sink of {@code run} rolled back by name (the writers' rollbacks of prepared ones). */
     Set<String> rolledBackBy(Run run) {
         Set<String> rolledBack = new java.util.LinkedHashSet<>();

@@ -210,26 +210,32 @@ public final class Oracle {
     /**
      * Rule 6, rollbacks of documented paths only. A run never rolls back what the snapshot it restored with
      * the sink's state promised (its restored committers commit that). A run that started without the
-     * sink's state under {@code leftoverPolicy(FAIL)} rolls back nothing but its own: another execution's
-     * prepared transactions are refused, never taken for its own (a fixed job id makes no difference).
+     * sink's state under {@code leftoverPolicy(FAIL)} rolls back nothing of another execution but what a
+     * restored checkpoint N tells it to: transactions named after N, whose records the restored sources
+     * replay. The rest of another execution's prepared transactions are refused, never taken for its own
+     * (a fixed job id makes no difference). A run's own are what its writers prepared or tried to prepare
+     * (the trace, not the names, tells: a name is what the sink under judgement chose): a prepare the server
+     * made but whose answer a crash lost is the run's own too.
      */
     private static void judgeRollbacks(History.Run run, History history, List<String> violations) {
         Set<String> rolledBack = history.rolledBackBy(run);
         if (rolledBack.isEmpty()) {
             return;
         }
-        Set<String> own = history.preparedBy(run).keySet();
+        Set<String> own = history.ownedBy(run);
         Set<String> promised = promisedTo(run, history);
         for (String gid : rolledBack) {
             if (own.contains(gid)) {
                 continue;
             }
+            boolean afterRestored = run.origin != null && checkpointOf(gid) > run.origin.checkpointId;
             if (promised.contains(gid)) {
                 violations.add("run " + run.index + " rolled back " + gid + ", which " + run.origin
                         + " it restored with the sink's state promised");
-            } else if (!run.sinkStateRestored && run.start.leftoverPolicy == LeftoverPolicy.FAIL) {
-                violations.add("run " + run.index + " rolled back " + gid + ", another execution's, though it started "
-                        + "without the sink's state under leftoverPolicy FAIL (a refusal was due)");
+            } else if (!run.sinkStateRestored && run.start.leftoverPolicy == LeftoverPolicy.FAIL && !afterRestored) {
+                violations.add("run " + run.index + " rolled back " + gid + ", another execution's"
+                        + (run.origin == null ? "" : " named at or before its restored checkpoint " + run.origin.checkpointId)
+                        + ", though it started without the sink's state under leftoverPolicy FAIL (a refusal was due)");
             }
         }
     }

@@ -47,6 +47,12 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
     public enum Kind {
         /** The writer prepared {@code gid}; {@code ids} are the records of its epoch. */
         PREPARED,
+        /**
+         * The writer's prepare of {@code gid} failed (outcome: the exception's simple class name); the server
+         * may have prepared it all the same (its answer lost with the connection), and a restarted writer
+         * then rolls it back as its execution's own.
+         */
+        PREPARE_FAILED,
         /** A writer rolled back prepared {@code gid} at start. */
         ROLLED_BACK,
         /** A commit of {@code gid}: outcome COMMITTED, NOT_FOUND or the exception's simple class name. */
@@ -272,7 +278,12 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
 
             @Override
             public void prepare(TransactionId id, long rowCount) throws IOException {
-                w.prepare(id, rowCount);
+                try {
+                    w.prepare(id, rowCount);
+                } catch (IOException | RuntimeException e) {
+                    record(context, Kind.PREPARE_FAILED, id.toString(), e.getClass().getSimpleName(), NO_IDS);
+                    throw e;
+                }
                 record(context, Kind.PREPARED, id.toString(), null, Arrays.copyOf(ids, rows));
                 preparedAtLastBarrier = id.toString();
                 preparedSinceSnapshot = true;
