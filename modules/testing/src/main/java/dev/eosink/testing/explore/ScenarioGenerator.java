@@ -10,7 +10,9 @@ import java.util.SplittableRandom;
 
 /**
  * Draws a {@link Scenario} from a seed: the same seed gives the same steps on every machine and Java
- * version ({@link SplittableRandom}'s sequence is specified). A scenario starts a job, then draws moves
+ * version ({@link SplittableRandom}'s sequence is specified). On a backend with a changelog sink, {@value
+ * #CHANGELOG_PERCENT}% of the scenarios are in {@link WriteMode#CHANGELOG}; the mode is drawn apart from the
+ * steps, so a seed gives the same steps on every backend. A scenario starts a job, then draws moves
  * while a job runs (progress, checkpoints, a declined checkpoint, savepoints, a stop, a cancel, a task
  * failure at any point of the protocol) and starts another job whenever none runs: fresh, or from any
  * snapshot taken so far, with or without the sink's state, under a new or a fixed job id, at another
@@ -21,10 +23,16 @@ public final class ScenarioGenerator {
 
     private static final Faults.Point[] FAULT_POINTS = Faults.Point.values();
 
+    /** The share of changelog scenarios, where the backend has a changelog sink. */
+    static final int CHANGELOG_PERCENT = 45;
+
     private ScenarioGenerator() {
     }
 
-    public static Scenario generate(long seed) {
+    /** The scenario of {@code seed}; {@code keyed}: whether the backend has a changelog sink. */
+    public static Scenario generate(long seed, boolean keyed) {
+        WriteMode mode = keyed && new SplittableRandom(seed).split().nextInt(100) < CHANGELOG_PERCENT
+                ? WriteMode.CHANGELOG : WriteMode.INSERT;
         SplittableRandom random = new SplittableRandom(seed);
         List<Step> steps = new ArrayList<>();
         int moves = 5 + random.nextInt(8);
@@ -68,7 +76,7 @@ public final class ScenarioGenerator {
                 steps.add(new Step.Fail(FAULT_POINTS[random.nextInt(FAULT_POINTS.length)]));
             }
         }
-        return new Scenario(seed, steps);
+        return new Scenario(seed, mode, steps);
     }
 
     private static Step.Start start(SplittableRandom random, int snapshots, boolean fixedJobId) {

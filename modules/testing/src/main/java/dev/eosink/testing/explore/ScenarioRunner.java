@@ -24,7 +24,6 @@ import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.scheduler.stopwithsavepoint.StopWithSavepointStoppingException;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
-import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.ExceptionUtils;
 import org.slf4j.Logger;
@@ -45,9 +44,10 @@ import java.util.concurrent.TimeoutException;
  * Runs a {@link Scenario} against a real database and a MiniCluster, step by step, and records what
  * happened ({@link History}). Each job reads ids 0..{@link Scenario#IDS}-1 from a replayable source
  * (the position is its state), passes them through the {@link Gate} and writes them with the backend's
- * sink, traced ({@link ProtocolTrace}) and with faults injectable. Checkpoints are taken only when a step
- * asks, so the steps decide where every barrier falls; everything else (when records arrive, how a
- * failover interleaves with a commit) is left to the machine, as it is in production.
+ * sink of the scenario's mode ({@link Target}), traced ({@link ProtocolTrace}) and with faults
+ * injectable. Checkpoints are taken only when a step asks, so the steps decide where every barrier
+ * falls; everything else (when records arrive, how a failover interleaves with a commit) is left to the
+ * machine, as it is in production.
  *
  * <p>After the steps the runner closes the scenario: a running job is driven to its end; if the last job
  * did not finish, a last one restores the newest snapshot of its line of history with the sink's state
@@ -68,7 +68,7 @@ public final class ScenarioRunner {
     private final ClusterClient<?> client;
     private final Path dir;
     private final String sinkId;
-    private final String target;
+    private final Target target;
     private final JobID fixedJobId;
     private int fixedSubmissions;
 
@@ -77,12 +77,12 @@ public final class ScenarioRunner {
     private JobClient job;
 
     /**
-     * A runner for one scenario: {@code target} must exist and be empty, {@code sinkId} unused; {@code
-     * dir} an empty directory for snapshots. The cluster must forget cleaned-up jobs ({@link
-     * ForgetfulHaServicesFactory}) for the fixed job id.
+     * A runner for one scenario: {@code target} must exist, be empty and be of the scenario's mode, {@code
+     * sinkId} unused; {@code dir} an empty directory for snapshots. The cluster must forget cleaned-up jobs
+     * ({@link ForgetfulHaServicesFactory}) for the fixed job id.
      */
-    public ScenarioRunner(ResourceBackend backend, ClusterClient<?> client, Path dir, String sinkId, String target) {
-        this.backend = backend;
+    ScenarioRunner(Target target, ClusterClient<?> client, Path dir, String sinkId) {
+        this.backend = target.backend;
         this.client = client;
         this.dir = dir;
         this.sinkId = sinkId;
@@ -92,7 +92,7 @@ public final class ScenarioRunner {
     }
 
     public History run(Scenario scenario) throws Exception {
-        history = new History();
+        history = new History(scenario.mode());
         Faults.reset(sinkId);
         ProtocolTrace.reset(sinkId);
         Gate.reset(sinkId);
@@ -106,7 +106,7 @@ public final class ScenarioRunner {
             endRunning();
         }
         history.trace(ProtocolTrace.events(sinkId));
-        history.idCounts = backend.idCounts(target);
+        target.read(history);
         history.committed = committed();
         history.preparedAtEnd = History.names(backend.prepared(sinkId));
         return history;
@@ -182,12 +182,8 @@ public final class ScenarioRunner {
         if (start.chaining == Step.Chaining.JOB_OFF) {
             env.disableOperatorChaining();
         }
-        SingleOutputStreamOperator<Long> gated = TestJobs.rebalancedIds(env, 0, Scenario.IDS, RATE)
-                .map(new Gate(sinkId)).uid("gate").name("gate");
-        if (!start.gateChained) {
-            gated.disableChaining();
-        }
-        DataStreamSink<Long> sink = gated.sinkTo(sink(start.leftoverPolicy, start.rewindPolicy)).uid(uid).name("eosink");
+        DataStreamSink<Long> sink = target.gated(env, start, new Gate(sinkId), RATE)
+                .sinkTo(sink(start.leftoverPolicy, start.rewindPolicy)).uid(uid).name("eosink");
         if (start.chaining == Step.Chaining.SINK_OFF) {
             sink.disableChaining();
         }
@@ -229,8 +225,8 @@ public final class ScenarioRunner {
     }
 
     private ExactlyOnceSink<Long> sink(LeftoverPolicy leftover, RewindPolicy rewind) {
-        SinkSpec spec = SinkSpec.of(sinkId, target).withLeftoverPolicy(leftover).withRewindPolicy(rewind);
-        return FaultInjectingDatabase.wrap(ProtocolTrace.wrap(backend.sink(spec)));
+        SinkSpec spec = SinkSpec.of(sinkId, target.name).withLeftoverPolicy(leftover).withRewindPolicy(rewind);
+        return FaultInjectingDatabase.wrap(ProtocolTrace.wrap(target.sink(spec)));
     }
 
     private History.Snapshot origin(Step.Start start) {
@@ -295,10 +291,10 @@ public final class ScenarioRunner {
     }
 
     private void progress(int records) throws Exception {
-        long target = ProtocolTrace.written(sinkId) + records;
+        long wanted = ProtocolTrace.written(sinkId) + records;
         long last = -1;
         long still = System.nanoTime();
-        while (ProtocolTrace.written(sinkId) < target && running()) {
+        while (ProtocolTrace.written(sinkId) < wanted && running()) {
             long now = ProtocolTrace.written(sinkId);
             if (now != last) {
                 last = now;
