@@ -191,7 +191,7 @@ public final class Oracle {
             if (!expected.containsKey(e.getKey())) {
                 Long last = lastRecord.get(e.getKey());
                 extra.add("key " + e.getKey() + " = " + e.getValue() + (last == null ? " (no record writes it)"
-                        : " (its last record, " + last + ", is a " + ChangelogIds.kind(last) + ")"));
+                        : " (its last record, " + last + ", is " + ChangelogIds.kind(last) + ")"));
             }
         }
         StringBuilder text = new StringBuilder("NOT THE REPLAY: the table (" + actual.size() + " rows) differs from "

@@ -41,16 +41,17 @@ public final class ScenarioGenerator {
         // An application with high availability runs every deployment under one job id: most scenarios
         // either fix it for every job or for none.
         boolean fixedJobIds = random.nextInt(100) < 50;
+        boolean changelog = mode == WriteMode.CHANGELOG;
         while (steps.size() < moves) {
             if (!running) {
-                steps.add(start(random, snapshots, random.nextInt(100) < 85 ? fixedJobIds : !fixedJobIds));
-                steps.add(new Step.Progress(50 + random.nextInt(250)));
+                steps.add(start(random, snapshots, random.nextInt(100) < 85 ? fixedJobIds : !fixedJobIds, changelog));
+                steps.add(new Step.Progress(shorter(changelog, 50 + random.nextInt(250))));
                 running = true;
                 continue;
             }
             int pick = random.nextInt(100);
-            if (pick < 26) {
-                steps.add(new Step.Progress(100 + random.nextInt(300)));
+            if (pick < (changelog ? 16 : 26)) {
+                steps.add(new Step.Progress(shorter(changelog, 100 + random.nextInt(300))));
             } else if (pick < 40) {
                 steps.add(new Step.Checkpoint());
             } else if (pick < 48) {
@@ -79,7 +80,22 @@ public final class ScenarioGenerator {
         return new Scenario(seed, mode, steps);
     }
 
-    private static Step.Start start(SplittableRandom random, int snapshots, boolean fixedJobId) {
+    /**
+     * A changelog scenario's progress steps are half as long, so that more barriers, and more completed
+     * checkpoints, fall while its jobs still read: those are where an upsert writer's next statements meet
+     * the commit of its previous transaction.
+     */
+    private static int shorter(boolean changelog, int records) {
+        return changelog ? records / 2 : records;
+    }
+
+    /**
+     * A start; in a changelog scenario with chaining off three times in four, not two in five: only then do
+     * writer, committer and outcome operator run as tasks of their own, where the writer hears a checkpoint
+     * complete before its committer committed (the same draws either way, so an insert scenario's steps
+     * stay what they were).
+     */
+    private static Step.Start start(SplittableRandom random, int snapshots, boolean fixedJobId, boolean changelog) {
         Step.Origin origin = Step.Origin.FRESH;
         if (snapshots > 0 && random.nextInt(100) < 85) {
             origin = random.nextInt(100) < 65 ? Step.Origin.NEWEST : Step.Origin.PICKED;
@@ -92,7 +108,8 @@ public final class ScenarioGenerator {
         int chaining = random.nextInt(100);
         return new Step.Start(origin, random.nextInt(8), sinkState, fixedJobId,
                 1 + random.nextInt(3),
-                chaining < 60 ? Step.Chaining.ON : chaining < 80 ? Step.Chaining.JOB_OFF : Step.Chaining.SINK_OFF,
+                chaining < (changelog ? 25 : 60) ? Step.Chaining.ON
+                        : chaining < (changelog ? 62 : 80) ? Step.Chaining.JOB_OFF : Step.Chaining.SINK_OFF,
                 random.nextBoolean(), leftover, random.nextInt(100) < 25 ? RewindPolicy.FAIL : RewindPolicy.WARN);
     }
 }

@@ -96,6 +96,7 @@ public final class ScenarioRunner {
         Faults.reset(sinkId);
         ProtocolTrace.reset(sinkId);
         Gate.reset(sinkId);
+        LOG.info("Explorer {}: {}", sinkId, scenario.mode().text());
         try {
             for (Step step : scenario.steps()) {
                 LOG.info("Explorer {}: {}", sinkId, step);
