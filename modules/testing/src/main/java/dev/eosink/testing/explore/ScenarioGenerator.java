@@ -26,6 +26,9 @@ public final class ScenarioGenerator {
     /** The share of changelog scenarios, where the backend has a changelog sink. */
     static final int CHANGELOG_PERCENT = 45;
 
+    /** The share of changelog scenarios whose commits lag ({@link Step.SlowCommits}) from the start. */
+    static final int SLOW_COMMITS_PERCENT = 60;
+
     private ScenarioGenerator() {
     }
 
@@ -42,6 +45,11 @@ public final class ScenarioGenerator {
         // either fix it for every job or for none.
         boolean fixedJobIds = random.nextInt(100) < 50;
         boolean changelog = mode == WriteMode.CHANGELOG;
+        if (changelog && random.nextInt(100) < SLOW_COMMITS_PERCENT) {
+            // A writer that runs apart from its committer hears a completion a few milliseconds before the
+            // commit, which on time wins the race to the rows nearly always: so a changelog often has them lag.
+            steps.add(new Step.SlowCommits());
+        }
         while (steps.size() < moves) {
             if (!running) {
                 steps.add(start(random, snapshots, random.nextInt(100) < 85 ? fixedJobIds : !fixedJobIds, changelog));

@@ -75,6 +75,8 @@ public final class ScenarioRunner {
     private History history;
     private History.Run current;
     private JobClient job;
+    /** A step made commits slow: they stay slow in the closing run. */
+    private boolean slowCommits;
 
     /**
      * A runner for one scenario: {@code target} must exist, be empty and be of the scenario's mode, {@code
@@ -116,6 +118,11 @@ public final class ScenarioRunner {
     private void apply(Step step) throws Exception {
         if (step instanceof Step.Start) {
             start((Step.Start) step, false);
+            return;
+        }
+        if (step instanceof Step.SlowCommits) {
+            slowCommits = true;
+            Faults.lag(sinkId, Faults.Point.BEFORE_COMMIT, Step.SlowCommits.LAG);
             return;
         }
         if (!running()) {
@@ -474,6 +481,9 @@ public final class ScenarioRunner {
                 from == null ? Step.Chaining.ON : from.run.start.chaining, from == null || from.run.start.gateChained,
                 from == null ? LeftoverPolicy.ROLLBACK : LeftoverPolicy.FAIL, RewindPolicy.WARN);
         Faults.reset(sinkId); // a fault armed but never reached belongs to the scenario, not to its closing
+        if (slowCommits) {
+            Faults.lag(sinkId, Faults.Point.BEFORE_COMMIT, Step.SlowCommits.LAG); // the world's, not a fault
+        }
         start(closing, true);
         finish();
     }

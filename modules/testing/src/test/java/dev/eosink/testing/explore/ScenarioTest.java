@@ -25,10 +25,11 @@ class ScenarioTest {
 
     @Test
     void theModeIsTheFirstWordOfTheTextAndSurvivesTheShrinker() {
-        Scenario scenario = Scenario.parse("mode changelog; " + STEPS);
+        Scenario scenario = Scenario.parse("mode changelog; slow commits; " + STEPS);
         assertThat(scenario.mode()).isEqualTo(WriteMode.CHANGELOG);
+        assertThat(scenario.steps().get(0)).isInstanceOf(Step.SlowCommits.class);
         assertThat(Scenario.parse(scenario.text()).text()).isEqualTo(scenario.text());
-        assertThat(scenario.without(0).without(0).text()).isEqualTo("mode changelog; stop drain=true");
+        assertThat(scenario.without(0).without(0).without(0).text()).isEqualTo("mode changelog; stop drain=true");
         assertThat(scenario.with(1, new Step.Checkpoint()).mode()).isEqualTo(WriteMode.CHANGELOG);
         assertThatThrownBy(() -> Scenario.parse("mode upsert; " + STEPS))
                 .hasMessageContaining("not a write mode: 'upsert' (insert or changelog)");
