@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * A short sequence of {@link Step}s in a {@link WriteMode}, drawn from a seed ({@link ScenarioGenerator})
@@ -56,7 +57,8 @@ public final class Scenario {
 
     /** The mode, then the steps, separated by "; ": what {@link #parse} reads. */
     public String text() {
-        return mode.text() + "; " + steps.stream().map(Step::toString).collect(Collectors.joining("; "));
+        return Stream.concat(Stream.of(mode.text()), steps.stream().map(Step::toString))
+                .collect(Collectors.joining("; "));
     }
 
     /**

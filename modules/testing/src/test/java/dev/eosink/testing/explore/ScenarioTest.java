@@ -30,6 +30,8 @@ class ScenarioTest {
         assertThat(scenario.steps().get(0)).isInstanceOf(Step.SlowCommits.class);
         assertThat(Scenario.parse(scenario.text()).text()).isEqualTo(scenario.text());
         assertThat(scenario.without(0).without(0).without(0).text()).isEqualTo("mode changelog; stop drain=true");
+        assertThat(scenario.without(0).without(0).without(0).without(0).text()).isEqualTo("mode changelog");
+        assertThat(Scenario.parse("mode changelog").steps()).isEmpty();
         assertThat(scenario.with(1, new Step.Checkpoint()).mode()).isEqualTo(WriteMode.CHANGELOG);
         assertThatThrownBy(() -> Scenario.parse("mode upsert; " + STEPS))
                 .hasMessageContaining("not a write mode: 'upsert' (insert or changelog)");
