@@ -12,12 +12,15 @@ import java.util.SplittableRandom;
  * Draws a {@link Scenario} from a seed: the same seed gives the same steps on every machine and Java
  * version ({@link SplittableRandom}'s sequence is specified). On a backend with a changelog sink, {@value
  * #CHANGELOG_PERCENT}% of the scenarios are in {@link WriteMode#CHANGELOG}; the mode is drawn apart from the
- * steps, so a seed gives the same steps on every backend. A scenario starts a job, then draws moves
+ * steps, so an insert scenario's steps are its seed's on every backend. A scenario starts a job, then draws moves
  * while a job runs (progress, checkpoints, a declined checkpoint, savepoints, a stop, a cancel, a task
  * failure at any point of the protocol) and starts another job whenever none runs: fresh, or from any
  * snapshot taken so far, with or without the sink's state, under a new or a fixed job id, at another
  * parallelism, with chaining on or off. The probabilities favour the moves that combine into the paths
- * that went wrong before: a snapshot restored without the sink's state, a fixed job id, chaining off.
+ * that went wrong before: a snapshot restored without the sink's state, a fixed job id, chaining off. A
+ * changelog scenario also makes its commits lag ({@link Step.SlowCommits}) in {@value #SLOW_COMMITS_PERCENT}%
+ * of the cases, starts with chaining off more often and lets records through in half steps: what an upsert
+ * writer apart from its committer needs to meet a commit still under way.
  */
 public final class ScenarioGenerator {
 

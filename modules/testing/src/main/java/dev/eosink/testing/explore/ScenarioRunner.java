@@ -64,6 +64,15 @@ public final class ScenarioRunner {
     /** Ids per second the source emits: a full run takes about 1.5 s. */
     static final double RATE = 1_000;
 
+    /**
+     * How long the sink's sessions may take to leave the database once a job ended. A session whose statement
+     * waited for a row lock when its task was cancelled stays until the server gives that wait up (the
+     * writers' lock timeout, 60 s): the sink aborted its connection, and the server notices only then. A
+     * changelog scenario meets that whenever a start is refused for leftovers while a subtask that owns none
+     * already writes a key they hold.
+     */
+    private static final Duration SESSIONS_GONE = TestJobs.TIMEOUT.multipliedBy(2);
+
     private final ResourceBackend backend;
     private final ClusterClient<?> client;
     private final Path dir;
@@ -443,7 +452,8 @@ public final class ScenarioRunner {
         History.Run run = current;
         run.end = end;
         job = null;
-        TestJobs.await(() -> backend.openSessions(sinkId) == 0, "the sessions of " + sinkId + " to close");
+        TestJobs.await(() -> backend.openSessions(sinkId) == 0, "the sessions of " + sinkId + " to close",
+                SESSIONS_GONE);
         run.lastSeq = lastSeq();
         run.markersAfter = markers();
         run.preparedAfter = History.names(backend.prepared(sinkId));
