@@ -6,24 +6,31 @@ import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.hardcases.HardCaseBackend;
+import dev.eosink.testing.hardcases.KeyedResource;
 import dev.eosink.testing.hardcases.SessionScope;
 import dev.eosink.testing.hardcases.SinkSpec;
+import dev.eosink.testing.records.UpsertRecords.KeyFunction;
+import dev.eosink.testing.records.UpsertRecords.KindFunction;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Collectors;
 
 /**
  * PostgreSQL's own two-phase commit (PREPARE TRANSACTION, COMMIT PREPARED) for the hard-case suite:
  * the sink's transactions are listed in pg_prepared_xacts under their names, its sessions in
- * pg_stat_activity under application_name "eosink/&lt;sinkId&gt;/&lt;subtask&gt;/&lt;role&gt;".
+ * pg_stat_activity under application_name "eosink/&lt;sinkId&gt;/&lt;subtask&gt;/&lt;role&gt;". Its changelog
+ * sink ({@link KeyedResource}) upserts by statements only ({@link WriteMethod#BATCH}).
  */
-final class PostgresBackend implements HardCaseBackend {
+final class PostgresBackend implements HardCaseBackend, KeyedResource {
 
     private final PostgresFixture db;
 
@@ -62,6 +69,58 @@ final class PostgresBackend implements HardCaseBackend {
         spec.networkTimeout().ifPresent(builder::networkTimeout);
         spec.driverProperties().forEach(builder::property);
         return builder.build();
+    }
+
+    @Override
+    public Optional<KeyedResource> keyed() {
+        return Optional.of(this);
+    }
+
+    /**
+     * Statements only: with COPY, the first record of each new key waits in the upsert writer's window and
+     * statements gather a quarter COPY chunk (2,500 keys) before they run, so a stream of a few hundred keys
+     * per epoch would run its statements at barriers only. In statements of {@code batchSize} keys they
+     * also run within the epoch, as soon as the writer takes its previous transaction for committed.
+     */
+    @Override
+    public ExactlyOnceSink<Long> changelogSink(SinkSpec spec, KeyFunction key, KindFunction kind) {
+        PostgresSinkBuilder<Long> builder = PostgresSink.<Long>builder()
+                .jdbcUrl(spec.jdbcUrl().orElse(db.jdbcUrl()))
+                .username(db.user())
+                .password(db.password())
+                .sinkId(spec.sinkId())
+                .table(spec.table())
+                .columns("k", "v")
+                .rows(i -> new Object[] {key.of(i), i})
+                .upsert("k")
+                .changelog(kind::of)
+                .writeMethod(WriteMethod.BATCH)
+                .batchSize(spec.batchSize())
+                .claimWait(spec.claimWait())
+                .commitRetryBackoff(spec.commitRetryBackoff());
+        spec.leftoverPolicy().ifPresent(builder::leftoverPolicy);
+        spec.rewindPolicy().ifPresent(builder::rewindPolicy);
+        spec.networkTimeout().ifPresent(builder::networkTimeout);
+        return builder.build();
+    }
+
+    @Override
+    public void createKeyedTarget(String target) {
+        db.execute("CREATE TABLE " + target + " (k bigint PRIMARY KEY, v bigint NOT NULL)");
+    }
+
+    @Override
+    public Map<Long, Long> rowsByKey(String target) {
+        Map<Long, Long> rows = new HashMap<>();
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT k, v FROM " + target)) {
+            while (rs.next()) {
+                rows.put(rs.getLong(1), rs.getLong(2));
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw new IllegalStateException("failed on " + name() + ": the rows of " + target, e);
+        }
     }
 
     @Override

@@ -1,9 +1,14 @@
 package dev.eosink.xa;
 
+import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.hardcases.HardCaseBackend;
+import dev.eosink.testing.hardcases.KeyedResource;
 import dev.eosink.testing.hardcases.SessionScope;
+import dev.eosink.testing.hardcases.SinkSpec;
+import dev.eosink.testing.records.UpsertRecords.KeyFunction;
+import dev.eosink.testing.records.UpsertRecords.KindFunction;
 import dev.eosink.xa.internal.XaIds;
 
 import org.mariadb.jdbc.MariaDbDataSource;
@@ -12,16 +17,22 @@ import javax.sql.XADataSource;
 import javax.transaction.xa.Xid;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 
 /**
  * MariaDB: the fixture's own mariadbd (or EOSINK_TEST_MARIADB_URL); the sink connects as a
  * least-privileged user. The server shows sessions by user only (the sink's program_name needs the
- * performance schema), so cutting sessions ends every one of the sink's user.
+ * performance schema), so cutting sessions ends every one of the sink's user. Its changelog sink ({@link
+ * KeyedResource}) upserts by {@code INSERT ... ON DUPLICATE KEY UPDATE}.
  */
-final class XaMariaDbBackend extends XaBackend {
+final class XaMariaDbBackend extends XaBackend implements KeyedResource {
 
     private final MariaDbFixture db;
 
@@ -36,6 +47,50 @@ final class XaMariaDbBackend extends XaBackend {
     @Override
     public String name() {
         return "MariaDB (XA)";
+    }
+
+    @Override
+    public Optional<KeyedResource> keyed() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public ExactlyOnceSink<Long> changelogSink(SinkSpec spec, KeyFunction key, KindFunction kind) {
+        XaSinkBuilder<Long> builder = connect(XaSink.<Long>builder(), spec.jdbcUrl().orElse(db.jdbcUrl()))
+                .sinkId(spec.sinkId())
+                .table(spec.table())
+                .columns("k", "v")
+                .rows(i -> new Object[] {key.of(i), i})
+                .upsert("k")
+                .changelog(kind::of)
+                .batchSize(spec.batchSize())
+                .claimWait(spec.claimWait())
+                .commitRetryBackoff(spec.commitRetryBackoff());
+        spec.leftoverPolicy().ifPresent(builder::leftoverPolicy);
+        spec.rewindPolicy().ifPresent(builder::rewindPolicy);
+        return builder.build();
+    }
+
+    /** The sink's user may update (and, as everywhere in the database, delete): an upsert sink needs both. */
+    @Override
+    public void createKeyedTarget(String target) {
+        execute("CREATE TABLE " + target + " (k BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL) ENGINE=InnoDB");
+        execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + target
+                + " TO '" + MariaDbFixture.SINK_USER + "'@'%'");
+    }
+
+    @Override
+    public Map<Long, Long> rowsByKey(String target) {
+        Map<Long, Long> rows = new HashMap<>();
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT k, v FROM " + target)) {
+            while (rs.next()) {
+                rows.put(rs.getLong(1), rs.getLong(2));
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw new IllegalStateException("failed on " + name() + ": the rows of " + target, e);
+        }
     }
 
     @Override

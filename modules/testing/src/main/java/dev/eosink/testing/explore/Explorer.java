@@ -75,15 +75,19 @@ public final class Explorer implements AutoCloseable {
         }
     }
 
-    /** Runs {@code scenario} on a fresh table and sink id, judges it, and cleans up. */
+    /**
+     * Runs {@code scenario} on a fresh table (of its mode) and sink id, judges it, and cleans up. A scenario in
+     * {@link WriteMode#CHANGELOG} needs a backend with a changelog sink ({@code ResourceBackend.keyed()}).
+     */
     public Outcome check(Scenario scenario) throws Exception {
         int n = SEQUENCE.incrementAndGet();
-        String target = "ex_" + n + "_" + (System.nanoTime() % 100_000);
-        String sinkId = target.replace('_', '-');
-        backend.createTarget(target);
-        Path scenarioDir = Files.createDirectories(dir.resolve(target));
+        String name = "ex_" + n + "_" + (System.nanoTime() % 100_000);
+        String sinkId = name.replace('_', '-');
+        Target target = Target.of(scenario.mode(), backend, name);
+        target.create();
+        Path scenarioDir = Files.createDirectories(dir.resolve(name));
         try {
-            History history = new ScenarioRunner(backend, server, client, scenarioDir, sinkId, target).run(scenario);
+            History history = new ScenarioRunner(target, server, client, scenarioDir, sinkId).run(scenario);
             List<String> violations = Oracle.violations(history);
             int abandoned = history.preparedAtEnd.size();
             if (abandoned > 0 && violations.isEmpty()) {
@@ -94,7 +98,7 @@ public final class Explorer implements AutoCloseable {
         } finally {
             try {
                 backend.rollbackAllPrepared(sinkId);
-                backend.dropTarget(target);
+                target.drop();
             } catch (RuntimeException e) {
                 LOG.warn("Could not clean up after {} on {}: {}", sinkId, backend.name(), e.toString());
             }

@@ -73,12 +73,15 @@ public abstract class ExplorerSuite {
                 seedText, budget.toSeconds(), ExploreSettings.backendOption(name), seedText);
         long deadline = System.nanoTime() + budget.toNanos();
         List<String> reports = new ArrayList<>();
+        boolean keyed = backend.keyed().isPresent();
         int scenarios = 0;
+        int changelogs = 0;
         int steps = 0;
         while (System.nanoTime() < deadline) {
-            Scenario scenario = ScenarioGenerator.generate(ExploreSettings.scenarioSeed(seed, scenarios));
+            Scenario scenario = ScenarioGenerator.generate(ExploreSettings.scenarioSeed(seed, scenarios), keyed);
             Explorer.Outcome outcome = explorer.check(scenario);
             scenarios++;
+            changelogs += scenario.mode() == WriteMode.CHANGELOG ? 1 : 0;
             steps += scenario.steps().size();
             if (outcome.violates()) {
                 String found = "seed " + seedText + ", scenario " + (scenarios - 1);
@@ -91,8 +94,9 @@ public abstract class ExplorerSuite {
                 System.out.println(report);
             }
         }
-        String summary = "Explorer on " + name + ": " + scenarios + " scenarios, " + steps + " steps, " + reports.size()
-                + " violating, seed " + seedText + ", " + budget.toSeconds() + " s";
+        String summary = "Explorer on " + name + ": " + scenarios + " scenarios (" + changelogs
+                + " in changelog mode), " + steps + " steps, " + reports.size() + " violating, seed " + seedText + ", "
+                + budget.toSeconds() + " s";
         LOG.info(summary);
         System.out.println(summary);
         if (!reports.isEmpty()) {

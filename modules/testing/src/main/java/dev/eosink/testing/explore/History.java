@@ -112,15 +112,24 @@ public final class History {
         }
     }
 
+    /** How the scenario's jobs wrote: which of {@link #idCounts} and {@link #rowsByKey} its target held. */
+    final WriteMode mode;
     final List<Run> runs = new ArrayList<>();
     final List<Snapshot> snapshots = new ArrayList<>();
     final List<String> notes = new ArrayList<>();
     private List<ProtocolTrace.Event> trace = List.of();
     private Map<String, ProtocolTrace.Event> prepared;
+    /** {@link WriteMode#INSERT}: what the target held once the scenario closed, id -> how many times. */
     Map<Long, Long> idCounts = Map.of();
+    /** {@link WriteMode#CHANGELOG}: what the target held once the scenario closed, key -> value. */
+    Map<Long, Long> rowsByKey = Map.of();
     Map<TransactionId, Long> committed = Map.of();
     /** The sink's prepared transactions once the scenario closed, before any remedy. */
     Set<String> preparedAtEnd = Set.of();
+
+    History(WriteMode mode) {
+        this.mode = mode;
+    }
 
     public List<Run> runs() {
         return runs;

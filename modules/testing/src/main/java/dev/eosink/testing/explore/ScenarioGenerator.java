@@ -10,12 +10,17 @@ import java.util.SplittableRandom;
 
 /**
  * Draws a {@link Scenario} from a seed: the same seed gives the same steps on every machine and Java
- * version ({@link SplittableRandom}'s sequence is specified). A scenario starts a job, then draws moves
+ * version ({@link SplittableRandom}'s sequence is specified). On a backend with a changelog sink, {@value
+ * #CHANGELOG_PERCENT}% of the scenarios are in {@link WriteMode#CHANGELOG}; the mode is drawn apart from the
+ * steps, so an insert scenario's steps are its seed's on every backend. A scenario starts a job, then draws moves
  * while a job runs (progress, checkpoints, a declined checkpoint, savepoints, a stop, a cancel, a task
  * failure at any point of the protocol) and starts another job whenever none runs: fresh, or from any
  * snapshot taken so far, with or without the sink's state, under a new or a fixed job id, at another
  * parallelism, with chaining on or off. The probabilities favour the moves that combine into the paths
- * that went wrong before: a snapshot restored without the sink's state, a fixed job id, chaining off.
+ * that went wrong before: a snapshot restored without the sink's state, a fixed job id, chaining off. A
+ * changelog scenario also makes its commits lag ({@link Step.SlowCommits}) in {@value #SLOW_COMMITS_PERCENT}%
+ * of the cases, starts with chaining off more often and lets records through in half steps: what an upsert
+ * writer apart from its committer needs to meet a commit still under way.
  */
 public final class ScenarioGenerator {
 
@@ -23,10 +28,19 @@ public final class ScenarioGenerator {
     /** Where a slow database or a slow committer holds the protocol up: a slow checkpoint, a late commit. */
     private static final Faults.Point[] DELAY_POINTS = {Faults.Point.AFTER_PREPARE, Faults.Point.BEFORE_COMMIT};
 
+    /** The share of changelog scenarios, where the backend has a changelog sink. */
+    static final int CHANGELOG_PERCENT = 45;
+
+    /** The share of changelog scenarios whose commits lag ({@link Step.SlowCommits}) from the start. */
+    static final int SLOW_COMMITS_PERCENT = 60;
+
     private ScenarioGenerator() {
     }
 
-    public static Scenario generate(long seed) {
+    /** The scenario of {@code seed}; {@code keyed}: whether the backend has a changelog sink. */
+    public static Scenario generate(long seed, boolean keyed) {
+        WriteMode mode = keyed && new SplittableRandom(seed).split().nextInt(100) < CHANGELOG_PERCENT
+                ? WriteMode.CHANGELOG : WriteMode.INSERT;
         SplittableRandom random = new SplittableRandom(seed);
         List<Step> steps = new ArrayList<>();
         int moves = 5 + random.nextInt(8);
@@ -35,16 +49,22 @@ public final class ScenarioGenerator {
         // An application with high availability runs every deployment under one job id: most scenarios
         // either fix it for every job or for none.
         boolean fixedJobIds = random.nextInt(100) < 50;
+        boolean changelog = mode == WriteMode.CHANGELOG;
+        if (changelog && random.nextInt(100) < SLOW_COMMITS_PERCENT) {
+            // A writer that runs apart from its committer hears a completion a few milliseconds before the
+            // commit, which on time wins the race to the rows nearly always: so a changelog often has them lag.
+            steps.add(new Step.SlowCommits());
+        }
         while (steps.size() < moves) {
             if (!running) {
-                steps.add(start(random, snapshots, random.nextInt(100) < 85 ? fixedJobIds : !fixedJobIds));
-                steps.add(new Step.Progress(50 + random.nextInt(250)));
+                steps.add(start(random, snapshots, random.nextInt(100) < 85 ? fixedJobIds : !fixedJobIds, changelog));
+                steps.add(new Step.Progress(shorter(changelog, 50 + random.nextInt(250))));
                 running = true;
                 continue;
             }
             int pick = random.nextInt(100);
-            if (pick < 26) {
-                steps.add(new Step.Progress(100 + random.nextInt(300)));
+            if (pick < (changelog ? 16 : 26)) {
+                steps.add(new Step.Progress(shorter(changelog, 100 + random.nextInt(300))));
             } else if (pick < 40) {
                 steps.add(new Step.Checkpoint());
             } else if (pick < 48) {
@@ -74,10 +94,25 @@ public final class ScenarioGenerator {
                 steps.add(new Step.Crash());
             }
         }
-        return new Scenario(seed, steps);
+        return new Scenario(seed, mode, steps);
     }
 
-    private static Step.Start start(SplittableRandom random, int snapshots, boolean fixedJobId) {
+    /**
+     * A changelog scenario's progress steps are half as long, so that more barriers, and more completed
+     * checkpoints, fall while its jobs still read: those are where an upsert writer's next statements meet
+     * the commit of its previous transaction.
+     */
+    private static int shorter(boolean changelog, int records) {
+        return changelog ? records / 2 : records;
+    }
+
+    /**
+     * A start; in a changelog scenario with chaining off three times in four, not two in five: only then do
+     * writer, committer and outcome operator run as tasks of their own, where the writer hears a checkpoint
+     * complete before its committer committed (the same draws either way, so an insert scenario's steps
+     * stay what they were).
+     */
+    private static Step.Start start(SplittableRandom random, int snapshots, boolean fixedJobId, boolean changelog) {
         Step.Origin origin = Step.Origin.FRESH;
         if (snapshots > 0 && random.nextInt(100) < 85) {
             origin = random.nextInt(100) < 65 ? Step.Origin.NEWEST : Step.Origin.PICKED;
@@ -90,7 +125,8 @@ public final class ScenarioGenerator {
         int chaining = random.nextInt(100);
         return new Step.Start(origin, random.nextInt(8), sinkState, fixedJobId,
                 1 + random.nextInt(3),
-                chaining < 60 ? Step.Chaining.ON : chaining < 80 ? Step.Chaining.JOB_OFF : Step.Chaining.SINK_OFF,
+                chaining < (changelog ? 25 : 60) ? Step.Chaining.ON
+                        : chaining < (changelog ? 62 : 80) ? Step.Chaining.JOB_OFF : Step.Chaining.SINK_OFF,
                 random.nextBoolean(), leftover, random.nextInt(100) < 25 ? RewindPolicy.FAIL : RewindPolicy.WARN);
     }
 }

@@ -25,7 +25,6 @@ import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.scheduler.stopwithsavepoint.StopWithSavepointStoppingException;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
-import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.ExceptionUtils;
 import org.slf4j.Logger;
@@ -46,9 +45,10 @@ import java.util.concurrent.TimeoutException;
  * Runs a {@link Scenario} against a real database and a MiniCluster, step by step, and records what
  * happened ({@link History}). Each job reads ids 0..{@link Scenario#IDS}-1 from a replayable source
  * (the position is its state), passes them through the {@link Gate} and writes them with the backend's
- * sink, traced ({@link ProtocolTrace}) and with faults injectable. Checkpoints are taken only when a step
- * asks, so the steps decide where every barrier falls; everything else (when records arrive, how a
- * failover interleaves with a commit) is left to the machine, as it is in production.
+ * sink of the scenario's mode ({@link Target}), traced ({@link ProtocolTrace}) and with faults
+ * injectable. Checkpoints are taken only when a step asks, so the steps decide where every barrier
+ * falls; everything else (when records arrive, how a failover interleaves with a commit) is left to the
+ * machine, as it is in production.
  *
  * <p>After the steps the runner closes the scenario: a running job is driven to its end; if the last job
  * did not finish, a last one restores the newest snapshot of its line of history with the sink's state
@@ -65,28 +65,39 @@ public final class ScenarioRunner {
     /** Ids per second the source emits: a full run takes about 1.5 s. */
     static final double RATE = 1_000;
 
+    /**
+     * How long the sink's sessions may take to leave the database once a job ended. A session whose statement
+     * waited for a row lock when its task was cancelled stays until the server gives that wait up (the
+     * writers' lock timeout, 60 s): the sink aborted its connection, and the server notices only then. A
+     * changelog scenario meets that whenever a start is refused for leftovers while a subtask that owns none
+     * already writes a key they hold.
+     */
+    private static final Duration SESSIONS_GONE = TestJobs.TIMEOUT.multipliedBy(2);
+
     private final ResourceBackend backend;
     private final Optional<HardCaseBackend.OwnServer> server;
     private final ClusterClient<?> client;
     private final Path dir;
     private final String sinkId;
-    private final String target;
+    private final Target target;
     private final JobID fixedJobId;
     private int fixedSubmissions;
 
     private History history;
     private History.Run current;
     private JobClient job;
+    /** A step made commits slow: they stay slow in the closing run. */
+    private boolean slowCommits;
 
     /**
-     * A runner for one scenario: {@code target} must exist and be empty, {@code sinkId} unused; {@code
-     * dir} an empty directory for snapshots. The cluster must forget cleaned-up jobs ({@link
-     * ForgetfulHaServicesFactory}) for the fixed job id. {@code server}, if there is one, is the server
-     * {@code backend} is on, which a crash step kills and restarts.
+     * A runner for one scenario: {@code target} must exist, be empty and be of the scenario's mode, {@code
+     * sinkId} unused; {@code dir} an empty directory for snapshots. The cluster must forget cleaned-up jobs
+     * ({@link ForgetfulHaServicesFactory}) for the fixed job id. {@code server}, if there is one, is the
+     * server the target's backend is on, which a crash step kills and restarts.
      */
-    public ScenarioRunner(ResourceBackend backend, Optional<HardCaseBackend.OwnServer> server, ClusterClient<?> client,
-            Path dir, String sinkId, String target) {
-        this.backend = backend;
+    ScenarioRunner(Target target, Optional<HardCaseBackend.OwnServer> server, ClusterClient<?> client, Path dir,
+            String sinkId) {
+        this.backend = target.backend;
         this.server = server;
         this.client = client;
         this.dir = dir;
@@ -97,10 +108,11 @@ public final class ScenarioRunner {
     }
 
     public History run(Scenario scenario) throws Exception {
-        history = new History();
+        history = new History(scenario.mode());
         Faults.reset(sinkId);
         ProtocolTrace.reset(sinkId);
         Gate.reset(sinkId);
+        LOG.info("Explorer {}: {}", sinkId, scenario.mode().text());
         try {
             for (Step step : scenario.steps()) {
                 LOG.info("Explorer {}: {}", sinkId, step);
@@ -111,7 +123,7 @@ public final class ScenarioRunner {
             endRunning();
         }
         history.trace(ProtocolTrace.events(sinkId));
-        history.idCounts = backend.idCounts(target);
+        target.read(history);
         history.committed = committed();
         history.preparedAtEnd = History.names(backend.prepared(sinkId));
         return history;
@@ -120,6 +132,11 @@ public final class ScenarioRunner {
     private void apply(Step step) throws Exception {
         if (step instanceof Step.Start) {
             start((Step.Start) step, false);
+            return;
+        }
+        if (step instanceof Step.SlowCommits) {
+            slowCommits = true;
+            Faults.lag(sinkId, Faults.Point.BEFORE_COMMIT, Step.SlowCommits.LAG);
             return;
         }
         if (!running()) {
@@ -216,12 +233,8 @@ public final class ScenarioRunner {
         if (start.chaining == Step.Chaining.JOB_OFF) {
             env.disableOperatorChaining();
         }
-        SingleOutputStreamOperator<Long> gated = TestJobs.rebalancedIds(env, 0, Scenario.IDS, RATE)
-                .map(new Gate(sinkId)).uid("gate").name("gate");
-        if (!start.gateChained) {
-            gated.disableChaining();
-        }
-        DataStreamSink<Long> sink = gated.sinkTo(sink(start.leftoverPolicy, start.rewindPolicy)).uid(uid).name("eosink");
+        DataStreamSink<Long> sink = target.gated(env, start, new Gate(sinkId), RATE)
+                .sinkTo(sink(start.leftoverPolicy, start.rewindPolicy)).uid(uid).name("eosink");
         if (start.chaining == Step.Chaining.SINK_OFF) {
             sink.disableChaining();
         }
@@ -263,8 +276,8 @@ public final class ScenarioRunner {
     }
 
     private ExactlyOnceSink<Long> sink(LeftoverPolicy leftover, RewindPolicy rewind) {
-        SinkSpec spec = SinkSpec.of(sinkId, target).withLeftoverPolicy(leftover).withRewindPolicy(rewind);
-        return FaultInjectingDatabase.wrap(ProtocolTrace.wrap(backend.sink(spec)));
+        SinkSpec spec = SinkSpec.of(sinkId, target.name).withLeftoverPolicy(leftover).withRewindPolicy(rewind);
+        return FaultInjectingDatabase.wrap(ProtocolTrace.wrap(target.sink(spec)));
     }
 
     private History.Snapshot origin(Step.Start start) {
@@ -329,10 +342,10 @@ public final class ScenarioRunner {
     }
 
     private void progress(int records) throws Exception {
-        long target = ProtocolTrace.written(sinkId) + records;
+        long wanted = ProtocolTrace.written(sinkId) + records;
         long last = -1;
         long still = System.nanoTime();
-        while (ProtocolTrace.written(sinkId) < target && running()) {
+        while (ProtocolTrace.written(sinkId) < wanted && running()) {
             long now = ProtocolTrace.written(sinkId);
             if (now != last) {
                 last = now;
@@ -473,7 +486,8 @@ public final class ScenarioRunner {
         History.Run run = current;
         run.end = end;
         job = null;
-        TestJobs.await(() -> backend.openSessions(sinkId) == 0, "the sessions of " + sinkId + " to close");
+        TestJobs.await(() -> backend.openSessions(sinkId) == 0, "the sessions of " + sinkId + " to close",
+                SESSIONS_GONE);
         run.lastSeq = lastSeq();
         run.markersAfter = markers();
         run.preparedAfter = History.names(backend.prepared(sinkId));
@@ -511,6 +525,9 @@ public final class ScenarioRunner {
                 from == null ? Step.Chaining.ON : from.run.start.chaining, from == null || from.run.start.gateChained,
                 from == null ? LeftoverPolicy.ROLLBACK : LeftoverPolicy.FAIL, RewindPolicy.WARN);
         Faults.reset(sinkId); // a fault armed but never reached belongs to the scenario, not to its closing
+        if (slowCommits) {
+            Faults.lag(sinkId, Faults.Point.BEFORE_COMMIT, Step.SlowCommits.LAG); // the world's, not a fault
+        }
         start(closing, true);
         finish();
     }

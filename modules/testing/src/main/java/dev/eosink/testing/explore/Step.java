@@ -159,6 +159,21 @@ public sealed interface Step {
         }
     }
 
+    /**
+     * From now on, for the rest of the scenario and its closing, every commit of the sink comes {@link #LAG}
+     * after its checkpoint completed, as behind a busy committer or a synchronous standby: an unchained
+     * writer then hears the completion well before its committer has committed. Applies whether a job runs
+     * or not.
+     */
+    final class SlowCommits implements Step {
+        public static final java.time.Duration LAG = java.time.Duration.ofMillis(150);
+
+        @Override
+        public String toString() {
+            return "slow commits";
+        }
+    }
+
     /** The next arrival of the sink at {@code point} throws: the task fails and the job fails over. */
     final class Fail implements Step {
         public final Faults.Point point;
@@ -225,6 +240,11 @@ public sealed interface Step {
                 return new Crash();
             case "delay":
                 return new Delay(Faults.Point.valueOf(value(words[1], "at")), Integer.parseInt(value(words[2], "ms")));
+            case "slow":
+                if (words.length == 2 && words[1].equals("commits")) {
+                    return new SlowCommits();
+                }
+                throw new IllegalArgumentException("not a step: " + text);
             default:
                 throw new IllegalArgumentException("not a step: " + text);
         }

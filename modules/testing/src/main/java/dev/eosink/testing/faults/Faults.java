@@ -78,6 +78,8 @@ public final class Faults {
     }
 
     private static final Map<String, AtomicInteger> HITS = new ConcurrentHashMap<>();
+    /** sinkId/point -> how long every arrival there waits first. */
+    private static final Map<String, java.time.Duration> LAGS = new ConcurrentHashMap<>();
     private static final Map<String, Armed> ARMED = new ConcurrentHashMap<>();
     private static final Map<String, AtomicInteger> FIRED = new ConcurrentHashMap<>();
 
@@ -143,6 +145,16 @@ public final class Faults {
         ARMED.put(key, new Armed(0, java.util.Objects.requireNonNull(when, "when"), action));
     }
 
+    /**
+     * From now on every arrival of {@code sinkId} at {@code point}, of every subtask and attempt, waits {@code
+     * lag} before it goes on (at {@link Point#BEFORE_COMMIT}: a commit that comes a while after its checkpoint
+     * completed, as behind a busy committer or a synchronous standby). Until {@link #reset}; armed faults
+     * fire after the wait.
+     */
+    public static void lag(String sinkId, Point point, java.time.Duration lag) {
+        LAGS.put(key(sinkId, point), lag);
+    }
+
     public static int fired(String sinkId, Point point) {
         AtomicInteger f = FIRED.get(key(sinkId, point));
         return f == null ? 0 : f.get();
@@ -158,6 +170,7 @@ public final class Faults {
         HITS.keySet().removeIf(k -> k.startsWith(prefix));
         ARMED.keySet().removeIf(k -> k.startsWith(prefix));
         FIRED.keySet().removeIf(k -> k.startsWith(prefix));
+        LAGS.keySet().removeIf(k -> k.startsWith(prefix));
         WRITER_ATTEMPTS.keySet().removeIf(k -> k.startsWith(prefix));
         WRITER_STARTS.keySet().removeIf(k -> k.startsWith(prefix));
         PREPARE_FAILURES.remove(sinkId);
@@ -171,6 +184,15 @@ public final class Faults {
     /** Called by {@link FaultInjectingDatabase} at every point. */
     static void reach(String sinkId, Point point, int subtask, int attempt, String transactionId) throws IOException {
         String key = key(sinkId, point);
+        java.time.Duration lag = LAGS.get(key);
+        if (lag != null) {
+            try {
+                Thread.sleep(lag.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException(sinkId + ": interrupted while lagging at " + point);
+            }
+        }
         int n = HITS.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
         Armed armed = ARMED.get(key);
         if (armed == null) {

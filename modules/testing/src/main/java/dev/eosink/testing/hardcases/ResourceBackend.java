@@ -5,6 +5,7 @@ import dev.eosink.core.TransactionId;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * One transactional resource, and the sink that writes to it, as the resource-neutral hard cases
@@ -39,6 +40,14 @@ public interface ResourceBackend {
      * resource (a JDBC URL, a batch size) are ignored.
      */
     ExactlyOnceSink<Long> sink(SinkSpec spec);
+
+    /**
+     * The backend's sink as a changelog by key, if it has upserts: the explorer's changelog mode. None by
+     * default.
+     */
+    default Optional<KeyedResource> keyed() {
+        return Optional.empty();
+    }
 
     /** Creates an empty target: a table {@code (id, payload)}, a directory, ... */
     void createTarget(String target);

@@ -29,6 +29,12 @@ public final class UpsertRecords {
         long of(long i);
     }
 
+    /** A serializable changelog kind of the record index, for a sink's {@code changelog(...)}. */
+    @FunctionalInterface
+    public interface KindFunction extends Serializable {
+        RowKind of(long i);
+    }
+
     /**
      * Deletes (1 in 11), UPDATE_BEFORE (1 in 13: a delete too, unless a later record of the key wins),
      * the rest upserts.

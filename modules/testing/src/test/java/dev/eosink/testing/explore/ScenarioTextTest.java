@@ -14,14 +14,16 @@ class ScenarioTextTest {
     void everyGeneratedScenarioReadsBackFromItsText() {
         java.util.Set<String> moves = new java.util.TreeSet<>();
         for (long seed = 0; seed < 500; seed++) {
-            Scenario scenario = ScenarioGenerator.generate(ExploreSettings.scenarioSeed(42, (int) seed));
+            Scenario scenario = ScenarioGenerator.generate(ExploreSettings.scenarioSeed(42, (int) seed), true);
             scenario.steps().forEach(step -> moves.add(step.getClass().getSimpleName()));
             String text = scenario.text();
             assertThat(Scenario.parse(text).text()).as("scenario %d", seed).isEqualTo(text);
-            assertThat(scenario.steps()).as("scenario %d", seed).isNotEmpty().first().isInstanceOf(Step.Start.class);
+            assertThat(scenario.steps()).as("scenario %d", seed)
+                    .filteredOn(step -> !(step instanceof Step.SlowCommits)).first().isInstanceOf(Step.Start.class);
         }
         assertThat(moves).as("the moves 500 scenarios draw").containsExactlyInAnyOrder(
-                "Start", "Progress", "Checkpoint", "Decline", "Savepoint", "Stop", "Cancel", "Fail", "Delay", "Crash");
+                "Start", "Progress", "Checkpoint", "Decline", "Savepoint", "Stop", "Cancel", "Fail", "Delay", "Crash",
+                "SlowCommits");
     }
 
     @Test

@@ -1,0 +1,32 @@
+package dev.eosink.testing.hardcases;
+
+import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.testing.records.UpsertRecords.KeyFunction;
+import dev.eosink.testing.records.UpsertRecords.KindFunction;
+
+import java.util.Map;
+
+/**
+ * The role of a {@link ResourceBackend} whose sink can also write a changelog by key: upserts, and deletes
+ * by DELETE and by UPDATE_BEFORE, the last record of a key winning. A backend that has it offers it by
+ * {@link ResourceBackend#keyed()}; one that has no upserts (the file sink, XA on PostgreSQL) does not.
+ *
+ * <p>The keyed target is a table {@code (k, v)} with a unique key on {@code k}; record {@code i} of the
+ * sink's input is the row {@code (key.of(i), i)} of kind {@code kind.of(i)}.
+ */
+public interface KeyedResource {
+
+    /**
+     * The sink of {@code spec} in upsert mode, with a changelog: it partitions its input by key itself and
+     * writes record {@code i} as {@code (key.of(i), i)} of kind {@code kind.of(i)} into the keyed target
+     * {@link SinkSpec#table()}, under {@link SinkSpec#sinkId()}, in statements of {@link SinkSpec#batchSize()}
+     * keys.
+     */
+    ExactlyOnceSink<Long> changelogSink(SinkSpec spec, KeyFunction key, KindFunction kind);
+
+    /** Creates an empty keyed target: {@code (k, v)}, a unique key on {@code k}, that the sink may change. */
+    void createKeyedTarget(String target);
+
+    /** What the keyed target holds, committed and visible: key -> value. Dropped as any target. */
+    Map<Long, Long> rowsByKey(String target);
+}

@@ -1,0 +1,96 @@
+package dev.eosink.testing.explore;
+
+import org.apache.flink.types.RowKind;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** A scenario's text and mode, the share of modes the generator draws, and what the changelog records do. */
+class ScenarioTest {
+
+    private static final String STEPS = "start fresh p3 state=kept jobid=fixed chaining=JOB_OFF gate=chained "
+            + "leftover=FAIL rewind=WARN; fail at=BEFORE_COMMIT; stop drain=true";
+
+    @Test
+    void aTextWithoutAModeIsAnInsertScenarioAsBeforeTheModes() {
+        Scenario scenario = Scenario.parse(STEPS);
+        assertThat(scenario.mode()).isEqualTo(WriteMode.INSERT);
+        assertThat(scenario.steps()).hasSize(3);
+        assertThat(scenario.text()).isEqualTo("mode insert; " + STEPS);
+    }
+
+    @Test
+    void theModeIsTheFirstWordOfTheTextAndSurvivesTheShrinker() {
+        Scenario scenario = Scenario.parse("mode changelog; slow commits; " + STEPS);
+        assertThat(scenario.mode()).isEqualTo(WriteMode.CHANGELOG);
+        assertThat(scenario.steps().get(0)).isInstanceOf(Step.SlowCommits.class);
+        assertThat(Scenario.parse(scenario.text()).text()).isEqualTo(scenario.text());
+        assertThat(scenario.without(0).without(0).without(0).text()).isEqualTo("mode changelog; stop drain=true");
+        assertThat(scenario.without(0).without(0).without(0).without(0).text()).isEqualTo("mode changelog");
+        assertThat(Scenario.parse("mode changelog").steps()).isEmpty();
+        assertThat(scenario.with(1, new Step.Checkpoint()).mode()).isEqualTo(WriteMode.CHANGELOG);
+        assertThatThrownBy(() -> Scenario.parse("mode upsert; " + STEPS))
+                .hasMessageContaining("not a write mode: 'upsert' (insert or changelog)");
+    }
+
+    /**
+     * The mode is drawn apart from the steps: an insert scenario's steps are the same on every backend (and
+     * as before the modes). Changelog scenarios start with chaining off more often.
+     */
+    @Test
+    void aFairShareOfChangelogScenariosOnlyWhereTheBackendHasOne() {
+        int changelogs = 0;
+        int starts = 0;
+        int unchained = 0;
+        for (long seed = 1; seed <= 1_000; seed++) {
+            Scenario keyed = ScenarioGenerator.generate(seed, true);
+            Scenario plain = ScenarioGenerator.generate(seed, false);
+            assertThat(plain.mode()).isEqualTo(WriteMode.INSERT);
+            if (keyed.mode() == WriteMode.INSERT) {
+                assertThat(keyed.steps().toString()).isEqualTo(plain.steps().toString());
+                continue;
+            }
+            changelogs++;
+            for (Step step : keyed.steps()) {
+                if (step instanceof Step.Start start) {
+                    starts++;
+                    unchained += start.chaining == Step.Chaining.ON ? 0 : 1;
+                }
+            }
+        }
+        assertThat(changelogs).isBetween(400, 500);
+        assertThat(unchained * 100 / starts).as("%% of changelog starts with chaining off").isBetween(70, 80);
+    }
+
+    /**
+     * Churn keys are deleted for good one LAG after their insert, half of them by an UPDATE_BEFORE, and
+     * hot keys end in every state: so a missed delete, or an UPDATE_BEFORE that deletes nothing, shows.
+     */
+    @Test
+    void theChangelogRecordsEndWithKeysDeletedByUpdateBeforesAndByDeletes() {
+        Map<Long, Long> lastRecord = new HashMap<>();
+        for (long i = 0; i < Scenario.IDS; i++) {
+            lastRecord.put(ChangelogIds.key(i), i);
+        }
+        Map<RowKind, Integer> lastKinds = new HashMap<>();
+        lastRecord.values().forEach(i -> lastKinds.merge(ChangelogIds.kind(i), 1, Integer::sum));
+        assertThat(lastKinds.get(RowKind.UPDATE_BEFORE)).as("keys an UPDATE_BEFORE deletes last").isGreaterThan(100);
+        assertThat(lastKinds.get(RowKind.DELETE)).as("keys a DELETE deletes last").isGreaterThan(100);
+        assertThat(ChangelogIds.expected()).hasSize(lastRecord.size() - lastKinds.get(RowKind.UPDATE_BEFORE)
+                - lastKinds.get(RowKind.DELETE));
+        long hotKeysDeleted = lastRecord.entrySet().stream().filter(e -> e.getKey() < ChangelogIds.HOT_KEYS)
+                .filter(e -> !ChangelogIds.expected().containsKey(e.getKey())).count();
+        assertThat(hotKeysDeleted).as("hot keys the input deletes last").isPositive();
+        for (long i = 0; i < Scenario.IDS; i++) {
+            if (ChangelogIds.key(i) >= ChangelogIds.CHURN_KEYS && ChangelogIds.key(i) != ChangelogIds.CHURN_KEYS + i) {
+                assertThat(ChangelogIds.key(i)).as("the key record %d deletes", i)
+                        .isEqualTo(ChangelogIds.CHURN_KEYS + i - ChangelogIds.LAG);
+                assertThat(ChangelogIds.kind(i)).isIn(RowKind.DELETE, RowKind.UPDATE_BEFORE);
+            }
+        }
+    }
+}
