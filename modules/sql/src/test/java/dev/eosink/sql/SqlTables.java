@@ -17,6 +17,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -88,24 +89,33 @@ final class SqlTables {
      * the job may have left its last completed checkpoint's transaction prepared (the notification never
      * came), holding its row locks, and DDL on the table would wait for it for ever. {@code eosink-admin
      * resolve --apply} against the newest retained checkpoint commits what that checkpoint promised and rolls
-     * back the rest; then {@code ddl} runs, with a lock timeout so that anything left holding the table
-     * fails the test in seconds instead of hanging it.
+     * back the rest. A job that failed before its first checkpoint completed retained none and promised
+     * nothing: what it prepared is rolled back by hand (ROLLBACK PREPARED), and the job starts afresh. Then
+     * {@code ddl} runs, with a lock timeout so that anything left holding the table fails the test in
+     * seconds instead of hanging it.
      */
     static void resolveThenChange(PostgresFixture db, String sinkId, Path checkpoints, String ddl) throws Exception {
-        Path newest = RetainedCheckpoints.newest(checkpoints)
-                .orElseThrow(() -> new AssertionError("no checkpoint retained under " + checkpoints));
+        Optional<Path> newest = RetainedCheckpoints.newest(checkpoints);
+        if (newest.isPresent()) {
+            resolve(db, sinkId, newest.get());
+        } else {
+            db.rollbackPrepared(TransactionId.sinkPrefix(sinkId));
+        }
+        assertNothingPrepared(db, sinkId);
+        db.execute("SET lock_timeout = '20s'; " + ddl);
+    }
+
+    private static void resolve(PostgresFixture db, String sinkId, Path checkpoint) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int exit;
         try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-            exit = Admin.run(new String[] {"resolve", newest.toString(), "--sink-id", sinkId, "--apply",
+            exit = Admin.run(new String[] {"resolve", checkpoint.toString(), "--sink-id", sinkId, "--apply",
                     "--url", db.jdbcUrl(), "--user", db.user()}, o, o,
                     Map.of("EOSINK_ADMIN_PASSWORD", db.password() == null ? "" : db.password()));
         }
         String printed = out.toString(StandardCharsets.UTF_8);
-        System.out.println("$ eosink-admin resolve " + newest + " --sink-id " + sinkId + " --apply\n" + printed);
+        System.out.println("$ eosink-admin resolve " + checkpoint + " --sink-id " + sinkId + " --apply\n" + printed);
         assertThat(exit).as("eosink-admin resolve exit code; it printed:%n%s", printed).isZero();
-        assertNothingPrepared(db, sinkId);
-        db.execute("SET lock_timeout = '20s'; " + ddl);
     }
 
     static void assertNothingPrepared(PostgresFixture db, String sinkId) {
