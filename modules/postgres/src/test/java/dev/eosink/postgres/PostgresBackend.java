@@ -14,10 +14,8 @@ import dev.eosink.testing.records.UpsertRecords.KindFunction;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,25 +48,31 @@ final class PostgresBackend implements HardCaseBackend, KeyedResource {
 
     @Override
     public ExactlyOnceSink<Long> sink(SinkSpec spec) {
+        PostgresSinkBuilder<Long> builder = builder(spec)
+                .columns("id", "payload")
+                .rows(id -> new Object[] {id, "row-" + id});
+        spec.maxPreparedPerSubtask().ifPresent(builder::maxPreparedPerSubtask);
+        spec.markerRetention().ifPresent(builder::markerRetention);
+        spec.markerPruneInterval().ifPresent(builder::markerPruneInterval);
+        spec.driverProperties().forEach(builder::property);
+        return builder.build();
+    }
+
+    /** What every sink of the backend takes from a spec: where, who, which sink and table, the policies. */
+    private PostgresSinkBuilder<Long> builder(SinkSpec spec) {
         PostgresSinkBuilder<Long> builder = PostgresSink.<Long>builder()
                 .jdbcUrl(spec.jdbcUrl().orElse(db.jdbcUrl()))
                 .username(db.user())
                 .password(db.password())
                 .sinkId(spec.sinkId())
                 .table(spec.table())
-                .columns("id", "payload")
-                .rows(id -> new Object[] {id, "row-" + id})
                 .batchSize(spec.batchSize())
                 .claimWait(spec.claimWait())
                 .commitRetryBackoff(spec.commitRetryBackoff());
         spec.leftoverPolicy().ifPresent(builder::leftoverPolicy);
         spec.rewindPolicy().ifPresent(builder::rewindPolicy);
-        spec.maxPreparedPerSubtask().ifPresent(builder::maxPreparedPerSubtask);
-        spec.markerRetention().ifPresent(builder::markerRetention);
-        spec.markerPruneInterval().ifPresent(builder::markerPruneInterval);
         spec.networkTimeout().ifPresent(builder::networkTimeout);
-        spec.driverProperties().forEach(builder::property);
-        return builder.build();
+        return builder;
     }
 
     @Override
@@ -84,43 +88,18 @@ final class PostgresBackend implements HardCaseBackend, KeyedResource {
      */
     @Override
     public ExactlyOnceSink<Long> changelogSink(SinkSpec spec, KeyFunction key, KindFunction kind) {
-        PostgresSinkBuilder<Long> builder = PostgresSink.<Long>builder()
-                .jdbcUrl(spec.jdbcUrl().orElse(db.jdbcUrl()))
-                .username(db.user())
-                .password(db.password())
-                .sinkId(spec.sinkId())
-                .table(spec.table())
+        return builder(spec)
                 .columns("k", "v")
                 .rows(i -> new Object[] {key.of(i), i})
                 .upsert("k")
                 .changelog(kind::of)
                 .writeMethod(WriteMethod.BATCH)
-                .batchSize(spec.batchSize())
-                .claimWait(spec.claimWait())
-                .commitRetryBackoff(spec.commitRetryBackoff());
-        spec.leftoverPolicy().ifPresent(builder::leftoverPolicy);
-        spec.rewindPolicy().ifPresent(builder::rewindPolicy);
-        spec.networkTimeout().ifPresent(builder::networkTimeout);
-        return builder.build();
+                .build();
     }
 
     @Override
     public void createKeyedTarget(String target) {
         db.execute("CREATE TABLE " + target + " (k bigint PRIMARY KEY, v bigint NOT NULL)");
-    }
-
-    @Override
-    public Map<Long, Long> rowsByKey(String target) {
-        Map<Long, Long> rows = new HashMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT k, v FROM " + target)) {
-            while (rs.next()) {
-                rows.put(rs.getLong(1), rs.getLong(2));
-            }
-            return rows;
-        } catch (SQLException e) {
-            throw new IllegalStateException("failed on " + name() + ": the rows of " + target, e);
-        }
     }
 
     @Override

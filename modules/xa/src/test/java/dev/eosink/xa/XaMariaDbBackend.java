@@ -17,12 +17,8 @@ import javax.sql.XADataSource;
 import javax.transaction.xa.Xid;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 
@@ -77,20 +73,6 @@ final class XaMariaDbBackend extends XaBackend implements KeyedResource {
         execute("CREATE TABLE " + target + " (k BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL) ENGINE=InnoDB");
         execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + target
                 + " TO '" + MariaDbFixture.SINK_USER + "'@'%'");
-    }
-
-    @Override
-    public Map<Long, Long> rowsByKey(String target) {
-        Map<Long, Long> rows = new HashMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT k, v FROM " + target)) {
-            while (rs.next()) {
-                rows.put(rs.getLong(1), rs.getLong(2));
-            }
-            return rows;
-        } catch (SQLException e) {
-            throw new IllegalStateException("failed on " + name() + ": the rows of " + target, e);
-        }
     }
 
     @Override

@@ -122,7 +122,7 @@ public final class Explorer implements AutoCloseable {
             smaller = false;
             Scenario s = best.scenario;
             for (int i = s.steps().size() - 1; i >= 0 && tried < attempts; i--) {
-                Outcome candidate = check(s.without(i));
+                Outcome candidate = checkWhileShrinking(s.without(i));
                 tried++;
                 if (keepsAKindOf(candidate, violating)) {
                     best = candidate;
@@ -140,7 +140,7 @@ public final class Explorer implements AutoCloseable {
                 if (tried >= attempts) {
                     break;
                 }
-                Outcome candidate = check(best.scenario.with(i, plainer));
+                Outcome candidate = checkWhileShrinking(best.scenario.with(i, plainer));
                 tried++;
                 if (keepsAKindOf(candidate, violating)) {
                     best = candidate;
@@ -149,6 +149,18 @@ public final class Explorer implements AutoCloseable {
             }
         }
         return best;
+    }
+
+    /** A candidate the explorer could not even set up counts as not violating: the shrink goes on. */
+    private Outcome checkWhileShrinking(Scenario candidate) throws InterruptedException {
+        try {
+            return check(candidate);
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            LOG.warn("Explorer: a shrink candidate could not be checked; taken as not violating: {}", candidate, e);
+            return new Outcome(candidate, new History(candidate.mode()), List.of());
+        }
     }
 
     /**

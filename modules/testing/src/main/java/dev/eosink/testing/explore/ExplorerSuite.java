@@ -85,6 +85,8 @@ public abstract class ExplorerSuite {
             steps += scenario.steps().size();
             if (outcome.violates()) {
                 String found = "seed " + seedText + ", scenario " + (scenarios - 1);
+                // Printed before the shrinker runs: if it is stopped, the violation is still on record.
+                LOG.error("{}(shrinking it next)", Explorer.report(outcome, name, found));
                 Explorer.Outcome shrunk = explorer.shrink(outcome, ExploreSettings.shrinkAttempts(12));
                 String report = Explorer.report(outcome, name, found)
                         + (shrunk == outcome ? "" : "shrunk from " + scenario.steps().size() + " to "

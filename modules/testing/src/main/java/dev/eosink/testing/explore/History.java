@@ -126,6 +126,8 @@ public final class History {
     Map<TransactionId, Long> committed = Map.of();
     /** The sink's prepared transactions once the scenario closed, before any remedy. */
     Set<String> preparedAtEnd = Set.of();
+    /** Why the runner could not run the scenario to its end (a job that never ended); empty if it did. */
+    String unfinished = "";
 
     History(WriteMode mode) {
         this.mode = mode;

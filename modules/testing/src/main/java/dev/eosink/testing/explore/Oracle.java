@@ -37,14 +37,17 @@ import java.util.regex.Pattern;
  *   <li><b>Refusals the docs promise</b>: a job the sink refused at start was started without the
  *       sink's state among another execution's prepared transactions ({@code leftoverPolicy(FAIL)}), or
  *       restored a snapshot older than a commit of the sink ({@code rewindPolicy(FAIL)}); and it leaves
- *       nothing of its own, committed or prepared. Any other failure of a job is a violation.
+ *       nothing of its own, committed or prepared. Any other failure of a job is a violation, and so is
+ *       a job that never ends.
  *   <li><b>Nothing prepared</b> of the final line once it ended. What an abandoned line left prepared (a
  *       plain savepoint never restored, a cancelled job's last checkpoint) stays prepared by design
  *       until an operator resolves it: the explorer rolls it back as {@code eosink-admin resolve}
  *       would, and says so in the history's notes.
  *   <li><b>Rollbacks of documented paths only</b>: no job rolls back what the snapshot it restored with
  *       the sink's state promised; a job started without the sink's state under {@code
- *       leftoverPolicy(FAIL)} rolls back only its own transactions (another execution's are refused).
+ *       leftoverPolicy(FAIL)} rolls back only its own transactions (another execution's are refused); a
+ *       job refused as a rewind rolls back nothing but its own (the refusal comes before any rollback,
+ *       so that the newer snapshot stays restorable).
  * </ol>
  *
  * <p>In {@link WriteMode#CHANGELOG} the table holds each key's last write, not the records: a record
@@ -86,8 +89,9 @@ public final class Oracle {
 
     /**
      * The kind of a violation, without its run numbers, ids and names: "LOSS", "DUPLICATES", "NOT ATOMIC",
-     * "LEFT PREPARED", or what a run did ("failed", "was refused", "committed", "rolled back"). The shrinker
-     * keeps a smaller scenario only if it violates in a kind the original did.
+     * "NOT THE REPLAY", "LEFT PREPARED", "FOREIGN MARKER", "DID NOT FINISH", or what a run did ("failed",
+     * "was refused", "committed", "rolled back"). The shrinker keeps a smaller scenario only if it violates
+     * in a kind the original did.
      */
     static String kind(String violation) {
         Matcher label = LABEL.matcher(violation);
@@ -110,8 +114,13 @@ public final class Oracle {
         history.committed.keySet().forEach(id -> committed.add(id.toString()));
         for (String gid : committed) {
             if (!history.preparedByName().containsKey(gid)) {
-                violations.add("a marker of " + gid + ", which no writer of the scenario prepared");
+                violations.add("FOREIGN MARKER: " + gid + " committed, which no writer of the scenario prepared");
             }
+        }
+        if (!history.unfinished.isEmpty()) {
+            // The final line never ended: what it holds, and leaves prepared, says nothing yet.
+            violations.add("DID NOT FINISH: " + history.unfinished);
+            return violations;
         }
         List<History.Run> line = finalLine(history);
         if (history.mode == WriteMode.INSERT) {
@@ -121,7 +130,7 @@ public final class Oracle {
             judgeReplay(history, violations);
         }
         Set<String> lineOwn = new HashSet<>();
-        line.forEach(run -> lineOwn.addAll(history.preparedBy(run).keySet()));
+        line.forEach(run -> lineOwn.addAll(history.ownedBy(run)));
         for (String gid : history.preparedAtEnd) {
             if (lineOwn.contains(gid)) {
                 violations.add("LEFT PREPARED: " + gid + ", of the final line of history, once it ended");
@@ -301,8 +310,15 @@ public final class Oracle {
         }
         Set<String> own = history.ownedBy(run);
         Set<String> promised = promisedTo(run, history);
+        boolean refusedRewind = run.end == History.End.REFUSED
+                && refusal(run.failure).filter("rewind"::equals).isPresent();
         for (String gid : rolledBack) {
             if (own.contains(gid)) {
+                continue;
+            }
+            if (refusedRewind) {
+                violations.add("run " + run.index + " was refused as a rewind, yet rolled back " + gid
+                        + ", not its own: a restore of the snapshot that promised it would report it LOST");
                 continue;
             }
             boolean afterRestored = run.origin != null && checkpointOf(gid) > run.origin.checkpointId;

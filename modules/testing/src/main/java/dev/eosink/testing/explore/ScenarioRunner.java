@@ -119,6 +119,13 @@ public final class ScenarioRunner {
                 apply(step);
             }
             close();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception | AssertionError e) {
+            // A job that never ends, a wait that never comes true: the oracle reports it with the scenario,
+            // which a bare exception would not carry.
+            LOG.warn("Explorer {}: the scenario could not be run to its end", sinkId, e);
+            history.unfinished = rootMessage(e);
         } finally {
             endRunning();
         }
@@ -213,7 +220,7 @@ public final class ScenarioRunner {
         current = run;
         run.markersBefore = markers();
         run.preparedBefore = History.names(backend.prepared(sinkId));
-        run.firstSeq = lastSeq();
+        run.firstSeq = ProtocolTrace.lastSeq();
 
         // Enough restarts to outlast a crashed database's restart on a busy machine (seconds); a job that
         // fails for longer fails for good, and the oracle reports it.
@@ -429,7 +436,7 @@ public final class ScenarioRunner {
     private void addSnapshot(String path, String kind) throws Exception {
         History.Snapshot snapshot = new History.Snapshot(history.snapshots.size(), path, TestJobs.checkpointIdOf(path),
                 current, kind, kind.contains("--drain"));
-        snapshot.takenSeq = lastSeq();
+        snapshot.takenSeq = ProtocolTrace.lastSeq();
         history.snapshots.add(snapshot);
         current.snapshots.add(snapshot);
     }
@@ -488,7 +495,7 @@ public final class ScenarioRunner {
         job = null;
         TestJobs.await(() -> backend.openSessions(sinkId) == 0, "the sessions of " + sinkId + " to close",
                 SESSIONS_GONE);
-        run.lastSeq = lastSeq();
+        run.lastSeq = ProtocolTrace.lastSeq();
         run.markersAfter = markers();
         run.preparedAfter = History.names(backend.prepared(sinkId));
         LOG.info("Explorer {}: {}", sinkId, run);
@@ -572,11 +579,6 @@ public final class ScenarioRunner {
             }
             throw e;
         }
-    }
-
-    private long lastSeq() {
-        List<ProtocolTrace.Event> events = ProtocolTrace.events(sinkId);
-        return events.isEmpty() ? 0 : events.get(events.size() - 1).seq;
     }
 
     private static String rootMessage(Throwable t) {

@@ -4,6 +4,11 @@ import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 import dev.eosink.testing.records.UpsertRecords.KindFunction;
 
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -27,6 +32,23 @@ public interface KeyedResource {
     /** Creates an empty keyed target: {@code (k, v)}, a unique key on {@code k}, that the sink may change. */
     void createKeyedTarget(String target);
 
+    /** A connection to the database the keyed target is in, as a reader that sees committed rows. */
+    Connection connect() throws SQLException;
+
+    /** The backend's name, for messages. */
+    String name();
+
     /** What the keyed target holds, committed and visible: key -> value. Dropped as any target. */
-    Map<Long, Long> rowsByKey(String target);
+    default Map<Long, Long> rowsByKey(String target) {
+        Map<Long, Long> rows = new HashMap<>();
+        try (Connection c = connect(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT k, v FROM " + target)) {
+            while (rs.next()) {
+                rows.put(rs.getLong(1), rs.getLong(2));
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw new IllegalStateException("failed on " + name() + ": the rows of " + target, e);
+        }
+    }
 }

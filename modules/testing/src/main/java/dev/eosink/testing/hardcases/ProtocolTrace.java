@@ -158,6 +158,15 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
         WRITTEN.remove(sinkId);
     }
 
+    /**
+     * The highest sequence number any event was given so far, of any sink: an event recorded later gets a
+     * higher one. (Not the last event's in a list: two writers may take numbers in one order and add their
+     * events in the other.)
+     */
+    public static long lastSeq() {
+        return SEQ.get();
+    }
+
     /** Everything recorded for the sink, in the order it happened. */
     public static List<Event> events(String sinkId) {
         List<Event> events = EVENTS.getOrDefault(sinkId, List.of());
@@ -220,7 +229,9 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
 
     private static void record(SubtaskContext c, Kind kind, String gid, String outcome, long[] ids) {
         List<Event> events = EVENTS.computeIfAbsent(c.sinkId(), k -> Collections.synchronizedList(new ArrayList<>()));
-        events.add(new Event(SEQ.incrementAndGet(), kind, c.subtask(), c.attempt(), gid, outcome, ids));
+        synchronized (events) { // numbered and added as one: the list stays in the order of the numbers
+            events.add(new Event(SEQ.incrementAndGet(), kind, c.subtask(), c.attempt(), gid, outcome, ids));
+        }
     }
 
     private static String outcome(Exception e) {

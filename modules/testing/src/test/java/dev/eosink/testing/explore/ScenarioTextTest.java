@@ -50,5 +50,19 @@ class ScenarioTextTest {
                 .isEqualTo(Oracle.kind("run 1 rolled back eos1/ex-9/1/7/xyz, another execution's"))
                 .isEqualTo("rolled back");
         assertThat(Oracle.kind("run 2 failed: timeout")).isEqualTo("failed").isNotEqualTo(Oracle.kind("LOSS: 1 ids"));
+        assertThat(Oracle.kind("FOREIGN MARKER: eos1/ex-1/0/3/abc committed, which no writer of the scenario prepared"))
+                .isEqualTo("FOREIGN MARKER");
+        assertThat(Oracle.kind("DID NOT FINISH: AssertionError: run 3 of ex-1 did not finish"))
+                .isEqualTo("DID NOT FINISH");
+    }
+
+    /** A scenario the runner could not end is reported as such, not as the loss of what it never wrote. */
+    @Test
+    void aScenarioThatDidNotFinishIsOneViolationOfItsOwnKind() {
+        History history = new History(WriteMode.INSERT);
+        history.unfinished = "AssertionError: run 0 of ex-1 did not finish";
+        assertThat(Oracle.violations(history)).containsExactly("DID NOT FINISH: " + history.unfinished);
+        assertThat(Oracle.violations(new History(WriteMode.INSERT)))
+                .singleElement().asString().startsWith("LOSS: " + Scenario.IDS + " ids");
     }
 }

@@ -285,7 +285,6 @@ class XaWriterSessionITCase {
         return XaConnector.of(maria.jdbcUrl(), props);
     }
 
-    /** Inserts into {@code table} (created here, with a primary key) on {@code maria}, markers in eosink_markers. */
     /**
      * A sink id of its own on {@code maria}, its table, the database of subtask 0 of 1, and the branch of
      * checkpoint 1 that an earlier writer prepared: what a recovery test starts from.
@@ -296,10 +295,12 @@ class XaWriterSessionITCase {
             String sinkId = prefix + System.nanoTime() % 100000;
             String table = sinkId.replace('-', '_');
             return new RecoveryCase(sinkId, table, mariaDbDatabase(maria, table),
-                    new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty()), new TransactionId(sinkId, 0, 1, "aaaaaaaa"));
+                    new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty()),
+                    new TransactionId(sinkId, 0, 1, "aaaaaaaa"));
         }
     }
 
+    /** Inserts into {@code table} (created here, with a primary key) on {@code maria}, markers in eosink_markers. */
     private static XaDatabase<Long> mariaDbDatabase(MariaDbFixture maria, String table) {
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL PRIMARY KEY) ENGINE=InnoDB");
         maria.execute(new MariaDbDialect().markerDdl(null, "eosink_markers"));
