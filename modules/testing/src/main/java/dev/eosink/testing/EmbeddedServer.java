@@ -190,6 +190,19 @@ final class EmbeddedServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Freezes the postmaster and all its processes (SIGSTOP) for {@code pause}, then lets them go on: the
+     * server stops answering, and no connection breaks. Returns once they run again.
+     */
+    void stall(Duration pause) {
+        ProcessHandle postmaster;
+        synchronized (this) {
+            postmaster = postmaster().orElseThrow(() -> new IllegalStateException("no live postmaster for " + dataDirectory));
+        }
+        ProcessStall.stall(postmaster, pause);
+        LOG.info("Stalled embedded PostgreSQL on port {} for {} ms", port, pause.toMillis());
+    }
+
     /** Stops the server (if running) and deletes its data directory. */
     @Override
     public synchronized void close() {

@@ -13,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -161,6 +162,15 @@ public final class MariaDbFixture {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** Freezes mariadbd for {@code pause} (SIGSTOP, then SIGCONT): it stops answering, no connection breaks. */
+    public void stall(Duration pause) {
+        Process p = process;
+        if (startCommand == null || p == null) {
+            throw new IllegalStateException("cannot stall an external or stopped server");
+        }
+        ProcessStall.stall(p.toHandle(), pause);
     }
 
     /**

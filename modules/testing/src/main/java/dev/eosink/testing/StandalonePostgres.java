@@ -48,6 +48,11 @@ public final class StandalonePostgres extends PostgresFixture implements AutoClo
         server.crash();
     }
 
+    /** Freezes every process of the server for {@code pause} (SIGSTOP, then SIGCONT): no connection breaks. */
+    public void stall(java.time.Duration pause) {
+        server.stall(pause);
+    }
+
     public boolean isRunning() {
         return server.isRunning();
     }

@@ -178,6 +178,11 @@ final class XaMariaDbBackend extends XaBackend implements KeyedResource {
             }
 
             @Override
+            public void stall(java.time.Duration pause) {
+                own.stall(pause);
+            }
+
+            @Override
             public void close() {
                 own.close();
             }

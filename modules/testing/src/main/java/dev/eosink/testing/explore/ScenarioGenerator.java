@@ -14,7 +14,8 @@ import java.util.SplittableRandom;
  * #CHANGELOG_PERCENT}% of the scenarios are in {@link WriteMode#CHANGELOG}; the mode is drawn apart from the
  * steps, so an insert scenario's steps are its seed's on every backend. A scenario starts a job, then draws moves
  * while a job runs (progress, checkpoints, a declined checkpoint, savepoints, a stop, a cancel, a task
- * failure at any point of the protocol) and starts another job whenever none runs: fresh, or from any
+ * failure at any point of the protocol, a slow prepare or commit, the database killed and restarted or
+ * frozen for a while) and starts another job whenever none runs: fresh, or from any
  * snapshot taken so far, with or without the sink's state, under a new or a fixed job id, at another
  * parallelism, with chaining on or off. The probabilities favour the moves that combine into the paths
  * that went wrong before: a snapshot restored without the sink's state, a fixed job id, chaining off. A
@@ -90,8 +91,10 @@ public final class ScenarioGenerator {
                 steps.add(new Step.Fail(FAULT_POINTS[random.nextInt(FAULT_POINTS.length)]));
             } else if (pick < 95) {
                 steps.add(new Step.Delay(DELAY_POINTS[random.nextInt(DELAY_POINTS.length)], 200 + random.nextInt(1_800)));
-            } else {
+            } else if (pick < 97) {
                 steps.add(new Step.Crash());
+            } else {
+                steps.add(new Step.Stall(300 + random.nextInt(2_700)));
             }
         }
         return new Scenario(seed, mode, steps);

@@ -169,6 +169,8 @@ public final class ScenarioRunner {
             Faults.arm(sinkId, delay.point, 1, arrival -> pause(delay.millis));
         } else if (step instanceof Step.Crash) {
             crash();
+        } else if (step instanceof Step.Stall stall) {
+            stall(stall.millis);
         }
     }
 
@@ -183,6 +185,15 @@ public final class ScenarioRunner {
         }
         server.get().crash();
         server.get().restart();
+    }
+
+    /** Freezes the database for {@code millis} while the job runs on, then lets it answer again. */
+    private void stall(int millis) {
+        if (server.isEmpty()) {
+            history.notes.add("skipped 'stall': " + backend.name() + " has no server to stall");
+            return;
+        }
+        server.get().stall(Duration.ofMillis(millis));
     }
 
     /** A delay in a task's thread; a cancel interrupts it as it would a slow database call. */

@@ -216,6 +216,24 @@ public sealed interface Step {
         }
     }
 
+    /**
+     * The database stops answering for {@code millis} (every process of the server frozen, SIGSTOP), its
+     * sessions and locks kept, then goes on: whatever the sink asks meanwhile (a write, a prepare, a
+     * commit, a recovery query) waits.
+     */
+    final class Stall implements Step {
+        public final int millis;
+
+        public Stall(int millis) {
+            this.millis = millis;
+        }
+
+        @Override
+        public String toString() {
+            return "stall ms=" + millis;
+        }
+    }
+
     /** Reads a step from its {@code toString()} form. */
     static Step parse(String text) {
         String[] words = text.trim().split("\\s+");
@@ -238,6 +256,8 @@ public sealed interface Step {
                 return new Fail(Faults.Point.valueOf(value(words[1], "at")));
             case "crash":
                 return new Crash();
+            case "stall":
+                return new Stall(Integer.parseInt(value(words[1], "ms")));
             case "delay":
                 return new Delay(Faults.Point.valueOf(value(words[1], "at")), Integer.parseInt(value(words[2], "ms")));
             case "slow":

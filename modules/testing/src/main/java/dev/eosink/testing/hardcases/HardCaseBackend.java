@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -220,6 +221,11 @@ public interface HardCaseBackend extends ResourceBackend {
                 }
 
                 @Override
+                public void stall(Duration pause) {
+                    server.stall(pause);
+                }
+
+                @Override
                 public void close() {
                     server.close();
                 }
@@ -231,6 +237,9 @@ public interface HardCaseBackend extends ResourceBackend {
 
         /** Kills the server with SIGKILL, as a power loss would; returns once it is gone. */
         void crash();
+
+        /** Freezes it (SIGSTOP) for {@code pause}, then lets it go on: it stops answering, no connection breaks. */
+        void stall(Duration pause);
 
         /** Starts it again on the same port and data (crash recovery included); returns once it accepts connections. */
         void restart();

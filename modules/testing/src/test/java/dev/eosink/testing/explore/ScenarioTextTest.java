@@ -23,7 +23,7 @@ class ScenarioTextTest {
         }
         assertThat(moves).as("the moves 500 scenarios draw").containsExactlyInAnyOrder(
                 "Start", "Progress", "Checkpoint", "Decline", "Savepoint", "Stop", "Cancel", "Fail", "Delay", "Crash",
-                "SlowCommits");
+                "Stall", "SlowCommits");
     }
 
     @Test
