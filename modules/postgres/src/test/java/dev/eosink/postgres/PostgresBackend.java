@@ -16,10 +16,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -80,20 +82,26 @@ final class PostgresBackend implements HardCaseBackend, KeyedResource {
         return Optional.of(this);
     }
 
+    @Override
+    public Set<Method> methods() {
+        return EnumSet.allOf(Method.class);
+    }
+
     /**
-     * Statements only: with COPY, the first record of each new key waits in the upsert writer's window and
-     * statements gather a quarter COPY chunk (2,500 keys) before they run, so a stream of a few hundred keys
-     * per epoch would run its statements at barriers only. In statements of {@code batchSize} keys they
-     * also run within the epoch, as soon as the writer takes its previous transaction for committed.
+     * By statements of {@code batchSize} keys, or by COPY. With COPY the first record of each new key waits in
+     * the upsert writer's window, and statements gather a quarter COPY chunk (2,500 keys) before they run: a
+     * stream of a few hundred keys per epoch runs them at barriers, carried past the barrier while the
+     * previous transaction commits. By statements they also run within the epoch, as soon as the writer
+     * takes its previous transaction for committed.
      */
     @Override
-    public ExactlyOnceSink<Long> changelogSink(SinkSpec spec, KeyFunction key, KindFunction kind) {
+    public ExactlyOnceSink<Long> changelogSink(SinkSpec spec, KeyFunction key, KindFunction kind, Method method) {
         return builder(spec)
                 .columns("k", "v")
                 .rows(i -> new Object[] {key.of(i), i})
                 .upsert("k")
                 .changelog(kind::of)
-                .writeMethod(WriteMethod.BATCH)
+                .writeMethod(method == Method.COPY ? WriteMethod.COPY : WriteMethod.BATCH)
                 .build();
     }
 

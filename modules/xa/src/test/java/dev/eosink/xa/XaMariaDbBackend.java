@@ -51,7 +51,10 @@ final class XaMariaDbBackend extends XaBackend implements KeyedResource {
     }
 
     @Override
-    public ExactlyOnceSink<Long> changelogSink(SinkSpec spec, KeyFunction key, KindFunction kind) {
+    public ExactlyOnceSink<Long> changelogSink(SinkSpec spec, KeyFunction key, KindFunction kind, Method method) {
+        if (method != Method.STATEMENTS) {
+            throw new IllegalArgumentException(name() + " writes a changelog by statements only, not by " + method);
+        }
         XaSinkBuilder<Long> builder = connect(XaSink.<Long>builder(), spec.jdbcUrl().orElse(db.jdbcUrl()))
                 .sinkId(spec.sinkId())
                 .table(spec.table())

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -73,15 +74,15 @@ public abstract class ExplorerSuite {
                 seedText, budget.toSeconds(), ExploreSettings.backendOption(name), seedText);
         long deadline = System.nanoTime() + budget.toNanos();
         List<String> reports = new ArrayList<>();
-        boolean keyed = backend.keyed().isPresent();
+        Set<WriteMode> modes = WriteMode.on(backend);
         int scenarios = 0;
         int changelogs = 0;
         int steps = 0;
         while (System.nanoTime() < deadline) {
-            Scenario scenario = ScenarioGenerator.generate(ExploreSettings.scenarioSeed(seed, scenarios), keyed);
+            Scenario scenario = ScenarioGenerator.generate(ExploreSettings.scenarioSeed(seed, scenarios), modes);
             Explorer.Outcome outcome = explorer.check(scenario);
             scenarios++;
-            changelogs += scenario.mode() == WriteMode.CHANGELOG ? 1 : 0;
+            changelogs += scenario.mode().changelog() ? 1 : 0;
             steps += scenario.steps().size();
             if (outcome.violates()) {
                 String found = "seed " + seedText + ", scenario " + (scenarios - 1);

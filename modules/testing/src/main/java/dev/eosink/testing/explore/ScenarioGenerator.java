@@ -6,6 +6,7 @@ import dev.eosink.testing.faults.Faults;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -35,13 +36,20 @@ public final class ScenarioGenerator {
     /** The share of changelog scenarios whose commits lag ({@link Step.SlowCommits}) from the start. */
     static final int SLOW_COMMITS_PERCENT = 60;
 
+    /** The share of changelog scenarios written by COPY, where the backend has it. */
+    static final int BY_COPY_PERCENT = 35;
+
     private ScenarioGenerator() {
     }
 
-    /** The scenario of {@code seed}; {@code keyed}: whether the backend has a changelog sink. */
-    public static Scenario generate(long seed, boolean keyed) {
-        WriteMode mode = keyed && new SplittableRandom(seed).split().nextInt(100) < CHANGELOG_PERCENT
-                ? WriteMode.CHANGELOG : WriteMode.INSERT;
+    /** The scenario of {@code seed} on a backend that offers {@code modes} ({@link WriteMode#on}). */
+    public static Scenario generate(long seed, Set<WriteMode> modes) {
+        SplittableRandom modeDraws = new SplittableRandom(seed).split();
+        WriteMode mode = WriteMode.INSERT;
+        if (modes.contains(WriteMode.CHANGELOG) && modeDraws.nextInt(100) < CHANGELOG_PERCENT) {
+            mode = modes.contains(WriteMode.CHANGELOG_BY_COPY) && modeDraws.nextInt(100) < BY_COPY_PERCENT
+                    ? WriteMode.CHANGELOG_BY_COPY : WriteMode.CHANGELOG;
+        }
         SplittableRandom random = new SplittableRandom(seed);
         List<Step> steps = new ArrayList<>();
         int moves = 5 + random.nextInt(8);
@@ -50,7 +58,7 @@ public final class ScenarioGenerator {
         // An application with high availability runs every deployment under one job id: most scenarios
         // either fix it for every job or for none.
         boolean fixedJobIds = random.nextInt(100) < 50;
-        boolean changelog = mode == WriteMode.CHANGELOG;
+        boolean changelog = mode.changelog();
         if (changelog && random.nextInt(100) < SLOW_COMMITS_PERCENT) {
             // A writer that runs apart from its committer hears a completion a few milliseconds before the
             // commit, which on time wins the race to the rows nearly always: so a changelog often has them lag.

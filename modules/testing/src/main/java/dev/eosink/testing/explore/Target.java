@@ -36,9 +36,13 @@ abstract sealed class Target permits Target.Inserts, Target.Changelog {
         if (mode == WriteMode.INSERT) {
             return new Inserts(backend, name);
         }
-        KeyedResource keyed = backend.keyed().orElseThrow(() -> new IllegalArgumentException(backend.name()
-                + " has no changelog sink (no upserts): a scenario in mode changelog runs on postgres or xa-mariadb"));
-        return new Changelog(backend, keyed, name);
+        if (!WriteMode.on(backend).contains(mode)) {
+            throw new IllegalArgumentException(backend.name() + " cannot run a scenario in mode " + mode.word()
+                    + ": it has " + WriteMode.on(backend) + " (changelog on postgres and xa-mariadb, by COPY on postgres)");
+        }
+        KeyedResource keyed = backend.keyed().orElseThrow();
+        return new Changelog(backend, keyed, name, mode == WriteMode.CHANGELOG_BY_COPY
+                ? KeyedResource.Method.COPY : KeyedResource.Method.STATEMENTS);
     }
 
     /** Creates it, empty. */
@@ -99,18 +103,20 @@ abstract sealed class Target permits Target.Inserts, Target.Changelog {
      * runs at parallelism 1, and whatever comes between it and the writers keeps each key on one channel. The
      * sink partitions its input by key itself, so the gate never shares the writer's task here: chained, it
      * runs in the source's task (parallelism 1); apart, in a task of its own at the job's parallelism, fed by
-     * key. Statements of {@value #BATCH} keys, so that they also run within an epoch, right after the writer
-     * takes its previous transaction for committed.
+     * key. By statements, of {@value #BATCH} keys, so that they also run within an epoch, right after the
+     * writer takes its previous transaction for committed; or by COPY ({@link WriteMode#CHANGELOG_BY_COPY}).
      */
     static final class Changelog extends Target {
 
         static final int BATCH = 20;
 
         private final KeyedResource keyed;
+        private final KeyedResource.Method method;
 
-        Changelog(ResourceBackend backend, KeyedResource keyed, String name) {
+        Changelog(ResourceBackend backend, KeyedResource keyed, String name, KeyedResource.Method method) {
             super(backend, name);
             this.keyed = keyed;
+            this.method = method;
         }
 
         @Override
@@ -134,7 +140,7 @@ abstract sealed class Target permits Target.Inserts, Target.Changelog {
 
         @Override
         ExactlyOnceSink<Long> sink(SinkSpec spec) {
-            return keyed.changelogSink(spec.withBatchSize(BATCH), ChangelogIds::key, ChangelogIds::kind);
+            return keyed.changelogSink(spec.withBatchSize(BATCH), ChangelogIds::key, ChangelogIds::kind, method);
         }
 
         @Override

@@ -1,6 +1,11 @@
 package dev.eosink.testing.explore;
 
+import dev.eosink.testing.hardcases.KeyedResource;
+import dev.eosink.testing.hardcases.ResourceBackend;
+
+import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * How a {@link Scenario}'s jobs write the ids 0..{@link Scenario#IDS}-1, and so what the {@link Oracle} can
@@ -18,11 +23,34 @@ public enum WriteMode {
      * by the backend's changelog sink ({@code KeyedResource}), from a source at parallelism 1 whose records
      * keep each key's order into the writers: the table must end as the replay of the whole input.
      */
-    CHANGELOG;
+    CHANGELOG,
+    /**
+     * {@link #CHANGELOG}, written by COPY ({@code KeyedResource.Method.COPY}) where the backend has it
+     * (PostgreSQL): statements gather thousands of keys before they run, so with the few hundred keys of an
+     * epoch they run at barriers, carried past the barrier while the previous transaction commits.
+     */
+    CHANGELOG_BY_COPY;
 
-    /** The mode as a scenario's text names it: {@code insert}, {@code changelog}. */
+    /** Whether the table holds each key's last write (the replay), not each record. */
+    boolean changelog() {
+        return this != INSERT;
+    }
+
+    /** The modes a backend offers: insert everywhere; the changelog ones where it has a changelog sink. */
+    static Set<WriteMode> on(ResourceBackend backend) {
+        Set<WriteMode> modes = EnumSet.of(INSERT);
+        backend.keyed().ifPresent(keyed -> {
+            modes.add(CHANGELOG);
+            if (keyed.methods().contains(KeyedResource.Method.COPY)) {
+                modes.add(CHANGELOG_BY_COPY);
+            }
+        });
+        return modes;
+    }
+
+    /** The mode as a scenario's text names it: {@code insert}, {@code changelog}, {@code changelog-by-copy}. */
     String word() {
-        return name().toLowerCase(Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /** The first step-like part of a scenario's text: {@code mode changelog}. */
@@ -37,6 +65,6 @@ public enum WriteMode {
                 return mode;
             }
         }
-        throw new IllegalArgumentException("not a write mode: '" + word + "' (insert or changelog)");
+        throw new IllegalArgumentException("not a write mode: '" + word + "' (insert, changelog or changelog-by-copy)");
     }
 }

@@ -8,8 +8,10 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The role of a {@link ResourceBackend} whose sink can also write a changelog by key: upserts, and deletes
@@ -21,13 +23,25 @@ import java.util.Map;
  */
 public interface KeyedResource {
 
+    /** How a changelog sink writes its rows. */
+    enum Method {
+        /** Statements of {@link SinkSpec#batchSize()} keys: upserts, deletes. */
+        STATEMENTS,
+        /** Rows streamed by COPY (new keys straight into the table, the rest through a stage), deletes by statement. */
+        COPY
+    }
+
+    /** The methods {@link #changelogSink} takes on this backend: statements everywhere, COPY where it has it. */
+    default Set<Method> methods() {
+        return EnumSet.of(Method.STATEMENTS);
+    }
+
     /**
-     * The sink of {@code spec} in upsert mode, with a changelog: it partitions its input by key itself and
-     * writes record {@code i} as {@code (key.of(i), i)} of kind {@code kind.of(i)} into the keyed target
-     * {@link SinkSpec#table()}, under {@link SinkSpec#sinkId()}, in statements of {@link SinkSpec#batchSize()}
-     * keys.
+     * The sink of {@code spec} in upsert mode, with a changelog, writing by {@code method} (one of {@link
+     * #methods()}): it partitions its input by key itself and writes record {@code i} as {@code (key.of(i), i)}
+     * of kind {@code kind.of(i)} into the keyed target {@link SinkSpec#table()}, under {@link SinkSpec#sinkId()}.
      */
-    ExactlyOnceSink<Long> changelogSink(SinkSpec spec, KeyFunction key, KindFunction kind);
+    ExactlyOnceSink<Long> changelogSink(SinkSpec spec, KeyFunction key, KindFunction kind, Method method);
 
     /** Creates an empty keyed target: {@code (k, v)}, a unique key on {@code k}, that the sink may change. */
     void createKeyedTarget(String target);

@@ -3,8 +3,10 @@ package dev.eosink.testing.explore;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
 
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -34,27 +36,37 @@ class ScenarioTest {
         assertThat(Scenario.parse("mode changelog").steps()).isEmpty();
         assertThat(scenario.with(1, new Step.Checkpoint()).mode()).isEqualTo(WriteMode.CHANGELOG);
         assertThatThrownBy(() -> Scenario.parse("mode upsert; " + STEPS))
-                .hasMessageContaining("not a write mode: 'upsert' (insert or changelog)");
+                .hasMessageContaining("not a write mode: 'upsert' (insert, changelog or changelog-by-copy)");
+        assertThat(Scenario.parse("mode changelog-by-copy; " + STEPS).mode()).isEqualTo(WriteMode.CHANGELOG_BY_COPY);
     }
 
     /**
      * The mode is drawn apart from the steps: an insert scenario's steps are the same on every backend (and
-     * as before the modes). Changelog scenarios start with chaining off more often.
+     * as before the modes). Changelog scenarios start with chaining off more often; a third of them write by
+     * COPY where the backend can, and are otherwise the same scenarios.
      */
     @Test
     void aFairShareOfChangelogScenariosOnlyWhereTheBackendHasOne() {
         int changelogs = 0;
+        int byCopy = 0;
         int starts = 0;
         int unchained = 0;
+        Set<WriteMode> all = EnumSet.allOf(WriteMode.class);
+        Set<WriteMode> statementsOnly = EnumSet.of(WriteMode.INSERT, WriteMode.CHANGELOG);
         for (long seed = 1; seed <= 1_000; seed++) {
-            Scenario keyed = ScenarioGenerator.generate(seed, true);
-            Scenario plain = ScenarioGenerator.generate(seed, false);
+            Scenario keyed = ScenarioGenerator.generate(seed, all);
+            Scenario byStatements = ScenarioGenerator.generate(seed, statementsOnly);
+            Scenario plain = ScenarioGenerator.generate(seed, EnumSet.of(WriteMode.INSERT));
             assertThat(plain.mode()).isEqualTo(WriteMode.INSERT);
+            assertThat(byStatements.mode()).isNotEqualTo(WriteMode.CHANGELOG_BY_COPY);
+            assertThat(byStatements.steps().toString()).isEqualTo(keyed.steps().toString());
             if (keyed.mode() == WriteMode.INSERT) {
+                assertThat(byStatements.mode()).isEqualTo(WriteMode.INSERT);
                 assertThat(keyed.steps().toString()).isEqualTo(plain.steps().toString());
                 continue;
             }
             changelogs++;
+            byCopy += keyed.mode() == WriteMode.CHANGELOG_BY_COPY ? 1 : 0;
             for (Step step : keyed.steps()) {
                 if (step instanceof Step.Start start) {
                     starts++;
@@ -63,6 +75,7 @@ class ScenarioTest {
             }
         }
         assertThat(changelogs).isBetween(400, 500);
+        assertThat(byCopy * 100 / changelogs).as("%% of changelog scenarios by COPY").isBetween(25, 45);
         assertThat(unchained * 100 / starts).as("%% of changelog starts with chaining off").isBetween(70, 80);
     }
 

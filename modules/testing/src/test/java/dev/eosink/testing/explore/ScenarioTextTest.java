@@ -14,7 +14,8 @@ class ScenarioTextTest {
     void everyGeneratedScenarioReadsBackFromItsText() {
         java.util.Set<String> moves = new java.util.TreeSet<>();
         for (long seed = 0; seed < 500; seed++) {
-            Scenario scenario = ScenarioGenerator.generate(ExploreSettings.scenarioSeed(42, (int) seed), true);
+            Scenario scenario = ScenarioGenerator.generate(ExploreSettings.scenarioSeed(42, (int) seed),
+                    java.util.EnumSet.allOf(WriteMode.class));
             scenario.steps().forEach(step -> moves.add(step.getClass().getSimpleName()));
             String text = scenario.text();
             assertThat(Scenario.parse(text).text()).as("scenario %d", seed).isEqualTo(text);
