@@ -28,14 +28,15 @@ import java.util.stream.Collectors;
  * PostgreSQL's own two-phase commit (PREPARE TRANSACTION, COMMIT PREPARED) for the hard-case suite:
  * the sink's transactions are listed in pg_prepared_xacts under their names, its sessions in
  * pg_stat_activity under application_name "eosink/&lt;sinkId&gt;/&lt;subtask&gt;/&lt;role&gt;". Its changelog
- * sink ({@link KeyedResource}) upserts by statements only ({@link WriteMethod#BATCH}).
+ * sink ({@link KeyedResource}) upserts by statements ({@link WriteMethod#BATCH}) or by COPY. Public, and in
+ * this module's test jar, for the explorer suite of eosink-admin.
  */
-final class PostgresBackend implements HardCaseBackend, KeyedResource {
+public final class PostgresBackend implements HardCaseBackend, KeyedResource {
 
     private final PostgresFixture db;
 
     /** The shared server of the tests. */
-    PostgresBackend() {
+    public PostgresBackend() {
         this(PostgresFixture.get());
     }
 

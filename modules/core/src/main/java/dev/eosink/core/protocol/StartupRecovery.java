@@ -471,6 +471,16 @@ final class StartupRecovery {
                     .append("sources resumed after such a snapshot (restored with a changed sink uid and ")
                     .append("--allowNonRestoredState, say), they are the only copy of their records, and rolling them ")
                     .append("back would lose them.");
+            if (!plan.freshStart()) {
+                // A subtask index the restored snapshot did not have (a rescale up) gets no writer state even
+                // when the sink's state was restored, and cannot tell which of the two starts this is.
+                m.append(" If this job did restore this sink's state, at a higher parallelism than the snapshot's ")
+                        .append("(a rescale up), subtask ").append(context.subtask()).append(" is new to it: the ")
+                        .append("snapshot promised nothing on this index, and these transactions belong to another ")
+                        .append("run that this restore abandons (one restored from the same snapshot without the ")
+                        .append("sink's state, say): roll them back (eosink-admin resolve against the snapshot you ")
+                        .append("restore does exactly that) and restore it again.");
+            }
         }
         if (!unseen.isEmpty()) {
             m.append(leftovers.isEmpty() ? "and " : " It also ").append("found that ")

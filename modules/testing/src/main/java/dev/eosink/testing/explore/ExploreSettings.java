@@ -19,7 +19,8 @@ import java.util.Optional;
 final class ExploreSettings {
 
     private static final Map<String, String> BACKEND_OPTIONS = Map.of(
-            "PostgreSQL", "postgres", "MariaDB (XA)", "xa-mariadb", "PostgreSQL (XA)", "xa-postgres", "files", "file");
+            "PostgreSQL", "postgres", "MariaDB (XA)", "xa-mariadb", "PostgreSQL (XA)", "xa-postgres", "files", "file",
+            "PostgreSQL with eosink-admin", "admin");
 
     private ExploreSettings() {
     }

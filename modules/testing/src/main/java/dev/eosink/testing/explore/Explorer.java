@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * Runs scenarios on one backend and judges them: {@link #check} runs one and returns what the {@link
@@ -30,11 +31,13 @@ public final class Explorer implements AutoCloseable {
     private final Optional<HardCaseBackend.OwnServer> server;
     private final ClusterClient<?> client;
     private final Path dir;
+    private final Optional<Resolver> resolver;
 
     private Explorer(ResourceBackend backend, Optional<HardCaseBackend.OwnServer> server, ClusterClient<?> client,
-            Path dir) {
+            Path dir, Optional<Resolver> resolver) {
         this.backend = backend;
         this.server = server;
+        this.resolver = resolver;
         this.client = client;
         this.dir = dir;
     }
@@ -45,11 +48,21 @@ public final class Explorer implements AutoCloseable {
      * is skipped, with a note.
      */
     public static Explorer open(ResourceBackend backend, ClusterClient<?> client, Path dir) {
+        return open(backend, client, dir, Optional.empty());
+    }
+
+    /**
+     * As {@link #open(ResourceBackend, ClusterClient, Path)}, with the operator's tool for {@code resolve}
+     * steps, made for the backend the explorer runs on (its own server, where it starts one).
+     */
+    public static Explorer open(ResourceBackend backend, ClusterClient<?> client, Path dir,
+            Optional<Function<ResourceBackend, Resolver>> resolver) {
         if (backend instanceof HardCaseBackend database) {
             HardCaseBackend.OwnServer own = database.startOwnServer();
-            return new Explorer(own.backend(), Optional.of(own), client, dir);
+            HardCaseBackend served = own.backend();
+            return new Explorer(served, Optional.of(own), client, dir, resolver.map(r -> r.apply(served)));
         }
-        return new Explorer(backend, Optional.empty(), client, dir);
+        return new Explorer(backend, Optional.empty(), client, dir, resolver.map(r -> r.apply(backend)));
     }
 
     /** Stops the explorer's own server, if it has one. */
@@ -87,7 +100,7 @@ public final class Explorer implements AutoCloseable {
         target.create();
         Path scenarioDir = Files.createDirectories(dir.resolve(name));
         try {
-            History history = new ScenarioRunner(target, server, client, scenarioDir, sinkId).run(scenario);
+            History history = new ScenarioRunner(target, server, resolver, client, scenarioDir, sinkId).run(scenario);
             List<String> violations = Oracle.violations(history);
             int abandoned = history.preparedAtEnd.size();
             if (abandoned > 0 && violations.isEmpty()) {
@@ -196,7 +209,18 @@ public final class Explorer implements AutoCloseable {
      */
     public static void assertKeepsItsPromises(ResourceBackend backend, ClusterClient<?> client, Path dir, String text)
             throws Exception {
-        try (Explorer explorer = open(backend, client, dir)) {
+        assertKeepsItsPromises(backend, client, dir, text, Optional.empty());
+    }
+
+    /** As {@link #assertKeepsItsPromises(ResourceBackend, ClusterClient, Path, String)}, with resolve steps run. */
+    public static void assertKeepsItsPromises(ResourceBackend backend, ClusterClient<?> client, Path dir, String text,
+            Function<ResourceBackend, Resolver> resolver) throws Exception {
+        assertKeepsItsPromises(backend, client, dir, text, Optional.of(resolver));
+    }
+
+    private static void assertKeepsItsPromises(ResourceBackend backend, ClusterClient<?> client, Path dir, String text,
+            Optional<Function<ResourceBackend, Resolver>> resolver) throws Exception {
+        try (Explorer explorer = open(backend, client, dir, resolver)) {
             Outcome outcome = explorer.check(Scenario.parse(text));
             if (outcome.violates()) {
                 throw new AssertionError(report(outcome, backend.name(), "replay"));
@@ -207,17 +231,20 @@ public final class Explorer implements AutoCloseable {
     /** A violation as the explorer prints it: the steps, what happened, what is wrong, how to replay it. */
     static String report(Outcome outcome, String backend, String found) {
         String text = outcome.scenario.text();
+        boolean resolves = outcome.scenario.steps().stream().anyMatch(step -> step instanceof Step.Resolve);
         return "EXPLORER VIOLATION on " + backend + " (" + found + ")\n"
                 + "steps: " + text + "\n"
                 + "what happened:\n" + outcome.history.describe()
                 + "violations:\n  " + String.join("\n  ", outcome.violations) + "\n"
                 + "replay: ./explore --backend " + ExploreSettings.backendOption(backend) + " --replay '" + text + "'\n"
-                + "as a test (in a hard-case suite of this backend; one with a fixed job id if a step fixes it):\n"
+                + (resolves ? "as a test (in eosink-admin's tests, beside AdminExplorerITCase: a resolve step needs the "
+                        + "tool):\n" : "as a test (in a hard-case suite of this backend; one with a fixed job id if a step "
+                        + "fixes it):\n")
                 + "    @Test\n"
                 + "    void explorerScenario" + Long.toUnsignedString(Math.abs((long) text.hashCode()), 36)
                 + "(@InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {\n"
                 + "        Explorer.assertKeepsItsPromises(backend(), client, dir,\n"
-                + "                \"" + text + "\");\n"
+                + "                \"" + text + "\"" + (resolves ? ", AdminExplorerITCase::resolver" : "") + ");\n"
                 + "    }\n";
     }
 }

@@ -19,8 +19,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The explorer on one backend: draws scenarios from the run's seed ({@link ExploreSettings}) and runs
@@ -42,23 +44,38 @@ public abstract class ExplorerSuite {
 
     private final ResourceBackend backend;
     private final Duration ciBudget;
+    private final Optional<Function<ResourceBackend, Resolver>> resolver;
 
     protected ExplorerSuite(ResourceBackend backend, Duration ciBudget) {
+        this(backend, ciBudget, Optional.empty());
+    }
+
+    /**
+     * With the operator's tool: scenarios also run {@code eosink-admin resolve} on dead jobs ({@link
+     * Step.Resolve}), {@code resolver} made for the backend the explorer runs on.
+     */
+    protected ExplorerSuite(ResourceBackend backend, Duration ciBudget, Function<ResourceBackend, Resolver> resolver) {
+        this(backend, ciBudget, Optional.of(resolver));
+    }
+
+    private ExplorerSuite(ResourceBackend backend, Duration ciBudget,
+            Optional<Function<ResourceBackend, Resolver>> resolver) {
         this.backend = backend;
         this.ciBudget = ciBudget;
+        this.resolver = resolver;
     }
 
     /** The budget bounds the exploration; each step has its own timeouts. A long run takes hours. */
     @Test
     @Timeout(value = 12, unit = TimeUnit.HOURS)
     void explore(@InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
-        try (Explorer explorer = Explorer.open(backend, client, dir)) {
+        try (Explorer explorer = Explorer.open(backend, client, dir, resolver)) {
             explore(explorer);
         }
     }
 
     private void explore(Explorer explorer) throws Exception {
-        String name = backend.name();
+        String name = backend.name() + (resolver.isPresent() ? " with eosink-admin" : "");
         if (ExploreSettings.replay().isPresent()) {
             Explorer.Outcome outcome = explorer.check(Scenario.parse(ExploreSettings.replay().get()));
             LOG.info("Explorer replay on {}:\n{}", name, outcome.history.describe());
@@ -79,7 +96,8 @@ public abstract class ExplorerSuite {
         int changelogs = 0;
         int steps = 0;
         while (System.nanoTime() < deadline) {
-            Scenario scenario = ScenarioGenerator.generate(ExploreSettings.scenarioSeed(seed, scenarios), modes);
+            Scenario scenario = ScenarioGenerator.generate(ExploreSettings.scenarioSeed(seed, scenarios), modes,
+                    resolver.isPresent());
             Explorer.Outcome outcome = explorer.check(scenario);
             scenarios++;
             changelogs += scenario.mode().changelog() ? 1 : 0;

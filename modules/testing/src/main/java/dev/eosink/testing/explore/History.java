@@ -112,11 +112,34 @@ public final class History {
         }
     }
 
+    /** An operator's {@code eosink-admin resolve --apply} on a dead job ({@link Step.Resolve}). */
+    public static final class Resolution {
+        /** The job it finished, which ran last. */
+        public final Run run;
+        /** The snapshot it was given: the newest of that job. */
+        public final Snapshot snapshot;
+        public final int exitCode;
+        public final String printed;
+
+        Resolution(Run run, Snapshot snapshot, int exitCode, String printed) {
+            this.run = run;
+            this.snapshot = snapshot;
+            this.exitCode = exitCode;
+            this.printed = printed;
+        }
+
+        @Override
+        public String toString() {
+            return "eosink-admin resolve " + snapshot + " after run " + run.index + " -> exit " + exitCode;
+        }
+    }
+
     /** How the scenario's jobs wrote: which of {@link #idCounts} and {@link #rowsByKey} its target held. */
     final WriteMode mode;
     final List<Run> runs = new ArrayList<>();
     final List<Snapshot> snapshots = new ArrayList<>();
     final List<String> notes = new ArrayList<>();
+    final List<Resolution> resolutions = new ArrayList<>();
     private List<ProtocolTrace.Event> trace = List.of();
     private Map<String, ProtocolTrace.Event> prepared;
     /** {@link WriteMode#INSERT}: what the target held once the scenario closed, id -> how many times. */
@@ -206,6 +229,7 @@ public final class History {
     public String describe() {
         StringBuilder text = new StringBuilder();
         runs.forEach(r -> text.append("  ").append(r).append('\n'));
+        resolutions.forEach(r -> text.append("  ").append(r).append('\n'));
         notes.forEach(n -> text.append("  note: ").append(n).append('\n'));
         return text.toString();
     }

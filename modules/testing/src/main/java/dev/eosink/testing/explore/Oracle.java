@@ -36,13 +36,16 @@ import java.util.regex.Pattern;
  *       checkpoint, and only if the sink's state was restored).
  *   <li><b>Refusals the docs promise</b>: a job the sink refused at start was started without the
  *       sink's state among another execution's prepared transactions ({@code leftoverPolicy(FAIL)}), or
- *       restored a snapshot older than a commit of the sink ({@code rewindPolicy(FAIL)}); and it leaves
+ *       with it at a higher parallelism among another run's transactions on indices the snapshot did not
+ *       have ({@link #abandonedOnNewIndices}, a documented limit), or restored a snapshot older than a
+ *       commit of the sink ({@code rewindPolicy(FAIL)}); and it leaves
  *       nothing of its own, committed or prepared. Any other failure of a job is a violation, and so is
  *       a job that never ends.
  *   <li><b>Nothing prepared</b> of the final line once it ended. What an abandoned line left prepared (a
  *       plain savepoint never restored, a cancelled job's last checkpoint) stays prepared by design
  *       until an operator resolves it: the explorer rolls it back as {@code eosink-admin resolve}
- *       would, and says so in the history's notes.
+ *       would, and says so in the history's notes. An operator's {@code eosink-admin resolve} against the
+ *       newest snapshot of a dead job ends with exit code 0.
  *   <li><b>Rollbacks of documented paths only</b>: no job rolls back what the snapshot it restored with
  *       the sink's state promised; a job started without the sink's state under {@code
  *       leftoverPolicy(FAIL)} rolls back only its own transactions (another execution's are refused); a
@@ -89,7 +92,7 @@ public final class Oracle {
 
     /**
      * The kind of a violation, without its run numbers, ids and names: "LOSS", "DUPLICATES", "NOT ATOMIC",
-     * "NOT THE REPLAY", "LEFT PREPARED", "FOREIGN MARKER", "DID NOT FINISH", or what a run did ("failed",
+     * "NOT THE REPLAY", "LEFT PREPARED", "FOREIGN MARKER", "RESOLVE FAILED", "DID NOT FINISH", or what a run did ("failed",
      * "was refused", "committed", "rolled back"). The shrinker keeps a smaller scenario only if it violates
      * in a kind the original did.
      */
@@ -115,6 +118,12 @@ public final class Oracle {
         for (String gid : committed) {
             if (!history.preparedByName().containsKey(gid)) {
                 violations.add("FOREIGN MARKER: " + gid + " committed, which no writer of the scenario prepared");
+            }
+        }
+        for (History.Resolution resolution : history.resolutions) {
+            if (resolution.exitCode != 0) {
+                violations.add("RESOLVE FAILED: " + resolution + ", given the newest snapshot of a dead job, as "
+                        + "docs/operations.md says; it printed: " + resolution.printed.strip());
             }
         }
         if (!history.unfinished.isEmpty()) {
@@ -261,9 +270,10 @@ public final class Oracle {
                         + "see, but its sink's state was restored: " + run.failure);
             }
         } else if (kind.equals("leftovers")) {
-            if (run.sinkStateRestored || run.preparedBefore.isEmpty()) {
+            if (run.sinkStateRestored ? abandonedOnNewIndices(run, history).isEmpty() : run.preparedBefore.isEmpty()) {
                 violations.add("run " + run.index + " was refused for leftovers, but "
-                        + (run.sinkStateRestored ? "its sink's state was restored"
+                        + (run.sinkStateRestored ? "its sink's state was restored, and no other run's transaction was "
+                                + "prepared on a subtask index its snapshot did not have"
                                 : "no transaction of the sink was prepared when it started") + ": " + run.failure);
             }
         } else if (run.start.rewindPolicy != RewindPolicy.FAIL || run.origin == null
@@ -331,6 +341,30 @@ public final class Oracle {
                         + ", though it started without the sink's state under leftoverPolicy FAIL (a refusal was due)");
             }
         }
+    }
+
+    /**
+     * What a restore of a snapshot with the sink's state at a higher parallelism than the snapshot's may refuse
+     * as leftovers (docs/guarantees.md, "A rescale up over another run's transactions"): transactions prepared
+     * when {@code run} started, of subtask indices the snapshot did not have, named at or before its
+     * checkpoint, and not promised by it. A subtask of such an index gets no writer state and cannot tell them
+     * from a promised transaction whose state another subtask holds; the snapshot never promised them.
+     */
+    static Set<String> abandonedOnNewIndices(History.Run run, History history) {
+        Set<String> abandoned = new HashSet<>();
+        if (!run.sinkStateRestored || run.origin == null) {
+            return abandoned;
+        }
+        int taken = run.origin.run.start.parallelism;
+        Set<String> promised = promisedTo(run, history);
+        for (String gid : run.preparedBefore) {
+            TransactionId id = TransactionId.parse(gid).orElse(null);
+            if (id != null && id.subtask() >= taken && id.subtask() < run.start.parallelism
+                    && id.checkpointId() <= run.origin.checkpointId && !promised.contains(gid)) {
+                abandoned.add(gid);
+            }
+        }
+        return abandoned;
     }
 
     /**

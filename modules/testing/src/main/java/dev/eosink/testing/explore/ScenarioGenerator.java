@@ -36,6 +36,9 @@ public final class ScenarioGenerator {
     /** The share of changelog scenarios whose commits lag ({@link Step.SlowCommits}) from the start. */
     static final int SLOW_COMMITS_PERCENT = 60;
 
+    /** The share of ended jobs an operator resolves by hand, where the suite has the tool. */
+    static final int RESOLVE_PERCENT = 35;
+
     /** The share of changelog scenarios written by COPY, where the backend has it. */
     static final int BY_COPY_PERCENT = 35;
 
@@ -44,6 +47,16 @@ public final class ScenarioGenerator {
 
     /** The scenario of {@code seed} on a backend that offers {@code modes} ({@link WriteMode#on}). */
     public static Scenario generate(long seed, Set<WriteMode> modes) {
+        return generate(seed, modes, false);
+    }
+
+    /**
+     * As {@link #generate(long, Set)}; where {@code resolves} (a suite with the operator's tool), a job that
+     * ended by a stop or a cancel is followed by {@link Step.Resolve} in {@value #RESOLVE_PERCENT}% of the
+     * cases, drawn apart: the other steps stay those of the seed.
+     */
+    public static Scenario generate(long seed, Set<WriteMode> modes, boolean resolves) {
+        SplittableRandom resolveDraws = new SplittableRandom(seed).split().split();
         SplittableRandom modeDraws = new SplittableRandom(seed).split();
         WriteMode mode = WriteMode.INSERT;
         if (modes.contains(WriteMode.CHANGELOG) && modeDraws.nextInt(100) < CHANGELOG_PERCENT) {
@@ -64,7 +77,12 @@ public final class ScenarioGenerator {
             // commit, which on time wins the race to the rows nearly always: so a changelog often has them lag.
             steps.add(new Step.SlowCommits());
         }
-        while (steps.size() < moves) {
+        int resolveSteps = 0; // not counted as moves: the other steps stay those of the seed
+        while (steps.size() - resolveSteps < moves) {
+            if (wantsResolve(steps, resolveDraws, resolves)) {
+                steps.add(new Step.Resolve());
+                resolveSteps++;
+            }
             if (!running) {
                 steps.add(start(random, snapshots, random.nextInt(100) < 85 ? fixedJobIds : !fixedJobIds, changelog));
                 steps.add(new Step.Progress(shorter(changelog, 50 + random.nextInt(250))));
@@ -105,7 +123,19 @@ public final class ScenarioGenerator {
                 steps.add(new Step.Stall(300 + random.nextInt(2_700)));
             }
         }
+        if (wantsResolve(steps, resolveDraws, resolves)) {
+            steps.add(new Step.Resolve());
+        }
         return new Scenario(seed, mode, steps);
+    }
+
+    /** Whether to resolve the job that ended with the last step (a stop or a cancel) by hand now. */
+    private static boolean wantsResolve(List<Step> steps, SplittableRandom draws, boolean resolves) {
+        if (!resolves || steps.isEmpty()) {
+            return false;
+        }
+        Step last = steps.get(steps.size() - 1);
+        return (last instanceof Step.Stop || last instanceof Step.Cancel) && draws.nextInt(100) < RESOLVE_PERCENT;
     }
 
     /**

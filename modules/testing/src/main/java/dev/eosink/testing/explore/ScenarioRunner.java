@@ -3,6 +3,7 @@ package dev.eosink.testing.explore;
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.RewindPolicy;
+import dev.eosink.core.TransactionId;
 import dev.eosink.testing.RetainedCheckpoints;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
@@ -36,6 +37,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -80,6 +82,7 @@ public final class ScenarioRunner {
     private final Path dir;
     private final String sinkId;
     private final Target target;
+    private final Optional<Resolver> resolver;
     private final JobID fixedJobId;
     private int fixedSubmissions;
 
@@ -95,9 +98,10 @@ public final class ScenarioRunner {
      * ({@link ForgetfulHaServicesFactory}) for the fixed job id. {@code server}, if there is one, is the
      * server the target's backend is on, which a crash step kills and restarts.
      */
-    ScenarioRunner(Target target, Optional<HardCaseBackend.OwnServer> server, ClusterClient<?> client, Path dir,
-            String sinkId) {
+    ScenarioRunner(Target target, Optional<HardCaseBackend.OwnServer> server, Optional<Resolver> resolver,
+            ClusterClient<?> client, Path dir, String sinkId) {
         this.backend = target.backend;
+        this.resolver = resolver;
         this.server = server;
         this.client = client;
         this.dir = dir;
@@ -146,6 +150,10 @@ public final class ScenarioRunner {
             Faults.lag(sinkId, Faults.Point.BEFORE_COMMIT, Step.SlowCommits.LAG);
             return;
         }
+        if (step instanceof Step.Resolve) {
+            resolve();
+            return;
+        }
         if (!running()) {
             history.notes.add("skipped '" + step + "': no job runs");
             return;
@@ -185,6 +193,37 @@ public final class ScenarioRunner {
         }
         server.get().crash();
         server.get().restart();
+    }
+
+    /**
+     * Runs the operator's tool on the job that ran last, against its newest snapshot, as docs/operations.md
+     * says to for a dead job; records what it finished ({@link ProtocolTrace.Kind#RESOLVED}) and how it
+     * ended. Skipped while a job runs, where there is no tool, and after a job that left no snapshot.
+     */
+    private void resolve() throws Exception {
+        if (resolver.isEmpty() || running() || current == null || current.snapshots.isEmpty()) {
+            history.notes.add("skipped 'resolve': " + (resolver.isEmpty() ? "no eosink-admin in this suite"
+                    : running() ? "a job runs" : "the last job left no snapshot"));
+            return;
+        }
+        History.Snapshot newest = current.snapshots.stream()
+                .max(java.util.Comparator.comparingLong(s -> s.checkpointId)).orElseThrow();
+        Set<String> preparedBefore = History.names(backend.prepared(sinkId));
+        Resolver.Outcome outcome = resolver.get().resolve(sinkId, snapshotPath(newest));
+        Set<String> committed = markers();
+        for (String gid : preparedBefore) {
+            if (!History.names(backend.prepared(sinkId)).contains(gid)) {
+                ProtocolTrace.resolved(sinkId, gid, committed.contains(gid) ? "COMMITTED" : "ROLLED_BACK");
+            }
+        }
+        history.resolutions.add(new History.Resolution(current, newest, outcome.exitCode, outcome.printed));
+        LOG.info("Explorer {}: eosink-admin resolve {} exited {}:\n{}", sinkId, newest, outcome.exitCode,
+                outcome.printed);
+    }
+
+    /** A snapshot's directory: Flink names it by URI ({@code file:/...}). */
+    private static Path snapshotPath(History.Snapshot snapshot) {
+        return snapshot.path.startsWith("file:") ? Path.of(java.net.URI.create(snapshot.path)) : Path.of(snapshot.path);
     }
 
     /** Freezes the database for {@code millis} while the job runs on, then lets it answer again. */
@@ -318,7 +357,8 @@ public final class ScenarioRunner {
         Map<String, Long> lastRolledBack = new java.util.HashMap<>();
         List<ProtocolTrace.Event> prepares = new java.util.ArrayList<>();
         for (ProtocolTrace.Event e : ProtocolTrace.events(sinkId)) {
-            if (e.kind == ProtocolTrace.Kind.ROLLED_BACK) {
+            if (e.kind == ProtocolTrace.Kind.ROLLED_BACK
+                    || e.kind == ProtocolTrace.Kind.RESOLVED && e.outcome.equals("ROLLED_BACK")) {
                 lastRolledBack.merge(e.gid, e.seq, Math::max);
             } else if (e.kind == ProtocolTrace.Kind.PREPARED) {
                 prepares.add(e);
@@ -538,8 +578,9 @@ public final class ScenarioRunner {
         }
         // The topology of the job that took the snapshot: Flink restores a snapshot taken with --drain only
         // into the same chains (History.End.NOT_STARTED).
+        // PICKED counts among the usable snapshots (origin()), not among all of them.
         Step.Start closing = new Step.Start(from == null ? Step.Origin.FRESH : Step.Origin.PICKED,
-                from == null ? 0 : from.index, true, false, 2,
+                from == null ? 0 : usable.indexOf(from), true, false, 2,
                 from == null ? Step.Chaining.ON : from.run.start.chaining, from == null || from.run.start.gateChained,
                 from == null ? LeftoverPolicy.ROLLBACK : LeftoverPolicy.FAIL, RewindPolicy.WARN);
         Faults.reset(sinkId); // a fault armed but never reached belongs to the scenario, not to its closing
@@ -548,6 +589,23 @@ public final class ScenarioRunner {
         }
         start(closing, true);
         finish();
+        History.Run refused = current;
+        Set<String> abandoned = Oracle.abandonedOnNewIndices(refused, history);
+        if (refused.end == History.End.REFUSED && Oracle.refusal(refused.failure).filter("leftovers"::equals).isPresent()
+                && !abandoned.isEmpty()) {
+            // The documented remedy (docs/guarantees.md, "A rescale up over another run's transactions"): roll
+            // back what the snapshot never promised, as eosink-admin resolve against it would, and restore again.
+            for (String gid : abandoned) {
+                if (History.names(backend.prepared(sinkId)).contains(gid)) {
+                    backend.rollbackPrepared(TransactionId.parse(gid).orElseThrow());
+                    ProtocolTrace.resolved(sinkId, gid, "ROLLED_BACK");
+                }
+            }
+            history.notes.add("run " + refused.index + " was refused for " + abandoned + ", of subtask indices its "
+                    + "snapshot did not have: rolled back as documented, and the snapshot restored again");
+            start(closing, true);
+            finish();
+        }
     }
 
     private void finish() throws Exception {

@@ -234,6 +234,17 @@ public sealed interface Step {
         }
     }
 
+    /**
+     * The operator finishes a dead job's transactions by hand: {@code eosink-admin resolve --apply} against
+     * the newest snapshot of the job that ran last (docs/operations.md), while no job runs.
+     */
+    final class Resolve implements Step {
+        @Override
+        public String toString() {
+            return "resolve";
+        }
+    }
+
     /** Reads a step from its {@code toString()} form. */
     static Step parse(String text) {
         String[] words = text.trim().split("\\s+");
@@ -256,6 +267,8 @@ public sealed interface Step {
                 return new Fail(Faults.Point.valueOf(value(words[1], "at")));
             case "crash":
                 return new Crash();
+            case "resolve":
+                return new Resolve();
             case "stall":
                 return new Stall(Integer.parseInt(value(words[1], "ms")));
             case "delay":

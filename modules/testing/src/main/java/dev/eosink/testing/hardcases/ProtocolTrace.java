@@ -65,7 +65,12 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
          */
         CARRIED,
         /** A restored writer wrote what a snapshot carried; outcome: the snapshot, as the writer names it. */
-        CARRIED_WRITTEN
+        CARRIED_WRITTEN,
+        /**
+         * Not the sink: an operator's tool ({@code eosink-admin resolve}) finished prepared {@code gid} while no
+         * job ran; outcome COMMITTED or ROLLED_BACK. Subtask and attempt -1.
+         */
+        RESOLVED
     }
 
     /** One thing the sink did. */
@@ -227,10 +232,20 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
                 .map(e -> e.subtask).collect(Collectors.toCollection(java.util.TreeSet::new));
     }
 
+    /** Records that an operator's tool finished {@code gid} of {@code sinkId}: {@link Kind#RESOLVED}. */
+    public static void resolved(String sinkId, String gid, String outcome) {
+        record(sinkId, new Event(0, Kind.RESOLVED, -1, -1, gid, outcome, NO_IDS));
+    }
+
     private static void record(SubtaskContext c, Kind kind, String gid, String outcome, long[] ids) {
-        List<Event> events = EVENTS.computeIfAbsent(c.sinkId(), k -> Collections.synchronizedList(new ArrayList<>()));
+        record(c.sinkId(), new Event(0, kind, c.subtask(), c.attempt(), gid, outcome, ids));
+    }
+
+    private static void record(String sinkId, Event unnumbered) {
+        List<Event> events = EVENTS.computeIfAbsent(sinkId, k -> Collections.synchronizedList(new ArrayList<>()));
         synchronized (events) { // numbered and added as one: the list stays in the order of the numbers
-            events.add(new Event(SEQ.incrementAndGet(), kind, c.subtask(), c.attempt(), gid, outcome, ids));
+            Event e = unnumbered;
+            events.add(new Event(SEQ.incrementAndGet(), e.kind, e.subtask, e.attempt, e.gid, e.outcome, e.ids));
         }
     }
 

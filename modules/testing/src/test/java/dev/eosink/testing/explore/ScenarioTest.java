@@ -60,6 +60,16 @@ class ScenarioTest {
             assertThat(plain.mode()).isEqualTo(WriteMode.INSERT);
             assertThat(byStatements.mode()).isNotEqualTo(WriteMode.CHANGELOG_BY_COPY);
             assertThat(byStatements.steps().toString()).isEqualTo(keyed.steps().toString());
+            Scenario resolving = ScenarioGenerator.generate(seed, all, true);
+            assertThat(resolving.mode()).isEqualTo(keyed.mode());
+            assertThat(resolving.steps()).as("a resolve step only where a job just ended by a stop or a cancel")
+                    .filteredOn(step -> step instanceof Step.Resolve).allSatisfy(step -> {
+                        Step before = resolving.steps().get(resolving.steps().indexOf(step) - 1);
+                        assertThat(before).isInstanceOfAny(Step.Stop.class, Step.Cancel.class);
+                    });
+            assertThat(resolving.steps().stream().filter(step -> !(step instanceof Step.Resolve)).map(Step::toString))
+                    .as("the other steps those of the seed").containsExactlyElementsOf(
+                            keyed.steps().stream().map(Step::toString).toList());
             if (keyed.mode() == WriteMode.INSERT) {
                 assertThat(byStatements.mode()).isEqualTo(WriteMode.INSERT);
                 assertThat(keyed.steps().toString()).isEqualTo(plain.steps().toString());

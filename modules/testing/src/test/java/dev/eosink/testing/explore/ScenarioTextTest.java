@@ -15,7 +15,7 @@ class ScenarioTextTest {
         java.util.Set<String> moves = new java.util.TreeSet<>();
         for (long seed = 0; seed < 500; seed++) {
             Scenario scenario = ScenarioGenerator.generate(ExploreSettings.scenarioSeed(42, (int) seed),
-                    java.util.EnumSet.allOf(WriteMode.class));
+                    java.util.EnumSet.allOf(WriteMode.class), true);
             scenario.steps().forEach(step -> moves.add(step.getClass().getSimpleName()));
             String text = scenario.text();
             assertThat(Scenario.parse(text).text()).as("scenario %d", seed).isEqualTo(text);
@@ -24,7 +24,7 @@ class ScenarioTextTest {
         }
         assertThat(moves).as("the moves 500 scenarios draw").containsExactlyInAnyOrder(
                 "Start", "Progress", "Checkpoint", "Decline", "Savepoint", "Stop", "Cancel", "Fail", "Delay", "Crash",
-                "Stall", "SlowCommits");
+                "Stall", "SlowCommits", "Resolve");
     }
 
     @Test
