@@ -7,12 +7,7 @@ import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.records.UpsertRecords;
 
 import org.apache.flink.api.common.JobStatus;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.client.program.ClusterClient;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
@@ -64,30 +59,36 @@ public interface ChangelogRescaleCases extends HardCaseSupport {
     }
 
     /**
-     * A changelog restored at a higher parallelism with slow commits: a savepoint taken at {@code from}, its
-     * transactions still prepared, restored at {@code to}. Keys move between subtasks, so a subtask new to the
-     * savepoint gets deletes of keys whose inserts are in a savepoint transaction of another subtask, which
-     * that subtask's restored committer commits as its task starts, {@link #SLOW_COMMIT} late. A delete run
-     * before that commit would miss its row (PostgreSQL's DELETE does not see a prepared insert), which then
-     * survives. The new subtask is told the restored checkpoint all the same, so it holds its statements
-     * until its first barrier, which Flink triggers only once every task (the committers' too) runs. Ends
-     * exact: the table is the replay of the input, nothing prepared left.
+     * A changelog restored at a higher parallelism with slow commits: a savepoint taken at {@code from} once
+     * {@code savepointAt} records were written, its transactions still prepared, restored at {@code to}. Keys
+     * move between subtasks, so a subtask new to the savepoint gets deletes of keys whose inserts are in a
+     * savepoint transaction of another subtask, which that subtask's restored committer commits as its task
+     * starts, {@link #SLOW_COMMIT} late. A delete run before that commit would miss its row (PostgreSQL's
+     * DELETE does not see a prepared insert), which then survives. The new subtask is told the restored
+     * checkpoint all the same, so it holds its statements until its first barrier, which Flink triggers only
+     * once every task (the committers' too) runs. With the savepoint 30 records before
+     * the end, the restored input ends while the restored commit is still under way. Ends exact: the table is
+     * the replay of the input, nothing prepared left.
      */
-    @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource({"1, 2", "2, 3"})
+    @ParameterizedTest(name = "{0} -> {1}, savepoint after {2} records")
+    @CsvSource({"1, 2, 1000", "2, 3, 1000", "1, 2, 2970"})
     default void aChangelogRestoredAtAHigherParallelismDeletesOnlyWhatTheRestoredCommitsMadeVisible(
-            int from, int to, @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+            int from, int to, long savepointAt, @InjectClusterClient ClusterClient<?> client, @TempDir Path dir)
+            throws Exception {
         backend().dropTarget(target());
         keyedResource().createKeyedTarget(target());
+        String valve = sinkId();
+        IdValve.reset(valve);
 
+        IdValve.openTo(valve, 400);
         StreamExecutionEnvironment first = manualEnv(from);
-        changelog(first, 150);
+        changelog(first, valve);
         JobClient job = first.executeAsync("changelog at " + from);
         await(() -> ProtocolTrace.written(sinkId()) >= 400, "400 records written");
         long c = checkpoint(client, job.getJobID());
         await(() -> preparedLeft().isEmpty(), "checkpoint " + c + " committed");
-        long before = ProtocolTrace.written(sinkId());
-        await(() -> ProtocolTrace.written(sinkId()) >= before + 3L * CHANGELOG_LAG, "records of the savepoint's epoch");
+        IdValve.openTo(valve, savepointAt);
+        await(() -> ProtocolTrace.written(sinkId()) >= savepointAt, savepointAt + " records written");
         String savepoint = savepoint(job, dir);
         long s = checkpointIdOf(savepoint);
         job.cancel().get();
@@ -98,8 +99,9 @@ public interface ChangelogRescaleCases extends HardCaseSupport {
                 .extracting(TransactionId::checkpointId).containsOnly(s);
 
         Faults.lag(sinkId(), Faults.Point.BEFORE_COMMIT, SLOW_COMMIT);
+        IdValve.openFully(valve);
         StreamExecutionEnvironment restored = env(to, 200, restoreFrom(savepoint));
-        changelog(restored, 1_000);
+        changelog(restored, valve);
         restored.execute("changelog restored at " + to);
 
         assertThat(markedGids()).as("the savepoint's transactions, committed")
@@ -121,18 +123,14 @@ public interface ChangelogRescaleCases extends HardCaseSupport {
     }
 
     /**
-     * Ids 0..{@link #CHANGELOG_IDS}-1 from one source subtask (uid "ids"), so that each key's records reach
-     * its writer in order through every rescale, into this test's changelog sink (uid "eosink"), which
-     * partitions them by key itself.
+     * Ids 0..{@link #CHANGELOG_IDS}-1 through the valve {@code valve} ({@link IdValve}: one source subtask, so
+     * that each key's records reach its writer in order through every rescale) into this test's changelog
+     * sink (uid "eosink"), which partitions them by key itself.
      */
-    private void changelog(StreamExecutionEnvironment env, double perSecond) {
+    private void changelog(StreamExecutionEnvironment env, String valve) {
         ExactlyOnceSink<Long> sink = FaultInjectingDatabase.wrap(ProtocolTrace.wrap(keyedResource().changelogSink(
                 spec().withBatchSize(CHANGELOG_BATCH), ChangelogRescaleCases::key, ChangelogRescaleCases::kind)));
-        env.fromSource(new DataGeneratorSource<>((GeneratorFunction<Long, Long>) index -> index, CHANGELOG_IDS,
-                                RateLimiterStrategy.perSecond(perSecond), Types.LONG),
-                        WatermarkStrategy.noWatermarks(), "ids")
-                .uid("ids").setParallelism(1)
-                .sinkTo(sink).uid("eosink").name("eosink");
+        IdValve.ids(env, valve, CHANGELOG_IDS).sinkTo(sink).uid("eosink").name("eosink");
     }
 
     /** Record {@code i}'s key: its own, or, for a delete, the key of record {@code i - LAG}. */
