@@ -1,5 +1,6 @@
 package dev.eosink.xa;
 
+import dev.eosink.testing.hardcases.ChangelogRescaleCases;
 import dev.eosink.testing.hardcases.HardCases;
 
 /**
@@ -7,7 +8,7 @@ import dev.eosink.testing.hardcases.HardCases;
  * or EOSINK_TEST_MARIADB_URL). MariaDB shows the sink's sessions by user only, so the cases that end
  * one role's sessions alone are not generated here ({@code CUTS_SESSIONS_BY_ROLE}).
  */
-class XaMariaDbHardCasesITCase extends HardCases {
+class XaMariaDbHardCasesITCase extends HardCases implements ChangelogRescaleCases {
 
     XaMariaDbHardCasesITCase() {
         super(new XaMariaDbBackend());

@@ -181,7 +181,8 @@ public final class ExactlyOnceWriter<IN>
         this.recovery = new StartupRecovery(context, settings, target, words, session, metrics);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
         this.gate = mailbox == null ? null
-                : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, nanoClock, session::listPrepared);
+                : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, settings.claimWait(), nanoClock,
+                        session::listPrepared);
         session.ownCommits(gate == null ? OwnCommits.NONE : gate);
         try {
             recovery.atStart(restoredStates);

@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
@@ -113,21 +115,30 @@ final class OwnCommitGate implements OwnCommits {
      * keys move between subtasks), and a restored writer may not have written what its state carried
      * ({@link StartupRecovery}). Flink triggers the first checkpoint only once every task has
      * initialized, so once this writer snapshots it, both are done. Lifted at the end of input too:
-     * nothing could carry the statements further.
+     * nothing could carry the statements further; but only once the restored committers are done
+     * ({@link #inputEnded}).
      */
     private boolean holdUntilFirstBarrier;
+
+    /**
+     * How long the end of input waits, at most, for the restored committers of other subtasks: the
+     * sink's claim wait, which bounds the start's wait for them too ({@link StartupRecovery}).
+     */
+    private final Duration restoredCommitWait;
 
     OwnCommitGate(
             SubtaskContext context,
             PendingCommits pending,
             MailboxExecutor mailbox,
             Duration checkpointTimeout,
+            Duration restoredCommitWait,
             LongSupplier nanoClock,
             PreparedListing database) {
         this.context = context;
         this.pending = pending;
         this.mailbox = mailbox;
         this.checkpointTimeout = checkpointTimeout;
+        this.restoredCommitWait = restoredCommitWait;
         this.nanoClock = nanoClock;
         this.database = database;
         this.holdUntilFirstBarrier = context.restoredCheckpointId().isPresent();
@@ -139,9 +150,55 @@ final class OwnCommitGate implements OwnCommits {
         holdUntilFirstBarrier = false;
     }
 
-    /** The input ended: see {@link #holdUntilFirstBarrier}. */
-    void inputEnded() {
+    /**
+     * The input ended: the statements held until the first barrier ({@link #holdUntilFirstBarrier}) run
+     * now, in the last epoch, as no epoch follows. The input of a restored run can end before its first
+     * barrier, while a restored committer of another subtask is still committing a transaction whose rows
+     * they touch (it commits as its task initializes, and a slow commit keeps that task from running): a
+     * delete run before that commit would miss its rows. So first wait, letting the mailbox run, until the
+     * database lists no transaction of the sink named at or before the restored checkpoint that another
+     * subtask owns: each is committed by a restored committer, or is an orphan its owner rolls back at its
+     * first barrier. This writer's own are left to its recovery, which waited for the promised ones at
+     * start. Bounded by the claim wait, as the start's wait for restored committers is; past it, with a
+     * warning, the statements run all the same, as an orphan's rows are never visible.
+     */
+    void inputEnded() throws IOException {
+        if (!holdUntilFirstBarrier) {
+            return;
+        }
         holdUntilFirstBarrier = false;
+        long restored = context.restoredCheckpointId().orElseThrow();
+        long deadline = nanoClock.getAsLong() + restoredCommitWait.toNanos();
+        try {
+            while (true) {
+                List<TransactionId> others = new ArrayList<>();
+                for (TransactionId id : database.list()) {
+                    if (id.checkpointId() <= restored
+                            && !RecoveryPlan.isOwner(context.subtask(), context.parallelism(), id.subtask())) {
+                        others.add(id);
+                    }
+                }
+                if (others.isEmpty()) {
+                    return;
+                }
+                if (nanoClock.getAsLong() - deadline > 0) {
+                    LOG.warn("{}: the input ended before the first checkpoint of the run restored from checkpoint {}, "
+                            + "and these transactions of other subtasks named at or before it are still prepared "
+                            + "after the claim wait ({}): {}. Restored committers commit what the checkpoint promised "
+                            + "as their tasks start, so these are orphans of another line of history, or a committer "
+                            + "slower than the claim wait; the statements held since the start run now", context,
+                            restored, restoredCommitWait, others);
+                    return;
+                }
+                if (!mailbox.tryYield()) {
+                    Thread.sleep(LOOK_INTERVAL.toMillis());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SinkException(context + ": interrupted while waiting, at the end of input, for the restored "
+                    + "committers of other subtasks", e);
+        }
     }
 
     @Override

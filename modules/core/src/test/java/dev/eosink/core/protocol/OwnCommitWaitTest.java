@@ -282,6 +282,49 @@ class OwnCommitWaitTest {
     }
 
     /**
+     * The input of a restored run ends before its first barrier: the held statements may run in the last
+     * epoch only once no transaction of the restored checkpoint that another subtask owns is still
+     * prepared, since that subtask's restored committer may still be committing rows of the same keys.
+     * Transactions named after the restored checkpoint are not waited for.
+     */
+    @Test
+    void theEndOfInputOfARestoredRunWaitsForTheRestoredCommitsOfOtherSubtasks() throws Exception {
+        restoredCheckpoint = OptionalLong.of(6);
+        TransactionId promised = new TransactionId("upserts", 1, 6, "run1run1");
+        TransactionId later = new TransactionId("upserts", 1, 7, "run1run1");
+        prepared.add(promised);
+        prepared.add(later);
+        ExactlyOnceWriter<String> writer = writer(false);
+        int[] listings = {0};
+        onList = () -> {
+            if (++listings[0] == 3) {
+                prepared.remove(promised); // the restored committer of subtask 1 commits it
+            }
+        };
+
+        writer.flush(true);
+
+        assertThat(listings[0]).as("the end of input waited for the commit (listing 3)").isGreaterThanOrEqualTo(3);
+        assertThat(prepared).as("named after the restored checkpoint: not waited for").containsExactly(later);
+        assertThat(gate.pending()).isFalse();
+    }
+
+    /** What is still prepared after the claim wait (an orphan, a slower committer) no longer holds the statements. */
+    @Test
+    void theEndOfInputOfARestoredRunWaitsNoLongerThanTheClaimWait() throws Exception {
+        restoredCheckpoint = OptionalLong.of(6);
+        prepared.add(new TransactionId("upserts", 1, 5, "run1run1"));
+        ExactlyOnceWriter<String> writer = writer(false);
+        long start = clock;
+
+        writer.flush(true);
+
+        assertThat(Duration.ofNanos(clock - start)).as("on the mailbox's clock")
+                .isBetween(SinkSettings.DEFAULT_CLAIM_WAIT, SinkSettings.DEFAULT_CLAIM_WAIT.plusSeconds(2));
+        assertThat(gate.pending()).isFalse();
+    }
+
+    /**
      * A restored writer state that carries writes: they are written before the first record, once no
      * transaction of the writer that carried them is prepared any more (the restored committer commits
      * them as it starts, concurrently), and never before.

@@ -41,7 +41,7 @@ public final class FaultInjectingDatabase {
                 id == null ? null : id.toString());
     }
 
-    /** The database as it is, telling {@link Faults} of every writer that begins to open. */
+    /** The database as it is, telling {@link Faults} of every writer that begins to open and every committer. */
     private static final class CountingStarts<IN> implements TransactionalDatabase<IN> {
 
         private static final long serialVersionUID = 1L;
@@ -54,12 +54,13 @@ public final class FaultInjectingDatabase {
 
         @Override
         public WriterSession<IN> openWriter(SubtaskContext context) throws IOException {
-            Faults.writerStarting(context.sinkId(), context.subtask(), context.attempt());
+            Faults.writerStarting(context);
             return database.openWriter(context);
         }
 
         @Override
         public CommitSession openCommitter(SubtaskContext context) throws IOException {
+            Faults.committerOpening(context);
             return database.openCommitter(context);
         }
 

@@ -1,6 +1,7 @@
 package dev.eosink.testing.faults;
 
 import dev.eosink.core.spi.LifecycleHook;
+import dev.eosink.core.spi.SubtaskContext;
 
 import java.io.IOException;
 import java.util.Map;
@@ -92,15 +93,48 @@ public final class Faults {
      */
     private static final Map<String, java.util.List<Integer>> WRITER_STARTS = new ConcurrentHashMap<>();
 
+    /**
+     * sinkId/role/subtask -> the checkpoint Flink told each writer or committer of that subtask it restored
+     * ({@code InitContext.getRestoredCheckpointId()}), in the order they began to open: what a subtask that
+     * got no state of the sink after a rescale is told.
+     */
+    private static final Map<String, java.util.List<java.util.OptionalLong>> RESTORED_CHECKPOINTS =
+            new ConcurrentHashMap<>();
+
     private Faults() {}
 
     static void writerOpened(String sinkId, int subtask, int attempt) {
         WRITER_ATTEMPTS.computeIfAbsent(sinkId + "/" + subtask, k -> ConcurrentHashMap.newKeySet()).add(attempt);
     }
 
-    static void writerStarting(String sinkId, int subtask, int attempt) {
-        WRITER_STARTS.computeIfAbsent(sinkId + "/" + subtask, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
-                .add(attempt);
+    static void writerStarting(SubtaskContext context) {
+        WRITER_STARTS.computeIfAbsent(context.sinkId() + "/" + context.subtask(),
+                k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(context.attempt());
+        restored(context, "writer");
+    }
+
+    static void committerOpening(SubtaskContext context) {
+        restored(context, "committer");
+    }
+
+    private static void restored(SubtaskContext context, String role) {
+        RESTORED_CHECKPOINTS.computeIfAbsent(context.sinkId() + "/" + role + "/" + context.subtask(),
+                k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(context.restoredCheckpointId());
+    }
+
+    /**
+     * The checkpoint Flink told each writer of subtask {@code subtask} of {@code sinkId} it restored, one per
+     * writer that began to open, in order (empty: a fresh start, as far as that writer was told).
+     */
+    public static java.util.List<java.util.OptionalLong> writerRestoredCheckpoints(String sinkId, int subtask) {
+        return java.util.List.copyOf(RESTORED_CHECKPOINTS.getOrDefault(sinkId + "/writer/" + subtask,
+                java.util.List.of()));
+    }
+
+    /** As {@link #writerRestoredCheckpoints}, for the committers of subtask {@code subtask}. */
+    public static java.util.List<java.util.OptionalLong> committerRestoredCheckpoints(String sinkId, int subtask) {
+        return java.util.List.copyOf(RESTORED_CHECKPOINTS.getOrDefault(sinkId + "/committer/" + subtask,
+                java.util.List.of()));
     }
 
     /** The attempt numbers with which writer {@code subtask} of {@code sinkId} was opened. */
@@ -173,6 +207,7 @@ public final class Faults {
         LAGS.keySet().removeIf(k -> k.startsWith(prefix));
         WRITER_ATTEMPTS.keySet().removeIf(k -> k.startsWith(prefix));
         WRITER_STARTS.keySet().removeIf(k -> k.startsWith(prefix));
+        RESTORED_CHECKPOINTS.keySet().removeIf(k -> k.startsWith(prefix));
         PREPARE_FAILURES.remove(sinkId);
         RESTORED_COMMIT_DELAYS.remove(sinkId);
     }

@@ -35,9 +35,11 @@ import java.util.UUID;
  * restore names. So the cases run here are those of more than one job, or of a job that starts among
  * another's leftovers: a savepoint restored without and then with the sink's state, a savepoint restored
  * after a run from an older one died, a cancelled run resumed from its retained checkpoint, a rescale,
- * two runs of one job, leftovers at a fresh start. Left to the plain suite: two more that restore older
- * savepoints the same way as these ({@code restoreFromAnOlderSavepoint...}, {@code upscaleThatFails...}),
- * and a stop with a savepoint resumed ({@code stopWithSavepoint...}), which leaves nothing prepared for
+ * a savepoint restored twice at a higher parallelism (a subtask new to it judges what the earlier restore
+ * prepared on its index), two runs of one job, leftovers at a fresh start. Left to the plain suite: two
+ * more that restore older savepoints the same way as these ({@code restoreFromAnOlderSavepoint...},
+ * {@code upscaleThatFails...}), the other upscales of a savepoint or checkpoint restored twice, and a
+ * stop with a savepoint resumed ({@code stopWithSavepoint...}), which leaves nothing prepared for
  * the next run to judge (the stop commits everything up to it, and the resumed committers find their
  * transactions committed by their markers, whoever's they are). The cases of a single job, with failures
  * inside it, are one submission whatever its id; and a second live job of the same sink cannot run under
@@ -105,6 +107,12 @@ public abstract class FixedJobIdHardCases extends HardCaseSuite {
         cases().rescaleFromSavepointWithPreparedTransactions(from, to, client, dir);
     }
 
+
+    @Test
+    void aSubtaskNewToTheRestoredSavepointRollsBackWhatAnEarlierRestoreOfItPrepared(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        cases().aSubtaskNewToTheRestoredSavepointRollsBackWhatAnEarlierRestoreOfItPrepared(true, client, dir);
+    }
 
     @Test
     void twoRunsOfOneJobNeverReuseATransactionName() throws Exception {

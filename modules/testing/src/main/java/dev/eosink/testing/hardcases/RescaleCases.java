@@ -1,12 +1,16 @@
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.faults.Faults;
 
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
@@ -23,6 +27,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
@@ -36,6 +41,7 @@ import static dev.eosink.testing.hardcases.TestJobs.checkpointUntilFinished;
 import static dev.eosink.testing.hardcases.TestJobs.env;
 import static dev.eosink.testing.hardcases.TestJobs.holdAfterPrepare;
 import static dev.eosink.testing.hardcases.TestJobs.manualEnv;
+import static dev.eosink.testing.hardcases.TestJobs.newestRetainedCheckpoint;
 import static dev.eosink.testing.hardcases.TestJobs.restoreFrom;
 import static dev.eosink.testing.hardcases.TestJobs.savepoint;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -329,6 +335,170 @@ public interface RescaleCases extends HardCaseSupport {
     }
 
     /**
+     * A subtask new to the restored snapshot after an upscale: a savepoint taken at parallelism 1 is
+     * restored at 2, chained and with chaining off (the committer a task of its own). Subtask 1 gets no
+     * state of the sink, yet Flink tells it the restored checkpoint (every subtask of a restored task
+     * gets the checkpoint's id, its own state empty or not: {@code StateAssignmentOperation}), so it is
+     * no fresh start. The restored run lets every writer prepare its first checkpoint, which never
+     * completes, and is cancelled; the same savepoint restored at 2 again, leftover policy FAIL: subtask 1
+     * rolls back what the earlier run prepared on index 1, named after the savepoint, rather than refusing
+     * it as another job's leftover. Exact.
+     */
+    @ParameterizedTest(name = "1 -> 2, chaining {0}")
+    @CsvSource({"true", "false"})
+    default void aSubtaskNewToTheRestoredSavepointRollsBackWhatAnEarlierRestoreOfItPrepared(
+            boolean chaining, @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        StreamExecutionEnvironment first = manualEnv(1);
+        failingOnLeftovers(first, 200, chaining);
+        JobClient job = first.executeAsync("savepoint at 1");
+        awaitOpenTransactions(1);
+        String savepoint = savepoint(job, dir);
+        long s = checkpointIdOf(savepoint);
+        job.cancel().get();
+        awaitStatus(job, JobStatus.CANCELED);
+        awaitSessionsClosed();
+        assertThat(prepared()).as("the savepoint's, still prepared")
+                .extracting(TransactionId::checkpointId).containsOnly(s);
+
+        List<TransactionId> ofEarlierRestore = preparedByARestoreThatNeverCompletes(savepoint, 2, chaining, client);
+        restoreToTheEnd(savepoint, s, 2, chaining, ofEarlierRestore);
+    }
+
+    /**
+     * The same one step further: the run restored at 2 from a savepoint taken at 1 takes a checkpoint c of its
+     * own (retained), prepares the next one on both writers and is cancelled before it completes; c is
+     * restored at 3 (subtask 2 new to c, told c all the same), whose first checkpoint never completes either,
+     * and c is restored at 3 again with leftover policy FAIL: each subtask rolls back what the runs after c
+     * prepared on its index. Exact.
+     */
+    @Test
+    default void aRetainedCheckpointOfAnUpscaledRunRestoredAtAHigherParallelismStillKnowsItsCheckpoint(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        StreamExecutionEnvironment first = manualEnv(1);
+        failingOnLeftovers(first, 200, true);
+        JobClient job = first.executeAsync("savepoint at 1");
+        awaitOpenTransactions(1);
+        String savepoint = savepoint(job, dir.resolve("savepoints"));
+        job.cancel().get();
+        awaitStatus(job, JobStatus.CANCELED);
+        awaitSessionsClosed();
+
+        Path checkpoints = dir.resolve("checkpoints");
+        Configuration retained = restoreFrom(savepoint);
+        retained.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        retained.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        retained.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        StreamExecutionEnvironment second = manualEnv(2, retained);
+        failingOnLeftovers(second, 200, true);
+        JobClient upscaled = second.executeAsync("restored at 2");
+        JobID upscaledId = upscaled.getJobID();
+        awaitOpenTransactions(2);
+        long c = checkpoint(client, upscaledId);
+        await(() -> preparedLeft().isEmpty(), "checkpoint " + c + " committed");
+        awaitOpenTransactions(2);
+        Faults.arm(sinkId(), Faults.Point.AFTER_PREPARE, 1, holdAfterPrepare());
+        client.triggerCheckpoint(upscaledId, CheckpointType.CONFIGURED); // never completes
+        await(() -> prepared().size() >= 2, "2 transactions prepared after checkpoint " + c);
+        upscaled.cancel().get();
+        awaitStatus(upscaled, JobStatus.CANCELED);
+        awaitSessionsClosed();
+        List<TransactionId> ofUpscaledRun = prepared();
+        assertThat(subtasks(ofUpscaledRun)).as("prepared after checkpoint %s by the run at 2", c).isEqualTo(range(2));
+
+        String latest = newestRetainedCheckpoint(checkpoints, upscaledId).toUri().toString();
+        assertThat(checkpointIdOf(latest)).as("newest retained checkpoint of the run at 2").isEqualTo(c);
+        List<TransactionId> ofEarlierRestore = preparedByARestoreThatNeverCompletes(latest, 3, true, client);
+        assertThat(markedGids()).as("rolled back by the restore at 3")
+                .doesNotContainAnyElementsOf(names(ofUpscaledRun));
+        restoreToTheEnd(latest, c, 3, true, ofEarlierRestore);
+    }
+
+    /** Rebalanced ids into this test's sink (uid "eosink"), leftover policy FAIL: a start without state refuses. */
+    private void failingOnLeftovers(StreamExecutionEnvironment env, double perSecond, boolean chaining) {
+        if (!chaining) {
+            env.disableOperatorChaining();
+        }
+        pipeline(env, RESCALED_IDS, perSecond, sink(spec().withLeftoverPolicy(LeftoverPolicy.FAIL)), "eosink", false);
+    }
+
+    /**
+     * Restores {@code snapshot} at {@code parallelism}, lets every writer prepare the first checkpoint, which
+     * never completes, and cancels the job. Returns what the run left prepared: one transaction per subtask.
+     */
+    private List<TransactionId> preparedByARestoreThatNeverCompletes(String snapshot, int parallelism,
+            boolean chaining, ClusterClient<?> client) throws Exception {
+        Set<TransactionId> before = new HashSet<>(prepared());
+        StreamExecutionEnvironment env = manualEnv(parallelism, restoreFrom(snapshot));
+        failingOnLeftovers(env, 200, chaining);
+        JobClient job = env.executeAsync("restored at " + parallelism + ", its first checkpoint pending");
+        awaitOpenTransactions(parallelism);
+        Faults.arm(sinkId(), Faults.Point.AFTER_PREPARE, 1, holdAfterPrepare());
+        client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED); // never completes
+        await(() -> preparedSince(before).size() >= parallelism, parallelism + " transactions prepared by the restore");
+        job.cancel().get();
+        awaitStatus(job, JobStatus.CANCELED);
+        awaitSessionsClosed();
+
+        List<TransactionId> left = preparedSince(before);
+        assertThat(subtasks(left)).as("left by the cancelled restore: %s", left).isEqualTo(range(parallelism));
+        return left;
+    }
+
+    /**
+     * Restores {@code snapshot} (checkpoint {@code snapshotId}) at {@code parallelism} again and runs it to the
+     * end, leftover policy FAIL. Both restores told every writer and committer the snapshot's checkpoint, the
+     * earlier one named its transactions after it, and each subtask of this one rolled back what the earlier one
+     * prepared on its index rather than refusing it. Exact.
+     */
+    private void restoreToTheEnd(String snapshot, long snapshotId, int parallelism, boolean chaining,
+            List<TransactionId> ofEarlierRestore) throws Exception {
+        StreamExecutionEnvironment env = env(parallelism, 200, restoreFrom(snapshot));
+        failingOnLeftovers(env, 5_000, chaining);
+        env.execute("restored at " + parallelism + " again");
+
+        assertToldTheRestoredCheckpoint(snapshotId, parallelism);
+        assertThat(ofEarlierRestore).as("prepared by the earlier restore").hasSize(parallelism)
+                .extracting(TransactionId::checkpointId).containsOnly(snapshotId + 1);
+        for (TransactionId id : ofEarlierRestore) {
+            assertThat(ProtocolTrace.of(sinkId(), id.toString()))
+                    .as("what became of %s, prepared by the earlier restore on index %s", id, id.subtask())
+                    .anySatisfy(e -> {
+                        assertThat(e.kind).isEqualTo(ProtocolTrace.Kind.ROLLED_BACK);
+                        assertThat(e.subtask).as("rolled back by its owner").isEqualTo(id.subtask() % parallelism);
+                    });
+        }
+        assertThat(markedGids()).as("committed none of the earlier restore's transactions")
+                .doesNotContainAnyElementsOf(names(ofEarlierRestore));
+        assertExactlyOnce(RESCALED_IDS);
+    }
+
+    /**
+     * What Flink's init contexts told the writers and committers of each subtask {@code 0..parallelism-1} in the
+     * last two runs, both restored from checkpoint {@code snapshotId}: that checkpoint, also where the subtask
+     * got none of the sink's state.
+     */
+    private void assertToldTheRestoredCheckpoint(long snapshotId, int parallelism) {
+        for (int subtask = 0; subtask < parallelism; subtask++) {
+            List<OptionalLong> writers = Faults.writerRestoredCheckpoints(sinkId(), subtask);
+            List<OptionalLong> committers = Faults.committerRestoredCheckpoints(sinkId(), subtask);
+            assertThat(writers).as("writers of subtask %s", subtask).hasSizeGreaterThanOrEqualTo(2);
+            assertThat(writers.subList(writers.size() - 2, writers.size()))
+                    .as("the restored checkpoint Flink told the writers of subtask %s", subtask)
+                    .containsOnly(OptionalLong.of(snapshotId));
+            assertThat(committers).as("committers of subtask %s", subtask).hasSizeGreaterThanOrEqualTo(2);
+            assertThat(committers.subList(committers.size() - 2, committers.size()))
+                    .as("the restored checkpoint Flink told the committers of subtask %s", subtask)
+                    .containsOnly(OptionalLong.of(snapshotId));
+        }
+    }
+
+    /** The sink's prepared transactions that are not among {@code before}. */
+    private List<TransactionId> preparedSince(Set<TransactionId> before) {
+        return prepared().stream().filter(id -> !before.contains(id)).collect(Collectors.toList());
+    }
+
+    /**
      * Runs the job at {@code parallelism} until it is mid-way, takes a plain savepoint with every writer
      * holding rows in the savepoint's epoch, then lets the next checkpoint prepare on every writer but
      * never complete, and cancels the job. Checks on the way that a plain savepoint commits nothing
@@ -374,6 +544,10 @@ public interface RescaleCases extends HardCaseSupport {
         assertThat(rows()).as("rows visible after the cancel").isEqualTo(committed);
         return new Leftovers(savepoint, savepointId,
                 ofSavepoint.stream().map(TransactionId::toString).collect(Collectors.toList()), ofPending);
+    }
+
+    private static List<String> names(List<TransactionId> ids) {
+        return ids.stream().map(TransactionId::toString).collect(Collectors.toList());
     }
 
     private static Set<Integer> subtasks(List<TransactionId> ids) {

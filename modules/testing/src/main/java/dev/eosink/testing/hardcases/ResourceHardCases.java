@@ -24,7 +24,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * left ({@link #assertExactlyOnce}). The cases where chaining or the job id can matter run again along
  * those paths in {@link UnchainedHardCases} and {@link FixedJobIdHardCases}.
  *
- * <p>Every case here runs on every backend; none is skipped or left out for one.
+ * <p>Every case here runs on every backend; none is skipped or left out for one. The rescale cases of a
+ * changelog ({@link ChangelogRescaleCases}) need a sink with upserts, so only the suites of backends that
+ * have one implement them, besides these.
  */
 public abstract class ResourceHardCases extends HardCaseSuite
         implements FailoverCases, StartupCases, SavepointCases, RescaleCases {
