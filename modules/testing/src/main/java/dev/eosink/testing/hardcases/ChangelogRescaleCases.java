@@ -129,7 +129,8 @@ public interface ChangelogRescaleCases extends HardCaseSupport {
      */
     private void changelog(StreamExecutionEnvironment env, String valve) {
         ExactlyOnceSink<Long> sink = FaultInjectingDatabase.wrap(ProtocolTrace.wrap(keyedResource().changelogSink(
-                spec().withBatchSize(CHANGELOG_BATCH), ChangelogRescaleCases::key, ChangelogRescaleCases::kind)));
+                spec().withBatchSize(CHANGELOG_BATCH), ChangelogRescaleCases::key, ChangelogRescaleCases::kind,
+                KeyedResource.Method.STATEMENTS)));
         IdValve.ids(env, valve, CHANGELOG_IDS).sinkTo(sink).uid("eosink").name("eosink");
     }
 
