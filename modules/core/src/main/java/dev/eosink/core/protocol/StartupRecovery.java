@@ -263,6 +263,7 @@ final class StartupRecovery {
         // Before anything this start writes, rolls back or gives up: a refused rewind must leave everything as
         // it found it, the transactions of a later snapshot too (restoring that snapshot is its remedy).
         checkRewind(restored);
+        awaitRewindCheckElsewhere(restored, plan);
         rollBack(plan.rollBackAtStart(), guarded, id -> plan.verdictOf(id) == Verdict.ORPHAN,
                 id -> logRollbackAtStart(plan, id));
 
@@ -651,6 +652,43 @@ final class StartupRecovery {
         if (context.subtask() == 0) {
             LOG.warn("{} Restore the latest checkpoint unless the replay is intended (rewindPolicy(FAIL) refuses such "
                     + "restores).", message);
+        }
+    }
+
+    /**
+     * Under {@code rewindPolicy(FAIL)}, a subtask that got no writer state of the restored checkpoint (new to it
+     * after a rescale up) cannot check the rewind itself: the check needs the time the checkpoint was taken, which
+     * only the writer state holds. If it would roll back another execution's transactions named after the
+     * restored checkpoint while the sink committed something after it (a rewind is possible), it first waits up to
+     * claimWait, so that a subtask that can check refuses the start before this one rolls back what a later
+     * snapshot may have promised (the refusal's remedy is to restore that snapshot). The refusal fails the job,
+     * and its cancellation ends this wait. Bounded, not a proof: a subtask that checks and starts later than
+     * claimWait after this one still comes too late.
+     */
+    private void awaitRewindCheckElsewhere(Collection<WriterState> restored, RecoveryPlan plan) throws IOException {
+        OptionalLong restoredId = context.restoredCheckpointId();
+        if (settings.rewindPolicy() != RewindPolicy.FAIL || restoredId.isEmpty()
+                || restored.stream().anyMatch(s -> s.sinkId().equals(context.sinkId())
+                        && s.checkpointId() == restoredId.getAsLong() && s.snapshotAtMillis().isPresent())) {
+            return;
+        }
+        List<TransactionId> later = plan.rollBackAtStart().stream()
+                .filter(id -> plan.verdictOf(id) == Verdict.AFTER_RESTORED
+                        && !id.executionTag().equals(context.execution()))
+                .collect(Collectors.toList());
+        if (later.isEmpty()) {
+            return;
+        }
+        Optional<Committed> committed = session.committedAfter(restoredId.getAsLong(), 0L);
+        if (committed.isEmpty() || committed.get().transactions() == 0) {
+            return;
+        }
+        LOG.info("{}: no writer state of restored checkpoint {} came to this subtask, so it cannot check the rewind "
+                + "(rewindPolicy FAIL) itself, and the sink committed {} after it; waiting {} for the subtasks that can, "
+                + "before rolling back {}", context, restoredIdText(), committed.get(), settings.claimWait(), names(later));
+        long deadline = System.nanoTime() + settings.claimWait().toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            pause("waiting for the rewind check of the subtasks with writer state");
         }
     }
 
