@@ -159,8 +159,9 @@ final class OwnCommitGate implements OwnCommits {
      * database lists no transaction of the sink named at or before the restored checkpoint that another
      * subtask owns: each is committed by a restored committer, or is an orphan its owner rolls back at its
      * first barrier. This writer's own are left to its recovery, which waited for the promised ones at
-     * start. Bounded by the claim wait, as the start's wait for restored committers is; past it, with a
-     * warning, the statements run all the same, as an orphan's rows are never visible.
+     * start. Bounded by the claim wait, as the start's wait for restored committers is, and as there
+     * extended while a committer of this sink in this JVM is inside a commit call ({@link LocalCommitters});
+     * past it, with a warning, the statements run all the same, as an orphan's rows are never visible.
      */
     void inputEnded() throws IOException {
         if (!holdUntilFirstBarrier) {
@@ -169,6 +170,7 @@ final class OwnCommitGate implements OwnCommits {
         holdUntilFirstBarrier = false;
         long restored = context.restoredCheckpointId().orElseThrow();
         long deadline = nanoClock.getAsLong() + restoredCommitWait.toNanos();
+        boolean busyLogged = false;
         try {
             while (true) {
                 List<TransactionId> others = new ArrayList<>();
@@ -181,7 +183,19 @@ final class OwnCommitGate implements OwnCommits {
                 if (others.isEmpty()) {
                     return;
                 }
-                if (nanoClock.getAsLong() - deadline > 0) {
+                long past = nanoClock.getAsLong() - deadline;
+                if (past > 0 && past < StartupRecovery.BUSY_COMMITTER_WAIT.toNanos()
+                        && LocalCommitters.committing(context)) {
+                    // As at start: a restored committer of this sink in this JVM still inside its commit call is
+                    // slow, not missing; a delete run before its commit ends would miss the rows it makes visible.
+                    if (!busyLogged) {
+                        busyLogged = true;
+                        LOG.info("{}: the claim wait ({}) passed at the end of input with {} still prepared, and a "
+                                + "committer of this sink in this JVM is still committing: waiting for it, up to {} "
+                                + "more, before the held statements run", context, restoredCommitWait, others,
+                                StartupRecovery.BUSY_COMMITTER_WAIT);
+                    }
+                } else if (past > 0) {
                     LOG.warn("{}: the input ended before the first checkpoint of the run restored from checkpoint {}, "
                             + "and these transactions of other subtasks named at or before it are still prepared "
                             + "after the claim wait ({}): {}. Restored committers commit what the checkpoint promised "

@@ -309,6 +309,37 @@ class OwnCommitWaitTest {
         assertThat(gate.pending()).isFalse();
     }
 
+    /**
+     * Past the claim wait, a committer of this sink in this JVM still inside its commit call (chaining
+     * disabled, a slow commit) is slow, not missing: the end of input waits on for it, as the start does.
+     */
+    @Test
+    void theEndOfInputWaitsPastTheClaimWaitWhileACommitterInThisJvmIsCommitting() throws Exception {
+        restoredCheckpoint = OptionalLong.of(6);
+        TransactionId promised = new TransactionId("upserts", 1, 6, "run1run1");
+        prepared.add(promised);
+        ExactlyOnceWriter<String> writer = writer(false);
+        SubtaskContext committer = new SubtaskContext("upserts", 1, 2, 0, JOB, restoredCheckpoint);
+        long start = clock;
+        long commitEnds = start + SinkSettings.DEFAULT_CLAIM_WAIT.plusSeconds(5).toNanos();
+        onList = () -> {
+            if (clock - commitEnds > 0) {
+                prepared.remove(promised);
+            }
+        };
+        LocalCommitters.entered(committer);
+        try {
+            writer.flush(true);
+        } finally {
+            LocalCommitters.left(committer);
+        }
+
+        assertThat(prepared).as("waited until the committer's commit ended").isEmpty();
+        assertThat(Duration.ofNanos(clock - start)).as("on the mailbox's clock")
+                .isGreaterThan(SinkSettings.DEFAULT_CLAIM_WAIT.plusSeconds(5));
+        assertThat(gate.pending()).isFalse();
+    }
+
     /** What is still prepared after the claim wait (an orphan, a slower committer) no longer holds the statements. */
     @Test
     void theEndOfInputOfARestoredRunWaitsNoLongerThanTheClaimWait() throws Exception {
