@@ -22,14 +22,17 @@ final class ProcessStall {
      * it cannot start a process the stall would miss.
      */
     static void stall(ProcessHandle root, Duration pause) {
-        List<ProcessHandle> stopped = new ArrayList<>();
+        // Recorded before they are signalled: whatever may have got SIGSTOP gets SIGCONT, however this ends.
+        List<ProcessHandle> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Thread resume = new Thread(() -> resume(stopped), "resume stalled server");
+        Runtime.getRuntime().addShutdownHook(resume); // a JVM that ends mid-stall leaves no server stopped
         boolean interrupted = false;
         try {
-            signal("STOP", List.of(root));
             stopped.add(root);
+            signal("STOP", List.of(root));
             List<ProcessHandle> children = root.descendants().toList();
-            signal("STOP", children);
             stopped.addAll(children);
+            signal("STOP", children);
             long until = System.nanoTime() + pause.toNanos();
             while (System.nanoTime() < until && !interrupted) {
                 try {
@@ -39,11 +42,30 @@ final class ProcessStall {
                 }
             }
         } finally {
-            signal("CONT", stopped);
+            resume(stopped);
+            try {
+                Runtime.getRuntime().removeShutdownHook(resume);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down: the hook runs anyway
+            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** SIGCONT to each, tried three times: a server left stopped would hang everything after it. */
+    private static void resume(List<ProcessHandle> stopped) {
+        RuntimeException last = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try {
+                signal("CONT", stopped);
+                return;
+            } catch (RuntimeException e) {
+                last = e;
+            }
+        }
+        throw last;
     }
 
     private static void signal(String signal, List<ProcessHandle> processes) {

@@ -223,7 +223,8 @@ public final class Explorer implements AutoCloseable {
         try (Explorer explorer = open(backend, client, dir, resolver)) {
             Outcome outcome = explorer.check(Scenario.parse(text));
             if (outcome.violates()) {
-                throw new AssertionError(report(outcome, backend.name(), "replay"));
+                String name = backend.name() + (resolver.isPresent() ? " with eosink-admin" : "");
+                throw new AssertionError(report(outcome, name, "replay"));
             }
         }
     }

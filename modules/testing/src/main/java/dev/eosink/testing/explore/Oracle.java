@@ -66,6 +66,7 @@ import java.util.regex.Pattern;
 public final class Oracle {
 
     private static final Pattern LABEL = Pattern.compile("^([A-Z][A-Z ]+):");
+    private static final Pattern GID = Pattern.compile("eos1/[^,\\]\\s]+");
     private static final Pattern ACT = Pattern.compile("^run \\d+ (failed|was refused|committed|rolled back)");
 
     private Oracle() {
@@ -270,7 +271,8 @@ public final class Oracle {
                         + "see, but its sink's state was restored: " + run.failure);
             }
         } else if (kind.equals("leftovers")) {
-            if (run.sinkStateRestored ? abandonedOnNewIndices(run, history).isEmpty() : run.preparedBefore.isEmpty()) {
+            if (run.sinkStateRestored ? !abandonedOnNewIndices(run, history).containsAll(refusedNames(run.failure))
+                    : run.preparedBefore.isEmpty()) {
                 violations.add("run " + run.index + " was refused for leftovers, but "
                         + (run.sinkStateRestored ? "its sink's state was restored, and no other run's transaction was "
                                 + "prepared on a subtask index its snapshot did not have"
@@ -341,6 +343,16 @@ public final class Oracle {
                         + ", though it started without the sink's state under leftoverPolicy FAIL (a refusal was due)");
             }
         }
+    }
+
+    /** The transaction names a refusal's message lists (its "[eos1/..., ...]"); empty if it lists none. */
+    static Set<String> refusedNames(String failure) {
+        Set<String> names = new HashSet<>();
+        Matcher m = GID.matcher(failure);
+        while (m.find()) {
+            names.add(m.group());
+        }
+        return names.isEmpty() ? Set.of("(no transaction named)") : names;
     }
 
     /**

@@ -601,9 +601,15 @@ public final class ScenarioRunner {
                     ProtocolTrace.resolved(sinkId, gid, "ROLLED_BACK");
                 }
             }
+            // Those rollbacks may have made another snapshot unusable: PICKED counts among the usable ones.
+            int again = usable().indexOf(from);
+            if (again < 0) {
+                throw new IllegalStateException("the remedy made " + from + " unusable");
+            }
             history.notes.add("run " + refused.index + " was refused for " + abandoned + ", of subtask indices its "
                     + "snapshot did not have: rolled back as documented, and the snapshot restored again");
-            start(closing, true);
+            start(new Step.Start(Step.Origin.PICKED, again, true, false, closing.parallelism, closing.chaining,
+                    closing.gateChained, closing.leftoverPolicy, closing.rewindPolicy), true);
             finish();
         }
     }
