@@ -198,12 +198,17 @@ public final class ScenarioRunner {
     /**
      * Runs the operator's tool on the job that ran last, against its newest snapshot, as docs/operations.md
      * says to for a dead job; records what it finished ({@link ProtocolTrace.Kind#RESOLVED}) and how it
-     * ended. Skipped while a job runs, where there is no tool, and after a job that left no snapshot.
+     * ended. Skipped while a job runs, where there is no tool, and after a job that was not stopped or
+     * cancelled or left no snapshot.
      */
     private void resolve() throws Exception {
-        if (resolver.isEmpty() || running() || current == null || current.snapshots.isEmpty()) {
+        // A dead job is one stopped or cancelled: one that finished committed everything (and Flink deleted the
+        // checkpoints after its savepoints), one refused or failed left nothing of its own to finish.
+        boolean dead = current != null && (current.end == History.End.CANCELED || current.end == History.End.STOPPED);
+        if (resolver.isEmpty() || running() || !dead || current.snapshots.isEmpty()) {
             history.notes.add("skipped 'resolve': " + (resolver.isEmpty() ? "no eosink-admin in this suite"
-                    : running() ? "a job runs" : "the last job left no snapshot"));
+                    : running() ? "a job runs" : !dead ? "the last job was not stopped or cancelled"
+                    : "the last job left no snapshot"));
             return;
         }
         History.Snapshot newest = current.snapshots.stream()
