@@ -182,7 +182,7 @@ public final class ExactlyOnceWriter<IN>
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
         this.gate = mailbox == null ? null
                 : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, settings.claimWait(), nanoClock,
-                        session::listPrepared);
+                        session::listPrepared, session::openCarried);
         session.ownCommits(gate == null ? OwnCommits.NONE : gate);
         try {
             recovery.atStart(restoredStates);

@@ -3,6 +3,7 @@ package dev.eosink.core.protocol;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.protocol.CheckpointOutcomes.Outcome;
+import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
@@ -83,6 +84,12 @@ final class OwnCommitGate implements OwnCommits {
         Collection<TransactionId> list() throws IOException;
     }
 
+    /** The open notices of writes carried past a barrier ({@link WriterSession#openCarried}), within an epoch too. */
+    @FunctionalInterface
+    interface CarriedListing {
+        List<CarriedNotice> list() throws IOException;
+    }
+
     private final SubtaskContext context;
     private final PendingCommits pending;
     /** The task's mailbox, where the committer's notification arrives while this gate waits. */
@@ -95,6 +102,7 @@ final class OwnCommitGate implements OwnCommits {
     private final Duration checkpointTimeout;
     private final LongSupplier nanoClock;
     private final PreparedListing database;
+    private final CarriedListing carried;
 
     /**
      * The transaction whose commit the last wait gave up on: not waited for again in this epoch (the
@@ -133,7 +141,8 @@ final class OwnCommitGate implements OwnCommits {
             Duration checkpointTimeout,
             Duration restoredCommitWait,
             LongSupplier nanoClock,
-            PreparedListing database) {
+            PreparedListing database,
+            CarriedListing carried) {
         this.context = context;
         this.pending = pending;
         this.mailbox = mailbox;
@@ -141,6 +150,7 @@ final class OwnCommitGate implements OwnCommits {
         this.restoredCommitWait = restoredCommitWait;
         this.nanoClock = nanoClock;
         this.database = database;
+        this.carried = carried;
         this.holdUntilFirstBarrier = context.restoredCheckpointId().isPresent();
         this.lastLookNanos = nanoClock.getAsLong() - LOOK_INTERVAL.toNanos();
     }
@@ -157,8 +167,9 @@ final class OwnCommitGate implements OwnCommits {
      * they touch (it commits as its task initializes, and a slow commit keeps that task from running): a
      * delete run before that commit would miss its rows. So first wait, letting the mailbox run, until the
      * database lists no transaction of the sink named at or before the restored checkpoint that another
-     * subtask owns: each is committed by a restored committer, or is an orphan its owner rolls back at its
-     * first barrier. This writer's own are left to its recovery, which waited for the promised ones at
+     * subtask owns (each is committed by a restored committer, or is an orphan its owner rolls back at its
+     * first barrier), and no notice of writes carried past a barrier is open (each is written by the restored
+     * writer that holds it as its task starts, or given up). This writer's own are left to its recovery, which waited for the promised ones at
      * start. Bounded by the claim wait, as the start's wait for restored committers is, and as there
      * extended while a committer of this sink in this JVM is inside a commit call ({@link LocalCommitters});
      * past it, with a warning, the statements run all the same, as an orphan's rows are never visible.
@@ -180,7 +191,11 @@ final class OwnCommitGate implements OwnCommits {
                         others.add(id);
                     }
                 }
-                if (others.isEmpty()) {
+                // The writes other restored writers carried, which each writes as its task starts: after a
+                // rescale they may touch keys this subtask now owns, and must come before its statements (a
+                // statement run first would hold the row lock the carried write then waits for).
+                List<CarriedNotice> notices = carried.list();
+                if (others.isEmpty() && notices.isEmpty()) {
                     return;
                 }
                 long past = nanoClock.getAsLong() - deadline;
@@ -190,18 +205,19 @@ final class OwnCommitGate implements OwnCommits {
                     // slow, not missing; a delete run before its commit ends would miss the rows it makes visible.
                     if (!busyLogged) {
                         busyLogged = true;
-                        LOG.info("{}: the claim wait ({}) passed at the end of input with {} still prepared, and a "
-                                + "committer of this sink in this JVM is still committing: waiting for it, up to {} "
-                                + "more, before the held statements run", context, restoredCommitWait, others,
-                                StartupRecovery.BUSY_COMMITTER_WAIT);
+                        LOG.info("{}: the claim wait ({}) passed at the end of input with {} still prepared and {} "
+                                + "carried writes not yet written, and a committer of this sink in this JVM is still "
+                                + "committing: waiting for it, up to {} more, before the held statements run", context,
+                                restoredCommitWait, others, notices, StartupRecovery.BUSY_COMMITTER_WAIT);
                     }
                 } else if (past > 0) {
                     LOG.warn("{}: the input ended before the first checkpoint of the run restored from checkpoint {}, "
-                            + "and these transactions of other subtasks named at or before it are still prepared "
-                            + "after the claim wait ({}): {}. Restored committers commit what the checkpoint promised "
-                            + "as their tasks start, so these are orphans of another line of history, or a committer "
-                            + "slower than the claim wait; the statements held since the start run now", context,
-                            restored, restoredCommitWait, others);
+                            + "and after the claim wait ({}) these transactions of other subtasks named at or before it "
+                            + "are still prepared: {}, and these writes carried past a barrier are not yet written: {}. "
+                            + "Restored committers commit what the checkpoint promised, and restored writers write what "
+                            + "they carried, as their tasks start, so these are orphans of another line of history "
+                            + "(or of a state not restored), or a task slower than the claim wait; the statements held "
+                            + "since the start run now", context, restored, restoredCommitWait, others, notices);
                     return;
                 }
                 if (!mailbox.tryYield()) {

@@ -151,8 +151,9 @@ public interface WriterSession<IN> extends AutoCloseable {
     /**
      * What the resource records of writes carried past a barrier and not written since (see {@link #prepare}):
      * one notice per committed transaction that recorded carried writes, of any subtask index of this sink id,
-     * until they are written or given up. Runs at start, between epochs. The default, for resources whose
-     * sessions never carry writes, is none.
+     * until they are written or given up. Runs at start, between epochs, and within one (at the end of input:
+     * then without touching the epoch's transaction). The default, for resources whose sessions never carry
+     * writes, is none.
      */
     default List<CarriedNotice> openCarried() throws IOException {
         return List.of();

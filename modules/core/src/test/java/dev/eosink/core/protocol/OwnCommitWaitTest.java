@@ -2,6 +2,7 @@ package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
@@ -306,6 +307,30 @@ class OwnCommitWaitTest {
 
         assertThat(listings[0]).as("the end of input waited for the commit (listing 3)").isGreaterThanOrEqualTo(3);
         assertThat(prepared).as("named after the restored checkpoint: not waited for").containsExactly(later);
+        assertThat(gate.pending()).isFalse();
+    }
+
+    /**
+     * After a rescale, another restored writer writes what its state carried past the barrier as its task
+     * starts, and those writes may touch keys this subtask now owns: the end of input waits until they are
+     * written before its held statements run, which would otherwise hold the row locks the carried writes
+     * wait for, while no checkpoint can come to release them (that task is still starting).
+     */
+    @Test
+    void theEndOfInputOfARestoredRunWaitsForTheWritesOtherRestoredWritersCarried() throws Exception {
+        restoredCheckpoint = OptionalLong.of(6);
+        ExactlyOnceWriter<String> writer = writer(false);
+        notices.add(new CarriedNotice(new TransactionId("upserts", 1, 6, "run1run1"), 3));
+        int[] reads = {0};
+        onCarried = () -> {
+            if (++reads[0] == 3) {
+                notices.clear(); // the restored writer of subtask index 1 wrote them
+            }
+        };
+
+        writer.flush(true);
+
+        assertThat(reads[0]).as("the end of input waited until they were written (read 3)").isGreaterThanOrEqualTo(3);
         assertThat(gate.pending()).isFalse();
     }
 
@@ -625,6 +650,9 @@ class OwnCommitWaitTest {
     private final List<TransactionId> prepared = new ArrayList<>();
     private Runnable onList = () -> {};
     private int listed;
+    /** The open notices of carried writes, as the session reads them; {@link #onCarried} runs at each read. */
+    private final List<CarriedNotice> notices = new ArrayList<>();
+    private Runnable onCarried = () -> {};
 
     private ExactlyOnceWriter<String> writer(boolean waits) throws Exception {
         if (hears) {
@@ -636,6 +664,12 @@ class OwnCommitWaitTest {
                 listed++;
                 onList.run();
                 return List.copyOf(prepared);
+            }
+
+            @Override
+            public List<CarriedNotice> openCarried() {
+                onCarried.run();
+                return List.copyOf(notices);
             }
 
             @Override

@@ -337,6 +337,9 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     @Override
     public List<CarriedNotice> openCarried() throws IOException {
         try {
+            if (transactionOpen) {
+                return commitLook.openCarried(markers.table().sql());
+            }
             betweenEpochs("reading the notices of carried writes");
             return io.call("reading the notices of carried writes",
                     () -> CarriedNotices.read(connection, markers.table().sql(), context.sinkId()));

@@ -1,8 +1,10 @@
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.sql.CarriedNotices;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,17 +53,37 @@ final class PreparedListing implements AutoCloseable {
 
     /** Lists on the connection of its own, opening it on first use. */
     List<TransactionId> list() throws SQLException {
-        if (connection == null) {
-            Connection c = opener.open();
-            c.setAutoCommit(true);
-            connection = c;
-            io = new IoWatchdog(SessionEnd.physical(c), networkTimeout, context + " (commit look)");
-        }
+        open();
         try {
             return list(connection, io, context.sinkId());
         } catch (SQLException e) {
             close();
             throw e;
+        }
+    }
+
+    /**
+     * The open notices of carried writes in {@code markerTable} ({@link CarriedNotices}), read on the
+     * connection of its own: within an epoch, for the same reasons as the listing.
+     */
+    List<CarriedNotice> openCarried(String markerTable) throws SQLException {
+        open();
+        try {
+            Connection c = connection;
+            return io.call("reading the notices of carried writes",
+                    () -> CarriedNotices.read(c, markerTable, context.sinkId()));
+        } catch (SQLException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private void open() throws SQLException {
+        if (connection == null) {
+            Connection c = opener.open();
+            c.setAutoCommit(true);
+            connection = c;
+            io = new IoWatchdog(SessionEnd.physical(c), networkTimeout, context + " (commit look)");
         }
     }
 
