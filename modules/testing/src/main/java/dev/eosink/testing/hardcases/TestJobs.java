@@ -234,7 +234,7 @@ public final class TestJobs {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (true) {
             try {
-                return trigger.get().get();
+                return answer(job, trigger.get());
             } catch (ExecutionException e) {
                 boolean notYetRunning = ExceptionUtils.findThrowable(e, CheckpointException.class)
                         .map(c -> c.getCheckpointFailureReason() == CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING)
@@ -243,6 +243,40 @@ public final class TestJobs {
                     throw e;
                 }
                 Thread.sleep(100);
+            }
+        }
+    }
+
+    /**
+     * The savepoint's path once {@code pending} completes. A trigger that races the job's end may never be
+     * answered (see {@link #checkpointUntilFinished}): so it is awaited only while the job runs, and at most
+     * twice {@link #TIMEOUT}; either way out is an {@link ExecutionException}, as a refused trigger is.
+     */
+    private static String answer(JobClient job, CompletableFuture<String> pending) throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos() * 2;
+        while (true) {
+            try {
+                return pending.get(200, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException notYet) {
+                boolean ended;
+                try {
+                    ended = job.getJobStatus().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).isGloballyTerminalState();
+                } catch (ExecutionException | TimeoutException gone) {
+                    ended = true; // the cluster no longer knows the job
+                }
+                if (ended) {
+                    // A stop with a savepoint ends the job as it answers: give the answer a moment first.
+                    try {
+                        return pending.get(10, TimeUnit.SECONDS);
+                    } catch (TimeoutException never) {
+                        throw new ExecutionException(new IllegalStateException("job " + job.getJobID()
+                                + " ended while its savepoint was pending, and Flink may never answer such a trigger"));
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new ExecutionException(new TimeoutException("the savepoint of job " + job.getJobID()
+                            + " was still pending after " + TIMEOUT.multipliedBy(2).toSeconds() + " s"));
+                }
             }
         }
     }
