@@ -98,19 +98,22 @@ final class FileWriterSession<IN> implements WriterSession<IN> {
     }
 
     /**
-     * The committed files of this sink named after {@code checkpointId} whose epoch began after {@code
-     * sinceEpochMillis}: each file carries its epoch's start as its modification time (set at prepare,
-     * kept by both renames), and its lines are its rows.
+     * The committed files of this sink whose epoch began after {@code sinceEpochMillis}, named after {@code
+     * checkpointId} or by another execution than {@code takenBy}: each file carries its epoch's start as its
+     * modification time (set at prepare, kept by both renames), and its lines are its rows.
      */
     @Override
-    public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis) throws IOException {
+    public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis, Optional<String> takenBy)
+            throws IOException {
         long transactions = 0;
         long rows = 0;
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         for (TransactionId id : directory.list(SinkDirectory.COMMITTED, context.sinkId())) {
             Path file = directory.committed(id);
-            if (id.checkpointId() > checkpointId && Files.getLastModifiedTime(file).toMillis() > sinceEpochMillis) {
+            boolean later = id.checkpointId() > checkpointId
+                    || takenBy.isPresent() && !takenBy.get().equals(id.executionTag());
+            if (later && Files.getLastModifiedTime(file).toMillis() > sinceEpochMillis) {
                 transactions++;
                 rows += lines(file);
                 first = Math.min(first, id.checkpointId());

@@ -242,9 +242,13 @@ class FileSessionsTest {
             committer.commit(id(0, 4));
             epoch(writer, id(0, 5), 10, 11); // prepared, not committed
 
-            assertThat(writer.committedAfter(2, since)).contains(new Committed(2, 7, 3, 4));
-            assertThat(writer.committedAfter(1, 0)).contains(new Committed(3, 10, 2, 4));
-            assertThat(writer.committedAfter(4, 0)).isEqualTo(Optional.empty());
+            assertThat(writer.committedAfter(2, since, Optional.empty())).contains(new Committed(2, 7, 3, 4));
+            assertThat(writer.committedAfter(1, 0, Optional.empty())).contains(new Committed(3, 10, 2, 4));
+            assertThat(writer.committedAfter(4, 0, Optional.empty())).isEqualTo(Optional.empty());
+            // Named by the execution that took checkpoint 4, nothing is later; by another, all of it is.
+            String own = id(0, 4).executionTag();
+            assertThat(writer.committedAfter(4, 0, Optional.of(own))).isEqualTo(Optional.empty());
+            assertThat(writer.committedAfter(4, 0, Optional.of("zzzzzzzz"))).contains(new Committed(3, 10, 2, 4));
         }
     }
 

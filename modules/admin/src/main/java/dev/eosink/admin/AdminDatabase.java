@@ -114,12 +114,14 @@ interface AdminDatabase extends AutoCloseable {
     OptionalLong marker(TransactionId id) throws AdminException;
 
     /**
-     * The sink's transactions committed after a checkpoint was taken: marker rows named after
-     * checkpoint {@code checkpointId} whose transaction began after {@code sinceEpochMillis}, as
-     * "N transaction(s) (R rows) of checkpoints A to B"; empty when there are none. Such commits mean
-     * that a later checkpoint of the same job completed.
+     * The sink's transactions committed after a checkpoint was taken: marker rows whose transaction began
+     * after {@code sinceEpochMillis}, named after checkpoint {@code checkpointId} or, when {@code takenBy} is
+     * the execution tag of the writers that took it, by another execution at any checkpoint, as "N
+     * transaction(s) (R rows) of checkpoints A to B"; empty when there are none. Such commits mean that a
+     * later checkpoint of the same job completed, or that another run of the sink id (a fresh start) wrote.
      */
-    Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis) throws AdminException;
+    Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis, Optional<String> takenBy)
+            throws AdminException;
 
     /**
      * Who holds an ownership guard of {@code sinkId}, one line each: non-empty while a job with that

@@ -3,6 +3,7 @@ package dev.eosink.admin;
 import dev.eosink.admin.AdminDatabase.Markers;
 import dev.eosink.admin.AdminDatabase.Notice;
 import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.CarriedNotices;
 
 import java.sql.Connection;
@@ -35,7 +36,8 @@ final class MarkerQueries {
     /**
      * @param table the marker table as the database's SQL names it (quoted)
      * @param committedAfterSql count, rows, lowest and highest checkpoint of a sink's ({@code ?1}) markers
-     *     named after checkpoint {@code ?2} whose epoch began after {@code ?3} (epoch milliseconds)
+     *     named after checkpoint {@code ?2} or not matching the name pattern {@code ?3}, whose epoch began after
+     *     {@code ?4} (epoch milliseconds)
      * @param missingTable whether an error says that the table does not exist
      * @param database the database, as messages name it
      */
@@ -101,11 +103,13 @@ final class MarkerQueries {
         }
     }
 
-    Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis) throws AdminException {
+    Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis, Optional<String> takenBy)
+            throws AdminException {
         try (PreparedStatement s = connection.prepareStatement(committedAfterSql)) {
             s.setString(1, sinkId);
             s.setLong(2, checkpointId);
-            s.setLong(3, sinceEpochMillis);
+            s.setString(3, MarkerTable.namedBy(takenBy));
+            s.setLong(4, sinceEpochMillis);
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
                 return rs.getLong(1) == 0 ? Optional.empty() : Optional.of(rs.getLong(1) + " transaction(s) (" + rs.getLong(2)

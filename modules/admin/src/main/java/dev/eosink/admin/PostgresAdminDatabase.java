@@ -103,8 +103,9 @@ final class PostgresAdminDatabase implements AdminDatabase {
     }
 
     @Override
-    public Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis) throws AdminException {
-        return markers.committedAfter(sinkId, checkpointId, sinceEpochMillis);
+    public Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis,
+            Optional<String> takenBy) throws AdminException {
+        return markers.committedAfter(sinkId, checkpointId, sinceEpochMillis, takenBy);
     }
 
     @Override

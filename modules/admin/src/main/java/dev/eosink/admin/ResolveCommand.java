@@ -75,15 +75,15 @@ final class ResolveCommand {
                         + "its transactions itself), then run resolve again");
             }
             out.println("ownership guard: free (no live job with sink id " + sinkId + ")");
-            OptionalLong takenAt = sink.writerStates().stream().map(WriterState::snapshotAtMillis)
-                    .filter(OptionalLong::isPresent).mapToLong(OptionalLong::getAsLong).min();
+            OptionalLong takenAt = WriterState.takenAt(sink.writerStates());
             if (takenAt.isPresent() && !args.allowOlder) {
-                Optional<String> later = db.committedAfter(sinkId, sink.checkpointId(), takenAt.getAsLong());
+                Optional<String> later = db.committedAfter(sinkId, sink.checkpointId(), takenAt.getAsLong(),
+                        WriterState.takenBy(sink.writerStates()));
                 if (later.isPresent()) {
                     throw new AdminException("checkpoint " + sink.checkpointId() + " is not the job's last: the database "
                             + "holds " + later.get() + " of sink id '" + sinkId + "', committed after this checkpoint was "
-                            + "taken, so a later checkpoint completed. Resolving against this one would roll back what the "
-                            + "later one promised. Remedy: resolve with the newest retained checkpoint (the newest chk-N "
+                            + "taken, so a later checkpoint completed, or another run of the sink id wrote. Resolving "
+                            + "against this one would roll back what the later one promised. Remedy: resolve with the newest retained checkpoint (the newest chk-N "
                             + "with a _metadata file, or a later savepoint); --allow-older-checkpoint if this one is "
                             + "deliberate (the sources will be rewound to it)");
                 }

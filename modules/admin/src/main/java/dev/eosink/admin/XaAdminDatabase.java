@@ -60,8 +60,8 @@ final class XaAdminDatabase implements AdminDatabase {
             // MariaDB's form of the sink's marker SQL (its dialect in eosink-xa is internal); a missing
             // table is SQLSTATE 42S02, error 1146.
             this.markers = new MarkerQueries(connection, table(), "SELECT COUNT(*), COALESCE(SUM(row_count), 0), "
-                    + "MIN(checkpoint_id), MAX(checkpoint_id) FROM " + table() + " WHERE sink_id = ? AND checkpoint_id > ? "
-                    + "AND created_at > FROM_UNIXTIME(? / 1000)",
+                    + "MIN(checkpoint_id), MAX(checkpoint_id) FROM " + table() + " WHERE sink_id = ? AND (checkpoint_id > ? "
+                    + "OR gid NOT LIKE ?) AND created_at > FROM_UNIXTIME(? / 1000)",
                     e -> "42S02".equals(e.getSQLState()) || e.getErrorCode() == 1146, this::describe, credentials);
         } catch (SQLException e) {
             close();
@@ -185,8 +185,9 @@ final class XaAdminDatabase implements AdminDatabase {
     }
 
     @Override
-    public Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis) throws AdminException {
-        return markers.committedAfter(sinkId, checkpointId, sinceEpochMillis);
+    public Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis,
+            Optional<String> takenBy) throws AdminException {
+        return markers.committedAfter(sinkId, checkpointId, sinceEpochMillis, takenBy);
     }
 
     @Override

@@ -35,4 +35,22 @@ class PostgresExplorerITCase extends ExplorerSuite {
                 + "progress 200; savepoint; cancel; start snapshot#0 p2 state=kept jobid=new chaining=ON gate=chained "
                 + "leftover=FAIL rewind=FAIL");
     }
+
+    /**
+     * A rewind across lines of history in an upsert table: S0 taken at record 1,300, then a fresh run of the sink
+     * id re-inserts keys from the first record on and stops; S0 is restored. The fresh run's keys whose last record
+     * (their delete) comes before S0 are never written again, so they keep its value: announced by the sink, whose
+     * rewind check sees the fresh run's commits by their execution though their checkpoint numbers are no higher
+     * than S0's, and allowed by the oracle as that rewind's leftovers; under FAIL, the restore is refused.
+     */
+    @Test
+    void aRewindAcrossLinesLeavesTheOtherLinesKeysAndIsAnnounced(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        String steps = "mode changelog; start fresh p1 state=kept jobid=new chaining=ON gate=chained leftover=FAIL "
+                + "rewind=WARN; progress 1300; stop drain=false; start fresh p1 state=kept jobid=new chaining=ON "
+                + "gate=chained leftover=FAIL rewind=WARN; progress 450; stop drain=false; start snapshot#0 p1 state=kept "
+                + "jobid=new chaining=ON gate=chained leftover=FAIL rewind=";
+        Explorer.assertKeepsItsPromises(new PostgresBackend(), client, dir.resolve("warn"), steps + "WARN");
+        Explorer.assertKeepsItsPromises(new PostgresBackend(), client, dir.resolve("fail"), steps + "FAIL");
+    }
 }

@@ -169,8 +169,8 @@ final class OwnCommitGate implements OwnCommits {
      * database lists no transaction of the sink named at or before the restored checkpoint that another
      * subtask owns (each is committed by a restored committer, or is an orphan its owner rolls back at its
      * first barrier), and no notice of writes carried past a barrier is open (each is written by the restored
-     * writer that holds it as its task starts, or given up). This writer's own are left to its recovery, which waited for the promised ones at
-     * start. Bounded by the claim wait, as the start's wait for restored committers is, and as there
+     * writer that holds it as its task starts, or given up). This writer's own are left to its recovery,
+     * which waited for the promised ones at start. Bounded by the claim wait, as the start's wait for restored committers is, and as there
      * extended while a committer of this sink in this JVM is inside a commit call ({@link LocalCommitters});
      * past it, with a warning, the statements run all the same, as an orphan's rows are never visible.
      */

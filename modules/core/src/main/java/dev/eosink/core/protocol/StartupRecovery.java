@@ -614,8 +614,10 @@ final class StartupRecovery {
     }
 
     /**
-     * Asks the marker table whether the sink committed checkpoints after the restored one since it was taken:
-     * then the job is being rewound, and every record after it is written again. Subtask 0 warns (the default,
+     * Asks the marker table whether the sink committed checkpoints after the restored one since it was taken,
+     * or anything at all by another execution than the one that took it (another line of history: a fresh
+     * start of the job numbers its checkpoints from 1 again): then the job is being rewound, and every record
+     * after it is written again. Subtask 0 warns (the default,
      * {@link RewindPolicy#WARN}); under {@link RewindPolicy#FAIL} every writer with restored state asks, before it
      * writes or gives up anything, so that no subtask of a refused rewind writes what its state carried while
      * subtask 0 refuses.
@@ -625,16 +627,15 @@ final class StartupRecovery {
         if (restoredId.isEmpty() || context.subtask() != 0 && settings.rewindPolicy() != RewindPolicy.FAIL) {
             return;
         }
-        OptionalLong takenAt = restored.stream()
+        List<WriterState> ofRestored = restored.stream()
                 .filter(s -> s.sinkId().equals(context.sinkId()) && s.checkpointId() == restoredId.getAsLong())
-                .map(WriterState::snapshotAtMillis)
-                .filter(OptionalLong::isPresent)
-                .mapToLong(OptionalLong::getAsLong)
-                .min();
+                .collect(Collectors.toList());
+        OptionalLong takenAt = WriterState.takenAt(ofRestored);
         if (takenAt.isEmpty()) {
             return;
         }
-        Optional<Committed> after = session.committedAfter(restoredId.getAsLong(), takenAt.getAsLong());
+        Optional<Committed> after = session.committedAfter(restoredId.getAsLong(), takenAt.getAsLong(),
+                WriterState.takenBy(ofRestored));
         if (after.isEmpty() || after.get().transactions() == 0) {
             return;
         }
@@ -642,7 +643,9 @@ final class StartupRecovery {
         String message = context + ", " + target + ": this job is restored from checkpoint " + restoredId.getAsLong()
                 + ", but since that checkpoint was taken (" + java.time.Instant.ofEpochMilli(takenAt.getAsLong())
                 + ") the sink committed " + c + ". Every record after the restored checkpoint is written again: rows "
-                + "committed after it stay, so an append table gets them twice (an upsert table converges).";
+                + "committed since stay: an append table gets them twice; an upsert table converges, but for keys that "
+                + "another run of the sink id (a fresh start, say) wrote and whose last record comes before the "
+                + "restored checkpoint: they keep that run's value.";
         if (settings.rewindPolicy() == RewindPolicy.FAIL) {
             throw refuse(new SinkException(message + " Refused (rewindPolicy FAIL), and the job "
                     + "fails without restarts (a restart would find the same); nothing of this job became visible. "
@@ -679,7 +682,7 @@ final class StartupRecovery {
         if (later.isEmpty()) {
             return;
         }
-        Optional<Committed> committed = session.committedAfter(restoredId.getAsLong(), 0L);
+        Optional<Committed> committed = session.committedAfter(restoredId.getAsLong(), 0L, Optional.empty());
         if (committed.isEmpty() || committed.get().transactions() == 0) {
             return;
         }

@@ -3,10 +3,13 @@ package dev.eosink.core.protocol;
 import org.apache.flink.annotation.Internal;
 
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * What a writer subtask keeps in checkpoint state: which writer took part in the checkpoint. The open
@@ -126,6 +129,26 @@ public record WriterState(String sinkId, int subtask, long checkpointId, Optiona
     /** The task manager's wall clock when the snapshot was taken; empty in state of the first layout. */
     public OptionalLong snapshotAtMillis() {
         return lineage.map(l -> OptionalLong.of(l.snapshotAtMillis())).orElse(OptionalLong.empty());
+    }
+
+    /**
+     * When the writers of one snapshot took it: the earliest {@link #snapshotAtMillis} among {@code states}
+     * (a snapshot's writers take their part at their own barriers); empty when none tells.
+     */
+    public static OptionalLong takenAt(Collection<WriterState> states) {
+        return states.stream().map(WriterState::snapshotAtMillis).filter(OptionalLong::isPresent)
+                .mapToLong(OptionalLong::getAsLong).min();
+    }
+
+    /**
+     * Which execution took a snapshot: the execution tag ({@link dev.eosink.core.TransactionId#tagOf}) of the
+     * run tokens of {@code states}, when they all name the same one; empty when none has a run token, or they
+     * disagree.
+     */
+    public static Optional<String> takenBy(Collection<WriterState> states) {
+        Set<String> tags = states.stream().map(WriterState::run).flatMap(Optional::stream)
+                .map(dev.eosink.core.TransactionId::tagOf).collect(Collectors.toSet());
+        return tags.size() == 1 ? Optional.of(tags.iterator().next()) : Optional.empty();
     }
 
     @Override

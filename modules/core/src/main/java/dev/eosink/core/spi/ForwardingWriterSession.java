@@ -45,8 +45,9 @@ public abstract class ForwardingWriterSession<IN> implements WriterSession<IN> {
     }
 
     @Override
-    public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis) throws IOException {
-        return delegate.committedAfter(checkpointId, sinceEpochMillis);
+    public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis, Optional<String> takenBy)
+            throws IOException {
+        return delegate.committedAfter(checkpointId, sinceEpochMillis, takenBy);
     }
 
     @Override

@@ -52,12 +52,16 @@ public interface WriterSession<IN> extends AutoCloseable {
     void rollbackPrepared(TransactionId id) throws IOException;
 
     /**
-     * What this sink committed, by its markers, in transactions named after checkpoint {@code
-     * checkpointId} whose epoch began after {@code sinceEpochMillis}: the evidence that a job restored
-     * from checkpoint {@code checkpointId} (taken at that time) is rewound. Empty when nothing was,
-     * or when the database cannot tell. Runs at start, between epochs.
+     * What this sink committed, by its markers, in transactions whose epoch began after {@code
+     * sinceEpochMillis} and that are named after checkpoint {@code checkpointId} or, when {@code takenBy}
+     * names the execution tag of the writers that took that checkpoint, named by any other execution at
+     * any checkpoint (another line of history, a fresh start of the job above all, numbers its checkpoints
+     * from 1 again): the evidence that a job restored from checkpoint {@code checkpointId} (taken at that
+     * time) is rewound. Empty when nothing was, or when the database cannot tell. Runs at start, between
+     * epochs.
      */
-    default Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis) throws IOException {
+    default Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis, Optional<String> takenBy)
+            throws IOException {
         return Optional.empty();
     }
 

@@ -641,7 +641,7 @@ class ExactlyOnceWriterTest {
         }
 
         @Override
-        public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis) {
+        public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis, Optional<String> takenBy) {
             askedCommittedAfter.add(checkpointId);
             askedCommittedAfter.add(sinceEpochMillis);
             return committedAfter;

@@ -4,6 +4,7 @@ import org.apache.flink.annotation.Internal;
 
 import java.io.Serializable;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The marker table: one row per prepared transaction, written inside that transaction. A row is
@@ -63,11 +64,21 @@ public record MarkerTable(SqlIdentifier table) implements Serializable {
 
     /**
      * Count, rows, lowest and highest checkpoint of a sink's ({@code ?1}) markers named after checkpoint
-     * {@code ?2} whose epoch began after {@code ?3} (epoch milliseconds).
+     * {@code ?2} or not matching the name pattern {@code ?3} ({@link #namedBy}), whose epoch began after
+     * {@code ?4} (epoch milliseconds).
      */
     public String committedAfterSql() {
         return "SELECT count(*), coalesce(sum(row_count), 0), min(checkpoint_id), max(checkpoint_id) FROM " + table.sql()
-                + " WHERE sink_id = ? AND checkpoint_id > ? AND created_at > to_timestamp(? / 1000.0)";
+                + " WHERE sink_id = ? AND (checkpoint_id > ? OR gid NOT LIKE ?) AND created_at > to_timestamp(? / 1000.0)";
+    }
+
+    /**
+     * The {@code LIKE} pattern of the names of transactions that writers of the execution tagged {@code
+     * executionTag} prepared (the tag starts the run token that ends every name); every name when empty.
+     * Tags are letters and digits, never a wildcard.
+     */
+    public static String namedBy(Optional<String> executionTag) {
+        return executionTag.map(tag -> "%/" + tag + "____").orElse("%");
     }
 
     public String pruneSql() {

@@ -151,12 +151,14 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     }
 
     @Override
-    public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis) throws IOException {
+    public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis, Optional<String> takenBy)
+            throws IOException {
         try (PreparedStatement s = connection.prepareStatement(markers.committedAfterSql())) {
             betweenEpochs("reading the marker table");
             s.setString(1, context.sinkId());
             s.setLong(2, checkpointId);
-            s.setLong(3, sinceEpochMillis);
+            s.setString(3, MarkerTable.namedBy(takenBy));
+            s.setLong(4, sinceEpochMillis);
             return io.call("reading the marker table", () -> {
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();

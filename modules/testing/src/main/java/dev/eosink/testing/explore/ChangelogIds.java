@@ -56,6 +56,12 @@ final class ChangelogIds {
         return offset / 2 % 2 == 0 ? RowKind.INSERT : RowKind.UPDATE_AFTER;
     }
 
+    /** Whether record {@code i} writes its key's row (an insert or an update), rather than deleting it. */
+    static boolean writes(long i) {
+        RowKind kind = kind(i);
+        return kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER;
+    }
+
     /** The table once ids 0..{@link Scenario#IDS}-1 were written in order into an empty one: key -> value. */
     static Map<Long, Long> expected() {
         return UpsertRecords.replay(Scenario.IDS, ChangelogIds::key, ChangelogIds::kind);

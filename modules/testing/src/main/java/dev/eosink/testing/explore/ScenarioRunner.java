@@ -216,8 +216,9 @@ public final class ScenarioRunner {
         Set<String> preparedBefore = History.names(backend.prepared(sinkId));
         Resolver.Outcome outcome = resolver.get().resolve(sinkId, snapshotPath(newest));
         Set<String> committed = markers();
+        Set<String> preparedAfter = History.names(backend.prepared(sinkId));
         for (String gid : preparedBefore) {
-            if (!History.names(backend.prepared(sinkId)).contains(gid)) {
+            if (!preparedAfter.contains(gid)) {
                 ProtocolTrace.resolved(sinkId, gid, committed.contains(gid) ? "COMMITTED" : "ROLLED_BACK");
             }
         }
@@ -600,8 +601,9 @@ public final class ScenarioRunner {
                 && !abandoned.isEmpty()) {
             // The documented remedy (docs/guarantees.md, "A rescale up over another run's transactions"): roll
             // back what the snapshot never promised, as eosink-admin resolve against it would, and restore again.
+            Set<String> stillPrepared = History.names(backend.prepared(sinkId));
             for (String gid : abandoned) {
-                if (History.names(backend.prepared(sinkId)).contains(gid)) {
+                if (stillPrepared.contains(gid)) {
                     backend.rollbackPrepared(TransactionId.parse(gid).orElseThrow());
                     ProtocolTrace.resolved(sinkId, gid, "ROLLED_BACK");
                 }

@@ -160,6 +160,65 @@ public interface SavepointCases extends HardCaseSupport {
     }
 
     /**
+     * A rewind across lines of history: S0 is taken by a stop after three checkpoints; the job is then started
+     * fresh (a new line of history, whose checkpoints count from 1 again: none after S0's number) and commits
+     * its first checkpoint; then S0 is restored. Every record after S0 is written again and what the fresh run
+     * committed stays, a rewind that no checkpoint number shows: the markers show it by the execution that
+     * named them. Under rewindPolicy(FAIL) the restore is refused and leaves the table as it was; under WARN
+     * (the default) it goes on, and the table holds what each run committed, no more.
+     */
+    @Test
+    default void aRestoreAfterAFreshRunCommittedIsARewind(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        long n = 1_200;
+        String valve = sinkId();
+        JobClient first = startValved(valve, n, 300, manualEnv(2), "first run");
+        for (int i = 0; i < 2; i++) {
+            long c = checkpoint(client, first.getJobID());
+            await(() -> preparedLeft().isEmpty(), "checkpoint " + c + " committed");
+            IdValve.openTo(valve, 300L * (i + 2));
+            awaitOpenTransactions(2);
+        }
+        String s0 = stopWithSavepoint(first, false, dir);
+        awaitStatus(first, JobStatus.FINISHED);
+        long s0Id = checkpointIdOf(s0);
+        Set<Long> ofFirstRun = idsCommittedUpTo(s0Id);
+        assertThat(ofFirstRun).as("committed by the first run, all that S0 accounts for").hasSize((int) rows());
+
+        JobClient fresh = startValved(valve, n, 300, manualEnv(2), "a fresh run of the same sink id");
+        long c1 = checkpoint(client, fresh.getJobID());
+        assertThat(c1).as("the fresh run's checkpoint, numbered no higher than S0's").isLessThanOrEqualTo(s0Id);
+        await(() -> preparedLeft().isEmpty() && rows() > ofFirstRun.size(), "the fresh run's checkpoint committed");
+        fresh.cancel().get();
+        awaitStatus(fresh, JobStatus.CANCELED);
+        awaitSessionsClosed();
+        java.util.Map<Long, Long> beforeRestore = idCounts();
+
+        StreamExecutionEnvironment refused = env(2, 200, restoreFrom(s0));
+        valvedPipeline(refused, valve, n, sink(spec().withRewindPolicy(RewindPolicy.FAIL)));
+        assertThatThrownBy(() -> refused.execute("S0 restored after the fresh run, rewindPolicy FAIL"))
+                .rootCause()
+                .hasMessageContaining("restored from checkpoint " + s0Id)
+                .hasMessageContaining("the sink committed")
+                .hasMessageContaining("rewindPolicy FAIL");
+        assertThat(idCounts()).as("nothing of the refused run visible").isEqualTo(beforeRestore);
+
+        IdValve.openFully(valve);
+        StreamExecutionEnvironment warned = env(2, 200, restoreFrom(s0));
+        valvedPipeline(warned, valve, n, sink());
+        warned.execute("S0 restored after the fresh run, rewindPolicy WARN");
+
+        java.util.Map<Long, Long> expected = new java.util.HashMap<>(beforeRestore);
+        for (long id = 0; id < n; id++) {
+            if (!ofFirstRun.contains(id)) {
+                expected.merge(id, 1L, Long::sum);
+            }
+        }
+        assertThat(preparedLeft()).as("prepared transactions left").isEmpty();
+        assertThat(idCounts()).as("each run's commits, and the replay after S0").isEqualTo(expected);
+    }
+
+    /**
      * An older savepoint restored with a detour: an operator restores an older savepoint S0, that run
      * dies with the transactions of its first checkpoint prepared, and the operator then restores the
      * newer savepoint S1. The dead run numbered its transactions from S0 on, so its leftovers carry a

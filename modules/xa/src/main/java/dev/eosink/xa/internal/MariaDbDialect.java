@@ -316,7 +316,8 @@ final class MariaDbDialect extends XaDialect {
     @Override
     public String markerCommittedAfterSql(String schema, String table) {
         return "SELECT COUNT(*), COALESCE(SUM(row_count), 0), MIN(checkpoint_id), MAX(checkpoint_id) FROM "
-                + qualified(schema, table) + " WHERE sink_id = ? AND checkpoint_id > ? AND created_at > FROM_UNIXTIME(? / 1000)";
+                + qualified(schema, table) + " WHERE sink_id = ? AND (checkpoint_id > ? OR gid NOT LIKE ?)"
+                + " AND created_at > FROM_UNIXTIME(? / 1000)";
     }
 
     @Override

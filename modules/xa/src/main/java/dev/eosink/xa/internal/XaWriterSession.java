@@ -8,6 +8,7 @@ import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.sql.CarriedNotices;
+import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.xa.internal.XaDialect.MarkerRow;
 import dev.eosink.xa.internal.XaErrors.Handling;
 import dev.eosink.xa.internal.XaErrors.Operation;
@@ -103,7 +104,8 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
     }
 
     @Override
-    public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis) throws IOException {
+    public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis, Optional<String> takenBy)
+            throws IOException {
         String sql = dialect.markerCommittedAfterSql(database.markerSchema(), database.markerTable());
         if (sql == null) {
             return Optional.empty();
@@ -111,7 +113,8 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
         try (PreparedStatement s = guard.prepareStatement(sql)) {
             s.setString(1, context.sinkId());
             s.setLong(2, checkpointId);
-            s.setLong(3, sinceEpochMillis);
+            s.setString(3, MarkerTable.namedBy(takenBy));
+            s.setLong(4, sinceEpochMillis);
             return guardIo.sql("reading the marker table", () -> {
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();
