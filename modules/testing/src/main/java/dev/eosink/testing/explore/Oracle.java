@@ -38,7 +38,9 @@ import java.util.regex.Pattern;
  *       sink's state among another execution's prepared transactions ({@code leftoverPolicy(FAIL)}), or
  *       with it at a higher parallelism among another run's transactions on indices the snapshot did not
  *       have ({@link #abandonedOnNewIndices}, a documented limit), or restored a snapshot older than a
- *       commit of the sink ({@code rewindPolicy(FAIL)}); and it leaves
+ *       commit of the sink ({@code rewindPolicy(FAIL)}), which such a start with the sink's state must be,
+ *       if a transaction prepared since its snapshot was taken committed (named after the snapshot's
+ *       checkpoint, or by another run); and it leaves
  *       nothing of its own, committed or prepared. Any other failure of a job is a violation, and so is
  *       a job that never ends.
  *   <li><b>Nothing prepared</b> of the final line once it ended. What an abandoned line left prepared (a
@@ -95,7 +97,8 @@ public final class Oracle {
 
     /**
      * The kind of a violation, without its run numbers, ids and names: "LOSS", "DUPLICATES", "NOT ATOMIC",
-     * "NOT THE REPLAY", "LEFT PREPARED", "FOREIGN MARKER", "RESOLVE FAILED", "DID NOT FINISH", or what a run did ("failed",
+     * "NOT THE REPLAY", "LEFT PREPARED", "FOREIGN MARKER", "RESOLVE FAILED", "DID NOT FINISH", "MISSED REWIND",
+     * or what a run did ("failed",
      * "was refused", "committed", "rolled back"). The shrinker keeps a smaller scenario only if it violates
      * in a kind the original did.
      */
@@ -345,6 +348,7 @@ public final class Oracle {
             violations.add("run " + run.index + " failed: " + run.failure);
         }
         if (run.end != History.End.REFUSED) {
+            judgeRewindSeen(run, history, violations);
             return;
         }
         String kind = refusal(run.failure).orElseThrow();
@@ -429,6 +433,28 @@ public final class Oracle {
                 violations.add("run " + run.index + " rolled back " + gid + ", another execution's"
                         + (run.origin == null ? "" : " named at or before its restored checkpoint " + run.origin.checkpointId)
                         + ", though it started without the sink's state under leftoverPolicy FAIL (a refusal was due)");
+            }
+        }
+    }
+
+    /**
+     * A run restored with the sink's state under {@code rewindPolicy(FAIL)} that started, though a transaction
+     * prepared after its snapshot was taken had committed (named after the snapshot's checkpoint, or by another
+     * run), missed the rewind the docs promise to refuse.
+     */
+    private static void judgeRewindSeen(History.Run run, History history, List<String> violations) {
+        if (run.start.rewindPolicy != RewindPolicy.FAIL || !run.sinkStateRestored || run.origin == null
+                || run.end == History.End.NOT_STARTED) {
+            return;
+        }
+        for (String gid : run.markersBefore) {
+            ProtocolTrace.Event e = history.preparedByName().get(gid);
+            if (e != null && e.seq > run.origin.takenSeq
+                    && (checkpointOf(gid) > run.origin.checkpointId || !run.origin.run.owns(e))) {
+                violations.add("MISSED REWIND: run " + run.index + " restored " + run.origin + " under rewindPolicy "
+                        + "FAIL, after " + gid + ", prepared since that snapshot was taken, had committed; it was not "
+                        + "refused");
+                return;
             }
         }
     }
