@@ -51,6 +51,15 @@ public final class PostgresBackend implements HardCaseBackend, KeyedResource {
 
     @Override
     public ExactlyOnceSink<Long> sink(SinkSpec spec) {
+        return insertBuilder(spec).build();
+    }
+
+    @Override
+    public Optional<ExactlyOnceSink<Long>> batchSink(SinkSpec spec) {
+        return Optional.of(insertBuilder(spec).writeMethod(WriteMethod.BATCH).build());
+    }
+
+    private PostgresSinkBuilder<Long> insertBuilder(SinkSpec spec) {
         PostgresSinkBuilder<Long> builder = builder(spec)
                 .columns("id", "payload")
                 .rows(id -> new Object[] {id, "row-" + id});
@@ -58,7 +67,7 @@ public final class PostgresBackend implements HardCaseBackend, KeyedResource {
         spec.markerRetention().ifPresent(builder::markerRetention);
         spec.markerPruneInterval().ifPresent(builder::markerPruneInterval);
         spec.driverProperties().forEach(builder::property);
-        return builder.build();
+        return builder;
     }
 
     /** What every sink of the backend takes from a spec: where, who, which sink and table, the policies. */

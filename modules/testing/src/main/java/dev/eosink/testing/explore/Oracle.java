@@ -138,7 +138,7 @@ public final class Oracle {
             return violations;
         }
         List<History.Run> line = finalLine(history);
-        if (history.mode == WriteMode.INSERT) {
+        if (!history.mode.changelog()) {
             judgeLine(line, committed, history, violations);
             judgeAtomic(committed, history, violations);
         } else {

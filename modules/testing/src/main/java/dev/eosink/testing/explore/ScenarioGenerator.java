@@ -12,7 +12,9 @@ import java.util.SplittableRandom;
 /**
  * Draws a {@link Scenario} from a seed: the same seed gives the same steps on every machine and Java
  * version ({@link SplittableRandom}'s sequence is specified). On a backend with a changelog sink, {@value
- * #CHANGELOG_PERCENT}% of the scenarios are in {@link WriteMode#CHANGELOG}; the mode is drawn apart from the
+ * #CHANGELOG_PERCENT}% of the scenarios are in {@link WriteMode#CHANGELOG}, and where the plain sink also inserts
+ * by JDBC batches, {@value #BY_BATCH_PERCENT}% of the others in {@link WriteMode#INSERT_BY_BATCH}; the mode is
+ * drawn apart from the
  * steps, so an insert scenario's steps are its seed's on every backend. A scenario starts a job, then draws moves
  * while a job runs (progress, checkpoints, a declined checkpoint, savepoints, a stop, a cancel, a task
  * failure at any point of the protocol, a slow prepare or commit, the database killed and restarted or
@@ -42,6 +44,9 @@ public final class ScenarioGenerator {
     /** The share of changelog scenarios written by COPY, where the backend has it. */
     static final int BY_COPY_PERCENT = 35;
 
+    /** The share of insert scenarios written by JDBC batches, where that is another path than the default. */
+    static final int BY_BATCH_PERCENT = 30;
+
     private ScenarioGenerator() {
     }
 
@@ -62,6 +67,8 @@ public final class ScenarioGenerator {
         if (modes.contains(WriteMode.CHANGELOG) && modeDraws.nextInt(100) < CHANGELOG_PERCENT) {
             mode = modes.contains(WriteMode.CHANGELOG_BY_COPY) && modeDraws.nextInt(100) < BY_COPY_PERCENT
                     ? WriteMode.CHANGELOG_BY_COPY : WriteMode.CHANGELOG;
+        } else if (modes.contains(WriteMode.INSERT_BY_BATCH) && modeDraws.nextInt(100) < BY_BATCH_PERCENT) {
+            mode = WriteMode.INSERT_BY_BATCH;
         }
         SplittableRandom random = new SplittableRandom(seed);
         List<Step> steps = new ArrayList<>();

@@ -31,14 +31,15 @@ abstract sealed class Target permits Target.Inserts, Target.Changelog {
         this.name = name;
     }
 
-    /** The target of a scenario in {@code mode}; refused for a changelog on a backend without one. */
+    /** The target of a scenario in {@code mode}; refused for a mode the backend does not offer. */
     static Target of(WriteMode mode, ResourceBackend backend, String name) {
-        if (mode == WriteMode.INSERT) {
-            return new Inserts(backend, name);
-        }
         if (!WriteMode.on(backend).contains(mode)) {
             throw new IllegalArgumentException(backend.name() + " cannot run a scenario in mode " + mode.word()
-                    + ": it has " + WriteMode.on(backend) + " (changelog on postgres and xa-mariadb, by COPY on postgres)");
+                    + ": it has " + WriteMode.on(backend) + " (changelog on postgres and xa-mariadb, by COPY and "
+                    + "inserts by batch on postgres)");
+        }
+        if (!mode.changelog()) {
+            return new Inserts(backend, name, mode == WriteMode.INSERT_BY_BATCH);
         }
         KeyedResource keyed = backend.keyed().orElseThrow();
         return new Changelog(backend, keyed, name, mode == WriteMode.CHANGELOG_BY_COPY
@@ -63,12 +64,15 @@ abstract sealed class Target permits Target.Inserts, Target.Changelog {
 
     /**
      * Each id inserted once: a source at the job's parallelism, rebalanced into the gate, which is chained to
-     * the sink's writer or not.
+     * the sink's writer or not; by the backend's default path, or by JDBC batches.
      */
     static final class Inserts extends Target {
 
-        Inserts(ResourceBackend backend, String name) {
+        private final boolean byBatch;
+
+        Inserts(ResourceBackend backend, String name, boolean byBatch) {
             super(backend, name);
+            this.byBatch = byBatch;
         }
 
         @Override
@@ -88,7 +92,7 @@ abstract sealed class Target permits Target.Inserts, Target.Changelog {
 
         @Override
         ExactlyOnceSink<Long> sink(SinkSpec spec) {
-            return backend.sink(spec);
+            return byBatch ? backend.batchSink(spec).orElseThrow() : backend.sink(spec);
         }
 
         @Override

@@ -2,6 +2,7 @@ package dev.eosink.testing.explore;
 
 import dev.eosink.testing.hardcases.KeyedResource;
 import dev.eosink.testing.hardcases.ResourceBackend;
+import dev.eosink.testing.hardcases.SinkSpec;
 
 import java.util.EnumSet;
 import java.util.Locale;
@@ -19,6 +20,11 @@ public enum WriteMode {
      */
     INSERT,
     /**
+     * {@link #INSERT}, by JDBC batches ({@code ResourceBackend.batchSink}) where the backend's plain sink
+     * writes otherwise by default (PostgreSQL: COPY): the same promises, another write path.
+     */
+    INSERT_BY_BATCH,
+    /**
      * Each id a changelog record ({@link ChangelogIds}: upserts, deletes and UPDATE_BEFOREs by key), written
      * by the backend's changelog sink ({@code KeyedResource}), from a source at parallelism 1 whose records
      * keep each key's order into the writers: the table must end as the replay of the whole input.
@@ -33,12 +39,18 @@ public enum WriteMode {
 
     /** Whether the table holds each key's last write (the replay), not each record. */
     boolean changelog() {
-        return this != INSERT;
+        return this == CHANGELOG || this == CHANGELOG_BY_COPY;
     }
 
-    /** The modes a backend offers: insert everywhere; the changelog ones where it has a changelog sink. */
+    /**
+     * The modes a backend offers: insert everywhere, by batches where that is another path; the changelog ones
+     * where it has a changelog sink.
+     */
     static Set<WriteMode> on(ResourceBackend backend) {
         Set<WriteMode> modes = EnumSet.of(INSERT);
+        if (backend.batchSink(SinkSpec.of("probe", "probe")).isPresent()) {
+            modes.add(INSERT_BY_BATCH);
+        }
         backend.keyed().ifPresent(keyed -> {
             modes.add(CHANGELOG);
             if (keyed.methods().contains(KeyedResource.Method.COPY)) {
@@ -48,7 +60,10 @@ public enum WriteMode {
         return modes;
     }
 
-    /** The mode as a scenario's text names it: {@code insert}, {@code changelog}, {@code changelog-by-copy}. */
+    /**
+     * The mode as a scenario's text names it: {@code insert}, {@code insert-by-batch}, {@code changelog},
+     * {@code changelog-by-copy}.
+     */
     String word() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
@@ -65,6 +80,6 @@ public enum WriteMode {
                 return mode;
             }
         }
-        throw new IllegalArgumentException("not a write mode: '" + word + "' (insert, changelog or changelog-by-copy)");
+        throw new IllegalArgumentException("not a write mode: '" + word + "' (insert, insert-by-batch, changelog or changelog-by-copy)");
     }
 }

@@ -42,6 +42,14 @@ public interface ResourceBackend {
     ExactlyOnceSink<Long> sink(SinkSpec spec);
 
     /**
+     * The backend's sink as {@link #sink}, inserting by JDBC batches, where its default path differs
+     * (PostgreSQL's is COPY): the explorer's insert-by-batch mode. None by default.
+     */
+    default Optional<ExactlyOnceSink<Long>> batchSink(SinkSpec spec) {
+        return Optional.empty();
+    }
+
+    /**
      * The backend's sink as a changelog by key, if it has upserts: the explorer's changelog mode. None by
      * default.
      */

@@ -36,8 +36,9 @@ class ScenarioTest {
         assertThat(Scenario.parse("mode changelog").steps()).isEmpty();
         assertThat(scenario.with(1, new Step.Checkpoint()).mode()).isEqualTo(WriteMode.CHANGELOG);
         assertThatThrownBy(() -> Scenario.parse("mode upsert; " + STEPS))
-                .hasMessageContaining("not a write mode: 'upsert' (insert, changelog or changelog-by-copy)");
+                .hasMessageContaining("not a write mode: 'upsert' (insert, insert-by-batch, changelog or changelog-by-copy)");
         assertThat(Scenario.parse("mode changelog-by-copy; " + STEPS).mode()).isEqualTo(WriteMode.CHANGELOG_BY_COPY);
+        assertThat(Scenario.parse("mode insert-by-batch; " + STEPS).mode()).isEqualTo(WriteMode.INSERT_BY_BATCH);
     }
 
     /**
@@ -50,6 +51,7 @@ class ScenarioTest {
     void aFairShareOfChangelogScenariosOnlyWhereTheBackendHasOne() {
         int changelogs = 0;
         int byCopy = 0;
+        int byBatch = 0;
         int starts = 0;
         int unchained = 0;
         Set<WriteMode> all = EnumSet.allOf(WriteMode.class);
@@ -71,7 +73,8 @@ class ScenarioTest {
             assertThat(resolving.steps().stream().filter(step -> !(step instanceof Step.Resolve)).map(Step::toString))
                     .as("the other steps those of the seed").containsExactlyElementsOf(
                             keyed.steps().stream().map(Step::toString).toList());
-            if (keyed.mode() == WriteMode.INSERT) {
+            if (!keyed.mode().changelog()) {
+                byBatch += keyed.mode() == WriteMode.INSERT_BY_BATCH ? 1 : 0;
                 assertThat(byStatements.mode()).isEqualTo(WriteMode.INSERT);
                 assertThat(keyed.steps().toString()).isEqualTo(plain.steps().toString());
                 continue;
@@ -86,6 +89,8 @@ class ScenarioTest {
             }
         }
         assertThat(changelogs).isBetween(400, 500);
+        assertThat(byBatch * 100 / (1_000 - changelogs)).as("%% of insert scenarios by batches").isBetween(
+                ScenarioGenerator.BY_BATCH_PERCENT - 10, ScenarioGenerator.BY_BATCH_PERCENT + 10);
         assertThat(byCopy * 100 / changelogs).as("%% of changelog scenarios by COPY").isBetween(
                 ScenarioGenerator.BY_COPY_PERCENT - 10, ScenarioGenerator.BY_COPY_PERCENT + 10);
         assertThat(unchained * 100 / starts).as("%% of changelog starts with chaining off").isBetween(70, 80);
