@@ -53,4 +53,23 @@ class PostgresExplorerITCase extends ExplorerSuite {
         Explorer.assertKeepsItsPromises(new PostgresBackend(), client, dir.resolve("warn"), steps + "WARN");
         Explorer.assertKeepsItsPromises(new PostgresBackend(), client, dir.resolve("fail"), steps + "FAIL");
     }
+
+    /**
+     * A rewind across lines refused at a higher parallelism: S0 (p1, checkpoint 3) taken by a stop; a fresh run at
+     * p2 commits its checkpoints 1 to 3, takes a plain savepoint (checkpoint 4, prepared on both indices) and is
+     * cancelled; S0 restored at p2 under rewindPolicy(FAIL). Subtask 0 refuses (the fresh run's commits, by
+     * another execution); subtask 1, new to S0, cannot check, and took the missing commits after checkpoint 3 for
+     * proof of no rewind: it rolled back the fresh run's index-1 transaction, which its savepoint promised. It now
+     * waits for the subtasks that can check whenever it would roll back another execution's later transactions.
+     */
+    @Test
+    void aRefusedRewindAcrossLinesAtAHigherParallelismLeavesTheOtherLinesSavepointIntact(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+        Explorer.assertKeepsItsPromises(new PostgresBackend(), client, dir, "mode insert; start fresh p1 state=kept "
+                + "jobid=new chaining=ON gate=chained leftover=FAIL rewind=WARN; progress 200; checkpoint; progress 200; "
+                + "checkpoint; progress 200; stop drain=false; start fresh p2 state=kept jobid=new chaining=ON "
+                + "gate=chained leftover=FAIL rewind=WARN; progress 150; checkpoint; progress 150; checkpoint; progress "
+                + "150; checkpoint; progress 150; savepoint; cancel; start snapshot#0 p2 state=kept jobid=new "
+                + "chaining=ON gate=chained leftover=FAIL rewind=FAIL");
+    }
 }

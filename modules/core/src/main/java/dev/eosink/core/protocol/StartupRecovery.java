@@ -660,13 +660,14 @@ final class StartupRecovery {
 
     /**
      * Under {@code rewindPolicy(FAIL)}, a subtask that got no writer state of the restored checkpoint (new to it
-     * after a rescale up) cannot check the rewind itself: the check needs the time the checkpoint was taken, which
-     * only the writer state holds. If it would roll back another execution's transactions named after the
-     * restored checkpoint while the sink committed something after it (a rewind is possible), it first waits up to
-     * claimWait, so that a subtask that can check refuses the start before this one rolls back what a later
+     * after a rescale up) cannot check the rewind itself: the check needs the time the checkpoint was taken and
+     * the execution that took it, which only the writer state holds. Nor can it rule a rewind out: another run's
+     * commits may be numbered at or below the restored checkpoint (a fresh start counts from 1 again). So if it
+     * would roll back another execution's transactions named after the restored checkpoint, it first waits up
+     * to claimWait, so that a subtask that can check refuses the start before this one rolls back what a later
      * snapshot may have promised (the refusal's remedy is to restore that snapshot). The refusal fails the job,
      * and its cancellation ends this wait. Bounded, not a proof: a subtask that checks and starts later than
-     * claimWait after this one still comes too late.
+     * claimWait after this one still comes too late. The price: such a start that is no rewind waits claimWait.
      */
     private void awaitRewindCheckElsewhere(Collection<WriterState> restored, RecoveryPlan plan) throws IOException {
         OptionalLong restoredId = context.restoredCheckpointId();
@@ -682,13 +683,10 @@ final class StartupRecovery {
         if (later.isEmpty()) {
             return;
         }
-        Optional<Committed> committed = session.committedAfter(restoredId.getAsLong(), 0L, Optional.empty());
-        if (committed.isEmpty() || committed.get().transactions() == 0) {
-            return;
-        }
         LOG.info("{}: no writer state of restored checkpoint {} came to this subtask, so it cannot check the rewind "
-                + "(rewindPolicy FAIL) itself, and the sink committed {} after it; waiting {} for the subtasks that can, "
-                + "before rolling back {}", context, restoredIdText(), committed.get(), settings.claimWait(), names(later));
+                + "(rewindPolicy FAIL) itself; waiting {} for the subtasks that can, before rolling back {}, of other "
+                + "executions, which a later snapshot may have promised", context, restoredIdText(), settings.claimWait(),
+                names(later));
         long deadline = System.nanoTime() + settings.claimWait().toNanos();
         while (System.nanoTime() - deadline < 0) {
             pause("waiting for the rewind check of the subtasks with writer state");

@@ -202,6 +202,21 @@ public final class History {
         return own;
     }
 
+    /**
+     * The transactions of {@code run} at whose barrier its writer carried writes past the barrier ({@link
+     * ProtocolTrace.Kind#CARRIED}): some of their epoch's records were written after the barrier, perhaps by a
+     * later run that restored the writer's state.
+     */
+    Set<String> carriedPast(Run run) {
+        Set<String> carried = new HashSet<>();
+        for (ProtocolTrace.Event e : trace) {
+            if (e.kind == ProtocolTrace.Kind.CARRIED && e.gid != null && run.owns(e)) {
+                carried.add(e.gid);
+            }
+        }
+        return carried;
+    }
+
     /** The transactions the sink of {@code run} rolled back by name (the writers' rollbacks of prepared ones). */
     Set<String> rolledBackBy(Run run) {
         Set<String> rolledBack = new java.util.LinkedHashSet<>();

@@ -288,15 +288,18 @@ public final class Oracle {
      * never writes such a key again (its records after its snapshots come later in the input), so the other
      * line's write stays: the sink announces the rewind ({@code rewindPolicy}, docs/guarantees.md), as insert
      * mode's rule 1 allows the rewind's duplicates. A key whose last record no committed transaction of the
-     * final line holds gets no allowance.
+     * final line holds gets no allowance. A record a writer may have carried past the barrier of the snapshot
+     * the next run of the line restored ({@link #writtenBy}) counts as written by that next run, as it
+     * writes what it restored carried as it starts.
      */
     private static Map<Long, Set<Long>> leftByOtherLines(List<History.Run> line, History history) {
         Map<String, History.Run> onLine = lineTransactions(line, history);
+        Map<String, History.Run> writers = writtenBy(line, onLine, history);
         Map<Long, Integer> lastWrittenBy = new HashMap<>();
-        onLine.forEach((gid, run) -> {
+        onLine.keySet().forEach(gid -> {
             if (history.committed.containsKey(TransactionId.parse(gid).orElse(null))) {
                 for (long id : history.preparedByName().get(gid).ids()) {
-                    lastWrittenBy.put(id, run.index);
+                    lastWrittenBy.put(id, writers.get(gid).index);
                 }
             }
         });
@@ -321,6 +324,44 @@ public final class Oracle {
             }
         }
         return left;
+    }
+
+    /**
+     * Which run of the line wrote the records of each of its transactions: the run that prepared it, but for
+     * the records its writer may have carried past the barrier of the snapshot the next run of the line
+     * restored with the sink's state. Those the next run writes as it starts. Which records a writer carried
+     * the trace does not tell, only at which barriers it carried some ({@link History#carriedPast}): so every
+     * transaction of a subtask named up to that snapshot's checkpoint, from the last one back while each had
+     * writes carried past its barrier, counts as written by the next run (a chain of carried barriers, as
+     * commits lag, may hold records of each).
+     */
+    private static Map<String, History.Run> writtenBy(List<History.Run> line, Map<String, History.Run> onLine,
+            History history) {
+        Map<String, History.Run> writers = new HashMap<>(onLine);
+        for (int i = 0; i + 1 < line.size(); i++) {
+            History.Run run = line.get(i);
+            History.Run next = line.get(i + 1);
+            if (!next.sinkStateRestored) {
+                continue;
+            }
+            Set<String> carried = history.carriedPast(run);
+            Map<Integer, List<String>> bySubtask = new TreeMap<>();
+            history.preparedBy(run).forEach((gid, e) -> {
+                if (e.checkpointOfGid() <= next.origin.checkpointId) {
+                    bySubtask.computeIfAbsent(e.subtask, s -> new ArrayList<>()).add(gid);
+                }
+            });
+            for (List<String> gids : bySubtask.values()) {
+                gids.sort(java.util.Comparator.comparingLong(Oracle::checkpointOf).reversed());
+                for (String gid : gids) {
+                    if (!carried.contains(gid)) {
+                        break;
+                    }
+                    writers.put(gid, next);
+                }
+            }
+        }
+        return writers;
     }
 
     /**
