@@ -26,13 +26,15 @@ import java.util.Properties;
  * MariaDB: the fixture's own mariadbd (or EOSINK_TEST_MARIADB_URL); the sink connects as a
  * least-privileged user. The server shows sessions by user only (the sink's program_name needs the
  * performance schema), so cutting sessions ends every one of the sink's user. Its changelog sink ({@link
- * KeyedResource}) upserts by {@code INSERT ... ON DUPLICATE KEY UPDATE}.
+ * KeyedResource}) upserts by {@code INSERT ... ON DUPLICATE KEY UPDATE}. Public, and in this module's test jar
+ * (with {@link XaBackend}), for the explorer suite of eosink-admin.
  */
-final class XaMariaDbBackend extends XaBackend implements KeyedResource {
+public final class XaMariaDbBackend extends XaBackend implements KeyedResource {
 
     private final MariaDbFixture db;
 
-    XaMariaDbBackend() {
+    /** The shared server of the tests. */
+    public XaMariaDbBackend() {
         this(MariaDbFixture.get());
     }
 
