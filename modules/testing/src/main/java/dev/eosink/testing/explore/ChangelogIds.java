@@ -56,6 +56,15 @@ final class ChangelogIds {
         return offset / 2 % 2 == 0 ? RowKind.INSERT : RowKind.UPDATE_AFTER;
     }
 
+    /** Each key's last record: key -> the index of the last record of that key among ids 0..IDS-1. */
+    static Map<Long, Long> lastRecords() {
+        Map<Long, Long> last = new java.util.HashMap<>();
+        for (long i = 0; i < Scenario.IDS; i++) {
+            last.put(key(i), i);
+        }
+        return last;
+    }
+
     /** Whether record {@code i} writes its key's row (an insert or an update), rather than deleting it. */
     static boolean writes(long i) {
         RowKind kind = kind(i);

@@ -6,6 +6,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.testing.hardcases.ProtocolTrace;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -64,8 +65,8 @@ import java.util.regex.Pattern;
  * the final line, since that line writes every record after its snapshot in order. The one exception is a
  * rewind across lines of history, rule 1's duplicates in this mode: a key another line wrote, in a transaction
  * committed after the final line wrote the key's last record, keeps that line's write, since the final line
- * never writes the key again. Rules 3 to 5 hold as they are; a start without the sink's state may also be refused for writes carried past a barrier that
- * only the snapshot's writer state holds (docs/guarantees.md, "Writes carried past a barrier").
+ * never writes the key again. Rules 3 to 5 hold as they are; a start without the sink's state may also be
+ * refused for writes carried past a barrier that only the snapshot's writer state holds (docs/guarantees.md, "Writes carried past a barrier").
  */
 public final class Oracle {
 
@@ -98,8 +99,7 @@ public final class Oracle {
     /**
      * The kind of a violation, without its run numbers, ids and names: "LOSS", "DUPLICATES", "NOT ATOMIC",
      * "NOT THE REPLAY", "LEFT PREPARED", "FOREIGN MARKER", "RESOLVE FAILED", "DID NOT FINISH", "MISSED REWIND",
-     * or what a run did ("failed",
-     * "was refused", "committed", "rolled back"). The shrinker keeps a smaller scenario only if it violates
+     * or what a run did ("failed", "was refused", "committed", "rolled back"). The shrinker keeps a smaller scenario only if it violates
      * in a kind the original did.
      */
     static String kind(String violation) {
@@ -248,10 +248,7 @@ public final class Oracle {
         if (expected.equals(actual)) {
             return;
         }
-        Map<Long, Long> lastRecord = new HashMap<>();
-        for (long i = 0; i < Scenario.IDS; i++) {
-            lastRecord.put(ChangelogIds.key(i), i);
-        }
+        Map<Long, Long> lastRecord = ChangelogIds.lastRecords();
         List<String> missing = new ArrayList<>();
         List<String> extra = new ArrayList<>();
         List<String> stale = new ArrayList<>();
@@ -303,10 +300,7 @@ public final class Oracle {
                 }
             }
         });
-        Map<Long, Long> lastRecord = new HashMap<>();
-        for (long i = 0; i < Scenario.IDS; i++) {
-            lastRecord.put(ChangelogIds.key(i), i);
-        }
+        Map<Long, Long> lastRecord = ChangelogIds.lastRecords();
         Map<Long, Set<Long>> left = new HashMap<>();
         for (TransactionId id : history.committed.keySet()) {
             String gid = id.toString();
@@ -352,7 +346,7 @@ public final class Oracle {
                 }
             });
             for (List<String> gids : bySubtask.values()) {
-                gids.sort(java.util.Comparator.comparingLong(Oracle::checkpointOf).reversed());
+                gids.sort(Comparator.comparingLong(Oracle::checkpointOf).reversed());
                 for (String gid : gids) {
                     if (!carried.contains(gid)) {
                         break;
@@ -490,8 +484,7 @@ public final class Oracle {
         }
         for (String gid : run.markersBefore) {
             ProtocolTrace.Event e = history.preparedByName().get(gid);
-            if (e != null && e.seq > run.origin.takenSeq
-                    && (checkpointOf(gid) > run.origin.checkpointId || !run.origin.run.owns(e))) {
+            if (e != null && preparedSince(run.origin, e)) {
                 violations.add("MISSED REWIND: run " + run.index + " restored " + run.origin + " under rewindPolicy "
                         + "FAIL, after " + gid + ", prepared since that snapshot was taken, had committed; it was not "
                         + "refused");
@@ -510,7 +503,15 @@ public final class Oracle {
             return true;
         }
         ProtocolTrace.Event e = history.preparedByName().get(gid);
-        return e != null && e.seq > snapshot.takenSeq && !snapshot.run.owns(e);
+        return e != null && preparedSince(snapshot, e);
+    }
+
+    /**
+     * Whether the prepare {@code e} makes a restore of {@code snapshot} a rewind once committed: it came after
+     * the snapshot was taken, named after its checkpoint or by another run.
+     */
+    private static boolean preparedSince(History.Snapshot snapshot, ProtocolTrace.Event e) {
+        return e.seq > snapshot.takenSeq && (e.checkpointOfGid() > snapshot.checkpointId || !snapshot.run.owns(e));
     }
 
     /** The transaction names a refusal's message lists (its "[eos1/..., ...]"); empty if it lists none. */

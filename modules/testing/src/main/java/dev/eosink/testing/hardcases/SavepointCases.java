@@ -24,7 +24,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
@@ -93,13 +95,7 @@ public interface SavepointCases extends HardCaseSupport {
 
         // The markers show what the sink committed after S1 since it was taken: a rewind. Under
         // rewindPolicy(FAIL) the restore is refused, naming it; under WARN (the default) it goes on.
-        StreamExecutionEnvironment refused = env(2, 200, restoreFrom(s1));
-        valvedPipeline(refused, valve, n, sink(spec().withRewindPolicy(RewindPolicy.FAIL)));
-        assertThatThrownBy(() -> refused.execute("restored from the older savepoint S1, rewindPolicy FAIL"))
-                .rootCause()
-                .hasMessageContaining("restored from checkpoint " + s1Id)
-                .hasMessageContaining("the sink committed")
-                .hasMessageContaining("rewindPolicy FAIL");
+        assertRewindRefused(valve, n, s1, s1Id, "restored from the older savepoint S1, rewindPolicy FAIL");
         assertThat(idCounts().values()).as("nothing of the refused run visible").allMatch(count -> count == 1);
 
         List<String> recommitted = new CopyOnWriteArrayList<>();
@@ -192,15 +188,9 @@ public interface SavepointCases extends HardCaseSupport {
         fresh.cancel().get();
         awaitStatus(fresh, JobStatus.CANCELED);
         awaitSessionsClosed();
-        java.util.Map<Long, Long> beforeRestore = idCounts();
+        Map<Long, Long> beforeRestore = idCounts();
 
-        StreamExecutionEnvironment refused = env(2, 200, restoreFrom(s0));
-        valvedPipeline(refused, valve, n, sink(spec().withRewindPolicy(RewindPolicy.FAIL)));
-        assertThatThrownBy(() -> refused.execute("S0 restored after the fresh run, rewindPolicy FAIL"))
-                .rootCause()
-                .hasMessageContaining("restored from checkpoint " + s0Id)
-                .hasMessageContaining("the sink committed")
-                .hasMessageContaining("rewindPolicy FAIL");
+        assertRewindRefused(valve, n, s0, s0Id, "S0 restored after the fresh run, rewindPolicy FAIL");
         assertThat(idCounts()).as("nothing of the refused run visible").isEqualTo(beforeRestore);
 
         IdValve.openFully(valve);
@@ -208,7 +198,7 @@ public interface SavepointCases extends HardCaseSupport {
         valvedPipeline(warned, valve, n, sink());
         warned.execute("S0 restored after the fresh run, rewindPolicy WARN");
 
-        java.util.Map<Long, Long> expected = new java.util.HashMap<>(beforeRestore);
+        Map<Long, Long> expected = new HashMap<>(beforeRestore);
         for (long id = 0; id < n; id++) {
             if (!ofFirstRun.contains(id)) {
                 expected.merge(id, 1L, Long::sum);
@@ -290,6 +280,20 @@ public interface SavepointCases extends HardCaseSupport {
         JobClient job = env.executeAsync(name);
         awaitOpenTransactions(2);
         return job;
+    }
+
+    /**
+     * Restores {@code snapshot} (checkpoint {@code checkpointId}) under rewindPolicy(FAIL) and expects the start
+     * refused as a rewind, the message naming the checkpoint and what the sink committed since.
+     */
+    private void assertRewindRefused(String valve, long n, String snapshot, long checkpointId, String name) {
+        StreamExecutionEnvironment refused = env(2, 200, restoreFrom(snapshot));
+        valvedPipeline(refused, valve, n, sink(spec().withRewindPolicy(RewindPolicy.FAIL)));
+        assertThatThrownBy(() -> refused.execute(name))
+                .rootCause()
+                .hasMessageContaining("restored from checkpoint " + checkpointId)
+                .hasMessageContaining("the sink committed")
+                .hasMessageContaining("rewindPolicy FAIL");
     }
 
     private void valvedPipeline(StreamExecutionEnvironment env, String valve, long n, ExactlyOnceSink<Long> sink) {
