@@ -1,5 +1,8 @@
 package dev.eosink.admin;
 
+import dev.eosink.jdbc.dialect.JdbcDialect;
+import dev.eosink.jdbc.dialect.JdbcDialects;
+
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +33,7 @@ public final class Admin {
             "                                                        notices; what the snapshot carries; with --table, write",
             "                                                        them (a dry run unless --apply)",
             "<checkpoint>: a chk-N directory, a savepoint directory, or the _metadata file in one.",
-            "options: --url jdbc:postgresql://host:port/db | jdbc:mariadb://host:port/db (the sink's database)",
+            "options: --url jdbc:postgresql://host:port/db | jdbc:mariadb://host:port/db | ... (the sink's database)",
             "         --user U; password from the environment variable " + Credentials.PASSWORD_ENV + " or --password-file F",
             "         --marker-table [schema.]name (default " + TableName.DEFAULT_MARKER_TABLE + ")",
             "exit codes: 0 done, 1 failed, 2 wrong usage, 3 refused (a live job holds the sink's ownership guard)");
@@ -184,14 +187,17 @@ public final class Admin {
 
         AdminDatabase connect(Map<String, String> env) throws AdminException {
             Credentials c = credentials(env);
-            if (c.isMariaDb()) {
-                return new XaAdminDatabase(c, markerTable);
-            }
             if (c.url().startsWith("jdbc:postgresql:")) {
                 return new PostgresAdminDatabase(c, markerTable);
             }
+            // Any other database the XA sink writes to, by the dialect its URL names.
+            Optional<JdbcDialect> dialect = JdbcDialects.find(c.url());
+            if (dialect.isPresent()) {
+                return new XaAdminDatabase(c, markerTable, dialect.get());
+            }
             throw new AdminException(AdminException.USAGE, "--url " + dev.eosink.jdbc.driver.JdbcUrls.redact(c.url())
-                    + ": the tool speaks jdbc:postgresql:// (the PostgreSQL sink) and jdbc:mariadb:// (the XA sink on MariaDB)");
+                    + ": the tool speaks jdbc:postgresql:// (the PostgreSQL sink) and the URLs of the XA databases whose "
+                    + "dialect is on its class path (jdbc:mariadb://, jdbc:mysql://)");
         }
     }
 }

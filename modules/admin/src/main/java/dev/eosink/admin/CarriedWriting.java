@@ -6,6 +6,7 @@ import dev.eosink.jdbc.sql.CarriedNotices;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -19,7 +20,7 @@ import java.util.SortedMap;
 final class CarriedWriting {
 
     /** How long a write waits for a row lock: a live writer of the same keys means someone else is at work. */
-    static final int LOCK_TIMEOUT_SECONDS = 10;
+    static final Duration LOCK_TIMEOUT = Duration.ofSeconds(10);
 
     /** One database's SQL for carried writes. */
     interface Dialect {
@@ -33,8 +34,8 @@ final class CarriedWriting {
         /** Binds a carried value (text of the PostgreSQL sink, a Java value of the XA sink; null for SQL NULL). */
         void bind(PreparedStatement s, int parameter, Object value) throws SQLException;
 
-        /** What the transaction runs first: a bound on its lock waits. */
-        String lockTimeoutSql();
+        /** What the transaction runs first: bounds its lock waits by {@link #LOCK_TIMEOUT}. */
+        void boundLockWaits(Connection c) throws SQLException;
     }
 
     /** What one run wrote. */
@@ -68,9 +69,7 @@ final class CarriedWriting {
         try {
             c.setAutoCommit(false);
             try {
-                try (var s = c.createStatement()) {
-                    s.execute(dialect.lockTimeoutSql());
-                }
+                dialect.boundLockWaits(c);
                 for (Map.Entry<Integer, CarriedWrites> subtask : writes.entrySet()) {
                     CarriedWrites carried = subtask.getValue();
                     String where = "the writes carried by subtask " + subtask.getKey();

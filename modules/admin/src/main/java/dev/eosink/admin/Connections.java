@@ -25,7 +25,7 @@ final class Connections {
                 }
             }
             throw new AdminException(AdminException.USAGE, "no JDBC driver for " + JdbcUrls.redact(credentials.url())
-                    + ": the tool speaks jdbc:postgresql:// and jdbc:mariadb:// URLs");
+                    + ": no JDBC driver on the tool's class path accepts it");
         } catch (SQLException e) {
             throw failed(credentials, e);
         }

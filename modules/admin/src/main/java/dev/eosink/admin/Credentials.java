@@ -72,10 +72,6 @@ final class Credentials {
         return text.replace(password, "****");
     }
 
-    boolean isMariaDb() {
-        return url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:");
-    }
-
     @Override
     public String toString() {
         return "Credentials[" + dev.eosink.jdbc.driver.JdbcUrls.redact(url) + ", user " + user + "]";

@@ -3,8 +3,10 @@ package dev.eosink.admin;
 import dev.eosink.admin.AdminDatabase.Markers;
 import dev.eosink.admin.AdminDatabase.Notice;
 import dev.eosink.core.TransactionId;
-import dev.eosink.jdbc.sql.MarkerTable;
+import dev.eosink.jdbc.dialect.ErrorKinds;
+import dev.eosink.jdbc.dialect.MarkerSql;
 import dev.eosink.jdbc.sql.CarriedNotices;
+import dev.eosink.jdbc.sql.MarkerTable;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -15,49 +17,33 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * The tool's reads of a sink's marker table, the same for every database: each sink writes the same
- * columns ({@code gid}, {@code sink_id}, {@code checkpoint_id}, {@code row_count}, {@code created_at}),
- * only the table's quoting, the date arithmetic of {@link #committedAfter} and the SQLSTATE of a
- * missing table differ, and the database gives those.
+ * The tool's reads of a sink's marker table, in the SQL the database's dialect gives ({@link MarkerSql}), with
+ * the tool's messages.
  */
 final class MarkerQueries {
 
     private final Connection connection;
-    private final String table;
-    private final String committedAfterSql;
-    private final Predicate<SQLException> missingTable;
+    private final MarkerSql sql;
+    private final ErrorKinds errors;
     private final Supplier<String> database;
     private final Credentials credentials;
 
-    /**
-     * @param table the marker table as the database's SQL names it (quoted)
-     * @param committedAfterSql count, rows, lowest and highest checkpoint of a sink's ({@code ?1}) markers
-     *     named after checkpoint {@code ?2} or not matching the name pattern {@code ?3}, whose epoch began after
-     *     {@code ?4} (epoch milliseconds)
-     * @param missingTable whether an error says that the table does not exist
-     * @param database the database, as messages name it
-     */
-    MarkerQueries(Connection connection, String table, String committedAfterSql, Predicate<SQLException> missingTable,
-            Supplier<String> database, Credentials credentials) {
+    /** @param database the database, as messages name it */
+    MarkerQueries(Connection connection, MarkerSql sql, ErrorKinds errors, Supplier<String> database,
+            Credentials credentials) {
         this.connection = connection;
-        this.table = table;
-        this.committedAfterSql = committedAfterSql;
-        this.missingTable = missingTable;
+        this.sql = sql;
+        this.errors = errors;
         this.database = database;
         this.credentials = credentials;
     }
 
     List<Markers> markers(Optional<String> sinkId) throws AdminException {
-        // Notices of carried writes share the table, under '<sink id>/carried': they are no sink's markers.
-        String sql = "SELECT sink_id, COUNT(*), MIN(checkpoint_id), MAX(checkpoint_id), MIN(created_at), MAX(created_at) FROM "
-                + table + (sinkId.isPresent() ? " WHERE sink_id = ?" : " WHERE sink_id NOT LIKE '%" + CarriedNotices.SUFFIX + "'")
-                + " GROUP BY sink_id ORDER BY sink_id";
         List<Markers> markers = new ArrayList<>();
-        try (PreparedStatement s = connection.prepareStatement(sql)) {
+        try (PreparedStatement s = connection.prepareStatement(sql.bySinkSql(sinkId.isPresent()))) {
             if (sinkId.isPresent()) {
                 s.setString(1, sinkId.get());
             }
@@ -76,8 +62,7 @@ final class MarkerQueries {
     /** The visible notices of carried writes of {@code sinkId}, with their rows' {@code created_at}. */
     List<Notice> notices(String sinkId) throws AdminException {
         List<Notice> notices = new ArrayList<>();
-        try (PreparedStatement s = connection.prepareStatement("SELECT gid, row_count, created_at FROM " + table
-                + " WHERE sink_id = ? ORDER BY subtask, checkpoint_id")) {
+        try (PreparedStatement s = connection.prepareStatement(sql.rowsOfSql())) {
             s.setString(1, CarriedNotices.sinkIdOf(sinkId));
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -93,7 +78,7 @@ final class MarkerQueries {
     }
 
     OptionalLong marker(TransactionId id) throws AdminException {
-        try (PreparedStatement s = connection.prepareStatement("SELECT row_count FROM " + table + " WHERE gid = ?")) {
+        try (PreparedStatement s = connection.prepareStatement(sql.rowCountSql())) {
             s.setString(1, id.toString());
             try (ResultSet rs = s.executeQuery()) {
                 return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
@@ -105,7 +90,13 @@ final class MarkerQueries {
 
     Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis, Optional<String> takenBy)
             throws AdminException {
-        try (PreparedStatement s = connection.prepareStatement(committedAfterSql)) {
+        Optional<String> committedAfter = sql.committedAfterSql();
+        if (committedAfter.isEmpty()) {
+            throw new AdminException("the marker table " + sql.table() + " of " + database.get() + " cannot be asked "
+                    + "what committed after a checkpoint: the database's dialect cannot compare a marker's time with the "
+                    + "checkpoint's. Remedy: look at its rows (list --markers) and decide by hand");
+        }
+        try (PreparedStatement s = connection.prepareStatement(committedAfter.get())) {
             s.setString(1, sinkId);
             s.setLong(2, checkpointId);
             s.setString(3, MarkerTable.namedBy(takenBy));
@@ -121,12 +112,12 @@ final class MarkerQueries {
     }
 
     private AdminException error(SQLException e) {
-        if (missingTable.test(e)) {
-            return new AdminException("the marker table " + table + " does not exist in " + database.get()
+        if (errors.isMissingTable(e)) {
+            return new AdminException("the marker table " + sql.table() + " does not exist in " + database.get()
                     + ": every eosink sink writes its marker rows there. Remedy: connect to the database the sink wrote "
                     + "to, or name its marker table with --marker-table (the sink's markerTable setting)");
         }
-        return new AdminException("could not read the marker table " + table + " of " + database.get() + ": "
+        return new AdminException("could not read the marker table " + sql.table() + " of " + database.get() + ": "
                 + credentials.scrub(e.getMessage()), e);
     }
 }

@@ -1,8 +1,9 @@
 package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.dialect.JdbcDialect;
+import dev.eosink.jdbc.dialect.JdbcDialects;
 import dev.eosink.jdbc.driver.JdbcUrls;
-import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.PostgresOwnership;
 
@@ -50,8 +51,8 @@ final class PostgresAdminDatabase implements AdminDatabase {
                 version = rs.getString(2);
             }
             // The sink's own SQL for its markers (undefined table: SQLSTATE 42P01).
-            this.markers = new MarkerQueries(connection, this.markerTable.sql(),
-                    new MarkerTable(this.markerTable).committedAfterSql(), e -> "42P01".equals(e.getSQLState()),
+            JdbcDialect dialect = JdbcDialects.forUrl(credentials.url());
+            this.markers = new MarkerQueries(connection, dialect.markers(this.markerTable), dialect.errors(),
                     this::describe, credentials);
         } catch (SQLException e) {
             close();
@@ -199,8 +200,10 @@ final class PostgresAdminDatabase implements AdminDatabase {
             }
 
             @Override
-            public String lockTimeoutSql() {
-                return "SET LOCAL lock_timeout = '" + CarriedWriting.LOCK_TIMEOUT_SECONDS + "s'";
+            public void boundLockWaits(Connection c) throws SQLException {
+                try (var s = c.createStatement()) {
+                    s.execute("SET LOCAL lock_timeout = '" + CarriedWriting.LOCK_TIMEOUT.toSeconds() + "s'");
+                }
             }
         };
         return CarriedWriting.write(connection, dialect, table.sql(), markerTable.sql(), sinkId, writes, notices, credentials);

@@ -1,11 +1,13 @@
 package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.dialect.JdbcDialect;
+import dev.eosink.jdbc.dialect.LockNames;
+import dev.eosink.jdbc.dialect.SessionLocks;
+import dev.eosink.jdbc.dialect.XaDriver;
 import dev.eosink.jdbc.driver.JdbcUrls;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.xa.XaBranchNames;
-
-import org.mariadb.jdbc.MariaDbDataSource;
 
 import javax.sql.XAConnection;
 import javax.transaction.xa.XAException;
@@ -23,17 +25,17 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SortedMap;
-import java.util.stream.Collectors;
 
 /**
- * The XA sink's branches on MariaDB (and MySQL): listed with {@code XAResource.recover} and finished
- * with {@code commit} and {@code rollback} on an {@code XAConnection}, named as {@link XaBranchNames}
- * says; the ownership guard is a named session lock per subtask index ({@code IS_USED_LOCK}). MariaDB
- * keeps no time of a branch's prepare, and its XA is server-wide (not per database).
+ * The XA sink's branches on any XA database whose dialect gives an XA driver ({@link JdbcDialect}; MariaDB and
+ * MySQL, and any a jar on the class path adds): listed with {@code XAResource.recover} and finished with {@code
+ * commit} and {@code rollback} on an {@code XAConnection}, named as {@link XaBranchNames} says; the ownership guard's
+ * holders asked of the dialect's session locks. XA keeps no time of a branch's prepare.
  */
 final class XaAdminDatabase implements AdminDatabase {
 
     private final Credentials credentials;
+    private final JdbcDialect dialect;
     private final XAConnection xaConnection;
     private final XAResource xa;
     private final Connection connection;
@@ -42,60 +44,58 @@ final class XaAdminDatabase implements AdminDatabase {
     private final MarkerQueries markers;
     private final List<String> unreadable = new ArrayList<>();
 
-    XaAdminDatabase(Credentials credentials, String markerTable) throws AdminException {
+    XaAdminDatabase(Credentials credentials, String markerTable, JdbcDialect dialect) throws AdminException {
         this.credentials = credentials;
+        this.dialect = dialect;
         this.markerTable = TableName.markerTable(markerTable);
         this.connection = Connections.open(credentials);
         try {
-            MariaDbDataSource source = new MariaDbDataSource(credentials.url());
-            if (credentials.user() != null) {
-                source.setUser(credentials.user());
-            }
-            if (credentials.password() != null) {
-                source.setPassword(credentials.password());
-            }
-            this.xaConnection = source.getXAConnection();
+            ClassLoader loader = XaAdminDatabase.class.getClassLoader();
+            XaDriver driver = dialect.xa().driver(credentials.url(), loader).orElseThrow(() -> new AdminException(
+                    AdminException.USAGE, "--url " + JdbcUrls.redact(credentials.url()) + ": no XA driver is known for "
+                            + dialect.name() + " (its dialect names none), so the tool cannot list its XA branches"));
+            driver.require(loader, JdbcUrls.redact(credentials.url()));
+            this.xaConnection = driver.create(credentials.url(), credentials.properties(), "eosink-admin")
+                    .getXAConnection();
             this.xa = xaConnection.getXAResource();
             this.version = connection.getMetaData().getDatabaseProductVersion();
-            // MariaDB's form of the sink's marker SQL (its dialect in eosink-xa is internal); a missing
-            // table is SQLSTATE 42S02, error 1146.
-            this.markers = new MarkerQueries(connection, table(), "SELECT COUNT(*), COALESCE(SUM(row_count), 0), "
-                    + "MIN(checkpoint_id), MAX(checkpoint_id) FROM " + table() + " WHERE sink_id = ? AND (checkpoint_id > ? "
-                    + "OR gid NOT LIKE ?) AND created_at > FROM_UNIXTIME(? / 1000)",
-                    e -> "42S02".equals(e.getSQLState()) || e.getErrorCode() == 1146, this::describe, credentials);
+            this.markers = new MarkerQueries(connection, dialect.markers(this.markerTable), dialect.errors(),
+                    this::describe, credentials);
         } catch (SQLException e) {
             close();
             throw Connections.failed(credentials, e);
+        } catch (AdminException | RuntimeException e) {
+            close();
+            throw e;
         }
     }
 
     @Override
     public String describe() {
-        return "MariaDB " + version + " at " + JdbcUrls.redact(credentials.url());
+        return dialect.name() + " " + version + " at " + JdbcUrls.redact(credentials.url());
     }
 
     @Override
     public String ageSource() {
-        return "age: unknown (MariaDB keeps no time of an XA branch's prepare)";
+        return "age: unknown (XA keeps no time of a branch's prepare)";
     }
 
     @Override
     public List<Prepared> prepared(Optional<String> sinkId) throws AdminException {
         Xid[] xids;
         try {
-            // TMSTARTRSCAN: MariaDB Connector/J returns nothing without it.
+            // TMSTARTRSCAN: MariaDB Connector/J and pgjdbc return nothing without it.
             xids = xa.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN);
         } catch (XAException e) {
             throw new AdminException("XA recover (listing prepared branches) failed on " + describe() + ": error code "
-                    + e.errorCode + " " + credentials.scrub(e.getMessage())
-                    + ". Remedy: on MySQL 8, GRANT XA_RECOVER_ADMIN ON *.* TO the tool's user", e);
+                    + e.errorCode + " " + credentials.scrub(e.getMessage()) + "." + dialect.xa().recoverRemedy(), e);
         }
         List<Prepared> found = new ArrayList<>();
         unreadable.clear();
         for (Xid xid : xids == null ? new Xid[0] : xids) {
             Optional<TransactionId> id = sinkId.isPresent() ? XaBranchNames.parse(xid, sinkId.get()) : XaBranchNames.parse(xid);
             if (id.isPresent()) {
-                found.add(new Prepared(id.get(), Optional.empty(), "server", xid));
+                found.add(new Prepared(id.get(), Optional.empty(), "XA", xid));
             } else if (sinkId.isEmpty() && xid.getFormatId() == XaBranchNames.FORMAT_ID) {
                 unreadable.add(new String(xid.getGlobalTransactionId(), StandardCharsets.US_ASCII) + " bqual "
                         + new String(xid.getBranchQualifier(), StandardCharsets.US_ASCII));
@@ -122,7 +122,7 @@ final class XaAdminDatabase implements AdminDatabase {
 
     @Override
     public String tableSql(SqlIdentifier table) {
-        return table.schema() == null ? quote(table.name()) : quote(table.schema()) + "." + quote(table.name());
+        return dialect.qualified(table);
     }
 
     @Override
@@ -131,26 +131,23 @@ final class XaAdminDatabase implements AdminDatabase {
     }
 
     /**
-     * {@code INSERT ... ON DUPLICATE KEY UPDATE} of every column (as the XA sink's MariaDB dialect does: a
-     * {@code _ci} key takes the last write's spelling) and {@code DELETE} by key, the values bound as the row mapper
-     * made them.
+     * The dialect's upsert of every column (a {@code _ci} key takes the last write's spelling) and {@code DELETE} by
+     * key, the values bound as the row mapper made them; lock waits bounded by the dialect's lock timeout.
      */
     @Override
     public CarriedWriting.Written writeCarried(SqlIdentifier table, String sinkId,
             SortedMap<Integer, CarriedWrites> writes, int notices) throws AdminException {
-        CarriedWriting.Dialect dialect = new CarriedWriting.Dialect() {
+        CarriedWriting.Dialect carried = new CarriedWriting.Dialect() {
             @Override
-            public String upsertSql(String t, List<String> columns, List<String> keyColumns) {
-                return "INSERT INTO " + t + " (" + columns.stream().map(XaAdminDatabase::quote).collect(Collectors.joining(", "))
-                        + ") VALUES (" + columns.stream().map(c -> "?").collect(Collectors.joining(", "))
-                        + ") ON DUPLICATE KEY UPDATE " + columns.stream().map(c -> quote(c) + " = VALUES(" + quote(c) + ")")
-                                .collect(Collectors.joining(", "));
+            public String upsertSql(String t, List<String> columns, List<String> keyColumns) throws AdminException {
+                return dialect.writes().upsertSql(table, columns, keyColumns, 1).orElseThrow(() -> new AdminException(
+                        dialect.name() + " has no upsert statement in its dialect, so carried writes cannot be "
+                                + "written here"));
             }
 
             @Override
             public String deleteSql(String t, List<String> keyColumns) {
-                return "DELETE FROM " + t + " WHERE " + keyColumns.stream().map(c -> quote(c) + " = ?")
-                        .collect(Collectors.joining(" AND "));
+                return dialect.writes().deleteSql(table, keyColumns);
             }
 
             @Override
@@ -163,15 +160,13 @@ final class XaAdminDatabase implements AdminDatabase {
             }
 
             @Override
-            public String lockTimeoutSql() {
-                return "SET SESSION innodb_lock_wait_timeout = " + CarriedWriting.LOCK_TIMEOUT_SECONDS;
+            public void boundLockWaits(Connection c) throws SQLException {
+                if (dialect.lockTimeout().isPresent()) {
+                    dialect.lockTimeout().get().set(c, CarriedWriting.LOCK_TIMEOUT);
+                }
             }
         };
-        return CarriedWriting.write(connection, dialect, tableSql(table), table(), sinkId, writes, notices, credentials);
-    }
-
-    private static String quote(String identifier) {
-        return '`' + identifier.replace("`", "``") + '`';
+        return CarriedWriting.write(connection, carried, tableSql(table), table(), sinkId, writes, notices, credentials);
     }
 
     @Override
@@ -190,22 +185,30 @@ final class XaAdminDatabase implements AdminDatabase {
         return markers.committedAfter(sinkId, checkpointId, sinceEpochMillis, takenBy);
     }
 
+    /**
+     * Per subtask index, the holders of the guard (a live writer) and of the branch lock (a session that carries a
+     * branch of the subtask, which may still be preparing it; a killed job's sessions end a moment after its
+     * guard's), as the dialect's session locks tell.
+     */
     @Override
     public List<String> guardHolders(String sinkId, int subtasks) throws AdminException {
+        Optional<SessionLocks> locks = dialect.sessionLocks();
+        if (locks.isEmpty()) {
+            throw new AdminException(dialect.name() + " has no session locks in its dialect: the tool cannot check that "
+                    + "no live job owns sink id '" + sinkId + "'. Remedy: make sure that no job with that sink id runs, "
+                    + "and finish its branches by hand");
+        }
+        String hash = LockNames.sinkHash(sinkId);
         List<String> holders = new ArrayList<>();
-        try (PreparedStatement s = connection.prepareStatement("SELECT IS_USED_LOCK(?)")) {
+        try {
             for (int subtask = 0; subtask < subtasks; subtask++) {
-                // The guard: a live writer. The branch lock: a session that carries a branch of the
-                // subtask, which may still be preparing it, and until it ends MariaDB lets no other
-                // session finish that branch (a killed job's sessions end a moment after its guard's).
-                for (String lock : List.of(XaBranchNames.guardLockName(sinkId, subtask),
-                        XaBranchNames.branchLockName(sinkId, subtask))) {
-                    s.setString(1, lock);
-                    try (ResultSet rs = s.executeQuery()) {
-                        if (rs.next() && rs.getObject(1) != null) {
-                            holders.add("subtask " + subtask + ": session " + rs.getLong(1) + " holds lock '" + lock
-                                    + "' (if no live job owns that session: KILL " + rs.getLong(1) + ")");
-                        }
+                long guard = locks.get().guardHolder(connection, hash, subtask);
+                long branch = locks.get().branchLockHolder(connection, hash, subtask);
+                for (long session : guard == branch ? new long[] {guard} : new long[] {guard, branch}) {
+                    if (session != 0) {
+                        holders.add("subtask " + subtask + ": session " + session + " holds "
+                                + (session == guard ? "the ownership guard" : "the branch lock")
+                                + " (if no live job owns that session: " + locks.get().endSessionSql(session) + ")");
                     }
                 }
             }

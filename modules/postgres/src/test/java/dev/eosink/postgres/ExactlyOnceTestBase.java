@@ -155,7 +155,7 @@ public abstract class ExactlyOnceTestBase {
     protected void stagePrepared(String gid, long from, long to) throws java.sql.SQLException {
         // Only when missing: CREATE INDEX IF NOT EXISTS would wait for the locks of prepared transactions.
         if (db.count("SELECT count(*) FROM pg_class WHERE relname = ?", PostgresSinkBuilder.DEFAULT_MARKER_TABLE) == 0) {
-            db.execute(new dev.eosink.jdbc.sql.MarkerTable(
+            db.execute(dev.eosink.jdbc.dialect.postgres.PostgresDialect.INSTANCE.markers(
                     new dev.eosink.jdbc.sql.SqlIdentifier(null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE)).createSql());
         }
         TransactionId id = TransactionId.parse(gid).orElseThrow();

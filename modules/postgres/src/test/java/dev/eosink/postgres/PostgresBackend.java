@@ -2,7 +2,7 @@ package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
-import dev.eosink.jdbc.sql.MarkerTable;
+import dev.eosink.jdbc.dialect.postgres.PostgresDialect;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.hardcases.HardCaseBackend;
@@ -151,7 +151,7 @@ public final class PostgresBackend implements HardCaseBackend, KeyedResource {
     public void stagePrepared(String table, TransactionId id, long from, long to) throws SQLException {
         // Only when missing: CREATE INDEX IF NOT EXISTS would wait for the locks of prepared transactions.
         if (db.count("SELECT count(*) FROM pg_class WHERE relname = ?", PostgresSinkBuilder.DEFAULT_MARKER_TABLE) == 0) {
-            db.execute(new MarkerTable(new SqlIdentifier(null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE)).createSql());
+            db.execute(PostgresDialect.INSTANCE.markers(new SqlIdentifier(null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE)).createSql());
         }
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);

@@ -20,8 +20,8 @@ import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.TestJobs;
 import dev.eosink.testing.records.CheckpointPacedIds;
-import dev.eosink.testing.records.UpsertRecords;
 import dev.eosink.testing.records.UpsertRecords.KeyFunction;
+import dev.eosink.testing.records.UpsertRecords;
 
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.core.execution.CheckpointType;
@@ -1279,7 +1279,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         db.execute("CREATE ROLE " + role + " LOGIN PASSWORD '" + password + "'");
         try {
             if (db.count("SELECT count(*) FROM pg_class WHERE relname = ?", PostgresSinkBuilder.DEFAULT_MARKER_TABLE) == 0) {
-                db.execute(new dev.eosink.jdbc.sql.MarkerTable(new dev.eosink.jdbc.sql.SqlIdentifier(
+                db.execute(dev.eosink.jdbc.dialect.postgres.PostgresDialect.INSTANCE.markers(new dev.eosink.jdbc.sql.SqlIdentifier(
                         null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE)).createSql());
             }
             db.execute("GRANT INSERT, SELECT, DELETE ON " + PostgresSinkBuilder.DEFAULT_MARKER_TABLE + " TO " + role);

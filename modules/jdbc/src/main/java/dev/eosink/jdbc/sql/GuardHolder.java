@@ -3,19 +3,14 @@ package dev.eosink.jdbc.sql;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.MisconfigurationException;
 
-import org.apache.flink.annotation.Internal;
-
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * Whose session holds a sink's ownership guard that a starting writer could not take, as far as the
  * database can tell, and the refusal each case gets. The JDBC sinks mark their guard sessions with the
  * execution (see {@code SubtaskContext.execution()}); the refusals read alike whichever sink refuses.
  */
-@Internal
+@PublicEvolving
 public enum GuardHolder {
 
     /** The holder carries the claimant's execution mark: an earlier attempt of the same job, going away. */
@@ -24,21 +19,6 @@ public enum GuardHolder {
     OTHER,
     /** Not known: the holder let go meanwhile, or the database cannot tell. */
     UNKNOWN;
-
-    /**
-     * The execution mark of a sink ({@code sinkKey}: its id, or a hash of it) and execution as one 64-bit key,
-     * for databases whose session locks are keyed by numbers (PostgreSQL's advisory locks, in the one-key form,
-     * which never meets the two-key form of the guards): 64 bits of SHA-256 of both.
-     */
-    public static long executionMark(String sinkKey, String execution) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest(("eosink-execution/" + sinkKey + "/" + execution).getBytes(StandardCharsets.UTF_8));
-            return ByteBuffer.wrap(digest).getLong();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
-        }
-    }
 
     /**
      * Why the claim gave up: {@code held} names the sink, subtask, guard and holding session and how long

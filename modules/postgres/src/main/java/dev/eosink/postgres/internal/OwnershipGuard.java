@@ -3,6 +3,7 @@ package dev.eosink.postgres.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.dialect.LockNames;
 import dev.eosink.jdbc.sql.GuardHolder;
 import dev.eosink.postgres.PostgresOwnership;
 
@@ -86,7 +87,7 @@ final class OwnershipGuard {
         this.connection = connection;
         this.context = context;
         this.lockClass = lockClass(context.sinkId());
-        this.executionMark = GuardHolder.executionMark(context.sinkId(), context.execution());
+        this.executionMark = LockNames.executionMarkKey(context.sinkId(), context.execution());
         this.probe = probe;
     }
 

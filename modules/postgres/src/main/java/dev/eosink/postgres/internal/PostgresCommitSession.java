@@ -5,6 +5,8 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.dialect.MarkerSql;
+import dev.eosink.jdbc.dialect.postgres.PostgresDialect;
 import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
@@ -28,12 +30,14 @@ final class PostgresCommitSession implements CommitSession {
 
     private final SubtaskContext context;
     private final MarkerTable markers;
+    private final MarkerSql markerSql;
     private final HikariDataSource pool;
     private final Duration networkTimeout;
 
     PostgresCommitSession(SubtaskContext context, MarkerTable markers, HikariDataSource pool, Duration networkTimeout) {
         this.context = context;
         this.markers = markers;
+        this.markerSql = PostgresDialect.INSTANCE.markers(markers.table());
         this.pool = pool;
         this.networkTimeout = networkTimeout;
     }
@@ -74,7 +78,7 @@ final class PostgresCommitSession implements CommitSession {
     @Override
     public boolean isMarked(TransactionId id) throws IOException {
         try (Connection c = pool.getConnection();
-                PreparedStatement s = c.prepareStatement(markers.existsSql())) {
+                PreparedStatement s = c.prepareStatement(markerSql.existsSql())) {
             s.setString(1, id.toString());
             return watched(c).call("the marker lookup", () -> {
                 try (ResultSet rs = s.executeQuery()) {
@@ -94,7 +98,7 @@ final class PostgresCommitSession implements CommitSession {
     @Override
     public long pruneMarkers(Duration retention) throws IOException {
         try (Connection c = pool.getConnection();
-                PreparedStatement s = c.prepareStatement(markers.pruneSql())) {
+                PreparedStatement s = c.prepareStatement(markerSql.pruneSql())) {
             s.setString(1, context.sinkId());
             s.setDouble(2, retention.toMillis() / 1000.0);
             return watched(c).call("pruning markers", s::executeUpdate);

@@ -7,6 +7,8 @@ import dev.eosink.core.spi.Committed;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.jdbc.dialect.MarkerSql;
+import dev.eosink.jdbc.dialect.postgres.PostgresDialect;
 import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.jdbc.sql.CarriedNotices;
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
@@ -51,6 +53,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
 
     private final SubtaskContext context;
     private final MarkerTable markers;
+    private final MarkerSql markerSql;
     private final Connection connection;
     /** Bounds every call of an epoch (writes, PREPARE, rollback): see {@link IoWatchdog}. */
     private final IoWatchdog io;
@@ -86,6 +89,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
             throws SQLException {
         this.context = context;
         this.markers = options.markers();
+        this.markerSql = PostgresDialect.INSTANCE.markers(markers.table());
         this.connection = connection;
         this.io = io;
         this.guard = new OwnershipGuard(connection, context, guardProbe);
@@ -93,7 +97,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         this.commitLook = commitLook;
         this.target = options.statement().describe();
         this.errors = new WriteErrors(target);
-        this.marker = connection.prepareStatement(markers.insertSql());
+        this.marker = connection.prepareStatement(markerSql.insertSql());
         this.path = findings.plan().open(
                 new WritePlan.Resources(context, connection, io, backlog, options.batchSize(), errors));
     }
@@ -153,7 +157,7 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
     @Override
     public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis, Optional<String> takenBy)
             throws IOException {
-        try (PreparedStatement s = connection.prepareStatement(markers.committedAfterSql())) {
+        try (PreparedStatement s = connection.prepareStatement(markerSql.committedAfterSql().orElseThrow())) {
             betweenEpochs("reading the marker table");
             s.setString(1, context.sinkId());
             s.setLong(2, checkpointId);

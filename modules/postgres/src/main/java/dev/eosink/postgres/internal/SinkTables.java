@@ -3,6 +3,7 @@ package dev.eosink.postgres.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.dialect.postgres.PostgresDialect;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
@@ -57,7 +58,7 @@ final class SinkTables {
                                 + "sql/01-marker-table.sql, or allow the sink to create it (createMarkerTable(true)).");
             }
             try (Statement s = c.createStatement()) {
-                s.execute(markers.createSql());
+                s.execute(PostgresDialect.INSTANCE.markers(markers.table()).createSql());
                 LOG.info("{}: created marker table {}", context, markers.table());
             } catch (SQLException e) {
                 // Several subtasks may race on CREATE TABLE IF NOT EXISTS; the loser sees a

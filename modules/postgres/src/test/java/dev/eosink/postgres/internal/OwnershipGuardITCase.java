@@ -3,6 +3,7 @@ package dev.eosink.postgres.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.dialect.LockNames;
 import dev.eosink.jdbc.sql.GuardHolder;
 import dev.eosink.testing.PostgresFixture;
 
@@ -38,7 +39,7 @@ class OwnershipGuardITCase {
     void whoHoldsAGuardAndWhetherItCarriesTheMarkComeFromOneReadOfTheLockTable() throws Exception {
         PostgresFixture pg = PostgresFixture.get();
         String sinkId = "guard-holder-" + System.nanoTime() % 100000;
-        long mark = GuardHolder.executionMark(sinkId, "this-execution");
+        long mark = LockNames.executionMarkKey(sinkId, "this-execution");
         int lockClass = OwnershipGuard.lockClass(sinkId);
         try (Connection marked = pg.connect(); Connection unmarked = pg.connect(); Connection claimant = pg.connect()) {
             query(marked, "SELECT pg_try_advisory_lock_shared(" + mark + ")");
@@ -76,8 +77,8 @@ class OwnershipGuardITCase {
         String sinkId = "guard-other-db-" + System.nanoTime() % 100000;
         String otherDatabase = sinkId.replace('-', '_');
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "this-execution", OptionalLong.empty());
-        long mark = GuardHolder.executionMark(sinkId, context.execution());
-        long otherMark = GuardHolder.executionMark(sinkId, "other-execution");
+        long mark = LockNames.executionMarkKey(sinkId, context.execution());
+        long otherMark = LockNames.executionMarkKey(sinkId, "other-execution");
         int lockClass = OwnershipGuard.lockClass(sinkId);
         pg.execute("CREATE DATABASE " + otherDatabase);
         String otherUrl = pg.jdbcUrl().replaceFirst("/postgres(\\?|$)", "/" + otherDatabase + "$1");

@@ -3,6 +3,8 @@ package dev.eosink.xa.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.dialect.LockNames;
+import dev.eosink.jdbc.dialect.postgres.PostgresDialect;
 import dev.eosink.jdbc.sql.GuardHolder;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
@@ -110,7 +112,7 @@ final class PostgresXaDialect extends XaDialect {
      */
     @Override
     public void markExecution(Connection guard, String sinkHash, String execution, long session) throws SQLException {
-        long key = GuardHolder.executionMark(sinkHash, execution);
+        long key = LockNames.executionMarkKey(sinkHash, execution);
         if (!Boolean.TRUE.equals(single(guard, "SELECT pg_try_advisory_lock_shared(?)", key))) {
             // Only an exclusive lock of someone else's with the same 64-bit key refuses a shared one.
             LOG.warn("advisory lock {} (the execution mark of session {}) is held exclusively by another session; "
@@ -122,7 +124,7 @@ final class PostgresXaDialect extends XaDialect {
     @Override
     public GuardHolder holderExecution(Connection c, String sinkHash, String execution, long holder)
             throws SQLException {
-        long key = GuardHolder.executionMark(sinkHash, execution);
+        long key = LockNames.executionMarkKey(sinkHash, execution);
         Object marked = single(c, "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
                 + " AND objsubid = 1 AND pid = ? AND classid::bigint = ? AND objid::bigint = ?)",
                 (int) holder, key >>> 32, key & 0xFFFF_FFFFL);
@@ -183,8 +185,8 @@ final class PostgresXaDialect extends XaDialect {
         return "pg_locks joined with pg_stat_activity (pg_blocking_pids), and pg_prepared_xacts for prepared branches";
     }
 
-    private static MarkerTable markers(String schema, String table) {
-        return new MarkerTable(new SqlIdentifier(schema, table));
+    private static dev.eosink.jdbc.dialect.MarkerSql markers(String schema, String table) {
+        return dev.eosink.jdbc.dialect.postgres.PostgresDialect.INSTANCE.markers(new SqlIdentifier(schema, table));
     }
 
     @Override
@@ -217,6 +219,6 @@ final class PostgresXaDialect extends XaDialect {
 
     @Override
     public String markerCommittedAfterSql(String schema, String table) {
-        return markers(schema, table).committedAfterSql();
+        return markers(schema, table).committedAfterSql().orElseThrow();
     }
 }

@@ -1,0 +1,58 @@
+package dev.eosink.jdbc.dialect;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import javax.sql.XADataSource;
+
+import java.sql.SQLException;
+import java.util.Properties;
+
+/**
+ * A JDBC driver's XADataSource, by URL. No driver is a dependency a user gets without asking: the job brings the one
+ * its database needs, and {@link #require} fails with the Maven artifact to add before any class of the driver is
+ * touched (rather than with a {@code NoClassDefFoundError}).
+ */
+@PublicEvolving
+public interface XaDriver {
+
+    /** "MariaDB Connector/J", for messages. */
+    String displayName();
+
+    /** The XADataSource class's name, looked up without initialising it. */
+    String dataSourceClass();
+
+    /** The driver's Maven coordinates (groupId:artifactId). */
+    String artifact();
+
+    /**
+     * A data source for {@code url} with the driver properties ({@code user} and {@code password} among them, which
+     * must never end in a URL a message could print), naming its sessions {@code applicationName} where the
+     * database shows sessions.
+     */
+    XADataSource create(String url, Properties properties, String applicationName) throws SQLException;
+
+    /**
+     * Fails unless {@code loader} finds {@link #dataSourceClass()}.
+     *
+     * @param redactedUrl the URL without passwords, for the message
+     * @throws IllegalStateException naming the URL, the driver and the Maven artifact to add
+     */
+    default void require(ClassLoader loader, String redactedUrl) {
+        if (!present(loader)) {
+            throw new IllegalStateException("The XA sink connects to " + redactedUrl + " through " + displayName() + " ("
+                    + dataSourceClass() + "), which is not on the class path: eosink-xa leaves the JDBC driver to the "
+                    + "job. Remedy: add the Maven artifact " + artifact() + " to the job's dependencies, or its jar to "
+                    + "Flink's lib/ directory.");
+        }
+    }
+
+    /** Whether {@code loader} finds {@link #dataSourceClass()}. */
+    default boolean present(ClassLoader loader) {
+        try {
+            Class.forName(dataSourceClass(), false, loader);
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+}
