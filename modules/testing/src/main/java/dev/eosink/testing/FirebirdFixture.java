@@ -1,0 +1,364 @@
+package dev.eosink.testing;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real Firebird 3 server for tests: Debian's {@code firebird3.0-server} package, never its system service. Each
+ * fixture runs {@code /usr/sbin/firebird} (SuperServer: one process, no guardian, so one SIGKILL ends the whole
+ * server) on a temporary directory of its own and a free loopback port.
+ *
+ * <p>Firebird finds its configuration, plugins and security database through its root directory, the
+ * {@code FIREBIRD} environment variable. The fixture's root is the temporary directory: its own {@code
+ * firebird.conf} (port, {@code ServerMode = Super}, the security database, SRP authentication), symbolic links to
+ * the package's plugins, character sets and messages, its own lock directory ({@code FIREBIRD_LOCK}, so that two
+ * fixtures or a system server never share the lock tables), and its own security database, made by {@code isql-fb}
+ * in embedded mode before the first start with {@link #ADMIN_USER} and {@link #SINK_USER}. Databases live in its
+ * {@code data/} directory ({@link #createDatabase}).
+ *
+ * <p>{@link #kill()} sends SIGKILL: every attachment ends at once and nothing is flushed beyond what the server
+ * wrote itself; {@link #restart()} starts the server again on the same directory and port (Firebird has no log to
+ * replay: a transaction that was prepared is in limbo, one that was active is dead).
+ *
+ * <p>Without the package the fixture fails naming it: a test that needs Firebird never skips ({@code .ci/run}
+ * installs it).
+ */
+public final class FirebirdFixture implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FirebirdFixture.class);
+
+    /** The Debian package the fixture runs. */
+    public static final String PACKAGE = "firebird3.0-server";
+
+    public static final String ADMIN_USER = "SYSDBA";
+    public static final String ADMIN_PASSWORD = "fixture-admin-pw";
+    /** A user without any privilege but its own: what a sink's user would be. */
+    public static final String SINK_USER = "EOSINK_SINK";
+    public static final String SINK_PASSWORD = "sink-secret-pw";
+
+    private static final Path SERVER = Path.of("/usr/sbin/firebird");
+    private static final Path ISQL = Path.of("/usr/bin/isql-fb");
+    private static final Duration START_LIMIT = Duration.ofSeconds(60);
+    private static final Duration EXIT_LIMIT = Duration.ofSeconds(30);
+
+    private final Path root;
+    private final int port;
+    private final Map<String, String> environment;
+    /** The running server, null while stopped or killed. */
+    private Process process;
+    private boolean closed;
+
+    private FirebirdFixture(Path root, int port) {
+        this.root = root;
+        this.port = port;
+        this.environment = Map.of("FIREBIRD", root.toString(), "FIREBIRD_LOCK", root.resolve("lock").toString(),
+                "FIREBIRD_TMP", root.resolve("tmp").toString());
+    }
+
+    /**
+     * A new server of its own on a temporary directory and a free port, started and accepting connections. The
+     * shutdown hook stops it if the test does not ({@link #close()}).
+     */
+    public static FirebirdFixture start() {
+        Path packageRoot = packageRoot();
+        FirebirdFixture fixture;
+        try {
+            Path root = Files.createTempDirectory("eosink-firebird-");
+            fixture = new FirebirdFixture(root, freePort());
+            fixture.configure(packageRoot);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not prepare a Firebird directory", e);
+        }
+        try {
+            fixture.launch();
+        } catch (RuntimeException e) {
+            fixture.close();
+            throw e;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(fixture::close, "eosink-firebird-stop"));
+        return fixture;
+    }
+
+    /**
+     * The package's root directory ({@code /usr/lib/<arch>/firebird/3.0}, where its plugins are); fails naming
+     * the package and {@code .ci/run} when it is not installed.
+     */
+    private static Path packageRoot() {
+        String missing = "Firebird 3 is missing: this test runs a real Firebird server from Debian's " + PACKAGE
+                + " package (apt-get install " + PACKAGE + "; .ci/run installs it). Not found: ";
+        if (!Files.isExecutable(SERVER)) {
+            throw new IllegalStateException(missing + SERVER);
+        }
+        if (!Files.isExecutable(ISQL)) {
+            throw new IllegalStateException(missing + ISQL + " (firebird3.0-utils, which " + PACKAGE + " depends on)");
+        }
+        try (DirectoryStream<Path> arches = Files.newDirectoryStream(Path.of("/usr/lib"))) {
+            for (Path arch : arches) {
+                Path candidate = arch.resolve("firebird/3.0");
+                if (Files.exists(candidate.resolve("plugins/libEngine12.so"))) {
+                    return candidate;
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        throw new IllegalStateException(missing + "/usr/lib/<arch>/firebird/3.0/plugins/libEngine12.so");
+    }
+
+    /** Writes the server's root directory and creates its security database with the two users. */
+    private void configure(Path packageRoot) throws IOException {
+        for (String dir : List.of("lock", "tmp", "data")) {
+            Files.createDirectories(root.resolve(dir));
+        }
+        for (String shared : List.of("plugins", "intl", "UDF", "lib", "firebird.msg", "plugins.conf")) {
+            Files.createSymbolicLink(root.resolve(shared), packageRoot.resolve(shared).toRealPath());
+        }
+        Files.writeString(root.resolve("databases.conf"), "");
+        Path security = root.resolve("security3.fdb");
+        Files.writeString(root.resolve("firebird.conf"), String.join("\n",
+                "ServerMode = Super",
+                "RemoteServicePort = " + port,
+                "RemoteBindAddress = 127.0.0.1",
+                "SecurityDatabase = " + security,
+                "DatabaseAccess = Full",
+                "AuthServer = Srp256, Srp",
+                "UserManager = Srp",
+                // Jaybird's pure Java protocol encrypts too; Enabled lets a client without it in as well.
+                "WireCrypt = Enabled",
+                "TempDirectories = " + root.resolve("tmp"),
+                ""));
+        // Embedded (no server yet): a database that is its own security database, and the users in it.
+        isql(String.join("\n",
+                "CREATE DATABASE '" + security + "' USER '" + ADMIN_USER + "';",
+                "CREATE USER " + ADMIN_USER + " PASSWORD '" + ADMIN_PASSWORD + "' USING PLUGIN Srp;",
+                "CREATE USER " + SINK_USER + " PASSWORD '" + SINK_PASSWORD + "' USING PLUGIN Srp;",
+                "COMMIT;",
+                ""));
+    }
+
+    /** Starts the server process and waits until it accepts connections. */
+    private synchronized void launch() {
+        if (closed) {
+            throw new IllegalStateException("Firebird closed: " + root);
+        }
+        if (process != null) {
+            return;
+        }
+        ProcessBuilder builder = new ProcessBuilder(SERVER.toString()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve("server.log").toFile()));
+        builder.environment().putAll(environment);
+        long t0 = System.nanoTime();
+        try {
+            process = builder.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start " + SERVER, e);
+        }
+        awaitListening();
+        LOG.info("Firebird on 127.0.0.1:{} (root {}) started in {} ms, pid {}", port, root,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), process.pid());
+    }
+
+    private void awaitListening() {
+        long deadline = System.nanoTime() + START_LIMIT.toNanos();
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("Firebird exited with " + process.exitValue() + " at start; " + logs());
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 500);
+                return;
+            } catch (IOException notYet) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("Firebird did not listen on 127.0.0.1:" + port + " within "
+                            + START_LIMIT + "; " + logs());
+                }
+                sleep(20);
+            }
+        }
+    }
+
+    /**
+     * SIGKILL of the server: every attachment ends at once, with no chance to roll back or detach. Returns once the
+     * process is gone, even if the calling thread is interrupted meanwhile.
+     */
+    public synchronized void kill() {
+        Process p = process;
+        if (p == null) {
+            throw new IllegalStateException("Firebird is not running");
+        }
+        process = null;
+        p.destroyForcibly();
+        awaitExit(p);
+        LOG.info("Killed Firebird on 127.0.0.1:{} (SIGKILL of pid {})", port, p.pid());
+    }
+
+    /** Starts the server again on the same directory and port, after {@link #kill()} or {@link #stop()}. */
+    public void restart() {
+        launch();
+    }
+
+    /** Stops the server (SIGTERM: Firebird closes its databases), keeping its directory for a {@link #restart()}. */
+    public synchronized void stop() {
+        Process p = process;
+        if (p == null) {
+            return;
+        }
+        process = null;
+        p.destroy();
+        if (!awaitExit(p)) {
+            p.destroyForcibly();
+            awaitExit(p);
+        }
+    }
+
+    /** Whether the server process is running. */
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** Stops the server and deletes its directory, databases included. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            stop();
+        } finally {
+            closed = true;
+            Directories.deleteRecursively(root);
+        }
+    }
+
+    /**
+     * Creates database {@code name} (a file {@code data/<name>.fdb}, page size 8 KiB, UTF8, forced writes on as
+     * Firebird creates it), owned by {@link #ADMIN_USER}, through the running server; returns its path.
+     */
+    public String createDatabase(String name) {
+        if (!name.matches("[A-Za-z0-9_-]+")) {
+            throw new IllegalArgumentException("a database name of letters, digits, '_' and '-': " + name);
+        }
+        String path = databasePath(name);
+        isql("CREATE DATABASE '127.0.0.1/" + port + ":" + path + "' USER '" + ADMIN_USER + "' PASSWORD '"
+                + ADMIN_PASSWORD + "' PAGE_SIZE 8192 DEFAULT CHARACTER SET UTF8;\n");
+        return path;
+    }
+
+    /** The file of database {@code name} on the server ({@link #createDatabase}). */
+    public String databasePath(String name) {
+        return root.resolve("data").resolve(name + ".fdb").toString();
+    }
+
+    /** {@code jdbc:firebird://127.0.0.1:<port>//<path>}: Jaybird's URL of database {@code name}. */
+    public String url(String name) {
+        return "jdbc:firebird://" + host() + ":" + port + "/" + databasePath(name);
+    }
+
+    public String host() {
+        return "127.0.0.1";
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** The server's root directory (configuration, security database, {@code data/}, {@code server.log}). */
+    public Path root() {
+        return root;
+    }
+
+    /** Runs {@code isql-fb} with the fixture's environment on {@code script}; fails with its output. */
+    private void isql(String script) {
+        try {
+            Path file = Files.createTempFile(root.resolve("tmp"), "script-", ".sql");
+            Files.writeString(file, script);
+            ProcessBuilder builder = new ProcessBuilder(ISQL.toString(), "-q", "-b", "-i", file.toString())
+                    .redirectErrorStream(true);
+            builder.environment().putAll(environment);
+            Process p = builder.start();
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IllegalStateException("isql-fb failed on " + script.replace(ADMIN_PASSWORD, "***") + ": "
+                        + new String(out, StandardCharsets.UTF_8));
+            }
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not run " + ISQL, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running " + ISQL, e);
+        }
+    }
+
+    /** The end of the server's output and of its firebird.log, for a failure's message. */
+    private String logs() {
+        return "server output: " + tail(root.resolve("server.log")) + "; firebird.log: "
+                + tail(root.resolve("firebird.log"));
+    }
+
+    private static String tail(Path file) {
+        try {
+            if (!Files.exists(file)) {
+                return "(none)";
+            }
+            String text = Files.readString(file);
+            return text.length() > 2000 ? "..." + text.substring(text.length() - 2000) : text;
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
+    }
+
+    /** Waits for the process to end, keeping an interrupt for the caller; false if it still runs after the limit. */
+    private static boolean awaitExit(Process p) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + EXIT_LIMIT.toNanos();
+        try {
+            while (p.isAlive() && System.nanoTime() < deadline) {
+                try {
+                    p.waitFor(50, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            return !p.isAlive();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for Firebird", e);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Firebird 3 at 127.0.0.1:" + port + " (root " + root + ")";
+    }
+}
