@@ -22,7 +22,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.IntFunction;
 
 /**
  * Upserts and deletes by key: records are buffered, the last per key ({@link XaUpserts}, whose class
@@ -42,9 +41,7 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
     private final XaDialect dialect;
     private final XaWriteErrors errors;
     private final XaUpserts<IN> upserts;
-    /** The upsert of n rows. */
-    private final IntFunction<String> upsertSql;
-    private final String deleteSql;
+    private final XaKeyedStatements.Sql sql;
     /** The epoch connection's statements and watchdog, set when it opens. */
     private XaKeyedStatements keyed;
     private XaIo io;
@@ -58,8 +55,9 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
         SqlIdentifier table = columns.table();
         List<String> upsertKey = mode.key();
         this.upserts = new XaUpserts<>(mode, database.batchSize());
-        this.upsertSql = rows -> dialect.upsertSql(table.schema(), table.name(), columns.columns(), upsertKey, rows);
-        this.deleteSql = dialect.deleteSql(table.schema(), table.name(), upsertKey);
+        this.sql = new XaKeyedStatements.Sql(
+                rows -> dialect.upsertSql(table.schema(), table.name(), columns.columns(), upsertKey, rows),
+                dialect.deleteSql(table.schema(), table.name(), upsertKey), upserts.columnCount());
     }
 
     /**
@@ -80,8 +78,7 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
     }
 
     private XaKeyedStatements keyedStatements(Connection c) throws SQLException {
-        return new XaKeyedStatements(c, upsertSql, deleteSql, upserts.columnCount(), database.batchSize(),
-                dialect.maxStatementBytes(c));
+        return new XaKeyedStatements(c, sql, database.batchSize(), dialect.maxStatementBytes(c));
     }
 
     @Override
