@@ -28,7 +28,8 @@ import java.util.Properties;
  * ({@code XaSink.builder()}) have in common: not an entry point, start from one of those. It holds the
  * options that mean the same for both (sink id, what to write, batch size, marker table, the
  * protocol's {@link SinkSettings}, the JDBC URL's credentials and properties) and the checks of
- * {@link #build()} that span them; the concrete builder adds its own options and makes the database.
+ * {@link #build()} that span them. {@link #build()} hands them to the concrete builder as one immutable
+ * {@link JdbcSinkOptions}; the concrete builder adds its own options and makes the database.
  *
  * <p>Each setter checks its own argument; {@link #build()} checks the rules that span several
  * settings. Messages name the sink, the setting and the remedy.
@@ -58,12 +59,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     private JdbcStatementBuilder<IN> statementBuilder;
 
     private int batchSize = DEFAULT_BATCH_SIZE;
-    /** Null: inserts. */
-    private List<String> upsertKey;
-    /** Null: every record is an upsert (with {@link #upsert}). */
-    private RowKindFunction<IN> rowKind;
-    /** Null: a refused record fails the epoch. */
-    private SqlIdentifier deadLetterTable;
+    private final WriteModeSettings<IN> writeMode = new WriteModeSettings<>();
     private SqlIdentifier markerTable = new SqlIdentifier(null, DEFAULT_MARKER_TABLE);
     private boolean createMarkerTable = true;
     private LeftoverPolicy leftoverPolicy = SinkSettings.DEFAULT_LEFTOVER_POLICY;
@@ -232,7 +228,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         }
         List<String> keys = Arrays.asList(keyColumns);
         keys.forEach(c -> new SqlIdentifier(null, c));
-        this.upsertKey = new ArrayList<>(keys);
+        writeMode.upsertKey = new ArrayList<>(keys);
         return self();
     }
 
@@ -242,7 +238,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
      * RowKindFunction}).
      */
     public SELF changelog(RowKindFunction<IN> rowKind) {
-        this.rowKind = Objects.requireNonNull(rowKind, "rowKind");
+        writeMode.rowKind = Objects.requireNonNull(rowKind, "rowKind");
         return self();
     }
 
@@ -255,7 +251,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
      * the sink's user needs INSERT on it (the concrete builder's documentation says what else).
      */
     public SELF deadLetterTable(String schema, String table) {
-        this.deadLetterTable = new SqlIdentifier(schema, table);
+        writeMode.deadLetterTable = new SqlIdentifier(schema, table);
         return self();
     }
 
@@ -384,8 +380,9 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
             throw misconfigured("give either table(...) + columns(...) + rows(...), or sql(...) with a "
                     + "JdbcStatementBuilder, not both and not neither");
         }
-        checkWriteMode(tableMode);
-        checkOwnOptions(tableMode);
+        writeMode.problem(tableMode, columns, upsertClause()).ifPresent(problem -> {
+            throw misconfigured(problem);
+        });
         InsertStatement<IN> statement;
         if (tableMode) {
             if (table == null || columns == null || rowMapper == null) {
@@ -398,6 +395,13 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         } else {
             statement = InsertStatement.forSql(sql, statementBuilder);
         }
+        JdbcSinkOptions.Builder<IN> shared = JdbcSinkOptions.builder(writeMode.toMode(statement)).batchSize(batchSize)
+                .markerTable(markerTable).createTables(createMarkerTable).maxPreparedPerSubtask(maxPreparedPerSubtask);
+        if (jdbcUrl != null) {
+            shared.jdbcUrl(jdbcUrl, properties);
+        }
+        JdbcSinkOptions<IN> options = shared.build();
+        checkOwnOptions(options);
         SinkSettings settings = SinkSettings.defaults(sinkId)
                 .withLeftoverPolicy(leftoverPolicy)
                 .withCommitRetries(commitRetries, commitRetryBackoff)
@@ -406,52 +410,32 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
                 .withMaxPreparedPerSubtask(maxPreparedPerSubtask)
                 .withRewindPolicy(rewindPolicy)
                 .withPreparedAgeWarning(preparedAgeWarning);
-        return new ExactlyOnceSink<>(database(statement), settings, distribution(statement));
+        return new ExactlyOnceSink<>(database(options), settings, distribution(options));
     }
 
     /** Whether the concrete builder was given its data source (instead of {@link #jdbcUrl(String)}). */
     protected abstract boolean hasDataSource();
 
-    /** The rules between {@link #upsert}, {@link #changelog}, {@link #deadLetterTable} and the statement. */
-    private void checkWriteMode(boolean tableMode) {
-        if (upsertKey != null || rowKind != null) {
-            if (!tableMode) {
-                throw misconfigured("upsert(...) and changelog(...) need table(...) + columns(...) + rows(...); "
-                        + "with sql(...) write the " + upsertClause() + " clause yourself");
-            }
-            if (upsertKey == null) {
-                throw misconfigured("changelog(...) deletes by key: also give upsert(key columns)");
-            }
-            if (columns != null && !columns.containsAll(upsertKey)) {
-                throw misconfigured("upsert key " + upsertKey + " must be among the columns " + columns);
-            }
-        }
-        if (deadLetterTable != null && upsertKey != null) {
-            throw misconfigured("deadLetterTable(...) works with inserts only: an upsert batch merges records by key, "
-                    + "so one refused record cannot be told from the others");
-        }
-    }
-
     /** The clause of the database's upsert statement, for messages: "ON CONFLICT". */
     protected abstract String upsertClause();
 
     /**
-     * The rules of {@link #build()} on the concrete builder's own options, after the common ones:
-     * the sink id, one source of connections and one of table mode and {@code sql(...)} are given.
+     * The rules of {@link #build()} on the concrete builder's own options, after the common ones, which
+     * {@code options} passed: the sink id, one source of connections, a complete table mode or {@code
+     * sql(...)}, and a write mode the sink supports.
      */
-    protected void checkOwnOptions(boolean tableMode) {}
+    protected void checkOwnOptions(JdbcSinkOptions<IN> options) {}
 
     /** The database of the sink, once {@link #build()} has checked the settings. */
-    protected abstract TransactionalDatabase<IN> database(InsertStatement<IN> statement);
+    protected abstract TransactionalDatabase<IN> database(JdbcSinkOptions<IN> options);
 
     /**
      * How the writers' input is distributed, once {@link #build()} has checked the settings: with
-     * {@link #upsert} and a row mapper, by the upsert key's values ({@link UpsertKeys}); otherwise as the
-     * job distributes it.
+     * {@link #upsert}, by the upsert key's values ({@link UpsertKeys}); otherwise as the job distributes it.
      */
-    protected InputDistribution<IN> distribution(InsertStatement<IN> statement) {
-        if (upsertKey != null && statement instanceof InsertStatement.Columns<IN> columnsStatement) {
-            return InputDistribution.byKey(UpsertKeys.of(columnsStatement, upsertKey));
+    protected InputDistribution<IN> distribution(JdbcSinkOptions<IN> options) {
+        if (options.writeMode() instanceof WriteMode.Upserts<IN> upserts) {
+            return InputDistribution.byKey(UpsertKeys.of(upserts.statement(), upserts.key()));
         }
         return InputDistribution.asGiven();
     }
@@ -459,56 +443,5 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     /** A misconfiguration found by {@link #build()}, in a message that names the sink. */
     protected final IllegalStateException misconfigured(String problem) {
         return new IllegalStateException("sink '" + sinkId + "': " + problem);
-    }
-
-    // For the concrete builder's database: the settings as given (checked by build()).
-
-    /** The JDBC URL, or null when the concrete builder's data source is used. */
-    protected final String getJdbcUrl() {
-        return jdbcUrl;
-    }
-
-    /** A copy of the driver properties given (user, password and {@link #property}). */
-    protected final Properties getProperties() {
-        Properties copy = new Properties();
-        copy.putAll(properties);
-        return copy;
-    }
-
-    /** The columns of table mode; null with {@code sql(...)}. */
-    protected final List<String> getColumns() {
-        return columns;
-    }
-
-    protected final int getBatchSize() {
-        return batchSize;
-    }
-
-    /** The upsert key's columns; null for inserts. */
-    protected final List<String> getUpsertKey() {
-        return upsertKey;
-    }
-
-    /** The changelog's kinds of records; null when every record upserts (or for inserts). */
-    protected final RowKindFunction<IN> getRowKind() {
-        return rowKind;
-    }
-
-    /** The dead-letter table; null when a refused record fails the epoch. */
-    protected final SqlIdentifier getDeadLetterTable() {
-        return deadLetterTable;
-    }
-
-    protected final SqlIdentifier getMarkerTable() {
-        return markerTable;
-    }
-
-    protected final boolean isCreateMarkerTable() {
-        return createMarkerTable;
-    }
-
-    /** For the database's start-up check of its prepared-transaction slots. */
-    protected final int getMaxPreparedPerSubtask() {
-        return maxPreparedPerSubtask;
     }
 }

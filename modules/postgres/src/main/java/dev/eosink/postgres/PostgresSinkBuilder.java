@@ -2,14 +2,15 @@ package dev.eosink.postgres;
 
 import dev.eosink.core.InputDistribution;
 import dev.eosink.jdbc.JdbcSinkBuilderBase;
+import dev.eosink.jdbc.JdbcSinkOptions;
+import dev.eosink.jdbc.RefusedRecords;
 import dev.eosink.jdbc.RowMapper;
+import dev.eosink.jdbc.WriteMode;
 import dev.eosink.jdbc.driver.JdbcUrls;
-import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.postgres.internal.PostgresConnection;
 import dev.eosink.postgres.internal.PostgresDatabase;
 import dev.eosink.postgres.internal.PostgresSinkOptions;
-import dev.eosink.postgres.internal.RefusedRecords;
 import dev.eosink.postgres.internal.RowAction;
 import dev.eosink.postgres.row.RowFormat;
 
@@ -20,7 +21,6 @@ import org.apache.flink.util.function.SerializableSupplier;
 import javax.sql.DataSource;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
 
@@ -170,19 +170,20 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
      * all of them before it can prepare: measured here, 75-540 ms with the kernel's buffer, 3-27 ms
      * with 64 KiB, at the same throughput (the sender blocks earlier, not longer).
      */
-    private Properties driverProperties() {
-        Properties effective = getProperties();
+    private Properties driverProperties(JdbcSinkOptions<IN> options) {
+        Properties effective = options.properties();
+        String url = options.jdbcUrl().orElseThrow();
         if (!networkTimeout.isZero()) {
             long seconds = (networkTimeout.toMillis() + 999) / 1000;
-            setUnlessGiven(effective, "socketTimeout", String.valueOf(seconds));
+            setUnlessGiven(effective, url, "socketTimeout", String.valueOf(seconds));
         }
-        setUnlessGiven(effective, "tcpKeepAlive", "true");
-        setUnlessGiven(effective, "sendBufferSize", String.valueOf(SEND_BUFFER_BYTES));
+        setUnlessGiven(effective, url, "tcpKeepAlive", "true");
+        setUnlessGiven(effective, url, "sendBufferSize", String.valueOf(SEND_BUFFER_BYTES));
         return effective;
     }
 
-    private void setUnlessGiven(Properties effective, String key, String value) {
-        if (!effective.containsKey(key) && !JdbcUrls.sets(getJdbcUrl(), key)) {
+    private static void setUnlessGiven(Properties effective, String url, String key, String value) {
+        if (!effective.containsKey(key) && !JdbcUrls.sets(url, key)) {
             effective.setProperty(key, value);
         }
     }
@@ -199,38 +200,37 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
 
     /** Records of a {@link #rowFormat} are distributed by their caller; otherwise as the base decides. */
     @Override
-    protected InputDistribution<IN> distribution(InsertStatement<IN> statement) {
-        return rowFormat != null ? InputDistribution.asGiven() : super.distribution(statement);
+    protected InputDistribution<IN> distribution(JdbcSinkOptions<IN> options) {
+        return rowFormat != null ? InputDistribution.asGiven() : super.distribution(options);
     }
 
     @Override
-    protected PostgresDatabase<IN> database(InsertStatement<IN> statement) {
-        PostgresConnection connection =
-                dataSource != null ? PostgresConnection.of(dataSource) : PostgresConnection.of(getJdbcUrl(), driverProperties());
-        List<String> upsertKey = getUpsertKey();
-        dev.eosink.jdbc.RowKindFunction<IN> given = getRowKind();
-        RowKindFunction<IN> kinds = given != null ? given::kindOf
-                : rowFormat != null ? rowFormat.rowKinds().orElse(null) // records that carry their kind
-                : null;
-        RowAction<IN> rowAction = upsertKey == null ? RowAction.insert()
-                : kinds == null ? RowAction.upsert(upsertKey)
-                : RowAction.upsert(upsertKey, kinds);
-        MarkerTable markers = new MarkerTable(getMarkerTable());
-        PostgresSinkOptions.Builder<IN> options = PostgresSinkOptions.builder(connection, statement, markers);
+    protected PostgresDatabase<IN> database(JdbcSinkOptions<IN> common) {
+        PostgresConnection connection = dataSource != null ? PostgresConnection.of(dataSource)
+                : PostgresConnection.of(common.jdbcUrl().orElseThrow(), driverProperties(common));
+        RowAction<IN> rowAction = RowAction.insert();
+        RefusedRecords refused = RefusedRecords.failTheEpoch();
+        if (common.writeMode() instanceof WriteMode.Inserts<IN> inserts) {
+            refused = inserts.refused();
+        } else if (common.writeMode() instanceof WriteMode.Upserts<IN> upserts) {
+            RowKindFunction<IN> kinds = upserts.changelog().<RowKindFunction<IN>>map(given -> given::kindOf)
+                    .orElse(rowFormat != null ? rowFormat.rowKinds().orElse(null) : null); // records that carry their kind
+            rowAction = kinds == null ? RowAction.upsert(upserts.key()) : RowAction.upsert(upserts.key(), kinds);
+        }
+        PostgresSinkOptions.Builder<IN> options =
+                PostgresSinkOptions.builder(connection, common.statement(), new MarkerTable(common.markerTable()));
         if (rowFormat != null) {
             options.rowFormat(rowFormat);
         }
         return new PostgresDatabase<>(options
-                .createTables(isCreateMarkerTable())
-                .batchSize(getBatchSize())
+                .createTables(common.createTables())
+                .batchSize(common.batchSize())
                 .writeMethod(writeMethod)
                 .rowAction(rowAction)
                 .networkTimeout(networkTimeout)
-                .refusedRecords(getDeadLetterTable() == null
-                        ? RefusedRecords.failTheEpoch()
-                        : RefusedRecords.deadLetterTable(getDeadLetterTable()))
+                .refusedRecords(refused)
                 .maxCopyBacklog(maxCopyBacklog)
-                .maxPreparedPerSubtask(getMaxPreparedPerSubtask())
+                .maxPreparedPerSubtask(common.maxPreparedPerSubtask())
                 .build());
     }
 }

@@ -2,11 +2,12 @@ package dev.eosink.xa;
 
 import dev.eosink.core.SinkSettings;
 import dev.eosink.jdbc.JdbcSinkBuilderBase;
+import dev.eosink.jdbc.JdbcSinkOptions;
+import dev.eosink.jdbc.WriteMode;
 import dev.eosink.jdbc.driver.JdbcUrls;
-import dev.eosink.jdbc.sql.InsertStatement;
-import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.xa.internal.XaConnector;
 import dev.eosink.xa.internal.XaDatabase;
+import dev.eosink.xa.internal.XaSinkOptions;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.util.function.SerializableSupplier;
@@ -139,8 +140,9 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
     }
 
     @Override
-    protected void checkOwnOptions(boolean tableMode) {
-        if (getUpsertKey() != null && getJdbcUrl() != null && getJdbcUrl().startsWith("jdbc:postgresql:")) {
+    protected void checkOwnOptions(JdbcSinkOptions<IN> options) {
+        if (options.writeMode() instanceof WriteMode.Upserts<IN>
+                && options.jdbcUrl().filter(url -> url.startsWith("jdbc:postgresql:")).isPresent()) {
             throw misconfigured("upsert(...) through XA is supported on MariaDB and MySQL, not on PostgreSQL: "
                     + "use PostgresSink.builder().upsert(...), which upserts exactly once by PostgreSQL's own "
                     + "two-phase commit");
@@ -157,9 +159,9 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
      * keepalive where the user set neither (in the properties or the URL), so that no read waits for
      * ever on a silent server and an idle connection to a vanished server is noticed.
      */
-    private Properties driverProperties() {
-        Properties effective = getProperties();
-        String url = getJdbcUrl();
+    private Properties driverProperties(JdbcSinkOptions<IN> options) {
+        Properties effective = options.properties();
+        String url = options.jdbcUrl().orElseThrow();
         if (!networkTimeout.isZero()) {
             long millis = networkTimeout.toMillis();
             setUnlessGiven(effective, url, "socketTimeout", url.startsWith("jdbc:postgresql:")
@@ -177,12 +179,9 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
     }
 
     @Override
-    protected XaDatabase<IN> database(InsertStatement<IN> statement) {
-        XaConnector connector =
-                xaDataSource != null ? XaConnector.of(xaDataSource) : XaConnector.of(getJdbcUrl(), driverProperties());
-        SqlIdentifier markers = getMarkerTable();
-        return new XaDatabase<>(connector, statement, markers.schema(), markers.name(), isCreateMarkerTable(), getBatchSize(),
-                getMaxPreparedPerSubtask(), networkTimeout, lockTimeout, getUpsertKey(), getUpsertKey() == null ? null : getRowKind(),
-                getDeadLetterTable());
+    protected XaDatabase<IN> database(JdbcSinkOptions<IN> common) {
+        XaConnector connector = xaDataSource != null ? XaConnector.of(xaDataSource)
+                : XaConnector.of(common.jdbcUrl().orElseThrow(), driverProperties(common));
+        return new XaDatabase<>(new XaSinkOptions<>(connector, common, networkTimeout, lockTimeout));
     }
 }

@@ -6,6 +6,7 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.Wording;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.jdbc.RefusedRecords;
 import dev.eosink.jdbc.driver.JdbcDrivers;
 import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.jdbc.sql.MarkerTable;

@@ -1,5 +1,6 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.jdbc.RefusedRecords;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.postgres.WriteMethod;

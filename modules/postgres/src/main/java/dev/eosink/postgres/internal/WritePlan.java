@@ -1,6 +1,7 @@
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.RefusedRecords;
 import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.postgres.RowKindFunction;

@@ -1,7 +1,7 @@
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.spi.OwnCommits;
-import dev.eosink.jdbc.RowKindFunction;
+import dev.eosink.jdbc.WriteMode;
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.xa.carried.XaCarried;
@@ -63,8 +63,8 @@ final class XaUpserts<IN> {
     }
 
     private final InsertStatement.Columns<IN> statement;
-    /** Null: every record upserts. */
-    private final RowKindFunction<IN> rowKind;
+    /** The statement, the key and each record's kind. */
+    private final WriteMode.Upserts<IN> mode;
     private final List<String> keyColumns;
     private final int[] keyIndexes;
     private final int batchSize;
@@ -78,11 +78,10 @@ final class XaUpserts<IN> {
      */
     private boolean held;
 
-    XaUpserts(InsertStatement.Columns<IN> statement, List<String> keyColumns, RowKindFunction<IN> rowKind,
-            int batchSize) {
-        this.statement = statement;
-        this.rowKind = rowKind;
-        this.keyColumns = List.copyOf(keyColumns);
+    XaUpserts(WriteMode.Upserts<IN> mode, int batchSize) {
+        this.mode = mode;
+        this.statement = mode.statement();
+        this.keyColumns = mode.key();
         this.keyIndexes = keyColumns.stream().mapToInt(c -> statement.columns().indexOf(c)).toArray();
         this.batchSize = batchSize;
     }
@@ -106,7 +105,7 @@ final class XaUpserts<IN> {
      *     null key column
      */
     void add(IN record, long position) throws Exception {
-        RowKind kind = rowKind == null ? RowKind.INSERT : rowKind.kindOf(record);
+        RowKind kind = mode.kindOf(record);
         boolean delete = kind == RowKind.DELETE || kind == RowKind.UPDATE_BEFORE;
         Object[] row = statement.toRow(record);
         List<Object> key = keyOf(row);

@@ -1,12 +1,13 @@
 package dev.eosink.xa.internal;
 
-import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.jdbc.JdbcSinkOptions;
+import dev.eosink.jdbc.WriteMode;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
@@ -56,10 +57,12 @@ class XaCarriedWritesITCase {
         props.setProperty("user", MariaDbFixture.SINK_USER);
         props.setProperty("password", MariaDbFixture.SINK_PASSWORD);
         List<String> columns = List.of("k", "v");
-        XaDatabase<Long> database = new XaDatabase<>(XaConnector.of(db.jdbcUrl(), props),
-                InsertStatement.forColumns(new SqlIdentifier(null, table), columns, k -> new Object[] {k, k}),
-                null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
-                Duration.ofSeconds(30), Duration.ofSeconds(10), List.of("k"), null, null);
+        XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(XaConnector.of(db.jdbcUrl(), props),
+                JdbcSinkOptions.builder(WriteMode.<Long>upserts(
+                        InsertStatement.forColumns(new SqlIdentifier(null, table), columns, k -> new Object[] {k, k}),
+                        List.of("k")))
+                        .batchSize(10).build(),
+                Duration.ofSeconds(30), Duration.ofSeconds(10)));
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
         byte[] carried = XaCarried.encode(columns, List.of("k"),
                 List.of(new Object[] {50L, 0L}, new Object[] {100L, 1L}), List.of(true, false));
@@ -110,10 +113,12 @@ class XaCarriedWritesITCase {
         Properties props = new Properties();
         props.setProperty("user", MariaDbFixture.SINK_USER);
         props.setProperty("password", MariaDbFixture.SINK_PASSWORD);
-        XaDatabase<Long> database = new XaDatabase<>(XaConnector.of(db.jdbcUrl(), props),
-                InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("k", "v"), k -> new Object[] {k, k}),
-                null, markers, true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
-                Duration.ofSeconds(30), Duration.ofSeconds(10), List.of("k"), null, null);
+        XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(XaConnector.of(db.jdbcUrl(), props),
+                JdbcSinkOptions.builder(WriteMode.<Long>upserts(
+                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("k", "v"), k -> new Object[] {k, k}),
+                        List.of("k")))
+                        .batchSize(10).markerTable(new SqlIdentifier(null, markers)).build(),
+                Duration.ofSeconds(30), Duration.ofSeconds(10)));
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
         TransactionId carrying = new TransactionId(sinkId, 0, 2, TransactionId.newRunToken(context.execution()));
 

@@ -1,11 +1,13 @@
 package dev.eosink.xa.internal;
 
-import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession.Attempt;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.jdbc.JdbcSinkOptions;
+import dev.eosink.jdbc.RefusedRecords;
+import dev.eosink.jdbc.WriteMode;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
@@ -57,10 +59,12 @@ class XaCommitSessionITCase {
         props.setProperty("user", MariaDbFixture.SINK_USER);
         props.setProperty("password", MariaDbFixture.SINK_PASSWORD);
         XaConnector connector = XaConnector.of(maria.jdbcUrl(), props);
-        XaDatabase<Long> database = new XaDatabase<>(connector,
-                InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
-                Duration.ofSeconds(120), Duration.ofSeconds(60), null, null, null); // inserts, no dead letters
+        XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(connector,
+                JdbcSinkOptions.builder(WriteMode.<Long>inserts(
+                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                        RefusedRecords.failTheEpoch()))
+                        .batchSize(10).build(),
+                Duration.ofSeconds(120), Duration.ofSeconds(60))); // inserts, no dead letters
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
         Xid xid = XaIds.toXid(id);
@@ -158,10 +162,12 @@ class XaCommitSessionITCase {
         String table = sinkId.replace('-', '_');
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL) ENGINE=InnoDB");
         String url = maria.jdbcUrl();
-        XaDatabase<Long> slowToEnd = new XaDatabase<>(XaConnector.of(() -> new SlowToEnd(url)),
-                InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
-                Duration.ofSeconds(120), Duration.ofSeconds(60), null, null, null);
+        XaDatabase<Long> slowToEnd = new XaDatabase<>(new XaSinkOptions<>(XaConnector.of(() -> new SlowToEnd(url)),
+                JdbcSinkOptions.builder(WriteMode.<Long>inserts(
+                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                        RefusedRecords.failTheEpoch()))
+                        .batchSize(10).build(),
+                Duration.ofSeconds(120), Duration.ofSeconds(60)));
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
 
@@ -283,10 +289,12 @@ class XaCommitSessionITCase {
     }
 
     private static XaDatabase<Long> database(MariaDbFixture maria, String table) {
-        return new XaDatabase<>(connector(maria),
-                InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
-                Duration.ofSeconds(120), Duration.ofSeconds(60), null, null, null); // inserts, no dead letters
+        return new XaDatabase<>(new XaSinkOptions<>(connector(maria),
+                JdbcSinkOptions.builder(WriteMode.<Long>inserts(
+                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                        RefusedRecords.failTheEpoch()))
+                        .batchSize(10).build(),
+                Duration.ofSeconds(120), Duration.ofSeconds(60))); // inserts, no dead letters
     }
 
     private static void closeQuietly(XAConnection c) {

@@ -204,7 +204,7 @@ class XaKeyedStatementsITCase {
     /** The keyed statements of {@code table} on the connection, as an epoch's branch makes them. */
     static XaKeyedStatements keyed(Connection c, String table, List<String> columns, List<String> key, int batchSize)
             throws SQLException {
-        return new XaKeyedStatements(c, n -> DIALECT.upsertSql(null, table, columns, key, n),
-                DIALECT.deleteSql(null, table, key), columns.size(), batchSize, DIALECT.maxStatementBytes(c));
+        return new XaKeyedStatements(c, new XaKeyedStatements.Sql(n -> DIALECT.upsertSql(null, table, columns, key, n),
+                DIALECT.deleteSql(null, table, key), columns.size()), batchSize, DIALECT.maxStatementBytes(c));
     }
 }

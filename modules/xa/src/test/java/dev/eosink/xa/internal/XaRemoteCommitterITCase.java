@@ -1,9 +1,10 @@
 package dev.eosink.xa.internal;
 
-import dev.eosink.core.SinkSettings;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.jdbc.JdbcSinkOptions;
+import dev.eosink.jdbc.WriteMode;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
@@ -49,10 +50,12 @@ class XaRemoteCommitterITCase {
         Properties props = new Properties();
         props.setProperty("user", MariaDbFixture.SINK_USER);
         props.setProperty("password", MariaDbFixture.SINK_PASSWORD);
-        XaDatabase<long[]> database = new XaDatabase<>(XaConnector.of(db.jdbcUrl(), props),
-                InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("k", "v"), r -> new Object[] {r[0], r[1]}),
-                null, "eosink_markers", true, BATCH, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
-                Duration.ofSeconds(30), Duration.ofSeconds(10), List.of("k"), null, null);
+        XaDatabase<long[]> database = new XaDatabase<>(new XaSinkOptions<>(XaConnector.of(db.jdbcUrl(), props),
+                JdbcSinkOptions.builder(WriteMode.<long[]>upserts(
+                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("k", "v"), r -> new Object[] {r[0], r[1]}),
+                        List.of("k")))
+                        .batchSize(BATCH).build(),
+                Duration.ofSeconds(30), Duration.ofSeconds(10)));
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "remote-committer", OptionalLong.empty());
         try (WriterSession<long[]> writer = database.openWriter(context);
                 CommitSession otherJvm = database.openCommitter(context)) {

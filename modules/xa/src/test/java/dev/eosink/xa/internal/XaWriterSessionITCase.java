@@ -1,10 +1,12 @@
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
-import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.jdbc.JdbcSinkOptions;
+import dev.eosink.jdbc.RefusedRecords;
+import dev.eosink.jdbc.WriteMode;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
@@ -58,10 +60,12 @@ class XaWriterSessionITCase {
         String sinkId = "writer-session-" + System.nanoTime() % 100000;
         String table = sinkId.replace('-', '_');
         XaConnector connector = connector(backend, table);
-        XaDatabase<Long> database = new XaDatabase<>(connector,
-                InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
-                Duration.ofSeconds(30), Duration.ofSeconds(10), null, null, null); // inserts, no dead letters
+        XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(connector,
+                JdbcSinkOptions.builder(WriteMode.<Long>inserts(
+                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                        RefusedRecords.failTheEpoch()))
+                        .batchSize(10).build(),
+                Duration.ofSeconds(30), Duration.ofSeconds(10))); // inserts, no dead letters
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
 
         // A session of an earlier writer of subtask 0 that the server has not finished with.
@@ -304,10 +308,12 @@ class XaWriterSessionITCase {
     private static XaDatabase<Long> mariaDbDatabase(MariaDbFixture maria, String table) {
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL PRIMARY KEY) ENGINE=InnoDB");
         maria.execute(new MariaDbDialect().markerDdl(null, "eosink_markers"));
-        return new XaDatabase<>(connector(maria),
-                InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                null, "eosink_markers", true, 10, SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK,
-                Duration.ofSeconds(120), Duration.ofSeconds(60), null, null, null); // inserts, no dead letters
+        return new XaDatabase<>(new XaSinkOptions<>(connector(maria),
+                JdbcSinkOptions.builder(WriteMode.<Long>inserts(
+                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                        RefusedRecords.failTheEpoch()))
+                        .batchSize(10).build(),
+                Duration.ofSeconds(120), Duration.ofSeconds(60))); // inserts, no dead letters
     }
 
     /**

@@ -1,8 +1,8 @@
-package dev.eosink.postgres.internal;
+package dev.eosink.jdbc;
 
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
-import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.PublicEvolving;
 
 import java.io.Serializable;
 import java.util.Objects;
@@ -10,9 +10,10 @@ import java.util.Objects;
 /**
  * What becomes of a record the database refuses for its data, or that the row mapper cannot turn
  * into a row: by default it fails the epoch; with a dead-letter table it is kept there, in the
- * epoch's own transaction (see {@link DeadLetters}).
+ * epoch's own transaction, and the rest of the epoch goes on. Inserts only ({@link WriteMode.Inserts}):
+ * an upsert statement merges records by key, so one refused record cannot be told from the others.
  */
-@Internal
+@PublicEvolving
 public sealed interface RefusedRecords extends Serializable
         permits RefusedRecords.FailTheEpoch, RefusedRecords.DeadLetterTable {
 
