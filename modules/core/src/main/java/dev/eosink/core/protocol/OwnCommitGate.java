@@ -3,10 +3,11 @@ package dev.eosink.core.protocol;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.protocol.CheckpointOutcomes.Outcome;
+import dev.eosink.core.spi.CarriedLedger;
 import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
-import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.api.common.operators.MailboxExecutor;
 
@@ -77,14 +78,14 @@ final class OwnCommitGate implements OwnCommits {
 
     /**
      * Lists the sink's prepared transactions in the database: between epochs, and within one from
-     * {@link #await} (leaving the epoch's transaction alone: {@link WriterSession#listPrepared}).
+     * {@link #await} (leaving the epoch's transaction alone: {@link Recovery#listPrepared}).
      */
     @FunctionalInterface
     interface PreparedListing {
         Collection<TransactionId> list() throws IOException;
     }
 
-    /** The open notices of writes carried past a barrier ({@link WriterSession#openCarried}), within an epoch too. */
+    /** The open notices of writes carried past a barrier ({@link CarriedLedger#openCarried}), within an epoch too. */
     @FunctionalInterface
     interface CarriedListing {
         List<CarriedNotice> list() throws IOException;

@@ -8,9 +8,9 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.protocol.RecoveryPlan.Verdict;
 import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.Committed;
+import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.Wording;
-import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 
@@ -47,9 +47,9 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>A transaction that a completed checkpoint or savepoint may have promised is never rolled back by
  *       the sink's own judgement. Only the user's {@link LeftoverPolicy} may do that.
- *   <li>Writes a writer carried past a barrier ({@link WriterSession#carried()}) that the resource shows as
- *       never written ({@link WriterSession#openCarried()}) are written by the writer that restored them, or
- *       given up only when the restore provably supersedes them; a start that cannot see them is refused
+ *   <li>Writes a writer carried past a barrier ({@link dev.eosink.core.spi.HeldWrites#carried()}) that the
+ *       resource shows as never written ({@link dev.eosink.core.spi.CarriedLedger#openCarried()}) are written by
+ *       the writer that restored them, or given up only when the restore provably supersedes them; a start that cannot see them is refused
  *       like a leftover (they may be the only record of their keys' last state).
  *   <li>Every refusal happens at start, before this writer wrote anything and before any checkpoint of the run
  *       can begin (this task is not running yet), and fails the job without restarts ({@link
@@ -71,7 +71,10 @@ final class StartupRecovery {
     private final String target;
     /** The resource's words: where the messages send an operator to resolve by hand, what a prepared transaction holds. */
     private final Wording words;
-    private final WriterSession<?> session;
+    /** The session's recovery role: the guards, and the prepared transactions. */
+    private final Recovery session;
+    /** The session's carried writes, or what their absence means. */
+    private final CarriedCapability carried;
     /** Counts every rollback: {@code transactionsRolledBack}, and {@code orphansRolledBack} of those. */
     private final WriterMetrics metrics;
 
@@ -105,13 +108,15 @@ final class StartupRecovery {
             SinkSettings settings,
             String target,
             Wording words,
-            WriterSession<?> session,
+            Recovery session,
+            CarriedCapability carried,
             WriterMetrics metrics) {
         this.context = context;
         this.settings = settings;
         this.target = target;
         this.words = words;
         this.session = session;
+        this.carried = carried;
         this.metrics = metrics;
     }
 
@@ -147,8 +152,8 @@ final class StartupRecovery {
 
     /**
      * What the writer that took {@code state} left unwritten: the writes it carried past its barrier (see {@link
-     * WriterSession#carried()}), which must follow the commit of that writer's earlier transactions. So they
-     * wait until none of that writer's transactions is prepared any more: the restored committers commit those
+     * dev.eosink.core.spi.HeldWrites#carried()}), which must follow the commit of that writer's earlier
+     * transactions. So they wait until none of that writer's transactions is prepared any more: the restored committers commit those
      * the checkpoint promised while they initialize (before any checkpoint of this run, so this wait never holds
      * one up), and recovery rolls back the others at start. They are written before this writer's first
      * record and before the run's first checkpoint, so every replayed write of their keys comes after them.
@@ -168,16 +173,16 @@ final class StartupRecovery {
         }
         awaitCommitted(state, origin);
         if (state.carries()) {
-            byte[] carried = state.carried();
-            session.applyCarried(carried, state.subtask(), context + ", " + target + ", " + origin);
+            byte[] writes = state.carried();
+            carried.applyCarried(writes, state.subtask(), context + ", " + target + ", " + origin);
             LOG.info("{}: wrote and committed the writes that {} carried ({} bytes) before the first record",
-                    context, origin, carried.length);
+                    context, origin, writes.length);
             return;
         }
-        List<CarriedNotice> still = session.openCarried().stream()
+        List<CarriedNotice> still = carried.openCarried().stream()
                 .filter(n -> n.subtask() == state.subtask()).collect(Collectors.toList());
         if (!still.isEmpty()) {
-            session.closeCarried(state.subtask());
+            carried.closeCarried(state.subtask());
             LOG.warn("{}: gave up {}: {} carries nothing, so they belong to a later line of history that this restore "
                     + "rewinds; the restored sources replay their records", context, still, origin);
         }
@@ -272,11 +277,11 @@ final class StartupRecovery {
             LOG.info("{}: left {} prepared transaction(s) to the restored committer, which commits them: {}",
                     context, held.size(), names(held));
         }
-        List<CarriedNotice> notices = session.openCarried();
+        List<CarriedNotice> notices = carried.openCarried();
         List<CarriedNotice> unseen = unseenCarried(plan, restored, notices);
         List<TransactionId> stillPrepared = awaitRestoredCommitters(plan, unseen);
         if (!unseen.isEmpty()) {
-            Set<Integer> open = session.openCarried().stream().map(CarriedNotice::subtask).collect(Collectors.toSet());
+            Set<Integer> open = carried.openCarried().stream().map(CarriedNotice::subtask).collect(Collectors.toSet());
             unseen = unseen.stream().filter(n -> open.contains(n.subtask())).collect(Collectors.toList());
         }
 
@@ -293,7 +298,7 @@ final class StartupRecovery {
         rollBack(leftovers, guarded, id -> true, id -> logLeftoverRolledBack(id, plan));
         for (int index : unseen.stream().map(CarriedNotice::subtask).collect(Collectors.toCollection(TreeSet::new))) {
             List<CarriedNotice> given = unseen.stream().filter(n -> n.subtask() == index).collect(Collectors.toList());
-            session.closeCarried(index);
+            carried.closeCarried(index);
             LOG.warn("{}: gave up {} under leftoverPolicy ROLLBACK: this job started {}, so the writer state that holds "
                     + "them is not here; if the sources resumed after the snapshot that holds it, those keys keep an "
                     + "older value", context, given, startedHow(plan));
@@ -353,7 +358,7 @@ final class StartupRecovery {
                 .filter(k -> k >= restoredParallelism.getAsInt())
                 .collect(Collectors.toCollection(TreeSet::new));
         for (int index : superseded) {
-            session.closeCarried(index);
+            carried.closeCarried(index);
             LOG.warn("{}: gave up the writes that subtask {} of another run carried past a barrier: restored "
                     + "checkpoint {} was taken at parallelism {}, so it has no subtask {} and this restore abandons that "
                     + "line of history; the restored sources replay its records", context, index, restoredIdText(),
@@ -390,7 +395,8 @@ final class StartupRecovery {
             List<TransactionId> still = session.listPrepared().stream().filter(awaited::contains)
                     .sorted(Comparator.comparingLong(TransactionId::checkpointId)).collect(Collectors.toList());
             if (!noticed.isEmpty()) {
-                noticed.retainAll(session.openCarried().stream().map(CarriedNotice::subtask).collect(Collectors.toSet()));
+                noticed.retainAll(
+                        carried.openCarried().stream().map(CarriedNotice::subtask).collect(Collectors.toSet()));
             }
             if (still.isEmpty() && noticed.isEmpty()) {
                 return still;
