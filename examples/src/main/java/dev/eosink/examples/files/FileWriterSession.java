@@ -2,7 +2,10 @@ package dev.eosink.examples.files;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CarriedWrites;
 import dev.eosink.core.spi.Committed;
+import dev.eosink.core.spi.EpochWriter;
+import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 
@@ -37,10 +40,13 @@ import java.util.stream.Stream;
  *       their deletion.
  * </ul>
  *
+ * <p>The session plays both its roles itself ({@link Recovery}, {@link EpochWriter}), and carries no writes
+ * past a barrier: appending to a file locks nothing the next epoch writes.
+ *
  * <p>Called by the writer's task thread only. Records are buffered in memory up to 64 KiB: what a crash
  * loses of an open epoch is replayed from the checkpoint, as with a database's open transaction.
  */
-final class FileWriterSession<IN> implements WriterSession<IN> {
+final class FileWriterSession<IN> implements WriterSession<IN>, Recovery, EpochWriter<IN> {
 
     private static final Logger LOG = LoggerFactory.getLogger(FileWriterSession.class);
 
@@ -62,6 +68,21 @@ final class FileWriterSession<IN> implements WriterSession<IN> {
     }
 
     /** Takes the guard, then deletes what dead attempts of that subtask index left in {@code in-progress/}. */
+    @Override
+    public Recovery recovery() {
+        return this;
+    }
+
+    @Override
+    public EpochWriter<IN> epoch() {
+        return this;
+    }
+
+    @Override
+    public Optional<CarriedWrites> carriedWrites() {
+        return Optional.empty();
+    }
+
     @Override
     public void claim(int subtask, long waitMillis) throws IOException {
         locks.claim(subtask, waitMillis);

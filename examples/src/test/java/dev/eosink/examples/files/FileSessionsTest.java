@@ -52,12 +52,12 @@ class FileSessionsTest {
 
     /** Writes ids {@code from..to-1} as the epoch of {@code id} and prepares it. */
     private static void epoch(WriterSession<Long> session, TransactionId id, long from, long to) throws Exception {
-        session.begin(id);
+        session.epoch().begin(id);
         for (long i = from; i < to; i++) {
-            session.write(i, i - from);
+            session.epoch().write(i, i - from);
         }
-        session.flush();
-        session.prepare(id, to - from);
+        session.epoch().flush();
+        session.epoch().prepare(id, to - from);
     }
 
     @Test
@@ -66,25 +66,25 @@ class FileSessionsTest {
         TransactionId id = id(0, 3);
         SinkDirectory layout = new SinkDirectory(dir);
         try (WriterSession<Long> writer = db.openWriter(context(0, 0)); CommitSession committer = db.openCommitter(context(0, 0))) {
-            writer.claim(0, 0);
+            writer.recovery().claim(0, 0);
             long before = System.currentTimeMillis();
-            writer.begin(id);
-            writer.write(1L, 0);
-            writer.write(2L, 1);
+            writer.epoch().begin(id);
+            writer.epoch().write(1L, 0);
+            writer.epoch().write(2L, 1);
             assertThat(layout.inProgress(id)).as("the open epoch").exists();
-            writer.flush();
-            writer.prepare(id, 2);
+            writer.epoch().flush();
+            writer.epoch().prepare(id, 2);
             assertThat(layout.inProgress(id)).doesNotExist();
             assertThat(Files.readAllLines(layout.pending(id))).containsExactly("1", "2");
             assertThat(Files.getLastModifiedTime(layout.pending(id)).toMillis())
                     .as("dated by the epoch's start").isBetween(before, System.currentTimeMillis());
-            assertThat(writer.listPrepared()).containsExactly(id);
+            assertThat(writer.recovery().listPrepared()).containsExactly(id);
             assertThat(committer.isMarked(id)).isFalse();
 
             assertThat(committer.commit(id)).isEqualTo(Attempt.COMMITTED);
             assertThat(layout.pending(id)).doesNotExist();
             assertThat(Files.readAllLines(layout.committed(id))).containsExactly("1", "2");
-            assertThat(writer.listPrepared()).isEmpty();
+            assertThat(writer.recovery().listPrepared()).isEmpty();
 
             // Committed before: not found, and the committed file proves it ("already committed").
             assertThat(committer.commit(id)).isEqualTo(Attempt.NOT_FOUND);
@@ -100,11 +100,11 @@ class FileSessionsTest {
         FileTransactions<Long> db = database();
         TransactionId id = id(0, 4);
         try (WriterSession<Long> writer = db.openWriter(context(0, 0)); CommitSession committer = db.openCommitter(context(0, 0))) {
-            writer.claim(0, 0);
+            writer.recovery().claim(0, 0);
             epoch(writer, id, 0, 10);
-            writer.rollbackPrepared(id);
-            writer.rollbackPrepared(id); // gone already: not an error
-            assertThat(writer.listPrepared()).isEmpty();
+            writer.recovery().rollbackPrepared(id);
+            writer.recovery().rollbackPrepared(id); // gone already: not an error
+            assertThat(writer.recovery().listPrepared()).isEmpty();
             assertThat(committer.commit(id)).isEqualTo(Attempt.NOT_FOUND);
             assertThat(committer.isMarked(id)).as("rolled back: no committed file, so the protocol calls it LOST").isFalse();
         }
@@ -122,9 +122,9 @@ class FileSessionsTest {
         }
         Files.writeString(layout.base().resolve(SinkDirectory.PENDING).resolve("notes.txt"), "not a transaction");
         try (WriterSession<Long> writer = db.openWriter(context(0, 0))) {
-            writer.claim(0, 0);
+            writer.recovery().claim(0, 0);
             epoch(writer, id(0, 5), 0, 1);
-            assertThat(writer.listPrepared()).as("in name order").containsExactly(id(0, 5), otherSubtask);
+            assertThat(writer.recovery().listPrepared()).as("in name order").containsExactly(id(0, 5), otherSubtask);
         }
     }
 
@@ -133,21 +133,21 @@ class FileSessionsTest {
         FileTransactions<Long> db = database();
         Path lock = new SinkDirectory(dir).lock(SINK, 0);
         WriterSession<Long> first = db.openWriter(context(0, 0));
-        first.claim(0, 0);
-        first.claim(0, 0); // again by its holder: a no-op
+        first.recovery().claim(0, 0);
+        first.recovery().claim(0, 0); // again by its holder: a no-op
         assertThat(OwnershipLocks.heldInThisJvm(dir, SINK)).isEqualTo(1);
         try (WriterSession<Long> second = db.openWriter(context(0, 1))) {
-            assertThatThrownBy(() -> second.claim(0, 200))
+            assertThatThrownBy(() -> second.recovery().claim(0, 200))
                     .isInstanceOf(SinkException.class)
                     .hasMessageContaining("another live session holds the ownership guard of sink id '" + SINK + "' subtask 0")
                     .hasMessageContaining("lock file " + lock)
                     .hasMessageContaining("sink '" + SINK + "' subtask 0/2 (attempt 0)")
                     .hasMessageContaining("a session of an earlier attempt of this job"); // the same job: going away
-            second.claim(1, 0); // another index is free
+            second.recovery().claim(1, 0); // another index is free
             first.close();
-            second.claim(0, 0);
+            second.recovery().claim(0, 0);
             assertThat(OwnershipLocks.heldInThisJvm(dir, SINK)).isEqualTo(2);
-            second.release(1);
+            second.recovery().release(1);
             assertThat(OwnershipLocks.heldInThisJvm(dir, SINK)).isEqualTo(1);
         }
         assertThat(OwnershipLocks.heldInThisJvm(dir, SINK)).isZero();
@@ -162,10 +162,10 @@ class FileSessionsTest {
     void aGuardHeldByAnotherExecutionIsRefusedForGood() throws Exception {
         FileTransactions<Long> db = database();
         try (WriterSession<Long> first = db.openWriter(context(0, 0))) {
-            first.claim(0, 0);
+            first.recovery().claim(0, 0);
             SubtaskContext otherJob = new SubtaskContext(SINK, 0, 2, 0, "job-2", OptionalLong.empty());
             try (WriterSession<Long> second = db.openWriter(otherJob)) {
-                assertThatThrownBy(() -> second.claim(0, 100))
+                assertThatThrownBy(() -> second.recovery().claim(0, 100))
                         .isInstanceOf(MisconfigurationException.class)
                         .hasMessageContaining("another live session holds the ownership guard of sink id '" + SINK
                                 + "' subtask 0")
@@ -173,7 +173,7 @@ class FileSessionsTest {
                         .hasMessageContaining("Remedy: stop the other job, or give this sink a different sink id");
             }
             try (WriterSession<Long> restarted = db.openWriter(context(0, 1))) {
-                assertThatThrownBy(() -> restarted.claim(0, 100))
+                assertThatThrownBy(() -> restarted.recovery().claim(0, 100))
                         .isInstanceOf(SinkException.class)
                         .isNotInstanceOf(MisconfigurationException.class)
                         .hasMessageContaining("a session of an earlier attempt of this job");
@@ -195,7 +195,7 @@ class FileSessionsTest {
                 FileLock held = channel.lock();
                 WriterSession<Long> session = db.openWriter(context(0, 0))) {
             assertThat(held.isValid()).isTrue();
-            assertThatThrownBy(() -> session.claim(0, 100))
+            assertThatThrownBy(() -> session.recovery().claim(0, 100))
                     .isInstanceOf(SinkException.class)
                     .hasMessageContaining("another live session holds the ownership guard");
         }
@@ -209,19 +209,19 @@ class FileSessionsTest {
         TransactionId dead = new TransactionId(SINK, 0, 6, "dead0000");
         TransactionId otherSubtask = new TransactionId(SINK, 1, 6, "live0000");
         try (WriterSession<Long> writer = db.openWriter(context(0, 0))) {
-            writer.begin(aborted);
-            writer.write(1L, 0);
-            writer.abortOpen();
+            writer.epoch().begin(aborted);
+            writer.epoch().write(1L, 0);
+            writer.epoch().abortOpen();
             assertThat(layout.inProgress(aborted)).doesNotExist();
 
             Files.writeString(layout.inProgress(dead), "1\n");
             Files.writeString(layout.inProgress(otherSubtask), "1\n");
-            writer.claim(0, 0);
+            writer.recovery().claim(0, 0);
             assertThat(layout.inProgress(dead)).as("an attempt that is gone").doesNotExist();
             assertThat(layout.inProgress(otherSubtask)).as("another subtask's open epoch").exists();
 
-            writer.begin(id(0, 7));
-            writer.write(1L, 0);
+            writer.epoch().begin(id(0, 7));
+            writer.epoch().write(1L, 0);
         }
         assertThat(layout.inProgress(id(0, 7))).as("deleted on close").doesNotExist();
         assertThat(layout.list(SinkDirectory.PENDING, SINK)).isEmpty();
@@ -231,7 +231,7 @@ class FileSessionsTest {
     void committedAfterCountsTheCommittedFilesOfLaterCheckpointsWhoseEpochBeganSince() throws Exception {
         FileTransactions<Long> db = database();
         try (WriterSession<Long> writer = db.openWriter(context(0, 0)); CommitSession committer = db.openCommitter(context(0, 0))) {
-            writer.claim(0, 0);
+            writer.recovery().claim(0, 0);
             epoch(writer, id(0, 2), 0, 3);
             committer.commit(id(0, 2));
             long since = System.currentTimeMillis();
@@ -242,13 +242,15 @@ class FileSessionsTest {
             committer.commit(id(0, 4));
             epoch(writer, id(0, 5), 10, 11); // prepared, not committed
 
-            assertThat(writer.committedAfter(2, since, Optional.empty())).contains(new Committed(2, 7, 3, 4));
-            assertThat(writer.committedAfter(1, 0, Optional.empty())).contains(new Committed(3, 10, 2, 4));
-            assertThat(writer.committedAfter(4, 0, Optional.empty())).isEqualTo(Optional.empty());
+            assertThat(writer.recovery().committedAfter(2, since, Optional.empty()))
+                    .contains(new Committed(2, 7, 3, 4));
+            assertThat(writer.recovery().committedAfter(1, 0, Optional.empty())).contains(new Committed(3, 10, 2, 4));
+            assertThat(writer.recovery().committedAfter(4, 0, Optional.empty())).isEqualTo(Optional.empty());
             // Named by the execution that took checkpoint 4, nothing is later; by another, all of it is.
             String own = id(0, 4).executionTag();
-            assertThat(writer.committedAfter(4, 0, Optional.of(own))).isEqualTo(Optional.empty());
-            assertThat(writer.committedAfter(4, 0, Optional.of("zzzzzzzz"))).contains(new Committed(3, 10, 2, 4));
+            assertThat(writer.recovery().committedAfter(4, 0, Optional.of(own))).isEqualTo(Optional.empty());
+            assertThat(writer.recovery().committedAfter(4, 0, Optional.of("zzzzzzzz")))
+                    .contains(new Committed(3, 10, 2, 4));
         }
     }
 
@@ -256,9 +258,9 @@ class FileSessionsTest {
     void aLineWithALineBreakIsRefusedNamingTheRecord() throws Exception {
         FileTransactions<String> db = new FileTransactions<>(dir, record -> record);
         try (WriterSession<String> writer = db.openWriter(context(0, 0))) {
-            writer.begin(id(0, 8));
-            writer.write("fine", 0);
-            assertThatThrownBy(() -> writer.write("two\nlines", 1))
+            writer.epoch().begin(id(0, 8));
+            writer.epoch().write("fine", 0);
+            assertThatThrownBy(() -> writer.epoch().write("two\nlines", 1))
                     .isInstanceOf(SinkException.class)
                     .hasMessageContaining("record 1 of the epoch of checkpoint 8")
                     .hasMessageContaining(dir.toString())

@@ -71,21 +71,23 @@ class CommitSeenWithinTheEpochITCase {
                 CommitSession otherJvm = sink.database().openCommitter(epochs.context)) {
             RemoteCommitterCommits remote = epochs.firstPrepared(writer);
 
-            writer.begin(epochs.second);
+            writer.epoch().begin(epochs.second);
             long position = 0;
             for (long k = 0; k < DEFERRED; k++) {
-                writer.write(new long[] {k, 0, 1}, position++); // deletes of the prepared transaction's keys: held
+                // deletes of the prepared transaction's keys: held
+                writer.epoch().write(new long[] {k, 0, 1}, position++);
             }
             assertThat(remote.looks()).as("looks while the first transaction is prepared").isPositive();
             assertThat(remote.committedSeen()).isFalse();
             otherJvm.commit(epochs.first);
             for (long k = DEFERRED; k < OLD; k++) {
-                writer.write(new long[] {k, 0, 1}, position++);
+                writer.epoch().write(new long[] {k, 0, 1}, position++);
             }
             assertThat(remote.committedSeen()).as("the commit seen within the epoch").isTrue();
-            writer.flush();
-            assertThat(writer.holdsWrites()).as("nothing carried past the barrier").isFalse();
-            writer.prepare(epochs.second, position);
+            writer.epoch().flush();
+            assertThat(writer.carriedWrites().orElseThrow().held().holdsWrites())
+                    .as("nothing carried past the barrier").isFalse();
+            writer.epoch().prepare(epochs.second, position);
             otherJvm.commit(epochs.second);
         }
 
@@ -110,9 +112,9 @@ class CommitSeenWithinTheEpochITCase {
         Epochs epochs = new Epochs(table);
         try (WriterSession<long[]> writer = sink.database().openWriter(epochs.context);
                 CommitSession committer = sink.database().openCommitter(epochs.context)) {
-            writer.claim(0, 10_000);
+            writer.recovery().claim(0, 10_000);
             boolean[] pending = {false};
-            writer.ownCommits(new OwnCommits() {
+            writer.epoch().ownCommits(new OwnCommits() {
                 @Override
                 public boolean pending() {
                     return pending[0];
@@ -123,26 +125,26 @@ class CommitSeenWithinTheEpochITCase {
                     return !pending[0];
                 }
             });
-            writer.begin(epochs.first);
+            writer.epoch().begin(epochs.first);
             for (long k = 0; k < old; k++) {
-                writer.write(new long[] {k, 1, 0}, k);
+                writer.epoch().write(new long[] {k, 1, 0}, k);
             }
-            writer.flush();
-            writer.prepare(epochs.first, old);
+            writer.epoch().flush();
+            writer.epoch().prepare(epochs.first, old);
             pending[0] = true;
 
-            writer.begin(epochs.second);
+            writer.epoch().begin(epochs.second);
             long position = 0;
             for (long k = 0; k < newKeys; k++) {
-                writer.write(new long[] {100_000 + k, 4, 0}, position++); // COPY goes on meanwhile
+                writer.epoch().write(new long[] {100_000 + k, 4, 0}, position++); // COPY goes on meanwhile
             }
             committer.commit(epochs.first);
             pending[0] = false; // its signal
             for (long k = 0; k < old; k++) {
-                writer.write(new long[] {k, 0, 1}, position++); // deletes of the committed transaction's keys
+                writer.epoch().write(new long[] {k, 0, 1}, position++); // deletes of the committed transaction's keys
             }
-            writer.flush();
-            writer.prepare(epochs.second, position);
+            writer.epoch().flush();
+            writer.epoch().prepare(epochs.second, position);
             committer.commit(epochs.second);
         }
 
@@ -169,10 +171,10 @@ class CommitSeenWithinTheEpochITCase {
             try (WriterSession<long[]> writer = sink.database().openWriter(epochs.context)) {
                 epochs.firstPrepared(writer);
                 proxy.cutWhenClientSends("pg_prepared_xacts");
-                writer.begin(epochs.second);
+                writer.epoch().begin(epochs.second);
                 thrown = catchThrowable(() -> {
                     for (long k = 0; k < OLD; k++) {
-                        writer.write(new long[] {k, 2, 0}, k); // the first look comes with the 400th
+                        writer.epoch().write(new long[] {k, 2, 0}, k); // the first look comes with the 400th
                     }
                 });
             }
@@ -208,29 +210,30 @@ class CommitSeenWithinTheEpochITCase {
         int subtransactions;
         try (WriterSession<long[]> writer = sink.database().openWriter(epochs.context);
                 CommitSession otherJvm = sink.database().openCommitter(epochs.context)) {
-            writer.claim(0, 10_000);
+            writer.recovery().claim(0, 10_000);
             TickedLooks looks = new TickedLooks(writer, epochs.first);
-            writer.ownCommits(looks);
-            writer.begin(epochs.first);
+            writer.epoch().ownCommits(looks);
+            writer.epoch().begin(epochs.first);
             for (long k = 0; k < old; k++) {
-                writer.write(new long[] {k, 1, 0}, k);
+                writer.epoch().write(new long[] {k, 1, 0}, k);
             }
-            writer.flush();
-            writer.prepare(epochs.first, old);
+            writer.epoch().flush();
+            writer.epoch().prepare(epochs.first, old);
             looks.prepared = true;
 
-            writer.begin(epochs.second);
+            writer.epoch().begin(epochs.second);
             long position = 0;
             for (long k = 0; k < old; k++) {
-                writer.write(new long[] {k, 2, 0}, position++); // the last one waits, and the wait gives up: held
+                // the last one waits, and the wait gives up: held
+                writer.epoch().write(new long[] {k, 2, 0}, position++);
             }
             for (long k = 0; k < window; k++) {
-                writer.write(new long[] {100_000 + k, 4, 0}, position++); // new keys fill the window
+                writer.epoch().write(new long[] {100_000 + k, 4, 0}, position++); // new keys fill the window
             }
             for (int i = 0; i < LOOKS; i++) {
-                writer.write(new long[] {100_000 + window + i, 4, 0}, position++); // one more row for COPY
+                writer.epoch().write(new long[] {100_000 + window + i, 4, 0}, position++); // one more row for COPY
                 looks.due = true; // 100 ms passed
-                writer.write(new long[] {i, 3, 0}, position++); // a held key: the look is due
+                writer.epoch().write(new long[] {i, 3, 0}, position++); // a held key: the look is due
             }
             assertThat(looks.looks).as("looks while the first transaction is prepared").isEqualTo(LOOKS);
             try (Connection c = db.connect(); PreparedStatement s = c.prepareStatement(
@@ -246,10 +249,10 @@ class CommitSeenWithinTheEpochITCase {
             }
             otherJvm.commit(epochs.first);
             looks.due = true;
-            writer.write(new long[] {0, 3, 0}, position++); // the look shows the commit: the statements run
-            writer.flush();
-            assertThat(writer.holdsWrites()).isFalse();
-            writer.prepare(epochs.second, position);
+            writer.epoch().write(new long[] {0, 3, 0}, position++); // the look shows the commit: the statements run
+            writer.epoch().flush();
+            assertThat(writer.carriedWrites().orElseThrow().held().holdsWrites()).isFalse();
+            writer.epoch().prepare(epochs.second, position);
             otherJvm.commit(epochs.second);
         }
 
@@ -278,19 +281,19 @@ class CommitSeenWithinTheEpochITCase {
         try (WriterSession<long[]> writer = sink.database().openWriter(epochs.context);
                 CommitSession otherJvm = sink.database().openCommitter(epochs.context)) {
             RemoteCommitterCommits remote = epochs.firstPrepared(writer);
-            writer.begin(epochs.second);
+            writer.epoch().begin(epochs.second);
             long position = 0;
             for (long k = 0; k < DEFERRED; k++) {
-                writer.write(new long[] {k, 2, 0}, position++);
+                writer.epoch().write(new long[] {k, 2, 0}, position++);
             }
             assertThat(remote.looks()).isPositive();
             otherJvm.commit(epochs.first);
             for (long k = DEFERRED; k < OLD; k++) {
-                writer.write(new long[] {k, 2, 0}, position++);
+                writer.epoch().write(new long[] {k, 2, 0}, position++);
             }
             assertThat(remote.committedSeen()).isTrue();
-            writer.flush();
-            writer.prepare(epochs.second, position);
+            writer.epoch().flush();
+            writer.epoch().prepare(epochs.second, position);
             try (Connection c = db.connect(); PreparedStatement s = c.prepareStatement(
                     "SELECT DISTINCT c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
                             + "WHERE l.virtualtransaction = (SELECT x.virtualtransaction FROM pg_locks x "
@@ -330,15 +333,15 @@ class CommitSeenWithinTheEpochITCase {
 
         /** Claims, writes keys 0 to {@link #OLD} - 1 at value 1 in the first transaction and prepares it. */
         RemoteCommitterCommits firstPrepared(WriterSession<long[]> writer) throws IOException {
-            writer.claim(0, 10_000);
+            writer.recovery().claim(0, 10_000);
             RemoteCommitterCommits remote = new RemoteCommitterCommits(writer, first);
-            writer.ownCommits(remote);
-            writer.begin(first);
+            writer.epoch().ownCommits(remote);
+            writer.epoch().begin(first);
             for (long k = 0; k < OLD; k++) {
-                writer.write(new long[] {k, 1, 0}, k);
+                writer.epoch().write(new long[] {k, 1, 0}, k);
             }
-            writer.flush();
-            writer.prepare(first, OLD);
+            writer.epoch().flush();
+            writer.epoch().prepare(first, OLD);
             remote.prepared();
             return remote;
         }
@@ -376,7 +379,7 @@ class CommitSeenWithinTheEpochITCase {
             if (lookDue()) {
                 due = false;
                 looks++;
-                committedSeen = !session.listPrepared().contains(previous);
+                committedSeen = !session.recovery().listPrepared().contains(previous);
             }
             return !pending();
         }

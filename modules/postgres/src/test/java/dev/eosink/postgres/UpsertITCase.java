@@ -4,9 +4,12 @@ import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
-import dev.eosink.core.spi.ForwardingWriterSession;
+import dev.eosink.core.spi.CarriedWrites;
+import dev.eosink.core.spi.EpochWriter;
+import dev.eosink.core.spi.ForwardingEpochWriter;
 import dev.eosink.core.spi.LifecycleHook;
 import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.Wording;
@@ -65,6 +68,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -1465,7 +1469,7 @@ class UpsertITCase extends ExactlyOnceTestBase {
         public WriterSession<IN> openWriter(SubtaskContext context) throws IOException {
             WriterSession<IN> w = real.openWriter(context);
             AtomicLong[] s = stats(sinkId);
-            return new ForwardingWriterSession<>(w) {
+            EpochWriter<IN> counted = new ForwardingEpochWriter<>(w.epoch()) {
                 private OwnCommits gate = OwnCommits.NONE;
 
                 @Override
@@ -1473,13 +1477,13 @@ class UpsertITCase extends ExactlyOnceTestBase {
                     if (gate.pending()) {
                         s[3].incrementAndGet();
                     }
-                    w.write(record, positionInEpoch);
+                    delegate.write(record, positionInEpoch);
                 }
 
                 @Override
                 public void ownCommits(OwnCommits ownCommits) {
                     gate = ownCommits;
-                    w.ownCommits(new OwnCommits() {
+                    delegate.ownCommits(new OwnCommits() {
                         @Override
                         public boolean pending() {
                             return ownCommits.pending();
@@ -1499,6 +1503,27 @@ class UpsertITCase extends ExactlyOnceTestBase {
                             return committed;
                         }
                     });
+                }
+            };
+            return new WriterSession<>() {
+                @Override
+                public Recovery recovery() {
+                    return w.recovery();
+                }
+
+                @Override
+                public EpochWriter<IN> epoch() {
+                    return counted;
+                }
+
+                @Override
+                public Optional<CarriedWrites> carriedWrites() {
+                    return w.carriedWrites();
+                }
+
+                @Override
+                public void close() throws IOException {
+                    w.close();
                 }
             };
         }

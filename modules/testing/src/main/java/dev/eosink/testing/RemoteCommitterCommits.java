@@ -2,6 +2,7 @@ package dev.eosink.testing;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.WriterSession;
 
 import java.io.IOException;
@@ -9,7 +10,7 @@ import java.io.IOException;
 /**
  * The {@link OwnCommits} a writer session sees when its committer runs in another JVM, for tests of a
  * session on a real database: no signal ever comes, so whether the writer's previous transaction was
- * committed is asked of the database, through the session's own {@link WriterSession#listPrepared},
+ * committed is asked of the database, through the session's own {@link Recovery#listPrepared},
  * from within an epoch, as the writer's gate does. Pending from {@link #prepared()} until the database
  * no longer lists that transaction; a look is due whenever it is pending.
  */
@@ -55,7 +56,7 @@ public final class RemoteCommitterCommits implements OwnCommits {
     public boolean await() throws IOException {
         if (pending()) {
             looks++;
-            committedSeen = !session.listPrepared().contains(previous);
+            committedSeen = !session.recovery().listPrepared().contains(previous);
         }
         return !pending();
     }

@@ -26,36 +26,37 @@ public final class RemoteCommitterEpochs {
         String run = TransactionId.newRunToken(context.execution());
         TransactionId first = new TransactionId(context.sinkId(), 0, 1, run);
         TransactionId second = new TransactionId(context.sinkId(), 0, 2, run);
-        writer.claim(0, 10_000);
+        writer.recovery().claim(0, 10_000);
         RemoteCommitterCommits remote = new RemoteCommitterCommits(writer, first);
-        writer.ownCommits(remote);
+        writer.epoch().ownCommits(remote);
 
         int old = held + more;
-        writer.begin(first);
+        writer.epoch().begin(first);
         for (long k = 0; k < old; k++) {
-            writer.write(new long[] {k, 1}, k);
+            writer.epoch().write(new long[] {k, 1}, k);
         }
-        writer.flush();
-        writer.prepare(first, old);
+        writer.epoch().flush();
+        writer.epoch().prepare(first, old);
         remote.prepared();
 
-        writer.begin(second);
+        writer.epoch().begin(second);
         long position = 0;
         for (long k = 0; k < held; k++) {
-            writer.write(new long[] {k, 2}, position++); // keys of the prepared transaction: held
+            writer.epoch().write(new long[] {k, 2}, position++); // keys of the prepared transaction: held
         }
         assertThat(remote.looks()).as("looks while the first transaction is prepared").isPositive();
         assertThat(remote.committedSeen()).isFalse();
         otherJvm.commit(first);
         for (long k = held; k < old; k++) {
-            writer.write(new long[] {old + k, 2}, position++);
-            writer.write(new long[] {k, 2}, position++);
+            writer.epoch().write(new long[] {old + k, 2}, position++);
+            writer.epoch().write(new long[] {k, 2}, position++);
         }
         assertThat(remote.committedSeen()).as("the commit seen within the epoch").isTrue();
-        writer.flush();
-        assertThat(writer.holdsWrites()).as("nothing carried past the barrier").isFalse();
-        writer.prepare(second, position);
+        writer.epoch().flush();
+        assertThat(writer.carriedWrites().orElseThrow().held().holdsWrites())
+                .as("nothing carried past the barrier").isFalse();
+        writer.epoch().prepare(second, position);
         otherJvm.commit(second);
-        assertThat(writer.listPrepared()).as("prepared transactions left").isEmpty();
+        assertThat(writer.recovery().listPrepared()).as("prepared transactions left").isEmpty();
     }
 }

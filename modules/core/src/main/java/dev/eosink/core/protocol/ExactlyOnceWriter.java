@@ -3,7 +3,9 @@ package dev.eosink.core.protocol;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.EpochWriter;
 import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.Wording;
 import dev.eosink.core.spi.WriterSession;
@@ -52,7 +54,7 @@ import java.util.function.LongSupplier;
  *       prepared and not yet committed at any time: each one holds a slot of the database's
  *       prepared transactions and its row locks, and checkpoints that keep failing would otherwise
  *       pile them up without bound. An epoch that would exceed it fails instead, before it begins.
- *   <li>Writes the session holds past a barrier ({@link WriterSession#carried()}: they must follow a
+ *   <li>Writes the session holds past a barrier ({@link dev.eosink.core.spi.HeldWrites#carried()}: they must follow a
  *       commit that only a later checkpoint brings) are in that checkpoint's state, and a writer
  *       restored from it writes them before its first record; at the end of input, with no epoch
  *       left to write them, the task fails over instead.
@@ -73,7 +75,11 @@ public final class ExactlyOnceWriter<IN>
     private final SinkSettings settings;
     private final String target;
     private final Wording words;
+    /** The session, which the writer closes; its roles below, asked once. */
     private final WriterSession<IN> session;
+    private final EpochWriter<IN> epoch;
+    private final Recovery prepared;
+    private final CarriedCapability carried;
     private final String run;
     private final StartupRecovery recovery;
 
@@ -172,18 +178,21 @@ public final class ExactlyOnceWriter<IN>
         this.target = target;
         this.words = words;
         this.session = session;
+        this.epoch = session.epoch();
+        this.prepared = session.recovery();
+        this.carried = CarriedCapability.of(session);
         this.metrics = metrics;
         this.nanoClock = nanoClock;
         this.run = TransactionId.newRunToken(context.execution());
         this.pending = new PendingCommits(context.execution(), context.sinkId(), context.subtask());
         this.ageWarning = new PreparedAgeWarning(context, target, words, preparedAgeWarning);
-        metrics.bind(pending, session, nanoClock);
-        this.recovery = new StartupRecovery(context, settings, target, words, session, metrics);
+        metrics.bind(pending, epoch, nanoClock);
+        this.recovery = new StartupRecovery(context, settings, target, words, prepared, carried, metrics);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
         this.gate = mailbox == null ? null
                 : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, settings.claimWait(), nanoClock,
-                        session::listPrepared, session::openCarried);
-        session.ownCommits(gate == null ? OwnCommits.NONE : gate);
+                        prepared::listPrepared, carried::openCarried);
+        epoch.ownCommits(gate == null ? OwnCommits.NONE : gate);
         try {
             recovery.atStart(restoredStates);
         } catch (IOException | RuntimeException e) {
@@ -198,7 +207,7 @@ public final class ExactlyOnceWriter<IN>
             if (epochId == null) {
                 beginEpoch();
             }
-            session.write(element, recordsInEpoch);
+            epoch.write(element, recordsInEpoch);
         } catch (IOException | RuntimeException e) {
             throw epochFailure(e);
         }
@@ -213,7 +222,7 @@ public final class ExactlyOnceWriter<IN>
             gate.betweenEpochs(); // the epoch's statements wait for no commit the database already shows
         }
         epochId = nextTransactionId();
-        session.begin(epochId);
+        epoch.begin(epochId);
     }
 
     /**
@@ -226,7 +235,7 @@ public final class ExactlyOnceWriter<IN>
         if (pending.size() < max) {
             return;
         }
-        pending.retainOnly(session.listPrepared());
+        pending.retainOnly(prepared.listPrepared());
         if (pending.size() < max) {
             return;
         }
@@ -250,13 +259,13 @@ public final class ExactlyOnceWriter<IN>
             gate.inputEnded();
         }
         try {
-            if (epochId == null && session.holdsWrites() && (gate == null || !gate.pendingBetweenEpochs())) {
+            if (epochId == null && carried.holdsWrites() && (gate == null || !gate.pendingBetweenEpochs())) {
                 // No record came since the last barrier, but the session holds writes that may run now:
                 // an epoch for them alone, or an idle stream would never write them.
                 beginEpoch();
             }
-            session.flush();
-            if (endOfInput && session.holdsWrites()) {
+            epoch.flush();
+            if (endOfInput && carried.holdsWrites()) {
                 // No later epoch will come to write them, and the commit they must follow comes only
                 // with a checkpoint after this one: fail over, the restored job replays these records.
                 throw new SinkException("the input ended while the sink holds writes that must follow the commit of "
@@ -288,7 +297,7 @@ public final class ExactlyOnceWriter<IN>
         }
         long rows = recordsInEpoch;
         try {
-            session.prepare(id, rows);
+            epoch.prepare(id, rows);
         } catch (IOException | RuntimeException e) {
             throw epochFailure(e);
         }
@@ -315,7 +324,7 @@ public final class ExactlyOnceWriter<IN>
             return;
         }
         try {
-            pending.retainOnly(session.listPrepared());
+            pending.retainOnly(prepared.listPrepared());
         } catch (IOException | RuntimeException e) {
             // Only a warning depends on it: warn about what the writer knows; the next epoch fails if the
             // connection is what failed.
@@ -360,12 +369,12 @@ public final class ExactlyOnceWriter<IN>
         pending.snapshotted(checkpointId);
         lastCheckpointId = checkpointId;
         // Taken before the gate opens: the writes the session holds past this barrier.
-        byte[] carried = session.carried().orElse(new byte[0]);
+        byte[] held = carried.carried().orElse(new byte[0]);
         if (gate != null) {
             gate.snapshotted();
         }
         return Collections.singletonList(new WriterState(context.sinkId(), context.subtask(), checkpointId, run,
-                context.parallelism(), System.currentTimeMillis(), carried));
+                context.parallelism(), System.currentTimeMillis(), held));
     }
 
     @Override
@@ -376,7 +385,7 @@ public final class ExactlyOnceWriter<IN>
     private void closeQuietly(Throwable primary) {
         pending.clear(); // nobody will wait for them any more
         try {
-            session.abortOpen();
+            epoch.abortOpen();
         } catch (IOException | RuntimeException e) {
             // The connection may be what failed; the server rolls back an open transaction when its
             // session ends, so nothing is left behind either way.

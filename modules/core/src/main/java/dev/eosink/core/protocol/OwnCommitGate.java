@@ -3,10 +3,11 @@ package dev.eosink.core.protocol;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.protocol.CheckpointOutcomes.Outcome;
+import dev.eosink.core.spi.CarriedLedger;
 import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
-import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.api.common.operators.MailboxExecutor;
 
@@ -77,14 +78,14 @@ final class OwnCommitGate implements OwnCommits {
 
     /**
      * Lists the sink's prepared transactions in the database: between epochs, and within one from
-     * {@link #await} (leaving the epoch's transaction alone: {@link WriterSession#listPrepared}).
+     * {@link #await} (leaving the epoch's transaction alone: {@link Recovery#listPrepared}).
      */
     @FunctionalInterface
     interface PreparedListing {
         Collection<TransactionId> list() throws IOException;
     }
 
-    /** The open notices of writes carried past a barrier ({@link WriterSession#openCarried}), within an epoch too. */
+    /** The open notices of writes carried past a barrier ({@link CarriedLedger#openCarried}), within an epoch too. */
     @FunctionalInterface
     interface CarriedListing {
         List<CarriedNotice> list() throws IOException;
@@ -130,7 +131,7 @@ final class OwnCommitGate implements OwnCommits {
 
     /**
      * How long the end of input waits, at most, for the restored committers of other subtasks: the
-     * sink's claim wait, which bounds the start's wait for them too ({@link StartupRecovery}).
+     * sink's claim wait, which bounds the start's wait for them too ({@link StartWaits}).
      */
     private final Duration restoredCommitWait;
 
@@ -199,7 +200,7 @@ final class OwnCommitGate implements OwnCommits {
                     return;
                 }
                 long past = nanoClock.getAsLong() - deadline;
-                if (past > 0 && past < StartupRecovery.BUSY_COMMITTER_WAIT.toNanos()
+                if (past > 0 && past < StartWaits.BUSY_COMMITTER_WAIT.toNanos()
                         && LocalCommitters.committing(context)) {
                     // As at start: a restored committer of this sink in this JVM still inside its commit call is
                     // slow, not missing; a delete run before its commit ends would miss the rows it makes visible.
@@ -208,7 +209,7 @@ final class OwnCommitGate implements OwnCommits {
                         LOG.info("{}: the claim wait ({}) passed at the end of input with {} still prepared and {} "
                                 + "carried writes not yet written, and a committer of this sink in this JVM is still "
                                 + "committing: waiting for it, up to {} more, before the held statements run", context,
-                                restoredCommitWait, others, notices, StartupRecovery.BUSY_COMMITTER_WAIT);
+                                restoredCommitWait, others, notices, StartWaits.BUSY_COMMITTER_WAIT);
                     }
                 } else if (past > 0) {
                     LOG.warn("{}: the input ended before the first checkpoint of the run restored from checkpoint {}, "

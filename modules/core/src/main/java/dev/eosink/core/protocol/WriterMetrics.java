@@ -1,6 +1,6 @@
 package dev.eosink.core.protocol;
 
-import dev.eosink.core.spi.WriterSession;
+import dev.eosink.core.spi.EpochWriter;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Counter;
@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Counters and the histogram are updated on the task thread; the gauges are read on the metric
  * reporter's thread and read only what is published for it ({@link PendingCommits#stillPrepared()},
- * {@link WriterSession#backlogBytes()}).
+ * {@link EpochWriter#backlogBytes()}).
  */
 @Internal
 public final class WriterMetrics {
@@ -79,10 +79,10 @@ public final class WriterMetrics {
      *
      * @param nanoClock the clock of {@code pending}'s entries
      */
-    void bind(PendingCommits pending, WriterSession<?> session, LongSupplier nanoClock) {
+    void bind(PendingCommits pending, EpochWriter<?> epoch, LongSupplier nanoClock) {
         group.gauge(PREPARED_TRANSACTIONS, (Gauge<Long>) () -> preparedTransactions(pending));
         group.gauge(OLDEST_PREPARED_AGE_SECONDS, (Gauge<Long>) () -> oldestPreparedAgeSeconds(pending, nanoClock.getAsLong()));
-        group.gauge(COPY_BACKLOG_BYTES, (Gauge<Long>) session::backlogBytes);
+        group.gauge(COPY_BACKLOG_BYTES, (Gauge<Long>) epoch::backlogBytes);
     }
 
     static long preparedTransactions(PendingCommits pending) {

@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
  *       of the job (see {@link RecoveryPlan}).
  *   <li>The carried writes: what the writer's session held past the barrier, because it had to
  *       follow the commit of an earlier transaction of the writer that comes only with a later
- *       checkpoint ({@link dev.eosink.core.spi.WriterSession#carried()}). Opaque to the core; a
+ *       checkpoint ({@link dev.eosink.core.spi.HeldWrites#carried()}). Opaque to the core; a
  *       restored writer has its session apply them before the first record.
  * </ul>
  *

@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * What the resource shows of writes a writer carried past a barrier and that nothing has written yet ({@link
- * WriterSession#openCarried()}): the committed transaction prepared at that barrier recorded that writes follow
+ * CarriedLedger#openCarried()}): the committed transaction prepared at that barrier recorded that writes follow
  * it, and no transaction that wrote them has committed since. Those writes live only in the writer state of
  * the checkpoint or savepoint taken at that barrier; a run started without that state would never write them.
  *

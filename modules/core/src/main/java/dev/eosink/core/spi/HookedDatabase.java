@@ -9,6 +9,7 @@ import org.apache.flink.util.UserCodeClassLoader;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A {@link TransactionalDatabase} that calls a {@link LifecycleHook} at every point of the
@@ -52,7 +53,7 @@ public final class HookedDatabase<IN> implements TransactionalDatabase<IN> {
             session.close();
             throw e;
         }
-        return new ForwardingWriterSession<>(session) {
+        EpochWriter<IN> hooked = new ForwardingEpochWriter<>(session.epoch()) {
             @Override
             public void write(IN record, long positionInEpoch) throws IOException {
                 hook.at(Point.WRITE, context, null);
@@ -64,6 +65,27 @@ public final class HookedDatabase<IN> implements TransactionalDatabase<IN> {
                 hook.at(Point.BEFORE_PREPARE, context, id);
                 delegate.prepare(id, rows);
                 hook.at(Point.AFTER_PREPARE, context, id);
+            }
+        };
+        return new WriterSession<>() {
+            @Override
+            public Recovery recovery() {
+                return session.recovery();
+            }
+
+            @Override
+            public EpochWriter<IN> epoch() {
+                return hooked;
+            }
+
+            @Override
+            public Optional<CarriedWrites> carriedWrites() {
+                return session.carriedWrites();
+            }
+
+            @Override
+            public void close() throws IOException {
+                session.close();
             }
         };
     }

@@ -8,8 +8,8 @@ import org.apache.flink.annotation.PublicEvolving;
  * What a start-up check throws when it found what no restart of the job can change: a setting of the
  * resource (PostgreSQL's {@code max_prepared_transactions}), a missing table, column or privilege, a
  * record type the target cannot take, or the sink id owned by another live job. Thrown from {@link
- * TransactionalDatabase#openWriter} or {@link TransactionalDatabase#openCommitter}, or from a {@link
- * WriterSession} method the writer calls before its first record ({@link WriterSession#claim}, say),
+ * TransactionalDatabase#openWriter} or {@link TransactionalDatabase#openCommitter}, or from a method of a
+ * {@link WriterSession}'s roles the writer calls before its first record ({@link Recovery#claim}, say),
  * it fails the job without restarts: Flink would otherwise restart the job per its restart strategy,
  * find the same at every attempt, and either never give up or bury the reason under identical
  * failures. The message names what was found and the remedy.

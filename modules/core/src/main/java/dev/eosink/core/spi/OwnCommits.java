@@ -25,7 +25,7 @@ import java.io.IOException;
  * <p>Some commits cannot be waited for: when the previous transaction's checkpoint was aborted, or
  * was a plain savepoint, its commit comes only with a later checkpoint, whose barrier this very
  * thread would hold up. Then {@link #await()} says no, and the session holds those statements past
- * the barrier ({@link WriterSession#carried()}), writing them into the epoch after the commit: never
+ * the barrier ({@link HeldWrites#carried()}), writing them into the epoch after the commit: never
  * before it, and never lost (the checkpoint's state keeps them).
  */
 @PublicEvolving
@@ -53,7 +53,7 @@ public interface OwnCommits {
      * Whether {@link #await()} would now look at the database for the pending commit, which no signal of
      * a committer in this JVM proved (its committer runs in another JVM, or its checkpoint's outcome
      * cannot be heard here): a session that holds statements asks it with each record, cheaply (no I/O),
-     * and when it says yes, calls {@link #await()}, which looks (through {@link WriterSession#listPrepared},
+     * and when it says yes, calls {@link #await()}, which looks (through {@link Recovery#listPrepared},
      * which must then leave the epoch's transaction alone) and says whether the database shows the commit.
      * Without it, a committer in another JVM would release held statements only when the input pauses,
      * since in a busy stream a newer transaction is always pending.

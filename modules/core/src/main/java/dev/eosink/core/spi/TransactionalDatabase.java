@@ -29,7 +29,7 @@ public interface TransactionalDatabase<IN> extends Serializable {
      * Opens the session of one writer subtask. Before it returns, it has checked what it can of the
      * resource (a server's settings and the role's privileges, a directory it can write):
      * misconfiguration must be found at job start, not at the first checkpoint. The writer's recovery
-     * then claims the subtask's {@link WriterSession#claim ownership guard}, before anything else.
+     * then claims the subtask's {@link Recovery#claim ownership guard}, before anything else.
      */
     WriterSession<IN> openWriter(SubtaskContext context) throws IOException;
 

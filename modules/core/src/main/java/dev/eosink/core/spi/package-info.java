@@ -3,7 +3,10 @@
  * anything else that can prepare writes and later commit or roll them back by name (the example file
  * sink of {@code dev.eosink.examples.files} is a directory; {@code docs/extending.md} walks through it).
  * It is a serializable {@link dev.eosink.core.spi.TransactionalDatabase} that opens one {@link
- * dev.eosink.core.spi.WriterSession} per writer subtask and one {@link dev.eosink.core.spi.CommitSession}
+ * dev.eosink.core.spi.WriterSession} per writer subtask (made of its roles: the {@link
+ * dev.eosink.core.spi.Recovery} of prepared transactions under the ownership guard, the {@link
+ * dev.eosink.core.spi.EpochWriter} of the open transaction, and, only where writes must be carried past a
+ * barrier, {@link dev.eosink.core.spi.CarriedWrites}) and one {@link dev.eosink.core.spi.CommitSession}
  * per committer subtask; {@link dev.eosink.core.ExactlyOnceSink#ExactlyOnceSink(TransactionalDatabase,
  * dev.eosink.core.SinkSettings)} makes the Flink sink of it.
  *

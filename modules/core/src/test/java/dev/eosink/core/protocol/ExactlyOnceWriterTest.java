@@ -5,8 +5,13 @@ import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CarriedLedger;
 import dev.eosink.core.spi.CarriedNotice;
+import dev.eosink.core.spi.CarriedWrites;
 import dev.eosink.core.spi.Committed;
+import dev.eosink.core.spi.EpochWriter;
+import dev.eosink.core.spi.HeldWrites;
+import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 
@@ -571,7 +576,8 @@ class ExactlyOnceWriterTest {
                 null, ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT, PreparedAgeWarning.DEFAULT, System::nanoTime);
     }
 
-    private static final class FakeSession implements WriterSession<String> {
+    private static final class FakeSession
+            implements WriterSession<String>, Recovery, EpochWriter<String>, HeldWrites, CarriedLedger {
         final Set<TransactionId> prepared = new LinkedHashSet<>();
         final List<TransactionId> rolledBack = new ArrayList<>();
         final List<Integer> claimed = new ArrayList<>();
@@ -594,6 +600,31 @@ class ExactlyOnceWriterTest {
 
         FakeSession(TransactionId... prepared) {
             this.prepared.addAll(List.of(prepared));
+        }
+
+        @Override
+        public Recovery recovery() {
+            return this;
+        }
+
+        @Override
+        public EpochWriter<String> epoch() {
+            return this;
+        }
+
+        @Override
+        public Optional<CarriedWrites> carriedWrites() {
+            return Optional.of(CarriedWrites.of(this, this));
+        }
+
+        @Override
+        public Optional<byte[]> carried() {
+            return Optional.empty();
+        }
+
+        @Override
+        public boolean holdsWrites() {
+            return false;
         }
 
         @Override

@@ -1,12 +1,38 @@
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CarriedLedger;
+import dev.eosink.core.spi.CarriedNotice;
+import dev.eosink.core.spi.CarriedWrites;
+import dev.eosink.core.spi.EpochWriter;
+import dev.eosink.core.spi.HeldWrites;
+import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.WriterSession;
 
+import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 
-/** A writer session that finds no leftovers and does nothing; unit tests override what they observe. */
-class NoOpWriterSession implements WriterSession<String> {
+/**
+ * A writer session that finds no leftovers, carries nothing and does nothing, playing each of its roles
+ * itself; unit tests override what they observe.
+ */
+class NoOpWriterSession implements WriterSession<String>, Recovery, EpochWriter<String> {
+
+    @Override
+    public Recovery recovery() {
+        return this;
+    }
+
+    @Override
+    public EpochWriter<String> epoch() {
+        return this;
+    }
+
+    @Override
+    public Optional<CarriedWrites> carriedWrites() {
+        return Optional.empty();
+    }
 
     @Override
     public void claim(int subtask, long waitMillis) {}
@@ -36,4 +62,34 @@ class NoOpWriterSession implements WriterSession<String> {
 
     @Override
     public void close() {}
+
+    /** The same, with the capability to carry writes: it holds none and the resource records none. */
+    static class Carrying extends NoOpWriterSession implements HeldWrites, CarriedLedger {
+
+        @Override
+        public Optional<CarriedWrites> carriedWrites() {
+            return Optional.of(CarriedWrites.of(this, this));
+        }
+
+        @Override
+        public Optional<byte[]> carried() throws IOException {
+            return Optional.empty();
+        }
+
+        @Override
+        public boolean holdsWrites() {
+            return false;
+        }
+
+        @Override
+        public void applyCarried(byte[] carried, int subtask, String origin) throws IOException {}
+
+        @Override
+        public List<CarriedNotice> openCarried() throws IOException {
+            return List.of();
+        }
+
+        @Override
+        public void closeCarried(int subtask) {}
+    }
 }

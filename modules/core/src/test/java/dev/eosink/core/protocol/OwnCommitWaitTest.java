@@ -658,7 +658,7 @@ class OwnCommitWaitTest {
         if (hears) {
             CheckpointOutcomes.listening(EXEC, OWN); // as the outcome operator of subtask 0 does when it opens
         }
-        WriterSession<String> session = new NoOpWriterSession() {
+        WriterSession<String> session = new NoOpWriterSession.Carrying() {
             @Override
             public List<TransactionId> listPrepared() {
                 listed++;

@@ -20,7 +20,7 @@ import java.util.Optional;
 
 /**
  * What every JDBC sink records, in its marker table, of writes an upsert writer carried past a barrier
- * ({@link dev.eosink.core.spi.WriterSession#openCarried()}): a <em>notice row</em> inside the transaction
+ * ({@link dev.eosink.core.spi.CarriedLedger#openCarried()}): a <em>notice row</em> inside the transaction
  * prepared at that barrier, so it becomes visible exactly when that transaction commits, and deleted by the
  * transaction that writes them (or by a restore that gives them up). The same columns as a marker row, so no
  * other table or grant is needed:

@@ -2,9 +2,14 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CarriedLedger;
 import dev.eosink.core.spi.CarriedNotice;
+import dev.eosink.core.spi.CarriedWrites;
 import dev.eosink.core.spi.Committed;
+import dev.eosink.core.spi.EpochWriter;
+import dev.eosink.core.spi.HeldWrites;
 import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.dialect.MarkerSql;
@@ -41,10 +46,16 @@ import java.util.Optional;
  * between epochs. How records travel inside the transaction is its {@link WritePath}'s, opened once
  * from the {@link Preflight}'s findings; what a failure reads like is {@link WriteErrors}'.
  *
+ * <p>One connection plays every role of the session ({@link Recovery}, {@link EpochWriter} and both sides of
+ * {@link CarriedWrites}), so the session is each of them. It offers the carried writes whatever its write path:
+ * the notices of carried writes are the sink id's, whichever run wrote them, and a path that carries nothing
+ * refuses a restored state that carries writes, for good.
+ *
  * <p>Invariant: {@code transactionOpen} is true exactly between {@link #begin()} and PREPARE or
  * rollback; the recovery statements refuse to run while it is.
  */
-final class PostgresWriterSession<IN> implements WriterSession<IN> {
+final class PostgresWriterSession<IN>
+        implements WriterSession<IN>, Recovery, EpochWriter<IN>, HeldWrites, CarriedLedger {
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresWriterSession.class);
 
@@ -100,6 +111,21 @@ final class PostgresWriterSession<IN> implements WriterSession<IN> {
         this.marker = connection.prepareStatement(markerSql.insertSql());
         this.path = findings.plan().open(
                 new WritePlan.Resources(context, connection, io, backlog, options.batchSize(), errors));
+    }
+
+    @Override
+    public Recovery recovery() {
+        return this;
+    }
+
+    @Override
+    public EpochWriter<IN> epoch() {
+        return this;
+    }
+
+    @Override
+    public Optional<CarriedWrites> carriedWrites() {
+        return Optional.of(CarriedWrites.of(this, this));
     }
 
     /**

@@ -54,10 +54,10 @@ sealed interface WritePath<IN> permits BatchPath, CopyPath, UpsertPath {
         return Optional.empty();
     }
 
-    /** See {@link dev.eosink.core.spi.WriterSession#ownCommits}: only upserts wait for them. */
+    /** See {@link dev.eosink.core.spi.EpochWriter#ownCommits}: only upserts wait for them. */
     default void ownCommits(OwnCommits ownCommits) {}
 
-    /** See {@link dev.eosink.core.spi.WriterSession#carried()}: only upserts hold statements past a barrier. */
+    /** See {@link dev.eosink.core.spi.HeldWrites#carried()}: only upserts hold statements past a barrier. */
     default Optional<byte[]> carried() {
         return Optional.empty();
     }

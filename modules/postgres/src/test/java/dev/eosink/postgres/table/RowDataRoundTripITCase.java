@@ -283,7 +283,7 @@ class RowDataRoundTripITCase extends ExactlyOnceTestBase {
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "roundtrip", OptionalLong.empty());
         try (WriterSession<RowData> writer = sink.database().openWriter(context);
                 CommitSession committer = sink.database().openCommitter(context)) {
-            writer.claim(0, 10_000);
+            writer.recovery().claim(0, 10_000);
             epoch(writer, committer, 1, 0, RowKind.INSERT);
             if (mode.equals("UPSERT")) {
                 // The same keys again, every value changed, as statements; every 5th a delete, and
@@ -323,21 +323,21 @@ class RowDataRoundTripITCase extends ExactlyOnceTestBase {
     private void epoch(WriterSession<RowData> writer, CommitSession committer, long checkpoint, int shift, RowKind kind)
             throws Exception {
         TransactionId id = new TransactionId(sinkId, 0, checkpoint, "rtrip00" + checkpoint);
-        writer.begin(id);
+        writer.epoch().begin(id);
         long position = 0;
         for (int i = 0; i < ROWS; i++) {
             if (kind == null && i % 6 == 1) {
-                writer.write(row(i, 99, RowKind.UPDATE_BEFORE), position++);
+                writer.epoch().write(row(i, 99, RowKind.UPDATE_BEFORE), position++);
             }
             RowKind k = kind != null ? kind : i % 5 == 4 ? RowKind.DELETE : RowKind.UPDATE_AFTER;
             GenericRowData row = row(i, shift, k);
-            writer.write(row, position++);
+            writer.epoch().write(row, position++);
             // A reused record: the writer must not keep this object (batches and upserts hold rows).
             for (int f = 1; f < row.getArity(); f++) {
                 row.setField(f, null);
             }
         }
-        writer.prepare(id, position);
+        writer.epoch().prepare(id, position);
         assertThat(committer.commit(id)).isEqualTo(CommitSession.Attempt.COMMITTED);
     }
 }

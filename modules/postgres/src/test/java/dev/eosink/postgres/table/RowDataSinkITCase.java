@@ -89,29 +89,29 @@ class RowDataSinkITCase extends ExactlyOnceTestBase {
         // COPY: the encoder refuses the value too long before anything of the row is sent.
         ExactlyOnceSink<RowData> copy = builder(ID_PAYLOAD, sinkId, table).build();
         try (WriterSession<RowData> writer = copy.database().openWriter(context())) {
-            writer.write(GenericRowData.of(1L, StringData.fromString("fine")), 0);
+            writer.epoch().write(GenericRowData.of(1L, StringData.fromString("fine")), 0);
             SinkException tooLong = catchThrowableOfType(SinkException.class,
-                    () -> writer.write(GenericRowData.of(2L, StringData.fromString("far too long")), 1));
+                    () -> writer.epoch().write(GenericRowData.of(2L, StringData.fromString("far too long")), 1));
             assertThat(tooLong).hasMessageStartingWith("writing into table \"" + table + "\" failed at record #1 of the "
                     + "epoch (counting from 0) [+I[2, far too long]]: column \"payload\": value too long for type "
                     + "character varying(5) (12 characters: \"far too long\"). The sink refused the record before sending "
                     + "it, as PostgreSQL would (SQLSTATE 22001)");
-            writer.abortOpen();
+            writer.epoch().abortOpen();
         }
         // Batches with a dead-letter table: the server refuses, the row is kept with its error.
         String dead = table + "_dead";
         ExactlyOnceSink<RowData> batches = builder(ID_PAYLOAD, sinkId, table).deadLetterTable(null, dead).build();
         try (WriterSession<RowData> writer = batches.database().openWriter(context())) {
-            writer.claim(0, 10_000);
+            writer.recovery().claim(0, 10_000);
             GenericRowData reused = new GenericRowData(RowKind.INSERT, 2);
             String[] payloads = {"a", "bad", "c", null, "e"};
             for (int i = 0; i < payloads.length; i++) {
                 reused.setField(0, (long) i);
                 reused.setField(1, payloads[i] == null ? null : StringData.fromString(payloads[i]));
-                writer.write(reused, i);
+                writer.epoch().write(reused, i);
             }
             TransactionId id = new TransactionId(sinkId, 0, 1, "dead0001");
-            writer.prepare(id, payloads.length);
+            writer.epoch().prepare(id, payloads.length);
             try (var committer = batches.database().openCommitter(context())) {
                 committer.commit(id);
             }

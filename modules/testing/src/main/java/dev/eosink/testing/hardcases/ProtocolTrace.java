@@ -2,8 +2,13 @@ package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CarriedWrites;
 import dev.eosink.core.spi.CommitSession;
-import dev.eosink.core.spi.ForwardingWriterSession;
+import dev.eosink.core.spi.Committed;
+import dev.eosink.core.spi.EpochWriter;
+import dev.eosink.core.spi.ForwardingEpochWriter;
+import dev.eosink.core.spi.HeldWrites;
+import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.Wording;
@@ -277,81 +282,160 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
         Map<Integer, OpenEpoch> ofSink = OPEN.computeIfAbsent(context.sinkId(), k -> new ConcurrentHashMap<>());
         ofSink.put(context.subtask(), open);
         AtomicLong written = WRITTEN.computeIfAbsent(context.sinkId(), k -> new AtomicLong());
-        return new ForwardingWriterSession<>(w) {
-            private long[] ids = new long[64];
-            private int rows;
-            /** The transaction prepared at the last barrier; null when that barrier prepared nothing. */
-            private String preparedAtLastBarrier;
-            /** Whether a prepare came since the last snapshot. */
-            private boolean preparedSinceSnapshot;
+        return new TracedSession(w, context, open, ofSink, written);
+    }
 
-            @Override
-            public void rollbackPrepared(TransactionId id) throws IOException {
-                w.rollbackPrepared(id);
-                record(context, Kind.ROLLED_BACK, id.toString(), null, NO_IDS);
-            }
+    /**
+     * A writer session whose roles record what the trace needs: the rollbacks of its recovery, the writes and
+     * prepares of its epochs, the writes it carries past a barrier and those it applies from a restored state.
+     */
+    private static final class TracedSession implements WriterSession<Long> {
+        private final WriterSession<Long> w;
+        private final SubtaskContext context;
+        private final OpenEpoch open;
+        private final Map<Integer, OpenEpoch> ofSink;
+        private final AtomicLong written;
+        private final Recovery recovery;
+        private final EpochWriter<Long> epoch;
+        private final Optional<CarriedWrites> carriedWrites;
+        private long[] ids = new long[64];
+        private int rows;
+        /** The transaction prepared at the last barrier; null when that barrier prepared nothing. */
+        private String preparedAtLastBarrier;
+        /** Whether a prepare came since the last snapshot. */
+        private boolean preparedSinceSnapshot;
 
-            @Override
-            public void write(Long record, long positionInEpoch) throws IOException {
-                w.write(record, positionInEpoch);
-                if (rows == ids.length) {
-                    ids = Arrays.copyOf(ids, rows * 2);
+        TracedSession(WriterSession<Long> w, SubtaskContext context, OpenEpoch open, Map<Integer, OpenEpoch> ofSink,
+                AtomicLong written) {
+            this.w = w;
+            this.context = context;
+            this.open = open;
+            this.ofSink = ofSink;
+            this.written = written;
+            this.recovery = tracedRecovery(w.recovery());
+            this.epoch = tracedEpoch(w.epoch());
+            this.carriedWrites = w.carriedWrites().map(c -> CarriedWrites.of(tracedHeld(c.held()), c.ledger()));
+        }
+
+        @Override
+        public Recovery recovery() {
+            return recovery;
+        }
+
+        @Override
+        public EpochWriter<Long> epoch() {
+            return epoch;
+        }
+
+        @Override
+        public Optional<CarriedWrites> carriedWrites() {
+            return carriedWrites;
+        }
+
+        @Override
+        public void close() throws IOException {
+            endEpoch();
+            ofSink.remove(context.subtask(), open);
+            w.close();
+        }
+
+        private Recovery tracedRecovery(Recovery r) {
+            return new Recovery() {
+                @Override
+                public void claim(int subtask, long waitMillis) throws IOException {
+                    r.claim(subtask, waitMillis);
                 }
-                ids[rows++] = record;
-                open.rows = rows;
-                written.incrementAndGet();
-            }
 
-            @Override
-            public void prepare(TransactionId id, long rowCount) throws IOException {
-                try {
-                    w.prepare(id, rowCount);
-                } catch (IOException | RuntimeException e) {
-                    record(context, Kind.PREPARE_FAILED, id.toString(), e.getClass().getSimpleName(), NO_IDS);
-                    throw e;
+                @Override
+                public void release(int subtask) throws IOException {
+                    r.release(subtask);
                 }
-                record(context, Kind.PREPARED, id.toString(), null, Arrays.copyOf(ids, rows));
-                preparedAtLastBarrier = id.toString();
-                preparedSinceSnapshot = true;
-                endEpoch();
-            }
 
-            @Override
-            public Optional<byte[]> carried() throws IOException {
-                // Asked once per snapshot, after the barrier's prepare (if any).
-                Optional<byte[]> carried = w.carried();
-                if (carried.isPresent()) {
-                    record(context, Kind.CARRIED, preparedSinceSnapshot ? preparedAtLastBarrier : null,
-                            String.valueOf(carried.get().length), NO_IDS);
+                @Override
+                public List<TransactionId> listPrepared() throws IOException {
+                    return r.listPrepared();
                 }
-                preparedSinceSnapshot = false;
-                return carried;
-            }
 
-            @Override
-            public void applyCarried(byte[] carried, int subtask, String origin) throws IOException {
-                w.applyCarried(carried, subtask, origin);
-                record(context, Kind.CARRIED_WRITTEN, null, origin, NO_IDS);
-            }
+                @Override
+                public void rollbackPrepared(TransactionId id) throws IOException {
+                    r.rollbackPrepared(id);
+                    record(context, Kind.ROLLED_BACK, id.toString(), null, NO_IDS);
+                }
 
-            @Override
-            public void abortOpen() throws IOException {
-                endEpoch();
-                w.abortOpen();
-            }
+                @Override
+                public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis,
+                        Optional<String> takenBy) throws IOException {
+                    return r.committedAfter(checkpointId, sinceEpochMillis, takenBy);
+                }
+            };
+        }
 
-            @Override
-            public void close() throws IOException {
-                endEpoch();
-                ofSink.remove(context.subtask(), open);
-                w.close();
-            }
+        private EpochWriter<Long> tracedEpoch(EpochWriter<Long> e) {
+            return new ForwardingEpochWriter<>(e) {
+                @Override
+                public void write(Long record, long positionInEpoch) throws IOException {
+                    delegate.write(record, positionInEpoch);
+                    if (rows == ids.length) {
+                        ids = Arrays.copyOf(ids, rows * 2);
+                    }
+                    ids[rows++] = record;
+                    open.rows = rows;
+                    written.incrementAndGet();
+                }
 
-            private void endEpoch() {
-                rows = 0;
-                open.rows = 0;
-            }
-        };
+                @Override
+                public void prepare(TransactionId id, long rowCount) throws IOException {
+                    try {
+                        delegate.prepare(id, rowCount);
+                    } catch (IOException | RuntimeException ex) {
+                        record(context, Kind.PREPARE_FAILED, id.toString(), ex.getClass().getSimpleName(), NO_IDS);
+                        throw ex;
+                    }
+                    record(context, Kind.PREPARED, id.toString(), null, Arrays.copyOf(ids, rows));
+                    preparedAtLastBarrier = id.toString();
+                    preparedSinceSnapshot = true;
+                    endEpoch();
+                }
+
+                @Override
+                public void abortOpen() throws IOException {
+                    endEpoch();
+                    delegate.abortOpen();
+                }
+            };
+        }
+
+        private HeldWrites tracedHeld(HeldWrites h) {
+            return new HeldWrites() {
+                @Override
+                public Optional<byte[]> carried() throws IOException {
+                    // Asked once per snapshot, after the barrier's prepare (if any).
+                    Optional<byte[]> carried = h.carried();
+                    if (carried.isPresent()) {
+                        record(context, Kind.CARRIED, preparedSinceSnapshot ? preparedAtLastBarrier : null,
+                                String.valueOf(carried.get().length), NO_IDS);
+                    }
+                    preparedSinceSnapshot = false;
+                    return carried;
+                }
+
+                @Override
+                public boolean holdsWrites() {
+                    return h.holdsWrites();
+                }
+
+                @Override
+                public void applyCarried(byte[] carried, int subtask, String origin) throws IOException {
+                    h.applyCarried(carried, subtask, origin);
+                    record(context, Kind.CARRIED_WRITTEN, null, origin, NO_IDS);
+                }
+            };
+        }
+
+        private void endEpoch() {
+            rows = 0;
+            open.rows = 0;
+        }
     }
 
     @Override

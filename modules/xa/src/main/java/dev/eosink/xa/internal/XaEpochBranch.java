@@ -2,6 +2,8 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.EpochWriter;
+import dev.eosink.core.spi.HeldWrites;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.sql.CarriedNotices;
@@ -40,8 +42,11 @@ import java.util.Optional;
  * XaLocks#lockForBranch} readied, and only while the guard connection is alive. A lost epoch
  * connection is never replaced mid-epoch: the failure reaches the core writer, the task fails and
  * Flink replays the epoch.
+ *
+ * <p>It is the session's {@link EpochWriter} and the held side of its carried writes ({@link HeldWrites});
+ * the session ({@link XaWriterSession}) owns it and closes its connection.
  */
-final class XaEpochBranch<IN> {
+final class XaEpochBranch<IN> implements EpochWriter<IN>, HeldWrites {
 
     private static final Logger LOG = LoggerFactory.getLogger(XaEpochBranch.class);
 
@@ -139,7 +144,8 @@ final class XaEpochBranch<IN> {
     }
 
     /** Starts the branch of the epoch named {@code id}, opening an epoch connection if there is none. */
-    void begin(TransactionId id) throws IOException {
+    @Override
+    public void begin(TransactionId id) throws IOException {
         Xid xid = XaIds.toXid(id);
         try {
             locks.checkAlive();
@@ -187,43 +193,50 @@ final class XaEpochBranch<IN> {
         }
     }
 
-    void write(IN record, long positionInEpoch) throws IOException {
+    @Override
+    public void write(IN record, long positionInEpoch) throws IOException {
         if (open == null) {
             throw new IllegalStateException(context + ": write outside a branch (begin was not called)");
         }
         path.write(record, positionInEpoch, open.id());
     }
 
-    void flush() throws IOException {
+    @Override
+    public void flush() throws IOException {
         path.flush(open == null ? null : open.id());
     }
 
-    /** See {@link dev.eosink.core.spi.WriterSession#ownCommits}: only upserts wait for them. */
-    void ownCommits(OwnCommits ownCommits) {
+    /** See {@link EpochWriter#ownCommits}: only upserts wait for them. */
+    @Override
+    public void ownCommits(OwnCommits ownCommits) {
         path.ownCommits(ownCommits);
     }
 
     /** The upserts and deletes held past the barrier that just prepared the epoch, for checkpoint state. */
-    Optional<byte[]> carried() throws IOException {
+    @Override
+    public Optional<byte[]> carried() throws IOException {
         return path.carried();
     }
 
-    boolean holdsWrites() {
+    @Override
+    public boolean holdsWrites() {
         return path.holdsWrites();
     }
 
     /**
      * Writes what a writer of this sink carried in a restored checkpoint's state ({@link #carried()})
      * in a local transaction of its own on a connection of its own, committed before it returns (see
-     * {@link dev.eosink.core.spi.WriterSession#applyCarried}): never inside a branch.
+     * {@link HeldWrites#applyCarried}): never inside a branch.
      */
-    void applyCarried(byte[] bytes, int subtask, String origin) throws IOException {
+    @Override
+    public void applyCarried(byte[] bytes, int subtask, String origin) throws IOException {
         path.applyCarried(bytes, subtask, origin, origin + ": writing the upserts and deletes that it carried past "
                 + "its barrier into " + database.target() + " failed");
     }
 
     /** Writes the marker row into the open branch, ends and prepares it. */
-    void prepare(TransactionId id, long rows) throws IOException {
+    @Override
+    public void prepare(TransactionId id, long rows) throws IOException {
         flush();
         Xid xid = XaIds.toXid(id);
         if (open == null || !xid.equals(open.xid())) {
@@ -288,7 +301,8 @@ final class XaEpochBranch<IN> {
     }
 
     /** Rolls back the open branch, if there is one; never a prepared one. */
-    void abortOpen() {
+    @Override
+    public void abortOpen() {
         path.abort();
         if (open == null) {
             return;

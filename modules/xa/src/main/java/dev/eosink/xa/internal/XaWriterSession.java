@@ -2,9 +2,12 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.CarriedLedger;
 import dev.eosink.core.spi.CarriedNotice;
+import dev.eosink.core.spi.CarriedWrites;
 import dev.eosink.core.spi.Committed;
-import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.core.spi.EpochWriter;
+import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.sql.CarriedNotices;
@@ -30,13 +33,16 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * One writer subtask's XA session. Two connections:
+ * One writer subtask's XA session. Two connections, each playing its roles of the session:
  *
  * <ul>
  *   <li>the <b>guard</b>, open as long as the writer lives: it holds the ownership guard (a session
  *       lock the database releases when the session ends, however the task died), lists prepared
- *       branches ({@code recover}) and rolls back leftovers. It is never inside a branch.
- *   <li>the <b>epoch</b> connection, which carries the open branch ({@link XaEpochBranch}).
+ *       branches ({@code recover}), rolls back leftovers and reads and clears the notices of carried
+ *       writes. It is never inside a branch. This class is the guard side: the {@link Recovery} and the
+ *       {@link CarriedLedger}.
+ *   <li>the <b>epoch</b> connection, which carries the open branch: {@link XaEpochBranch}, the {@link
+ *       EpochWriter} and the held side of the carried writes.
  * </ul>
  *
  * <p>The guard and the branch live on different sessions, and a session can outlive its client: when
@@ -51,9 +57,10 @@ import java.util.Optional;
  * epoch connection waits at most the lock timeout for a lock held by another transaction.
  *
  * <p>Invariant: recovery calls ({@link #listPrepared}, {@link #rollbackPrepared}, {@link
- * #committedAfter}) run on the guard, never inside a branch.
+ * #committedAfter}, {@link #openCarried}, {@link #closeCarried}) run on the guard, never inside a branch.
+ * The session is the one owner of both connections: {@link #close} ends them.
  */
-final class XaWriterSession<IN> implements WriterSession<IN> {
+final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedLedger {
 
     private static final Logger LOG = LoggerFactory.getLogger(XaWriterSession.class);
 
@@ -81,6 +88,22 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
         this.guardIo = new XaIo(guard, database.networkTimeout(), context + " (guard)");
         this.locks = new XaLocks(context, dialect, guard, guardIo, database.target());
         this.epoch = new XaEpochBranch<>(context, database, dialect, locks, statements);
+    }
+
+    @Override
+    public Recovery recovery() {
+        return this;
+    }
+
+    @Override
+    public EpochWriter<IN> epoch() {
+        return epoch;
+    }
+
+    /** Offered whatever the statements: an insert branch refuses a restored state that carries writes, for good. */
+    @Override
+    public Optional<CarriedWrites> carriedWrites() {
+        return Optional.of(CarriedWrites.of(epoch, this));
     }
 
     @Override
@@ -200,46 +223,6 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
                 + "Never commit it: no completed checkpoint promised it.", cause);
     }
 
-    @Override
-    public void begin(TransactionId id) throws IOException {
-        epoch.begin(id);
-    }
-
-    @Override
-    public void write(IN record, long positionInEpoch) throws IOException {
-        epoch.write(record, positionInEpoch);
-    }
-
-    @Override
-    public void flush() throws IOException {
-        epoch.flush();
-    }
-
-    @Override
-    public void prepare(TransactionId id, long rows) throws IOException {
-        epoch.prepare(id, rows);
-    }
-
-    @Override
-    public void ownCommits(OwnCommits ownCommits) {
-        epoch.ownCommits(ownCommits);
-    }
-
-    @Override
-    public Optional<byte[]> carried() throws IOException {
-        return epoch.carried();
-    }
-
-    @Override
-    public boolean holdsWrites() {
-        return epoch.holdsWrites();
-    }
-
-    @Override
-    public void applyCarried(byte[] carried, int subtask, String origin) throws IOException {
-        epoch.applyCarried(carried, subtask, origin);
-    }
-
     /** On the guard connection, whose session runs no branch: a local, autocommitted read. */
     @Override
     public List<CarriedNotice> openCarried() throws IOException {
@@ -263,11 +246,6 @@ final class XaWriterSession<IN> implements WriterSession<IN> {
             throw new SinkException(context + ": could not remove the notices of writes subtask " + subtask
                     + " carried past a barrier from marker table " + markers + ": " + e.getMessage(), e);
         }
-    }
-
-    @Override
-    public void abortOpen() {
-        epoch.abortOpen();
     }
 
     @Override

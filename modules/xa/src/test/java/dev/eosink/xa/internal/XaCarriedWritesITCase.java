@@ -75,7 +75,7 @@ class XaCarriedWritesITCase {
             }
             CompletableFuture<Void> applied = CompletableFuture.runAsync(() -> {
                 try {
-                    writer.applyCarried(carried, 0, "the test's state");
+                    writer.carriedWrites().orElseThrow().held().applyCarried(carried, 0, "the test's state");
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -124,7 +124,7 @@ class XaCarriedWritesITCase {
 
         try (WriterSession<Long> writer = database.openWriter(context);
                 CommitSession committer = database.openCommitter(context)) {
-            writer.ownCommits(new OwnCommits() {
+            writer.epoch().ownCommits(new OwnCommits() {
                 @Override
                 public boolean pending() {
                     return true; // the writer's previous transaction: its checkpoint was aborted
@@ -135,13 +135,15 @@ class XaCarriedWritesITCase {
                     return false;
                 }
             });
-            writer.begin(carrying);
-            writer.write(7L, 0);
-            writer.flush();
-            assertThat(writer.holdsWrites()).as("the upsert is held past the barrier").isTrue();
-            writer.prepare(carrying, 1);
+            writer.epoch().begin(carrying);
+            writer.epoch().write(7L, 0);
+            writer.epoch().flush();
+            assertThat(writer.carriedWrites().orElseThrow().held().holdsWrites())
+                    .as("the upsert is held past the barrier").isTrue();
+            writer.epoch().prepare(carrying, 1);
             committer.commit(carrying);
-            assertThat(writer.openCarried()).as("the notice of the carried upsert")
+            assertThat(writer.carriedWrites().orElseThrow().ledger().openCarried())
+                    .as("the notice of the carried upsert")
                     .extracting(CarriedNotice::transaction).containsExactly(carrying);
         }
     }

@@ -174,10 +174,10 @@ class XaCommitSessionITCase {
         int[] attempts = {0};
         try (WriterSession<Long> writer = slowToEnd.openWriter(context);
                 XaCommitSession committer = new XaCommitSession(context, database(maria, table))) {
-            writer.claim(0, 30_000);
-            writer.begin(id);
-            writer.write(1L, 0);
-            writer.prepare(id, 1);
+            writer.recovery().claim(0, 30_000);
+            writer.epoch().begin(id);
+            writer.epoch().write(1L, 0);
+            writer.epoch().prepare(id, 1);
             Object outcome = outcomeOnceDetached(committer, id, attempts);
 
             assertThat(maria.count("SELECT count(*) FROM " + table)).as("rows the commit made visible").isEqualTo(1);

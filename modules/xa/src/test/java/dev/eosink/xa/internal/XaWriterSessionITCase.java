@@ -78,7 +78,7 @@ class XaWriterSessionITCase {
 
             try (WriterSession<Long> writer = database.openWriter(context)) {
                 long t0 = System.nanoTime();
-                assertThatThrownBy(() -> writer.claim(0, 500))
+                assertThatThrownBy(() -> writer.recovery().claim(0, 500))
                         .isInstanceOf(SinkException.class)
                         .hasMessageContaining("sink '" + sinkId + "' subtask 0/1")
                         .hasMessageContaining("earlier writer of sink id '" + sinkId + "' subtask 0 into table " + table)
@@ -102,7 +102,7 @@ class XaWriterSessionITCase {
                     }
                 });
                 long t0 = System.nanoTime();
-                writer.claim(0, 10_000);
+                writer.recovery().claim(0, 10_000);
                 long claimed = System.nanoTime();
                 ended.get(10, TimeUnit.SECONDS);
                 // By order, not by a duration: the claim returned only once the earlier session was ending.
@@ -111,12 +111,12 @@ class XaWriterSessionITCase {
 
                 // The claim let the branch lock go: this writer's own epoch connection takes it.
                 TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
-                writer.begin(id);
-                writer.write(7L, 0);
-                writer.prepare(id, 1);
-                assertThat(writer.listPrepared()).containsExactly(id);
+                writer.epoch().begin(id);
+                writer.epoch().write(7L, 0);
+                writer.epoch().prepare(id, 1);
+                assertThat(writer.recovery().listPrepared()).containsExactly(id);
                 rollBackOnceDetached(writer, id);
-                assertThat(writer.listPrepared()).isEmpty();
+                assertThat(writer.recovery().listPrepared()).isEmpty();
             }
         } finally {
             earlier.close();
@@ -153,9 +153,9 @@ class XaWriterSessionITCase {
                 earlier.close();
                 claimed.get(90, TimeUnit.SECONDS);
 
-                assertThat(writer.listPrepared()).containsExactly(id);
-                writer.rollbackPrepared(id);
-                assertThat(writer.listPrepared()).isEmpty();
+                assertThat(writer.recovery().listPrepared()).containsExactly(id);
+                writer.recovery().rollbackPrepared(id);
+                assertThat(writer.recovery().listPrepared()).isEmpty();
             }
         } finally {
             log.detach();
@@ -190,10 +190,10 @@ class XaWriterSessionITCase {
             prepareHoldingTheBranchLock(earlier, id, table);
             earlier.close();
             awaitBranchLockFree(maria, sinkId);
-            writer.claim(0, 30_000);
-            assertThat(writer.listPrepared()).containsExactly(id);
+            writer.recovery().claim(0, 30_000);
+            assertThat(writer.recovery().listPrepared()).containsExactly(id);
 
-            assertThatThrownBy(() -> writer.rollbackPrepared(id))
+            assertThatThrownBy(() -> writer.recovery().rollbackPrepared(id))
                     .as("a rollback answered with success while the session that prepared the branch was ending")
                     .isInstanceOf(SinkException.class)
                     .hasMessageContaining("sink '" + sinkId + "' subtask 0/1")
@@ -203,7 +203,7 @@ class XaWriterSessionITCase {
                     .hasMessageContaining("table " + table)
                     .hasMessageContaining("XA RECOVER")
                     .hasMessageContaining("Remedy: restart MariaDB");
-            assertThatThrownBy(() -> writer.rollbackPrepared(id))
+            assertThatThrownBy(() -> writer.recovery().rollbackPrepared(id))
                     .as("a rollback of the branch answered XAER_NOTA, the branch no longer listed")
                     .isInstanceOf(SinkException.class)
                     .hasMessageContaining("XAER_NOTA")
@@ -216,10 +216,10 @@ class XaWriterSessionITCase {
         maria.crash();
         maria.restart();
         try (WriterSession<Long> writer = database.openWriter(context)) {
-            writer.claim(0, 30_000);
-            assertThat(writer.listPrepared()).as("branches listed after the restart").containsExactly(id);
-            writer.rollbackPrepared(id);
-            assertThat(writer.listPrepared()).isEmpty();
+            writer.recovery().claim(0, 30_000);
+            assertThat(writer.recovery().listPrepared()).as("branches listed after the restart").containsExactly(id);
+            writer.recovery().rollbackPrepared(id);
+            assertThat(writer.recovery().listPrepared()).isEmpty();
         }
         assertThat(markerRow(maria, id)).as("the branch's marker row after its rollback").isEqualTo(MarkerRow.ABSENT);
         assertThat(maria.count("SELECT count(*) FROM " + table)).as("rows").isZero();
@@ -243,7 +243,7 @@ class XaWriterSessionITCase {
 
     private static void claim(WriterSession<Long> writer, long waitMillis) {
         try {
-            writer.claim(0, waitMillis);
+            writer.recovery().claim(0, waitMillis);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -326,7 +326,7 @@ class XaWriterSessionITCase {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
             try {
-                writer.rollbackPrepared(id);
+                writer.recovery().rollbackPrepared(id);
                 return;
             } catch (SinkException e) {
                 assertThat(e).hasMessageContaining("the session that prepared it has not ended");
