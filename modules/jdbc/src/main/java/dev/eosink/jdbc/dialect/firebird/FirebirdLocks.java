@@ -53,6 +53,11 @@ final class FirebirdLocks implements SessionLocks {
         String guard = LockNames.guard(sinkHash, subtask);
         ensureRow(c, guard);
         beginGuard(c);
+        if (holds(c, guard)) {
+            // Its savepoint stays as it is: declared again, Firebird would release the old one into the transaction,
+            // and the guard could not be released alone any more.
+            return true;
+        }
         String savepoint = savepoint(sinkHash, subtask);
         if (!take(c, guard, savepoint)) {
             endIfNoneHeld(c);

@@ -55,7 +55,8 @@ final class FirebirdWriteSql implements WriteSql {
      * {@code UPDATE OR INSERT ... MATCHING (key)}: updates every column of the row whose key matches (the key's
      * too), or inserts the row; several rows in an {@code EXECUTE BLOCK}, applied in row order. A prepared branch
      * that wrote the key makes it wait (then fail with the unique key's error), one in limbo makes it fail at once
-     * with 335544459 (measured).
+     * with 335544459 (measured). The update count of several rows is the number of records changed, a record
+     * changed by two rows of the block counting once (measured).
      */
     @Override
     public Optional<String> upsertSql(SqlIdentifier table, List<String> columns, List<String> key, int rows) {
