@@ -71,4 +71,29 @@ public interface SessionLocks {
 
     /** The statement with which an operator ends session {@code id}, for remedies. */
     String endSessionSql(long id);
+
+    /**
+     * Whether {@link #tryBranchLock} takes a lock. False where the database has no lock that a connection carrying
+     * XA branches can hold through its PREPARE: {@link #tryBranchLock} then answers true and takes nothing, and
+     * {@link #branchLockHolder} answers 0. The sink then cannot see a session of an earlier writer that is still
+     * running a statement of its branch (its PREPARE, say) when a restarted writer lists the prepared branches: such
+     * a branch is prepared after the listing, and stays prepared, holding its rows, until the next recovery of that
+     * subtask or an operator resolves it; the writer says so at start. The ownership guard is unaffected.
+     */
+    default boolean locksBranches() {
+        return true;
+    }
+
+    /**
+     * Whether the ownership guard is held by a transaction left open on the guard's connection (a row lock) rather
+     * than by the session. Then, from the first {@link #tryGuard} until the last {@link #releaseGuard}, that
+     * connection is not in autocommit and must never be committed or rolled back (that would release every guard
+     * it holds), and whatever it runs stays uncommitted: the sink runs statements that must commit (the marker and
+     * dead-letter DDL, prunes, inserts) on another connection. Reads, {@code XAResource.recover} and {@code commit}
+     * and {@code rollback} of other connections' prepared branches may run on it. False (the default): the guard
+     * is the session's, and the connection stays in autocommit.
+     */
+    default boolean guardHoldsTransaction() {
+        return false;
+    }
 }

@@ -5,6 +5,7 @@ import org.apache.flink.annotation.PublicEvolving;
 import javax.sql.XADataSource;
 
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Properties;
 
 /**
@@ -30,6 +31,19 @@ public interface XaDriver {
      * database shows sessions.
      */
     XADataSource create(String url, Properties properties, String applicationName) throws SQLException;
+
+    /**
+     * {@link #create(String, Properties, String)} whose connections bound their lock waits by {@code lockTimeout},
+     * for a driver that sets such a bound only on the data source, for all its connections and their XA branches
+     * alike ({@link LockTimeout#set} then checks a connection rather than changes it). The default ignores the
+     * bound: {@link LockTimeout#set} sets it on each connection.
+     *
+     * @param lockTimeout the bound, rounded up to whole seconds where the database counts seconds
+     */
+    default XADataSource create(String url, Properties properties, String applicationName, Duration lockTimeout)
+            throws SQLException {
+        return create(url, properties, applicationName);
+    }
 
     /**
      * Fails unless {@code loader} finds {@link #dataSourceClass()}.

@@ -6,8 +6,14 @@ import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import org.apache.flink.annotation.PublicEvolving;
 
+import javax.transaction.xa.XAException;
+import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
+
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -79,5 +85,52 @@ public interface XaTraits {
     /** Added to a failed XA recover: how to let the sink's user list prepared branches; empty if nothing is known. */
     default String recoverRemedy() {
         return "";
+    }
+
+    /**
+     * The branches of the database that are prepared now: what the sink's recovery rolls back or commits, and what
+     * tells a committer whether a branch is still prepared. The default is {@code resource.recover} in one scan
+     * (TMSTARTRSCAN | TMENDRSCAN, without which pgjdbc and MariaDB Connector/J list nothing). A dialect whose driver
+     * also lists branches that are no longer prepared (committed or rolled back from another connection) filters
+     * them out, reading the database's own list on {@code plain}; a branch listed here is prepared, one missing is
+     * not (or no longer).
+     *
+     * @param resource the XAResource of a connection outside any branch
+     * @param plain a plain JDBC connection to the same database (the same XAConnection's handle will do), in any
+     *     transaction state: it is only read
+     */
+    default List<Xid> preparedBranches(XAResource resource, Connection plain) throws XAException, SQLException {
+        Xid[] xids = resource.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN);
+        return xids == null ? List.of() : Arrays.asList(xids);
+    }
+
+    /**
+     * Whether {@code e}, the answer to an {@code XAResource.commit} or {@code rollback}, means only that the branch
+     * is not prepared any more (it was committed or rolled back before), whatever its code's name says; the outcome
+     * is then the marker row's ({@link #markerRow}), as for XAER_NOTA. False (the default): the XA sink's table of
+     * error codes stands. A dialect answers true only for a code and a database error it has seen answered to a
+     * repeated commit and a repeated rollback alike, never for a real heuristic decision.
+     */
+    default boolean answersFinished(XAException e) {
+        return false;
+    }
+
+    /**
+     * Runs {@code work} on {@code c} so that its reads and deletes pass over the rows of prepared branches (they
+     * read the committed data only) rather than fail on them; for the reads of committed data that must not fail
+     * while a branch is prepared: the rewind check ({@link MarkerSql#committedAfterSql}), the prune, the admin
+     * tool's listings. Never for {@link #markerRow}, where meeting such a row is the answer. The default runs {@code
+     * work} as it is: a READ COMMITTED read skips uncommitted rows on PostgreSQL, MariaDB and MySQL.
+     *
+     * @param c a connection in autocommit, outside any branch; left as it was found
+     */
+    default <T> T pastPrepared(Connection c, SqlWork<T> work) throws SQLException {
+        return work.run();
+    }
+
+    /** Statements run by {@link #pastPrepared}. */
+    @FunctionalInterface
+    interface SqlWork<T> {
+        T run() throws SQLException;
     }
 }
