@@ -5,6 +5,7 @@ import dev.eosink.admin.AdminDatabase.Notice;
 import dev.eosink.core.TransactionId;
 import dev.eosink.jdbc.dialect.ErrorKinds;
 import dev.eosink.jdbc.dialect.MarkerSql;
+import dev.eosink.jdbc.dialect.XaTraits;
 import dev.eosink.jdbc.sql.CarriedNotices;
 import dev.eosink.jdbc.sql.MarkerTable;
 
@@ -21,22 +22,28 @@ import java.util.function.Supplier;
 
 /**
  * The tool's reads of a sink's marker table, in the SQL the database's dialect gives ({@link MarkerSql}), with
- * the tool's messages.
+ * the tool's messages. Each reads committed rows only, passing over those of branches still prepared ({@link
+ * XaTraits#pastPrepared}): the sink's branches that the tool is about to list and resolve must not fail its reads.
  */
 final class MarkerQueries {
 
     private final Connection connection;
     private final MarkerSql sql;
     private final ErrorKinds errors;
+    private final XaTraits xa;
     private final Supplier<String> database;
     private final Credentials credentials;
 
-    /** @param database the database, as messages name it */
-    MarkerQueries(Connection connection, MarkerSql sql, ErrorKinds errors, Supplier<String> database,
+    /**
+     * @param connection in autocommit
+     * @param database the database, as messages name it
+     */
+    MarkerQueries(Connection connection, MarkerSql sql, ErrorKinds errors, XaTraits xa, Supplier<String> database,
             Credentials credentials) {
         this.connection = connection;
         this.sql = sql;
         this.errors = errors;
+        this.xa = xa;
         this.database = database;
         this.credentials = credentials;
     }
@@ -47,12 +54,15 @@ final class MarkerQueries {
             if (sinkId.isPresent()) {
                 s.setString(1, sinkId.get());
             }
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    markers.add(new Markers(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4),
-                            rs.getTimestamp(5).toInstant(), rs.getTimestamp(6).toInstant()));
+            xa.pastPrepared(connection, () -> {
+                try (ResultSet rs = s.executeQuery()) {
+                    while (rs.next()) {
+                        markers.add(new Markers(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4),
+                                rs.getTimestamp(5).toInstant(), rs.getTimestamp(6).toInstant()));
+                    }
                 }
-            }
+                return null;
+            });
         } catch (SQLException e) {
             throw error(e);
         }
@@ -64,13 +74,17 @@ final class MarkerQueries {
         List<Notice> notices = new ArrayList<>();
         try (PreparedStatement s = connection.prepareStatement(sql.rowsOfSql())) {
             s.setString(1, CarriedNotices.sinkIdOf(sinkId));
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    Instant at = rs.getTimestamp(3).toInstant();
-                    CarriedNotices.parse(rs.getString(1), rs.getLong(2)).filter(n -> n.transaction().sinkId().equals(sinkId))
-                            .ifPresent(n -> notices.add(new Notice(n, at)));
+            xa.pastPrepared(connection, () -> {
+                try (ResultSet rs = s.executeQuery()) {
+                    while (rs.next()) {
+                        Instant at = rs.getTimestamp(3).toInstant();
+                        CarriedNotices.parse(rs.getString(1), rs.getLong(2))
+                                .filter(n -> n.transaction().sinkId().equals(sinkId))
+                                .ifPresent(n -> notices.add(new Notice(n, at)));
+                    }
                 }
-            }
+                return null;
+            });
         } catch (SQLException e) {
             throw error(e);
         }
@@ -80,9 +94,11 @@ final class MarkerQueries {
     OptionalLong marker(TransactionId id) throws AdminException {
         try (PreparedStatement s = connection.prepareStatement(sql.rowCountSql())) {
             s.setString(1, id.toString());
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
-            }
+            return xa.pastPrepared(connection, () -> {
+                try (ResultSet rs = s.executeQuery()) {
+                    return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+                }
+            });
         } catch (SQLException e) {
             throw error(e);
         }
@@ -101,11 +117,13 @@ final class MarkerQueries {
             s.setLong(2, checkpointId);
             s.setString(3, MarkerTable.namedBy(takenBy));
             s.setLong(4, sinceEpochMillis);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getLong(1) == 0 ? Optional.empty() : Optional.of(rs.getLong(1) + " transaction(s) (" + rs.getLong(2)
-                        + " rows) of checkpoints " + rs.getLong(3) + " to " + rs.getLong(4));
-            }
+            return xa.pastPrepared(connection, () -> {
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1) == 0 ? Optional.<String>empty() : Optional.of(rs.getLong(1) + " transaction(s) ("
+                            + rs.getLong(2) + " rows) of checkpoints " + rs.getLong(3) + " to " + rs.getLong(4));
+                }
+            });
         } catch (SQLException e) {
             throw error(e);
         }

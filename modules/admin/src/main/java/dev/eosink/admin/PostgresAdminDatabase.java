@@ -59,7 +59,8 @@ final class PostgresAdminDatabase implements AdminDatabase {
             }
             // The sink's own SQL for its markers (undefined table: SQLSTATE 42P01).
             this.markerSql = dialect.markers(this.markerTable);
-            this.markers = new MarkerQueries(connection, markerSql, dialect.errors(), this::describe, credentials);
+            this.markers = new MarkerQueries(connection, markerSql, dialect.errors(), dialect.xa(), this::describe,
+                    credentials);
         } catch (SQLException e) {
             close();
             throw Connections.failed(credentials, e);

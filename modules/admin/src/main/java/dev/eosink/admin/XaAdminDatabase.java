@@ -72,7 +72,7 @@ final class XaAdminDatabase implements AdminDatabase {
             this.xa = xaConnection.getXAResource();
             this.version = connection.getMetaData().getDatabaseProductVersion();
             this.markers = new MarkerQueries(connection, dialect.markers(this.markerTable), dialect.errors(),
-                    this::describe, credentials);
+                    dialect.xa(), this::describe, credentials);
         } catch (SQLException e) {
             close();
             throw Connections.failed(credentials, e);
@@ -92,19 +92,25 @@ final class XaAdminDatabase implements AdminDatabase {
         return "age: unknown (" + dialect.name() + " keeps no time of an XA branch's prepare)";
     }
 
+    /**
+     * The branches the dialect lists as prepared ({@link dev.eosink.jdbc.dialect.XaTraits#preparedBranches}: {@code
+     * recover}, less those its driver lists after they were finished).
+     */
     @Override
     public List<Prepared> prepared(Optional<String> sinkId) throws AdminException {
-        Xid[] xids;
+        List<Xid> xids;
         try {
-            // TMSTARTRSCAN: MariaDB Connector/J and pgjdbc return nothing without it.
-            xids = xa.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN);
+            xids = dialect.xa().preparedBranches(xa, connection);
         } catch (XAException e) {
             throw new AdminException("XA recover (listing prepared branches) failed on " + describe() + ": error code "
                     + e.errorCode + " " + credentials.scrub(e.getMessage()) + "." + dialect.xa().recoverRemedy(), e);
+        } catch (SQLException e) {
+            throw new AdminException("listing prepared branches failed on " + describe() + ": "
+                    + credentials.scrub(e.getMessage()), e);
         }
         List<Prepared> found = new ArrayList<>();
         unreadable.clear();
-        for (Xid xid : xids == null ? new Xid[0] : xids) {
+        for (Xid xid : xids) {
             Optional<TransactionId> id = sinkId.isPresent() ? XaBranchNames.parse(xid, sinkId.get()) : XaBranchNames.parse(xid);
             if (id.isPresent()) {
                 found.add(new Prepared(id.get(), Optional.empty(), "server", xid));

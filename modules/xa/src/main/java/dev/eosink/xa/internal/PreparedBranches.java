@@ -4,6 +4,7 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.dialect.JdbcDialect;
+import dev.eosink.jdbc.dialect.XaTraits;
 import dev.eosink.xa.internal.XaErrors.Handling;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
@@ -11,15 +12,17 @@ import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The prepared branches of one sink, as {@code XAResource.recover} lists them: what the writer's
- * recovery acts on, and what the committer asks when a commit's answer leaves open whether a branch is
- * still prepared. Both sessions list the same way; only branches whose Xid {@link XaIds#parse} claims
- * for the sink are returned, so a foreign branch (another sink, another tool) is never touched.
+ * The prepared branches of one sink, as the dialect lists them ({@link XaTraits#preparedBranches}: {@code
+ * XAResource.recover}, filtered where the driver also lists branches that are no longer prepared): what the
+ * writer's recovery acts on, and what the committer asks when a commit's answer leaves open whether a branch is
+ * still prepared. Both sessions list the same way; only branches whose Xid {@link XaIds#parse} claims for the
+ * sink are returned, so a foreign branch (another sink, another tool) is never touched.
  */
 final class PreparedBranches {
 
@@ -29,15 +32,16 @@ final class PreparedBranches {
      * The prepared branches of {@code context}'s sink, whatever subtask or run.
      *
      * @param io bounds the call on the connection {@code resource} belongs to
-     * @param dialect adds how to let the sink's user list prepared branches to a refused listing; null
-     *     when not known yet
+     * @param plain a plain JDBC handle of the same database (of {@code resource}'s XAConnection), which the
+     *     dialect may read the database's own list of prepared branches on; only read
+     * @param dialect lists the branches, and adds how to let the sink's user list prepared branches to a
+     *     refused listing
      */
-    static List<TransactionId> list(XaIo io, XAResource resource, SubtaskContext context, JdbcDialect dialect)
-            throws SinkException {
-        Xid[] xids;
+    static List<TransactionId> list(XaIo io, XAResource resource, Connection plain, SubtaskContext context,
+            JdbcDialect dialect) throws SinkException {
+        List<Xid> xids;
         try {
-            // TMSTARTRSCAN: pgjdbc and MariaDB Connector/J return nothing without it.
-            xids = io.xa("XA recover", () -> resource.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN));
+            xids = io.xa("XA recover", () -> dialect.xa().preparedBranches(resource, plain));
         } catch (SQLException e) {
             throw new SinkException(context + ": XA recover (listing prepared transactions) failed: " + e.getMessage()
                     + ". The task fails and the restarted one tries again.", e);
@@ -45,11 +49,11 @@ final class PreparedBranches {
             throw new SinkException(context + ": XA recover (listing prepared transactions) failed: "
                     + XaErrors.describe(e) + "." + (XaErrors.of(Operation.RECOVER, e) == Handling.RETRY
                             ? " The task fails and the restarted one tries again."
-                            : XaErrors.remedy(Operation.RECOVER, e.errorCode) + (dialect == null ? "" : dialect.xa().recoverRemedy())),
+                            : XaErrors.remedy(Operation.RECOVER, e.errorCode) + dialect.xa().recoverRemedy()),
                     e);
         }
         List<TransactionId> ids = new ArrayList<>();
-        for (Xid xid : xids == null ? new Xid[0] : xids) {
+        for (Xid xid : xids) {
             XaIds.parse(xid, context.sinkId()).ifPresent(ids::add);
         }
         return ids;

@@ -7,7 +7,9 @@ import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.dialect.JdbcDialect;
 import dev.eosink.jdbc.dialect.JdbcDialects;
+import dev.eosink.jdbc.dialect.XaTraits;
 import dev.eosink.jdbc.dialect.XaTraits.MarkerRow;
+import dev.eosink.xa.internal.XaErrors.Handling;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
 import org.slf4j.Logger;
@@ -127,9 +129,12 @@ final class XaCommitSession implements CommitSession {
             drop();
             throw new RetriableCommitException("XA commit of " + id + " (" + XaIds.describe(xid) + "): " + e.getMessage(), e);
         } catch (XAException e) {
-            switch (XaErrors.of(Operation.COMMIT, e)) {
+            // A dialect may know a code that only says the branch is finished already (Firebird's XA_HEURCOM, for
+            // a commit and a rollback alike): then the marker decides, and there is no heuristic outcome to forget.
+            boolean finished = dialect.xa().answersFinished(e);
+            switch (finished ? Handling.KNOWN : XaErrors.of(Operation.COMMIT, e)) {
                 case KNOWN:
-                    if (e.errorCode == XAException.XA_HEURCOM || e.errorCode == XAException.XA_HEURRB) {
+                    if (!finished && (e.errorCode == XAException.XA_HEURCOM || e.errorCode == XAException.XA_HEURRB)) {
                         forget(resource, xid);
                     }
                     if (stillPrepared(resource, id)) {
@@ -185,7 +190,7 @@ final class XaCommitSession implements CommitSession {
 
     private boolean stillPrepared(XAResource resource, TransactionId id) throws IOException {
         try {
-            return PreparedBranches.list(io, resource, context, dialect).contains(id);
+            return PreparedBranches.list(io, resource, handle, context, dialect).contains(id);
         } catch (SinkException e) {
             drop();
             throw new RetriableCommitException("listing prepared branches to resolve " + id + ": " + e.getMessage(), e);
@@ -236,13 +241,16 @@ final class XaCommitSession implements CommitSession {
                 + ": " + e.getMessage(), e);
     }
 
+    /** Deletes committed markers only: one of a branch still prepared is passed over ({@link XaTraits#pastPrepared}). */
     @Override
     public long pruneMarkers(Duration retention) throws IOException {
-        try (PreparedStatement s = handle().prepareStatement(
-                dialect.markers(database.markerId()).pruneSql())) {
-            s.setString(1, context.sinkId());
-            s.setDouble(2, retention.toMillis() / 1000.0);
-            return io.sql("pruning markers", s::executeUpdate);
+        try {
+            Connection c = handle();
+            try (PreparedStatement s = c.prepareStatement(dialect.markers(database.markerId()).pruneSql())) {
+                s.setString(1, context.sinkId());
+                s.setDouble(2, retention.toMillis() / 1000.0);
+                return io.sql("pruning markers", () -> dialect.xa().pastPrepared(c, s::executeUpdate));
+            }
         } catch (SQLException e) {
             drop();
             throw new SinkException(context + ": pruning " + database.markerTable() + " failed: " + e.getMessage(), e);

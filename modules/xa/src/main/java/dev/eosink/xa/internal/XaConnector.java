@@ -12,6 +12,7 @@ import javax.sql.XADataSource;
 
 import java.io.Serializable;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
@@ -131,10 +132,21 @@ public final class XaConnector implements Serializable {
      *     Maven artifact to add)
      */
     public XAConnection open(String applicationName) throws SQLException {
-        return dataSource(applicationName).getXAConnection();
+        return dataSource(applicationName, null).getXAConnection();
     }
 
-    private XADataSource dataSource(String applicationName) throws SQLException {
+    /**
+     * {@link #open(String)}, by URL with the lock waits of the connection and its branches bounded by {@code
+     * lockTimeout} where the driver sets that bound on the data source only ({@link XaDriver#create(String,
+     * Properties, String, Duration)}); the sink still sets it on each connection ({@code LockTimeout.set}), which
+     * checks it there. A supplied XADataSource is the job's as it is.
+     */
+    public XAConnection open(String applicationName, Duration lockTimeout) throws SQLException {
+        return dataSource(applicationName, Objects.requireNonNull(lockTimeout, "lockTimeout")).getXAConnection();
+    }
+
+    /** @param lockTimeout null: the driver's own default */
+    private XADataSource dataSource(String applicationName, Duration lockTimeout) throws SQLException {
         if (source instanceof Supplied supplied) {
             return supplied.supplier().get();
         }
@@ -146,7 +158,8 @@ public final class XaConnector implements Serializable {
         // Before any class of the driver is touched: a missing driver fails with its remedy, not with a
         // NoClassDefFoundError. The classes that refer to a driver are loaded for its URLs alone.
         driver.require(XaConnector.class.getClassLoader(), JdbcUrls.redact(url));
-        return driver.create(url, properties, applicationName);
+        return lockTimeout == null ? driver.create(url, properties, applicationName)
+                : driver.create(url, properties, applicationName, lockTimeout);
     }
 
     /** The URL without credentials, or the supplier's class: for messages. */

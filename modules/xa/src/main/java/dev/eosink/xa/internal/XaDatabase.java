@@ -162,7 +162,7 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
 
     XAConnection open(SubtaskContext context, String role) throws SinkException {
         try {
-            return connector().open(applicationName(context, role));
+            return connector().open(applicationName(context, role), lockTimeout());
         } catch (SQLException e) {
             throw new SinkException(context + ": could not connect to " + connector().describe() + ": " + e.getMessage()
                     + " (SQLSTATE " + e.getSQLState() + "). Remedy: check the JDBC URL, the credentials and that the "

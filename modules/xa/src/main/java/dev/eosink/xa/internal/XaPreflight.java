@@ -90,6 +90,13 @@ final class XaPreflight<IN> {
                     + "its task manager died may be prepared after this writer's recovery, and then stays "
                     + "prepared until a later start rolls it back. It sets no lock timeout either.",
                     context, dialect.name(), context.sinkId());
+        } else if (!dialect.sessionLocks().get().locksBranches()) {
+            LOG.warn("{}: {} has no branch lock this sink knows (its ownership guard stands), so a restarted "
+                    + "writer cannot wait for the sessions of the writer before it: a branch whose XA PREPARE was "
+                    + "still running on the server when its task manager died may be prepared after this writer's "
+                    + "recovery listed the prepared branches, and then stays prepared (in limbo), holding its rows, "
+                    + "until the next recovery of that subtask rolls it back or an operator resolves it.",
+                    context, dialect.name());
         }
     }
 

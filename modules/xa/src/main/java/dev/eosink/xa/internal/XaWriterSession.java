@@ -12,6 +12,8 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.dialect.JdbcDialect;
 import dev.eosink.jdbc.dialect.MarkerSql;
+import dev.eosink.jdbc.dialect.SessionLocks;
+import dev.eosink.jdbc.dialect.XaTraits;
 import dev.eosink.jdbc.dialect.XaTraits.MarkerRow;
 import dev.eosink.jdbc.sql.CarriedNotices;
 import dev.eosink.jdbc.sql.MarkerTable;
@@ -58,9 +60,17 @@ import java.util.Optional;
  * <p>Every driver call of an epoch and of recovery runs under the network timeout ({@link XaIo}); the
  * epoch connection waits at most the lock timeout for a lock held by another transaction.
  *
+ * <p>Where the guard is a transaction left open on the guard connection ({@link
+ * SessionLocks#guardHoldsTransaction}: a row lock on Firebird), nothing that must commit, and nothing that
+ * needs a transaction of its own kind, may run there once a guard is held: the reads and deletes of the
+ * marker table ({@link #committedAfter}, {@link #openCarried}, {@link #closeCarried}, the marker row) then
+ * run on a third connection of the writer, the <b>reader</b>, opened when first needed. Elsewhere the
+ * reader is the guard connection itself, in autocommit. The reads of committed markers pass over the rows
+ * of prepared branches ({@link XaTraits#pastPrepared}).
+ *
  * <p>Invariant: recovery calls ({@link #listPrepared}, {@link #rollbackPrepared}, {@link
- * #committedAfter}, {@link #openCarried}, {@link #closeCarried}) run on the guard, never inside a branch.
- * The session is the one owner of both connections: {@link #close} ends them.
+ * #committedAfter}, {@link #openCarried}, {@link #closeCarried}) run on the guard or the reader, never
+ * inside a branch. The session is the one owner of its connections: {@link #close} ends them.
  */
 final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedLedger {
 
@@ -75,6 +85,14 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     private final XaIo guardIo;
     private final XaLocks locks;
     private final XaEpochBranch<IN> epoch;
+    /** Whether the guard connection holds a transaction while it holds guards (see the class comment). */
+    private final boolean guardHoldsTransaction;
+    /** The reader's XA connection, where it is not the guard's; null until first needed. */
+    private XAConnection readerXa;
+    /** The reader's one handle (the guard's where it holds no transaction); null until first needed. */
+    private Connection reader;
+    /** Bounds every call on {@link #reader}. */
+    private XaIo readerIo;
 
     /**
      * @param guard the handle of {@code guardXa} already in use: a second {@code getConnection()} would
@@ -90,6 +108,49 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
         this.guardIo = new XaIo(guard, database.networkTimeout(), context + " (guard)");
         this.locks = new XaLocks(context, dialect, guard, guardIo, database.target());
         this.epoch = new XaEpochBranch<>(context, database, dialect, locks, statements);
+        this.guardHoldsTransaction = dialect.sessionLocks().map(SessionLocks::guardHoldsTransaction).orElse(false);
+        if (!guardHoldsTransaction) {
+            this.reader = guard;
+            this.readerIo = guardIo;
+        }
+    }
+
+    /**
+     * The connection for the marker table's reads and deletes, in autocommit: the guard's, or, where the guard
+     * holds a transaction, a connection of its own, opened now if there is none (see the class comment).
+     */
+    private Connection reader() throws SinkException {
+        if (reader == null) {
+            XAConnection xa = database.open(context, "reader");
+            try {
+                Connection c = xa.getConnection();
+                c.setAutoCommit(true);
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                readerIo = new XaIo(c, database.networkTimeout(), context + " (reader)");
+                readerXa = xa;
+                reader = c;
+            } catch (SQLException e) {
+                XaDatabase.closeQuietly(xa, e);
+                throw new SinkException(context + ": could not open a connection to read the marker table: "
+                        + e.getMessage(), e);
+            }
+        }
+        return reader;
+    }
+
+    /** Drops a reader of its own that failed: the next call opens a new one. */
+    private void dropReader() {
+        if (readerXa != null) {
+            XAConnection xa = readerXa;
+            readerXa = null;
+            reader = null;
+            readerIo = null;
+            try {
+                xa.close();
+            } catch (SQLException e) {
+                LOG.debug("{}: closing a failed reader connection failed", context, e);
+            }
+        }
     }
 
     @Override
@@ -122,7 +183,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     public List<TransactionId> listPrepared() throws IOException {
         try {
             XAResource resource = guardXa.getXAResource();
-            return PreparedBranches.list(guardIo, resource, context, dialect);
+            return PreparedBranches.list(guardIo, resource, guard, context, dialect);
         } catch (SQLException e) {
             throw new SinkException(context + ": could not list prepared XA transactions: " + e.getMessage(), e);
         }
@@ -135,20 +196,23 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
         if (sql.isEmpty()) {
             return Optional.empty();
         }
-        try (PreparedStatement s = guard.prepareStatement(sql.get())) {
+        Connection c = reader();
+        try (PreparedStatement s = c.prepareStatement(sql.get())) {
             s.setString(1, context.sinkId());
             s.setLong(2, checkpointId);
             s.setString(3, MarkerTable.namedBy(takenBy));
             s.setLong(4, sinceEpochMillis);
-            return guardIo.sql("reading the marker table", () -> {
+            // Committed markers only: a marker of a branch still prepared (of another subtask) must not fail it.
+            return readerIo.sql("reading the marker table", () -> dialect.xa().pastPrepared(c, () -> {
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();
                     return rs.getLong(1) == 0
                             ? Optional.<Committed>empty()
                             : Optional.of(new Committed(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)));
                 }
-            });
+            }));
         } catch (SQLException e) {
+            dropReader();
             throw new SinkException(context + ": could not read marker table "
                     + dialect.qualified(database.markerSchema(), database.markerTable()) + ": " + e.getMessage(), e);
         }
@@ -171,7 +235,8 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
                 return null;
             });
         } catch (XAException e) {
-            Handling handling = XaErrors.of(Operation.ROLLBACK, e);
+            // A dialect may know a code that only says the branch is finished already (Firebird's XA_HEURCOM).
+            Handling handling = dialect.xa().answersFinished(e) ? Handling.KNOWN : XaErrors.of(Operation.ROLLBACK, e);
             if (handling != Handling.KNOWN) {
                 throw new SinkException(context + ": could not roll back prepared transaction " + id + " (checkpoint "
                         + id.checkpointId() + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + "): "
@@ -198,12 +263,14 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
         }
     }
 
-    /** The marker row of {@code id}, asked on the guard connection. */
+    /** The marker row of {@code id}, asked on the reader connection (autocommit). */
     private MarkerRow markerRow(TransactionId id) throws SinkException {
+        Connection c = reader();
         try {
-            return guardIo.sql("looking up the marker row of " + id,
-                    () -> dialect.xa().markerRow(guard, dialect.markers(database.markerId()), id.toString()));
+            return readerIo.sql("looking up the marker row of " + id,
+                    () -> dialect.xa().markerRow(c, dialect.markers(database.markerId()), id.toString()));
         } catch (SQLException e) {
+            dropReader();
             throw new SinkException(context + ": could not read marker table "
                     + dialect.qualified(database.markerSchema(), database.markerTable()) + " to prove the rollback of "
                     + id + ": " + e.getMessage(), e);
@@ -225,14 +292,19 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
                 + "Never commit it: no completed checkpoint promised it.", cause);
     }
 
-    /** On the guard connection, whose session runs no branch: a local, autocommitted read. */
+    /**
+     * On the reader connection, whose session runs no branch: a local, autocommitted read of committed notices,
+     * past the markers of branches still prepared.
+     */
     @Override
     public List<CarriedNotice> openCarried() throws IOException {
         MarkerSql markers = dialect.markers(database.markerId());
+        Connection c = reader();
         try {
-            return guardIo.sql("reading the notices of carried writes",
-                    () -> CarriedNotices.read(guard, markers, context.sinkId()));
+            return readerIo.sql("reading the notices of carried writes",
+                    () -> dialect.xa().pastPrepared(c, () -> CarriedNotices.read(c, markers, context.sinkId())));
         } catch (SQLException e) {
+            dropReader();
             throw new SinkException(context + ": could not read marker table " + markers + " for writes carried past a "
                     + "barrier: " + e.getMessage(), e);
         }
@@ -241,10 +313,12 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     @Override
     public void closeCarried(int subtask) throws IOException {
         MarkerSql markers = dialect.markers(database.markerId());
+        Connection c = reader();
         try {
-            guardIo.sql("removing the notices of carried writes",
-                    () -> CarriedNotices.delete(guard, markers, context.sinkId(), subtask));
+            readerIo.sql("removing the notices of carried writes", () -> dialect.xa().pastPrepared(c,
+                    () -> CarriedNotices.delete(c, markers, context.sinkId(), subtask)));
         } catch (SQLException e) {
+            dropReader();
             throw new SinkException(context + ": could not remove the notices of writes subtask " + subtask
                     + " carried past a barrier from marker table " + markers + ": " + e.getMessage(), e);
         }
@@ -253,6 +327,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     @Override
     public void close() throws IOException {
         epoch.closeConnection();
+        dropReader();
         try {
             guardXa.close(); // ends the session: releases the guards
         } catch (SQLException e) {
