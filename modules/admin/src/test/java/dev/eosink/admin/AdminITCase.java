@@ -1,6 +1,8 @@
 package dev.eosink.admin;
 
 import dev.eosink.jdbc.JdbcSinkBuilderBase;
+import dev.eosink.jdbc.dialect.JdbcDialects;
+import dev.eosink.testing.FirebirdFixture;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.RetainedCheckpoints;
@@ -9,10 +11,16 @@ import dev.eosink.xa.XaBranchNames;
 import org.apache.flink.api.connector.source.lib.NumberSequenceSource;
 import org.apache.flink.core.io.SimpleVersionedSerialization;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.firebirdsql.gds.TransactionParameterBuffer;
+import org.firebirdsql.jaybird.fb.constants.TpbItems;
+import org.firebirdsql.jdbc.FirebirdConnection;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import javax.sql.XAConnection;
+import javax.transaction.xa.XAException;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -29,6 +37,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -65,9 +74,16 @@ class AdminITCase {
 
     private static final List<Process> STARTED = new ArrayList<>();
 
+    /** The Firebird server of {@link #firebird()}, started by the first test that needs it. */
+    private static FirebirdFixture firebird;
+    private static String firebirdUrl;
+
     @AfterAll
     static void killLeftovers() {
         STARTED.forEach(Process::destroyForcibly);
+        if (firebird != null) {
+            firebird.close();
+        }
     }
 
     /** One database as the test sees it: where, as whom, and a few queries. */
@@ -77,13 +93,45 @@ class AdminITCase {
         void ddl(String sql) throws SQLException {
             if (kind.equals("mariadb") || kind.equals("mysql")) {
                 MariaDbFixture.get().execute(sql);
+            } else if (kind.equals("firebird")) {
+                try (Connection c = DriverManager.getConnection(url, FirebirdFixture.ADMIN_USER,
+                        FirebirdFixture.ADMIN_PASSWORD); Statement s = c.createStatement()) {
+                    s.execute(sql);
+                }
             } else {
                 execute(sql);
             }
         }
 
+        /**
+         * A new, empty {@code table (v BIGINT NOT NULL)} the sink's user may write. Firebird 3 knows no {@code DROP
+         * TABLE IF EXISTS} (RECREATE TABLE is its form), nor grants a table to a user who did not create it.
+         */
+        void newTable(String table) throws SQLException {
+            if (kind.equals("firebird")) {
+                ddl("RECREATE TABLE " + table + " (v BIGINT NOT NULL)");
+                ddl("GRANT SELECT, INSERT ON " + table + " TO USER " + user);
+            } else {
+                ddl("DROP TABLE IF EXISTS " + table);
+                ddl("CREATE TABLE " + table + " (v BIGINT NOT NULL)");
+            }
+        }
+
+        /**
+         * As the sink's user. On Firebird its READ COMMITTED transactions ignore limbo: a reader that meets a row of
+         * a branch prepared by a session that is gone (the killed job's) fails there, where other databases' READ
+         * COMMITTED readers pass over it; the test reads what is committed, as there.
+         */
         Connection connect() throws SQLException {
-            return DriverManager.getConnection(url, user, password);
+            Connection c = DriverManager.getConnection(url, user, password);
+            if (kind.equals("firebird")) {
+                FirebirdConnection firebird = c.unwrap(FirebirdConnection.class);
+                TransactionParameterBuffer tpb = firebird.getTransactionParameters(Connection.TRANSACTION_READ_COMMITTED);
+                tpb.addArgument(TpbItems.isc_tpb_ignore_limbo);
+                firebird.setTransactionParameters(Connection.TRANSACTION_READ_COMMITTED, tpb);
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            }
+            return c;
         }
 
         void execute(String sql) throws SQLException {
@@ -113,6 +161,23 @@ class AdminITCase {
                     }
                 }
                 return n;
+            }
+            if (kind.equals("firebird")) {
+                // The dialect's listing: Jaybird's recover also lists branches finished from another connection.
+                Properties p = new Properties();
+                p.setProperty("user", user);
+                p.setProperty("password", password);
+                XAConnection xa = JdbcDialects.forUrl(url).xa().driver(url, AdminITCase.class.getClassLoader())
+                        .orElseThrow().create(url, p, "admin-test").getXAConnection();
+                try {
+                    Connection c = xa.getConnection();
+                    return JdbcDialects.forUrl(url).xa().preparedBranches(xa.getXAResource(), c).stream()
+                            .filter(x -> XaBranchNames.parse(x, sinkId).isPresent()).count();
+                } catch (XAException e) {
+                    throw new SQLException("XA recover failed: " + e.errorCode, e);
+                } finally {
+                    xa.close();
+                }
             }
             return MariaDbFixture.get().xaRecover().stream().filter(x -> x[2].equals(sinkId)).count();
         }
@@ -151,6 +216,24 @@ class AdminITCase {
     private static Target mysqlDriver() {
         return new Target("mysql", MariaDbFixture.get().jdbcUrl().replaceFirst("^jdbc:mariadb:", "jdbc:mysql:"),
                 MariaDbFixture.SINK_USER, MariaDbFixture.SINK_PASSWORD);
+    }
+
+    /**
+     * The XA sink on Firebird 3: a server of the class's own (Debian's firebird3.0-server), its database, and the
+     * sink's least-privileged user, who may create the sink's tables.
+     */
+    private static synchronized Target firebird() throws SQLException {
+        if (firebirdUrl == null) {
+            firebird = FirebirdFixture.start();
+            firebird.createDatabase("admin");
+            String url = firebird.url("admin");
+            try (Connection c = DriverManager.getConnection(url, FirebirdFixture.ADMIN_USER,
+                    FirebirdFixture.ADMIN_PASSWORD); Statement s = c.createStatement()) {
+                s.execute("GRANT CREATE TABLE TO USER " + FirebirdFixture.SINK_USER);
+            }
+            firebirdUrl = url;
+        }
+        return new Target("firebird", firebirdUrl, FirebirdFixture.SINK_USER, FirebirdFixture.SINK_PASSWORD);
     }
 
     /** The XA sink on PostgreSQL: its branches are prepared transactions in pgjdbc's form of an Xid. */
@@ -203,6 +286,12 @@ class AdminITCase {
         killedJobIsResolvedToExactlyItsRetainedCheckpoint(xaPostgres(), "admin-xa-pg");
     }
 
+    /** Firebird: branches in limbo once the job's sessions are gone, listed without the ones finished since. */
+    @Test
+    void firebirdKilledJobIsResolvedToExactlyItsRetainedCheckpoint() throws Exception {
+        killedJobIsResolvedToExactlyItsRetainedCheckpoint(firebird(), "admin-xa-fb");
+    }
+
     /**
      * The PostgreSQL case, run once for the class by whichever test needs it first: its retained
      * checkpoint. A failure of the case fails every test that needs it, with its cause.
@@ -228,8 +317,7 @@ class AdminITCase {
 
     private static Path killedJobIsResolvedToExactlyItsRetainedCheckpoint(Target db, String sinkId) throws Exception {
         String table = table(sinkId);
-        db.ddl("DROP TABLE IF EXISTS " + table);
-        db.ddl("CREATE TABLE " + table + " (v BIGINT NOT NULL)");
+        db.newTable(table);
         Path checkpoints = Files.createDirectories(dir.resolve(sinkId + "-checkpoints"));
         Path control = Files.createDirectories(dir.resolve(sinkId + "-control"));
 

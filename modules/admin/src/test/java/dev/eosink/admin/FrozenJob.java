@@ -24,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.stream.Stream;
 
 /**
@@ -41,7 +42,7 @@ import java.util.stream.Stream;
  * <p>When the test creates the file {@code savepoint}, the job takes a savepoint and writes its path
  * into the file {@code savepoint-done}.
  *
- * <p>Arguments: postgres|mariadb, JDBC URL, user, sink id, table, checkpoint directory, control
+ * <p>Arguments: postgres|mariadb|mysql|xa-postgres|firebird, JDBC URL, user, sink id, table, checkpoint directory, control
  * directory; the password in the environment variable {@code JOB_PASSWORD}.
  */
 public final class FrozenJob {
@@ -72,7 +73,10 @@ public final class FrozenJob {
         DataGeneratorSource<Long> numbers =
                 new DataGeneratorSource<>(i -> i + 1, Long.MAX_VALUE, RateLimiterStrategy.perSecond(400), Types.LONG);
         ExactlyOnceSink<Long> sink;
-        if (!database.equals("postgres")) { // the XA sink: on MariaDB (by either driver) or on PostgreSQL
+        if (database.equals("firebird")) { // the XA sink on Firebird, which folds the test's unquoted names to upper case
+            sink = XaSink.<Long>builder().jdbcUrl(url).username(user).password(password).sinkId(sinkId)
+                    .table(table.toUpperCase(Locale.ROOT)).columns("V").rows(v -> new Object[] {v}).build();
+        } else if (!database.equals("postgres")) { // the XA sink: on MariaDB (by either driver) or on PostgreSQL
             sink = XaSink.<Long>builder().jdbcUrl(url).username(user).password(password).sinkId(sinkId).table(table)
                     .columns("v").rows(v -> new Object[] {v}).build();
         } else {

@@ -204,7 +204,7 @@ public final class PostgresBackend implements HardCaseBackend, KeyedResource {
     }
 
     @Override
-    public String prepareRequest() {
+    public String prepareRequest(TransactionId id) {
         return "PREPARE TRANSACTION";
     }
 

@@ -206,6 +206,21 @@ public final class FirebirdFixture implements AutoCloseable {
         LOG.info("Killed Firebird on 127.0.0.1:{} (SIGKILL of pid {})", port, p.pid());
     }
 
+    /**
+     * Freezes the server (SIGSTOP) for {@code pause}, then lets it go on (SIGCONT): it stops answering, and no
+     * connection breaks.
+     */
+    public void stall(Duration pause) {
+        Process p;
+        synchronized (this) {
+            p = process;
+        }
+        if (p == null) {
+            throw new IllegalStateException("Firebird is not running");
+        }
+        ProcessStall.stall(p.toHandle(), pause);
+    }
+
     /** Starts the server again on the same directory and port, after {@link #kill()} or {@link #stop()}. */
     public void restart() {
         launch();

@@ -48,7 +48,7 @@ public final class TcpProxy implements AutoCloseable {
     /** Receive buffer of the proxy's sockets: small, so that a stall blocks the sender soon. */
     private static final int RECEIVE_BUFFER = 64 * 1024;
 
-    private static final Pattern JDBC_HOST_PORT = Pattern.compile("^(jdbc:(?:postgresql|mariadb|mysql)://)([^/?]+)(.*)$");
+    private static final Pattern JDBC_HOST_PORT = Pattern.compile("^(jdbc:(?:postgresql|mariadb|mysql|firebird|firebirdsql)://)([^/?]+)(.*)$");
 
     private final ServerSocket listener;
     private final InetSocketAddress target;

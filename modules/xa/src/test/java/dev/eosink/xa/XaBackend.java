@@ -71,6 +71,20 @@ abstract class XaBackend implements HardCaseBackend {
     abstract String sinkPassword();
 
     /**
+     * The name the sink is given for the cases' table {@code table}: the name as the database stores the one the
+     * cases' SQL writes unquoted (the sink quotes it). Where the database folds unquoted names to upper case
+     * (Firebird), the upper-case name.
+     */
+    String tableName(String table) {
+        return table;
+    }
+
+    /** The target's columns {@code (id, payload)}, named as {@link #tableName} names the table. */
+    List<String> targetColumns() {
+        return List.of("id", "payload");
+    }
+
+    /**
      * The sink as the suite's spec says. A network timeout below the default lock timeout also
      * shortens the lock timeout, to half of it: the builder requires it shorter.
      */
@@ -78,8 +92,8 @@ abstract class XaBackend implements HardCaseBackend {
     public ExactlyOnceSink<Long> sink(SinkSpec spec) {
         XaSinkBuilder<Long> builder = connect(XaSink.<Long>builder(), spec.jdbcUrl().orElse(jdbcUrl()))
                 .sinkId(spec.sinkId())
-                .table(spec.table())
-                .columns("id", "payload")
+                .table(tableName(spec.table()))
+                .columns(targetColumns().toArray(String[]::new))
                 .rows(id -> new Object[] {id, "row-" + id})
                 .batchSize(spec.batchSize())
                 .claimWait(spec.claimWait())
@@ -99,7 +113,11 @@ abstract class XaBackend implements HardCaseBackend {
         return builder.build();
     }
 
-    /** Through XA itself, as the sink's user: what the sink's own recovery sees. */
+    /**
+     * Through XA itself, as the sink's user, as the dialect lists the prepared branches ({@code
+     * XaTraits.preparedBranches}: {@code recover}, less the finished branches a driver also lists): what the sink's
+     * own recovery sees.
+     */
     @Override
     public List<TransactionId> prepared(String sinkId) {
         return recovered().map(xid -> XaIds.parse(xid, sinkId)).flatMap(Optional::stream).collect(Collectors.toList());
@@ -109,7 +127,8 @@ abstract class XaBackend implements HardCaseBackend {
         try {
             XAConnection xa = xaDataSource().getXAConnection();
             try {
-                return Stream.of(xa.getXAResource().recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN));
+                Connection c = xa.getConnection();
+                return JdbcDialects.forConnection(c).xa().preparedBranches(xa.getXAResource(), c).stream();
             } finally {
                 xa.close();
             }
@@ -136,7 +155,8 @@ abstract class XaBackend implements HardCaseBackend {
             Xid xid = XaIds.toXid(id);
             XAResource resource = xa.getXAResource();
             resource.start(xid, XAResource.TMNOFLAGS);
-            try (PreparedStatement rows = c.prepareStatement(dialect.writes().insertSql(new SqlIdentifier(null, table), List.of("id", "payload"), 1));
+            try (PreparedStatement rows = c.prepareStatement(dialect.writes().insertSql(
+                    new SqlIdentifier(null, tableName(table)), targetColumns(), 1));
                     PreparedStatement marker = c.prepareStatement(markers.insertSql())) {
                 for (long i = from; i < to; i++) {
                     rows.setLong(1, i);

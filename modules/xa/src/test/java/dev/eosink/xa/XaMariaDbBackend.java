@@ -156,7 +156,7 @@ public final class XaMariaDbBackend extends XaBackend implements KeyedResource {
     }
 
     @Override
-    public String prepareRequest() {
+    public String prepareRequest(TransactionId id) {
         return "XA PREPARE"; // Connector/J: XA PREPARE 0x<gtrid>,0x<bqual>,<formatId>
     }
 

@@ -81,7 +81,7 @@ final class XaPostgresBackend extends XaBackend {
     }
 
     @Override
-    public String prepareRequest() {
+    public String prepareRequest(TransactionId id) {
         return "PREPARE TRANSACTION"; // pgjdbc: PREPARE TRANSACTION '<gid>'
     }
 

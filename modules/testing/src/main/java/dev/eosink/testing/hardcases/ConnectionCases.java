@@ -190,10 +190,12 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
      * finds it left.
      */
     @Test
+    @Needs(Capability.WAITS_FOR_EARLIER_SESSIONS)
     default void aPrepareStillRunningWhenTheWriterRestartsIsWaitedForAndRolledBack() throws Exception {
         try (TcpProxy proxy = TcpProxy.to(backend().jdbcUrl())) {
             // The third prepare of the job: after checkpoints completed, so the restart restores one.
-            Faults.arm(sinkId(), Faults.Point.BEFORE_PREPARE, 3, a -> proxy.holdWhenClientSends(backend().prepareRequest()));
+            Faults.arm(sinkId(), Faults.Point.BEFORE_PREPARE, 3, a -> proxy.holdWhenClientSends(
+                    backend().prepareRequest(TransactionId.parse(a.transactionId).orElseThrow())));
             StreamExecutionEnvironment env = env(1, 200);
             CheckpointPacedIds.ids(env, 3_000, 500)
                     .sinkTo(sink(spec().withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))));
@@ -222,12 +224,14 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
      * restart strategy, and once the session ended (the prepare delivered), it runs on and ends exact.
      */
     @Test
+    @Needs(Capability.WAITS_FOR_EARLIER_SESSIONS)
     default void aSessionOfAnEarlierAttemptStillGoingAwayKeepsTheJobRestarting() throws Exception {
         LogCapture logs = LogCapture.attach();
         try (TcpProxy proxy = TcpProxy.to(backend().jdbcUrl())) {
             // The third prepare of the job: after checkpoints completed, so the restart restores one.
             Faults.arm(sinkId(), Faults.Point.BEFORE_PREPARE, 3,
-                    a -> proxy.holdWhenClientSends(backend().prepareRequest()));
+                    a -> proxy.holdWhenClientSends(
+                            backend().prepareRequest(TransactionId.parse(a.transactionId).orElseThrow())));
             StreamExecutionEnvironment env = TestJobs.envWithDefaultRestarts(1, 200);
             CheckpointPacedIds.ids(env, 3_000, 500).sinkTo(sink(spec()
                     .withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))

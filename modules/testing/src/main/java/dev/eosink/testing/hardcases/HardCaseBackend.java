@@ -154,8 +154,12 @@ public interface HardCaseBackend extends ResourceBackend {
     @Override
     long openSessions(String sinkId);
 
-    /** What the driver sends, in ASCII, to prepare a transaction: for a {@code TcpProxy} to hold it. */
-    String prepareRequest();
+    /**
+     * What the driver sends, in ASCII, to prepare transaction {@code id} (the first bytes the writer sends after
+     * the fault before its prepare that contain it): for a {@code TcpProxy} to hold it. A driver with a binary
+     * protocol names the bytes of the request (each below 128) as characters.
+     */
+    String prepareRequest(TransactionId id);
 
     /**
      * What the sink's committer sends, in ASCII, to commit {@code id}, as its driver writes it: for a

@@ -57,6 +57,15 @@ public interface ResourceBackend {
         return Optional.empty();
     }
 
+    /**
+     * What the backend's database lacks of what some cases need, each with the reason (the database's nature, never
+     * a shortcoming of the test); a case that {@link Needs} one of them is reported disabled with that reason. Empty
+     * (the default): every case runs.
+     */
+    default Map<Capability, String> lacking() {
+        return Map.of();
+    }
+
     /** Creates an empty target: a table {@code (id, payload)}, a directory, ... */
     void createTarget(String target);
 

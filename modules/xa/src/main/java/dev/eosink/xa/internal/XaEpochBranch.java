@@ -185,6 +185,14 @@ final class XaEpochBranch<IN> implements EpochWriter<IN>, HeldWrites {
             path.prepareStatements(c, io);
             PreparedStatement marker = c.prepareStatement(
                     dialect.markers(database.markerId()).insertSql());
+            // Ends any local transaction the driver began for the lock checks and the statements' preparation, which
+            // XA START refuses to join (Jaybird, in autocommit, keeps the transaction of a statement it prepared
+            // open: "Transaction already started"); turning autocommit back on commits it.
+            io.sql("ending the local transaction of the preparation", () -> {
+                c.setAutoCommit(false);
+                c.setAutoCommit(true);
+                return null;
+            });
             // The session to wait for after the prepare closed it (XaLocks.awaitEnded): none where the connection
             // stays, or where the dialect knows no sessions.
             long session = dialect.xa().keepsConnectionAfterPrepare() || dialect.sessionLocks().isEmpty() ? 0

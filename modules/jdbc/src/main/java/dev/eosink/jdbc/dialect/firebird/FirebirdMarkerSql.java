@@ -95,6 +95,17 @@ final class FirebirdMarkerSql implements MarkerSql {
     }
 
     @Override
+    public String noticesSql() {
+        return "SELECT \"gid\", \"row_count\" FROM " + quoted + " WHERE \"sink_id\" = ? ORDER BY \"subtask\", "
+                + "\"checkpoint_id\"";
+    }
+
+    @Override
+    public String deleteSql() {
+        return "DELETE FROM " + quoted + " WHERE \"gid\" = ?";
+    }
+
+    @Override
     public String rowsOfSql() {
         return "SELECT \"gid\", \"row_count\", \"created_at\" FROM " + quoted
                 + " WHERE \"sink_id\" = ? ORDER BY \"subtask\", \"checkpoint_id\"";
