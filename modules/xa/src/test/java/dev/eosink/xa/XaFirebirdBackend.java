@@ -44,12 +44,20 @@ import java.util.Properties;
  * a default reader that meets one of its rows fails (isc_rec_in_limbo) where other databases' READ COMMITTED readers
  * pass over it; the cases read what is committed, as there.
  *
- * <p>Jaybird's protocol is binary: a prepare and the lookup that begins a commit of a branch its connection did not
+ * <p>The sink's connections are not encrypted ({@code wireCrypt=DISABLED}), so that a {@code TcpProxy} can
+ * match what they send. Jaybird's protocol is binary: a prepare and the lookup that begins a commit of a branch its connection did not
  * prepare both carry the Xid as Jaybird stores it ({@link #jaybirdXid}), bytes below 128 that the {@code TcpProxy}
  * matches as characters. The sessions are told apart by {@code MON$REMOTE_PROCESS}, where Jaybird puts the sink's
  * session names.
  */
 final class XaFirebirdBackend extends XaBackend {
+
+    /**
+     * The sink's connections without wire encryption (the fixture's server takes both): Jaybird encrypts by
+     * default where the server allows it, and a {@code TcpProxy} matches requests in the clear only.
+     */
+    private static final String WIRE_CRYPT = "wireCrypt";
+    private static final String WIRE_CRYPT_OFF = "DISABLED";
 
     /** The database of the shared server. */
     private static final String DATABASE = "hardcases";
@@ -109,12 +117,23 @@ final class XaFirebirdBackend extends XaBackend {
                 Capability.WAITS_FOR_EARLIER_SESSIONS, "Firebird has no lock that a connection carrying XA branches "
                         + "can hold through its prepare (a row lock ends with the branch), so the dialect takes no "
                         + "branch lock and a restarted writer cannot wait for an earlier writer's session still "
-                        + "preparing: such a branch stays in limbo until the next recovery (docs/xa.md)");
+                        + "preparing: such a branch stays in limbo until the next recovery (docs/xa.md)",
+                Capability.WRITES_WAIT_FOR_PREPARED_ROWS, "a write that meets a row of a branch in limbo (prepared "
+                        + "by a session that is gone) fails at once with isc_rec_in_limbo (335544459) instead of "
+                        + "waiting for the branch to be resolved: another subtask's replay fails on the leftover's "
+                        + "row before the leftover's own subtask has rolled it back at start, and the job restarts "
+                        + "(docs/xa.md)",
+                Capability.COMMITS_ON_THE_COMMITTERS_CONNECTION, "Jaybird commits a branch its connection did not "
+                        + "prepare on a connection it opens for that commit (its in-limbo completion), which the "
+                        + "sink's watchdog cannot reach: a commit the network stalls ends when the network moves "
+                        + "again, or at Jaybird's socket timeout (soTimeout), not within the sink's network timeout "
+                        + "(docs/xa.md)");
     }
 
     @Override
     XaSinkBuilder<Long> connect(XaSinkBuilder<Long> builder, String url) {
-        return builder.jdbcUrl(url).username(FirebirdFixture.SINK_USER).password(FirebirdFixture.SINK_PASSWORD);
+        return builder.jdbcUrl(url).username(FirebirdFixture.SINK_USER).password(FirebirdFixture.SINK_PASSWORD)
+                .property(WIRE_CRYPT, WIRE_CRYPT_OFF);
     }
 
     @Override
@@ -137,6 +156,7 @@ final class XaFirebirdBackend extends XaBackend {
         Properties properties = new Properties();
         properties.setProperty("user", FirebirdFixture.SINK_USER);
         properties.setProperty("password", FirebirdFixture.SINK_PASSWORD);
+        properties.setProperty(WIRE_CRYPT, WIRE_CRYPT_OFF);
         return properties;
     }
 
@@ -214,9 +234,10 @@ final class XaFirebirdBackend extends XaBackend {
     }
 
     /**
-     * Jaybird commits a branch its connection did not prepare by first looking up its Firebird transaction by
-     * that Xid ({@code RDB$TRANSACTIONS}, the Xid as {@link #jaybirdXid} bound as the parameter), then reconnecting
-     * to it and committing: the lookup is the first request of the commit that names the branch.
+     * Jaybird commits a branch its connection did not prepare on a connection it opens for that commit (through the
+     * same URL, so through a proxy too): it first looks up the branch's Firebird transaction by its Xid ({@code
+     * RDB$TRANSACTIONS}, the Xid as {@link #jaybirdXid} bound as the parameter), then reconnects to it and commits.
+     * The lookup is the first request of the commit that names the branch (measured: held, the commit fails).
      */
     @Override
     public String commitRequest(TransactionId id) {

@@ -128,6 +128,17 @@ public interface XaTraits {
         return work.run();
     }
 
+    /**
+     * The connection whose {@code abort} the XA sink's watchdog calls to end a call on {@code c} that a stalled
+     * network holds up: {@code c} itself by default. A dialect whose driver's {@code abort} waits for the blocked
+     * call (for a lock the call holds) returns one whose {@code abort} closes the socket at once, implementing
+     * {@link dev.eosink.jdbc.io.AbortsItself}; every other method is {@code c}'s. Asked once per connection, while
+     * no call runs on it.
+     */
+    default Connection abortable(Connection c) throws SQLException {
+        return c;
+    }
+
     /** Statements run by {@link #pastPrepared}. */
     @FunctionalInterface
     interface SqlWork<T> {

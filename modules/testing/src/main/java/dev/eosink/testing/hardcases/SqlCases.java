@@ -52,6 +52,7 @@ public interface SqlCases extends JdbcHardCaseSupport {
      * orphan's rollback itself is a neutral case ({@link SavepointCases#restoreASavepointAfterARunFromAnOlderOneDied}).
      */
     @Test
+    @Needs(Capability.WRITES_WAIT_FOR_PREPARED_ROWS)
     default void anOrphanOfAnotherLineOfHistoryIsRolledBackBeforeTheReplayNeedsItsLocks(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
         long n = 4_000;
@@ -100,6 +101,7 @@ public interface SqlCases extends JdbcHardCaseSupport {
      * start, and the run ends exact.
      */
     @Test
+    @Needs(Capability.WRITES_WAIT_FOR_PREPARED_ROWS)
     default void aLeftoverInTheReplaysWayIsRefusedAtStartWhenTheRestoreGivesTheSinkNoState(@TempDir Path dir)
             throws Exception {
         long n = 4_000;

@@ -75,13 +75,13 @@ final class XaCommitSession implements CommitSession {
         if (xa == null) {
             xa = database.open(context, "committer");
             handle = xa.getConnection();
-            io = new XaIo(handle, database.networkTimeout(), context + " (committer)");
+            dialect = JdbcDialects.forConnection(handle);
+            io = new XaIo(handle, database.networkTimeout(), context + " (committer)", dialect.xa());
             handle.setAutoCommit(true);
             // Its marker reads and the pruning's range DELETE take no gap or next-key locks this way: under
             // InnoDB's REPEATABLE READ the DELETE locked the first marker past the retention too, and waited up to
             // the lock wait timeout when a still prepared branch had just inserted it, holding up every commit.
             handle.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            dialect = JdbcDialects.forConnection(handle);
         }
         return xa;
     }
@@ -94,12 +94,17 @@ final class XaCommitSession implements CommitSession {
 
     private void drop() {
         XAConnection c = xa;
+        XaIo watched = io;
         xa = null;
         handle = null;
         io = null;
         if (c != null) {
             try {
-                c.close();
+                if (watched == null) {
+                    c.close();
+                } else {
+                    watched.close(c);
+                }
             } catch (SQLException e) {
                 LOG.debug("{}: closing a failed committer connection failed", context, e);
             }

@@ -175,7 +175,7 @@ final class XaEpochBranch<IN> implements EpochWriter<IN>, HeldWrites {
         XAConnection xa = database.open(context, "writer");
         try {
             Connection c = xa.getConnection();
-            XaIo io = new XaIo(c, database.networkTimeout(), context);
+            XaIo io = new XaIo(c, database.networkTimeout(), context, dialect.xa());
             locks.lockForBranch(c, io);
             io.sql("setting the lock timeout", () -> {
                 database.boundLockWaits(dialect, c);
@@ -344,7 +344,7 @@ final class XaEpochBranch<IN> implements EpochWriter<IN>, HeldWrites {
         connection = null;
         if (c != null) {
             try {
-                c.xa().close();
+                c.io().close(c.xa());
             } catch (SQLException e) {
                 LOG.debug("{}: closing the epoch connection failed", context, e);
             }

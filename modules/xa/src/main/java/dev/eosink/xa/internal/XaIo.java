@@ -1,7 +1,9 @@
 package dev.eosink.xa.internal;
 
+import dev.eosink.jdbc.dialect.XaTraits;
 import dev.eosink.jdbc.io.IoWatchdog;
 
+import javax.sql.XAConnection;
 import javax.transaction.xa.XAException;
 
 import java.sql.Connection;
@@ -32,11 +34,14 @@ final class XaIo {
     /**
      * @param connection the XA connection's handle: pgjdbc's passes {@code abort} on to the physical
      *     connection, which closes its socket; MariaDB Connector/J's abort would wait for the blocked
-     *     call, so its socket is closed instead ({@link MariaDbAbort})
+     *     call, so its socket is closed instead ({@link MariaDbAbort}); any other driver's connection is
+     *     aborted as its dialect says ({@link XaTraits#abortable})
      * @param timeout the network timeout; ZERO bounds nothing but a cancelled task's calls
+     * @param traits the connection's dialect's XA traits
      */
-    XaIo(Connection connection, Duration timeout, Object owner) {
-        Connection abortable = isMariaDb(connection) ? MariaDbAbort.abortingBySocket(connection, owner) : connection;
+    XaIo(Connection connection, Duration timeout, Object owner, XaTraits traits) throws SQLException {
+        Connection abortable = isMariaDb(connection) ? MariaDbAbort.abortingBySocket(connection, owner)
+                : traits.abortable(connection);
         this.watchdog = new IoWatchdog(abortable, timeout, owner);
     }
 
@@ -61,6 +66,25 @@ final class XaIo {
         } catch (Carrier c) {
             throw c.xa;
         }
+    }
+
+    /**
+     * Closes {@code xa}, the XA connection of the watched handle, within the network timeout: a driver whose close
+     * waits for the server's answer (Jaybird's detach) would otherwise hang on a stalled network, and with it the
+     * task's cleanup and its restart. The watchdog aborts the connection then; the server ends the session as for a
+     * lost client. A driver's close that fails with an unchecked exception once its socket was closed under it
+     * (Jaybird's detach, reading from the closed socket: a NullPointerException) fails as a lost connection does,
+     * so that it never escapes a task's cleanup.
+     */
+    void close(XAConnection xa) throws SQLException {
+        sql("closing the connection", () -> {
+            try {
+                xa.close();
+            } catch (RuntimeException e) {
+                throw new SQLException("closing the connection failed in the driver: " + e, "08006", e);
+            }
+            return null;
+        });
     }
 
     /** An XAException on its way through the watchdog, which only passes SQLExceptions. */

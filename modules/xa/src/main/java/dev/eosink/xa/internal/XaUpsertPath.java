@@ -163,7 +163,7 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
         XAConnection xa = database.open(context, "carried");
         try {
             Connection c = xa.getConnection();
-            XaIo io = new XaIo(c, database.networkTimeout(), context + " (carried)");
+            XaIo io = new XaIo(c, database.networkTimeout(), context + " (carried)", dialect.xa());
             io.sql("writing carried upserts and deletes", () -> {
                 database.boundLockWaits(dialect, c);
                 // As on the epoch connections (configure): no gap locks. Every restored writer

@@ -99,13 +99,13 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
      *     close it (pgjdbc hands out one live handle per XA connection)
      */
     XaWriterSession(SubtaskContext context, XaDatabase<IN> database, JdbcDialect dialect, XAConnection guardXa,
-            Connection guard, XaEpochBranch.Statements<IN> statements) {
+            Connection guard, XaEpochBranch.Statements<IN> statements) throws SQLException {
         this.context = context;
         this.database = database;
         this.dialect = dialect;
         this.guardXa = guardXa;
         this.guard = guard;
-        this.guardIo = new XaIo(guard, database.networkTimeout(), context + " (guard)");
+        this.guardIo = new XaIo(guard, database.networkTimeout(), context + " (guard)", dialect.xa());
         this.locks = new XaLocks(context, dialect, guard, guardIo, database.target());
         this.epoch = new XaEpochBranch<>(context, database, dialect, locks, statements);
         this.guardHoldsTransaction = dialect.sessionLocks().map(SessionLocks::guardHoldsTransaction).orElse(false);
@@ -126,7 +126,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
                 Connection c = xa.getConnection();
                 c.setAutoCommit(true);
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-                readerIo = new XaIo(c, database.networkTimeout(), context + " (reader)");
+                readerIo = new XaIo(c, database.networkTimeout(), context + " (reader)", dialect.xa());
                 readerXa = xa;
                 reader = c;
             } catch (SQLException e) {
@@ -142,11 +142,12 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     private void dropReader() {
         if (readerXa != null) {
             XAConnection xa = readerXa;
+            XaIo io = readerIo;
             readerXa = null;
             reader = null;
             readerIo = null;
             try {
-                xa.close();
+                io.close(xa);
             } catch (SQLException e) {
                 LOG.debug("{}: closing a failed reader connection failed", context, e);
             }
@@ -329,7 +330,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
         epoch.closeConnection();
         dropReader();
         try {
-            guardXa.close(); // ends the session: releases the guards
+            guardIo.close(guardXa); // ends the session: releases the guards
         } catch (SQLException e) {
             throw new SinkException(context + ": closing the guard connection failed", e);
         }

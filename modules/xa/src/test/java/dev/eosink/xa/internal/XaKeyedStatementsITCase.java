@@ -1,5 +1,6 @@
 package dev.eosink.xa.internal;
 
+import dev.eosink.jdbc.dialect.JdbcDialects;
 import dev.eosink.jdbc.dialect.mariadb.MariaDbDialect;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
@@ -42,7 +43,7 @@ class XaKeyedStatementsITCase {
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             XaKeyedStatements keyed = keyed(c, table, columns, key, 3);
-            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
+            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test", JdbcDialects.forConnection(c).xa());
             List<Object[]> rows = new ArrayList<>();
             for (long id = 0; id < 7; id++) {
                 rows.add(new Object[] {id, id == 4 ? null : "v" + id});
@@ -71,7 +72,7 @@ class XaKeyedStatementsITCase {
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             XaKeyedStatements keyed = keyed(c, table, columns, key, 2);
-            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
+            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test", JdbcDialects.forConnection(c).xa());
             keyed.upsert(List.of(
                     new Object[] {"eu", 1L, 10L},
                     new Object[] {"EU", 1L, 11L}, // the same key to the database: the later row wins
@@ -103,7 +104,7 @@ class XaKeyedStatementsITCase {
         List<String> key = List.of("k");
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
-            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
+            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test", JdbcDialects.forConnection(c).xa());
             List<String> columns = List.of("k", "v");
             XaKeyedStatements keyed = keyed(c, table, columns, key, 10);
             keyed.upsert(List.of(new Object[] {"alice", 1L}, new Object[] {"bob", 1L}), io);
@@ -143,7 +144,7 @@ class XaKeyedStatementsITCase {
                 db.adminProperties())) {
             c.setAutoCommit(false);
             XaKeyedStatements keyed = keyed(c, table, columns, key, n);
-            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
+            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test", JdbcDialects.forConnection(c).xa());
             List<Object[]> rows = new ArrayList<>();
             for (long id = 0; id < n; id++) {
                 Object[] row = new Object[width];
@@ -179,7 +180,7 @@ class XaKeyedStatementsITCase {
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             XaKeyedStatements keyed = keyed(c, table, columns, key, n);
-            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test");
+            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test", JdbcDialects.forConnection(c).xa());
             List<Object[]> rows = new ArrayList<>();
             for (long id = 0; id < n; id++) {
                 rows.add(new Object[] {id, doc});

@@ -65,7 +65,7 @@ class XaLocksITCase {
             Connection guard = guardXa.getConnection();
             JdbcDialect endsTheHolder = new EndingHolderOnItsExecutionCheck(real, holderXa);
             XaLocks locks = new XaLocks(context, endsTheHolder, guard,
-                    new XaIo(guard, Duration.ofSeconds(30), "claimant"), "table t");
+                    new XaIo(guard, Duration.ofSeconds(30), "claimant", JdbcDialects.forConnection(guard).xa()), "table t");
 
             assertThatThrownBy(() -> locks.claim(0, 300))
                     .isInstanceOf(SinkException.class)

@@ -2,6 +2,7 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.jdbc.WriteMode;
+import dev.eosink.jdbc.dialect.JdbcDialects;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
@@ -71,7 +72,7 @@ class XaUpsertsITCase {
             connection = db.connect();
             connection.setAutoCommit(false);
             keyed = XaKeyedStatementsITCase.keyed(connection, table, COLUMNS, KEY, 10);
-            io = new XaIo(connection, Duration.ofSeconds(30), "XaUpsertsITCase " + table);
+            io = new XaIo(connection, Duration.ofSeconds(30), "XaUpsertsITCase " + table, JdbcDialects.forConnection(connection).xa());
             upserts = new XaUpserts<>(WriteMode.<Object[]>changelog(
                     InsertStatement.forColumns(new SqlIdentifier(null, table), COLUMNS, r -> new Object[] {r[0], r[1]}),
                     KEY, r -> (RowKind) r[2]), 10);

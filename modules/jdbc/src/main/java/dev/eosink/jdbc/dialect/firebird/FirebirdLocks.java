@@ -1,5 +1,6 @@
 package dev.eosink.jdbc.dialect.firebird;
 
+import dev.eosink.jdbc.dialect.ErrorKinds;
 import dev.eosink.jdbc.dialect.LockNames;
 import dev.eosink.jdbc.dialect.SessionLocks;
 import dev.eosink.jdbc.dialect.Sql;
@@ -256,12 +257,44 @@ final class FirebirdLocks implements SessionLocks {
                         + "\"owner\" VARCHAR(63))") + "END");
     }
 
-    /** Runs {@code psql} (statements, each ending in a semicolon) with {@code :n} = {@code name} in an autonomous transaction: committed at once. */
+    /**
+     * Runs {@code psql} (statements, each ending in a semicolon) with {@code :n} = {@code name} in an autonomous
+     * transaction: committed at once. Run again when it met a row that another short autonomous transaction of
+     * these (another writer's registration, or its {@link #markExecution}, which deletes the registrations of gone
+     * sessions) deleted or was changing: the next run sees that transaction ended. Measured when two or three
+     * subtasks restart together: "cannot update erased record" (335544382) and, the other transaction still open,
+     * the no-wait conflict (40001, 335544336). Never a guard's own row, whose conflict means it is held.
+     */
     private static void autonomous(Connection c, String psql, String name) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("EXECUTE BLOCK (n VARCHAR(100) = ?) AS BEGIN\n"
                 + "IN AUTONOMOUS TRANSACTION DO\nBEGIN\n" + psql + "\nEND\nEND")) {
             s.setString(1, name);
-            s.execute();
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    s.execute();
+                    return;
+                } catch (SQLException e) {
+                    if (attempt >= AUTONOMOUS_ATTEMPTS || ErrorKinds.chain(e).stream().noneMatch(
+                            x -> x.getErrorCode() == RECORD_ERASED || x.getErrorCode() == FirebirdErrors.LOCK_CONFLICT)) {
+                        throw e;
+                    }
+                    pause(attempt);
+                }
+            }
+        }
+    }
+
+    /** "cannot update erased record": the row was deleted by a transaction that committed. */
+    private static final int RECORD_ERASED = 335544382;
+    /** The other transactions are a statement long: a few runs, some milliseconds apart, outlast them. */
+    private static final int AUTONOMOUS_ATTEMPTS = 10;
+
+    private static void pause(int attempt) throws SQLException {
+        try {
+            Thread.sleep(5L * attempt);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted while taking a guard's row on Firebird", e);
         }
     }
 

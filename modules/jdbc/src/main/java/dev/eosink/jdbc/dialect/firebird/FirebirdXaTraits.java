@@ -216,6 +216,12 @@ final class FirebirdXaTraits implements XaTraits {
         return "";
     }
 
+    /** Jaybird's {@code abort} waits for the blocked call: see {@link FirebirdAbort}. */
+    @Override
+    public Connection abortable(Connection c) throws SQLException {
+        return FirebirdAbort.abortingBySocket(c);
+    }
+
     /** Runs {@code work} in autocommit transactions of {@code level}, restoring the connection's isolation. */
     private static <T> T inLevel(Connection c, int level, String what, SqlWork<T> work) throws SQLException {
         if (!c.getAutoCommit()) {
