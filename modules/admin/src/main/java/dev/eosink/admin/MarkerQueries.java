@@ -50,11 +50,11 @@ final class MarkerQueries {
 
     List<Markers> markers(Optional<String> sinkId) throws AdminException {
         List<Markers> markers = new ArrayList<>();
-        try (PreparedStatement s = connection.prepareStatement(sql.bySinkSql(sinkId.isPresent()))) {
-            if (sinkId.isPresent()) {
-                s.setString(1, sinkId.get());
-            }
-            xa.pastPrepared(connection, () -> {
+        try {
+            pastPrepared(sql.bySinkSql(sinkId.isPresent()), s -> {
+                if (sinkId.isPresent()) {
+                    s.setString(1, sinkId.get());
+                }
                 try (ResultSet rs = s.executeQuery()) {
                     while (rs.next()) {
                         markers.add(new Markers(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4),
@@ -72,9 +72,9 @@ final class MarkerQueries {
     /** The visible notices of carried writes of {@code sinkId}, with their rows' {@code created_at}. */
     List<Notice> notices(String sinkId) throws AdminException {
         List<Notice> notices = new ArrayList<>();
-        try (PreparedStatement s = connection.prepareStatement(sql.rowsOfSql())) {
-            s.setString(1, CarriedNotices.sinkIdOf(sinkId));
-            xa.pastPrepared(connection, () -> {
+        try {
+            pastPrepared(sql.rowsOfSql(), s -> {
+                s.setString(1, CarriedNotices.sinkIdOf(sinkId));
                 try (ResultSet rs = s.executeQuery()) {
                     while (rs.next()) {
                         Instant at = rs.getTimestamp(3).toInstant();
@@ -92,9 +92,9 @@ final class MarkerQueries {
     }
 
     OptionalLong marker(TransactionId id) throws AdminException {
-        try (PreparedStatement s = connection.prepareStatement(sql.rowCountSql())) {
-            s.setString(1, id.toString());
-            return xa.pastPrepared(connection, () -> {
+        try {
+            return pastPrepared(sql.rowCountSql(), s -> {
+                s.setString(1, id.toString());
                 try (ResultSet rs = s.executeQuery()) {
                     return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
                 }
@@ -110,14 +110,16 @@ final class MarkerQueries {
         if (committedAfter.isEmpty()) {
             throw new AdminException("the marker table " + sql.table() + " of " + database.get() + " cannot be asked "
                     + "what committed after a checkpoint: the database's dialect cannot compare a marker's time with the "
-                    + "checkpoint's. Remedy: look at its rows (list --markers) and decide by hand");
+                    + "checkpoint's (Firebird 3 keeps no time comparable with it), so the tool cannot tell whether this "
+                    + "checkpoint is the job's last. Remedy: look at its rows (list --markers: no checkpoint newer than "
+                    + "this one, no marker written after it was taken), then resolve with --allow-older-checkpoint");
         }
-        try (PreparedStatement s = connection.prepareStatement(committedAfter.get())) {
-            s.setString(1, sinkId);
-            s.setLong(2, checkpointId);
-            s.setString(3, MarkerTable.namedBy(takenBy));
-            s.setLong(4, sinceEpochMillis);
-            return xa.pastPrepared(connection, () -> {
+        try {
+            return pastPrepared(committedAfter.get(), s -> {
+                s.setString(1, sinkId);
+                s.setLong(2, checkpointId);
+                s.setString(3, MarkerTable.namedBy(takenBy));
+                s.setLong(4, sinceEpochMillis);
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();
                     return rs.getLong(1) == 0 ? Optional.<String>empty() : Optional.of(rs.getLong(1) + " transaction(s) ("
@@ -127,6 +129,24 @@ final class MarkerQueries {
         } catch (SQLException e) {
             throw error(e);
         }
+    }
+
+    /** A statement's work on its result. */
+    @FunctionalInterface
+    private interface StatementWork<T> {
+        T run(PreparedStatement s) throws SQLException;
+    }
+
+    /**
+     * Prepares {@code statement} and runs {@code work} on it, both inside {@link XaTraits#pastPrepared}: a driver
+     * may begin the transaction in which it runs a statement when it prepares it (Jaybird does, in autocommit).
+     */
+    private <T> T pastPrepared(String statement, StatementWork<T> work) throws SQLException {
+        return xa.pastPrepared(connection, () -> {
+            try (PreparedStatement s = connection.prepareStatement(statement)) {
+                return work.run(s);
+            }
+        });
     }
 
     private AdminException error(SQLException e) {

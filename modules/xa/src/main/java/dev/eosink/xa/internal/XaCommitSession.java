@@ -246,16 +246,22 @@ final class XaCommitSession implements CommitSession {
                 + ": " + e.getMessage(), e);
     }
 
-    /** Deletes committed markers only: one of a branch still prepared is passed over ({@link XaTraits#pastPrepared}). */
+    /**
+     * Deletes committed markers only: one of a branch still prepared is passed over ({@link XaTraits#pastPrepared}).
+     * The statement is prepared inside too: a driver may begin the transaction that runs it when it prepares it
+     * (Jaybird does, in autocommit).
+     */
     @Override
     public long pruneMarkers(Duration retention) throws IOException {
         try {
             Connection c = handle();
-            try (PreparedStatement s = c.prepareStatement(dialect.markers(database.markerId()).pruneSql())) {
-                s.setString(1, context.sinkId());
-                s.setDouble(2, retention.toMillis() / 1000.0);
-                return io.sql("pruning markers", () -> dialect.xa().pastPrepared(c, s::executeUpdate));
-            }
+            return io.sql("pruning markers", () -> dialect.xa().pastPrepared(c, () -> {
+                try (PreparedStatement s = c.prepareStatement(dialect.markers(database.markerId()).pruneSql())) {
+                    s.setString(1, context.sinkId());
+                    s.setDouble(2, retention.toMillis() / 1000.0);
+                    return s.executeUpdate();
+                }
+            }));
         } catch (SQLException e) {
             drop();
             throw new SinkException(context + ": pruning " + database.markerTable() + " failed: " + e.getMessage(), e);

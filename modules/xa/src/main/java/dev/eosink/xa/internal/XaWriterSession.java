@@ -198,18 +198,21 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
             return Optional.empty();
         }
         Connection c = reader();
-        try (PreparedStatement s = c.prepareStatement(sql.get())) {
-            s.setString(1, context.sinkId());
-            s.setLong(2, checkpointId);
-            s.setString(3, MarkerTable.namedBy(takenBy));
-            s.setLong(4, sinceEpochMillis);
-            // Committed markers only: a marker of a branch still prepared (of another subtask) must not fail it.
+        try {
+            // Committed markers only: a marker of a branch still prepared (of another subtask) must not fail it. The
+            // statement is prepared inside: a driver may begin the transaction that runs it then (Jaybird does).
             return readerIo.sql("reading the marker table", () -> dialect.xa().pastPrepared(c, () -> {
-                try (ResultSet rs = s.executeQuery()) {
-                    rs.next();
-                    return rs.getLong(1) == 0
-                            ? Optional.<Committed>empty()
-                            : Optional.of(new Committed(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)));
+                try (PreparedStatement s = c.prepareStatement(sql.get())) {
+                    s.setString(1, context.sinkId());
+                    s.setLong(2, checkpointId);
+                    s.setString(3, MarkerTable.namedBy(takenBy));
+                    s.setLong(4, sinceEpochMillis);
+                    try (ResultSet rs = s.executeQuery()) {
+                        rs.next();
+                        return rs.getLong(1) == 0
+                                ? Optional.<Committed>empty()
+                                : Optional.of(new Committed(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)));
+                    }
                 }
             }));
         } catch (SQLException e) {
