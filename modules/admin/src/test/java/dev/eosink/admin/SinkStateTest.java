@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
@@ -13,10 +17,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** What {@code resolve} says of each prepared transaction: only what the checkpoint it read can tell. */
 class SinkStateTest {
 
-    private static final SinkState CHECKPOINT_5 = new SinkState("orders", 5,
-            List.of(new WriterState("orders", 0, 5, "x4ndz0ahabcd", 2, 1_000L),
+    private static final SinkState CHECKPOINT_5 = new SinkState(
+            "orders",
+            5,
+            List.of(
+                    new WriterState("orders", 0, 5, "x4ndz0ahabcd", 2, 1_000L),
                     new WriterState("orders", 1, 5, "x4ndrqcfabcd", 2, 1_000L)),
-            List.of(), Optional.empty());
+            List.of(),
+            Optional.empty());
 
     /**
      * A transaction named after the checkpoint read is not promised by it; whether its own checkpoint completed

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -29,6 +33,7 @@ public final class SinkSettings implements Serializable {
      * prepared until a later checkpoint completes).
      */
     public static final int DEFAULT_MAX_PREPARED_PER_SUBTASK = 5;
+
     public static final RewindPolicy DEFAULT_REWIND_POLICY = RewindPolicy.WARN;
 
     private final String sinkId;
@@ -70,7 +75,8 @@ public final class SinkSettings implements Serializable {
         }
         this.maxPreparedPerSubtask = maxPreparedPerSubtask;
         this.rewindPolicy = Objects.requireNonNull(rewindPolicy, "rewindPolicy");
-        this.preparedAgeWarning = preparedAgeWarning == null ? null : positive(preparedAgeWarning, "preparedAgeWarning");
+        this.preparedAgeWarning =
+                preparedAgeWarning == null ? null : positive(preparedAgeWarning, "preparedAgeWarning");
     }
 
     /** Settings with every default, for the given sink id. */
@@ -89,33 +95,87 @@ public final class SinkSettings implements Serializable {
     }
 
     public SinkSettings withLeftoverPolicy(LeftoverPolicy policy) {
-        return new SinkSettings(sinkId, policy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy, preparedAgeWarning);
+        return new SinkSettings(
+                sinkId,
+                policy,
+                commitRetries,
+                commitRetryBackoff,
+                claimWait,
+                markerRetention,
+                markerPruneInterval,
+                maxPreparedPerSubtask,
+                rewindPolicy,
+                preparedAgeWarning);
     }
 
     public SinkSettings withCommitRetries(int retries, Duration backoff) {
-        return new SinkSettings(sinkId, leftoverPolicy, retries, backoff, claimWait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy, preparedAgeWarning);
+        return new SinkSettings(
+                sinkId,
+                leftoverPolicy,
+                retries,
+                backoff,
+                claimWait,
+                markerRetention,
+                markerPruneInterval,
+                maxPreparedPerSubtask,
+                rewindPolicy,
+                preparedAgeWarning);
     }
 
     public SinkSettings withClaimWait(Duration wait) {
-        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, wait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy, preparedAgeWarning);
+        return new SinkSettings(
+                sinkId,
+                leftoverPolicy,
+                commitRetries,
+                commitRetryBackoff,
+                wait,
+                markerRetention,
+                markerPruneInterval,
+                maxPreparedPerSubtask,
+                rewindPolicy,
+                preparedAgeWarning);
     }
 
     public SinkSettings withMarkerRetention(Duration retention, Duration pruneInterval) {
-        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, retention,
-                pruneInterval, maxPreparedPerSubtask, rewindPolicy, preparedAgeWarning);
+        return new SinkSettings(
+                sinkId,
+                leftoverPolicy,
+                commitRetries,
+                commitRetryBackoff,
+                claimWait,
+                retention,
+                pruneInterval,
+                maxPreparedPerSubtask,
+                rewindPolicy,
+                preparedAgeWarning);
     }
 
     public SinkSettings withMaxPreparedPerSubtask(int max) {
-        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
-                markerPruneInterval, max, rewindPolicy, preparedAgeWarning);
+        return new SinkSettings(
+                sinkId,
+                leftoverPolicy,
+                commitRetries,
+                commitRetryBackoff,
+                claimWait,
+                markerRetention,
+                markerPruneInterval,
+                max,
+                rewindPolicy,
+                preparedAgeWarning);
     }
 
     public SinkSettings withRewindPolicy(RewindPolicy policy) {
-        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, policy, preparedAgeWarning);
+        return new SinkSettings(
+                sinkId,
+                leftoverPolicy,
+                commitRetries,
+                commitRetryBackoff,
+                claimWait,
+                markerRetention,
+                markerPruneInterval,
+                maxPreparedPerSubtask,
+                policy,
+                preparedAgeWarning);
     }
 
     /**
@@ -124,8 +184,17 @@ public final class SinkSettings implements Serializable {
      * (at least a minute), or 10 minutes when the sink cannot see the interval.
      */
     public SinkSettings withPreparedAgeWarning(Duration threshold) {
-        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy, threshold);
+        return new SinkSettings(
+                sinkId,
+                leftoverPolicy,
+                commitRetries,
+                commitRetryBackoff,
+                claimWait,
+                markerRetention,
+                markerPruneInterval,
+                maxPreparedPerSubtask,
+                rewindPolicy,
+                threshold);
     }
 
     static Duration positive(Duration d, String name) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkException;
@@ -15,7 +19,6 @@ import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +80,7 @@ public final class ExactlyOnceWriter<IN>
     private final Wording words;
     /** The session, which the writer closes; its roles below, asked once. */
     private final WriterSession<IN> session;
+
     private final EpochWriter<IN> epoch;
     private final Recovery prepared;
     private final CarriedCapability carried;
@@ -129,8 +133,18 @@ public final class ExactlyOnceWriter<IN>
             WriterSession<IN> session,
             Collection<WriterState> restoredStates)
             throws IOException {
-        this(context, settings, target, words, session, restoredStates, WriterMetrics.unregistered(), null,
-                DEFAULT_CHECKPOINT_TIMEOUT, PreparedAgeWarning.threshold(settings, null), System::nanoTime);
+        this(
+                context,
+                settings,
+                target,
+                words,
+                session,
+                restoredStates,
+                WriterMetrics.unregistered(),
+                null,
+                DEFAULT_CHECKPOINT_TIMEOUT,
+                PreparedAgeWarning.threshold(settings, null),
+                System::nanoTime);
     }
 
     /**
@@ -156,8 +170,18 @@ public final class ExactlyOnceWriter<IN>
             Duration checkpointTimeout,
             Duration checkpointInterval)
             throws IOException {
-        this(context, settings, target, words, session, restoredStates, WriterMetrics.register(metrics), mailbox,
-                checkpointTimeout, PreparedAgeWarning.threshold(settings, checkpointInterval), System::nanoTime);
+        this(
+                context,
+                settings,
+                target,
+                words,
+                session,
+                restoredStates,
+                WriterMetrics.register(metrics),
+                mailbox,
+                checkpointTimeout,
+                PreparedAgeWarning.threshold(settings, checkpointInterval),
+                System::nanoTime);
     }
 
     ExactlyOnceWriter(
@@ -189,9 +213,17 @@ public final class ExactlyOnceWriter<IN>
         metrics.bind(pending, epoch, nanoClock);
         this.recovery = new StartupRecovery(context, settings, target, words, prepared, carried, metrics);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
-        this.gate = mailbox == null ? null
-                : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, settings.claimWait(), nanoClock,
-                        prepared::listPrepared, carried::openCarried);
+        this.gate = mailbox == null
+                ? null
+                : new OwnCommitGate(
+                        context,
+                        pending,
+                        mailbox,
+                        checkpointTimeout,
+                        settings.claimWait(),
+                        nanoClock,
+                        prepared::listPrepared,
+                        carried::openCarried);
         epoch.ownCommits(gate == null ? OwnCommits.NONE : gate);
         try {
             recovery.atStart(restoredStates);
@@ -269,7 +301,8 @@ public final class ExactlyOnceWriter<IN>
                 // No later epoch will come to write them, and the commit they must follow comes only
                 // with a checkpoint after this one: fail over, the restored job replays these records.
                 throw new SinkException("the input ended while the sink holds writes that must follow the commit of "
-                        + "this writer's previous transaction " + pending.ids() + " (checkpoints " + pending.checkpoints()
+                        + "this writer's previous transaction " + pending.ids() + " (checkpoints "
+                        + pending.checkpoints()
                         + "), which comes only with a later checkpoint: its own checkpoint was aborted, or was a plain "
                         + "savepoint. No epoch follows to write them, so the task fails over; the restored job commits "
                         + "or rolls back that transaction and replays these records");
@@ -352,7 +385,8 @@ public final class ExactlyOnceWriter<IN>
                         + " ("
                         + (lastCheckpointId == 0
                                 ? "the first epoch, no checkpoint before it"
-                                : "the records after checkpoint " + lastCheckpointId + ", the last one this writer snapshotted")
+                                : "the records after checkpoint " + lastCheckpointId
+                                        + ", the last one this writer snapshotted")
                         + "; "
                         + recordsInEpoch
                         + " records so far): "
@@ -373,8 +407,14 @@ public final class ExactlyOnceWriter<IN>
         if (gate != null) {
             gate.snapshotted();
         }
-        return Collections.singletonList(new WriterState(context.sinkId(), context.subtask(), checkpointId, run,
-                context.parallelism(), System.currentTimeMillis(), held));
+        return Collections.singletonList(new WriterState(
+                context.sinkId(),
+                context.subtask(),
+                checkpointId,
+                run,
+                context.parallelism(),
+                System.currentTimeMillis(),
+                held));
     }
 
     @Override

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkSettings;
@@ -5,7 +9,6 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
 
 import org.apache.flink.metrics.SimpleCounter;
-
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -24,19 +27,18 @@ class ExactlyOnceWriterMetricsTest {
     void countsRecordsWhenTheyAreFlushedEachOnce() throws Exception {
         BufferingSession session = new BufferingSession();
         SimpleCounter sent = new SimpleCounter();
-        ExactlyOnceWriter<String> writer =
-                new ExactlyOnceWriter<>(
-                        new SubtaskContext("orders", 0, 1, 0, "job", OptionalLong.empty()),
-                        SinkSettings.defaults("orders"),
-                        "table \"orders\"",
-                        TestWording.WORDS,
-                        session,
-                        List.of(),
-                        WriterMetrics.unregistered(sent),
-                        null,
-                        ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
-                        PreparedAgeWarning.DEFAULT,
-                        System::nanoTime);
+        ExactlyOnceWriter<String> writer = new ExactlyOnceWriter<>(
+                new SubtaskContext("orders", 0, 1, 0, "job", OptionalLong.empty()),
+                SinkSettings.defaults("orders"),
+                "table \"orders\"",
+                TestWording.WORDS,
+                session,
+                List.of(),
+                WriterMetrics.unregistered(sent),
+                null,
+                ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
+                PreparedAgeWarning.DEFAULT,
+                System::nanoTime);
 
         writer.write("a", null);
         writer.write("b", null);

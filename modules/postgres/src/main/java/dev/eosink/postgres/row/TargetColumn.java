@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.row;
 
 import org.apache.flink.annotation.Internal;
@@ -23,8 +27,18 @@ public final class TargetColumn {
     private final int elementOid;
     private final char elementCategory;
 
-    private TargetColumn(String name, boolean exists, String typeName, char category, String declared, String cast,
-            int typmod, int declaredLength, String elementTypeName, int elementOid, char elementCategory) {
+    private TargetColumn(
+            String name,
+            boolean exists,
+            String typeName,
+            char category,
+            String declared,
+            String cast,
+            int typmod,
+            int declaredLength,
+            String elementTypeName,
+            int elementOid,
+            char elementCategory) {
         this.name = Objects.requireNonNull(name, "name");
         this.exists = exists;
         this.typeName = typeName;
@@ -56,11 +70,29 @@ public final class TargetColumn {
      * @param elementOid for an array column, its element type's oid (binary arrays carry it); else 0
      * @param elementCategory for an array column, its element type's {@code typcategory}; else 0
      */
-    public static TargetColumn of(String name, String typeName, char category, String declared, String cast,
-            int typmod, int declaredLength, String elementTypeName, int elementOid, char elementCategory) {
-        return new TargetColumn(name, true, Objects.requireNonNull(typeName, "typeName"), category,
-                Objects.requireNonNull(declared, "declared"), Objects.requireNonNull(cast, "cast"), typmod,
-                declaredLength, elementTypeName, elementOid, elementCategory);
+    public static TargetColumn of(
+            String name,
+            String typeName,
+            char category,
+            String declared,
+            String cast,
+            int typmod,
+            int declaredLength,
+            String elementTypeName,
+            int elementOid,
+            char elementCategory) {
+        return new TargetColumn(
+                name,
+                true,
+                Objects.requireNonNull(typeName, "typeName"),
+                category,
+                Objects.requireNonNull(declared, "declared"),
+                Objects.requireNonNull(cast, "cast"),
+                typmod,
+                declaredLength,
+                elementTypeName,
+                elementOid,
+                elementCategory);
     }
 
     /** A column the sink writes that the table lacks; only its name is known. */
@@ -120,18 +152,19 @@ public final class TargetColumn {
 
     @Override
     public boolean equals(Object o) {
-        return o == this || o instanceof TargetColumn other
-                && name.equals(other.name)
-                && exists == other.exists
-                && Objects.equals(typeName, other.typeName)
-                && category == other.category
-                && Objects.equals(declared, other.declared)
-                && Objects.equals(cast, other.cast)
-                && typmod == other.typmod
-                && declaredLength == other.declaredLength
-                && Objects.equals(elementTypeName, other.elementTypeName)
-                && elementOid == other.elementOid
-                && elementCategory == other.elementCategory;
+        return o == this
+                || o instanceof TargetColumn other
+                        && name.equals(other.name)
+                        && exists == other.exists
+                        && Objects.equals(typeName, other.typeName)
+                        && category == other.category
+                        && Objects.equals(declared, other.declared)
+                        && Objects.equals(cast, other.cast)
+                        && typmod == other.typmod
+                        && declaredLength == other.declaredLength
+                        && Objects.equals(elementTypeName, other.elementTypeName)
+                        && elementOid == other.elementOid
+                        && elementCategory == other.elementCategory;
     }
 
     @Override
@@ -141,6 +174,8 @@ public final class TargetColumn {
 
     @Override
     public String toString() {
-        return exists ? "TargetColumn[" + name + " " + declared + " (" + typeName + ")]" : "TargetColumn[" + name + ", missing]";
+        return exists
+                ? "TargetColumn[" + name + " " + declared + " (" + typeName + ")]"
+                : "TargetColumn[" + name + ", missing]";
     }
 }
