@@ -183,8 +183,8 @@ final class XaCommitSession implements CommitSession {
 
     /**
      * The commit of a branch that the database no longer lists but still holds prepared: MariaDB's answer to
-     * a commit that reached the branch while the session that prepared it was ending (see {@link
-     * MariaDbDialect}). No XA statement reaches that branch until the server restarts; retried until then.
+     * a commit that reached the branch while the session that prepared it was ending (see {@code
+     * MariaDbXaTraits}). No XA statement reaches that branch until the server restarts; retried until then.
      */
     private RetriableCommitException forgotten(TransactionId id, Xid xid, String answered, Exception cause) {
         return new RetriableCommitException(

@@ -296,7 +296,7 @@ final class XaEpochBranch<IN> implements EpochWriter<IN>, HeldWrites {
             throw errors.markerFailed(id, rows, e);
         }
         if (!dialect.xa().keepsConnectionAfterPrepare()) {
-            closeConnection(); // detaches the prepared branch (see MariaDbDialect)
+            closeConnection(); // detaches the prepared branch (see MariaDbXaTraits)
             locks.awaitEnded(c.session(), id);
         }
     }

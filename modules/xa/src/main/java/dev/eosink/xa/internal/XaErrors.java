@@ -204,7 +204,7 @@ public final class XaErrors {
     /**
      * The middle of the message about a branch the database no longer lists but still holds prepared
      * (MariaDB's answer to an XA statement from another session that reached the branch while the session
-     * that prepared it was ending; see {@link MariaDbDialect}): what happened, and that only a server
+     * that prepared it was ending; see {@code MariaDbXaTraits}): what happened, and that only a server
      * restart brings the branch back. The caller says what it does next and the remedy.
      */
     public static String lostTrackOfBranch(String database, String answered) {

@@ -44,7 +44,7 @@ import java.util.Set;
  *
  * <p>What the claim does not promise: that the server has let go of those sessions' prepared branches.
  * MariaDB lets go of a session's GET_LOCKs before it leaves the process list, and of its prepared branch
- * only after, and shows no step in between ({@link MariaDbDialect}): a session that let go of the branch
+ * only after, and shows no step in between ({@code MariaDbXaTraits}): a session that let go of the branch
  * lock before the claim's first look is not seen, and one seen may be a few steps short of its end. A
  * rollback that reaches its branch then does nothing, and recovery proves each rollback by the branch's
  * marker row ({@link XaWriterSession#rollbackPrepared}).
@@ -262,7 +262,7 @@ final class XaLocks {
      * epoch session this writer closed right after preparing {@code branch} on it (0: none to wait for,
      * where the dialect keeps its epoch connection or knows no session ids). MariaDB detaches the branch
      * from an ending session before InnoDB lets go of it, and a commit from another session in between
-     * commits nothing and loses the branch until the server restarts ({@link MariaDbDialect}); the session
+     * commits nothing and loses the branch until the server restarts ({@code MariaDbXaTraits}); the session
      * leaves the process list after that detach, right before InnoDB lets go. So the prepare returns, and
      * the checkpoint that promises the branch can complete and have it committed, only after that.
      */

@@ -239,8 +239,8 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
 
     /**
      * The rollback of a branch that the database no longer lists but still holds prepared: MariaDB's answer
-     * to an XA statement that reached the branch while the session that prepared it was ending (see {@link
-     * MariaDbDialect}). No XA statement reaches that branch until the server restarts.
+     * to an XA statement that reached the branch while the session that prepared it was ending (see {@code
+     * MariaDbXaTraits}). No XA statement reaches that branch until the server restarts.
      */
     private SinkException lostTrackOf(TransactionId id, Xid xid, String answered, XAException cause) {
         return new SinkException(
