@@ -1,6 +1,7 @@
 package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.protocol.WriterState.Lineage;
 import dev.eosink.core.protocol.WriterState;
 
 import org.junit.jupiter.api.Test;
@@ -14,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SinkStateTest {
 
     private static final SinkState CHECKPOINT_5 = new SinkState("orders", 5,
-            List.of(new WriterState("orders", 0, 5, "x4ndz0ahabcd", 2, 1_000L),
-                    new WriterState("orders", 1, 5, "x4ndrqcfabcd", 2, 1_000L)),
+            List.of(new WriterState("orders", 0, 5, new Lineage("x4ndz0ahabcd", 2, 1_000L)),
+                    new WriterState("orders", 1, 5, new Lineage("x4ndrqcfabcd", 2, 1_000L))),
             List.of(), Optional.empty());
 
     /**

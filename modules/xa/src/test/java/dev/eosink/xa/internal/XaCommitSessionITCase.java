@@ -4,6 +4,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession.Attempt;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.RefusedRecords;
@@ -65,7 +66,7 @@ class XaCommitSessionITCase {
                         RefusedRecords.failTheEpoch()))
                         .batchSize(10).build(),
                 Duration.ofSeconds(120), Duration.ofSeconds(60))); // inserts, no dead letters
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
         Xid xid = XaIds.toXid(id);
 
@@ -111,7 +112,7 @@ class XaCommitSessionITCase {
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL) ENGINE=InnoDB");
         maria.execute(new MariaDbDialect().markerDdl(null, "eosink_markers"));
         XaDatabase<Long> database = database(maria, table);
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
 
         XAConnection preparer = connector(maria).open("test");
@@ -168,7 +169,7 @@ class XaCommitSessionITCase {
                         RefusedRecords.failTheEpoch()))
                         .batchSize(10).build(),
                 Duration.ofSeconds(120), Duration.ofSeconds(60)));
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
 
         int[] attempts = {0};

@@ -3,6 +3,7 @@ package dev.eosink.xa.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.RefusedRecords;
@@ -66,7 +67,7 @@ class XaWriterSessionITCase {
                         RefusedRecords.failTheEpoch()))
                         .batchSize(10).build(),
                 Duration.ofSeconds(30), Duration.ofSeconds(10))); // inserts, no dead letters
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, new JobRun("job", OptionalLong.empty()));
 
         // A session of an earlier writer of subtask 0 that the server has not finished with.
         XAConnection earlier = connector.open("earlier-writer");
@@ -299,7 +300,7 @@ class XaWriterSessionITCase {
             String sinkId = prefix + System.nanoTime() % 100000;
             String table = sinkId.replace('-', '_');
             return new RecoveryCase(sinkId, table, mariaDbDatabase(maria, table),
-                    new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty()),
+                    new SubtaskContext(sinkId, 0, 1, 1, new JobRun("job", OptionalLong.empty())),
                     new TransactionId(sinkId, 0, 1, "aaaaaaaa"));
         }
     }
