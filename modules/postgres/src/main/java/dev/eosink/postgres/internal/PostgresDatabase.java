@@ -104,10 +104,11 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     () -> options.connection().open(applicationName(context, "copy-monitor")),
                     options.maxCopyBacklog(),
                     context);
-            return new PostgresWriterSession<>(context, options, findings, c, io, backlog,
-                    () -> options.connection().open(applicationName(context, "guard-probe")),
-                    new PreparedListing(() -> options.connection().open(applicationName(context, "commit-look")),
-                            options.networkTimeout(), context));
+            return new PostgresWriterSession<>(context, options, findings, new WatchedConnection(c, io, backlog),
+                    new PostgresWriterSession.SideConnections(
+                            () -> options.connection().open(applicationName(context, "guard-probe")),
+                            new PreparedListing(() -> options.connection().open(applicationName(context, "commit-look")),
+                                    options.networkTimeout(), context)));
         } catch (SQLException e) {
             endQuietly(c, io, context, e);
             throw new SinkException(context + ": checking PostgreSQL at " + options.connection().describe()
