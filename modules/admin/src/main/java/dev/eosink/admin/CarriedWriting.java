@@ -1,5 +1,6 @@
 package dev.eosink.admin;
 
+import dev.eosink.jdbc.dialect.MarkerSql;
 import dev.eosink.jdbc.driver.JdbcUrls;
 import dev.eosink.jdbc.sql.CarriedNotices;
 
@@ -60,7 +61,7 @@ final class CarriedWriting {
      *
      * @return the upserts and deletes written, and the notices deleted
      */
-    static Written write(Connection c, Dialect dialect, String table, String markerTable, String sinkId,
+    static Written write(Connection c, Dialect dialect, String table, MarkerSql markerTable, String sinkId,
             SortedMap<Integer, CarriedWrites> writes, int notices, Credentials credentials) throws AdminException {
         long upserts = 0;
         long deletes = 0;

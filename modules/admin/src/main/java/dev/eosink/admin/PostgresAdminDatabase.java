@@ -2,10 +2,14 @@ package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.jdbc.dialect.JdbcDialect;
-import dev.eosink.jdbc.dialect.JdbcDialects;
+import dev.eosink.jdbc.dialect.LockNames;
+import dev.eosink.jdbc.dialect.MarkerSql;
+import dev.eosink.jdbc.dialect.SessionLocks;
+import dev.eosink.jdbc.dialect.postgres.PostgresDialect;
 import dev.eosink.jdbc.driver.JdbcUrls;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.postgres.PostgresOwnership;
+import dev.eosink.xa.XaBranchNames;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -23,11 +27,12 @@ import java.util.SortedMap;
 import java.util.stream.Collectors;
 
 /**
- * PostgreSQL's own two-phase commit, as the PostgreSQL sink uses it: prepared transactions from
- * {@code pg_prepared_xacts} (gid {@code eos1/<sink>/<subtask>/<checkpoint>/<run>}, with the time of
- * the prepare), {@code COMMIT PREPARED} and {@code ROLLBACK PREPARED} (which must run in the database
- * the transaction was prepared in), and the ownership guard as granted advisory locks in
- * {@code pg_locks} of this database.
+ * PostgreSQL's own two-phase commit, as the PostgreSQL sink uses it, and as pgjdbc's XA uses it for the XA sink:
+ * prepared transactions from {@code pg_prepared_xacts} (gid {@code eos1/<sink>/<subtask>/<checkpoint>/<run>}, or an
+ * XA branch's Xid in pgjdbc's form: {@link PgXaGids}; with the time of the prepare), {@code COMMIT PREPARED} and
+ * {@code ROLLBACK PREPARED} (which must run in the database the transaction was prepared in), and the ownership
+ * guards (the PostgreSQL sink's, and the XA sink's of its dialect) as granted advisory locks in {@code pg_locks} of
+ * this database.
  */
 final class PostgresAdminDatabase implements AdminDatabase {
 
@@ -37,6 +42,8 @@ final class PostgresAdminDatabase implements AdminDatabase {
     private final String databaseName;
     private final String version;
     private final MarkerQueries markers;
+    private final MarkerSql markerSql;
+    private final JdbcDialect dialect = new PostgresDialect();
 
     PostgresAdminDatabase(Credentials credentials, String markerTable) throws AdminException {
         this.credentials = credentials;
@@ -51,9 +58,8 @@ final class PostgresAdminDatabase implements AdminDatabase {
                 version = rs.getString(2);
             }
             // The sink's own SQL for its markers (undefined table: SQLSTATE 42P01).
-            JdbcDialect dialect = JdbcDialects.forUrl(credentials.url());
-            this.markers = new MarkerQueries(connection, dialect.markers(this.markerTable), dialect.errors(),
-                    this::describe, credentials);
+            this.markerSql = dialect.markers(this.markerTable);
+            this.markers = new MarkerQueries(connection, markerSql, dialect.errors(), this::describe, credentials);
         } catch (SQLException e) {
             close();
             throw Connections.failed(credentials, e);
@@ -74,16 +80,22 @@ final class PostgresAdminDatabase implements AdminDatabase {
     public List<Prepared> prepared(Optional<String> sinkId) throws AdminException {
         String prefix = sinkId.map(TransactionId::sinkPrefix).orElse(TransactionId.PREFIX + "/");
         List<Prepared> found = new ArrayList<>();
-        try (PreparedStatement s = connection.prepareStatement(
-                "SELECT gid, prepared, database FROM pg_prepared_xacts WHERE starts_with(gid, ?) ORDER BY prepared, gid")) {
+        // The PostgreSQL sink's transactions by their names, and the XA sink's branches by pgjdbc's form of an Xid.
+        try (PreparedStatement s = connection.prepareStatement("SELECT gid, prepared, database FROM pg_prepared_xacts"
+                + " WHERE starts_with(gid, ?) OR starts_with(gid, ?) ORDER BY prepared, gid")) {
             s.setString(1, prefix);
+            s.setString(2, PgXaGids.PREFIX);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     String gid = rs.getString(1);
                     Timestamp at = rs.getTimestamp(2);
                     String database = rs.getString(3);
-                    TransactionId.parse(gid).ifPresent(id -> found.add(
-                            new Prepared(id, Optional.ofNullable(at).map(Timestamp::toInstant), database, gid)));
+                    Optional<TransactionId> id = gid.startsWith(PgXaGids.PREFIX)
+                            ? PgXaGids.parse(gid).flatMap(x -> sinkId.isPresent()
+                                    ? XaBranchNames.parse(x, sinkId.get()) : XaBranchNames.parse(x))
+                            : TransactionId.parse(gid);
+                    id.ifPresent(t -> found.add(
+                            new Prepared(t, Optional.ofNullable(at).map(Timestamp::toInstant), database, gid)));
                 }
             }
         } catch (SQLException e) {
@@ -122,6 +134,16 @@ final class PostgresAdminDatabase implements AdminDatabase {
                 while (rs.next()) {
                     holders.add("subtask " + rs.getLong(1) + ": backend pid " + rs.getInt(2) + ", application_name '"
                             + rs.getString(3) + "', client " + rs.getString(4) + ", connected since " + rs.getTimestamp(5));
+                }
+            }
+            // The XA sink's guards on PostgreSQL: its dialect's advisory locks, one per subtask index.
+            SessionLocks xaLocks = dialect.sessionLocks().orElseThrow();
+            String hash = LockNames.sinkHash(sinkId);
+            for (int subtask = 0; subtask < subtasks; subtask++) {
+                long pid = xaLocks.guardHolder(connection, hash, subtask);
+                if (pid != 0) {
+                    holders.add("subtask " + subtask + ": backend pid " + pid + " holds the XA sink's ownership guard (if "
+                            + "no live job owns it: " + xaLocks.endSessionSql(pid) + ")");
                 }
             }
         } catch (SQLException e) {
@@ -206,7 +228,7 @@ final class PostgresAdminDatabase implements AdminDatabase {
                 }
             }
         };
-        return CarriedWriting.write(connection, dialect, table.sql(), markerTable.sql(), sinkId, writes, notices, credentials);
+        return CarriedWriting.write(connection, dialect, table.sql(), markerSql, sinkId, writes, notices, credentials);
     }
 
     /** The table's columns and their types as format_type names them ("numeric(10,2)"); refused when it is missing. */

@@ -48,15 +48,27 @@ final class XaAdminDatabase implements AdminDatabase {
         this.credentials = credentials;
         this.dialect = dialect;
         this.markerTable = TableName.markerTable(markerTable);
-        this.connection = Connections.open(credentials);
+        ClassLoader loader = XaAdminDatabase.class.getClassLoader();
+        XaDriver driver = dialect.xa().driver(credentials.url(), loader).orElseThrow(() -> new AdminException(
+                AdminException.USAGE, "--url " + JdbcUrls.redact(credentials.url()) + ": no XA driver is known for "
+                        + dialect.name() + " (its dialect names none), so the tool cannot list its XA branches"));
         try {
-            ClassLoader loader = XaAdminDatabase.class.getClassLoader();
-            XaDriver driver = dialect.xa().driver(credentials.url(), loader).orElseThrow(() -> new AdminException(
-                    AdminException.USAGE, "--url " + JdbcUrls.redact(credentials.url()) + ": no XA driver is known for "
-                            + dialect.name() + " (its dialect names none), so the tool cannot list its XA branches"));
             driver.require(loader, JdbcUrls.redact(credentials.url()));
-            this.xaConnection = driver.create(credentials.url(), credentials.properties(), "eosink-admin")
-                    .getXAConnection();
+        } catch (IllegalStateException e) {
+            throw new AdminException(AdminException.USAGE, e.getMessage(), e);
+        }
+        XAConnection opened;
+        try {
+            // The plain statements run on the XA connection's own handle, as the sink's guard connection does: the
+            // driver that takes the URL for XA takes it for them too.
+            opened = driver.create(credentials.url(), credentials.properties(), "eosink-admin").getXAConnection();
+        } catch (SQLException e) {
+            throw Connections.failed(credentials, e);
+        }
+        this.xaConnection = opened;
+        try {
+            this.connection = xaConnection.getConnection();
+            connection.setAutoCommit(true);
             this.xa = xaConnection.getXAResource();
             this.version = connection.getMetaData().getDatabaseProductVersion();
             this.markers = new MarkerQueries(connection, dialect.markers(this.markerTable), dialect.errors(),
@@ -64,7 +76,7 @@ final class XaAdminDatabase implements AdminDatabase {
         } catch (SQLException e) {
             close();
             throw Connections.failed(credentials, e);
-        } catch (AdminException | RuntimeException e) {
+        } catch (RuntimeException e) {
             close();
             throw e;
         }
@@ -77,7 +89,7 @@ final class XaAdminDatabase implements AdminDatabase {
 
     @Override
     public String ageSource() {
-        return "age: unknown (XA keeps no time of a branch's prepare)";
+        return "age: unknown (" + dialect.name() + " keeps no time of an XA branch's prepare)";
     }
 
     @Override
@@ -95,7 +107,7 @@ final class XaAdminDatabase implements AdminDatabase {
         for (Xid xid : xids == null ? new Xid[0] : xids) {
             Optional<TransactionId> id = sinkId.isPresent() ? XaBranchNames.parse(xid, sinkId.get()) : XaBranchNames.parse(xid);
             if (id.isPresent()) {
-                found.add(new Prepared(id.get(), Optional.empty(), "XA", xid));
+                found.add(new Prepared(id.get(), Optional.empty(), "server", xid));
             } else if (sinkId.isEmpty() && xid.getFormatId() == XaBranchNames.FORMAT_ID) {
                 unreadable.add(new String(xid.getGlobalTransactionId(), StandardCharsets.US_ASCII) + " bqual "
                         + new String(xid.getBranchQualifier(), StandardCharsets.US_ASCII));
@@ -166,7 +178,7 @@ final class XaAdminDatabase implements AdminDatabase {
                 }
             }
         };
-        return CarriedWriting.write(connection, carried, tableSql(table), table(), sinkId, writes, notices, credentials);
+        return CarriedWriting.write(connection, carried, tableSql(table), dialect.markers(markerTable), sinkId, writes, notices, credentials);
     }
 
     @Override
@@ -242,15 +254,15 @@ final class XaAdminDatabase implements AdminDatabase {
     @Override
     public void close() {
         try {
-            if (xaConnection != null) {
-                xaConnection.close();
+            if (connection != null) {
+                connection.close(); // the handle, then the XA connection it belongs to
             }
         } catch (SQLException ignored) {
             // Nothing of the tool's is open on it.
         }
         try {
-            if (connection != null) {
-                connection.close();
+            if (xaConnection != null) {
+                xaConnection.close();
             }
         } catch (SQLException ignored) {
             // Likewise.

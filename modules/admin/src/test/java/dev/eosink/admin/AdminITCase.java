@@ -4,6 +4,7 @@ import dev.eosink.jdbc.JdbcSinkBuilderBase;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.RetainedCheckpoints;
+import dev.eosink.xa.XaBranchNames;
 
 import org.apache.flink.api.connector.source.lib.NumberSequenceSource;
 import org.apache.flink.core.io.SimpleVersionedSerialization;
@@ -74,7 +75,7 @@ class AdminITCase {
 
         /** DDL, as an administrator where the sink's user may not drop tables. */
         void ddl(String sql) throws SQLException {
-            if (kind.equals("mariadb")) {
+            if (kind.equals("mariadb") || kind.equals("mysql")) {
                 MariaDbFixture.get().execute(sql);
             } else {
                 execute(sql);
@@ -101,6 +102,17 @@ class AdminITCase {
         long prepared(String sinkId) throws SQLException {
             if (kind.equals("postgres")) {
                 return count("SELECT count(*) FROM pg_prepared_xacts WHERE starts_with(gid, 'eos1/" + sinkId + "/')");
+            }
+            if (kind.equals("xa-postgres")) {
+                long n = 0;
+                try (Connection c = connect(); Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT gid FROM pg_prepared_xacts")) {
+                    while (rs.next()) {
+                        n += PgXaGids.parse(rs.getString(1)).flatMap(x -> XaBranchNames.parse(x, sinkId)).isPresent()
+                                ? 1 : 0;
+                    }
+                }
+                return n;
             }
             return MariaDbFixture.get().xaRecover().stream().filter(x -> x[2].equals(sinkId)).count();
         }
@@ -135,6 +147,18 @@ class AdminITCase {
         return new Target("mariadb", MariaDbFixture.get().jdbcUrl(), MariaDbFixture.SINK_USER, MariaDbFixture.SINK_PASSWORD);
     }
 
+    /** MariaDB by {@code jdbc:mysql:} URLs: the sink and the tool through MySQL Connector/J's XA data source. */
+    private static Target mysqlDriver() {
+        return new Target("mysql", MariaDbFixture.get().jdbcUrl().replaceFirst("^jdbc:mariadb:", "jdbc:mysql:"),
+                MariaDbFixture.SINK_USER, MariaDbFixture.SINK_PASSWORD);
+    }
+
+    /** The XA sink on PostgreSQL: its branches are prepared transactions in pgjdbc's form of an Xid. */
+    private static Target xaPostgres() {
+        PostgresFixture pg = PostgresFixture.get();
+        return new Target("xa-postgres", pg.jdbcUrl(), pg.user(), pg.password());
+    }
+
     /** What one run of the tool printed, and its exit code. */
     record Run(int exit, String out, String err) {
         @Override
@@ -167,6 +191,16 @@ class AdminITCase {
     @Test
     void mariaDbKilledJobIsResolvedToExactlyItsRetainedCheckpoint() throws Exception {
         killedJobIsResolvedToExactlyItsRetainedCheckpoint(mariadb(), "admin-xa");
+    }
+
+    @Test
+    void mariaDbThroughMySqlConnectorJKilledJobIsResolvedToExactlyItsRetainedCheckpoint() throws Exception {
+        killedJobIsResolvedToExactlyItsRetainedCheckpoint(mysqlDriver(), "admin-xa-mysql");
+    }
+
+    @Test
+    void xaOnPostgresKilledJobIsResolvedToExactlyItsRetainedCheckpoint() throws Exception {
+        killedJobIsResolvedToExactlyItsRetainedCheckpoint(xaPostgres(), "admin-xa-pg");
     }
 
     /**

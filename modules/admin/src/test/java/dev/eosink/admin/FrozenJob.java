@@ -72,7 +72,7 @@ public final class FrozenJob {
         DataGeneratorSource<Long> numbers =
                 new DataGeneratorSource<>(i -> i + 1, Long.MAX_VALUE, RateLimiterStrategy.perSecond(400), Types.LONG);
         ExactlyOnceSink<Long> sink;
-        if (database.equals("mariadb")) {
+        if (!database.equals("postgres")) { // the XA sink: on MariaDB (by either driver) or on PostgreSQL
             sink = XaSink.<Long>builder().jdbcUrl(url).username(user).password(password).sinkId(sinkId).table(table)
                     .columns("v").rows(v -> new Object[] {v}).build();
         } else {

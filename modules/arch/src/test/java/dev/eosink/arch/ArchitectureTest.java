@@ -49,7 +49,8 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
  *   <li>the API shows no HikariCP type: the pool is the PostgreSQL module's internal choice;
  *   <li>no record leaves {@code equals}, {@code hashCode} or {@code toString} to the compiler, whose
  *       versions pin a finished job's class loader on a long-lived TaskManager;
- *   <li>no constructor of core, jdbc or postgres takes more than five parameters.
+ *   <li>no constructor of core, jdbc or postgres takes more than five parameters;
+ *   <li>SQL text lives in the dialects ({@link #sqlTextLivesInTheDialects}).
  * </ul>
  */
 @AnalyzeClasses(packages = "dev.eosink", importOptions = ImportOption.DoNotIncludeTests.class)
@@ -143,6 +144,48 @@ class ArchitectureTest {
             })
             .because("a constructor of more than five parameters is options that want to be one value, or a class "
                     + "with more than one job");
+    /** A string constant that starts an SQL statement, in capitals as this project writes SQL. */
+    private static final Pattern SQL_STATEMENT = Pattern.compile("^\\s*(SELECT|INSERT INTO|DELETE FROM|UPDATE|CREATE"
+            + "|ALTER|DROP|SET|SAVEPOINT|ROLLBACK TO|WITH|TRUNCATE|KILL|LOCK|GRANT) ");
+
+    /**
+     * Where SQL text lives: a string constant of main code that starts an SQL statement (concatenations count: javac
+     * keeps their fixed parts as constants) appears in core, jdbc, xa, sql and the admin tool only
+     *
+     * <ul>
+     *   <li>in a dialect ({@code dev.eosink.jdbc.dialect..}): one per database, which the sinks and the tool ask;
+     *   <li>in {@code InsertStatement}: the statement a job gives, or its columns' INSERT;
+     *   <li>in the admin tool's reading of the PostgreSQL sink's own two-phase commit ({@code PostgresAdminDatabase}).
+     * </ul>
+     *
+     * The PostgreSQL sink ({@code dev.eosink.postgres..}) is not read: it speaks PostgreSQL's own protocol (COPY,
+     * {@code PREPARE TRANSACTION}, its catalog) and no other database. Nor are the demo, the benchmarks and the test
+     * harness, which set up their own tables. A message that shows SQL as a remedy does not start with it.
+     */
+    @ArchTest
+    static final ArchRule sqlTextLivesInTheDialects = classes()
+            .that().resideInAnyPackage("dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.xa..", "dev.eosink.sql..",
+                    "dev.eosink.admin..")
+            .and().resideOutsideOfPackage("dev.eosink.jdbc.dialect..")
+            .and().doNotHaveFullyQualifiedName("dev.eosink.jdbc.sql.InsertStatement$Columns")
+            .and().doNotHaveFullyQualifiedName("dev.eosink.admin.PostgresAdminDatabase")
+            .and().doNotHaveFullyQualifiedName("dev.eosink.admin.PostgresAdminDatabase$1")
+            .should(holdNoSqlText())
+            .because("SQL text for a database lives in its dialect: adding a database is a dialect, not a hunt through "
+                    + "the sinks");
+
+    private static ArchCondition<JavaClass> holdNoSqlText() {
+        return new ArchCondition<>("hold no SQL text") {
+            @Override
+            public void check(JavaClass c, ConditionEvents events) {
+                for (String constant : StringConstants.of(c)) {
+                    if (SQL_STATEMENT.matcher(constant).find()) {
+                        events.add(SimpleConditionEvent.violated(c, c.getName() + " holds SQL text \"" + constant + "\""));
+                    }
+                }
+            }
+        };
+    }
 
     private static final Pattern INTERNAL = Pattern.compile("dev\\.eosink\\.([a-z0-9_]+)\\.internal(\\..*)?");
 

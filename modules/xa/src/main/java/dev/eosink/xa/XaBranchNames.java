@@ -1,6 +1,7 @@
 package dev.eosink.xa;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.dialect.LockNames;
 import dev.eosink.xa.internal.XaIds;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -61,7 +62,7 @@ public final class XaBranchNames {
      * IS_USED_LOCK(name)} is not null while a job with that sink id is alive.
      */
     public static String guardLockName(String sinkId, int subtask) {
-        return XaIds.guardLockName(XaIds.sinkHash(sinkId), subtask);
+        return LockNames.guard(LockNames.sinkHash(sinkId), subtask);
     }
 
     /**
@@ -71,6 +72,6 @@ public final class XaBranchNames {
      * preparing a branch, and the server lets no other session finish the branches it prepared.
      */
     public static String branchLockName(String sinkId, int subtask) {
-        return XaIds.branchLockName(XaIds.sinkHash(sinkId), subtask);
+        return LockNames.branch(LockNames.sinkHash(sinkId), subtask);
     }
 }

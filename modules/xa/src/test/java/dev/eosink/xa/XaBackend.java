@@ -2,10 +2,13 @@ package dev.eosink.xa;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.dialect.JdbcDialect;
+import dev.eosink.jdbc.dialect.JdbcDialects;
+import dev.eosink.jdbc.dialect.MarkerSql;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.hardcases.HardCaseBackend;
 import dev.eosink.testing.hardcases.SessionScope;
 import dev.eosink.testing.hardcases.SinkSpec;
-import dev.eosink.xa.internal.XaDialect;
 import dev.eosink.xa.internal.XaIds;
 
 import javax.sql.XAConnection;
@@ -120,20 +123,21 @@ abstract class XaBackend implements HardCaseBackend {
         XAConnection xa = xaDataSource().getXAConnection();
         try {
             Connection c = xa.getConnection();
-            XaDialect dialect = XaDialect.of(c);
+            JdbcDialect dialect = JdbcDialects.forConnection(c);
+            MarkerSql markers = dialect.markers(new SqlIdentifier(null, MARKERS));
             try (Statement s = c.createStatement()) {
-                s.executeQuery(dialect.markerExistsSql(null, MARKERS).replace("?", "''")).close();
+                s.executeQuery(markers.existsSql().replace("?", "''")).close();
             } catch (SQLException missing) {
                 // Only when missing: PostgreSQL's CREATE INDEX IF NOT EXISTS would wait for prepared branches' locks.
                 try (Statement s = c.createStatement()) {
-                    s.execute(dialect.markerDdl(null, MARKERS));
+                    s.execute(markers.createSql());
                 }
             }
             Xid xid = XaIds.toXid(id);
             XAResource resource = xa.getXAResource();
             resource.start(xid, XAResource.TMNOFLAGS);
-            try (PreparedStatement rows = c.prepareStatement(dialect.insertSql(null, table, List.of("id", "payload")));
-                    PreparedStatement marker = c.prepareStatement(dialect.markerInsertSql(null, MARKERS))) {
+            try (PreparedStatement rows = c.prepareStatement(dialect.writes().insertSql(new SqlIdentifier(null, table), List.of("id", "payload"), 1));
+                    PreparedStatement marker = c.prepareStatement(markers.insertSql())) {
                 for (long i = from; i < to; i++) {
                     rows.setLong(1, i);
                     rows.setString(2, "staged");

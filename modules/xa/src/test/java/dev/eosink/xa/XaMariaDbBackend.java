@@ -11,6 +11,8 @@ import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 import dev.eosink.testing.records.UpsertRecords.KindFunction;
 import dev.eosink.xa.internal.XaIds;
 
+import com.mysql.cj.jdbc.MysqlXADataSource;
+
 import org.mariadb.jdbc.MariaDbDataSource;
 
 import javax.sql.XADataSource;
@@ -32,19 +34,35 @@ import java.util.Properties;
 public final class XaMariaDbBackend extends XaBackend implements KeyedResource {
 
     private final MariaDbFixture db;
+    /** Whether the sink reaches the server by {@code jdbc:mysql:} URLs, through MySQL Connector/J. */
+    private final boolean mysqlDriver;
 
     /** The shared server of the tests. */
     public XaMariaDbBackend() {
-        this(MariaDbFixture.get());
+        this(MariaDbFixture.get(), false);
     }
 
     XaMariaDbBackend(MariaDbFixture db) {
+        this(db, false);
+    }
+
+    private XaMariaDbBackend(MariaDbFixture db, boolean mysqlDriver) {
         this.db = db;
+        this.mysqlDriver = mysqlDriver;
+    }
+
+    /**
+     * The shared server, which the sink and the hard cases' own XA connections reach by {@code jdbc:mysql:} URLs
+     * through MySQL Connector/J's XA data source (the dialect's driver for such URLs when it is on the class path):
+     * the MySQL driver's XA path, on MariaDB.
+     */
+    static XaMariaDbBackend throughMySqlConnectorJ() {
+        return new XaMariaDbBackend(MariaDbFixture.get(), true);
     }
 
     @Override
     public String name() {
-        return "MariaDB (XA)";
+        return mysqlDriver ? "MariaDB (XA, MySQL Connector/J)" : "MariaDB (XA)";
     }
 
     @Override
@@ -57,7 +75,7 @@ public final class XaMariaDbBackend extends XaBackend implements KeyedResource {
         if (method != Method.STATEMENTS) {
             throw new IllegalArgumentException(name() + " writes a changelog by statements only, not by " + method);
         }
-        XaSinkBuilder<Long> builder = connect(XaSink.<Long>builder(), spec.jdbcUrl().orElse(db.jdbcUrl()))
+        XaSinkBuilder<Long> builder = connect(XaSink.<Long>builder(), spec.jdbcUrl().orElse(jdbcUrl()))
                 .sinkId(spec.sinkId())
                 .table(spec.table())
                 .columns("k", "v")
@@ -87,7 +105,7 @@ public final class XaMariaDbBackend extends XaBackend implements KeyedResource {
 
     @Override
     public String jdbcUrl() {
-        return db.jdbcUrl();
+        return mysqlDriver ? db.jdbcUrl().replaceFirst("^jdbc:mariadb:", "jdbc:mysql:") : db.jdbcUrl();
     }
 
     @Override
@@ -100,6 +118,13 @@ public final class XaMariaDbBackend extends XaBackend implements KeyedResource {
 
     @Override
     XADataSource xaDataSource() throws SQLException {
+        if (mysqlDriver) {
+            MysqlXADataSource mysql = new MysqlXADataSource();
+            mysql.setUrl(jdbcUrl());
+            mysql.setUser(MariaDbFixture.SINK_USER);
+            mysql.setPassword(MariaDbFixture.SINK_PASSWORD);
+            return mysql;
+        }
         MariaDbDataSource ds = new MariaDbDataSource(db.jdbcUrl());
         ds.setUser(MariaDbFixture.SINK_USER);
         ds.setPassword(MariaDbFixture.SINK_PASSWORD);
@@ -136,13 +161,13 @@ public final class XaMariaDbBackend extends XaBackend implements KeyedResource {
     }
 
     /**
-     * Connector/J writes an Xid as {@code 0x<gtrid>,0x<bqual>,0x<formatId>}: the two ids in upper-case
-     * hex, the format id in lower case.
+     * MariaDB Connector/J writes an Xid as {@code 0x<gtrid>,0x<bqual>,0x<formatId>}: the two ids in upper-case
+     * hex, the format id in lower case; MySQL Connector/J writes all three in lower case.
      */
     @Override
     public String commitRequest(TransactionId id) {
         Xid xid = XaIds.toXid(id);
-        HexFormat hex = HexFormat.of().withUpperCase();
+        HexFormat hex = mysqlDriver ? HexFormat.of() : HexFormat.of().withUpperCase();
         return "XA COMMIT 0x" + hex.formatHex(xid.getGlobalTransactionId())
                 + ",0x" + hex.formatHex(xid.getBranchQualifier())
                 + ",0x" + Integer.toHexString(xid.getFormatId());

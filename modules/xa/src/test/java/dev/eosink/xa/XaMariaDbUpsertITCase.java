@@ -11,8 +11,8 @@ import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.TestJobs;
 import dev.eosink.testing.records.CheckpointPacedIds;
-import dev.eosink.testing.records.UpsertRecords;
 import dev.eosink.testing.records.UpsertRecords.KeyFunction;
+import dev.eosink.testing.records.UpsertRecords;
 
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.client.program.ClusterClient;

@@ -42,6 +42,11 @@ public interface JdbcDialect {
         return table.schema() == null ? quote(table.name()) : quote(table.schema()) + "." + quote(table.name());
     }
 
+    /** {@code name}, in {@code schema} unless it is null, quoted. */
+    default String qualified(String schema, String name) {
+        return qualified(new SqlIdentifier(schema, name));
+    }
+
     /** The marker table's SQL, for the table {@code table}. */
     MarkerSql markers(SqlIdentifier table);
 

@@ -59,6 +59,20 @@ public interface MarkerSql {
                 + " GROUP BY sink_id ORDER BY sink_id";
     }
 
+    /** The rows of sink id {@code ?1} as gid and row count, by subtask and checkpoint: the notices of carried writes. */
+    default String noticesSql() {
+        return "SELECT gid, row_count FROM " + table() + " WHERE sink_id = ? ORDER BY subtask, checkpoint_id";
+    }
+
+    /**
+     * Deletes the row named {@code ?1}: by the primary key, so that a writer deleting its own notices never touches
+     * (nor, under InnoDB, waits for the row locks of) another subtask's, which a still prepared transaction may have
+     * inserted.
+     */
+    default String deleteSql() {
+        return "DELETE FROM " + table() + " WHERE gid = ?";
+    }
+
     /** The rows of sink id {@code ?1} as gid, row count and {@code created_at}, by subtask and checkpoint. */
     default String rowsOfSql() {
         return "SELECT gid, row_count, created_at FROM " + table() + " WHERE sink_id = ? ORDER BY subtask, checkpoint_id";

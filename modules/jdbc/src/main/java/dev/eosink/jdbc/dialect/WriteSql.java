@@ -53,6 +53,27 @@ public interface WriteSql {
                 + key.stream().map(c -> quote(c) + " = ?").collect(Collectors.joining(" AND "));
     }
 
+    /** A query that reads no row but fails unless {@code columns} of {@code table} exist and may be read. */
+    default String probeSql(SqlIdentifier table, List<String> columns) {
+        return "SELECT " + columns.stream().map(this::quote).collect(Collectors.joining(", ")) + " FROM "
+                + qualified(table) + " WHERE 1 = 0";
+    }
+
+    /** Sets savepoint {@code name} in the open transaction. */
+    default String savepointSql(String name) {
+        return "SAVEPOINT " + name;
+    }
+
+    /** Undoes the open transaction's work since savepoint {@code name}, which stays set. */
+    default String rollbackToSavepointSql(String name) {
+        return "ROLLBACK TO SAVEPOINT " + name;
+    }
+
+    /** Forgets savepoint {@code name}, keeping the work done since. */
+    default String releaseSavepointSql(String name) {
+        return "RELEASE SAVEPOINT " + name;
+    }
+
     /** The column lists of the table's PRIMARY and UNIQUE keys, each in index order; asked where upserts are. */
     default List<List<String>> uniqueKeys(Connection c, SqlIdentifier table) throws SQLException {
         return List.of();

@@ -2,6 +2,7 @@ package dev.eosink.jdbc.sql;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CarriedNotice;
+import dev.eosink.jdbc.dialect.MarkerSql;
 
 import org.apache.flink.annotation.Internal;
 
@@ -87,24 +88,10 @@ public final class CarriedNotices {
         markerInsert.executeUpdate();
     }
 
-    /** The sink's ({@code ?1}: {@link #sinkIdOf}) notices, visible ones only: their transactions committed. */
-    public static String selectSql(String qualifiedTable) {
-        return "SELECT gid, row_count FROM " + qualifiedTable + " WHERE sink_id = ? ORDER BY subtask, checkpoint_id";
-    }
-
-    /**
-     * Deletes one notice by its {@code gid}: by the primary key, so that a writer deleting its own notices never
-     * touches (nor, under InnoDB, waits for the row locks of) another subtask's, which a still prepared
-     * transaction may have inserted.
-     */
-    public static String deleteSql(String qualifiedTable) {
-        return "DELETE FROM " + qualifiedTable + " WHERE gid = ?";
-    }
-
     /** The visible notices of {@code sinkId}, read on {@code c} (in whatever transaction it is in). */
-    public static List<CarriedNotice> read(Connection c, String qualifiedTable, String sinkId) throws SQLException {
+    public static List<CarriedNotice> read(Connection c, MarkerSql markers, String sinkId) throws SQLException {
         List<CarriedNotice> notices = new ArrayList<>();
-        try (PreparedStatement s = c.prepareStatement(selectSql(qualifiedTable))) {
+        try (PreparedStatement s = c.prepareStatement(markers.noticesSql())) {
             s.setString(1, sinkIdOf(sinkId));
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -120,32 +107,32 @@ public final class CarriedNotices {
      * Deletes, on {@code c} and in its transaction, the visible notices of subtask index {@code subtask}; returns
      * how many. They are read first (a plain read, which takes no lock), then deleted by their keys.
      */
-    public static int delete(Connection c, String qualifiedTable, String sinkId, int subtask) throws SQLException {
+    public static int delete(Connection c, MarkerSql markers, String sinkId, int subtask) throws SQLException {
         List<String> gids = new ArrayList<>();
-        for (CarriedNotice n : read(c, qualifiedTable, sinkId)) {
+        for (CarriedNotice n : read(c, markers, sinkId)) {
             if (n.subtask() == subtask) {
                 gids.add(GID_PREFIX + n.transaction());
             }
         }
-        return delete(c, qualifiedTable, gids);
+        return delete(c, markers, gids);
     }
 
     /** Deletes, on {@code c} and in its transaction, the notices of these transactions; returns how many. */
-    public static int delete(Connection c, String qualifiedTable, Collection<TransactionId> carrying)
+    public static int delete(Connection c, MarkerSql markers, Collection<TransactionId> carrying)
             throws SQLException {
         List<String> gids = new ArrayList<>();
         for (TransactionId id : carrying) {
             gids.add(GID_PREFIX + id);
         }
-        return delete(c, qualifiedTable, gids);
+        return delete(c, markers, gids);
     }
 
-    private static int delete(Connection c, String qualifiedTable, List<String> gids) throws SQLException {
+    private static int delete(Connection c, MarkerSql markers, List<String> gids) throws SQLException {
         if (gids.isEmpty()) {
             return 0;
         }
         int deleted = 0;
-        try (PreparedStatement s = c.prepareStatement(deleteSql(qualifiedTable))) {
+        try (PreparedStatement s = c.prepareStatement(markers.deleteSql())) {
             for (String gid : gids) {
                 s.setString(1, gid);
                 deleted += s.executeUpdate();

@@ -9,9 +9,6 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.UnaryOperator;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * The refused records of one epoch on their way into a sink's optional dead-letter table: records the
@@ -38,15 +35,16 @@ public class DeadLetterBuffer {
     private final String insertSql;
     private final List<Object[]> pending = new ArrayList<>();
 
+    /** The columns a kept record is written to, in the order of the insert's parameters. */
+    public static final List<String> COLUMNS =
+            List.of("gid", "sink_id", "subtask", "checkpoint_id", "position", "record", "sqlstate", "error");
+
     /**
-     * @param table the dead-letter table as the database's SQL names it (quoted, qualified)
-     * @param quote the database's quoting of a column name: {@code sqlstate} is a reserved word on MariaDB
+     * @param insertSql the dialect's insert of one row of {@link #COLUMNS} into the dead-letter table (quoted:
+     *     {@code sqlstate} is a reserved word on MariaDB)
      */
-    public DeadLetterBuffer(String table, UnaryOperator<String> quote) {
-        this.insertSql = "INSERT INTO " + table + " ("
-                + Stream.of("gid", "sink_id", "subtask", "checkpoint_id", "position", "record", "sqlstate", "error")
-                        .map(quote).collect(Collectors.joining(", "))
-                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+    public DeadLetterBuffer(String insertSql) {
+        this.insertSql = insertSql;
     }
 
     /** Keeps a refused record of the open epoch; false when the epoch has already kept the most it may. */

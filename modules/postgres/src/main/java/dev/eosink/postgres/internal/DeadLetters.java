@@ -1,18 +1,19 @@
 package dev.eosink.postgres.internal;
 
+import dev.eosink.jdbc.dialect.postgres.PostgresDialect;
 import dev.eosink.jdbc.sql.DeadLetterBuffer;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
 /**
  * The PostgreSQL sink's optional dead-letter table: the shared {@link DeadLetterBuffer} (what is kept,
- * when, and why exactly once), and the table's PostgreSQL DDL.
+ * when, and why exactly once), in the PostgreSQL dialect's SQL.
  */
 final class DeadLetters extends DeadLetterBuffer {
 
     private final SqlIdentifier table;
 
     DeadLetters(SqlIdentifier table) {
-        super(table.sql(), column -> column);
+        super(PostgresDialect.INSTANCE.writes().insertSql(table, COLUMNS, 1));
         this.table = table;
     }
 
@@ -22,9 +23,6 @@ final class DeadLetters extends DeadLetterBuffer {
 
     /** The table, created by the sink when missing and allowed to (as the marker table). */
     static String createSql(SqlIdentifier table) {
-        return "CREATE TABLE IF NOT EXISTS " + table.sql()
-                + " (gid text NOT NULL, sink_id text NOT NULL, subtask integer NOT NULL, checkpoint_id bigint NOT NULL,"
-                + " position bigint NOT NULL, record text NOT NULL, sqlstate text, error text NOT NULL,"
-                + " created_at timestamptz NOT NULL DEFAULT now())";
+        return PostgresDialect.INSTANCE.writes().deadLetterDdl(table).orElseThrow();
     }
 }

@@ -324,7 +324,7 @@ final class PostgresWriterSession<IN>
             } else if (!noticed.isEmpty()) {
                 // This epoch wrote what earlier ones carried: their transactions committed before it could.
                 io.call("removing the notices of carried writes",
-                        () -> CarriedNotices.delete(connection, markers.table().sql(), noticed));
+                        () -> CarriedNotices.delete(connection, markerSql, noticed));
                 noticed.clear();
             }
             markerWritten = true;
@@ -364,7 +364,7 @@ final class PostgresWriterSession<IN>
             }
             path.writeCarried(carried);
             io.call("removing the notices of carried writes",
-                    () -> CarriedNotices.delete(connection, markers.table().sql(), context.sinkId(), subtask));
+                    () -> CarriedNotices.delete(connection, markerSql, context.sinkId(), subtask));
             io.call("committing carried statements", () -> {
                 connection.commit();
                 return null;
@@ -394,11 +394,11 @@ final class PostgresWriterSession<IN>
     public List<CarriedNotice> openCarried() throws IOException {
         try {
             if (transactionOpen) {
-                return commitLook.openCarried(markers.table().sql());
+                return commitLook.openCarried(markerSql);
             }
             betweenEpochs("reading the notices of carried writes");
             return io.call("reading the notices of carried writes",
-                    () -> CarriedNotices.read(connection, markers.table().sql(), context.sinkId()));
+                    () -> CarriedNotices.read(connection, markerSql, context.sinkId()));
         } catch (SQLException e) {
             throw new SinkException(context + ": could not read marker table " + markers.table() + " for writes carried "
                     + "past a barrier: " + e.getMessage(), e);
@@ -410,7 +410,7 @@ final class PostgresWriterSession<IN>
         try {
             betweenEpochs("removing the notices of carried writes");
             io.call("removing the notices of carried writes",
-                    () -> CarriedNotices.delete(connection, markers.table().sql(), context.sinkId(), subtask));
+                    () -> CarriedNotices.delete(connection, markerSql, context.sinkId(), subtask));
         } catch (SQLException e) {
             throw new SinkException(context + ": could not remove the notices of writes subtask " + subtask
                     + " carried past a barrier from marker table " + markers.table() + ": " + e.getMessage(), e);

@@ -3,6 +3,7 @@ package dev.eosink.postgres.internal;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.dialect.MarkerSql;
 import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.jdbc.sql.CarriedNotices;
 
@@ -66,7 +67,7 @@ final class PreparedListing implements AutoCloseable {
      * The open notices of carried writes in {@code markerTable} ({@link CarriedNotices}), read on the
      * connection of its own: within an epoch, for the same reasons as the listing.
      */
-    List<CarriedNotice> openCarried(String markerTable) throws SQLException {
+    List<CarriedNotice> openCarried(MarkerSql markerTable) throws SQLException {
         open();
         try {
             Connection c = connection;

@@ -80,7 +80,7 @@ final class TypeMapping {
             LogicalType elementType = ((ArrayType) type).getElementType();
             FieldCodec element = scalar(elementType, column.elementTypeName(), column.elementCategory(), column.typmod(),
                     -1, column.declared(), type, column);
-            return new ArrayCodec(element, column.elementOid());
+            return new ArrayCodec(element, column.elementOid(), elementType);
         }
         if (column.isArray()) {
             throw mismatch(type, column, "only an ARRAY goes into an array column");

@@ -3,6 +3,7 @@ package dev.eosink.xa.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.dialect.JdbcDialect;
 import dev.eosink.xa.internal.XaErrors.Handling;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
@@ -31,7 +32,7 @@ final class PreparedBranches {
      * @param dialect adds how to let the sink's user list prepared branches to a refused listing; null
      *     when not known yet
      */
-    static List<TransactionId> list(XaIo io, XAResource resource, SubtaskContext context, XaDialect dialect)
+    static List<TransactionId> list(XaIo io, XAResource resource, SubtaskContext context, JdbcDialect dialect)
             throws SinkException {
         Xid[] xids;
         try {
@@ -44,7 +45,7 @@ final class PreparedBranches {
             throw new SinkException(context + ": XA recover (listing prepared transactions) failed: "
                     + XaErrors.describe(e) + "." + (XaErrors.of(Operation.RECOVER, e) == Handling.RETRY
                             ? " The task fails and the restarted one tries again."
-                            : XaErrors.remedy(Operation.RECOVER, e.errorCode) + (dialect == null ? "" : dialect.recoverRemedy())),
+                            : XaErrors.remedy(Operation.RECOVER, e.errorCode) + (dialect == null ? "" : dialect.xa().recoverRemedy())),
                     e);
         }
         List<TransactionId> ids = new ArrayList<>();

@@ -5,7 +5,9 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
-import dev.eosink.xa.internal.XaDialect.MarkerRow;
+import dev.eosink.jdbc.dialect.JdbcDialect;
+import dev.eosink.jdbc.dialect.JdbcDialects;
+import dev.eosink.jdbc.dialect.XaTraits.MarkerRow;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
 import org.slf4j.Logger;
@@ -39,7 +41,7 @@ import java.time.Duration;
  * <ul>
  *   <li>{@link Attempt#NOT_FOUND} is returned only for a branch that is provably not prepared any more:
  *       {@code recover}, asked after the error, does not list it, and, where the database may drop a
- *       prepared branch from that list ({@link XaDialect#provesOutcomesByMarker}), no transaction holds
+ *       prepared branch from that list ({@link JdbcDialect#provesOutcomesByMarker}), no transaction holds
  *       its marker row. MariaDB answers XAER_NOTA for a branch still attached to the session that
  *       prepared it (listed), and drops from the list a branch that a commit reached while that session
  *       was ending (its marker row still held); both are retried, never resolved by the marker, which
@@ -60,7 +62,7 @@ final class XaCommitSession implements CommitSession {
     private Connection handle;
     /** Bounds every call on {@link #handle}; replaced with the connection. */
     private XaIo io;
-    private XaDialect dialect;
+    private JdbcDialect dialect;
 
     XaCommitSession(SubtaskContext context, XaDatabase<?> database) {
         this.context = context;
@@ -77,7 +79,7 @@ final class XaCommitSession implements CommitSession {
             // InnoDB's REPEATABLE READ the DELETE locked the first marker past the retention too, and waited up to
             // the lock wait timeout when a still prepared branch had just inserted it, holding up every commit.
             handle.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            dialect = XaDialect.of(handle);
+            dialect = JdbcDialects.forConnection(handle);
         }
         return xa;
     }
@@ -134,7 +136,7 @@ final class XaCommitSession implements CommitSession {
                         throw new RetriableCommitException("XA commit of " + id + " answered " + XaErrors.describe(e)
                                 + ", yet the branch is still prepared (still attached to the session that prepared it)", e);
                     }
-                    if (dialect.provesOutcomesByMarker() && markerRow(id) == MarkerRow.HELD) {
+                    if (dialect.xa().provesOutcomesByMarker() && markerRow(id) == MarkerRow.HELD) {
                         throw forgotten(id, xid, "answered " + XaErrors.describe(e) + " and no longer lists the branch",
                                 e);
                     }
@@ -150,7 +152,7 @@ final class XaCommitSession implements CommitSession {
                             + XaErrors.remedy(Operation.COMMIT, e.errorCode), e);
             }
         }
-        if (dialect.provesOutcomesByMarker() && markerRow(id) == MarkerRow.HELD) {
+        if (dialect.xa().provesOutcomesByMarker() && markerRow(id) == MarkerRow.HELD) {
             throw forgotten(id, xid, "answered the XA COMMIT with success", null);
         }
         // Its marker row is visible, or (ABSENT) pruned after markerRetention meanwhile: the answer stands.
@@ -162,7 +164,7 @@ final class XaCommitSession implements CommitSession {
         Connection c = plain(id);
         try {
             return io.sql("looking up the marker row of " + id,
-                    () -> dialect.markerRow(c, database.markerSchema(), database.markerTable(), id.toString()));
+                    () -> dialect.xa().markerRow(c, dialect.markers(database.markerId()), id.toString()));
         } catch (SQLException e) {
             throw markerLookupFailed(id, e);
         }
@@ -211,7 +213,7 @@ final class XaCommitSession implements CommitSession {
     @Override
     public boolean isMarked(TransactionId id) throws IOException {
         try (PreparedStatement s = plain(id).prepareStatement(
-                dialect.markerExistsSql(database.markerSchema(), database.markerTable()))) {
+                dialect.markers(database.markerId()).existsSql())) {
             s.setString(1, id.toString());
             return io.sql("looking up the marker of " + id, () -> {
                 try (ResultSet rs = s.executeQuery()) {
@@ -237,7 +239,7 @@ final class XaCommitSession implements CommitSession {
     @Override
     public long pruneMarkers(Duration retention) throws IOException {
         try (PreparedStatement s = handle().prepareStatement(
-                dialect.markerPruneSql(database.markerSchema(), database.markerTable()))) {
+                dialect.markers(database.markerId()).pruneSql())) {
             s.setString(1, context.sinkId());
             s.setDouble(2, retention.toMillis() / 1000.0);
             return io.sql("pruning markers", s::executeUpdate);

@@ -1,5 +1,7 @@
 package dev.eosink.xa.internal;
 
+import dev.eosink.jdbc.dialect.JdbcDialects;
+import dev.eosink.jdbc.dialect.XaDriver;
 import dev.eosink.jdbc.driver.JdbcUrls;
 
 import org.apache.flink.annotation.Internal;
@@ -11,11 +13,13 @@ import javax.sql.XADataSource;
 import java.io.Serializable;
 import java.sql.SQLException;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 
 /**
  * Where XA connections come from: a JDBC URL of a database whose XADataSource this module knows
- * (MariaDB/MySQL through MariaDB Connector/J, PostgreSQL through pgjdbc; see {@link XaDriver}) with
+ * (the XA driver its dialect names: MariaDB Connector/J, MySQL Connector/J, pgjdbc; see {@link
+ * JdbcDialects}) with
  * user, password and driver properties, or the user's serializable supplier of any {@link
  * XADataSource}.
  *
@@ -95,7 +99,8 @@ public final class XaConnector implements Serializable {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         if (!isKnownUrl(jdbcUrl)) {
             throw new IllegalArgumentException("No XADataSource known for '" + JdbcUrls.redact(jdbcUrl)
-                    + "': by URL the XA sink speaks jdbc:mariadb:, jdbc:mysql: and jdbc:postgresql:. Remedy: give "
+                    + "': by URL the XA sink speaks jdbc:mariadb:, jdbc:mysql: and jdbc:postgresql:, and the URLs of any "
+                    + "other dialect with an XA driver on the class path (docs/extending.md). Remedy: give "
                     + "xaDataSource(() -> yourDriversXADataSource) for any other XA database.");
         }
         Properties copy = new Properties();
@@ -108,7 +113,15 @@ public final class XaConnector implements Serializable {
     }
 
     public static boolean isKnownUrl(String jdbcUrl) {
-        return XaDriver.forUrl(jdbcUrl) != null;
+        return driver(jdbcUrl).isPresent();
+    }
+
+    /**
+     * The XA driver of {@code jdbcUrl}'s dialect ({@link JdbcDialects}), as this library's class loader finds the
+     * driver's classes (a job's own jar, or Flink's lib/).
+     */
+    private static Optional<XaDriver> driver(String jdbcUrl) {
+        return JdbcDialects.find(jdbcUrl).flatMap(d -> d.xa().driver(jdbcUrl, XaConnector.class.getClassLoader()));
     }
 
     /**
@@ -128,18 +141,12 @@ public final class XaConnector implements Serializable {
         ByUrl byUrl = (ByUrl) source;
         String url = byUrl.url();
         Properties properties = byUrl.properties();
-        XaDriver driver = XaDriver.forUrl(url);
+        XaDriver driver = driver(url).orElseThrow(() -> new IllegalStateException("no XA driver for "
+                + JdbcUrls.redact(url)));
         // Before any class of the driver is touched: a missing driver fails with its remedy, not with a
         // NoClassDefFoundError. The classes that refer to a driver are loaded for its URLs alone.
         driver.require(XaConnector.class.getClassLoader(), JdbcUrls.redact(url));
-        switch (driver) {
-            case PGJDBC:
-                return PgJdbcXaSource.create(url, properties, applicationName);
-            case MARIADB:
-                return MariaDbXaSource.create(url, properties, applicationName);
-            default:
-                throw new IllegalStateException("no XADataSource for " + driver);
-        }
+        return driver.create(url, properties, applicationName);
     }
 
     /** The URL without credentials, or the supplier's class: for messages. */

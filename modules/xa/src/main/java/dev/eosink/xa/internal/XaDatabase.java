@@ -6,6 +6,9 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.Wording;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.jdbc.dialect.JdbcDialect;
+import dev.eosink.jdbc.dialect.JdbcDialects;
+import dev.eosink.jdbc.dialect.LockNames;
 import dev.eosink.jdbc.driver.JdbcDrivers;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.MarkerTable;
@@ -28,7 +31,7 @@ import java.util.Objects;
  * {@code XAResource.commit} from a connection of its own. The protocol is the core's; this class holds
  * the {@link XaSinkOptions}, shipped with the job, and opens the sessions on the task managers: opening a
  * writer runs the {@link XaPreflight} on the writer's guard connection and gives the writer its {@link
- * XaWritePath}. What differs per database is in {@link XaDialect}, chosen from the connection's product
+ * XaWritePath}. What differs per database is in its {@link JdbcDialect}, found from the connection's
  * name.
  */
 @Internal
@@ -78,6 +81,21 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
         return options.common().batchSize();
     }
 
+    /** The marker table. */
+    SqlIdentifier markerId() {
+        return options.common().markerTable();
+    }
+
+    /**
+     * Bounds the lock waits of {@code c} by the lock timeout, where the dialect knows a setting; without one, a write
+     * waiting on a lock is bounded by the network timeout alone.
+     */
+    void boundLockWaits(JdbcDialect dialect, Connection c) throws SQLException {
+        if (dialect.lockTimeout().isPresent()) {
+            dialect.lockTimeout().get().set(c, lockTimeout());
+        }
+    }
+
     String markerSchema() {
         return options.common().markerTable().schema();
     }
@@ -105,7 +123,7 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     /** application_name (PostgreSQL) or program_name (MariaDB): how operators see the sink's sessions. */
     static String applicationName(SubtaskContext context, String role) {
         String name = "eosink-xa/" + context.sinkId() + "/" + context.subtask() + "/" + role;
-        return name.length() <= 63 ? name : "eosink-xa/" + XaIds.sinkHash(context.sinkId()) + "/" + context.subtask() + "/" + role;
+        return name.length() <= 63 ? name : "eosink-xa/" + LockNames.sinkHash(context.sinkId()) + "/" + context.subtask() + "/" + role;
     }
 
     /**
@@ -123,7 +141,7 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
         try {
             Connection c = guard.getConnection();
             c.setAutoCommit(true);
-            XaDialect dialect = XaDialect.of(c);
+            JdbcDialect dialect = JdbcDialects.forConnection(c);
             XaPreflight.run(c, context, this, dialect);
             return new XaWriterSession<>(context, this, dialect, guard, c,
                     new XaEpochBranch.Statements<>(XaWritePath.of(context, this, dialect)));

@@ -3,6 +3,7 @@ package dev.eosink.xa.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.dialect.JdbcDialect;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +24,7 @@ final class XaDeadLetterInsertPath<IN> implements XaWritePath<IN> {
     private static final Logger LOG = LoggerFactory.getLogger(XaDeadLetterInsertPath.class);
 
     private final SubtaskContext context;
-    private final XaDialect dialect;
+    private final JdbcDialect dialect;
     private final XaWriteErrors errors;
     private final XaInsertBatch<IN> batch;
     private final XaDeadLetters<IN> deadLetters;
@@ -31,7 +32,7 @@ final class XaDeadLetterInsertPath<IN> implements XaWritePath<IN> {
     private Connection connection;
     private XaIo io;
 
-    XaDeadLetterInsertPath(SubtaskContext context, XaDatabase<IN> database, XaDialect dialect, XaInsertBatch<IN> batch,
+    XaDeadLetterInsertPath(SubtaskContext context, XaDatabase<IN> database, JdbcDialect dialect, XaInsertBatch<IN> batch,
             XaDeadLetters<IN> deadLetters) {
         this.context = context;
         this.dialect = dialect;
@@ -58,7 +59,7 @@ final class XaDeadLetterInsertPath<IN> implements XaWritePath<IN> {
         try {
             batch.add(record, positionInEpoch);
         } catch (Exception e) {
-            if (e instanceof SQLException sql && !dialect.rejectsRecord(sql)) {
+            if (e instanceof SQLException sql && !dialect.errors().rejectsRecord(sql)) {
                 throw errors.writeFailed(e, XaWriteErrors.atRecord(positionInEpoch, batch.shown(record)), branch);
             }
             flush(branch); // the batch's positions stay contiguous

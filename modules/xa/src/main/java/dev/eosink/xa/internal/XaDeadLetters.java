@@ -1,9 +1,12 @@
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.dialect.ErrorKinds;
+import dev.eosink.jdbc.dialect.JdbcDialect;
 import dev.eosink.jdbc.sql.DeadLetterBuffer;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.RecordText;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,7 +25,7 @@ import java.util.List;
  * so that a refused record is undone alone. A savepoint is needed on MariaDB too, although InnoDB
  * undoes only the failing statement: a batch may go as one bulk statement, and whether the rows
  * before the refused one stayed is the driver's business. Anything but a refusal of the record's data
- * ({@link XaDialect#rejectsRecord}) fails the epoch as without a dead-letter table.
+ * ({@link JdbcDialect#rejectsRecord}) fails the epoch as without a dead-letter table.
  */
 final class XaDeadLetters<IN> {
 
@@ -43,16 +46,16 @@ final class XaDeadLetters<IN> {
     private static final String BATCH = "eosink_batch";
     private static final String RECORD = "eosink_record";
 
-    private final XaDialect dialect;
+    private final JdbcDialect dialect;
     private final InsertStatement<IN> statement;
     private final DeadLetterBuffer kept;
     private final String table;
 
-    XaDeadLetters(XaDialect dialect, InsertStatement<IN> statement, String qualifiedTable) {
+    XaDeadLetters(JdbcDialect dialect, InsertStatement<IN> statement, SqlIdentifier deadLetterTable) {
         this.dialect = dialect;
         this.statement = statement;
-        this.kept = new DeadLetterBuffer(qualifiedTable, dialect::quote);
-        this.table = qualifiedTable;
+        this.kept = new DeadLetterBuffer(dialect.writes().insertSql(deadLetterTable, DeadLetterBuffer.COLUMNS, 1));
+        this.table = dialect.qualified(deadLetterTable);
     }
 
     String table() {
@@ -71,25 +74,25 @@ final class XaDeadLetters<IN> {
     /** Sends a batch, keeping the records the database refuses for their data. */
     void send(Connection c, XaIo io, PreparedStatement insert, List<IN> batch, long firstPosition)
             throws SQLException, TooMany {
-        control(c, io, "SAVEPOINT " + BATCH);
+        control(c, io, dialect.writes().savepointSql(BATCH));
         try {
             io.sql("sending a batch of " + batch.size() + " rows", insert::executeBatch);
         } catch (SQLException e) {
             if (!rejects(e)) {
                 throw e;
             }
-            control(c, io, "ROLLBACK TO SAVEPOINT " + BATCH);
+            control(c, io, dialect.writes().rollbackToSavepointSql(BATCH));
             insert.clearBatch();
             for (int i = 0; i < batch.size(); i++) {
                 sendOne(c, io, insert, firstPosition + i, batch.get(i));
             }
         }
-        control(c, io, "RELEASE SAVEPOINT " + BATCH);
+        control(c, io, dialect.writes().releaseSavepointSql(BATCH));
     }
 
     private void sendOne(Connection c, XaIo io, PreparedStatement insert, long position, IN record)
             throws SQLException, TooMany {
-        control(c, io, "SAVEPOINT " + RECORD);
+        control(c, io, dialect.writes().savepointSql(RECORD));
         try {
             statement.bind(insert, record);
             io.sql("sending a record", insert::executeUpdate);
@@ -97,23 +100,23 @@ final class XaDeadLetters<IN> {
             if (!rejects(e)) {
                 throw e;
             }
-            control(c, io, "ROLLBACK TO SAVEPOINT " + RECORD);
+            control(c, io, dialect.writes().rollbackToSavepointSql(RECORD));
             keep(position, record, e);
         } catch (Exception e) { // the binder threw this time (it did not when the record was batched)
             keep(position, record, e);
         }
-        control(c, io, "RELEASE SAVEPOINT " + RECORD);
+        control(c, io, dialect.writes().releaseSavepointSql(RECORD));
     }
 
     private boolean rejects(SQLException e) {
-        return XaDialect.chain(e).stream().anyMatch(dialect::rejectsRecord);
+        return ErrorKinds.chain(e).stream().anyMatch(dialect.errors()::rejectsRecord);
     }
 
     private void keep(long position, IN record, Exception e) throws TooMany {
         String state = null;
         String error;
         if (e instanceof SQLException sql) {
-            SQLException refusal = XaDialect.chain(sql).stream().filter(dialect::rejectsRecord).findFirst().orElse(sql);
+            SQLException refusal = ErrorKinds.chain(sql).stream().filter(dialect.errors()::rejectsRecord).findFirst().orElse(sql);
             state = refusal.getSQLState();
             error = String.valueOf(refusal.getMessage()).replaceAll("\\s+", " ");
         } else {

@@ -6,6 +6,7 @@ import dev.eosink.core.spi.EpochWriter;
 import dev.eosink.core.spi.HeldWrites;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.dialect.JdbcDialect;
 import dev.eosink.jdbc.sql.CarriedNotices;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
@@ -104,7 +105,7 @@ final class XaEpochBranch<IN> implements EpochWriter<IN>, HeldWrites {
 
     private final SubtaskContext context;
     private final XaDatabase<IN> database;
-    private final XaDialect dialect;
+    private final JdbcDialect dialect;
     private final XaLocks locks;
     private final XaWriteErrors errors;
     /** How the records travel into the branch, chosen once for the writer's life. */
@@ -133,7 +134,7 @@ final class XaEpochBranch<IN> implements EpochWriter<IN>, HeldWrites {
         }
     }
 
-    XaEpochBranch(SubtaskContext context, XaDatabase<IN> database, XaDialect dialect, XaLocks locks,
+    XaEpochBranch(SubtaskContext context, XaDatabase<IN> database, JdbcDialect dialect, XaLocks locks,
             Statements<IN> statements) {
         this.context = context;
         this.database = database;
@@ -177,15 +178,17 @@ final class XaEpochBranch<IN> implements EpochWriter<IN>, HeldWrites {
             XaIo io = new XaIo(c, database.networkTimeout(), context);
             locks.lockForBranch(c, io);
             io.sql("setting the lock timeout", () -> {
-                dialect.setLockTimeout(c, database.lockTimeout());
+                database.boundLockWaits(dialect, c);
                 path.configure(c);
                 return null;
             });
             path.prepareStatements(c, io);
             PreparedStatement marker = c.prepareStatement(
-                    dialect.markerInsertSql(database.markerSchema(), database.markerTable()));
-            long session = dialect.keepsConnectionAfterPrepare() ? 0
-                    : io.sql("reading the session id", () -> dialect.sessionId(c));
+                    dialect.markers(database.markerId()).insertSql());
+            // The session to wait for after the prepare closed it (XaLocks.awaitEnded): none where the connection
+            // stays, or where the dialect knows no sessions.
+            long session = dialect.xa().keepsConnectionAfterPrepare() || dialect.sessionLocks().isEmpty() ? 0
+                    : io.sql("reading the session id", () -> dialect.sessionLocks().get().sessionId(c));
             return new EpochConnection(xa, c, io, marker, session);
         } catch (SQLException | SinkException | InterruptedException | RuntimeException e) {
             XaDatabase.closeQuietly(xa, e);
@@ -275,7 +278,7 @@ final class XaEpochBranch<IN> implements EpochWriter<IN>, HeldWrites {
             }
             throw errors.markerFailed(id, rows, e);
         }
-        if (!dialect.keepsConnectionAfterPrepare()) {
+        if (!dialect.xa().keepsConnectionAfterPrepare()) {
             closeConnection(); // detaches the prepared branch (see MariaDbDialect)
             locks.awaitEnded(c.session(), id);
         }
@@ -295,7 +298,7 @@ final class XaEpochBranch<IN> implements EpochWriter<IN>, HeldWrites {
             noticed.add(id);
         } else if (!noticed.isEmpty()) {
             c.io().sql("removing the notices of carried writes", () -> CarriedNotices.delete(c.handle(),
-                    dialect.qualified(database.markerSchema(), database.markerTable()), noticed));
+                    dialect.markers(database.markerId()), noticed));
             noticed.clear();
         }
     }

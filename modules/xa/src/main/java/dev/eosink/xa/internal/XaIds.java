@@ -1,16 +1,14 @@
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.dialect.LockNames;
 
 import org.apache.flink.annotation.Internal;
 
 import javax.transaction.xa.Xid;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.Optional;
 
 /**
@@ -69,15 +67,9 @@ public final class XaIds {
         }
     }
 
-    /** 16 hex digits (64 bits) of SHA-256 over the sink id: what the gtrid carries instead of the id. */
+    /** What the gtrid carries instead of the sink id: {@link LockNames#sinkHash}. */
     public static String sinkHash(String sinkId) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest(("eosink/" + TransactionId.checkSinkId(sinkId)).getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 8);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
-        }
+        return LockNames.sinkHash(sinkId);
     }
 
     /** The sink id as the branch qualifier; shortened (with its hash) when over XA's 64 bytes. */
@@ -87,34 +79,6 @@ public final class XaIds {
             return bytes;
         }
         return (sinkId.substring(0, MAX_PART - 17) + "~" + sinkHash(sinkId)).getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /**
-     * The name of the ownership guard of a sink (by its {@link #sinkHash}) and subtask index, for
-     * databases whose guard is a named session lock (MariaDB's and MySQL's {@code GET_LOCK}): at most
-     * 64 characters, as they allow.
-     */
-    public static String guardLockName(String sinkHash, int subtask) {
-        return "eosink/" + sinkHash + "/" + subtask;
-    }
-
-    /**
-     * The name of the branch lock of a sink (by its {@link #sinkHash}) and subtask index, for the same
-     * databases as {@link #guardLockName}: held by every session that carries a branch of the subtask,
-     * from before its first {@code XA START} until the session ends.
-     */
-    public static String branchLockName(String sinkHash, int subtask) {
-        return guardLockName(sinkHash, subtask) + "/branch";
-    }
-
-    /**
-     * The name of the execution mark of a session, for the same databases as {@link #guardLockName}: a lock
-     * session {@code session} of execution {@code execution} (eight characters: {@code
-     * TransactionId.executionTag}) of a sink takes and holds until it ends. At most 7 + 16 + 3 + 8 + 1 + 20 =
-     * 55 characters.
-     */
-    public static String executionMarkName(String sinkHash, String execution, long session) {
-        return "eosink/" + sinkHash + "/x/" + execution + "/" + session;
     }
 
     /** "gtrid/bqual (format id)" as text, for messages about an Xid that may not be ours. */

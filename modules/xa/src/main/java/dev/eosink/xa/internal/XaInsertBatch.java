@@ -1,6 +1,8 @@
 package dev.eosink.xa.internal;
 
+import dev.eosink.jdbc.dialect.JdbcDialect;
 import dev.eosink.jdbc.sql.InsertStatement;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -37,10 +39,10 @@ final class XaInsertBatch<IN> {
     }
 
     /** The batch of {@code statement}: table mode's INSERT in {@code dialect}, or the user's statement as given. */
-    static <IN> XaInsertBatch<IN> of(InsertStatement<IN> statement, XaDialect dialect, int batchSize) {
+    static <IN> XaInsertBatch<IN> of(InsertStatement<IN> statement, JdbcDialect dialect, int batchSize) {
         if (statement instanceof InsertStatement.Columns<IN> insert) {
             return new XaInsertBatch<>(statement,
-                    dialect.insertSql(insert.table().schema(), insert.table().name(), insert.columns()), batchSize);
+                    dialect.writes().insertSql(new SqlIdentifier(insert.table().schema(), insert.table().name()), insert.columns(), 1), batchSize);
         }
         return new XaInsertBatch<>(statement, ((InsertStatement.UserSql<IN>) statement).sql(), batchSize);
     }

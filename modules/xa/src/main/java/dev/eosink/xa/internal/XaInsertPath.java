@@ -1,6 +1,7 @@
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.dialect.JdbcDialect;
 
 import java.io.IOException;
 import java.sql.Connection;
@@ -18,7 +19,7 @@ final class XaInsertPath<IN> implements XaWritePath<IN> {
     /** The epoch connection's, set with its statement. */
     private XaIo io;
 
-    XaInsertPath(XaDatabase<IN> database, XaDialect dialect, XaInsertBatch<IN> batch) {
+    XaInsertPath(XaDatabase<IN> database, JdbcDialect dialect, XaInsertBatch<IN> batch) {
         this.errors = new XaWriteErrors(database, dialect);
         this.batch = batch;
     }

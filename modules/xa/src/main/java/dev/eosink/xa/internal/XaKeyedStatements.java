@@ -1,5 +1,6 @@
 package dev.eosink.xa.internal;
 
+import dev.eosink.jdbc.dialect.JdbcDialect;
 import dev.eosink.jdbc.sql.Parameters;
 
 import java.math.BigDecimal;
@@ -12,17 +13,17 @@ import java.util.function.IntFunction;
 
 /**
  * The upserts and deletes by key of an upsert writer on one connection: upserts as statements of many
- * rows each ({@link XaDialect#upsertSql(String, String, List, List, int)}), deletes as a JDBC batch of
- * the delete of one key ({@link XaDialect#deleteSql}).
+ * rows each ({@link JdbcDialect#upsertSql(String, String, List, List, int)}), deletes as a JDBC batch of
+ * the delete of one key ({@link JdbcDialect#deleteSql}).
  *
  * <p>Why statements of many rows for upserts: Connector/J 3.5 sends a JDBC batch of {@code INSERT ...
  * ON DUPLICATE KEY UPDATE} by its bulk protocol only to a server that reports each row's result
  * (MariaDB 11.5+), otherwise one statement per row, which ran upserts at a tenth of the speed of
  * inserts. Each row of such a statement is an insert or an update by its own key, as one statement of
- * one row would be. Deletes stay one key per statement: see {@link XaDialect#deleteSql}.
+ * one row would be. Deletes stay one key per statement: see {@link JdbcDialect#deleteSql}.
  *
  * <p>A statement of many rows must also stay below the server's packet limit ({@link
- * XaDialect#maxStatementBytes}), which the driver cannot cut as it cuts a JDBC batch: the server
+ * JdbcDialect#maxStatementBytes}), which the driver cannot cut as it cuts a JDBC batch: the server
  * refuses a larger one and closes the connection, and every replay of the epoch would fail the same
  * way. So a chunk ends early before the row that could take it past the limit, by an upper bound of
  * each row's bytes ({@link #bytesOf}); a row alone past it goes alone, and the database refuses it as
@@ -85,7 +86,7 @@ final class XaKeyedStatements {
      * @param sql the table's upsert and delete
      * @param batchSize the rows of one upsert statement, at most (fewer where the parameters would
      *     exceed {@link #MAX_PARAMETERS})
-     * @param maxStatementBytes the server's bound on a statement ({@link XaDialect#maxStatementBytes})
+     * @param maxStatementBytes the server's bound on a statement ({@link JdbcDialect#maxStatementBytes})
      */
     XaKeyedStatements(Connection connection, Sql sql, int batchSize, long maxStatementBytes) {
         this.connection = connection;

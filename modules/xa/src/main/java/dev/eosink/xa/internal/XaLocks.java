@@ -5,6 +5,9 @@ import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.jdbc.dialect.JdbcDialect;
+import dev.eosink.jdbc.dialect.LockNames;
+import dev.eosink.jdbc.dialect.SessionLocks;
 import dev.eosink.jdbc.sql.GuardHolder;
 
 import org.slf4j.Logger;
@@ -13,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.LinkedHashSet;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -22,7 +26,7 @@ import java.util.Set;
  * <ul>
  *   <li>the <b>ownership guard</b> of a subtask index, held on the writer's guard connection for as
  *       long as the writer lives: a second live job with the same sink id cannot take it;
- *   <li>the <b>branch lock</b> of a subtask index ({@link XaDialect#tryBranchLock}), held by every
+ *   <li>the <b>branch lock</b> of a subtask index ({@link JdbcDialect#tryBranchLock}), held by every
  *       epoch connection from before its first {@code XA START} until it ends.
  * </ul>
  *
@@ -42,7 +46,7 @@ import java.util.Set;
  * marker row ({@link XaWriterSession#rollbackPrepared}).
  *
  * <p>Before its first guard, the guard session takes its execution's mark ({@link
- * XaDialect#markExecution}). A claim that gives up on a guard asks whether the holder carries the
+ * JdbcDialect#markExecution}). A claim that gives up on a guard asks whether the holder carries the
  * claimant's mark: a holder that does is an earlier attempt of this job going away, and a restart waits
  * again; one that does not is another job's (or another submission's), and no restart helps: the claim
  * refuses with a {@link MisconfigurationException}. Where the holder is not seen, the job restarts as
@@ -60,7 +64,9 @@ final class XaLocks {
     private static final long ENDING_SESSION_GRACE_MILLIS = 50;
 
     private final SubtaskContext context;
-    private final XaDialect dialect;
+    private final JdbcDialect dialect;
+    /** The dialect's session locks; without them (the generic dialect) there is no guard and no branch lock. */
+    private final Optional<SessionLocks> sessionLocks;
     /** The writer's guard connection, never inside a branch. */
     private final Connection guard;
     /** Bounds every call on the guard connection. */
@@ -75,13 +81,14 @@ final class XaLocks {
     /** How long to wait for sessions of an earlier writer to end: the claimWait of this subtask's claim. */
     private long claimWaitMillis = SinkSettings.DEFAULT_CLAIM_WAIT.toMillis();
 
-    XaLocks(SubtaskContext context, XaDialect dialect, Connection guard, XaIo guardIo, String target) {
+    XaLocks(SubtaskContext context, JdbcDialect dialect, Connection guard, XaIo guardIo, String target) {
         this.context = context;
         this.dialect = dialect;
+        this.sessionLocks = dialect.sessionLocks();
         this.guard = guard;
         this.guardIo = guardIo;
         this.target = target;
-        this.sinkHash = XaIds.sinkHash(context.sinkId());
+        this.sinkHash = LockNames.sinkHash(context.sinkId());
     }
 
     /**
@@ -94,19 +101,23 @@ final class XaLocks {
         if (subtask == context.subtask()) {
             claimWaitMillis = waitMillis;
         }
+        if (sessionLocks.isEmpty()) {
+            return; // nothing to take: the writer warned at start (XaPreflight)
+        }
+        SessionLocks locks = sessionLocks.get();
         try {
             if (guardSession == 0) {
-                guardSession = guardIo.sql("reading the guard's session id", () -> dialect.sessionId(guard));
+                guardSession = guardIo.sql("reading the guard's session id", () -> locks.sessionId(guard));
             }
             if (!marked) {
                 guardIo.sql("marking the guard's session with its execution", () -> {
-                    dialect.markExecution(guard, sinkHash, context.execution(), guardSession);
+                    locks.markExecution(guard, sinkHash, context.execution(), guardSession);
                     return null;
                 });
                 marked = true;
             }
             long nextLog = 0;
-            while (!guardIo.sql("taking the ownership guard", () -> dialect.tryLock(guard, sinkHash, subtask))) {
+            while (!guardIo.sql("taking the ownership guard", () -> locks.tryGuard(guard, sinkHash, subtask))) {
                 long now = System.currentTimeMillis();
                 if (now >= nextLog && now < deadline) {
                     // A task going away releases it within seconds; a live job holding it is a second job.
@@ -136,16 +147,17 @@ final class XaLocks {
      * look, and else as gone (a restart takes the guard).
      */
     private SinkException notReleased(int subtask, long waitMillis) throws SQLException {
-        long holder = guardIo.sql("reading the guard's holder", () -> dialect.guardHolder(guard, sinkHash, subtask));
+        SessionLocks locks = sessionLocks.orElseThrow();
+        long holder = guardIo.sql("reading the guard's holder", () -> locks.guardHolder(guard, sinkHash, subtask));
         GuardHolder whose = holder == 0 ? GuardHolder.UNKNOWN : guardIo.sql("reading the holder's execution",
-                () -> dialect.holderExecution(guard, sinkHash, context.execution(), holder));
+                () -> locks.holderExecution(guard, sinkHash, context.execution(), holder));
         boolean gone = whose == GuardHolder.OTHER && guardIo.sql("reading the guard's holder again",
-                () -> dialect.guardHolder(guard, sinkHash, subtask)) != holder;
+                () -> locks.guardHolder(guard, sinkHash, subtask)) != holder;
         String held = context + ": another live session holds the ownership guard of sink id '" + context.sinkId()
                 + "' subtask " + subtask + " on " + dialect.name() + " (" + (holder == 0 ? "session unknown"
                 : dialect.name() + " session " + holder + (gone ? ", which let go of it just now" : ""))
                 + ") and did not release it within " + waitMillis + " ms";
-        return (gone ? GuardHolder.UNKNOWN : whose).refusal(held, dialect.endSessionSql(holder));
+        return (gone ? GuardHolder.UNKNOWN : whose).refusal(held, locks.endSessionSql(holder));
     }
 
     /**
@@ -155,7 +167,7 @@ final class XaLocks {
      * Takes the branch lock and lets it go at once: this writer's epoch connections take it in turn.
      *
      * <p>Then, where the database may lose a branch whose session is ending ({@link
-     * XaDialect#provesOutcomesByMarker}), waits until every session it saw holding the lock has left the
+     * JdbcDialect#provesOutcomesByMarker}), waits until every session it saw holding the lock has left the
      * process list, and {@value #ENDING_SESSION_GRACE_MILLIS} ms more. MariaDB lets go of a session's
      * GET_LOCKs before it frees the session's prepared statements and leaves the process list, and of the
      * session's prepared branch a few steps after that, which nothing shows; a rollback of the branch
@@ -166,12 +178,13 @@ final class XaLocks {
      */
     private void awaitEarlierBranchSessions(int subtask, long deadline, long waitMillis)
             throws SQLException, InterruptedException, SinkException {
+        SessionLocks locks = sessionLocks.orElseThrow();
         Set<Long> holders = new LinkedHashSet<>();
         long nextLog = 0;
         long sleep = 2;
-        while (!guardIo.sql("taking the branch lock", () -> dialect.tryBranchLock(guard, sinkHash, subtask))) {
+        while (!guardIo.sql("taking the branch lock", () -> locks.tryBranchLock(guard, sinkHash, subtask))) {
             long holder = guardIo.sql("reading the branch lock's holder",
-                    () -> dialect.branchLockHolder(guard, sinkHash, subtask));
+                    () -> locks.branchLockHolder(guard, sinkHash, subtask));
             if (holder != 0) {
                 holders.add(holder);
             }
@@ -186,7 +199,7 @@ final class XaLocks {
                         + "recovery waits for it to end. The task fails and the restarted one waits again. Remedy: "
                         + "if no live job owns that session (its program_name / application_name is eosink-xa/"
                         + context.sinkId() + "/" + subtask + "/writer), end it"
-                        + (holder == 0 ? "" : " (" + dialect.endSessionSql(holder) + ")")
+                        + (holder == 0 ? "" : " (" + locks.endSessionSql(holder) + ")")
                         + "; or raise claimWait if the server is slow to finish a PREPARE.");
             }
             if (now >= nextLog) {
@@ -199,10 +212,10 @@ final class XaLocks {
             sleep = Math.min(100, sleep * 2);
         }
         guardIo.sql("letting the branch lock go", () -> {
-            dialect.unlockBranch(guard, sinkHash, subtask);
+            locks.releaseBranchLock(guard, sinkHash, subtask);
             return null;
         });
-        if (!dialect.provesOutcomesByMarker()) {
+        if (!dialect.xa().provesOutcomesByMarker()) {
             return;
         }
         for (long holder : holders) {
@@ -214,7 +227,7 @@ final class XaLocks {
                         + "has ended it: a rollback before then would do nothing and leave the branch prepared, "
                         + "holding its locks, until the server restarts; so recovery waits for it. The task fails "
                         + "and the restarted one waits again. Remedy: if that session stays, end it ("
-                        + dialect.endSessionSql(holder) + "); or raise claimWait if the server is slow to end "
+                        + locks.endSessionSql(holder) + "); or raise claimWait if the server is slow to end "
                         + "sessions.");
             }
         }
@@ -234,6 +247,7 @@ final class XaLocks {
         if (session == 0) {
             return;
         }
+        SessionLocks locks = sessionLocks.orElseThrow(); // a session id comes from them
         try {
             if (!awaitGone(session, System.currentTimeMillis() + claimWaitMillis)) {
                 throw new SinkException(context + ": " + dialect.name() + " session " + session
@@ -242,7 +256,7 @@ final class XaLocks {
                         + claimWaitMillis + " ms later; a commit of the branch before the server has ended "
                         + "that session could commit nothing and lose the branch until the server restarts. "
                         + "The task fails, and the restarted writer rolls the branch back (no checkpoint "
-                        + "promised it). Remedy: if that session stays, end it (" + dialect.endSessionSql(session)
+                        + "promised it). Remedy: if that session stays, end it (" + locks.endSessionSql(session)
                         + "); or raise claimWait if the server is slow to end sessions.");
             }
         } catch (SQLException e) {
@@ -260,9 +274,10 @@ final class XaLocks {
      * before {@code deadline}; at once where the dialect knows no session ids.
      */
     private boolean awaitGone(long session, long deadline) throws SQLException, InterruptedException {
+        SessionLocks locks = sessionLocks.orElseThrow();
         long sleep = 1;
         while (guardIo.sql("asking whether session " + session + " ended",
-                () -> dialect.sessionAlive(guard, session))) {
+                () -> locks.sessionAlive(guard, session))) {
             if (System.currentTimeMillis() >= deadline) {
                 return false;
             }
@@ -274,9 +289,13 @@ final class XaLocks {
 
     /** Releases a claim taken for an adopted subtask index. */
     void release(int subtask) throws SinkException {
+        if (sessionLocks.isEmpty()) {
+            return;
+        }
+        SessionLocks locks = sessionLocks.get();
         try {
             guardIo.sql("releasing the ownership guard", () -> {
-                dialect.unlock(guard, sinkHash, subtask);
+                locks.releaseGuard(guard, sinkHash, subtask);
                 return null;
             });
         } catch (SQLException e) {
@@ -312,25 +331,29 @@ final class XaLocks {
      * @param io bounds the calls on {@code c}
      */
     void lockForBranch(Connection c, XaIo io) throws SQLException, SinkException, InterruptedException {
+        if (sessionLocks.isEmpty()) {
+            return; // no branch lock to take, no guard to check: the writer warned at start (XaPreflight)
+        }
+        SessionLocks locks = sessionLocks.get();
         int subtask = context.subtask();
         long deadline = System.currentTimeMillis() + claimWaitMillis;
         long sleep = 1;
-        while (!io.sql("taking the branch lock", () -> dialect.tryBranchLock(c, sinkHash, subtask))) {
+        while (!io.sql("taking the branch lock", () -> locks.tryBranchLock(c, sinkHash, subtask))) {
             if (System.currentTimeMillis() >= deadline) {
-                long holder = io.sql("reading the branch lock's holder", () -> dialect.branchLockHolder(c, sinkHash, subtask));
+                long holder = io.sql("reading the branch lock's holder", () -> locks.branchLockHolder(c, sinkHash, subtask));
                 throw new SinkException(context + ": " + dialect.name() + " session " + (holder == 0 ? "unknown" : holder)
                         + " still holds the branch lock of sink id '" + context.sinkId() + "' subtask " + subtask
                         + " after " + claimWaitMillis + " ms, so this writer cannot begin its next branch into "
                         + target + ". It is a session of this writer that the server has not ended yet, or "
                         + "of another writer of this subtask. The task fails and the restarted one waits for it. "
                         + "Remedy: if no live job owns that session, end it"
-                        + (holder == 0 ? "" : " (" + dialect.endSessionSql(holder) + ")") + ".");
+                        + (holder == 0 ? "" : " (" + locks.endSessionSql(holder) + ")") + ".");
             }
             Thread.sleep(sleep);
             sleep = Math.min(50, sleep * 2);
         }
-        if (dialect.guardsOwnership()) {
-            long holder = io.sql("checking the ownership guard", () -> dialect.guardHolder(c, sinkHash, subtask));
+        {
+            long holder = io.sql("checking the ownership guard", () -> locks.guardHolder(c, sinkHash, subtask));
             if (holder != guardSession) {
                 throw new SinkException(lost().getMessage() + " (" + dialect.name() + " session "
                         + (holder == 0 ? "none" : holder) + " holds it, not this writer's guard session "

@@ -6,6 +6,7 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.RefusedRecords;
 import dev.eosink.jdbc.WriteMode;
+import dev.eosink.jdbc.dialect.JdbcDialect;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
@@ -18,6 +19,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -26,7 +28,7 @@ import static dev.eosink.xa.internal.XaDatabase.refusesForGood;
 /**
  * What an XA writer checks on its guard connection before it writes anything, so that what would fail
  * at the first record or checkpoint fails at start, with a remedy: the server's settings for XA
- * ({@link XaDialect#checkServer}), that the marker table exists or can be created and may be used, that
+ * ({@link JdbcDialect#checkServer}), that the marker table exists or can be created and may be used, that
  * the target table and columns can be read, that every table the sink writes takes part in
  * transactions, that an upsert key is a unique key of the table, and that a dead-letter table exists or
  * can be created. It runs the checks in that order, and warns when the dialect cannot guard the sink's
@@ -47,12 +49,12 @@ final class XaPreflight<IN> {
     private final Connection c;
     private final SubtaskContext context;
     private final XaDatabase<IN> database;
-    private final XaDialect dialect;
+    private final JdbcDialect dialect;
     private final JdbcSinkOptions<IN> options;
     private final String markerSchema;
     private final String markerTable;
 
-    private XaPreflight(Connection c, SubtaskContext context, XaDatabase<IN> database, XaDialect dialect) {
+    private XaPreflight(Connection c, SubtaskContext context, XaDatabase<IN> database, JdbcDialect dialect) {
         this.c = c;
         this.context = context;
         this.database = database;
@@ -63,7 +65,7 @@ final class XaPreflight<IN> {
     }
 
     /** Runs every check on {@code c} (autocommit on); a failed one throws, naming the remedy. */
-    static <IN> void run(Connection c, SubtaskContext context, XaDatabase<IN> database, XaDialect dialect)
+    static <IN> void run(Connection c, SubtaskContext context, XaDatabase<IN> database, JdbcDialect dialect)
             throws SQLException, SinkException {
         new XaPreflight<>(c, context, database, dialect).run();
     }
@@ -71,7 +73,7 @@ final class XaPreflight<IN> {
     private void run() throws SQLException, SinkException {
         XaConnector connector = database.connector();
         int maxPreparedPerSubtask = options.maxPreparedPerSubtask();
-        dialect.checkServer(c, context, connector.describe(), maxPreparedPerSubtask);
+        dialect.xa().checkServer(c, context, connector.describe(), maxPreparedPerSubtask);
         ensureMarkerTable();
         checkTarget();
         if (options.writeMode() instanceof WriteMode.Upserts<IN> upserts) {
@@ -81,7 +83,7 @@ final class XaPreflight<IN> {
                 && inserts.refused() instanceof RefusedRecords.DeadLetterTable deadLetters) {
             ensureDeadLetterTable(deadLetters.table());
         }
-        if (!dialect.guardsOwnership()) {
+        if (dialect.sessionLocks().isEmpty()) {
             LOG.warn("{}: {} has no session lock this sink knows, so a second live job with sink id '{}' "
                     + "cannot be detected (never run two), and a restarted writer cannot wait for the sessions "
                     + "of the writer before it: a branch whose XA PREPARE was still running on the server when "
@@ -97,13 +99,13 @@ final class XaPreflight<IN> {
      * whichever row that key matches. Checked at start, before any record.
      */
     private void checkUpsertKey(SqlIdentifier table, List<String> upsertKey) throws SQLException, SinkException {
-        if (dialect.upsertSql(table.schema(), table.name(), upsertKey, upsertKey) == null) {
+        if (dialect.writes().upsertSql(table, upsertKey, upsertKey, 1).isEmpty()) {
             throw new MisconfigurationException(
                     context + ": upsert(" + String.join(", ", upsertKey) + ") into " + database.target()
                     + " is not supported through XA on " + dialect.name() + ". Remedy: for PostgreSQL use PostgresSink, "
                     + "which upserts; otherwise give sql(...) with your database's own upsert statement.");
         }
-        List<List<String>> keys = dialect.uniqueKeys(c, table.schema(), table.name());
+        List<List<String>> keys = dialect.writes().uniqueKeys(c, table);
         Set<String> wanted = lower(upsertKey);
         if (keys.stream().noneMatch(k -> lower(k).equals(wanted))) {
             throw new MisconfigurationException(
@@ -128,59 +130,59 @@ final class XaPreflight<IN> {
 
     private void ensureMarkerTable() throws SQLException, SinkException {
         String marker = dialect.qualified(markerSchema, markerTable);
-        if (options.createTables() && !readable(dialect.markerExistsSql(markerSchema, markerTable))) {
+        if (options.createTables() && !readable(dialect.markers(new SqlIdentifier(markerSchema, markerTable)).existsSql())) {
             try (Statement s = c.createStatement()) {
-                s.execute(dialect.markerDdl(markerSchema, markerTable));
+                s.execute(dialect.markers(new SqlIdentifier(markerSchema, markerTable)).createSql());
                 LOG.info("{}: created marker table {}", context, marker);
             } catch (SQLException e) {
                 // Several subtasks race on CREATE TABLE; the loser may fail, and then finds the table.
-                if (!readable(dialect.markerExistsSql(markerSchema, markerTable))) {
+                if (!readable(dialect.markers(new SqlIdentifier(markerSchema, markerTable)).existsSql())) {
                     throw refused(e, context + ": could not create marker table " + marker + ": "
                             + e.getMessage() + ". Remedy: create it (see docs/xa.md, What each database needs) and grant the sink's "
                             + "user INSERT, SELECT, DELETE on it, or grant CREATE.");
                 }
             }
         }
-        if (!readable(dialect.markerExistsSql(markerSchema, markerTable))) {
+        if (!readable(dialect.markers(new SqlIdentifier(markerSchema, markerTable)).existsSql())) {
             throw new MisconfigurationException(
                     context + ": marker table " + marker + " is missing or not readable by the sink's "
                     + "user. Remedy: create it (docs/xa.md, What each database needs) and GRANT INSERT, SELECT, DELETE on it, or allow "
                     + "the sink to create it (createMarkerTable(true)).");
         }
-        dialect.checkTransactional(c, context, markerSchema, markerTable);
+        dialect.xa().checkTransactional(c, context, new SqlIdentifier(markerSchema, markerTable));
     }
 
     /** The dead-letter table: created when missing and allowed to (as the marker table), InnoDB on MariaDB. */
     private void ensureDeadLetterTable(SqlIdentifier deadLetterTable) throws SQLException, SinkException {
         String schema = deadLetterTable.schema();
         String name = deadLetterTable.name();
-        String ddl = dialect.deadLetterDdl(schema, name);
-        if (ddl == null) {
+        Optional<String> ddl = dialect.writes().deadLetterDdl(new SqlIdentifier(schema, name));
+        if (ddl.isEmpty()) {
             throw new MisconfigurationException(
                     context + ": deadLetterTable(...) is not supported through XA on " + dialect.name()
                     + " (the sink knows no DDL for it there). Remedy: drop deadLetterTable(...), or use MariaDB, MySQL "
                     + "or PostgreSQL.");
         }
         String qualified = dialect.qualified(schema, name);
-        if (options.createTables() && !readable(dialect.markerExistsSql(schema, name))) {
+        if (options.createTables() && !readable(dialect.markers(new SqlIdentifier(schema, name)).existsSql())) {
             try (Statement s = c.createStatement()) {
-                s.execute(ddl);
+                s.execute(ddl.get());
                 LOG.info("{}: created dead-letter table {}", context, qualified);
             } catch (SQLException e) {
-                if (!readable(dialect.markerExistsSql(schema, name))) {
+                if (!readable(dialect.markers(new SqlIdentifier(schema, name)).existsSql())) {
                     throw refused(e, context + ": could not create dead-letter table " + qualified + ": "
-                            + e.getMessage() + ". Remedy: create it (" + ddl + ") and grant the sink's user INSERT on it, "
+                            + e.getMessage() + ". Remedy: create it (" + ddl.get() + ") and grant the sink's user INSERT on it, "
                             + "or grant CREATE.");
                 }
             }
         }
-        if (!readable(dialect.markerExistsSql(schema, name))) {
+        if (!readable(dialect.markers(new SqlIdentifier(schema, name)).existsSql())) {
             throw new MisconfigurationException(
                     context + ": dead-letter table " + qualified + " is missing or not readable by the "
-                    + "sink's user. Remedy: create it (" + ddl + ") and GRANT SELECT, INSERT on it, or allow the sink to "
+                    + "sink's user. Remedy: create it (" + ddl.get() + ") and GRANT SELECT, INSERT on it, or allow the sink to "
                     + "create it (createMarkerTable(true)).");
         }
-        dialect.checkTransactional(c, context, schema, name);
+        dialect.xa().checkTransactional(c, context, new SqlIdentifier(schema, name));
     }
 
     /**
@@ -211,8 +213,7 @@ final class XaPreflight<IN> {
         }
         SqlIdentifier table = insert.table();
         List<String> columns = insert.columns();
-        String probe = "SELECT " + columns.stream().map(dialect::quote).collect(Collectors.joining(", "))
-                + " FROM " + dialect.qualified(table.schema(), table.name()) + " WHERE 1 = 0";
+        String probe = dialect.writes().probeSql(table, columns);
         try (Statement s = c.createStatement()) {
             s.executeQuery(probe).close();
         } catch (SQLException e) {
@@ -224,6 +225,6 @@ final class XaPreflight<IN> {
                     + database.connector().describe() + ": " + e.getMessage() + ". Remedy: create the table, fix the "
                     + "table or column names given to the sink, or grant the sink's user SELECT and INSERT on it.", e);
         }
-        dialect.checkTransactional(c, context, table.schema(), table.name());
+        dialect.xa().checkTransactional(c, context, new SqlIdentifier(table.schema(), table.name()));
     }
 }

@@ -5,6 +5,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.WriteMode;
+import dev.eosink.jdbc.dialect.JdbcDialect;
 import dev.eosink.jdbc.sql.CarriedNotices;
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.jdbc.sql.InsertStatement;
@@ -38,7 +39,7 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
 
     private final SubtaskContext context;
     private final XaDatabase<IN> database;
-    private final XaDialect dialect;
+    private final JdbcDialect dialect;
     private final XaWriteErrors errors;
     private final XaUpserts<IN> upserts;
     private final XaKeyedStatements.Sql sql;
@@ -46,7 +47,7 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
     private XaKeyedStatements keyed;
     private XaIo io;
 
-    XaUpsertPath(SubtaskContext context, XaDatabase<IN> database, XaDialect dialect, WriteMode.Upserts<IN> mode) {
+    XaUpsertPath(SubtaskContext context, XaDatabase<IN> database, JdbcDialect dialect, WriteMode.Upserts<IN> mode) {
         this.context = context;
         this.database = database;
         this.dialect = dialect;
@@ -56,8 +57,8 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
         List<String> upsertKey = mode.key();
         this.upserts = new XaUpserts<>(mode, database.batchSize());
         this.sql = new XaKeyedStatements.Sql(
-                rows -> dialect.upsertSql(table.schema(), table.name(), columns.columns(), upsertKey, rows),
-                dialect.deleteSql(table.schema(), table.name(), upsertKey), upserts.columnCount());
+                rows -> dialect.writes().upsertSql(table, columns.columns(), upsertKey, rows).orElseThrow(), // checked at start
+                dialect.writes().deleteSql(table, upsertKey), upserts.columnCount());
     }
 
     /**
@@ -78,7 +79,7 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
     }
 
     private XaKeyedStatements keyedStatements(Connection c) throws SQLException {
-        return new XaKeyedStatements(c, sql, database.batchSize(), dialect.maxStatementBytes(c));
+        return new XaKeyedStatements(c, sql, database.batchSize(), dialect.writes().maxStatementBytes(c));
     }
 
     @Override
@@ -164,13 +165,13 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
             Connection c = xa.getConnection();
             XaIo io = new XaIo(c, database.networkTimeout(), context + " (carried)");
             io.sql("writing carried upserts and deletes", () -> {
-                dialect.setLockTimeout(c, database.lockTimeout());
+                database.boundLockWaits(dialect, c);
                 // As on the epoch connections (configure): no gap locks. Every restored writer
                 // writes what it carried at once, into the same gaps of the key's index.
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                 c.setAutoCommit(false);
                 upserts.executeCarried(carried, keyedStatements(c), io);
-                CarriedNotices.delete(c, dialect.qualified(database.markerSchema(), database.markerTable()),
+                CarriedNotices.delete(c, dialect.markers(database.markerId()),
                         context.sinkId(), subtask);
                 c.commit();
                 return null;
@@ -178,7 +179,7 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
             LOG.info("{}: wrote {} upsert(s) and delete(s) carried by {}", context, carried.rows().size(), origin);
         } catch (SQLException e) {
             // Closing the connection rolls back what is not committed.
-            throw new SinkException(failed + ": " + e.getMessage() + (dialect.isLockTimeout(e)
+            throw new SinkException(failed + ": " + e.getMessage() + (dialect.errors().isLockTimeout(e)
                     ? " (another session holds a row of one of their keys: after a rescale, the subtask that owns that "
                             + "key now may have written it first)"
                     : "") + ". Nothing of them is committed; the task fails over and tries again.", e);

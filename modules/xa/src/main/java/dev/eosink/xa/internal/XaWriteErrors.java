@@ -2,6 +2,8 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.dialect.JdbcDialect;
+import dev.eosink.jdbc.dialect.LockTimeout;
 import dev.eosink.jdbc.sql.DeadLetterBuffer;
 import dev.eosink.jdbc.sql.RecordText;
 import dev.eosink.xa.internal.XaErrors.Handling;
@@ -25,9 +27,9 @@ import java.util.Locale;
 final class XaWriteErrors {
 
     private final XaDatabase<?> database;
-    private final XaDialect dialect;
+    private final JdbcDialect dialect;
 
-    XaWriteErrors(XaDatabase<?> database, XaDialect dialect) {
+    XaWriteErrors(XaDatabase<?> database, JdbcDialect dialect) {
         this.database = database;
         this.dialect = dialect;
     }
@@ -72,7 +74,7 @@ final class XaWriteErrors {
     SinkException markerFailed(TransactionId id, long rows, SQLException e) {
         return new SinkException("could not write the marker row of " + id + " (" + rows + " rows into "
                 + database.target() + ") into " + dialect.qualified(database.markerSchema(), database.markerTable())
-                + ": " + e.getMessage() + ". Nothing of this epoch becomes visible." + (dialect.isLockTimeout(e)
+                + ": " + e.getMessage() + ". Nothing of this epoch becomes visible." + (dialect.errors().isLockTimeout(e)
                         ? " " + lockTimeoutAdvice() : ""), e);
     }
 
@@ -88,7 +90,7 @@ final class XaWriteErrors {
         if (e instanceof SQLException) {
             SQLException sql = (SQLException) e;
             String state = sql.getSQLState() == null ? "" : sql.getSQLState();
-            what = dialect.isLockTimeout(sql)
+            what = dialect.errors().isLockTimeout(sql)
                     ? lockTimeoutAdvice()
                     : state.startsWith("22") || state.startsWith("23")
                     ? "The database rejected a record (SQLSTATE " + state + "). Nothing of this epoch becomes visible; "
@@ -154,11 +156,11 @@ final class XaWriteErrors {
     /** What a write that ran into the lock timeout means, and what to do. */
     private String lockTimeoutAdvice() {
         return "It waited longer than the lock timeout (" + database.lockTimeout().toMillis() + " ms, "
-                + dialect.lockTimeoutSetting() + ") for a lock held by another transaction: usually a prepared XA "
+                + dialect.lockTimeout().map(LockTimeout::setting).orElse("no lock timeout (unknown database)") + ") for a lock held by another transaction: usually a prepared XA "
                 + "branch that is waiting for its commit or rollback (of this sink, or left by a job that did not come "
                 + "back), or another client's long transaction or DDL on the same rows or table. Nothing of this epoch "
                 + "becomes visible; the task fails and the epoch is replayed from the last checkpoint, and waits again "
-                + "while the lock is held. Remedy: find the holder (" + dialect.lockHoldersHint() + ") and end it; "
+                + "while the lock is held. Remedy: find the holder (" + dialect.lockTimeout().map(LockTimeout::holdersHint).orElse("the database's list of locks and of prepared XA transactions") + ") and end it; "
                 + "resolve prepared branches of a dead job as docs/xa.md (Operators) shows; or raise "
                 + "lockTimeout if such waits are expected.";
     }

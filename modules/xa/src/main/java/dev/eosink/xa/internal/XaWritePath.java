@@ -6,6 +6,7 @@ import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.RefusedRecords;
 import dev.eosink.jdbc.WriteMode;
+import dev.eosink.jdbc.dialect.JdbcDialect;
 
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 
@@ -33,7 +34,7 @@ import java.util.Optional;
 sealed interface XaWritePath<IN> permits XaInsertPath, XaDeadLetterInsertPath, XaUpsertPath {
 
     /** The path of {@code database}'s write mode for one writer, in the database's dialect. */
-    static <IN> XaWritePath<IN> of(SubtaskContext context, XaDatabase<IN> database, XaDialect dialect) {
+    static <IN> XaWritePath<IN> of(SubtaskContext context, XaDatabase<IN> database, JdbcDialect dialect) {
         WriteMode<IN> mode = database.options().common().writeMode();
         if (mode instanceof WriteMode.Upserts<IN> upserts) {
             return new XaUpsertPath<>(context, database, dialect, upserts);
@@ -42,7 +43,7 @@ sealed interface XaWritePath<IN> permits XaInsertPath, XaDeadLetterInsertPath, X
         XaInsertBatch<IN> batch = XaInsertBatch.of(inserts.statement(), dialect, database.batchSize());
         if (inserts.refused() instanceof RefusedRecords.DeadLetterTable deadLetterTable) {
             return new XaDeadLetterInsertPath<>(context, database, dialect, batch, new XaDeadLetters<>(dialect,
-                    inserts.statement(), dialect.qualified(deadLetterTable.table().schema(), deadLetterTable.table().name())));
+                    inserts.statement(), deadLetterTable.table()));
         }
         return new XaInsertPath<>(database, dialect, batch);
     }

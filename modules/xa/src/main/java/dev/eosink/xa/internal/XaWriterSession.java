@@ -10,9 +10,11 @@ import dev.eosink.core.spi.EpochWriter;
 import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.WriterSession;
+import dev.eosink.jdbc.dialect.JdbcDialect;
+import dev.eosink.jdbc.dialect.MarkerSql;
+import dev.eosink.jdbc.dialect.XaTraits.MarkerRow;
 import dev.eosink.jdbc.sql.CarriedNotices;
 import dev.eosink.jdbc.sql.MarkerTable;
-import dev.eosink.xa.internal.XaDialect.MarkerRow;
 import dev.eosink.xa.internal.XaErrors.Handling;
 import dev.eosink.xa.internal.XaErrors.Operation;
 
@@ -66,7 +68,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
 
     private final SubtaskContext context;
     private final XaDatabase<IN> database;
-    private final XaDialect dialect;
+    private final JdbcDialect dialect;
     private final XAConnection guardXa;
     private final Connection guard;
     /** Bounds every call on the guard connection. */
@@ -78,7 +80,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
      * @param guard the handle of {@code guardXa} already in use: a second {@code getConnection()} would
      *     close it (pgjdbc hands out one live handle per XA connection)
      */
-    XaWriterSession(SubtaskContext context, XaDatabase<IN> database, XaDialect dialect, XAConnection guardXa,
+    XaWriterSession(SubtaskContext context, XaDatabase<IN> database, JdbcDialect dialect, XAConnection guardXa,
             Connection guard, XaEpochBranch.Statements<IN> statements) {
         this.context = context;
         this.database = database;
@@ -129,11 +131,11 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     @Override
     public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis, Optional<String> takenBy)
             throws IOException {
-        String sql = dialect.markerCommittedAfterSql(database.markerSchema(), database.markerTable());
-        if (sql == null) {
+        Optional<String> sql = dialect.markers(database.markerId()).committedAfterSql();
+        if (sql.isEmpty()) {
             return Optional.empty();
         }
-        try (PreparedStatement s = guard.prepareStatement(sql)) {
+        try (PreparedStatement s = guard.prepareStatement(sql.get())) {
             s.setString(1, context.sinkId());
             s.setLong(2, checkpointId);
             s.setString(3, MarkerTable.namedBy(takenBy));
@@ -155,7 +157,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     /**
      * Rolls back {@code id}, a branch {@link #listPrepared} listed. Returns only for a branch the database
      * rolled back, or that is gone: where the database may answer a rollback without doing it ({@link
-     * XaDialect#provesOutcomesByMarker}), only once no transaction holds the branch's marker row. A branch
+     * JdbcDialect#provesOutcomesByMarker}), only once no transaction holds the branch's marker row. A branch
      * still attached to its preparing session, and one the database lost track of, fail the task.
      */
     @Override
@@ -187,7 +189,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
         } catch (SQLException e) {
             throw new SinkException(context + ": could not roll back " + id + ": " + e.getMessage(), e);
         }
-        if (dialect.provesOutcomesByMarker() && markerRow(id) == MarkerRow.HELD) {
+        if (dialect.xa().provesOutcomesByMarker() && markerRow(id) == MarkerRow.HELD) {
             throw lostTrackOf(id, xid, "answered the XA ROLLBACK with "
                     + (gone == null ? "success" : XaErrors.describe(gone)), gone);
         }
@@ -200,7 +202,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     private MarkerRow markerRow(TransactionId id) throws SinkException {
         try {
             return guardIo.sql("looking up the marker row of " + id,
-                    () -> dialect.markerRow(guard, database.markerSchema(), database.markerTable(), id.toString()));
+                    () -> dialect.xa().markerRow(guard, dialect.markers(database.markerId()), id.toString()));
         } catch (SQLException e) {
             throw new SinkException(context + ": could not read marker table "
                     + dialect.qualified(database.markerSchema(), database.markerTable()) + " to prove the rollback of "
@@ -226,7 +228,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     /** On the guard connection, whose session runs no branch: a local, autocommitted read. */
     @Override
     public List<CarriedNotice> openCarried() throws IOException {
-        String markers = dialect.qualified(database.markerSchema(), database.markerTable());
+        MarkerSql markers = dialect.markers(database.markerId());
         try {
             return guardIo.sql("reading the notices of carried writes",
                     () -> CarriedNotices.read(guard, markers, context.sinkId()));
@@ -238,7 +240,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
 
     @Override
     public void closeCarried(int subtask) throws IOException {
-        String markers = dialect.qualified(database.markerSchema(), database.markerTable());
+        MarkerSql markers = dialect.markers(database.markerId());
         try {
             guardIo.sql("removing the notices of carried writes",
                     () -> CarriedNotices.delete(guard, markers, context.sinkId(), subtask));

@@ -1,6 +1,8 @@
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.dialect.mariadb.MariaDbDialect;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import javax.sql.XAConnection;
 import javax.transaction.xa.XAResource;
@@ -13,7 +15,7 @@ import java.sql.Statement;
 
 /**
  * MariaDB sessions that take long to end, for the tests of the moment in which the server has detached a
- * session's prepared branch and InnoDB has not let go of it yet ({@link MariaDbDialect}). The server frees
+ * session's prepared branch and InnoDB has not let go of it yet ({@code MariaDbXaTraits}). The server frees
  * a session's user variables after the detach and before its GET_LOCKs, and its prepared statements after
  * the GET_LOCKs and before the session leaves the process list; InnoDB lets go last. Each widens its part
  * of that moment: on 11.4.5, 15,000 prepared statements kept an idle server 0.4-0.7 s between a session's
@@ -68,7 +70,7 @@ final class EndingSessions {
             s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
         }
         try (PreparedStatement marker = preparer.getConnection().prepareStatement(
-                new MariaDbDialect().markerInsertSql(null, "eosink_markers"))) {
+                new MariaDbDialect().markers(new SqlIdentifier(null, "eosink_markers")).insertSql())) {
             marker.setString(1, id.toString());
             marker.setString(2, id.sinkId());
             marker.setInt(3, id.subtask());

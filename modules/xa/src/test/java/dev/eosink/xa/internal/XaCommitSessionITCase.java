@@ -9,6 +9,7 @@ import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.RefusedRecords;
 import dev.eosink.jdbc.WriteMode;
+import dev.eosink.jdbc.dialect.mariadb.MariaDbDialect;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
@@ -55,7 +56,7 @@ class XaCommitSessionITCase {
         String sinkId = "commit-session-" + System.nanoTime() % 100000;
         String table = sinkId.replace('-', '_');
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL) ENGINE=InnoDB");
-        maria.execute(new MariaDbDialect().markerDdl(null, "eosink_markers")); // as every writer of a sink ensures
+        maria.execute(new MariaDbDialect().markers(new SqlIdentifier(null, "eosink_markers")).createSql()); // as every writer of a sink ensures
         Properties props = new Properties();
         props.setProperty("user", MariaDbFixture.SINK_USER);
         props.setProperty("password", MariaDbFixture.SINK_PASSWORD);
@@ -110,7 +111,7 @@ class XaCommitSessionITCase {
         String sinkId = "commit-forgotten-" + System.nanoTime() % 100000;
         String table = sinkId.replace('-', '_');
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL) ENGINE=InnoDB");
-        maria.execute(new MariaDbDialect().markerDdl(null, "eosink_markers"));
+        maria.execute(new MariaDbDialect().markers(new SqlIdentifier(null, "eosink_markers")).createSql());
         XaDatabase<Long> database = database(maria, table);
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");

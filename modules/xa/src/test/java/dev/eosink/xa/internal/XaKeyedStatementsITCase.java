@@ -1,5 +1,7 @@
 package dev.eosink.xa.internal;
 
+import dev.eosink.jdbc.dialect.mariadb.MariaDbDialect;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
 
 import org.junit.jupiter.api.Test;
@@ -204,7 +206,7 @@ class XaKeyedStatementsITCase {
     /** The keyed statements of {@code table} on the connection, as an epoch's branch makes them. */
     static XaKeyedStatements keyed(Connection c, String table, List<String> columns, List<String> key, int batchSize)
             throws SQLException {
-        return new XaKeyedStatements(c, new XaKeyedStatements.Sql(n -> DIALECT.upsertSql(null, table, columns, key, n),
-                DIALECT.deleteSql(null, table, key), columns.size()), batchSize, DIALECT.maxStatementBytes(c));
+        return new XaKeyedStatements(c, new XaKeyedStatements.Sql(n -> DIALECT.writes().upsertSql(new SqlIdentifier(null, table), columns, key, n).orElseThrow(),
+                DIALECT.writes().deleteSql(new SqlIdentifier(null, table), key), columns.size()), batchSize, DIALECT.writes().maxStatementBytes(c));
     }
 }

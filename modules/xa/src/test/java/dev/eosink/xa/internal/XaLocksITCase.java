@@ -4,7 +4,16 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.SubtaskContext.JobRun;
+import dev.eosink.jdbc.dialect.ErrorKinds;
+import dev.eosink.jdbc.dialect.JdbcDialect;
+import dev.eosink.jdbc.dialect.JdbcDialects;
+import dev.eosink.jdbc.dialect.LockTimeout;
+import dev.eosink.jdbc.dialect.MarkerSql;
+import dev.eosink.jdbc.dialect.SessionLocks;
+import dev.eosink.jdbc.dialect.WriteSql;
+import dev.eosink.jdbc.dialect.XaTraits;
 import dev.eosink.jdbc.sql.GuardHolder;
+import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.PostgresFixture;
 
@@ -16,6 +25,7 @@ import javax.sql.XAConnection;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
 
@@ -47,13 +57,14 @@ class XaLocksITCase {
         XAConnection guardXa = connector.open("claimant");
         try {
             Connection holder = holderXa.getConnection();
-            XaDialect real = XaDialect.of(holder);
-            long holderSession = real.sessionId(holder);
-            real.markExecution(holder, sinkHash, context.execution(), holderSession);
-            assertThat(real.tryLock(holder, sinkHash, 0)).isTrue();
+            JdbcDialect real = JdbcDialects.forConnection(holder);
+            SessionLocks realLocks = real.sessionLocks().orElseThrow();
+            long holderSession = realLocks.sessionId(holder);
+            realLocks.markExecution(holder, sinkHash, context.execution(), holderSession);
+            assertThat(realLocks.tryGuard(holder, sinkHash, 0)).isTrue();
 
             Connection guard = guardXa.getConnection();
-            XaDialect endsTheHolder = new EndingHolderOnItsExecutionCheck(real, holderXa);
+            JdbcDialect endsTheHolder = new EndingHolderOnItsExecutionCheck(real, holderXa);
             XaLocks locks = new XaLocks(context, endsTheHolder, guard,
                     new XaIo(guard, Duration.ofSeconds(30), "claimant"), "table t");
 
@@ -63,7 +74,7 @@ class XaLocksITCase {
                     .hasMessageContaining("sink '" + sinkId + "' subtask 0/1")
                     .hasMessageContaining(real.name() + " session " + holderSession)
                     .hasMessageNotContaining("a session of another execution");
-            assertThat(real.guardHolder(guard, sinkHash, 0)).as("the guard's holder afterwards").isZero();
+            assertThat(realLocks.guardHolder(guard, sinkHash, 0)).as("the guard's holder afterwards").isZero();
         } finally {
             holderXa.close();
             guardXa.close();
@@ -90,32 +101,85 @@ class XaLocksITCase {
      * A database's own dialect, except that asking for a holder's execution first ends the holder's session
      * and waits until the server has released its locks: the holder ends between the claim's two looks.
      */
-    private static final class EndingHolderOnItsExecutionCheck extends XaDialect {
-        private final XaDialect real;
-        private final XAConnection holder;
+    private static final class EndingHolderOnItsExecutionCheck implements JdbcDialect {
+        private final JdbcDialect real;
+        private final SessionLocks locks;
 
-        EndingHolderOnItsExecutionCheck(XaDialect real, XAConnection holder) {
+        EndingHolderOnItsExecutionCheck(JdbcDialect real, XAConnection holder) {
             this.real = real;
-            this.holder = holder;
+            SessionLocks realLocks = real.sessionLocks().orElseThrow();
+            this.locks = new SessionLocks() {
+                @Override
+                public GuardHolder holderExecution(Connection c, String sinkHash, String execution, long session)
+                        throws SQLException {
+                    holder.close();
+                    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                    while (realLocks.guardHolder(c, sinkHash, 0) == session) {
+                        if (System.nanoTime() > deadline) {
+                            throw new IllegalStateException("session " + session + " holds the guard 30 s after its "
+                                    + "close");
+                        }
+                        try {
+                            Thread.sleep(10);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                    return realLocks.holderExecution(c, sinkHash, execution, session);
+                }
+
+                @Override
+                public boolean tryGuard(Connection c, String sinkHash, int subtask) throws SQLException {
+                    return realLocks.tryGuard(c, sinkHash, subtask);
+                }
+
+                @Override
+                public void releaseGuard(Connection c, String sinkHash, int subtask) throws SQLException {
+                    realLocks.releaseGuard(c, sinkHash, subtask);
+                }
+
+                @Override
+                public boolean tryBranchLock(Connection c, String sinkHash, int subtask) throws SQLException {
+                    return realLocks.tryBranchLock(c, sinkHash, subtask);
+                }
+
+                @Override
+                public void releaseBranchLock(Connection c, String sinkHash, int subtask) throws SQLException {
+                    realLocks.releaseBranchLock(c, sinkHash, subtask);
+                }
+
+                @Override
+                public void markExecution(Connection c, String sinkHash, String execution, long session)
+                        throws SQLException {
+                    realLocks.markExecution(c, sinkHash, execution, session);
+                }
+
+                @Override
+                public long sessionId(Connection c) throws SQLException {
+                    return realLocks.sessionId(c);
+                }
+
+                @Override
+                public long guardHolder(Connection c, String sinkHash, int subtask) throws SQLException {
+                    return realLocks.guardHolder(c, sinkHash, subtask);
+                }
+
+                @Override
+                public long branchLockHolder(Connection c, String sinkHash, int subtask) throws SQLException {
+                    return realLocks.branchLockHolder(c, sinkHash, subtask);
+                }
+
+                @Override
+                public String endSessionSql(long id) {
+                    return realLocks.endSessionSql(id);
+                }
+            };
         }
 
         @Override
-        public GuardHolder holderExecution(Connection c, String sinkHash, String execution, long session)
-                throws SQLException {
-            holder.close();
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (real.guardHolder(c, sinkHash, 0) == session) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("session " + session + " holds the guard 30 s after its close");
-                }
-                try {
-                    Thread.sleep(10);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-            }
-            return real.holderExecution(c, sinkHash, execution, session);
+        public Optional<SessionLocks> sessionLocks() {
+            return Optional.of(locks);
         }
 
         @Override
@@ -124,69 +188,38 @@ class XaLocksITCase {
         }
 
         @Override
+        public boolean acceptsUrl(String jdbcUrl) {
+            return false;
+        }
+
+        @Override
         public String quote(String identifier) {
             return real.quote(identifier);
         }
 
         @Override
-        public boolean keepsConnectionAfterPrepare() {
-            return real.keepsConnectionAfterPrepare();
+        public MarkerSql markers(SqlIdentifier table) {
+            return real.markers(table);
         }
 
         @Override
-        public boolean tryLock(Connection guard, String sinkHash, int subtask) throws SQLException {
-            return real.tryLock(guard, sinkHash, subtask);
+        public WriteSql writes() {
+            return real.writes();
         }
 
         @Override
-        public void unlock(Connection guard, String sinkHash, int subtask) throws SQLException {
-            real.unlock(guard, sinkHash, subtask);
+        public ErrorKinds errors() {
+            return real.errors();
         }
 
         @Override
-        public void markExecution(Connection guard, String sinkHash, String execution, long session)
-                throws SQLException {
-            real.markExecution(guard, sinkHash, execution, session);
+        public Optional<LockTimeout> lockTimeout() {
+            return real.lockTimeout();
         }
 
         @Override
-        public long sessionId(Connection c) throws SQLException {
-            return real.sessionId(c);
-        }
-
-        @Override
-        public long guardHolder(Connection c, String sinkHash, int subtask) throws SQLException {
-            return real.guardHolder(c, sinkHash, subtask);
-        }
-
-        @Override
-        public boolean tryBranchLock(Connection c, String sinkHash, int subtask) throws SQLException {
-            return real.tryBranchLock(c, sinkHash, subtask);
-        }
-
-        @Override
-        public void unlockBranch(Connection c, String sinkHash, int subtask) throws SQLException {
-            real.unlockBranch(c, sinkHash, subtask);
-        }
-
-        @Override
-        public long branchLockHolder(Connection c, String sinkHash, int subtask) throws SQLException {
-            return real.branchLockHolder(c, sinkHash, subtask);
-        }
-
-        @Override
-        public String endSessionSql(long id) {
-            return real.endSessionSql(id);
-        }
-
-        @Override
-        public String markerDdl(String schema, String table) {
-            return real.markerDdl(schema, table);
-        }
-
-        @Override
-        public String markerPruneSql(String schema, String table) {
-            return real.markerPruneSql(schema, table);
+        public XaTraits xa() {
+            return real.xa();
         }
     }
 }

@@ -8,12 +8,15 @@ import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.RefusedRecords;
 import dev.eosink.jdbc.WriteMode;
+import dev.eosink.jdbc.dialect.JdbcDialects;
+import dev.eosink.jdbc.dialect.SessionLocks;
+import dev.eosink.jdbc.dialect.XaTraits.MarkerRow;
+import dev.eosink.jdbc.dialect.mariadb.MariaDbDialect;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.faults.LogCapture;
-import dev.eosink.xa.internal.XaDialect.MarkerRow;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -73,9 +76,10 @@ class XaWriterSessionITCase {
         XAConnection earlier = connector.open("earlier-writer");
         try {
             Connection c = earlier.getConnection();
-            XaDialect dialect = XaDialect.of(c);
-            assertThat(dialect.tryBranchLock(c, XaIds.sinkHash(sinkId), 0)).isTrue();
-            long session = dialect.sessionId(c);
+            SessionLocks locks = JdbcDialects.forConnection(c).sessionLocks().orElseThrow();
+            String name = JdbcDialects.forConnection(c).name();
+            assertThat(locks.tryBranchLock(c, XaIds.sinkHash(sinkId), 0)).isTrue();
+            long session = locks.sessionId(c);
 
             try (WriterSession<Long> writer = database.openWriter(context)) {
                 long t0 = System.nanoTime();
@@ -83,10 +87,10 @@ class XaWriterSessionITCase {
                         .isInstanceOf(SinkException.class)
                         .hasMessageContaining("sink '" + sinkId + "' subtask 0/1")
                         .hasMessageContaining("earlier writer of sink id '" + sinkId + "' subtask 0 into table " + table)
-                        .hasMessageContaining(dialect.name() + " session " + session + ")")
+                        .hasMessageContaining(name + " session " + session + ")")
                         .hasMessageContaining("XA PREPARE")
                         .hasMessageContaining("Remedy")
-                        .hasMessageContaining(dialect.endSessionSql(session))
+                        .hasMessageContaining(locks.endSessionSql(session))
                         .hasMessageContaining("claimWait");
                 assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(Duration.ofMillis(500));
             }
@@ -235,7 +239,7 @@ class XaWriterSessionITCase {
     private static long prepareHoldingTheBranchLock(XAConnection earlier, TransactionId id, String table)
             throws Exception {
         Connection c = earlier.getConnection();
-        MariaDbDialect dialect = new MariaDbDialect();
+        SessionLocks dialect = new MariaDbDialect().sessionLocks().orElseThrow();
         assertThat(dialect.tryBranchLock(c, XaIds.sinkHash(id.sinkId()), id.subtask())).isTrue();
         EndingSessions.holdPreparedStatements(c);
         EndingSessions.prepareWithMarker(earlier, id, table);
@@ -266,7 +270,7 @@ class XaWriterSessionITCase {
     private static void awaitBranchLockFree(MariaDbFixture maria, String sinkId) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         try (Connection c = maria.connect()) {
-            while (new MariaDbDialect().branchLockHolder(c, XaIds.sinkHash(sinkId), 0) != 0) {
+            while (new MariaDbDialect().sessionLocks().orElseThrow().branchLockHolder(c, XaIds.sinkHash(sinkId), 0) != 0) {
                 assertThat(System.nanoTime()).as("the branch lock free within 60 s").isLessThan(deadline);
             }
         }
@@ -274,7 +278,8 @@ class XaWriterSessionITCase {
 
     private static MarkerRow markerRow(MariaDbFixture maria, TransactionId id) throws SQLException {
         try (Connection c = maria.connect()) {
-            return new MariaDbDialect().markerRow(c, null, "eosink_markers", id.toString());
+            MariaDbDialect dialect = new MariaDbDialect();
+            return dialect.xa().markerRow(c, dialect.markers(new SqlIdentifier(null, "eosink_markers")), id.toString());
         }
     }
 
@@ -308,7 +313,7 @@ class XaWriterSessionITCase {
     /** Inserts into {@code table} (created here, with a primary key) on {@code maria}, markers in eosink_markers. */
     private static XaDatabase<Long> mariaDbDatabase(MariaDbFixture maria, String table) {
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL PRIMARY KEY) ENGINE=InnoDB");
-        maria.execute(new MariaDbDialect().markerDdl(null, "eosink_markers"));
+        maria.execute(new MariaDbDialect().markers(new SqlIdentifier(null, "eosink_markers")).createSql());
         return new XaDatabase<>(new XaSinkOptions<>(connector(maria),
                 JdbcSinkOptions.builder(WriteMode.<Long>inserts(
                         InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
