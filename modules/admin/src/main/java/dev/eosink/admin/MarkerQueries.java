@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.admin.AdminDatabase.Markers;
@@ -32,7 +36,11 @@ final class MarkerQueries {
     private final Credentials credentials;
 
     /** @param database the database, as messages name it */
-    MarkerQueries(Connection connection, MarkerSql sql, ErrorKinds errors, Supplier<String> database,
+    MarkerQueries(
+            Connection connection,
+            MarkerSql sql,
+            ErrorKinds errors,
+            Supplier<String> database,
             Credentials credentials) {
         this.connection = connection;
         this.sql = sql;
@@ -49,8 +57,13 @@ final class MarkerQueries {
             }
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    markers.add(new Markers(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4),
-                            rs.getTimestamp(5).toInstant(), rs.getTimestamp(6).toInstant()));
+                    markers.add(new Markers(
+                            rs.getString(1),
+                            rs.getLong(2),
+                            rs.getLong(3),
+                            rs.getLong(4),
+                            rs.getTimestamp(5).toInstant(),
+                            rs.getTimestamp(6).toInstant()));
                 }
             }
         } catch (SQLException e) {
@@ -67,7 +80,8 @@ final class MarkerQueries {
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     Instant at = rs.getTimestamp(3).toInstant();
-                    CarriedNotices.parse(rs.getString(1), rs.getLong(2)).filter(n -> n.transaction().sinkId().equals(sinkId))
+                    CarriedNotices.parse(rs.getString(1), rs.getLong(2))
+                            .filter(n -> n.transaction().sinkId().equals(sinkId))
                             .ifPresent(n -> notices.add(new Notice(n, at)));
                 }
             }
@@ -103,8 +117,10 @@ final class MarkerQueries {
             s.setLong(4, sinceEpochMillis);
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
-                return rs.getLong(1) == 0 ? Optional.empty() : Optional.of(rs.getLong(1) + " transaction(s) (" + rs.getLong(2)
-                        + " rows) of checkpoints " + rs.getLong(3) + " to " + rs.getLong(4));
+                return rs.getLong(1) == 0
+                        ? Optional.empty()
+                        : Optional.of(rs.getLong(1) + " transaction(s) (" + rs.getLong(2) + " rows) of checkpoints "
+                                + rs.getLong(3) + " to " + rs.getLong(4));
             }
         } catch (SQLException e) {
             throw error(e);
@@ -117,7 +133,9 @@ final class MarkerQueries {
                     + ": every eosink sink writes its marker rows there. Remedy: connect to the database the sink wrote "
                     + "to, or name its marker table with --marker-table (the sink's markerTable setting)");
         }
-        return new AdminException("could not read the marker table " + sql.table() + " of " + database.get() + ": "
-                + credentials.scrub(e.getMessage()), e);
+        return new AdminException(
+                "could not read the marker table " + sql.table() + " of " + database.get() + ": "
+                        + credentials.scrub(e.getMessage()),
+                e);
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -30,6 +34,7 @@ public final class SinkSettings implements Serializable {
      * prepared until a later checkpoint completes).
      */
     public static final int DEFAULT_MAX_PREPARED_PER_SUBTASK = 5;
+
     public static final RewindPolicy DEFAULT_REWIND_POLICY = RewindPolicy.WARN;
 
     private final String sinkId;

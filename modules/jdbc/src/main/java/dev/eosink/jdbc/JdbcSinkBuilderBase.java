@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -372,8 +376,8 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
                     "give exactly one of jdbcUrl(...) (or connection(...)) and " + dataSourceSetter + "(...)");
         }
         if (hasDataSource() && !properties.isEmpty()) {
-            throw misconfigured("username/password/property apply to jdbcUrl; configure the " + dataSourceType
-                    + " itself instead");
+            throw misconfigured(
+                    "username/password/property apply to jdbcUrl; configure the " + dataSourceType + " itself instead");
         }
         boolean tableMode = table != null || columns != null || rowMapper != null;
         if (tableMode == (sql != null)) {
@@ -395,8 +399,11 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         } else {
             statement = InsertStatement.forSql(sql, statementBuilder);
         }
-        JdbcSinkOptions.Builder<IN> shared = JdbcSinkOptions.builder(writeMode.toMode(statement)).batchSize(batchSize)
-                .markerTable(markerTable).createTables(createMarkerTable).maxPreparedPerSubtask(maxPreparedPerSubtask);
+        JdbcSinkOptions.Builder<IN> shared = JdbcSinkOptions.builder(writeMode.toMode(statement))
+                .batchSize(batchSize)
+                .markerTable(markerTable)
+                .createTables(createMarkerTable)
+                .maxPreparedPerSubtask(maxPreparedPerSubtask);
         if (jdbcUrl != null) {
             shared.jdbcUrl(jdbcUrl, properties);
         }

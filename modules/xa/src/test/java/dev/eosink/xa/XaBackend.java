@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -76,7 +80,8 @@ abstract class XaBackend implements HardCaseBackend {
      */
     @Override
     public ExactlyOnceSink<Long> sink(SinkSpec spec) {
-        XaSinkBuilder<Long> builder = connect(XaSink.<Long>builder(), spec.jdbcUrl().orElse(jdbcUrl()))
+        XaSinkBuilder<Long> builder = connect(
+                        XaSink.<Long>builder(), spec.jdbcUrl().orElse(jdbcUrl()))
                 .sinkId(spec.sinkId())
                 .table(spec.table())
                 .columns("id", "payload")
@@ -102,7 +107,10 @@ abstract class XaBackend implements HardCaseBackend {
     /** Through XA itself, as the sink's user: what the sink's own recovery sees. */
     @Override
     public List<TransactionId> prepared(String sinkId) {
-        return recovered().map(xid -> XaIds.parse(xid, sinkId)).flatMap(Optional::stream).collect(Collectors.toList());
+        return recovered()
+                .map(xid -> XaIds.parse(xid, sinkId))
+                .flatMap(Optional::stream)
+                .collect(Collectors.toList());
     }
 
     private Stream<Xid> recovered() {
@@ -136,7 +144,8 @@ abstract class XaBackend implements HardCaseBackend {
             Xid xid = XaIds.toXid(id);
             XAResource resource = xa.getXAResource();
             resource.start(xid, XAResource.TMNOFLAGS);
-            try (PreparedStatement rows = c.prepareStatement(dialect.writes().insertSql(new SqlIdentifier(null, table), List.of("id", "payload"), 1));
+            try (PreparedStatement rows = c.prepareStatement(
+                            dialect.writes().insertSql(new SqlIdentifier(null, table), List.of("id", "payload"), 1));
                     PreparedStatement marker = c.prepareStatement(markers.insertSql())) {
                 for (long i = from; i < to; i++) {
                     rows.setLong(1, i);
@@ -179,7 +188,8 @@ abstract class XaBackend implements HardCaseBackend {
                 xa.getXAResource().rollback(XaIds.toXid(id));
             }
         } catch (XAException e) {
-            throw new SQLException((commit ? "commit" : "rollback") + " of " + id + " failed: XA error " + e.errorCode, e);
+            throw new SQLException(
+                    (commit ? "commit" : "rollback") + " of " + id + " failed: XA error " + e.errorCode, e);
         } finally {
             xa.close();
         }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkException;
@@ -12,7 +16,6 @@ import dev.eosink.core.spi.Wording;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.metrics.MetricGroup;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +62,7 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
     private final String target;
     /** The resource's words, for a commit's missing proof ({@link Wording#missingMarker}). */
     private final Wording words;
+
     private final CommitSession session;
     private final CommitterMetrics metrics;
     private long lastPruneMillis;

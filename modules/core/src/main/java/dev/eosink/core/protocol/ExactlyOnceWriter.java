@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkException;
@@ -75,6 +79,7 @@ public final class ExactlyOnceWriter<IN>
     private final Wording words;
     /** The session, which the writer closes; its roles below, asked once. */
     private final WriterSession<IN> session;
+
     private final EpochWriter<IN> epoch;
     private final Recovery prepared;
     private final CarriedCapability carried;
@@ -234,7 +239,8 @@ public final class ExactlyOnceWriter<IN>
                 // No later epoch will come to write them, and the commit they must follow comes only
                 // with a checkpoint after this one: fail over, the restored job replays these records.
                 throw new SinkException("the input ended while the sink holds writes that must follow the commit of "
-                        + "this writer's previous transaction " + pending.ids() + " (checkpoints " + pending.checkpoints()
+                        + "this writer's previous transaction " + pending.ids() + " (checkpoints "
+                        + pending.checkpoints()
                         + "), which comes only with a later checkpoint: its own checkpoint was aborted, or was a plain "
                         + "savepoint. No epoch follows to write them, so the task fails over; the restored job commits "
                         + "or rolls back that transaction and replays these records");
@@ -317,7 +323,8 @@ public final class ExactlyOnceWriter<IN>
                         + " ("
                         + (lastCheckpointId == 0
                                 ? "the first epoch, no checkpoint before it"
-                                : "the records after checkpoint " + lastCheckpointId + ", the last one this writer snapshotted")
+                                : "the records after checkpoint " + lastCheckpointId
+                                        + ", the last one this writer snapshotted")
                         + "; "
                         + recordsInEpoch
                         + " records so far): "

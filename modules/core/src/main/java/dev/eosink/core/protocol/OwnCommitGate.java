@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkException;
@@ -10,7 +14,6 @@ import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
 
 import org.apache.flink.api.common.operators.MailboxExecutor;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -102,6 +105,7 @@ final class OwnCommitGate implements OwnCommits {
      * more.
      */
     private final Duration checkpointTimeout;
+
     private final LongSupplier nanoClock;
     private final PreparedListing database;
     private final CarriedListing carried;
@@ -117,6 +121,7 @@ final class OwnCommitGate implements OwnCommits {
 
     /** The newest pending transaction whose checkpoint was heard completed, and when that was first seen. */
     private TransactionId completionSeenOf;
+
     private long completionSeenAtNanos;
 
     /**
@@ -236,25 +241,37 @@ final class OwnCommitGate implements OwnCommits {
                     return;
                 }
                 long past = nanoClock.getAsLong() - deadline;
-                if (past > 0 && past < StartWaits.BUSY_COMMITTER_WAIT.toNanos()
+                if (past > 0
+                        && past < StartWaits.BUSY_COMMITTER_WAIT.toNanos()
                         && LocalCommitters.committing(context)) {
                     // As at start: a restored committer of this sink in this JVM still inside its commit call is
                     // slow, not missing; a delete run before its commit ends would miss the rows it makes visible.
                     if (!busyLogged) {
                         busyLogged = true;
-                        LOG.info("{}: the claim wait ({}) passed at the end of input with {} still prepared and {} "
-                                + "carried writes not yet written, and a committer of this sink in this JVM is still "
-                                + "committing: waiting for it, up to {} more, before the held statements run", context,
-                                restoredCommitWait, others, notices, StartWaits.BUSY_COMMITTER_WAIT);
+                        LOG.info(
+                                "{}: the claim wait ({}) passed at the end of input with {} still prepared and {} "
+                                        + "carried writes not yet written, and a committer of this sink in this JVM is still "
+                                        + "committing: waiting for it, up to {} more, before the held statements run",
+                                context,
+                                restoredCommitWait,
+                                others,
+                                notices,
+                                StartWaits.BUSY_COMMITTER_WAIT);
                     }
                 } else if (past > 0) {
-                    LOG.warn("{}: the input ended before the first checkpoint of the run restored from checkpoint {}, "
-                            + "and after the claim wait ({}) these transactions of other subtasks named at or before it "
-                            + "are still prepared: {}, and these writes carried past a barrier are not yet written: {}. "
-                            + "Restored committers commit what the checkpoint promised, and restored writers write what "
-                            + "they carried, as their tasks start, so these are orphans of another line of history "
-                            + "(or of a state not restored), or a task slower than the claim wait; the statements held "
-                            + "since the start run now", context, restored, restoredCommitWait, others, notices);
+                    LOG.warn(
+                            "{}: the input ended before the first checkpoint of the run restored from checkpoint {}, "
+                                    + "and after the claim wait ({}) these transactions of other subtasks named at or before it "
+                                    + "are still prepared: {}, and these writes carried past a barrier are not yet written: {}. "
+                                    + "Restored committers commit what the checkpoint promised, and restored writers write what "
+                                    + "they carried, as their tasks start, so these are orphans of another line of history "
+                                    + "(or of a state not restored), or a task slower than the claim wait; the statements held "
+                                    + "since the start run now",
+                            context,
+                            restored,
+                            restoredCommitWait,
+                            others,
+                            notices);
                     return;
                 }
                 if (!mailbox.tryYield()) {
@@ -263,8 +280,10 @@ final class OwnCommitGate implements OwnCommits {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new SinkException(context + ": interrupted while waiting, at the end of input, for the restored "
-                    + "committers of other subtasks", e);
+            throw new SinkException(
+                    context + ": interrupted while waiting, at the end of input, for the restored "
+                            + "committers of other subtasks",
+                    e);
         }
     }
 
@@ -388,10 +407,16 @@ final class OwnCommitGate implements OwnCommits {
                 }
                 Outcome outcome = pending.outcome(last);
                 if (outcome == Outcome.ABORTED || outcome == Outcome.PLAIN_SAVEPOINT) {
-                    LOG.info("{}: checkpoint {} of {} {}, so its commit comes only with a later checkpoint, which this "
-                            + "writer holds up while it waits; the writes that must follow that commit are carried "
-                            + "past the next barrier", context, last.checkpointId, last.id, outcome == Outcome.ABORTED
-                            ? "was aborted" : "is a plain savepoint, which Flink does not notify");
+                    LOG.info(
+                            "{}: checkpoint {} of {} {}, so its commit comes only with a later checkpoint, which this "
+                                    + "writer holds up while it waits; the writes that must follow that commit are carried "
+                                    + "past the next barrier",
+                            context,
+                            last.checkpointId,
+                            last.id,
+                            outcome == Outcome.ABORTED
+                                    ? "was aborted"
+                                    : "is a plain savepoint, which Flink does not notify");
                     return giveUp(last);
                 }
                 long now = nanoClock.getAsLong();
@@ -403,19 +428,28 @@ final class OwnCommitGate implements OwnCommits {
                         completionHeard = true;
                         completedAt = now;
                     } else if (now - completedAt > COMMIT_AFTER_COMPLETION.toNanos()) {
-                        LOG.info("{}: checkpoint {} of {} completed, and neither its committer's signal nor the "
-                                + "database showed the commit within {} (the committer commits slowly); the writes that "
-                                + "must follow "
-                                + "that commit are carried past the next barrier", context, last.checkpointId, last.id,
+                        LOG.info(
+                                "{}: checkpoint {} of {} completed, and neither its committer's signal nor the "
+                                        + "database showed the commit within {} (the committer commits slowly); the writes that "
+                                        + "must follow "
+                                        + "that commit are carried past the next barrier",
+                                context,
+                                last.checkpointId,
+                                last.id,
                                 COMMIT_AFTER_COMPLETION);
                         return giveUp(last);
                     }
                 } else if (now - deadline > 0) {
-                    LOG.warn("{}: no outcome of checkpoint {} of {} was heard within {} ({}); the writes that must "
-                            + "follow its commit are carried past the next barrier", context,
-                            last.checkpoint().isPresent() ? last.checkpointId : "?", last.id, bound, hears
-                            ? "the checkpoint timeout"
-                            : "this JVM runs no outcome operator of this subtask, so no abort can be heard");
+                    LOG.warn(
+                            "{}: no outcome of checkpoint {} of {} was heard within {} ({}); the writes that must "
+                                    + "follow its commit are carried past the next barrier",
+                            context,
+                            last.checkpoint().isPresent() ? last.checkpointId : "?",
+                            last.id,
+                            bound,
+                            hears
+                                    ? "the checkpoint timeout"
+                                    : "this JVM runs no outcome operator of this subtask, so no abort can be heard");
                     return giveUp(last);
                 }
                 if (!mailbox.tryYield()) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkException;
@@ -11,7 +15,6 @@ import dev.eosink.core.spi.SubtaskContext.JobRun;
 
 import org.apache.flink.api.connector.sink2.Committer.CommitRequest;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
-
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -79,18 +82,21 @@ class ExactlyOnceCommitterTest {
         FakeRequest request = new FakeRequest(ID);
         assertThatThrownBy(() -> committer(session, 3).commit(List.of(request)))
                 .cause()
-                .hasMessageContaining("prepared transaction " + ID + " of checkpoint 42 (written by subtask 1, 10 rows)")
+                .hasMessageContaining(
+                        "prepared transaction " + ID + " of checkpoint 42 (written by subtask 1, 10 rows)")
                 .hasMessageContaining("Either it was rolled back by someone other than this job")
                 .hasMessageContaining("and its rows are LOST")
                 .hasMessageContaining("or it committed and only its marker row was deleted since")
                 .hasMessageContaining("pruned after markerRetention")
                 .hasMessageContaining("and its rows are in table \"orders\"")
                 .hasMessageContaining("To tell which: " + TestWording.WORDS.findRows())
-                .hasMessageContaining("If its rows are missing: replay the lost input (restore from a checkpoint before 42)")
+                .hasMessageContaining(
+                        "If its rows are missing: replay the lost input (restore from a checkpoint before 42)")
                 .hasMessageContaining("If they are there, nothing is lost and replaying would write them twice: "
                         + TestWording.WORDS.restoreProof())
-                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("rolled back by someone other than this job, "
-                        + "and its rows are LOST, although"));
+                .satisfies(e -> assertThat(e.getMessage())
+                        .doesNotContain(
+                                "rolled back by someone other than this job, " + "and its rows are LOST, although"));
     }
 
     @Test
@@ -134,7 +140,8 @@ class ExactlyOnceCommitterTest {
         PerTransactionSession session = new PerTransactionSession();
         session.prepared.add(b);
         session.prepared.add(d);
-        List<FakeRequest> requests = List.of(new FakeRequest(lostA), new FakeRequest(b), new FakeRequest(lostC), new FakeRequest(d));
+        List<FakeRequest> requests =
+                List.of(new FakeRequest(lostA), new FakeRequest(b), new FakeRequest(lostC), new FakeRequest(d));
 
         assertThatThrownBy(() -> committer(session, 3).commit(List.copyOf(requests)))
                 .hasCauseInstanceOf(TransactionLostException.class)
@@ -143,7 +150,8 @@ class ExactlyOnceCommitterTest {
                 .hasMessageContaining(lostA.toString())
                 .hasMessageContaining(lostC.toString());
         assertThat(session.committed).containsExactly(b, d);
-        assertThat(requests).extracting(r -> r.outcome)
+        assertThat(requests)
+                .extracting(r -> r.outcome)
                 .containsExactly("failedUnknown", "committed", "committed", "committed");
     }
 
@@ -199,16 +207,23 @@ class ExactlyOnceCommitterTest {
                 new ExactlyOnceCommitter(new SinkSubtask(context, settings(3), "table \"orders\"", TestWording.WORDS),
                         session, group, () -> clock[0]);
         clock[0] += 7_000_000_000L;
-        assertThat(group.value("eosink.secondsSinceLastCommit")).as("since it started").isEqualTo(7L);
+        assertThat(group.value("eosink.secondsSinceLastCommit"))
+                .as("since it started")
+                .isEqualTo(7L);
 
         committer.commit(List.of(new FakeRequest(before), new FakeRequest(a), new FakeRequest(b)));
 
         assertThat(group.count("eosink.transactionsCommitted")).isEqualTo(2);
         assertThat(group.count("eosink.transactionsAlreadyCommitted")).isEqualTo(1);
-        assertThat(group.count("eosink.recordsCommitted")).as("10 rows each, of the two committed now").isEqualTo(20);
+        assertThat(group.count("eosink.recordsCommitted"))
+                .as("10 rows each, of the two committed now")
+                .isEqualTo(20);
         assertThat(group.count("eosink.checkpointToCommittedMillis")).isEqualTo(2);
-        assertThat(group.histogram("eosink.checkpointToCommittedMillis").getStatistics().getMax())
-                .as("the second one's commit ended 120 ms after the call").isEqualTo(120);
+        assertThat(group.histogram("eosink.checkpointToCommittedMillis")
+                        .getStatistics()
+                        .getMax())
+                .as("the second one's commit ended 120 ms after the call")
+                .isEqualTo(120);
         assertThat(group.value("eosink.secondsSinceLastCommit")).isEqualTo(0L);
         clock[0] += 3_000_000_000L;
         assertThat(group.value("eosink.secondsSinceLastCommit")).isEqualTo(3L);
@@ -217,9 +232,15 @@ class ExactlyOnceCommitterTest {
                 .hasCauseInstanceOf(TransactionLostException.class);
         assertThat(group.count("eosink.transactionsLost")).isEqualTo(1);
         assertThat(group.count("eosink.commitRetries")).isZero();
-        assertThat(group.names()).contains("eosink.transactionsCommitted", "eosink.transactionsAlreadyCommitted",
-                "eosink.commitRetries", "eosink.transactionsLost", "eosink.recordsCommitted",
-                "eosink.checkpointToCommittedMillis", "eosink.secondsSinceLastCommit");
+        assertThat(group.names())
+                .contains(
+                        "eosink.transactionsCommitted",
+                        "eosink.transactionsAlreadyCommitted",
+                        "eosink.commitRetries",
+                        "eosink.transactionsLost",
+                        "eosink.recordsCommitted",
+                        "eosink.checkpointToCommittedMillis",
+                        "eosink.secondsSinceLastCommit");
     }
 
     private ExactlyOnceCommitter committer(CommitSession session, int retries) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkSettings;
@@ -6,7 +10,6 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.SubtaskContext.JobRun;
 
 import org.apache.flink.metrics.SimpleCounter;
-
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

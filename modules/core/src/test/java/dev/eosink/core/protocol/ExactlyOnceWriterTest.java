@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.LeftoverPolicy;
@@ -18,7 +22,6 @@ import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.runtime.execution.SuppressRestartsException;
-
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -39,6 +42,7 @@ class ExactlyOnceWriterTest {
 
     /** The job that runs the writers of these tests, and another one. */
     private static final String JOB = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
     private static final String OLD_JOB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
     private static final String OTHER_JOB = "cccccccccccccccccccccccccccccccc";
 
@@ -78,19 +82,26 @@ class ExactlyOnceWriterTest {
                 writer(session, OptionalLong.of(4), 0, 1, List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)), metrics);
         assertThat(session.rolledBack).as("at start, oldest first").containsExactly(adoptedOrphan, orphan, newer);
         assertThat(metrics.count("eosink.transactionsRolledBack")).isEqualTo(3);
-        assertThat(metrics.count("eosink.orphansRolledBack")).as("the two of another run").isEqualTo(2);
+        assertThat(metrics.count("eosink.orphansRolledBack"))
+                .as("the two of another run")
+                .isEqualTo(2);
         assertThat(session.claimed).as("guards taken").containsExactly(0, 1);
         assertThat(session.released).as("adopted guards released").containsExactly(1);
-        assertThat(session.prepared).as("the held one, committed by the restored committer meanwhile").isEmpty();
+        assertThat(session.prepared)
+                .as("the held one, committed by the restored committer meanwhile")
+                .isEmpty();
 
         writer.write("x", null);
         writer.prepareCommit();
         writer.snapshotState(5);
-        assertThat(session.rolledBack).as("nothing more at the first checkpoint").hasSize(3);
+        assertThat(session.rolledBack)
+                .as("nothing more at the first checkpoint")
+                .hasSize(3);
     }
 
     /** A short wait for the restored committers of other subtasks, for the cases that wait it out. */
-    private static final SinkSettings SHORT_WAIT = SinkSettings.defaults("orders").withClaimWait(Duration.ofMillis(300));
+    private static final SinkSettings SHORT_WAIT =
+            SinkSettings.defaults("orders").withClaimWait(Duration.ofMillis(300));
 
     /**
      * What the restored state cannot tell (a rescale gave its subtask's state elsewhere) is waited for at start:
@@ -108,8 +119,8 @@ class ExactlyOnceWriterTest {
             }
         };
         RecordingMetricGroup metrics = new RecordingMetricGroup();
-        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), 0, 2,
-                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), metrics, SHORT_WAIT);
+        ExactlyOnceWriter<String> writer = writer(
+                session, OptionalLong.of(4), 0, 2, List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), metrics, SHORT_WAIT);
         assertThat(session.rolledBack).as("at start").isEmpty();
         assertThat(session.listed).as("waited, looking again").isGreaterThan(3);
 
@@ -133,10 +144,16 @@ class ExactlyOnceWriterTest {
         FakeSession session = new FakeSession(held);
         session.onList = listing -> session.prepared.remove(held);
         long start = System.nanoTime();
-        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), 0, 2,
-                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), new RecordingMetricGroup(),
+        ExactlyOnceWriter<String> writer = writer(
+                session,
+                OptionalLong.of(4),
+                0,
+                2,
+                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)),
+                new RecordingMetricGroup(),
                 SinkSettings.defaults("orders"));
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("no wait for the whole claimWait")
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .as("no wait for the whole claimWait")
                 .isLessThan(Duration.ofSeconds(10));
         int listed = session.listed;
         writer.snapshotState(5);
@@ -153,17 +170,24 @@ class ExactlyOnceWriterTest {
     void anEpochFailureBeforeTheFirstCheckpointNamesWhatWaitsForIt() throws Exception {
         TransactionId maybeHeld = tx(2, 4, run(OLD_JOB, "cccc"));
         FakeSession session = new FakeSession(maybeHeld);
-        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), 0, 2,
-                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), new RecordingMetricGroup(), SHORT_WAIT);
+        ExactlyOnceWriter<String> writer = writer(
+                session,
+                OptionalLong.of(4),
+                0,
+                2,
+                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)),
+                new RecordingMetricGroup(),
+                SHORT_WAIT);
         session.writeFailure = new IOException("record #1: lock wait timed out");
 
         assertThatThrownBy(() -> writer.write("x", null))
                 .isInstanceOf(SinkException.class)
                 .hasMessageContaining("record #1: lock wait timed out")
-                .hasMessageContaining("Prepared transaction(s) [" + maybeHeld + "] found at start are named at or before "
-                        + "restored checkpoint 4 by the execution that took it, yet no restored committer committed them "
-                        + "within PT0.3S; this run rolls them back at its first checkpoint, which cannot come while this "
-                        + "writer waits. Until then each holds the row locks of the rows it wrote.")
+                .hasMessageContaining(
+                        "Prepared transaction(s) [" + maybeHeld + "] found at start are named at or before "
+                                + "restored checkpoint 4 by the execution that took it, yet no restored committer committed them "
+                                + "within PT0.3S; this run rolls them back at its first checkpoint, which cannot come while this "
+                                + "writer waits. Until then each holds the row locks of the rows it wrote.")
                 .hasMessageContaining("roll it back by hand (sql/03-prepared-transactions.sql)");
     }
 
@@ -197,12 +221,18 @@ class ExactlyOnceWriterTest {
                 .hasMessageContaining("nothing of this job became visible")
                 .hasMessageContaining("decide by hand (sql/03-prepared-transactions.sql): commit the transactions if")
                 .hasMessageContaining("leftoverPolicy(ROLLBACK)");
-        assertThat(withLeftover.rolledBack).as("only this execution's own, never the leftover").containsExactly(ownEarlier);
+        assertThat(withLeftover.rolledBack)
+                .as("only this execution's own, never the leftover")
+                .containsExactly(ownEarlier);
         assertThat(withLeftover.prepared).containsExactly(savepoints);
         assertThat(withLeftover.closed).isTrue();
 
         FakeSession rolling = new FakeSession(savepoints);
-        writer(rolling, OptionalLong.empty(), List.of(), SinkSettings.defaults("orders").withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
+        writer(
+                rolling,
+                OptionalLong.empty(),
+                List.of(),
+                SinkSettings.defaults("orders").withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
         assertThat(rolling.rolledBack).containsExactly(savepoints);
     }
 
@@ -250,8 +280,8 @@ class ExactlyOnceWriterTest {
         assertThat(session.begun).as("nothing written").isEmpty();
 
         FakeSession rolling = new FakeSession(savepoints);
-        ExactlyOnceWriter<String> rollingWriter = writer(rolling, OptionalLong.of(12), List.of(),
-                SHORT_WAIT.withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
+        ExactlyOnceWriter<String> rollingWriter =
+                writer(rolling, OptionalLong.of(12), List.of(), SHORT_WAIT.withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
         assertThat(rolling.rolledBack).as("at start").containsExactly(savepoints);
         rollingWriter.snapshotState(13);
         assertThat(rolling.rolledBack).hasSize(1);
@@ -272,8 +302,14 @@ class ExactlyOnceWriterTest {
     void whatTheCheckpointPromisedAndNoCommitterCommitsIsRefused() throws Exception {
         TransactionId promised = tx(0, 4, run(OLD_JOB, "aaaa"));
         FakeSession session = new FakeSession(promised);
-        assertThatThrownBy(() -> writer(session, OptionalLong.of(4), 0, 1, List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)),
-                        new RecordingMetricGroup(), SHORT_WAIT))
+        assertThatThrownBy(() -> writer(
+                        session,
+                        OptionalLong.of(4),
+                        0,
+                        1,
+                        List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)),
+                        new RecordingMetricGroup(),
+                        SHORT_WAIT))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
                 .hasMessageContaining("restored checkpoint 4 promised [" + promised + "]")
@@ -306,8 +342,10 @@ class ExactlyOnceWriterTest {
             }
         };
         session.afterList = listing -> {
-            if (committing[0] && listing > 2
-                    && System.nanoTime() - waitStartedBefore[0] > SHORT_WAIT.claimWait().toNanos()) {
+            if (committing[0]
+                    && listing > 2
+                    && System.nanoTime() - waitStartedBefore[0]
+                            > SHORT_WAIT.claimWait().toNanos()) {
                 // Past the claim wait, the writer waits on for the busy committer. Its COMMIT PREPARED returns
                 // now, just after the server answered the writer's listing, and its commit call ends.
                 session.prepared.remove(promised);
@@ -316,14 +354,22 @@ class ExactlyOnceWriterTest {
             }
         };
         try {
-            writer(session, OptionalLong.of(4), 0, 1, List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)),
-                    new RecordingMetricGroup(), SHORT_WAIT);
+            writer(
+                    session,
+                    OptionalLong.of(4),
+                    0,
+                    1,
+                    List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)),
+                    new RecordingMetricGroup(),
+                    SHORT_WAIT);
         } finally {
             if (committing[0]) {
                 LocalCommitters.left(committer); // never leave the JVM-wide count to the other tests
             }
         }
-        assertThat(committing[0]).as("the committer finished while the writer waited").isFalse();
+        assertThat(committing[0])
+                .as("the committer finished while the writer waited")
+                .isFalse();
         assertThat(session.prepared).as("committed by the restored committer").isEmpty();
         assertThat(session.rolledBack).isEmpty();
     }
@@ -338,7 +384,8 @@ class ExactlyOnceWriterTest {
         TransactionId promised = tx(1, 4, run(OLD_JOB, "aaa1"));
         FakeSession session = new FakeSession(promised);
         List<WriterState> states = List.of(state(0, 4, run(OLD_JOB, "aaa0"), 4), state(1, 4, run(OLD_JOB, "aaa1"), 4));
-        assertThatThrownBy(() -> writer(session, OptionalLong.of(4), 0, 3, states, new RecordingMetricGroup(), SHORT_WAIT))
+        assertThatThrownBy(
+                        () -> writer(session, OptionalLong.of(4), 0, 3, states, new RecordingMetricGroup(), SHORT_WAIT))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
                 .hasMessageContaining("restored checkpoint 4 promised [" + promised + "]")
@@ -385,7 +432,13 @@ class ExactlyOnceWriterTest {
         CarriedNotice another = new CarriedNotice(tx(1, 9, run(OLD_JOB, "bbbb")), 2);
         FakeSession session = new FakeSession();
         session.notices.addAll(List.of(own, another));
-        assertThatThrownBy(() -> writer(session, OptionalLong.empty(), 0, 2, List.of(), new RecordingMetricGroup(),
+        assertThatThrownBy(() -> writer(
+                        session,
+                        OptionalLong.empty(),
+                        0,
+                        2,
+                        List.of(),
+                        new RecordingMetricGroup(),
                         SinkSettings.defaults("orders")))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
@@ -393,12 +446,19 @@ class ExactlyOnceWriterTest {
                 .hasMessageContaining("never written")
                 .hasMessageContaining("eosink-admin carried")
                 .hasMessageContaining("leftoverPolicy(ROLLBACK)")
-                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(another.transaction().toString()));
+                .satisfies(e -> assertThat(e.getMessage())
+                        .doesNotContain(another.transaction().toString()));
         assertThat(session.closedCarried).isEmpty();
 
         FakeSession rolling = new FakeSession();
         rolling.notices.addAll(List.of(own, another));
-        writer(rolling, OptionalLong.empty(), 0, 2, List.of(), new RecordingMetricGroup(),
+        writer(
+                rolling,
+                OptionalLong.empty(),
+                0,
+                2,
+                List.of(),
+                new RecordingMetricGroup(),
                 SinkSettings.defaults("orders").withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
         assertThat(rolling.closedCarried).containsExactly(2);
     }
@@ -447,7 +507,9 @@ class ExactlyOnceWriterTest {
         writer(session, OptionalLong.of(9), 1, 4, List.of(state(1, 9, run(OLD_JOB, "bbbb"), 2)), metrics, SHORT_WAIT);
         writer(session, OptionalLong.of(9), 2, 4, List.of(), metrics, SHORT_WAIT);
         writer(session, OptionalLong.of(9), 3, 4, List.of(), metrics, SHORT_WAIT);
-        assertThat(session.notices).as("notices of indices restored checkpoint 9 never had").isEmpty();
+        assertThat(session.notices)
+                .as("notices of indices restored checkpoint 9 never had")
+                .isEmpty();
     }
 
     /**
@@ -468,14 +530,16 @@ class ExactlyOnceWriterTest {
         List<WriterState> ofSubtask1 = List.of(new WriterState("orders", 1, 4, new Lineage(run(OLD_JOB, "bbbb"), 2, 1_000L), carried));
         List<WriterState> ofSubtask0 = List.of(state(0, 4, run(OLD_JOB, "aaaa"), 2));
 
-        catchThrowable(() -> writer(session, OptionalLong.of(4), 1, 2, ofSubtask1, new RecordingMetricGroup(),
-                refuseRewinds));
-        assertThatThrownBy(() -> writer(session, OptionalLong.of(4), 0, 2, ofSubtask0, new RecordingMetricGroup(),
-                        refuseRewinds))
+        catchThrowable(
+                () -> writer(session, OptionalLong.of(4), 1, 2, ofSubtask1, new RecordingMetricGroup(), refuseRewinds));
+        assertThatThrownBy(() -> writer(
+                        session, OptionalLong.of(4), 0, 2, ofSubtask0, new RecordingMetricGroup(), refuseRewinds))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
                 .hasMessageContaining("rewindPolicy FAIL");
-        assertThat(session.applied).as("carried writes the refused rewind wrote").isEmpty();
+        assertThat(session.applied)
+                .as("carried writes the refused rewind wrote")
+                .isEmpty();
         assertThat(session.notices).as("notices the refused rewind gave up").containsExactly(ofTheRewoundLine);
     }
 
@@ -487,7 +551,10 @@ class ExactlyOnceWriterTest {
     @Test
     void anEpochThatWouldExceedMaxPreparedPerSubtaskFailsBeforeItBegins() throws Exception {
         FakeSession session = new FakeSession();
-        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.empty(), List.of(),
+        ExactlyOnceWriter<String> writer = writer(
+                session,
+                OptionalLong.empty(),
+                List.of(),
                 SinkSettings.defaults("orders").withMaxPreparedPerSubtask(3));
         for (long checkpoint = 1; checkpoint <= 3; checkpoint++) {
             writer.write("r" + checkpoint, null);
@@ -499,7 +566,8 @@ class ExactlyOnceWriterTest {
                 .hasMessageContaining("3 transactions this subtask prepared are still waiting")
                 .hasMessageContaining("checkpoints [1, 2, 3]")
                 .hasMessageContaining("maxPreparedPerSubtask (3)")
-                .hasMessageContaining("Each prepared transaction holds the row locks of the rows it wrote, so this subtask fails over");
+                .hasMessageContaining(
+                        "Each prepared transaction holds the row locks of the rows it wrote, so this subtask fails over");
         assertThat(session.begun).hasSize(3);
 
         // A committer in another JVM committed the first two: the database no longer lists them.
@@ -520,7 +588,10 @@ class ExactlyOnceWriterTest {
 
         FakeSession refusing = new FakeSession();
         refusing.committedAfter = session.committedAfter;
-        assertThatThrownBy(() -> writer(refusing, OptionalLong.of(4), restored,
+        assertThatThrownBy(() -> writer(
+                        refusing,
+                        OptionalLong.of(4),
+                        restored,
                         SinkSettings.defaults("orders").withRewindPolicy(RewindPolicy.FAIL)))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
@@ -549,8 +620,8 @@ class ExactlyOnceWriterTest {
         assertThat(session.prepared).containsExactlyElementsOf(session.begun);
     }
 
-    private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored, List<WriterState> states)
-            throws Exception {
+    private static ExactlyOnceWriter<String> writer(
+            FakeSession session, OptionalLong restored, List<WriterState> states) throws Exception {
         return writer(session, restored, states, SinkSettings.defaults("orders"));
     }
 
@@ -569,13 +640,25 @@ class ExactlyOnceWriterTest {
                 new SinkSubtask(context, SinkSettings.defaults("orders"), "table t", TestWording.WORDS), session, states);
     }
 
-    private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored, int subtask,
-            int parallelism, List<WriterState> states, RecordingMetricGroup metrics) throws Exception {
+    private static ExactlyOnceWriter<String> writer(
+            FakeSession session,
+            OptionalLong restored,
+            int subtask,
+            int parallelism,
+            List<WriterState> states,
+            RecordingMetricGroup metrics)
+            throws Exception {
         return writer(session, restored, subtask, parallelism, states, metrics, SinkSettings.defaults("orders"));
     }
 
-    private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored, int subtask,
-            int parallelism, List<WriterState> states, RecordingMetricGroup metrics, SinkSettings settings)
+    private static ExactlyOnceWriter<String> writer(
+            FakeSession session,
+            OptionalLong restored,
+            int subtask,
+            int parallelism,
+            List<WriterState> states,
+            RecordingMetricGroup metrics,
+            SinkSettings settings)
             throws Exception {
         SubtaskContext context =
                 new SubtaskContext("orders", subtask, parallelism, 0, new JobRun(JOB, restored));
@@ -601,6 +684,7 @@ class ExactlyOnceWriterTest {
         java.util.function.IntConsumer onList = listing -> {};
         /** Called with the number of each listing, after its answer was taken: what happens while it travels back. */
         java.util.function.IntConsumer afterList = listing -> {};
+
         int listed;
         boolean open;
         boolean closed;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkSettings;
@@ -6,7 +10,6 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.SubtaskContext.JobRun;
 
 import org.apache.flink.metrics.SimpleCounter;
-
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -50,12 +53,16 @@ class PreparedAgeTest {
         clock += 5 * SECOND;
         TransactionId second = epoch(writer, "b", 2);
         assertThat(gauge(WriterMetrics.PREPARED_TRANSACTIONS)).isEqualTo(2);
-        assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS)).as("the first one's age").isEqualTo(10);
+        assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS))
+                .as("the first one's age")
+                .isEqualTo(10);
 
         // Heard without the writer running (it acts at its next barrier): the gauges ask themselves.
         CheckpointOutcomes.completed(context.execution(), CheckpointOutcomes.committer("orders", 0), 1);
         assertThat(gauge(WriterMetrics.PREPARED_TRANSACTIONS)).isEqualTo(1);
-        assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS)).as("the second one's age").isZero();
+        assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS))
+                .as("the second one's age")
+                .isZero();
         clock += 3 * SECOND;
         assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS)).isEqualTo(3);
 
@@ -63,9 +70,13 @@ class PreparedAgeTest {
         assertThat(gauge(WriterMetrics.PREPARED_TRANSACTIONS)).isZero();
         assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS)).isZero();
 
-        assertThat(group.count("eosink." + WriterMetrics.BARRIER_TO_PREPARED_MILLIS)).isEqualTo(2);
-        assertThat(group.histogram("eosink." + WriterMetrics.BARRIER_TO_PREPARED_MILLIS).getStatistics().getMax())
-                .as("flush to prepared on the fake clock").isEqualTo(250);
+        assertThat(group.count("eosink." + WriterMetrics.BARRIER_TO_PREPARED_MILLIS))
+                .isEqualTo(2);
+        assertThat(group.histogram("eosink." + WriterMetrics.BARRIER_TO_PREPARED_MILLIS)
+                        .getStatistics()
+                        .getMax())
+                .as("flush to prepared on the fake clock")
+                .isEqualTo(250);
         assertThat(gauge(WriterMetrics.COPY_BACKLOG_BYTES)).isEqualTo(42);
         assertThat(first).isNotEqualTo(second);
         writer.close();
@@ -91,7 +102,9 @@ class PreparedAgeTest {
         writer.snapshotState(3);
         clock += 5 * SECOND;
         writer.write("d", null);
-        assertThat(session.listed).as("warned already: never asked again for it").isEqualTo(listedAtStart + 1);
+        assertThat(session.listed)
+                .as("warned already: never asked again for it")
+                .isEqualTo(listedAtStart + 1);
 
         clock += 30 * SECOND; // now the second and third are due too
         writer.flush(false);
@@ -108,7 +121,9 @@ class PreparedAgeTest {
         TransactionId first = epoch(writer, "a", 1);
         // A committer in another JVM committed it, telling nobody in this one.
         session.prepared.remove(first);
-        assertThat(gauge(WriterMetrics.PREPARED_TRANSACTIONS)).as("not known yet").isEqualTo(1);
+        assertThat(gauge(WriterMetrics.PREPARED_TRANSACTIONS))
+                .as("not known yet")
+                .isEqualTo(1);
 
         clock += 31 * SECOND;
         writer.write("b", null);
@@ -119,7 +134,8 @@ class PreparedAgeTest {
 
     @Test
     void warnsOncePerEntryWithWhatToCheck() {
-        PreparedAgeWarning warning = new PreparedAgeWarning(context, "table \"orders\"", TestWording.WORDS, Duration.ofSeconds(30));
+        PreparedAgeWarning warning =
+                new PreparedAgeWarning(context, "table \"orders\"", TestWording.WORDS, Duration.ofSeconds(30));
         PendingCommits pending = new PendingCommits(context.execution(), "orders", 0);
         TransactionId id = new TransactionId("orders", 0, 7, "abcd1234");
         pending.prepared(id, 0);
@@ -129,27 +145,45 @@ class PreparedAgeTest {
         assertThat(warning.anyDue(pending, 30 * SECOND)).as("at the threshold").isFalse();
         assertThat(warning.anyDue(pending, 31 * SECOND)).isTrue();
         assertThat(warning.warnDue(pending, 31 * SECOND)).isEqualTo(1);
-        assertThat(warning.anyDue(pending, 90 * SECOND)).as("once per transaction").isFalse();
+        assertThat(warning.anyDue(pending, 90 * SECOND))
+                .as("once per transaction")
+                .isFalse();
         assertThat(warning.warnDue(pending, 90 * SECOND)).isZero();
 
         TransactionId next = new TransactionId("orders", 0, 8, "abcd1234");
         pending.prepared(next, 40 * SECOND);
-        assertThat(warning.warnDue(pending, 71 * SECOND)).as("the next one, once").isEqualTo(1);
+        assertThat(warning.warnDue(pending, 71 * SECOND))
+                .as("the next one, once")
+                .isEqualTo(1);
 
-        String message = warning.message(pending.entries().iterator().next(), CheckpointOutcomes.Outcome.ABORTED, 31 * SECOND);
-        assertThat(message).contains("sink 'orders' subtask 0/1", "table \"orders\"", id.toString(), "checkpoint 7",
-                "aborted", "31 s", "PT30S", "checkpoints failing, declined or timing out", "committer that cannot commit",
-                "docs/operations.md", "It holds the row locks of the rows it wrote until a later checkpoint completes");
+        String message =
+                warning.message(pending.entries().iterator().next(), CheckpointOutcomes.Outcome.ABORTED, 31 * SECOND);
+        assertThat(message)
+                .contains(
+                        "sink 'orders' subtask 0/1",
+                        "table \"orders\"",
+                        id.toString(),
+                        "checkpoint 7",
+                        "aborted",
+                        "31 s",
+                        "PT30S",
+                        "checkpoints failing, declined or timing out",
+                        "committer that cannot commit",
+                        "docs/operations.md",
+                        "It holds the row locks of the rows it wrote until a later checkpoint completes");
         pending.clear();
     }
 
     @Test
     void theThresholdIsSetOrThreeCheckpointIntervalsAtLeastAMinuteOrTenMinutes() {
         SinkSettings defaults = SinkSettings.defaults("orders");
-        assertThat(PreparedAgeWarning.threshold(defaults.withPreparedAgeWarning(Duration.ofSeconds(5)), Duration.ofMinutes(1)))
+        assertThat(PreparedAgeWarning.threshold(
+                        defaults.withPreparedAgeWarning(Duration.ofSeconds(5)), Duration.ofMinutes(1)))
                 .isEqualTo(Duration.ofSeconds(5));
-        assertThat(PreparedAgeWarning.threshold(defaults, Duration.ofSeconds(10))).isEqualTo(Duration.ofMinutes(1));
-        assertThat(PreparedAgeWarning.threshold(defaults, Duration.ofMinutes(2))).isEqualTo(Duration.ofMinutes(6));
+        assertThat(PreparedAgeWarning.threshold(defaults, Duration.ofSeconds(10)))
+                .isEqualTo(Duration.ofMinutes(1));
+        assertThat(PreparedAgeWarning.threshold(defaults, Duration.ofMinutes(2)))
+                .isEqualTo(Duration.ofMinutes(6));
         assertThat(PreparedAgeWarning.threshold(defaults, null)).isEqualTo(Duration.ofMinutes(10));
     }
 

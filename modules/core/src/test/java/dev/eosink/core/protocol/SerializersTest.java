@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.TransactionId;
@@ -26,8 +30,7 @@ class SerializersTest {
 
     @Test
     void committableOfUnknownVersionIsRejectedWithRemedy() throws IOException {
-        byte[] bytes =
-                committables.serialize(new PreparedTransaction(new TransactionId("o", 0, 1, "abcd1234"), 1, 1));
+        byte[] bytes = committables.serialize(new PreparedTransaction(new TransactionId("o", 0, 1, "abcd1234"), 1, 1));
         assertThatThrownBy(() -> committables.deserialize(99, bytes))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("version 99")
@@ -47,7 +50,8 @@ class SerializersTest {
         byte[] bytes = committables.serialize(tx);
         String name = "eos1/s/1/2/abcd1234";
         assertThat(bytes.length).isEqualTo(2 + name.length() + 8 + 8);
-        assertThat(new String(bytes, 2, name.length(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(name);
+        assertThat(new String(bytes, 2, name.length(), java.nio.charset.StandardCharsets.UTF_8))
+                .isEqualTo(name);
     }
 
     /**
@@ -83,8 +87,8 @@ class SerializersTest {
     /** Checkpoints of the releases before carried writes hold version 2: still read, carrying nothing. */
     @Test
     void writerStateVersion2IsReadCarryingNothing() throws IOException {
-        byte[] v2 = HexFormat.of().parseHex(
-                "00066f726465727300000002000000000000004d00086162636431323334000000040000018bcfe56800");
+        byte[] v2 = HexFormat.of()
+                .parseHex("00066f726465727300000002000000000000004d00086162636431323334000000040000018bcfe56800");
         WriterState state = states.deserialize(2, v2);
         assertThat(state).isEqualTo(new WriterState("orders", 2, 77, new Lineage("abcd1234", 4, 1_700_000_000_000L)));
         assertThat(state.carries()).isFalse();

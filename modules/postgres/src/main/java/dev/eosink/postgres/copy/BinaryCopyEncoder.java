@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.copy;
 
 import org.apache.flink.annotation.Internal;
@@ -37,7 +41,8 @@ public final class BinaryCopyEncoder implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0
+    };
     static final byte[] TRAILER = {(byte) 0xff, (byte) 0xff};
 
     /** Microseconds between 1970-01-01 and PostgreSQL's epoch 2000-01-01, where its timestamps count from. */
@@ -82,19 +87,65 @@ public final class BinaryCopyEncoder implements Serializable {
 
     /** The type names this encoder supports. */
     public static final List<String> SUPPORTED = List.of(
-            "int2", "int4", "int8", "float4", "float8", "bool", "numeric", "text", "varchar", "bpchar", "name",
-            "json", "jsonb", "bytea", "uuid", "date", "timestamp", "timestamptz");
+            "int2",
+            "int4",
+            "int8",
+            "float4",
+            "float8",
+            "bool",
+            "numeric",
+            "text",
+            "varchar",
+            "bpchar",
+            "name",
+            "json",
+            "jsonb",
+            "bytea",
+            "uuid",
+            "date",
+            "timestamp",
+            "timestamptz");
 
     private static Column forType(String type) {
         switch (type.toLowerCase(Locale.ROOT)) {
-            case "int2": return (out, v) -> { out.int32(2); out.int16(checkedLong(v, Short.MIN_VALUE, Short.MAX_VALUE, "smallint")); };
-            case "int4": return (out, v) -> { out.int32(4); out.int32((int) checkedLong(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "integer")); };
-            case "int8": return (out, v) -> { out.int32(8); out.int64(checkedLong(v, Long.MIN_VALUE, Long.MAX_VALUE, "bigint")); };
-            case "float4": return (out, v) -> { out.int32(4); out.int32(Float.floatToIntBits(number(v, "real").floatValue())); };
-            case "float8": return (out, v) -> { out.int32(8); out.int64(Double.doubleToLongBits(number(v, "double precision").doubleValue())); };
-            case "bool": return (out, v) -> { out.int32(1); out.byte1(bool(v) ? 1 : 0); };
-            case "numeric": return NumericEncoding::encode;
-            case "text": case "varchar": case "bpchar": case "name": case "json":
+            case "int2":
+                return (out, v) -> {
+                    out.int32(2);
+                    out.int16(checkedLong(v, Short.MIN_VALUE, Short.MAX_VALUE, "smallint"));
+                };
+            case "int4":
+                return (out, v) -> {
+                    out.int32(4);
+                    out.int32((int) checkedLong(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "integer"));
+                };
+            case "int8":
+                return (out, v) -> {
+                    out.int32(8);
+                    out.int64(checkedLong(v, Long.MIN_VALUE, Long.MAX_VALUE, "bigint"));
+                };
+            case "float4":
+                return (out, v) -> {
+                    out.int32(4);
+                    out.int32(Float.floatToIntBits(number(v, "real").floatValue()));
+                };
+            case "float8":
+                return (out, v) -> {
+                    out.int32(8);
+                    out.int64(Double.doubleToLongBits(
+                            number(v, "double precision").doubleValue()));
+                };
+            case "bool":
+                return (out, v) -> {
+                    out.int32(1);
+                    out.byte1(bool(v) ? 1 : 0);
+                };
+            case "numeric":
+                return NumericEncoding::encode;
+            case "text":
+            case "varchar":
+            case "bpchar":
+            case "name":
+            case "json":
                 return (out, v) -> {
                     if (!(v instanceof String) || !out.ascii((String) v)) {
                         out.bytes(text(v).getBytes(StandardCharsets.UTF_8));
@@ -126,7 +177,8 @@ public final class BinaryCopyEncoder implements Serializable {
                 };
             case "date":
                 return (out, v) -> {
-                    LocalDate d = v instanceof LocalDate ? (LocalDate) v
+                    LocalDate d = v instanceof LocalDate
+                            ? (LocalDate) v
                             : v instanceof java.sql.Date ? ((java.sql.Date) v).toLocalDate() : null;
                     if (d == null) {
                         throw mismatch(v, "date (LocalDate or java.sql.Date)");
@@ -136,7 +188,8 @@ public final class BinaryCopyEncoder implements Serializable {
                 };
             case "timestamp":
                 return (out, v) -> {
-                    LocalDateTime t = v instanceof LocalDateTime ? (LocalDateTime) v
+                    LocalDateTime t = v instanceof LocalDateTime
+                            ? (LocalDateTime) v
                             : v instanceof java.sql.Timestamp ? ((java.sql.Timestamp) v).toLocalDateTime() : null;
                     if (t == null) {
                         throw mismatch(v, "timestamp (LocalDateTime or java.sql.Timestamp)");
@@ -146,10 +199,15 @@ public final class BinaryCopyEncoder implements Serializable {
                 };
             case "timestamptz":
                 return (out, v) -> {
-                    Instant t = v instanceof Instant ? (Instant) v
-                            : v instanceof OffsetDateTime ? ((OffsetDateTime) v).toInstant()
-                            : v instanceof ZonedDateTime ? ((ZonedDateTime) v).toInstant()
-                            : v instanceof java.sql.Timestamp ? ((java.sql.Timestamp) v).toInstant() : null;
+                    Instant t = v instanceof Instant
+                            ? (Instant) v
+                            : v instanceof OffsetDateTime
+                                    ? ((OffsetDateTime) v).toInstant()
+                                    : v instanceof ZonedDateTime
+                                            ? ((ZonedDateTime) v).toInstant()
+                                            : v instanceof java.sql.Timestamp
+                                                    ? ((java.sql.Timestamp) v).toInstant()
+                                                    : null;
                     if (t == null) {
                         throw mismatch(v, "timestamptz (Instant, OffsetDateTime, ZonedDateTime or java.sql.Timestamp)");
                     }
@@ -194,8 +252,10 @@ public final class BinaryCopyEncoder implements Serializable {
         }
         for (int i = s.offsetByCodePoints(0, maxLength); i < s.length(); i++) {
             if (s.charAt(i) != ' ') {
-                throw new Refused("value too long for type " + declared + " (" + characters + " characters: \""
-                        + (s.length() > MAX_SHOWN ? s.substring(0, MAX_SHOWN) + "\"..." : s + "\"") + ")", "22001");
+                throw new Refused(
+                        "value too long for type " + declared + " (" + characters + " characters: \""
+                                + (s.length() > MAX_SHOWN ? s.substring(0, MAX_SHOWN) + "\"..." : s + "\"") + ")",
+                        "22001");
             }
         }
     }
@@ -232,8 +292,9 @@ public final class BinaryCopyEncoder implements Serializable {
     /** Appends one row; on a bad value nothing of the row is appended and the message names the column. */
     public void row(Buffer out, Object[] values) {
         if (values == null || values.length != encoders.length) {
-            throw new IllegalArgumentException("the row mapper returned "
-                    + (values == null ? "null" : values.length + " values") + " for " + encoders.length + " columns " + columns);
+            throw new IllegalArgumentException(
+                    "the row mapper returned " + (values == null ? "null" : values.length + " values") + " for "
+                            + encoders.length + " columns " + columns);
         }
         int mark = out.size();
         out.int16(encoders.length);
@@ -300,7 +361,8 @@ public final class BinaryCopyEncoder implements Serializable {
     }
 
     static IllegalArgumentException mismatch(Object v, String expected) {
-        return new IllegalArgumentException("expected " + expected + ", got " + v.getClass().getName());
+        return new IllegalArgumentException(
+                "expected " + expected + ", got " + v.getClass().getName());
     }
 
     /** A growable byte buffer the COPY writer drains into the connection when it is full enough. */

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
@@ -111,8 +115,10 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                                     options.networkTimeout(), context)));
         } catch (SQLException e) {
             endQuietly(c, io, context, e);
-            throw new SinkException(context + ": checking PostgreSQL at " + options.connection().describe()
-                    + " failed: " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": checking PostgreSQL at " + options.connection().describe() + " failed: "
+                            + e.getMessage(),
+                    e);
         } catch (IOException | RuntimeException e) {
             endQuietly(c, io, context, e);
             throw e;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
@@ -21,7 +25,6 @@ import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
 import org.apache.flink.runtime.execution.SuppressRestartsException;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,16 +72,20 @@ final class PostgresWriterSession<IN>
     private final Connection connection;
     /** Bounds every call of an epoch (writes, PREPARE, rollback): see {@link IoWatchdog}. */
     private final IoWatchdog io;
+
     private final OwnershipGuard guard;
     /** COPY flow control, for whichever path uses COPY; it holds the monitor connection, if one was opened. */
     private final CopyBacklog backlog;
+
     private final WriteErrors errors;
     /** The table and how the sink writes it, for messages. */
     private final String target;
+
     private final WritePath<IN> path;
 
     /** The marker row's INSERT, reused across the session's transactions (and for notice rows). */
     private final PreparedStatement marker;
+
     private boolean transactionOpen;
     /** Lists the sink's prepared transactions within an epoch, on a connection of its own. */
     private final PreparedListing commitLook;
@@ -207,7 +214,8 @@ final class PostgresWriterSession<IN>
     @Override
     public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis, Optional<String> takenBy)
             throws IOException {
-        try (PreparedStatement s = connection.prepareStatement(markerSql.committedAfterSql().orElseThrow())) {
+        try (PreparedStatement s =
+                connection.prepareStatement(markerSql.committedAfterSql().orElseThrow())) {
             betweenEpochs("reading the marker table");
             s.setString(1, context.sinkId());
             s.setLong(2, checkpointId);
@@ -222,8 +230,8 @@ final class PostgresWriterSession<IN>
                 }
             });
         } catch (SQLException e) {
-            throw new SinkException(context + ": could not read marker table " + markers.table() + ": "
-                    + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not read marker table " + markers.table() + ": " + e.getMessage(), e);
         }
     }
 
@@ -262,7 +270,8 @@ final class PostgresWriterSession<IN>
             try {
                 begin();
             } catch (SQLException e) {
-                throw new SinkException(context + ": beginning the transaction of " + id + " failed: " + e.getMessage(), e);
+                throw new SinkException(
+                        context + ": beginning the transaction of " + id + " failed: " + e.getMessage(), e);
             }
         }
     }
@@ -323,22 +332,32 @@ final class PostgresWriterSession<IN>
                 noticed.add(id);
             } else if (!noticed.isEmpty()) {
                 // This epoch wrote what earlier ones carried: their transactions committed before it could.
-                io.call("removing the notices of carried writes",
+                io.call(
+                        "removing the notices of carried writes",
                         () -> CarriedNotices.delete(connection, markerSql, noticed));
                 noticed.clear();
             }
             markerWritten = true;
             long t2 = System.nanoTime();
             try (Statement s = connection.createStatement()) {
-                io.call("PREPARE TRANSACTION", () -> s.execute("PREPARE TRANSACTION " + SqlIdentifier.literal(id.toString())));
+                io.call(
+                        "PREPARE TRANSACTION",
+                        () -> s.execute("PREPARE TRANSACTION " + SqlIdentifier.literal(id.toString())));
             }
             if (LOG.isDebugEnabled()) {
                 // Where a slow checkpoint spends its time: ending COPY waits for the server to store every
                 // row still in flight (the largest part under load); PREPARE flushes the WAL.
                 long t3 = System.nanoTime();
-                LOG.debug("{}: prepared {} in {} us: last rows and end of COPY {} us, marker {} us, PREPARE {} us; "
-                        + "COPY flow control in the epoch: {}", context, id, (t3 - t0) / 1000, (t1 - t0) / 1000,
-                        (t2 - t1) / 1000, (t3 - t2) / 1000, backlog.epochStats());
+                LOG.debug(
+                        "{}: prepared {} in {} us: last rows and end of COPY {} us, marker {} us, PREPARE {} us; "
+                                + "COPY flow control in the epoch: {}",
+                        context,
+                        id,
+                        (t3 - t0) / 1000,
+                        (t1 - t0) / 1000,
+                        (t2 - t1) / 1000,
+                        (t3 - t2) / 1000,
+                        backlog.epochStats());
             }
             transactionOpen = false;
             path.prepared().ifPresent(summary -> LOG.debug("{}: prepared {}: {}", context, id, summary));
@@ -363,7 +382,8 @@ final class PostgresWriterSession<IN>
                 s.execute("SET LOCAL lock_timeout = '" + CARRIED_LOCK_TIMEOUT_MILLIS + "ms'");
             }
             path.writeCarried(carried);
-            io.call("removing the notices of carried writes",
+            io.call(
+                    "removing the notices of carried writes",
                     () -> CarriedNotices.delete(connection, markerSql, context.sinkId(), subtask));
             io.call("committing carried statements", () -> {
                 connection.commit();
@@ -382,11 +402,14 @@ final class PostgresWriterSession<IN>
                 throw new SuppressRestartsException(new SinkException(failed + ". Nothing of them is committed", e));
             }
             boolean locked = e instanceof SQLException q && "55P03".equals(q.getSQLState());
-            throw new SinkException(failed + (locked
-                            ? " (another session holds a row of one of their keys: after a rescale, the subtask that "
-                                    + "owns that key now may have written it first. The task fails over and tries again; "
-                                    + "nothing of these writes is committed)"
-                            : ""), e);
+            throw new SinkException(
+                    failed
+                            + (locked
+                                    ? " (another session holds a row of one of their keys: after a rescale, the subtask that "
+                                            + "owns that key now may have written it first. The task fails over and tries again; "
+                                            + "nothing of these writes is committed)"
+                                    : ""),
+                    e);
         }
     }
 
@@ -397,11 +420,14 @@ final class PostgresWriterSession<IN>
                 return commitLook.openCarried(markerSql);
             }
             betweenEpochs("reading the notices of carried writes");
-            return io.call("reading the notices of carried writes",
+            return io.call(
+                    "reading the notices of carried writes",
                     () -> CarriedNotices.read(connection, markerSql, context.sinkId()));
         } catch (SQLException e) {
-            throw new SinkException(context + ": could not read marker table " + markers.table() + " for writes carried "
-                    + "past a barrier: " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not read marker table " + markers.table() + " for writes carried "
+                            + "past a barrier: " + e.getMessage(),
+                    e);
         }
     }
 
@@ -409,11 +435,14 @@ final class PostgresWriterSession<IN>
     public void closeCarried(int subtask) throws IOException {
         try {
             betweenEpochs("removing the notices of carried writes");
-            io.call("removing the notices of carried writes",
+            io.call(
+                    "removing the notices of carried writes",
                     () -> CarriedNotices.delete(connection, markerSql, context.sinkId(), subtask));
         } catch (SQLException e) {
-            throw new SinkException(context + ": could not remove the notices of writes subtask " + subtask
-                    + " carried past a barrier from marker table " + markers.table() + ": " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not remove the notices of writes subtask " + subtask
+                            + " carried past a barrier from marker table " + markers.table() + ": " + e.getMessage(),
+                    e);
         }
     }
 

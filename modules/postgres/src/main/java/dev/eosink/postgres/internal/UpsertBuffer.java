@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
@@ -62,11 +66,13 @@ final class UpsertBuffer<R> {
     private final int columns;
     /** The column names, which carried statements name too (see {@link CarriedStatements}). */
     private final List<String> columnNames;
+
     private final int[] keyIndexes;
     private final KeyColumns keys;
     private final RowEncoder<R> encoder;
     /** The one statement of a batch whose keys only the database can compare, or null. */
     private final String dedupingSql;
+
     private PreparedStatement deduping;
     private final LinkedHashMap<Object, Object> pending = new LinkedHashMap<>();
     private PreparedStatement upsert;
@@ -74,12 +80,20 @@ final class UpsertBuffer<R> {
     private long firstPosition = -1;
     private long lastPosition;
 
-    UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, List<String> keyColumns,
+    UpsertBuffer(
+            SqlIdentifier table,
+            List<String> columns,
+            List<String> columnTypes,
+            List<String> keyColumns,
             RowEncoder<R> encoder) {
         this(table, columns, columnTypes, KeyColumns.plain(keyColumns), encoder);
     }
 
-    UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, KeyColumns keys,
+    UpsertBuffer(
+            SqlIdentifier table,
+            List<String> columns,
+            List<String> columnTypes,
+            KeyColumns keys,
             RowEncoder<R> encoder) {
         List<String> keyColumns = keys.names();
         this.keys = keys;
@@ -88,19 +102,26 @@ final class UpsertBuffer<R> {
         this.columnNames = List.copyOf(columns);
         this.keyIndexes = keyColumns.stream().mapToInt(columns::indexOf).toArray();
         this.upsertSql = upsertSql(table, columns, columnTypes, keyColumns, "?");
-        this.dedupingSql = keys.databaseDecides() ? dedupingSql(table, columns, columnTypes, keys, keyIndexes, "?") : null;
+        this.dedupingSql =
+                keys.databaseDecides() ? dedupingSql(table, columns, columnTypes, keys, keyIndexes, "?") : null;
         this.upsertWithNulls = keys.databaseDecides()
                 ? dedupingSql(table, columns, columnTypes, keys, keyIndexes, "NULL")
                 : upsertSql(table, columns, columnTypes, keyColumns, "NULL");
         String quotedKeys = keyColumns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
-        String keyArrays = Arrays.stream(keyIndexes).mapToObj(i -> "?::text[]::" + columnTypes.get(i) + "[]")
+        String keyArrays = Arrays.stream(keyIndexes)
+                .mapToObj(i -> "?::text[]::" + columnTypes.get(i) + "[]")
                 .collect(Collectors.joining(", "));
-        this.deleteSql = "DELETE FROM " + table.sql() + " WHERE (" + quotedKeys + ") IN (SELECT * FROM unnest(" + keyArrays + "))";
+        this.deleteSql = "DELETE FROM " + table.sql() + " WHERE (" + quotedKeys + ") IN (SELECT * FROM unnest("
+                + keyArrays + "))";
     }
 
     /** The upsert with {@code parameter} for each column's array: "?" to bind, "NULL" to EXPLAIN. */
     private static String upsertSql(
-            SqlIdentifier table, List<String> columns, List<String> columnTypes, List<String> keyColumns, String parameter) {
+            SqlIdentifier table,
+            List<String> columns,
+            List<String> columnTypes,
+            List<String> keyColumns,
+            String parameter) {
         String cols = columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
         String arrays = columnTypes.stream().map(t -> unnested(t, parameter)).collect(Collectors.joining(", "));
         String keys = keyColumns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
@@ -108,11 +129,15 @@ final class UpsertBuffer<R> {
         others.removeAll(keyColumns);
         String action = others.isEmpty()
                 ? "DO NOTHING"
-                : "DO UPDATE SET " + others.stream().map(c -> SqlIdentifier.quote(c) + " = EXCLUDED." + SqlIdentifier.quote(c))
-                        .collect(Collectors.joining(", "));
-        String rows = columnTypes.stream().noneMatch(UpsertBuffer::isArray) ? "* FROM unnest(" + arrays + ")"
+                : "DO UPDATE SET "
+                        + others.stream()
+                                .map(c -> SqlIdentifier.quote(c) + " = EXCLUDED." + SqlIdentifier.quote(c))
+                                .collect(Collectors.joining(", "));
+        String rows = columnTypes.stream().noneMatch(UpsertBuffer::isArray)
+                ? "* FROM unnest(" + arrays + ")"
                 : values("u.c", columnTypes) + " FROM unnest(" + arrays + ") AS u(" + aliases(columns.size()) + ")";
-        return "INSERT INTO " + table.sql() + " (" + cols + ") SELECT " + rows + " ON CONFLICT (" + keys + ") " + action;
+        return "INSERT INTO " + table.sql() + " (" + cols + ") SELECT " + rows + " ON CONFLICT (" + keys + ") "
+                + action;
     }
 
     /**
@@ -150,10 +175,15 @@ final class UpsertBuffer<R> {
     }
 
     /** The batch statement of {@link KeyColumns.Form#DATABASE} keys (see the class comment). */
-    private static String dedupingSql(SqlIdentifier table, List<String> columns, List<String> columnTypes,
-            KeyColumns keys, int[] keyIndexes, String parameter) {
-        String arrays = columnTypes.stream().map(t -> unnested(t, parameter)).collect(Collectors.joining(", "))
-                + ", " + parameter + "::text[]::boolean[]";
+    private static String dedupingSql(
+            SqlIdentifier table,
+            List<String> columns,
+            List<String> columnTypes,
+            KeyColumns keys,
+            int[] keyIndexes,
+            String parameter) {
+        String arrays = columnTypes.stream().map(t -> unnested(t, parameter)).collect(Collectors.joining(", ")) + ", "
+                + parameter + "::text[]::boolean[]";
         StringBuilder aliases = new StringBuilder();
         for (int i = 0; i < columns.size(); i++) {
             aliases.append("c").append(i).append(", ");
@@ -180,7 +210,8 @@ final class UpsertBuffer<R> {
                 + ", eosink_order DESC), "
                 + "eosink_deleted AS (DELETE FROM " + table.sql() + " WHERE (" + quotedKeys + ") IN (SELECT "
                 + String.join(", ", lastKey) + " FROM eosink_last WHERE eosink_delete)) "
-                + "INSERT INTO " + table.sql() + " (" + columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
+                + "INSERT INTO " + table.sql() + " ("
+                + columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
                 + ") SELECT " + values + " FROM eosink_last WHERE NOT eosink_delete ON CONFLICT (" + quotedKeys
                 + ") DO UPDATE SET " + String.join(", ", set);
     }
@@ -383,11 +414,17 @@ final class UpsertBuffer<R> {
     CarriedStatements readCarried(byte[] bytes) throws CarriedStatementsRefused {
         CarriedStatements carried = CarriedStatements.decode(bytes);
         boolean otherKey = carried.keyColumnCount() != keyIndexes.length
-                || carried.keyColumns().map(names -> !names.equals(keys.names())).orElse(false);
+                || carried.keyColumns()
+                        .map(names -> !names.equals(keys.names()))
+                        .orElse(false);
         if (!carried.columns().equals(columnNames) || otherKey) {
-            throw CarriedStatementsRefused.otherColumns(carried.columns(), carried.keyColumns()
-                    .map(names -> "the key " + names).orElse(carried.keyColumnCount() + " key column(s)"),
-                    columnNames, "the key " + keys.names());
+            throw CarriedStatementsRefused.otherColumns(
+                    carried.columns(),
+                    carried.keyColumns()
+                            .map(names -> "the key " + names)
+                            .orElse(carried.keyColumnCount() + " key column(s)"),
+                    columnNames,
+                    "the key " + keys.names());
         }
         return carried;
     }
@@ -398,8 +435,8 @@ final class UpsertBuffer<R> {
      */
     void executeCarried(Connection c, CarriedStatements carried) throws SQLException {
         if (!pending.isEmpty()) {
-            throw new IllegalStateException("carried statements run before any record, but " + pending.size()
-                    + " statement(s) are buffered");
+            throw new IllegalStateException(
+                    "carried statements run before any record, but " + pending.size() + " statement(s) are buffered");
         }
         for (CarriedStatements.Statement s : carried.statements()) {
             Object key = keyIndexes.length == 1 ? s.key()[0] : Arrays.asList((Object[]) s.key());

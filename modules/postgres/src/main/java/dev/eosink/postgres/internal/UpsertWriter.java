@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.spi.OwnCommits;
@@ -74,6 +78,7 @@ final class UpsertWriter<R> {
 
     /** New keys held back before COPY, where later writes of theirs are merged: see {@link #window}. */
     static final int WINDOW_ROWS = 16_384;
+
     static final int MIN_CHUNK_ROWS = 10_000;
     static final int MAX_CHUNK_ROWS = 50_000;
     static final int CHUNKS_PER_EPOCH = 32;
@@ -81,6 +86,7 @@ final class UpsertWriter<R> {
     static final int DEFER_BATCHES = 8;
     /** After failed chunks, COPY pauses for chunk size x 2^failures records, at most 2^6 chunks. */
     private static final int MAX_PAUSE_SHIFT = 6;
+
     private static final String SAVEPOINT = "eosink_copy_chunk";
 
     private final Connection connection;
@@ -88,6 +94,7 @@ final class UpsertWriter<R> {
     private final UpsertBuffer<R> statements;
     /** Null when a column has no binary COPY encoder: then every record goes to statements. */
     private final CopyStream<R> copy;
+
     private final int batchSize;
     private final KeyFilter written;
     private OwnCommits ownCommits = OwnCommits.NONE;
@@ -97,6 +104,7 @@ final class UpsertWriter<R> {
      * ask again.
      */
     private boolean held;
+
     private Statement control;
 
     /**
@@ -112,6 +120,7 @@ final class UpsertWriter<R> {
      * its key's place but takes the latest position), so the first and last slots need not hold them.
      */
     private long chunkFirst;
+
     private long chunkLast;
     private int chunkLimit = MIN_CHUNK_ROWS;
     private int failedChunksInARow;
@@ -195,8 +204,8 @@ final class UpsertWriter<R> {
         }
         statements.add(key, row, delete, position);
         int due = statementBatch();
-        if (statements.size() >= due && (held ? heldMayRun()
-                : statements.size() >= DEFER_BATCHES * due || !ownCommits.pending())) {
+        if (statements.size() >= due
+                && (held ? heldMayRun() : statements.size() >= DEFER_BATCHES * due || !ownCommits.pending())) {
             runStatements();
             if (written.saturated() && !ownCommits.pending()) {
                 clearFilter();
@@ -421,8 +430,12 @@ final class UpsertWriter<R> {
             }
         } catch (SQLException redo) {
             chunk.clear();
-            throw new Failure(redo, first, last, "these records' rows went by COPY, which a unique index refused, "
-                    + "and one statement upserts them again");
+            throw new Failure(
+                    redo,
+                    first,
+                    last,
+                    "these records' rows went by COPY, which a unique index refused, "
+                            + "and one statement upserts them again");
         }
         redoneInEpoch++;
         failedChunksInARow++;

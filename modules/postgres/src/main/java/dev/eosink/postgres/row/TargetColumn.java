@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.row;
 
 import org.apache.flink.annotation.Internal;
@@ -181,18 +185,19 @@ public final class TargetColumn {
 
     @Override
     public boolean equals(Object o) {
-        return o == this || o instanceof TargetColumn other
-                && name.equals(other.name)
-                && exists == other.exists
-                && Objects.equals(typeName, other.typeName)
-                && category == other.category
-                && Objects.equals(declared, other.declared)
-                && Objects.equals(cast, other.cast)
-                && typmod == other.typmod
-                && declaredLength == other.declaredLength
-                && Objects.equals(elementTypeName, other.elementTypeName)
-                && elementOid == other.elementOid
-                && elementCategory == other.elementCategory;
+        return o == this
+                || o instanceof TargetColumn other
+                        && name.equals(other.name)
+                        && exists == other.exists
+                        && Objects.equals(typeName, other.typeName)
+                        && category == other.category
+                        && Objects.equals(declared, other.declared)
+                        && Objects.equals(cast, other.cast)
+                        && typmod == other.typmod
+                        && declaredLength == other.declaredLength
+                        && Objects.equals(elementTypeName, other.elementTypeName)
+                        && elementOid == other.elementOid
+                        && elementCategory == other.elementCategory;
     }
 
     @Override
@@ -202,6 +207,8 @@ public final class TargetColumn {
 
     @Override
     public String toString() {
-        return exists ? "TargetColumn[" + name + " " + declared + " (" + typeName + ")]" : "TargetColumn[" + name + ", missing]";
+        return exists
+                ? "TargetColumn[" + name + " " + declared + " (" + typeName + ")]"
+                : "TargetColumn[" + name + ", missing]";
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.table;
 
 import dev.eosink.postgres.copy.BinaryCopyEncoder;
@@ -32,10 +36,14 @@ final class FieldCodecs {
 
         private long read(RowData v, int i) {
             switch (width) {
-                case 1: return v.getByte(i);
-                case 2: return v.getShort(i);
-                case 4: return v.getInt(i);
-                default: return v.getLong(i);
+                case 1:
+                    return v.getByte(i);
+                case 2:
+                    return v.getShort(i);
+                case 4:
+                    return v.getInt(i);
+                default:
+                    return v.getLong(i);
             }
         }
 
@@ -106,7 +114,8 @@ final class FieldCodecs {
         /** The shortest decimal that reads back as the same float (float4) or double (float8). */
         @Override
         String text(RowData v, int i) {
-            return single && !toDouble ? Float.toString(v.getFloat(i))
+            return single && !toDouble
+                    ? Float.toString(v.getFloat(i))
                     : Double.toString(single ? v.getFloat(i) : v.getDouble(i));
         }
     }
@@ -163,7 +172,10 @@ final class FieldCodecs {
         /** Without trailing zeros, as the row mapper's keys: 1.50 and 1.5 are one key. */
         @Override
         String keyText(RowData v, int i) {
-            return v.getDecimal(i, precision, scale).toBigDecimal().stripTrailingZeros().toPlainString();
+            return v.getDecimal(i, precision, scale)
+                    .toBigDecimal()
+                    .stripTrailingZeros()
+                    .toPlainString();
         }
     }
 
@@ -236,8 +248,8 @@ final class FieldCodecs {
             try {
                 return Math.addExact(Math.multiplyExact(t.getMillisecond(), 1000L), t.getNanoOfMillisecond() / 1000);
             } catch (ArithmeticException e) {
-                throw new BinaryCopyEncoder.Refused((instant ? "timestamp with time zone" : "timestamp")
-                        + " out of range: " + t, "22008");
+                throw new BinaryCopyEncoder.Refused(
+                        (instant ? "timestamp with time zone" : "timestamp") + " out of range: " + t, "22008");
             }
         }
 
@@ -296,8 +308,9 @@ final class FieldCodecs {
             byte[] utf8 = s.toBytes();
             for (byte b : utf8) {
                 if (b == 0) {
-                    throw new BinaryCopyEncoder.Refused("invalid byte sequence for encoding \"UTF8\": 0x00 (text values "
-                            + "cannot contain NUL)", "22021");
+                    throw new BinaryCopyEncoder.Refused(
+                            "invalid byte sequence for encoding \"UTF8\": 0x00 (text values " + "cannot contain NUL)",
+                            "22021");
                 }
             }
             if (maxLength >= 0 && utf8.length > maxLength && characters(utf8) > maxLength) {

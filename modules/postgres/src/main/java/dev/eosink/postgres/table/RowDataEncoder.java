@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.table;
 
 import dev.eosink.postgres.copy.BinaryCopyEncoder;
@@ -46,8 +50,8 @@ final class RowDataEncoder implements RowEncoder<RowData> {
                 }
             } catch (BinaryCopyEncoder.Refused e) {
                 out.truncate(mark); // nothing of a refused row reaches the server
-                throw new BinaryCopyEncoder.Refused("column " + TypeMapping.quote(columns.get(i)) + ": " + e.getMessage(),
-                        e.sqlState());
+                throw new BinaryCopyEncoder.Refused(
+                        "column " + TypeMapping.quote(columns.get(i)) + ": " + e.getMessage(), e.sqlState());
             } catch (RuntimeException e) {
                 out.truncate(mark);
                 throw new IllegalArgumentException("column " + TypeMapping.quote(columns.get(i)) + ": " + e, e);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.table;
 
 import dev.eosink.postgres.row.TargetColumn;
@@ -10,7 +14,8 @@ final class Columns {
     /** A column of a scalar type, with the modifier the server would report for {@code declared}. */
     static TargetColumn scalar(String name, String typeName, String declared, int typmod) {
         int length = (typeName.equals("varchar") || typeName.equals("bpchar")) && typmod >= 4 ? typmod - 4 : -1;
-        char category = typeName.startsWith("int") || typeName.startsWith("float") || typeName.equals("numeric") ? 'N'
+        char category = typeName.startsWith("int") || typeName.startsWith("float") || typeName.equals("numeric")
+                ? 'N'
                 : typeName.equals("mood") ? 'E' : 'U';
         return TargetColumn.of(name, TargetColumn.PgType.scalar(typeName, category),
                 new TargetColumn.Declaration(declared, typeName, typmod, length));

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
@@ -39,13 +43,20 @@ final class PreparedBranches {
             // TMSTARTRSCAN: pgjdbc and MariaDB Connector/J return nothing without it.
             xids = io.xa("XA recover", () -> resource.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN));
         } catch (SQLException e) {
-            throw new SinkException(context + ": XA recover (listing prepared transactions) failed: " + e.getMessage()
-                    + ". The task fails and the restarted one tries again.", e);
+            throw new SinkException(
+                    context + ": XA recover (listing prepared transactions) failed: " + e.getMessage()
+                            + ". The task fails and the restarted one tries again.",
+                    e);
         } catch (XAException e) {
-            throw new SinkException(context + ": XA recover (listing prepared transactions) failed: "
-                    + XaErrors.describe(e) + "." + (XaErrors.of(Operation.RECOVER, e) == Handling.RETRY
-                            ? " The task fails and the restarted one tries again."
-                            : XaErrors.remedy(Operation.RECOVER, e.errorCode) + (dialect == null ? "" : dialect.xa().recoverRemedy())),
+            throw new SinkException(
+                    context + ": XA recover (listing prepared transactions) failed: "
+                            + XaErrors.describe(e) + "."
+                            + (XaErrors.of(Operation.RECOVER, e) == Handling.RETRY
+                                    ? " The task fails and the restarted one tries again."
+                                    : XaErrors.remedy(Operation.RECOVER, e.errorCode)
+                                            + (dialect == null
+                                                    ? ""
+                                                    : dialect.xa().recoverRemedy())),
                     e);
         }
         List<TransactionId> ids = new ArrayList<>();

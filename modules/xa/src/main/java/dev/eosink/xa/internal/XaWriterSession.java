@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
@@ -73,6 +77,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     private final Connection guard;
     /** Bounds every call on the guard connection. */
     private final XaIo guardIo;
+
     private final XaLocks locks;
     private final XaEpochBranch<IN> epoch;
 
@@ -80,8 +85,13 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
      * @param guard the handle of {@code guardXa} already in use: a second {@code getConnection()} would
      *     close it (pgjdbc hands out one live handle per XA connection)
      */
-    XaWriterSession(SubtaskContext context, XaDatabase<IN> database, JdbcDialect dialect, XAConnection guardXa,
-            Connection guard, XaEpochBranch.Statements<IN> statements) {
+    XaWriterSession(
+            SubtaskContext context,
+            XaDatabase<IN> database,
+            JdbcDialect dialect,
+            XAConnection guardXa,
+            Connection guard,
+            XaEpochBranch.Statements<IN> statements) {
         this.context = context;
         this.database = database;
         this.dialect = dialect;
@@ -149,8 +159,11 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
                 }
             });
         } catch (SQLException e) {
-            throw new SinkException(context + ": could not read marker table "
-                    + dialect.qualified(database.markerSchema(), database.markerTable()) + ": " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not read marker table "
+                            + dialect.qualified(database.markerSchema(), database.markerTable()) + ": "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -173,25 +186,35 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
         } catch (XAException e) {
             Handling handling = XaErrors.of(Operation.ROLLBACK, e);
             if (handling != Handling.KNOWN) {
-                throw new SinkException(context + ": could not roll back prepared transaction " + id + " (checkpoint "
-                        + id.checkpointId() + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + "): "
-                        + XaErrors.describe(e) + "." + (handling == Handling.RETRY
-                                ? " The task fails and the restarted one tries again."
-                                : XaErrors.remedy(Operation.ROLLBACK, e.errorCode)), e);
+                throw new SinkException(
+                        context + ": could not roll back prepared transaction " + id + " (checkpoint "
+                                + id.checkpointId() + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid)
+                                + "): "
+                                + XaErrors.describe(e) + "."
+                                + (handling == Handling.RETRY
+                                        ? " The task fails and the restarted one tries again."
+                                        : XaErrors.remedy(Operation.ROLLBACK, e.errorCode)),
+                        e);
             }
             if (listPrepared().contains(id)) {
                 // MariaDB: still attached to the session that prepared it (a task going away).
-                throw new SinkException(context + ": rolling back " + id + " (" + XaIds.describe(xid)
-                        + ") failed with " + XaErrors.describe(e) + ", yet it is still prepared: the session that "
-                        + "prepared it has not ended. The task fails and the restarted one tries again.", e);
+                throw new SinkException(
+                        context + ": rolling back " + id + " (" + XaIds.describe(xid)
+                                + ") failed with " + XaErrors.describe(e)
+                                + ", yet it is still prepared: the session that "
+                                + "prepared it has not ended. The task fails and the restarted one tries again.",
+                        e);
             }
             gone = e;
         } catch (SQLException e) {
             throw new SinkException(context + ": could not roll back " + id + ": " + e.getMessage(), e);
         }
         if (dialect.xa().provesOutcomesByMarker() && markerRow(id) == MarkerRow.HELD) {
-            throw lostTrackOf(id, xid, "answered the XA ROLLBACK with "
-                    + (gone == null ? "success" : XaErrors.describe(gone)), gone);
+            throw lostTrackOf(
+                    id,
+                    xid,
+                    "answered the XA ROLLBACK with " + (gone == null ? "success" : XaErrors.describe(gone)),
+                    gone);
         }
         if (gone != null) {
             LOG.info("{}: {} was already gone when rolling it back ({})", context, id, XaErrors.name(gone.errorCode));
@@ -201,12 +224,16 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     /** The marker row of {@code id}, asked on the guard connection. */
     private MarkerRow markerRow(TransactionId id) throws SinkException {
         try {
-            return guardIo.sql("looking up the marker row of " + id,
+            return guardIo.sql(
+                    "looking up the marker row of " + id,
                     () -> dialect.xa().markerRow(guard, dialect.markers(database.markerId()), id.toString()));
         } catch (SQLException e) {
-            throw new SinkException(context + ": could not read marker table "
-                    + dialect.qualified(database.markerSchema(), database.markerTable()) + " to prove the rollback of "
-                    + id + ": " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not read marker table "
+                            + dialect.qualified(database.markerSchema(), database.markerTable())
+                            + " to prove the rollback of "
+                            + id + ": " + e.getMessage(),
+                    e);
         }
     }
 
@@ -216,13 +243,17 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
      * MariaDbDialect}). No XA statement reaches that branch until the server restarts.
      */
     private SinkException lostTrackOf(TransactionId id, Xid xid, String answered, XAException cause) {
-        return new SinkException(context + ": the rollback of " + id + " (checkpoint " + id.checkpointId()
-                + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + ") into " + database.target() + ": "
-                + XaErrors.lostTrackOfBranch(dialect.name(), answered) + " "
-                + "The task fails; until that restart, writes of the branch's rows wait for its locks. Remedy: "
-                + "restart " + dialect.name() + " (a prepared branch survives a restart), after which recovery at the "
-                + "next start of this subtask finds the branch again, or roll it back by hand then (XA ROLLBACK). "
-                + "Never commit it: no completed checkpoint promised it.", cause);
+        return new SinkException(
+                context + ": the rollback of " + id + " (checkpoint " + id.checkpointId()
+                        + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + ") into " + database.target()
+                        + ": "
+                        + XaErrors.lostTrackOfBranch(dialect.name(), answered) + " "
+                        + "The task fails; until that restart, writes of the branch's rows wait for its locks. Remedy: "
+                        + "restart " + dialect.name()
+                        + " (a prepared branch survives a restart), after which recovery at the "
+                        + "next start of this subtask finds the branch again, or roll it back by hand then (XA ROLLBACK). "
+                        + "Never commit it: no completed checkpoint promised it.",
+                cause);
     }
 
     /** On the guard connection, whose session runs no branch: a local, autocommitted read. */
@@ -230,11 +261,14 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     public List<CarriedNotice> openCarried() throws IOException {
         MarkerSql markers = dialect.markers(database.markerId());
         try {
-            return guardIo.sql("reading the notices of carried writes",
+            return guardIo.sql(
+                    "reading the notices of carried writes",
                     () -> CarriedNotices.read(guard, markers, context.sinkId()));
         } catch (SQLException e) {
-            throw new SinkException(context + ": could not read marker table " + markers + " for writes carried past a "
-                    + "barrier: " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not read marker table " + markers + " for writes carried past a " + "barrier: "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -242,11 +276,14 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     public void closeCarried(int subtask) throws IOException {
         MarkerSql markers = dialect.markers(database.markerId());
         try {
-            guardIo.sql("removing the notices of carried writes",
+            guardIo.sql(
+                    "removing the notices of carried writes",
                     () -> CarriedNotices.delete(guard, markers, context.sinkId(), subtask));
         } catch (SQLException e) {
-            throw new SinkException(context + ": could not remove the notices of writes subtask " + subtask
-                    + " carried past a barrier from marker table " + markers + ": " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not remove the notices of writes subtask " + subtask
+                            + " carried past a barrier from marker table " + markers + ": " + e.getMessage(),
+                    e);
         }
     }
 

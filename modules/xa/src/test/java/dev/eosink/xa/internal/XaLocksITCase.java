@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
@@ -65,8 +69,8 @@ class XaLocksITCase {
 
             Connection guard = guardXa.getConnection();
             JdbcDialect endsTheHolder = new EndingHolderOnItsExecutionCheck(real, holderXa);
-            XaLocks locks = new XaLocks(context, endsTheHolder, guard,
-                    new XaIo(guard, Duration.ofSeconds(30), "claimant"), "table t");
+            XaLocks locks = new XaLocks(
+                    context, endsTheHolder, guard, new XaIo(guard, Duration.ofSeconds(30), "claimant"), "table t");
 
             assertThatThrownBy(() -> locks.claim(0, 300))
                     .isInstanceOf(SinkException.class)
@@ -74,7 +78,9 @@ class XaLocksITCase {
                     .hasMessageContaining("sink '" + sinkId + "' subtask 0/1")
                     .hasMessageContaining(real.name() + " session " + holderSession)
                     .hasMessageNotContaining("a session of another execution");
-            assertThat(realLocks.guardHolder(guard, sinkHash, 0)).as("the guard's holder afterwards").isZero();
+            assertThat(realLocks.guardHolder(guard, sinkHash, 0))
+                    .as("the guard's holder afterwards")
+                    .isZero();
         } finally {
             holderXa.close();
             guardXa.close();
@@ -116,8 +122,8 @@ class XaLocksITCase {
                     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
                     while (realLocks.guardHolder(c, sinkHash, 0) == session) {
                         if (System.nanoTime() > deadline) {
-                            throw new IllegalStateException("session " + session + " holds the guard 30 s after its "
-                                    + "close");
+                            throw new IllegalStateException(
+                                    "session " + session + " holds the guard 30 s after its " + "close");
                         }
                         try {
                             Thread.sleep(10);
