@@ -147,19 +147,23 @@ class ArchitectureTest {
     @ArchTest
     static final ArchRule constructorsTakeAtMostFiveParameters = constructors()
             // dev.eosink.xa.. joins once its one remaining constructor, XaWriterSession's, takes at most five.
-            .that().areDeclaredInClassesThat().resideInAnyPackage("dev.eosink.core..", "dev.eosink.jdbc..",
-                    "dev.eosink.postgres..")
-            .and().doNotHaveModifier(JavaModifier.SYNTHETIC)
+            .that()
+            .areDeclaredInClassesThat()
+            .resideInAnyPackage("dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.postgres..")
+            .and()
+            .doNotHaveModifier(JavaModifier.SYNTHETIC)
             .should(new ArchCondition<>("take at most five parameters") {
                 @Override
                 public void check(JavaConstructor c, ConditionEvents events) {
                     // An inner class's constructor takes its outer instance first: not a parameter anyone wrote.
-                    int outer = c.getOwner().isInnerClass() && !c.getOwner().getModifiers().contains(JavaModifier.STATIC)
-                            ? 1 : 0;
+                    int outer = c.getOwner().isInnerClass()
+                                    && !c.getOwner().getModifiers().contains(JavaModifier.STATIC)
+                            ? 1
+                            : 0;
                     int written = c.getRawParameterTypes().size() - outer;
                     if (written > 5) {
-                        events.add(SimpleConditionEvent.violated(c, c.getFullName() + " takes " + written
-                                + " parameters"));
+                        events.add(SimpleConditionEvent.violated(
+                                c, c.getFullName() + " takes " + written + " parameters"));
                     }
                 }
             })

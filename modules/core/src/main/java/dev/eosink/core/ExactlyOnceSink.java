@@ -172,8 +172,8 @@ public class ExactlyOnceSink<IN>
                 sinkSubtask(subtask),
                 database.openWriter(subtask),
                 recoveredState,
-                WriterTask.of(context.metricGroup(), context.getMailboxExecutor(), checkpointTimeout,
-                        checkpointInterval)));
+                WriterTask.of(
+                        context.metricGroup(), context.getMailboxExecutor(), checkpointTimeout, checkpointInterval)));
     }
 
     @Override
@@ -192,8 +192,8 @@ public class ExactlyOnceSink<IN>
                             + "Remedy: put the JDBC driver into Flink's lib/ directory.",
                     subtask);
         }
-        return refusedWithoutRestarts(() -> new ExactlyOnceCommitter(
-                sinkSubtask(subtask), database.openCommitter(subtask), context.metricGroup()));
+        return refusedWithoutRestarts(() ->
+                new ExactlyOnceCommitter(sinkSubtask(subtask), database.openCommitter(subtask), context.metricGroup()));
     }
 
     /** The subtask as the protocol sees it: with this sink's settings, target and words. */

@@ -63,7 +63,8 @@ class RemoteCommitterITCase {
                 .batchSize(50)
                 .claimWait(Duration.ofSeconds(10))
                 .build();
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("remote-committer", OptionalLong.empty()));
+        SubtaskContext context =
+                new SubtaskContext(sinkId, 0, 1, 0, new JobRun("remote-committer", OptionalLong.empty()));
         try (WriterSession<long[]> writer = sink.database().openWriter(context);
                 CommitSession otherJvm = sink.database().openCommitter(context)) {
             RemoteCommitterEpochs.run(context, writer, otherJvm, held, more);

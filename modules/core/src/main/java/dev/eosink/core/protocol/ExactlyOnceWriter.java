@@ -17,7 +17,6 @@ import dev.eosink.core.spi.WriterSession;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -157,11 +156,15 @@ public final class ExactlyOnceWriter<IN>
         metrics.bind(pending, epoch, nanoClock);
         this.recovery = new StartupRecovery(sink, prepared, carried, metrics);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
-        this.gate = task.mailbox() == null ? null
-                : new OwnCommitGate(context, pending,
+        this.gate = task.mailbox() == null
+                ? null
+                : new OwnCommitGate(
+                        context,
+                        pending,
                         new OwnCommitGate.Waiting(
                                 task.mailbox(), task.checkpointTimeout(), settings.claimWait(), nanoClock),
-                        prepared::listPrepared, carried::openCarried);
+                        prepared::listPrepared,
+                        carried::openCarried);
         epoch.ownCommits(gate == null ? OwnCommits.NONE : gate);
         try {
             recovery.atStart(restoredStates);
@@ -345,8 +348,12 @@ public final class ExactlyOnceWriter<IN>
         if (gate != null) {
             gate.snapshotted();
         }
-        return Collections.singletonList(new WriterState(context.sinkId(), context.subtask(), checkpointId,
-                new WriterState.Lineage(run, context.parallelism(), System.currentTimeMillis()), held));
+        return Collections.singletonList(new WriterState(
+                context.sinkId(),
+                context.subtask(),
+                checkpointId,
+                new WriterState.Lineage(run, context.parallelism(), System.currentTimeMillis()),
+                held));
     }
 
     @Override

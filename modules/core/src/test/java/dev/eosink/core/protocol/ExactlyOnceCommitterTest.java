@@ -33,7 +33,8 @@ class ExactlyOnceCommitterTest {
 
     private static final TransactionId ID = new TransactionId("orders", 1, 42, "abcd1234");
 
-    private final SubtaskContext context = new SubtaskContext("orders", 1, 2, 0, new JobRun("job", OptionalLong.of(41)));
+    private final SubtaskContext context =
+            new SubtaskContext("orders", 1, 2, 0, new JobRun("job", OptionalLong.of(41)));
 
     @Test
     void commitsAPreparedTransaction() throws Exception {
@@ -170,7 +171,8 @@ class ExactlyOnceCommitterTest {
         session.prepared.add(restored);
         session.prepared.add(own);
         ExactlyOnceCommitter committer = new ExactlyOnceCommitter(
-                new SinkSubtask(subtask0, settings(3), "table \"orders\"", TestWording.WORDS), session,
+                new SinkSubtask(subtask0, settings(3), "table \"orders\"", TestWording.WORDS),
+                session,
                 new UnregisteredMetricsGroup());
 
         committer.commit(List.of(new FakeRequest(restored)));
@@ -203,9 +205,11 @@ class ExactlyOnceCommitterTest {
         session.prepared.add(a);
         session.prepared.add(b);
         session.committed.add(before); // its marker proves it committed earlier
-        ExactlyOnceCommitter committer =
-                new ExactlyOnceCommitter(new SinkSubtask(context, settings(3), "table \"orders\"", TestWording.WORDS),
-                        session, group, () -> clock[0]);
+        ExactlyOnceCommitter committer = new ExactlyOnceCommitter(
+                new SinkSubtask(context, settings(3), "table \"orders\"", TestWording.WORDS),
+                session,
+                group,
+                () -> clock[0]);
         clock[0] += 7_000_000_000L;
         assertThat(group.value("eosink.secondsSinceLastCommit"))
                 .as("since it started")
@@ -244,8 +248,10 @@ class ExactlyOnceCommitterTest {
     }
 
     private ExactlyOnceCommitter committer(CommitSession session, int retries) {
-        return new ExactlyOnceCommitter(new SinkSubtask(context, settings(retries), "table \"orders\"", TestWording.WORDS),
-                session, new UnregisteredMetricsGroup());
+        return new ExactlyOnceCommitter(
+                new SinkSubtask(context, settings(retries), "table \"orders\"", TestWording.WORDS),
+                session,
+                new UnregisteredMetricsGroup());
     }
 
     private static SinkSettings settings(int retries) {

@@ -28,17 +28,20 @@ class ExactlyOnceWriterMetricsTest {
     void countsRecordsWhenTheyAreFlushedEachOnce() throws Exception {
         BufferingSession session = new BufferingSession();
         SimpleCounter sent = new SimpleCounter();
-        ExactlyOnceWriter<String> writer =
-                new ExactlyOnceWriter<>(
-                        new SinkSubtask(
-                                new SubtaskContext("orders", 0, 1, 0, new JobRun("job", OptionalLong.empty())),
-                                SinkSettings.defaults("orders"),
-                                "table \"orders\"",
-                                TestWording.WORDS),
-                        session,
-                        List.of(),
-                        new WriterTask(WriterMetrics.unregistered(sent), null, ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
-                                null, System::nanoTime));
+        ExactlyOnceWriter<String> writer = new ExactlyOnceWriter<>(
+                new SinkSubtask(
+                        new SubtaskContext("orders", 0, 1, 0, new JobRun("job", OptionalLong.empty())),
+                        SinkSettings.defaults("orders"),
+                        "table \"orders\"",
+                        TestWording.WORDS),
+                session,
+                List.of(),
+                new WriterTask(
+                        WriterMetrics.unregistered(sent),
+                        null,
+                        ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
+                        null,
+                        System::nanoTime));
 
         writer.write("a", null);
         writer.write("b", null);

@@ -248,10 +248,10 @@ class ExactlyOnceWriterTest {
         TransactionId savepoints = tx(0, 7, TransactionId.newRunToken(previous));
         TransactionId ownAttempt = tx(0, 1, TransactionId.newRunToken(current));
         FakeSession session = new FakeSession(savepoints, ownAttempt);
-        SubtaskContext context =
-                new SubtaskContext("orders", 0, 1, 1, new JobRun(JOB, current, OptionalLong.empty()));
+        SubtaskContext context = new SubtaskContext("orders", 0, 1, 1, new JobRun(JOB, current, OptionalLong.empty()));
         assertThatThrownBy(() -> new ExactlyOnceWriter<>(
-                        new SinkSubtask(context, SinkSettings.defaults("orders"), "table t", TestWording.WORDS), session,
+                        new SinkSubtask(context, SinkSettings.defaults("orders"), "table t", TestWording.WORDS),
+                        session,
                         List.of()))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
@@ -527,7 +527,8 @@ class ExactlyOnceWriterTest {
         CarriedNotice ofTheRewoundLine = new CarriedNotice(tx(1, 7, run(OLD_JOB, "xxxx")), 2);
         session.notices.add(ofTheRewoundLine);
         SinkSettings refuseRewinds = SHORT_WAIT.withRewindPolicy(RewindPolicy.FAIL);
-        List<WriterState> ofSubtask1 = List.of(new WriterState("orders", 1, 4, new Lineage(run(OLD_JOB, "bbbb"), 2, 1_000L), carried));
+        List<WriterState> ofSubtask1 =
+                List.of(new WriterState("orders", 1, 4, new Lineage(run(OLD_JOB, "bbbb"), 2, 1_000L), carried));
         List<WriterState> ofSubtask0 = List.of(state(0, 4, run(OLD_JOB, "aaaa"), 2));
 
         catchThrowable(
@@ -626,18 +627,21 @@ class ExactlyOnceWriterTest {
     }
 
     private static ExactlyOnceWriter<String> writer(
-            FakeSession session, OptionalLong restored, List<WriterState> states, SinkSettings settings) throws Exception {
+            FakeSession session, OptionalLong restored, List<WriterState> states, SinkSettings settings)
+            throws Exception {
         SubtaskContext context = new SubtaskContext("orders", 0, 1, 0, new JobRun(JOB, restored));
-        return new ExactlyOnceWriter<>(new SinkSubtask(context, settings, "table t", TestWording.WORDS), session, states);
+        return new ExactlyOnceWriter<>(
+                new SinkSubtask(context, settings, "table t", TestWording.WORDS), session, states);
     }
 
     private static ExactlyOnceWriter<String> writer(
             FakeSession session, OptionalLong restored, int subtask, int parallelism, List<WriterState> states)
             throws Exception {
-        SubtaskContext context =
-                new SubtaskContext("orders", subtask, parallelism, 0, new JobRun(JOB, restored));
+        SubtaskContext context = new SubtaskContext("orders", subtask, parallelism, 0, new JobRun(JOB, restored));
         return new ExactlyOnceWriter<>(
-                new SinkSubtask(context, SinkSettings.defaults("orders"), "table t", TestWording.WORDS), session, states);
+                new SinkSubtask(context, SinkSettings.defaults("orders"), "table t", TestWording.WORDS),
+                session,
+                states);
     }
 
     private static ExactlyOnceWriter<String> writer(
@@ -660,12 +664,18 @@ class ExactlyOnceWriterTest {
             RecordingMetricGroup metrics,
             SinkSettings settings)
             throws Exception {
-        SubtaskContext context =
-                new SubtaskContext("orders", subtask, parallelism, 0, new JobRun(JOB, restored));
-        return new ExactlyOnceWriter<>(new SinkSubtask(context, settings, "table t", TestWording.WORDS), session, states,
+        SubtaskContext context = new SubtaskContext("orders", subtask, parallelism, 0, new JobRun(JOB, restored));
+        return new ExactlyOnceWriter<>(
+                new SinkSubtask(context, settings, "table t", TestWording.WORDS),
+                session,
+                states,
                 new WriterTask(
-                        WriterMetrics.in(metrics.addGroup(WriterMetrics.GROUP), new org.apache.flink.metrics.SimpleCounter()),
-                        null, ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT, null, System::nanoTime));
+                        WriterMetrics.in(
+                                metrics.addGroup(WriterMetrics.GROUP), new org.apache.flink.metrics.SimpleCounter()),
+                        null,
+                        ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
+                        null,
+                        System::nanoTime));
     }
 
     private static final class FakeSession

@@ -807,13 +807,22 @@ class OwnCommitWaitTest {
         };
         return new ExactlyOnceWriter<>(
                 new SinkSubtask(
-                        new SubtaskContext("upserts", 0, restoredCheckpoint.isPresent() ? 2 : 1, 0,
+                        new SubtaskContext(
+                                "upserts",
+                                0,
+                                restoredCheckpoint.isPresent() ? 2 : 1,
+                                0,
                                 new JobRun(JOB, restoredCheckpoint)),
                         SinkSettings.defaults("upserts"),
                         "table t",
                         TestWording.WORDS),
                 session,
                 restoredStates,
-                new WriterTask(WriterMetrics.unregistered(new SimpleCounter()), mailbox, CHECKPOINT_TIMEOUT, null, () -> clock));
+                new WriterTask(
+                        WriterMetrics.unregistered(new SimpleCounter()),
+                        mailbox,
+                        CHECKPOINT_TIMEOUT,
+                        null,
+                        () -> clock));
     }
 }

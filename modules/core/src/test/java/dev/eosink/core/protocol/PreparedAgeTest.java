@@ -33,6 +33,7 @@ class PreparedAgeTest {
 
     /** Each test its own job, so that the checkpoint outcomes one test reports do not reach another. */
     private final String job = UUID.randomUUID().toString().replace("-", "");
+
     private final SubtaskContext context = new SubtaskContext("orders", 0, 1, 0, new JobRun(job, OptionalLong.empty()));
     private final RecordingMetricGroup group = new RecordingMetricGroup();
     private final TrackingSession session = new TrackingSession();
@@ -203,9 +204,16 @@ class PreparedAgeTest {
 
     private ExactlyOnceWriter<String> writer(Duration threshold) throws Exception {
         SinkSettings settings = SinkSettings.defaults("orders").withPreparedAgeWarning(threshold);
-        return new ExactlyOnceWriter<>(new SinkSubtask(context, settings, "table \"orders\"", TestWording.WORDS), session,
-                List.of(), new WriterTask(WriterMetrics.in(group.addGroup(WriterMetrics.GROUP), new SimpleCounter()), null,
-                        ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT, null, () -> clock));
+        return new ExactlyOnceWriter<>(
+                new SinkSubtask(context, settings, "table \"orders\"", TestWording.WORDS),
+                session,
+                List.of(),
+                new WriterTask(
+                        WriterMetrics.in(group.addGroup(WriterMetrics.GROUP), new SimpleCounter()),
+                        null,
+                        ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
+                        null,
+                        () -> clock));
     }
 
     /** Keeps what it prepared as the database would, until a test takes it away; counts the listings. */

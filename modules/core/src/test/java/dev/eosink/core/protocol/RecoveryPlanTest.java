@@ -47,7 +47,11 @@ class RecoveryPlanTest {
     }
 
     private static RecoveryPlan decide(
-            Collection<TransactionId> found, int subtask, int parallelism, OptionalLong restored, List<WriterState> states) {
+            Collection<TransactionId> found,
+            int subtask,
+            int parallelism,
+            OptionalLong restored,
+            List<WriterState> states) {
         return RecoveryPlan.decide(
                 found, new SubtaskContext("s", subtask, parallelism, 0, new JobRun(NEW_JOB, restored)), states);
     }
@@ -173,8 +177,10 @@ class RecoveryPlanTest {
         String current = TransactionId.executionTag(NEW_JOB, "this deployment");
         TransactionId savepoints = new TransactionId("s", 0, 7, TransactionId.newRunToken(previous));
         TransactionId ownAttempt = new TransactionId("s", 0, 1, TransactionId.newRunToken(current));
-        RecoveryPlan plan = RecoveryPlan.decide(List.of(savepoints, ownAttempt),
-                new SubtaskContext("s", 0, 1, 3, new JobRun(NEW_JOB, current, OptionalLong.empty())), List.of());
+        RecoveryPlan plan = RecoveryPlan.decide(
+                List.of(savepoints, ownAttempt),
+                new SubtaskContext("s", 0, 1, 3, new JobRun(NEW_JOB, current, OptionalLong.empty())),
+                List.of());
         assertThat(plan.with(Verdict.OWN_ATTEMPT)).containsExactly(ownAttempt);
         assertThat(plan.with(Verdict.LEFTOVER)).containsExactly(savepoints);
     }

@@ -61,7 +61,11 @@ final class CopyStream<R> {
      * @param encoder writes each row into the stream
      * @param maxRows rows held before they are sent, whatever their size
      */
-    CopyStream(WatchedConnection on, SqlIdentifier table, java.util.List<String> columns, RowEncoder<R> encoder,
+    CopyStream(
+            WatchedConnection on,
+            SqlIdentifier table,
+            java.util.List<String> columns,
+            RowEncoder<R> encoder,
             int maxRows) {
         this.connection = on.connection();
         this.backlog = on.backlog();

@@ -108,11 +108,17 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     () -> options.connection().open(applicationName(context, "copy-monitor")),
                     options.maxCopyBacklog(),
                     context);
-            return new PostgresWriterSession<>(context, options, findings, new WatchedConnection(c, io, backlog),
+            return new PostgresWriterSession<>(
+                    context,
+                    options,
+                    findings,
+                    new WatchedConnection(c, io, backlog),
                     new PostgresWriterSession.SideConnections(
                             () -> options.connection().open(applicationName(context, "guard-probe")),
-                            new PreparedListing(() -> options.connection().open(applicationName(context, "commit-look")),
-                                    options.networkTimeout(), context)));
+                            new PreparedListing(
+                                    () -> options.connection().open(applicationName(context, "commit-look")),
+                                    options.networkTimeout(),
+                                    context)));
         } catch (SQLException e) {
             endQuietly(c, io, context, e);
             throw new SinkException(

@@ -299,9 +299,15 @@ final class Preflight<IN> {
                     boolean declared =
                             !countsBytes && ("varchar".equals(typeName) || "bpchar".equals(typeName)) && typmod >= 4;
                     String element = rs.getString(6);
-                    TargetColumn.PgType type = new TargetColumn.PgType(typeName, category(rs.getString(2)), element,
-                            element == null ? 0 : (int) rs.getLong(7), element == null ? 0 : category(rs.getString(8)));
-                    types.add(TargetColumn.of(column, type,
+                    TargetColumn.PgType type = new TargetColumn.PgType(
+                            typeName,
+                            category(rs.getString(2)),
+                            element,
+                            element == null ? 0 : (int) rs.getLong(7),
+                            element == null ? 0 : category(rs.getString(8)));
+                    types.add(TargetColumn.of(
+                            column,
+                            type,
                             new TargetColumn.Declaration(rs.getString(3), cast, typmod, declared ? typmod - 4 : -1)));
                 }
             }

@@ -135,8 +135,8 @@ final class UpsertWriter<R> {
      * @param on the session's connection, with the IO watchdog that bounds every statement on it
      * @param copy the COPY stream of the keys never written, on the same connection; null: statements only
      */
-    UpsertWriter(WatchedConnection on, UpsertBuffer<R> statements, CopyStream<R> copy, int batchSize,
-            KeyFilter written) {
+    UpsertWriter(
+            WatchedConnection on, UpsertBuffer<R> statements, CopyStream<R> copy, int batchSize, KeyFilter written) {
         this.connection = on.connection();
         this.io = on.io();
         this.statements = statements;

@@ -113,9 +113,14 @@ class CopyBacklogITCase {
             toClose.add(backlog::close);
             IoWatchdog io = new IoWatchdog(connection, networkTimeout, "CopyBacklogITCase " + table);
             List<String> columns = List.of("id", "payload");
-            BinaryCopyEncoder encoder = BinaryCopyEncoder.forTypes(columns, List.of("int8", "text")).orElseThrow();
-            copy = new CopyStream<>(new WatchedConnection(connection, io, backlog), new SqlIdentifier(null, table),
-                    columns, MappedRows.encoder(Optional.of(encoder)), 1000);
+            BinaryCopyEncoder encoder =
+                    BinaryCopyEncoder.forTypes(columns, List.of("int8", "text")).orElseThrow();
+            copy = new CopyStream<>(
+                    new WatchedConnection(connection, io, backlog),
+                    new SqlIdentifier(null, table),
+                    columns,
+                    MappedRows.encoder(Optional.of(encoder)),
+                    1000);
         }
 
         int pid() throws SQLException {

@@ -17,7 +17,9 @@ final class Columns {
         char category = typeName.startsWith("int") || typeName.startsWith("float") || typeName.equals("numeric")
                 ? 'N'
                 : typeName.equals("mood") ? 'E' : 'U';
-        return TargetColumn.of(name, TargetColumn.PgType.scalar(typeName, category),
+        return TargetColumn.of(
+                name,
+                TargetColumn.PgType.scalar(typeName, category),
                 new TargetColumn.Declaration(declared, typeName, typmod, length));
     }
 
@@ -27,7 +29,9 @@ final class Columns {
 
     /** An array column of {@code element}, oid {@code oid}. */
     static TargetColumn array(String name, String element, int oid, String declared, int typmod) {
-        return TargetColumn.of(name, new TargetColumn.PgType("_" + element, 'A', element, oid, 'N'),
+        return TargetColumn.of(
+                name,
+                new TargetColumn.PgType("_" + element, 'A', element, oid, 'N'),
                 new TargetColumn.Declaration(declared, declared, typmod, -1));
     }
 

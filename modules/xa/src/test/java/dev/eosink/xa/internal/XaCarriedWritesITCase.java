@@ -66,13 +66,16 @@ class XaCarriedWritesITCase {
         XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(
                 XaConnector.of(db.jdbcUrl(), props),
                 JdbcSinkOptions.builder(WriteMode.<Long>upserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), columns, k -> new Object[] {k, k}),
-                        List.of("k")))
-                        .batchSize(10).build(),
-                Duration.ofSeconds(30), Duration.ofSeconds(10)));
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, table), columns, k -> new Object[] {k, k}),
+                                List.of("k")))
+                        .batchSize(10)
+                        .build(),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(10)));
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, new JobRun("job", OptionalLong.empty()));
-        byte[] carried = XaCarried.encode(columns, List.of("k"),
-                List.of(new Object[] {50L, 0L}, new Object[] {100L, 1L}), List.of(true, false));
+        byte[] carried = XaCarried.encode(
+                columns, List.of("k"), List.of(new Object[] {50L, 0L}, new Object[] {100L, 1L}), List.of(true, false));
 
         try (Connection other = db.connect();
                 WriterSession<Long> writer = database.openWriter(context)) {
@@ -125,10 +128,14 @@ class XaCarriedWritesITCase {
         XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(
                 XaConnector.of(db.jdbcUrl(), props),
                 JdbcSinkOptions.builder(WriteMode.<Long>upserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("k", "v"), k -> new Object[] {k, k}),
-                        List.of("k")))
-                        .batchSize(10).markerTable(new SqlIdentifier(null, markers)).build(),
-                Duration.ofSeconds(30), Duration.ofSeconds(10)));
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, table), List.of("k", "v"), k -> new Object[] {k, k}),
+                                List.of("k")))
+                        .batchSize(10)
+                        .markerTable(new SqlIdentifier(null, markers))
+                        .build(),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(10)));
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId carrying = new TransactionId(sinkId, 0, 2, TransactionId.newRunToken(context.execution()));
 

@@ -70,10 +70,13 @@ class XaCommitSessionITCase {
         XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(
                 connector,
                 JdbcSinkOptions.builder(WriteMode.<Long>inserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                        RefusedRecords.failTheEpoch()))
-                        .batchSize(10).build(),
-                Duration.ofSeconds(120), Duration.ofSeconds(60))); // inserts, no dead letters
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                                RefusedRecords.failTheEpoch()))
+                        .batchSize(10)
+                        .build(),
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(60))); // inserts, no dead letters
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
         Xid xid = XaIds.toXid(id);
@@ -180,10 +183,13 @@ class XaCommitSessionITCase {
         XaDatabase<Long> slowToEnd = new XaDatabase<>(new XaSinkOptions<>(
                 XaConnector.of(() -> new SlowToEnd(url)),
                 JdbcSinkOptions.builder(WriteMode.<Long>inserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                        RefusedRecords.failTheEpoch()))
-                        .batchSize(10).build(),
-                Duration.ofSeconds(120), Duration.ofSeconds(60)));
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                                RefusedRecords.failTheEpoch()))
+                        .batchSize(10)
+                        .build(),
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(60)));
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
 

@@ -60,11 +60,15 @@ class XaRemoteCommitterITCase {
         XaDatabase<long[]> database = new XaDatabase<>(new XaSinkOptions<>(
                 XaConnector.of(db.jdbcUrl(), props),
                 JdbcSinkOptions.builder(WriteMode.<long[]>upserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("k", "v"), r -> new Object[] {r[0], r[1]}),
-                        List.of("k")))
-                        .batchSize(BATCH).build(),
-                Duration.ofSeconds(30), Duration.ofSeconds(10)));
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("remote-committer", OptionalLong.empty()));
+                                InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("k", "v"), r ->
+                                        new Object[] {r[0], r[1]}),
+                                List.of("k")))
+                        .batchSize(BATCH)
+                        .build(),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(10)));
+        SubtaskContext context =
+                new SubtaskContext(sinkId, 0, 1, 0, new JobRun("remote-committer", OptionalLong.empty()));
         try (WriterSession<long[]> writer = database.openWriter(context);
                 CommitSession otherJvm = database.openCommitter(context)) {
             RemoteCommitterEpochs.run(context, writer, otherJvm, HELD, MORE);

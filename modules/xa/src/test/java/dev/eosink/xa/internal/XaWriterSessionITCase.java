@@ -71,10 +71,13 @@ class XaWriterSessionITCase {
         XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(
                 connector,
                 JdbcSinkOptions.builder(WriteMode.<Long>inserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                        RefusedRecords.failTheEpoch()))
-                        .batchSize(10).build(),
-                Duration.ofSeconds(30), Duration.ofSeconds(10))); // inserts, no dead letters
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                                RefusedRecords.failTheEpoch()))
+                        .batchSize(10)
+                        .build(),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(10))); // inserts, no dead letters
         SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, new JobRun("job", OptionalLong.empty()));
 
         // A session of an earlier writer of subtask 0 that the server has not finished with.
@@ -328,7 +331,10 @@ class XaWriterSessionITCase {
         static RecoveryCase of(MariaDbFixture maria, String prefix) {
             String sinkId = prefix + System.nanoTime() % 100000;
             String table = sinkId.replace('-', '_');
-            return new RecoveryCase(sinkId, table, mariaDbDatabase(maria, table),
+            return new RecoveryCase(
+                    sinkId,
+                    table,
+                    mariaDbDatabase(maria, table),
                     new SubtaskContext(sinkId, 0, 1, 1, new JobRun("job", OptionalLong.empty())),
                     new TransactionId(sinkId, 0, 1, "aaaaaaaa"));
         }
