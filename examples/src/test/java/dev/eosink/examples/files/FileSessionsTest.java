@@ -11,6 +11,7 @@ import dev.eosink.core.spi.CommitSession.Attempt;
 import dev.eosink.core.spi.Committed;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 
 import org.junit.jupiter.api.Test;
@@ -43,7 +44,7 @@ class FileSessionsTest {
     Path dir;
 
     private static SubtaskContext context(int subtask, int attempt) {
-        return new SubtaskContext(SINK, subtask, 2, attempt, "job-1", OptionalLong.empty());
+        return new SubtaskContext(SINK, subtask, 2, attempt, new JobRun("job-1", OptionalLong.empty()));
     }
 
     private static TransactionId id(int subtask, long checkpoint) {
@@ -177,7 +178,7 @@ class FileSessionsTest {
         FileTransactions<Long> db = database();
         try (WriterSession<Long> first = db.openWriter(context(0, 0))) {
             first.recovery().claim(0, 0);
-            SubtaskContext otherJob = new SubtaskContext(SINK, 0, 2, 0, "job-2", OptionalLong.empty());
+            SubtaskContext otherJob = new SubtaskContext(SINK, 0, 2, 0, new JobRun("job-2", OptionalLong.empty()));
             try (WriterSession<Long> second = db.openWriter(otherJob)) {
                 assertThatThrownBy(() -> second.recovery().claim(0, 100))
                         .isInstanceOf(MisconfigurationException.class)

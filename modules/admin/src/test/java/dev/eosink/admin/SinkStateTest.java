@@ -6,6 +6,7 @@ package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.protocol.WriterState;
+import dev.eosink.core.protocol.WriterState.Lineage;
 
 import org.junit.jupiter.api.Test;
 
@@ -21,8 +22,8 @@ class SinkStateTest {
             "orders",
             5,
             List.of(
-                    new WriterState("orders", 0, 5, "x4ndz0ahabcd", 2, 1_000L),
-                    new WriterState("orders", 1, 5, "x4ndrqcfabcd", 2, 1_000L)),
+                    new WriterState("orders", 0, 5, new Lineage("x4ndz0ahabcd", 2, 1_000L)),
+                    new WriterState("orders", 1, 5, new Lineage("x4ndrqcfabcd", 2, 1_000L))),
             List.of(),
             Optional.empty());
 

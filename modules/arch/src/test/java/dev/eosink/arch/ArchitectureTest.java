@@ -10,6 +10,7 @@ import org.apache.flink.annotation.PublicEvolving;
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaConstructor;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.domain.JavaType;
 import com.tngtech.archunit.core.domain.JavaTypeVariable;
@@ -34,6 +35,7 @@ import java.util.regex.Pattern;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.codeUnits;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.constructors;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
@@ -51,6 +53,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
  *   <li>the API shows no HikariCP type: the pool is the PostgreSQL module's internal choice;
  *   <li>no record leaves {@code equals}, {@code hashCode} or {@code toString} to the compiler, whose
  *       versions pin a finished job's class loader on a long-lived TaskManager;
+ *   <li>no constructor of core, jdbc or postgres takes more than five parameters;
  *   <li>SQL text lives in the dialects ({@link #sqlTextLivesInTheDialects}).
  * </ul>
  */
@@ -135,6 +138,37 @@ class ArchitectureTest {
             .because("the compiler's equals, hashCode and toString of a record pin the job's class loader in a "
                     + "JDK-wide cache; a record of this project writes the three out");
 
+    /**
+     * No constructor of core, jdbc, postgres or xa takes more than five parameters: more is a sign of a class doing
+     * several jobs, or of options that want to be one value (as {@code JdbcSinkOptions}, {@code XaSinkOptions} and
+     * {@code PostgresSinkOptions} are). A record's canonical constructor counts too, so a record holds at most five
+     * components; the compiler's synthetic constructors (of inner and anonymous classes) do not.
+     */
+    @ArchTest
+    static final ArchRule constructorsTakeAtMostFiveParameters = constructors()
+            // dev.eosink.xa.. joins once its one remaining constructor, XaWriterSession's, takes at most five.
+            .that()
+            .areDeclaredInClassesThat()
+            .resideInAnyPackage("dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.postgres..")
+            .and()
+            .doNotHaveModifier(JavaModifier.SYNTHETIC)
+            .should(new ArchCondition<>("take at most five parameters") {
+                @Override
+                public void check(JavaConstructor c, ConditionEvents events) {
+                    // An inner class's constructor takes its outer instance first: not a parameter anyone wrote.
+                    int outer = c.getOwner().isInnerClass()
+                                    && !c.getOwner().getModifiers().contains(JavaModifier.STATIC)
+                            ? 1
+                            : 0;
+                    int written = c.getRawParameterTypes().size() - outer;
+                    if (written > 5) {
+                        events.add(SimpleConditionEvent.violated(
+                                c, c.getFullName() + " takes " + written + " parameters"));
+                    }
+                }
+            })
+            .because("a constructor of more than five parameters is options that want to be one value, or a class "
+                    + "with more than one job");
     /** A string constant that starts an SQL statement, in capitals as this project writes SQL. */
     private static final Pattern SQL_STATEMENT = Pattern.compile("^\\s*(SELECT|INSERT INTO|DELETE FROM|UPDATE|CREATE"
             + "|ALTER|DROP|SET|SAVEPOINT|ROLLBACK TO|WITH|TRUNCATE|KILL|LOCK|GRANT) ");

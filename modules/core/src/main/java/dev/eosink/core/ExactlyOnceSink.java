@@ -12,8 +12,10 @@ import dev.eosink.core.protocol.ExactlyOnceWriter;
 import dev.eosink.core.protocol.FlinkRelease;
 import dev.eosink.core.protocol.PreparedTransaction;
 import dev.eosink.core.protocol.PreparedTransactionSerializer;
+import dev.eosink.core.protocol.SinkSubtask;
 import dev.eosink.core.protocol.WriterState;
 import dev.eosink.core.protocol.WriterStateSerializer;
+import dev.eosink.core.protocol.WriterTask;
 import dev.eosink.core.spi.HookedDatabase;
 import dev.eosink.core.spi.LifecycleHook;
 import dev.eosink.core.spi.MisconfigurationException;
@@ -167,16 +169,11 @@ public class ExactlyOnceSink<IN>
         // Before anything is opened: what the session loads (a JDBC driver) must not outlive the job.
         database.registerReleaseHooks(context.getUserCodeClassLoader());
         return refusedWithoutRestarts(() -> new ExactlyOnceWriter<>(
-                subtask,
-                settings,
-                database.target(),
-                database.wording(),
+                sinkSubtask(subtask),
                 database.openWriter(subtask),
                 recoveredState,
-                context.metricGroup(),
-                context.getMailboxExecutor(),
-                checkpointTimeout,
-                checkpointInterval));
+                WriterTask.of(
+                        context.metricGroup(), context.getMailboxExecutor(), checkpointTimeout, checkpointInterval)));
     }
 
     @Override
@@ -195,13 +192,13 @@ public class ExactlyOnceSink<IN>
                             + "Remedy: put the JDBC driver into Flink's lib/ directory.",
                     subtask);
         }
-        return refusedWithoutRestarts(() -> new ExactlyOnceCommitter(
-                subtask,
-                settings,
-                database.target(),
-                database.wording(),
-                database.openCommitter(subtask),
-                context.metricGroup()));
+        return refusedWithoutRestarts(() ->
+                new ExactlyOnceCommitter(sinkSubtask(subtask), database.openCommitter(subtask), context.metricGroup()));
+    }
+
+    /** The subtask as the protocol sees it: with this sink's settings, target and words. */
+    private SinkSubtask sinkSubtask(SubtaskContext subtask) {
+        return new SinkSubtask(subtask, settings, database.target(), database.wording());
     }
 
     /**
@@ -373,9 +370,8 @@ public class ExactlyOnceSink<IN>
                 context.getTaskInfo().getIndexOfThisSubtask(),
                 context.getTaskInfo().getNumberOfParallelSubtasks(),
                 context.getTaskInfo().getAttemptNumber(),
-                jobId,
-                TransactionId.executionTag(jobId, executionNonce),
-                context.getRestoredCheckpointId());
+                new SubtaskContext.JobRun(
+                        jobId, TransactionId.executionTag(jobId, executionNonce), context.getRestoredCheckpointId()));
     }
 
     @Override

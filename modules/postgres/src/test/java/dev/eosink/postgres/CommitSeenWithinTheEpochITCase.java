@@ -10,6 +10,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.RemoteCommitterCommits;
@@ -357,7 +358,7 @@ class CommitSeenWithinTheEpochITCase {
 
         Epochs(String table) {
             this.sinkId = table.replace('_', '-');
-            this.context = new SubtaskContext(sinkId, 0, 1, 0, "seen-within-epoch", OptionalLong.empty());
+            this.context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("seen-within-epoch", OptionalLong.empty()));
             String run = TransactionId.newRunToken(context.execution());
             this.first = new TransactionId(sinkId, 0, 1, run);
             this.second = new TransactionId(sinkId, 0, 2, run);

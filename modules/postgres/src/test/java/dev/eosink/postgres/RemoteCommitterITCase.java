@@ -8,6 +8,7 @@ import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.RemoteCommitterEpochs;
@@ -62,7 +63,8 @@ class RemoteCommitterITCase {
                 .batchSize(50)
                 .claimWait(Duration.ofSeconds(10))
                 .build();
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "remote-committer", OptionalLong.empty());
+        SubtaskContext context =
+                new SubtaskContext(sinkId, 0, 1, 0, new JobRun("remote-committer", OptionalLong.empty()));
         try (WriterSession<long[]> writer = sink.database().openWriter(context);
                 CommitSession otherJvm = sink.database().openCommitter(context)) {
             RemoteCommitterEpochs.run(context, writer, otherJvm, held, more);

@@ -69,29 +69,21 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
     /** Whether this committer committed a transaction of this run (named after the restored checkpoint). */
     private boolean committedOwnTransaction;
 
-    public ExactlyOnceCommitter(
-            SubtaskContext context,
-            SinkSettings settings,
-            String target,
-            Wording words,
-            CommitSession session,
-            MetricGroup metrics) {
-        this(context, settings, target, words, session, metrics, System::nanoTime);
+    /**
+     * @param sink the sink's subtask this committer commits for
+     * @param session the session, which the committer closes
+     * @param metrics the committer operator's metric group, where the committer registers its metrics
+     */
+    public ExactlyOnceCommitter(SinkSubtask sink, CommitSession session, MetricGroup metrics) {
+        this(sink, session, metrics, System::nanoTime);
     }
 
     /** With the clock of the metrics' times (tests). */
-    ExactlyOnceCommitter(
-            SubtaskContext context,
-            SinkSettings settings,
-            String target,
-            Wording words,
-            CommitSession session,
-            MetricGroup metrics,
-            LongSupplier nanoClock) {
-        this.context = context;
-        this.settings = settings;
-        this.target = target;
-        this.words = words;
+    ExactlyOnceCommitter(SinkSubtask sink, CommitSession session, MetricGroup metrics, LongSupplier nanoClock) {
+        this.context = sink.context();
+        this.settings = sink.settings();
+        this.target = sink.target();
+        this.words = sink.words();
         this.session = session;
         this.metrics = new CommitterMetrics(metrics, nanoClock);
     }

@@ -15,10 +15,8 @@ import dev.eosink.core.spi.Wording;
 import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
-import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -123,105 +121,48 @@ public final class ExactlyOnceWriter<IN>
 
     /**
      * A writer outside a Flink task (tests, tools): no mailbox, Flink's default checkpoint timeout, no
-     * registered metrics, the default threshold of the prepared-age warning unless the settings set one.
+     * registered metrics, the default threshold of the prepared-age warning unless the settings set one
+     * ({@link WriterTask#outsideFlink()}).
      */
-    public ExactlyOnceWriter(
-            SubtaskContext context,
-            SinkSettings settings,
-            String target,
-            Wording words,
-            WriterSession<IN> session,
-            Collection<WriterState> restoredStates)
+    public ExactlyOnceWriter(SinkSubtask sink, WriterSession<IN> session, Collection<WriterState> restoredStates)
             throws IOException {
-        this(
-                context,
-                settings,
-                target,
-                words,
-                session,
-                restoredStates,
-                WriterMetrics.unregistered(),
-                null,
-                DEFAULT_CHECKPOINT_TIMEOUT,
-                PreparedAgeWarning.threshold(settings, null),
-                System::nanoTime);
+        this(sink, session, restoredStates, WriterTask.outsideFlink());
     }
 
     /**
-     * @param target what the sink writes to, for messages ({@link dev.eosink.core.spi.TransactionalDatabase#target})
-     * @param words how its messages speak of the resource's transactions
-     *     ({@link dev.eosink.core.spi.TransactionalDatabase#wording})
-     * @param metrics the writer operator's metric group, where the writer registers its metrics
-     * @param mailbox the task's mailbox, run while the session waits for the commit of the writer's
-     *     previous transaction; null: never waits
-     * @param checkpointTimeout the job's checkpoint timeout: bounds that wait
-     * @param checkpointInterval the job's checkpoint interval, for the default threshold of the warning
-     *     about transactions that stay prepared ({@link SinkSettings#preparedAgeWarning()}); null when unknown
+     * @param sink the sink's subtask this writer writes for
+     * @param session the session, which the writer closes
+     * @param restoredStates the writer states of the checkpoint the job restored from, for this subtask
+     * @param task what the writer's Flink task gives it: metrics, mailbox, the job's checkpoint timeout and
+     *     interval
      */
     public ExactlyOnceWriter(
-            SubtaskContext context,
-            SinkSettings settings,
-            String target,
-            Wording words,
-            WriterSession<IN> session,
-            Collection<WriterState> restoredStates,
-            SinkWriterMetricGroup metrics,
-            MailboxExecutor mailbox,
-            Duration checkpointTimeout,
-            Duration checkpointInterval)
+            SinkSubtask sink, WriterSession<IN> session, Collection<WriterState> restoredStates, WriterTask task)
             throws IOException {
-        this(
-                context,
-                settings,
-                target,
-                words,
-                session,
-                restoredStates,
-                WriterMetrics.register(metrics),
-                mailbox,
-                checkpointTimeout,
-                PreparedAgeWarning.threshold(settings, checkpointInterval),
-                System::nanoTime);
-    }
-
-    ExactlyOnceWriter(
-            SubtaskContext context,
-            SinkSettings settings,
-            String target,
-            Wording words,
-            WriterSession<IN> session,
-            Collection<WriterState> restoredStates,
-            WriterMetrics metrics,
-            MailboxExecutor mailbox,
-            Duration checkpointTimeout,
-            Duration preparedAgeWarning,
-            LongSupplier nanoClock)
-            throws IOException {
-        this.context = context;
-        this.settings = settings;
-        this.target = target;
-        this.words = words;
+        this.context = sink.context();
+        this.settings = sink.settings();
+        this.target = sink.target();
+        this.words = sink.words();
         this.session = session;
         this.epoch = session.epoch();
         this.prepared = session.recovery();
         this.carried = CarriedCapability.of(session);
-        this.metrics = metrics;
-        this.nanoClock = nanoClock;
+        this.metrics = task.metrics();
+        this.nanoClock = task.nanoClock();
         this.run = TransactionId.newRunToken(context.execution());
         this.pending = new PendingCommits(context.execution(), context.sinkId(), context.subtask());
-        this.ageWarning = new PreparedAgeWarning(context, target, words, preparedAgeWarning);
+        this.ageWarning = new PreparedAgeWarning(
+                context, target, words, PreparedAgeWarning.threshold(settings, task.checkpointInterval()));
         metrics.bind(pending, epoch, nanoClock);
-        this.recovery = new StartupRecovery(context, settings, target, words, prepared, carried, metrics);
+        this.recovery = new StartupRecovery(sink, prepared, carried, metrics);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
-        this.gate = mailbox == null
+        this.gate = task.mailbox() == null
                 ? null
                 : new OwnCommitGate(
                         context,
                         pending,
-                        mailbox,
-                        checkpointTimeout,
-                        settings.claimWait(),
-                        nanoClock,
+                        new OwnCommitGate.Waiting(
+                                task.mailbox(), task.checkpointTimeout(), settings.claimWait(), nanoClock),
                         prepared::listPrepared,
                         carried::openCarried);
         epoch.ownCommits(gate == null ? OwnCommits.NONE : gate);
@@ -411,9 +352,7 @@ public final class ExactlyOnceWriter<IN>
                 context.sinkId(),
                 context.subtask(),
                 checkpointId,
-                run,
-                context.parallelism(),
-                System.currentTimeMillis(),
+                new WriterState.Lineage(run, context.parallelism(), System.currentTimeMillis()),
                 held));
     }
 

@@ -43,11 +43,11 @@ final class StartRefusal {
 
     private final Recovery session;
 
-    StartRefusal(SubtaskContext context, SinkSettings settings, String target, Wording words, Recovery session) {
-        this.context = context;
-        this.settings = settings;
-        this.target = target;
-        this.words = words;
+    StartRefusal(SinkSubtask sink, Recovery session) {
+        this.context = sink.context();
+        this.settings = sink.settings();
+        this.target = sink.target();
+        this.words = sink.words();
         this.session = session;
     }
 

@@ -87,20 +87,16 @@ final class StartupRecovery {
     /** Those transactions, for the message of an epoch that fails before the first checkpoint. */
     private List<TransactionId> unresolved = List.of();
 
-    StartupRecovery(
-            SubtaskContext context,
-            SinkSettings settings,
-            String target,
-            Wording words,
-            Recovery session,
-            CarriedCapability carried,
-            WriterMetrics metrics) {
+    StartupRecovery(SinkSubtask sink, Recovery session, CarriedCapability carried, WriterMetrics metrics) {
+        SubtaskContext context = sink.context();
+        SinkSettings settings = sink.settings();
+        String target = sink.target();
         this.context = context;
         this.settings = settings;
-        this.words = words;
+        this.words = sink.words();
         this.session = session;
         this.metrics = metrics;
-        this.refusal = new StartRefusal(context, settings, target, words, session);
+        this.refusal = new StartRefusal(sink, session);
         this.rewind = new RewindCheck(context, settings, target, session, refusal);
         this.waits = new StartWaits(context, settings, session, carried);
         this.carried = new CarriedCatchUp(context, settings, target, session, carried);

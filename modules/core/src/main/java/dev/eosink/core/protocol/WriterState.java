@@ -94,21 +94,13 @@ public record WriterState(String sinkId, int subtask, long checkpointId, Optiona
     }
 
     /** The state a writer snapshots: its subtask, the checkpoint, and its lineage; nothing carried. */
-    public WriterState(
-            String sinkId, int subtask, long checkpointId, String run, int parallelism, long snapshotAtMillis) {
-        this(sinkId, subtask, checkpointId, run, parallelism, snapshotAtMillis, NOTHING);
+    public WriterState(String sinkId, int subtask, long checkpointId, Lineage lineage) {
+        this(sinkId, subtask, checkpointId, lineage, NOTHING);
     }
 
     /** The state a writer snapshots, with what its session carries past the barrier (may be empty). */
-    public WriterState(
-            String sinkId,
-            int subtask,
-            long checkpointId,
-            String run,
-            int parallelism,
-            long snapshotAtMillis,
-            byte[] carried) {
-        this(sinkId, subtask, checkpointId, Optional.of(new Lineage(run, parallelism, snapshotAtMillis)), carried);
+    public WriterState(String sinkId, int subtask, long checkpointId, Lineage lineage, byte[] carried) {
+        this(sinkId, subtask, checkpointId, Optional.of(lineage), carried);
     }
 
     /** State of the first layout, read from old checkpoints: no lineage. */

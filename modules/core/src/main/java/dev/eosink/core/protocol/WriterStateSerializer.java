@@ -87,7 +87,8 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
                     }
                     carried = in.readNBytes(length);
                 }
-                state = new WriterState(sinkId, subtask, checkpointId, run, parallelism, snapshotAt, carried);
+                state = new WriterState(
+                        sinkId, subtask, checkpointId, new WriterState.Lineage(run, parallelism, snapshotAt), carried);
             }
             if (in.available() != 0) {
                 throw new IOException("Corrupt writer state " + state + ": trailing bytes");

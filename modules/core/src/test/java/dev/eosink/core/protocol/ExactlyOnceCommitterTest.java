@@ -11,6 +11,7 @@ import dev.eosink.core.TransactionLostException;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 
 import org.apache.flink.api.connector.sink2.Committer.CommitRequest;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
@@ -32,7 +33,8 @@ class ExactlyOnceCommitterTest {
 
     private static final TransactionId ID = new TransactionId("orders", 1, 42, "abcd1234");
 
-    private final SubtaskContext context = new SubtaskContext("orders", 1, 2, 0, "job", OptionalLong.of(41));
+    private final SubtaskContext context =
+            new SubtaskContext("orders", 1, 2, 0, new JobRun("job", OptionalLong.of(41)));
 
     @Test
     void commitsAPreparedTransaction() throws Exception {
@@ -162,14 +164,16 @@ class ExactlyOnceCommitterTest {
      */
     @Test
     void markersAreNotPrunedUntilACheckpointOfThisRunCompleted() throws Exception {
-        SubtaskContext subtask0 = new SubtaskContext("orders", 0, 2, 0, "job", OptionalLong.of(41));
+        SubtaskContext subtask0 = new SubtaskContext("orders", 0, 2, 0, new JobRun("job", OptionalLong.of(41)));
         PerTransactionSession session = new PerTransactionSession();
         TransactionId restored = new TransactionId("orders", 0, 41, "abcd1234");
         TransactionId own = new TransactionId("orders", 0, 42, "efgh5678");
         session.prepared.add(restored);
         session.prepared.add(own);
         ExactlyOnceCommitter committer = new ExactlyOnceCommitter(
-                subtask0, settings(3), "table \"orders\"", TestWording.WORDS, session, new UnregisteredMetricsGroup());
+                new SinkSubtask(subtask0, settings(3), "table \"orders\"", TestWording.WORDS),
+                session,
+                new UnregisteredMetricsGroup());
 
         committer.commit(List.of(new FakeRequest(restored)));
         assertThat(session.prunes).as("after the commits at restore").isZero();
@@ -202,7 +206,10 @@ class ExactlyOnceCommitterTest {
         session.prepared.add(b);
         session.committed.add(before); // its marker proves it committed earlier
         ExactlyOnceCommitter committer = new ExactlyOnceCommitter(
-                context, settings(3), "table \"orders\"", TestWording.WORDS, session, group, () -> clock[0]);
+                new SinkSubtask(context, settings(3), "table \"orders\"", TestWording.WORDS),
+                session,
+                group,
+                () -> clock[0]);
         clock[0] += 7_000_000_000L;
         assertThat(group.value("eosink.secondsSinceLastCommit"))
                 .as("since it started")
@@ -242,10 +249,7 @@ class ExactlyOnceCommitterTest {
 
     private ExactlyOnceCommitter committer(CommitSession session, int retries) {
         return new ExactlyOnceCommitter(
-                context,
-                settings(retries),
-                "table \"orders\"",
-                TestWording.WORDS,
+                new SinkSubtask(context, settings(retries), "table \"orders\"", TestWording.WORDS),
                 session,
                 new UnregisteredMetricsGroup());
     }

@@ -7,6 +7,7 @@ package dev.eosink.core.protocol;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 
 import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.Test;
@@ -28,17 +29,19 @@ class ExactlyOnceWriterMetricsTest {
         BufferingSession session = new BufferingSession();
         SimpleCounter sent = new SimpleCounter();
         ExactlyOnceWriter<String> writer = new ExactlyOnceWriter<>(
-                new SubtaskContext("orders", 0, 1, 0, "job", OptionalLong.empty()),
-                SinkSettings.defaults("orders"),
-                "table \"orders\"",
-                TestWording.WORDS,
+                new SinkSubtask(
+                        new SubtaskContext("orders", 0, 1, 0, new JobRun("job", OptionalLong.empty())),
+                        SinkSettings.defaults("orders"),
+                        "table \"orders\"",
+                        TestWording.WORDS),
                 session,
                 List.of(),
-                WriterMetrics.unregistered(sent),
-                null,
-                ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
-                PreparedAgeWarning.DEFAULT,
-                System::nanoTime);
+                new WriterTask(
+                        WriterMetrics.unregistered(sent),
+                        null,
+                        ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
+                        null,
+                        System::nanoTime));
 
         writer.write("a", null);
         writer.write("b", null);

@@ -9,6 +9,7 @@ import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.protocol.WriterState.Lineage;
 import dev.eosink.core.spi.CarriedLedger;
 import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.CarriedWrites;
@@ -17,6 +18,7 @@ import dev.eosink.core.spi.EpochWriter;
 import dev.eosink.core.spi.HeldWrites;
 import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.runtime.execution.SuppressRestartsException;
@@ -53,7 +55,7 @@ class ExactlyOnceWriterTest {
     }
 
     private static WriterState state(int subtask, long checkpoint, String run, int parallelism) {
-        return new WriterState("orders", subtask, checkpoint, run, parallelism, 1_000L);
+        return new WriterState("orders", subtask, checkpoint, new Lineage(run, parallelism, 1_000L));
     }
 
     /**
@@ -246,9 +248,11 @@ class ExactlyOnceWriterTest {
         TransactionId savepoints = tx(0, 7, TransactionId.newRunToken(previous));
         TransactionId ownAttempt = tx(0, 1, TransactionId.newRunToken(current));
         FakeSession session = new FakeSession(savepoints, ownAttempt);
-        SubtaskContext context = new SubtaskContext("orders", 0, 1, 1, JOB, current, OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext("orders", 0, 1, 1, new JobRun(JOB, current, OptionalLong.empty()));
         assertThatThrownBy(() -> new ExactlyOnceWriter<>(
-                        context, SinkSettings.defaults("orders"), "table t", TestWording.WORDS, session, List.of()))
+                        new SinkSubtask(context, SinkSettings.defaults("orders"), "table t", TestWording.WORDS),
+                        session,
+                        List.of()))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
                 .hasMessageContaining(savepoints.toString())
@@ -327,7 +331,7 @@ class ExactlyOnceWriterTest {
     void aRestoredCommitterThatFinishesWhileTheWritersListingTravelsIsNoDroppedCommitterState() throws Exception {
         TransactionId promised = tx(0, 4, run(OLD_JOB, "aaaa"));
         FakeSession session = new FakeSession(promised);
-        SubtaskContext committer = new SubtaskContext("orders", 0, 1, 0, JOB, OptionalLong.of(4));
+        SubtaskContext committer = new SubtaskContext("orders", 0, 1, 0, new JobRun(JOB, OptionalLong.of(4)));
         boolean[] committing = {true};
         LocalCommitters.entered(committer); // the restored committer's commit call began as its task initialized
         // Listing 1 is the one under the guards; the wait for the restored committers starts just before listing 2.
@@ -408,13 +412,9 @@ class ExactlyOnceWriterTest {
         TransactionId ownAtRestored = tx(1, 12, run(JOB, "cccc"));
         TransactionId othersAfter = tx(1, 14, run(OLD_JOB, "dddd"));
         FakeSession session = new FakeSession(leftover, ownOtherSubtask, ownAtRestored, othersAfter);
+        SubtaskContext context = new SubtaskContext("orders", 0, 2, 0, new JobRun(JOB, OptionalLong.of(12)));
         assertThatThrownBy(() -> new ExactlyOnceWriter<>(
-                        new SubtaskContext("orders", 0, 2, 0, JOB, OptionalLong.of(12)),
-                        SHORT_WAIT,
-                        "table t",
-                        TestWording.WORDS,
-                        session,
-                        List.of()))
+                        new SinkSubtask(context, SHORT_WAIT, "table t", TestWording.WORDS), session, List.of()))
                 .isInstanceOf(SuppressRestartsException.class);
         assertThat(session.rolledBack).containsExactly(ownOtherSubtask);
         assertThat(session.prepared).containsExactlyInAnyOrder(leftover, ownAtRestored, othersAfter);
@@ -480,7 +480,7 @@ class ExactlyOnceWriterTest {
         session.notices.add(new CarriedNotice(tx(4, 2, run(OTHER_JOB, "yyyy")), 1)); // index 4 > parallelism 2 at 9
         session.onList = listing -> session.prepared.remove(pendingOfState0); // its restored committer commits it
         List<WriterState> states = List.of(
-                new WriterState("orders", 0, 9, run(OLD_JOB, "aaaa"), 2, 1_000L, carried),
+                new WriterState("orders", 0, 9, new Lineage(run(OLD_JOB, "aaaa"), 2, 1_000L), carried),
                 state(1, 9, run(OLD_JOB, "bbbb"), 2));
         writer(session, OptionalLong.of(9), 0, 2, states, new RecordingMetricGroup(), SHORT_WAIT);
         assertThat(session.applied).containsExactly("0:" + java.util.Arrays.toString(carried));
@@ -528,7 +528,7 @@ class ExactlyOnceWriterTest {
         session.notices.add(ofTheRewoundLine);
         SinkSettings refuseRewinds = SHORT_WAIT.withRewindPolicy(RewindPolicy.FAIL);
         List<WriterState> ofSubtask1 =
-                List.of(new WriterState("orders", 1, 4, run(OLD_JOB, "bbbb"), 2, 1_000L, carried));
+                List.of(new WriterState("orders", 1, 4, new Lineage(run(OLD_JOB, "bbbb"), 2, 1_000L), carried));
         List<WriterState> ofSubtask0 = List.of(state(0, 4, run(OLD_JOB, "aaaa"), 2));
 
         catchThrowable(
@@ -629,23 +629,17 @@ class ExactlyOnceWriterTest {
     private static ExactlyOnceWriter<String> writer(
             FakeSession session, OptionalLong restored, List<WriterState> states, SinkSettings settings)
             throws Exception {
+        SubtaskContext context = new SubtaskContext("orders", 0, 1, 0, new JobRun(JOB, restored));
         return new ExactlyOnceWriter<>(
-                new SubtaskContext("orders", 0, 1, 0, JOB, restored),
-                settings,
-                "table t",
-                TestWording.WORDS,
-                session,
-                states);
+                new SinkSubtask(context, settings, "table t", TestWording.WORDS), session, states);
     }
 
     private static ExactlyOnceWriter<String> writer(
             FakeSession session, OptionalLong restored, int subtask, int parallelism, List<WriterState> states)
             throws Exception {
+        SubtaskContext context = new SubtaskContext("orders", subtask, parallelism, 0, new JobRun(JOB, restored));
         return new ExactlyOnceWriter<>(
-                new SubtaskContext("orders", subtask, parallelism, 0, JOB, restored),
-                SinkSettings.defaults("orders"),
-                "table t",
-                TestWording.WORDS,
+                new SinkSubtask(context, SinkSettings.defaults("orders"), "table t", TestWording.WORDS),
                 session,
                 states);
     }
@@ -670,18 +664,18 @@ class ExactlyOnceWriterTest {
             RecordingMetricGroup metrics,
             SinkSettings settings)
             throws Exception {
+        SubtaskContext context = new SubtaskContext("orders", subtask, parallelism, 0, new JobRun(JOB, restored));
         return new ExactlyOnceWriter<>(
-                new SubtaskContext("orders", subtask, parallelism, 0, JOB, restored),
-                settings,
-                "table t",
-                TestWording.WORDS,
+                new SinkSubtask(context, settings, "table t", TestWording.WORDS),
                 session,
                 states,
-                WriterMetrics.in(metrics.addGroup(WriterMetrics.GROUP), new org.apache.flink.metrics.SimpleCounter()),
-                null,
-                ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
-                PreparedAgeWarning.DEFAULT,
-                System::nanoTime);
+                new WriterTask(
+                        WriterMetrics.in(
+                                metrics.addGroup(WriterMetrics.GROUP), new org.apache.flink.metrics.SimpleCounter()),
+                        null,
+                        ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
+                        null,
+                        System::nanoTime));
     }
 
     private static final class FakeSession

@@ -6,9 +6,11 @@ package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.protocol.WriterState.Lineage;
 import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.api.common.operators.MailboxExecutor;
@@ -369,7 +371,7 @@ class OwnCommitWaitTest {
         TransactionId promised = new TransactionId("upserts", 1, 6, "run1run1");
         prepared.add(promised);
         ExactlyOnceWriter<String> writer = writer(false);
-        SubtaskContext committer = new SubtaskContext("upserts", 1, 2, 0, JOB, restoredCheckpoint);
+        SubtaskContext committer = new SubtaskContext("upserts", 1, 2, 0, new JobRun(JOB, restoredCheckpoint));
         long start = clock;
         long commitEnds = start + SinkSettings.DEFAULT_CLAIM_WAIT.plusSeconds(5).toNanos();
         onList = () -> {
@@ -419,7 +421,7 @@ class OwnCommitWaitTest {
         TransactionId other = new TransactionId("upserts", 1, 6, "run1run1");
         prepared.add(held);
         prepared.add(other);
-        restoredStates = List.of(new WriterState("upserts", 0, 6, "run0run0", 2, 1L, new byte[] {9}));
+        restoredStates = List.of(new WriterState("upserts", 0, 6, new Lineage("run0run0", 2, 1L), new byte[] {9}));
         int[] listings = {0};
         onList = () -> {
             if (++listings[0] == 3) {
@@ -804,16 +806,23 @@ class OwnCommitWaitTest {
             }
         };
         return new ExactlyOnceWriter<>(
-                new SubtaskContext("upserts", 0, restoredCheckpoint.isPresent() ? 2 : 1, 0, JOB, restoredCheckpoint),
-                SinkSettings.defaults("upserts"),
-                "table t",
-                TestWording.WORDS,
+                new SinkSubtask(
+                        new SubtaskContext(
+                                "upserts",
+                                0,
+                                restoredCheckpoint.isPresent() ? 2 : 1,
+                                0,
+                                new JobRun(JOB, restoredCheckpoint)),
+                        SinkSettings.defaults("upserts"),
+                        "table t",
+                        TestWording.WORDS),
                 session,
                 restoredStates,
-                WriterMetrics.unregistered(new SimpleCounter()),
-                mailbox,
-                CHECKPOINT_TIMEOUT,
-                PreparedAgeWarning.DEFAULT,
-                () -> clock);
+                new WriterTask(
+                        WriterMetrics.unregistered(new SimpleCounter()),
+                        mailbox,
+                        CHECKPOINT_TIMEOUT,
+                        null,
+                        () -> clock));
     }
 }

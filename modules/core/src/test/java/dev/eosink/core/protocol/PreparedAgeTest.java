@@ -7,6 +7,7 @@ package dev.eosink.core.protocol;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 
 import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.Test;
@@ -33,7 +34,7 @@ class PreparedAgeTest {
     /** Each test its own job, so that the checkpoint outcomes one test reports do not reach another. */
     private final String job = UUID.randomUUID().toString().replace("-", "");
 
-    private final SubtaskContext context = new SubtaskContext("orders", 0, 1, 0, job, OptionalLong.empty());
+    private final SubtaskContext context = new SubtaskContext("orders", 0, 1, 0, new JobRun(job, OptionalLong.empty()));
     private final RecordingMetricGroup group = new RecordingMetricGroup();
     private final TrackingSession session = new TrackingSession();
     private long clock = 1_000 * SECOND;
@@ -202,18 +203,17 @@ class PreparedAgeTest {
     }
 
     private ExactlyOnceWriter<String> writer(Duration threshold) throws Exception {
+        SinkSettings settings = SinkSettings.defaults("orders").withPreparedAgeWarning(threshold);
         return new ExactlyOnceWriter<>(
-                context,
-                SinkSettings.defaults("orders"),
-                "table \"orders\"",
-                TestWording.WORDS,
+                new SinkSubtask(context, settings, "table \"orders\"", TestWording.WORDS),
                 session,
                 List.of(),
-                WriterMetrics.in(group.addGroup(WriterMetrics.GROUP), new SimpleCounter()),
-                null,
-                ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
-                threshold,
-                () -> clock);
+                new WriterTask(
+                        WriterMetrics.in(group.addGroup(WriterMetrics.GROUP), new SimpleCounter()),
+                        null,
+                        ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
+                        null,
+                        () -> clock));
     }
 
     /** Keeps what it prepared as the database would, until a test takes it away; counts the listings. */

@@ -6,7 +6,9 @@ package dev.eosink.core.protocol;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.protocol.RecoveryPlan.Verdict;
+import dev.eosink.core.protocol.WriterState.Lineage;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +43,7 @@ class RecoveryPlanTest {
     }
 
     private static WriterState state(int subtask, long checkpoint, String run, int parallelism) {
-        return new WriterState("s", subtask, checkpoint, run, parallelism, 1_000L);
+        return new WriterState("s", subtask, checkpoint, new Lineage(run, parallelism, 1_000L));
     }
 
     private static RecoveryPlan decide(
@@ -50,7 +52,8 @@ class RecoveryPlanTest {
             int parallelism,
             OptionalLong restored,
             List<WriterState> states) {
-        return RecoveryPlan.decide(found, new SubtaskContext("s", subtask, parallelism, 0, NEW_JOB, restored), states);
+        return RecoveryPlan.decide(
+                found, new SubtaskContext("s", subtask, parallelism, 0, new JobRun(NEW_JOB, restored)), states);
     }
 
     @Test
@@ -176,7 +179,7 @@ class RecoveryPlanTest {
         TransactionId ownAttempt = new TransactionId("s", 0, 1, TransactionId.newRunToken(current));
         RecoveryPlan plan = RecoveryPlan.decide(
                 List.of(savepoints, ownAttempt),
-                new SubtaskContext("s", 0, 1, 3, NEW_JOB, current, OptionalLong.empty()),
+                new SubtaskContext("s", 0, 1, 3, new JobRun(NEW_JOB, current, OptionalLong.empty())),
                 List.of());
         assertThat(plan.with(Verdict.OWN_ATTEMPT)).containsExactly(ownAttempt);
         assertThat(plan.with(Verdict.LEFTOVER)).containsExactly(savepoints);
@@ -205,7 +208,7 @@ class RecoveryPlanTest {
     @Test
     void stateOfAnotherSinkIdIsNoStateOfThisSink() {
         TransactionId found = tx(0, 5, OLD_JOB, "aaaa");
-        WriterState other = new WriterState("other", 0, 5, run(OLD_JOB, "aaaa"), 1, 1L);
+        WriterState other = new WriterState("other", 0, 5, new Lineage(run(OLD_JOB, "aaaa"), 1, 1L));
         RecoveryPlan plan = decide(List.of(found), 0, 1, OptionalLong.of(5), List.of(other));
         assertThat(plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED)).containsExactly(found);
     }

@@ -54,17 +54,22 @@ final class CopyStream<R> {
     /** Bytes handed to the driver since the COPY started. */
     private long bytesSent;
 
+    /**
+     * @param on the connection the COPY runs on, its IO watchdog and its backlog
+     * @param table the table the COPY writes
+     * @param columns the columns it writes, in the rows' order
+     * @param encoder writes each row into the stream
+     * @param maxRows rows held before they are sent, whatever their size
+     */
     CopyStream(
-            Connection connection,
-            IoWatchdog io,
+            WatchedConnection on,
             SqlIdentifier table,
             java.util.List<String> columns,
             RowEncoder<R> encoder,
-            int maxRows,
-            CopyBacklog backlog) {
-        this.connection = connection;
-        this.backlog = backlog;
-        this.io = io;
+            int maxRows) {
+        this.connection = on.connection();
+        this.backlog = on.backlog();
+        this.io = on.io();
         this.maxRows = maxRows;
         this.encoder = encoder;
         this.sql = "COPY " + table.sql() + " ("

@@ -112,14 +112,13 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     context,
                     options,
                     findings,
-                    c,
-                    io,
-                    backlog,
-                    () -> options.connection().open(applicationName(context, "guard-probe")),
-                    new PreparedListing(
-                            () -> options.connection().open(applicationName(context, "commit-look")),
-                            options.networkTimeout(),
-                            context));
+                    new WatchedConnection(c, io, backlog),
+                    new PostgresWriterSession.SideConnections(
+                            () -> options.connection().open(applicationName(context, "guard-probe")),
+                            new PreparedListing(
+                                    () -> options.connection().open(applicationName(context, "commit-look")),
+                                    options.networkTimeout(),
+                                    context)));
         } catch (SQLException e) {
             endQuietly(c, io, context, e);
             throw new SinkException(

@@ -299,17 +299,16 @@ final class Preflight<IN> {
                     boolean declared =
                             !countsBytes && ("varchar".equals(typeName) || "bpchar".equals(typeName)) && typmod >= 4;
                     String element = rs.getString(6);
-                    types.add(TargetColumn.of(
-                            column,
+                    TargetColumn.PgType type = new TargetColumn.PgType(
                             typeName,
                             category(rs.getString(2)),
-                            rs.getString(3),
-                            cast,
-                            typmod,
-                            declared ? typmod - 4 : -1,
                             element,
                             element == null ? 0 : (int) rs.getLong(7),
-                            element == null ? 0 : category(rs.getString(8))));
+                            element == null ? 0 : category(rs.getString(8)));
+                    types.add(TargetColumn.of(
+                            column,
+                            type,
+                            new TargetColumn.Declaration(rs.getString(3), cast, typmod, declared ? typmod - 4 : -1)));
                 }
             }
         }
@@ -343,8 +342,8 @@ final class Preflight<IN> {
                                 + "column a deterministic collation (citext already ignores case), or make it text with the "
                                 + "nondeterministic collation instead of citext.");
             }
-            WritePlan.Upsert<IN> statementsOnly =
-                    new WritePlan.Upsert<>(insert, rows, casts, keys, upsert.rowKind(), false);
+            WritePlan.UpsertKey<IN> key = new WritePlan.UpsertKey<>(keys, upsert.rowKind());
+            WritePlan.Upsert<IN> statementsOnly = new WritePlan.Upsert<>(insert, rows, casts, key, false);
             checkUpsertKey(table, upsert.key(), statementsOnly.newBuffer());
             if (noCopy == null && keys.databaseDecides()) {
                 // COPY takes keys the subtask never wrote, which needs the key's exact form in Java.
@@ -355,7 +354,7 @@ final class Preflight<IN> {
                 LOG.info("{}: every upsert into {} goes as a statement, none by COPY: {}", context, table, noCopy);
                 return statementsOnly;
             }
-            return new WritePlan.Upsert<>(insert, rows, casts, keys, upsert.rowKind(), true);
+            return new WritePlan.Upsert<>(insert, rows, casts, key, true);
         }
         // The batch path's statement: each parameter cast to its column's type ({@code ?::jsonb}),
         // since the driver binds Java strings as varchar, which PostgreSQL will not assign to json,

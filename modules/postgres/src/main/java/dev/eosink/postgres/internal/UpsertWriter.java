@@ -131,15 +131,14 @@ final class UpsertWriter<R> {
     private long chunksInEpoch;
     private long redoneInEpoch;
 
+    /**
+     * @param on the session's connection, with the IO watchdog that bounds every statement on it
+     * @param copy the COPY stream of the keys never written, on the same connection; null: statements only
+     */
     UpsertWriter(
-            Connection connection,
-            IoWatchdog io,
-            UpsertBuffer<R> statements,
-            CopyStream<R> copy,
-            int batchSize,
-            KeyFilter written) {
-        this.connection = connection;
-        this.io = io;
+            WatchedConnection on, UpsertBuffer<R> statements, CopyStream<R> copy, int batchSize, KeyFilter written) {
+        this.connection = on.connection();
+        this.io = on.io();
         this.statements = statements;
         this.copy = copy;
         this.batchSize = batchSize;

@@ -116,13 +116,11 @@ class CopyBacklogITCase {
             BinaryCopyEncoder encoder =
                     BinaryCopyEncoder.forTypes(columns, List.of("int8", "text")).orElseThrow();
             copy = new CopyStream<>(
-                    connection,
-                    io,
+                    new WatchedConnection(connection, io, backlog),
                     new SqlIdentifier(null, table),
                     columns,
                     MappedRows.encoder(Optional.of(encoder)),
-                    1000,
-                    backlog);
+                    1000);
         }
 
         int pid() throws SQLException {

@@ -7,6 +7,7 @@ package dev.eosink.postgres.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.jdbc.dialect.LockNames;
 import dev.eosink.testing.PostgresFixture;
 
@@ -81,7 +82,8 @@ class OwnershipGuardITCase {
         PostgresFixture pg = PostgresFixture.get();
         String sinkId = "guard-other-db-" + System.nanoTime() % 100000;
         String otherDatabase = sinkId.replace('-', '_');
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "this-execution", OptionalLong.empty());
+        SubtaskContext context =
+                new SubtaskContext(sinkId, 0, 1, 1, new JobRun("this-execution", OptionalLong.empty()));
         long mark = LockNames.executionMarkKey(sinkId, context.execution());
         long otherMark = LockNames.executionMarkKey(sinkId, "other-execution");
         int lockClass = OwnershipGuard.lockClass(sinkId);

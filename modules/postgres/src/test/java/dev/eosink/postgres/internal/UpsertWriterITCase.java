@@ -104,9 +104,9 @@ class UpsertWriterITCase {
             RowEncoder<Object[]> rows =
                     MappedRows.encoder(BinaryCopyEncoder.forTypes(columns, List.of("int8", "int8", "text")));
             buffer = new UpsertBuffer<>(target, columns, List.of("bigint", "bigint", "text"), List.of("k"), rows);
-            CopyStream<Object[]> copy = new CopyStream<>(
-                    connection, io, target, columns, rows, batchSize, new CopyBacklog(null, 0, "test"));
-            writer = new UpsertWriter<>(connection, io, buffer, copy, batchSize, filter);
+            WatchedConnection watched = new WatchedConnection(connection, io, new CopyBacklog(null, 0, "test"));
+            CopyStream<Object[]> copy = new CopyStream<>(watched, target, columns, rows, batchSize);
+            writer = new UpsertWriter<>(watched, buffer, copy, batchSize, filter);
         }
 
         /** Rows already in the table before the writer runs (as if written before the job). */

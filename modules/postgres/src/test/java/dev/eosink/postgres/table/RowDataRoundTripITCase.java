@@ -8,6 +8,7 @@ import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.postgres.ExactlyOnceTestBase;
 import dev.eosink.postgres.WriteMethod;
@@ -470,7 +471,7 @@ class RowDataRoundTripITCase extends ExactlyOnceTestBase {
             builder.upsert("id");
         }
         ExactlyOnceSink<RowData> sink = builder.build();
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "roundtrip", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("roundtrip", OptionalLong.empty()));
         try (WriterSession<RowData> writer = sink.database().openWriter(context);
                 CommitSession committer = sink.database().openCommitter(context)) {
             writer.recovery().claim(0, 10_000);

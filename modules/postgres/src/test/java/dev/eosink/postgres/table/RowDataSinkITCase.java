@@ -8,6 +8,7 @@ import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.postgres.ExactlyOnceTestBase;
 import dev.eosink.postgres.PostgresSinkBuilder;
@@ -64,7 +65,7 @@ class RowDataSinkITCase extends ExactlyOnceTestBase {
     }
 
     private SubtaskContext context() {
-        return new SubtaskContext(sinkId, 0, 1, 0, "rowdata", OptionalLong.empty());
+        return new SubtaskContext(sinkId, 0, 1, 0, new JobRun("rowdata", OptionalLong.empty()));
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.WriteMode;
@@ -72,7 +73,7 @@ class XaCarriedWritesITCase {
                         .build(),
                 Duration.ofSeconds(30),
                 Duration.ofSeconds(10)));
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, new JobRun("job", OptionalLong.empty()));
         byte[] carried = XaCarried.encode(
                 columns, List.of("k"), List.of(new Object[] {50L, 0L}, new Object[] {100L, 1L}), List.of(true, false));
 
@@ -135,7 +136,7 @@ class XaCarriedWritesITCase {
                         .build(),
                 Duration.ofSeconds(30),
                 Duration.ofSeconds(10)));
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId carrying = new TransactionId(sinkId, 0, 2, TransactionId.newRunToken(context.execution()));
 
         try (WriterSession<Long> writer = database.openWriter(context);

@@ -8,6 +8,7 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession.Attempt;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.RefusedRecords;
@@ -76,7 +77,7 @@ class XaCommitSessionITCase {
                         .build(),
                 Duration.ofSeconds(120),
                 Duration.ofSeconds(60))); // inserts, no dead letters
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
         Xid xid = XaIds.toXid(id);
 
@@ -124,7 +125,7 @@ class XaCommitSessionITCase {
                 .markers(new SqlIdentifier(null, "eosink_markers"))
                 .createSql());
         XaDatabase<Long> database = database(maria, table);
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
 
         XAConnection preparer = connector(maria).open("test");
@@ -189,7 +190,7 @@ class XaCommitSessionITCase {
                         .build(),
                 Duration.ofSeconds(120),
                 Duration.ofSeconds(60)));
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
 
         int[] attempts = {0};

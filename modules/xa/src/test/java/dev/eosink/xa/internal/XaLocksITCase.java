@@ -7,6 +7,7 @@ package dev.eosink.xa.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.jdbc.dialect.ErrorKinds;
 import dev.eosink.jdbc.dialect.JdbcDialect;
 import dev.eosink.jdbc.dialect.JdbcDialects;
@@ -54,7 +55,7 @@ class XaLocksITCase {
     void aHolderThatEndsWhileTheClaimAsksWhoseItIsIsNotTakenForAnotherJob(String backend) throws Exception {
         String sinkId = "locks-" + System.nanoTime() % 100000;
         String sinkHash = XaIds.sinkHash(sinkId);
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, new JobRun("job", OptionalLong.empty()));
         XaConnector connector = connector(backend);
         XAConnection holderXa = connector.open("holder");
         XAConnection guardXa = connector.open("claimant");

@@ -6,6 +6,7 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.WriteMode;
@@ -66,7 +67,8 @@ class XaRemoteCommitterITCase {
                         .build(),
                 Duration.ofSeconds(30),
                 Duration.ofSeconds(10)));
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "remote-committer", OptionalLong.empty());
+        SubtaskContext context =
+                new SubtaskContext(sinkId, 0, 1, 0, new JobRun("remote-committer", OptionalLong.empty()));
         try (WriterSession<long[]> writer = database.openWriter(context);
                 CommitSession otherJvm = database.openCommitter(context)) {
             RemoteCommitterEpochs.run(context, writer, otherJvm, HELD, MORE);

@@ -7,6 +7,7 @@ package dev.eosink.xa.internal;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.RefusedRecords;
@@ -77,7 +78,7 @@ class XaWriterSessionITCase {
                         .build(),
                 Duration.ofSeconds(30),
                 Duration.ofSeconds(10))); // inserts, no dead letters
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, new JobRun("job", OptionalLong.empty()));
 
         // A session of an earlier writer of subtask 0 that the server has not finished with.
         XAConnection earlier = connector.open("earlier-writer");
@@ -334,7 +335,7 @@ class XaWriterSessionITCase {
                     sinkId,
                     table,
                     mariaDbDatabase(maria, table),
-                    new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty()),
+                    new SubtaskContext(sinkId, 0, 1, 1, new JobRun("job", OptionalLong.empty())),
                     new TransactionId(sinkId, 0, 1, "aaaaaaaa"));
         }
     }
