@@ -149,13 +149,7 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             c.setAutoCommit(true);
             JdbcDialect dialect = JdbcDialects.forConnection(c);
             XaPreflight.run(c, context, this, dialect);
-            return new XaWriterSession<>(
-                    context,
-                    this,
-                    dialect,
-                    guard,
-                    c,
-                    new XaEpochBranch.Statements<>(XaWritePath.of(context, this, dialect)));
+            return new XaWriterSession<>(context, this, dialect, guard, c);
         } catch (SQLException e) {
             closeQuietly(guard, e);
             throw new SinkException(

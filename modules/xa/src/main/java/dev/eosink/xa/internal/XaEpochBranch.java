@@ -127,30 +127,14 @@ final class XaEpochBranch<IN> implements EpochWriter<IN>, HeldWrites {
      */
     private final List<TransactionId> noticed = new ArrayList<>();
 
-    /**
-     * What the writer session hands its branch: the write path that {@link XaWritePath#of} chose from
-     * the database's write mode for this writer.
-     */
-    static final class Statements<IN> {
-        final XaWritePath<IN> path;
-
-        Statements(XaWritePath<IN> path) {
-            this.path = Objects.requireNonNull(path, "path");
-        }
-    }
-
     XaEpochBranch(
-            SubtaskContext context,
-            XaDatabase<IN> database,
-            JdbcDialect dialect,
-            XaLocks locks,
-            Statements<IN> statements) {
+            SubtaskContext context, XaDatabase<IN> database, JdbcDialect dialect, XaLocks locks, XaWritePath<IN> path) {
         this.context = context;
         this.database = database;
         this.dialect = dialect;
         this.locks = locks;
         this.errors = new XaWriteErrors(database, dialect);
-        this.path = statements.path;
+        this.path = Objects.requireNonNull(path, "path");
     }
 
     /** Starts the branch of the epoch named {@code id}, opening an epoch connection if there is none. */

@@ -90,8 +90,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
             XaDatabase<IN> database,
             JdbcDialect dialect,
             XAConnection guardXa,
-            Connection guard,
-            XaEpochBranch.Statements<IN> statements) {
+            Connection guard) {
         this.context = context;
         this.database = database;
         this.dialect = dialect;
@@ -99,7 +98,8 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
         this.guard = guard;
         this.guardIo = new XaIo(guard, database.networkTimeout(), context + " (guard)");
         this.locks = new XaLocks(context, dialect, guard, guardIo, database.target());
-        this.epoch = new XaEpochBranch<>(context, database, dialect, locks, statements);
+        // The write path of the database's write mode, in its dialect's SQL: chosen once, for this writer.
+        this.epoch = new XaEpochBranch<>(context, database, dialect, locks, XaWritePath.of(context, database, dialect));
     }
 
     @Override
