@@ -8,6 +8,7 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.jdbc.dialect.MarkerSql;
+import dev.eosink.jdbc.dialect.postgres.PostgresDialect;
 import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.jdbc.sql.CarriedNotices;
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
@@ -65,25 +66,23 @@ final class CarriedWriter {
     private final List<TransactionId> noticed = new ArrayList<>();
 
     /**
+     * @param options the sink's marker table, and its table and statement for messages
      * @param on the session's connection, with the IO watchdog that bounds every statement on it
      * @param path the session's write path, which holds and writes the carried statements
-     * @param target the table and how the sink writes it, for messages
      */
     CarriedWriter(
             SubtaskContext context,
-            MarkerTable markers,
-            MarkerSql markerSql,
+            PostgresSinkOptions<?> options,
             WatchedConnection on,
             WritePath<?> path,
-            String target,
             BetweenEpochs betweenEpochs) {
         this.context = context;
-        this.markers = markers;
-        this.markerSql = markerSql;
+        this.markers = options.markers();
+        this.markerSql = PostgresDialect.INSTANCE.markers(markers.table());
         this.connection = on.connection();
         this.io = on.io();
         this.path = path;
-        this.target = target;
+        this.target = options.statement().describe();
         this.betweenEpochs = betweenEpochs;
     }
 

@@ -135,7 +135,7 @@ final class PostgresWriterSession<IN>
         this.errors = new WriteErrors(target);
         this.marker = connection.prepareStatement(markerSql.insertSql());
         this.path = findings.plan().open(new WritePlan.Resources(context, watched, options.batchSize(), errors));
-        this.carriedWriter = new CarriedWriter(context, markers, markerSql, watched, path, target, this::betweenEpochs);
+        this.carriedWriter = new CarriedWriter(context, options, watched, path, this::betweenEpochs);
     }
 
     @Override
