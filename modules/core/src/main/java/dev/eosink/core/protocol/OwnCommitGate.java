@@ -19,7 +19,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -108,7 +107,6 @@ final class OwnCommitGate implements OwnCommits {
 
     private final LongSupplier nanoClock;
     private final PreparedListing database;
-    private final CarriedListing carried;
 
     /**
      * The transaction whose commit the last wait gave up on: not waited for again in this epoch (the
@@ -135,11 +133,8 @@ final class OwnCommitGate implements OwnCommits {
      */
     private boolean holdUntilFirstBarrier;
 
-    /**
-     * How long the end of input waits, at most, for the restored committers of other subtasks: the
-     * sink's claim wait, which bounds the start's wait for them too ({@link StartWaits}).
-     */
-    private final Duration restoredCommitWait;
+    /** What the end of input of a restored run waits for before the held statements run. */
+    private final EndOfInputWait endOfInput;
 
     /**
      * How the gate waits: in the task's mailbox, within the bounds of the job and the sink, timed on the
@@ -147,7 +142,7 @@ final class OwnCommitGate implements OwnCommits {
      *
      * @param mailbox the task's mailbox, where the committer's notification arrives while the gate waits
      * @param checkpointTimeout the job's checkpoint timeout: see {@link OwnCommitGate#checkpointTimeout}
-     * @param restoredCommitWait the sink's claim wait: see {@link OwnCommitGate#restoredCommitWait}
+     * @param restoredCommitWait the sink's claim wait: see {@link EndOfInputWait}
      * @param nanoClock the writer's clock, in nanoseconds
      */
     record Waiting(
@@ -190,10 +185,9 @@ final class OwnCommitGate implements OwnCommits {
         this.pending = pending;
         this.mailbox = waiting.mailbox();
         this.checkpointTimeout = waiting.checkpointTimeout();
-        this.restoredCommitWait = waiting.restoredCommitWait();
         this.nanoClock = waiting.nanoClock();
         this.database = database;
-        this.carried = carried;
+        this.endOfInput = new EndOfInputWait(context, waiting, database, carried);
         this.holdUntilFirstBarrier = context.restoredCheckpointId().isPresent();
         this.lastLookNanos = nanoClock.getAsLong() - LOOK_INTERVAL.toNanos();
     }
@@ -205,87 +199,16 @@ final class OwnCommitGate implements OwnCommits {
 
     /**
      * The input ended: the statements held until the first barrier ({@link #holdUntilFirstBarrier}) run
-     * now, in the last epoch, as no epoch follows. The input of a restored run can end before its first
-     * barrier, while a restored committer of another subtask is still committing a transaction whose rows
-     * they touch (it commits as its task initializes, and a slow commit keeps that task from running): a
-     * delete run before that commit would miss its rows. So first wait, letting the mailbox run, until the
-     * database lists no transaction of the sink named at or before the restored checkpoint that another
-     * subtask owns (each is committed by a restored committer, or is an orphan its owner rolls back at its
-     * first barrier), and no notice of writes carried past a barrier is open (each is written by the restored
-     * writer that holds it as its task starts, or given up). This writer's own are left to its recovery,
-     * which waited for the promised ones at start. Bounded by the claim wait, as the start's wait for restored committers is, and as there
-     * extended while a committer of this sink in this JVM is inside a commit call ({@link LocalCommitters});
-     * past it, with a warning, the statements run all the same, as an orphan's rows are never visible.
+     * now, in the last epoch, as no epoch follows; but first, in a restored run whose input ended before its
+     * first barrier, the gate waits for the restored committers and writers of other subtasks ({@link
+     * EndOfInputWait}).
      */
     void inputEnded() throws IOException {
         if (!holdUntilFirstBarrier) {
             return;
         }
         holdUntilFirstBarrier = false;
-        long restored = context.restoredCheckpointId().orElseThrow();
-        long deadline = nanoClock.getAsLong() + restoredCommitWait.toNanos();
-        boolean busyLogged = false;
-        try {
-            while (true) {
-                List<TransactionId> others = new ArrayList<>();
-                for (TransactionId id : database.list()) {
-                    if (id.checkpointId() <= restored
-                            && !RecoveryPlan.isOwner(context.subtask(), context.parallelism(), id.subtask())) {
-                        others.add(id);
-                    }
-                }
-                // The writes other restored writers carried, which each writes as its task starts: after a
-                // rescale they may touch keys this subtask now owns, and must come before its statements (a
-                // statement run first would hold the row lock the carried write then waits for).
-                List<CarriedNotice> notices = carried.list();
-                if (others.isEmpty() && notices.isEmpty()) {
-                    return;
-                }
-                long past = nanoClock.getAsLong() - deadline;
-                if (past > 0
-                        && past < StartWaits.BUSY_COMMITTER_WAIT.toNanos()
-                        && LocalCommitters.committing(context)) {
-                    // As at start: a restored committer of this sink in this JVM still inside its commit call is
-                    // slow, not missing; a delete run before its commit ends would miss the rows it makes visible.
-                    if (!busyLogged) {
-                        busyLogged = true;
-                        LOG.info(
-                                "{}: the claim wait ({}) passed at the end of input with {} still prepared and {} "
-                                        + "carried writes not yet written, and a committer of this sink in this JVM is still "
-                                        + "committing: waiting for it, up to {} more, before the held statements run",
-                                context,
-                                restoredCommitWait,
-                                others,
-                                notices,
-                                StartWaits.BUSY_COMMITTER_WAIT);
-                    }
-                } else if (past > 0) {
-                    LOG.warn(
-                            "{}: the input ended before the first checkpoint of the run restored from checkpoint {}, "
-                                    + "and after the claim wait ({}) these transactions of other subtasks named at or before it "
-                                    + "are still prepared: {}, and these writes carried past a barrier are not yet written: {}. "
-                                    + "Restored committers commit what the checkpoint promised, and restored writers write what "
-                                    + "they carried, as their tasks start, so these are orphans of another line of history "
-                                    + "(or of a state not restored), or a task slower than the claim wait; the statements held "
-                                    + "since the start run now",
-                            context,
-                            restored,
-                            restoredCommitWait,
-                            others,
-                            notices);
-                    return;
-                }
-                if (!mailbox.tryYield()) {
-                    Thread.sleep(LOOK_INTERVAL.toMillis());
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SinkException(
-                    context + ": interrupted while waiting, at the end of input, for the restored "
-                            + "committers of other subtasks",
-                    e);
-        }
+        endOfInput.await();
     }
 
     @Override

@@ -66,7 +66,7 @@ public final class NumericEncoding {
             }
             d = new BigDecimal(Double.toString(x));
         } else {
-            throw BinaryCopyEncoder.mismatch(v, "numeric (BigDecimal or a Number)");
+            throw ColumnEncoders.mismatch(v, "numeric (BigDecimal or a Number)");
         }
         if (d.scale() < 0) {
             d = d.setScale(0); // numeric has no negative display scale: 1E+3 is stored as 1000

@@ -20,11 +20,9 @@ import dev.eosink.jdbc.dialect.MarkerSql;
 import dev.eosink.jdbc.dialect.postgres.PostgresDialect;
 import dev.eosink.jdbc.io.IoWatchdog;
 import dev.eosink.jdbc.sql.CarriedNotices;
-import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
-import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +32,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -48,7 +45,8 @@ import java.util.Optional;
  * <p>The session keeps the transaction's lifecycle: it begins the transaction at an epoch's first
  * record, writes the marker row and prepares it, rolls it back, and runs the recovery statements
  * between epochs. How records travel inside the transaction is its {@link WritePath}'s, opened once
- * from the {@link Preflight}'s findings; what a failure reads like is {@link WriteErrors}'.
+ * from the {@link Preflight}'s findings; what a failure reads like is {@link WriteErrors}'; what it writes
+ * for writes carried past a barrier is {@link CarriedWriter}'s.
  *
  * <p>One connection plays every role of the session ({@link Recovery}, {@link EpochWriter} and both sides of
  * {@link CarriedWrites}), so the session is each of them. It offers the carried writes whatever its write path:
@@ -62,9 +60,6 @@ final class PostgresWriterSession<IN>
         implements WriterSession<IN>, Recovery, EpochWriter<IN>, HeldWrites, CarriedLedger {
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresWriterSession.class);
-
-    /** See {@link #applyCarried}. */
-    static final long CARRIED_LOCK_TIMEOUT_MILLIS = 10_000;
 
     private final SubtaskContext context;
     private final MarkerTable markers;
@@ -90,11 +85,8 @@ final class PostgresWriterSession<IN>
     /** Lists the sink's prepared transactions within an epoch, on a connection of its own. */
     private final PreparedListing commitLook;
 
-    /**
-     * The transactions of this session that recorded writes carried past their barriers ({@link CarriedNotices})
-     * that no later one has written yet: the transaction that writes them removes their notices.
-     */
-    private final List<TransactionId> noticed = new ArrayList<>();
+    /** The notices of the writes the path carries, and the carried writes of a restored state. */
+    private final CarriedWriter carriedWriter;
 
     /**
      * The connections a writer session opens besides its own, each when first needed.
@@ -143,6 +135,7 @@ final class PostgresWriterSession<IN>
         this.errors = new WriteErrors(target);
         this.marker = connection.prepareStatement(markerSql.insertSql());
         this.path = findings.plan().open(new WritePlan.Resources(context, watched, options.batchSize(), errors));
+        this.carriedWriter = new CarriedWriter(context, options, watched, path, this::betweenEpochs);
     }
 
     @Override
@@ -324,20 +317,7 @@ final class PostgresWriterSession<IN>
             marker.setLong(4, id.checkpointId());
             marker.setLong(5, rows);
             io.call("writing the marker row", marker::executeUpdate);
-            int held = path.heldWrites();
-            if (held > 0) {
-                io.call("writing the notice of carried writes", () -> {
-                    CarriedNotices.insert(marker, id, held);
-                    return null;
-                });
-                noticed.add(id);
-            } else if (!noticed.isEmpty()) {
-                // This epoch wrote what earlier ones carried: their transactions committed before it could.
-                io.call(
-                        "removing the notices of carried writes",
-                        () -> CarriedNotices.delete(connection, markerSql, noticed));
-                noticed.clear();
-            }
+            carriedWriter.beforePrepare(id, marker);
             markerWritten = true;
             long t2 = System.nanoTime();
             try (Statement s = connection.createStatement()) {
@@ -367,51 +347,10 @@ final class PostgresWriterSession<IN>
         }
     }
 
-    /**
-     * Writes carried statements in a transaction of their own, committed at once. With a lock
-     * timeout of {@link #CARRIED_LOCK_TIMEOUT_MILLIS}: after a rescale, the subtask that owns one of
-     * their keys now may have written it already, in an epoch that commits only with a checkpoint,
-     * and no checkpoint begins before this writer has started; waiting longer would not help. Then
-     * nothing of them is committed, and the task fails over and tries again.
-     */
+    /** In a transaction of its own: see {@link CarriedWriter#apply}. */
     @Override
     public void applyCarried(byte[] carried, int subtask, String origin) throws IOException {
-        try {
-            betweenEpochs("writing carried statements");
-            connection.setAutoCommit(false);
-            try (Statement s = connection.createStatement()) {
-                s.execute("SET LOCAL lock_timeout = '" + CARRIED_LOCK_TIMEOUT_MILLIS + "ms'");
-            }
-            path.writeCarried(carried);
-            io.call(
-                    "removing the notices of carried writes",
-                    () -> CarriedNotices.delete(connection, markerSql, context.sinkId(), subtask));
-            io.call("committing carried statements", () -> {
-                connection.commit();
-                return null;
-            });
-        } catch (SQLException | IOException e) {
-            try {
-                connection.rollback();
-            } catch (SQLException r) {
-                e.addSuppressed(r);
-            }
-            String failed = origin + ": writing the upserts and deletes that it carried past its barrier into " + target
-                    + " failed: " + e.getMessage();
-            if (e instanceof CarriedStatementsRefused) {
-                // A restart would read the same state again.
-                throw new SuppressRestartsException(new SinkException(failed + ". Nothing of them is committed", e));
-            }
-            boolean locked = e instanceof SQLException q && "55P03".equals(q.getSQLState());
-            throw new SinkException(
-                    failed
-                            + (locked
-                                    ? " (another session holds a row of one of their keys: after a rescale, the subtask that "
-                                            + "owns that key now may have written it first. The task fails over and tries again; "
-                                            + "nothing of these writes is committed)"
-                                    : ""),
-                    e);
-        }
+        carriedWriter.apply(carried, subtask, origin);
     }
 
     @Override
@@ -434,17 +373,7 @@ final class PostgresWriterSession<IN>
 
     @Override
     public void closeCarried(int subtask) throws IOException {
-        try {
-            betweenEpochs("removing the notices of carried writes");
-            io.call(
-                    "removing the notices of carried writes",
-                    () -> CarriedNotices.delete(connection, markerSql, context.sinkId(), subtask));
-        } catch (SQLException e) {
-            throw new SinkException(
-                    context + ": could not remove the notices of writes subtask " + subtask
-                            + " carried past a barrier from marker table " + markers.table() + ": " + e.getMessage(),
-                    e);
-        }
+        carriedWriter.close(subtask);
     }
 
     /** Upserts may touch rows the previous, still prepared epoch wrote; inserts never wait for them. */

@@ -731,7 +731,7 @@ class UpsertWriterITCase {
         long[] copiedAtAwait = {-1};
         own.atAwait.add(() -> copiedAtAwait[0] = summary(h.writer.epochSummary(), 1));
 
-        int deferLimit = UpsertWriter.DEFER_BATCHES * Math.max(500, UpsertWriter.MIN_CHUNK_ROWS / 4);
+        int deferLimit = UpsertWriter.DEFER_BATCHES * Math.max(500, CopyChunks.MIN_CHUNK_ROWS / 4);
         for (long k = 0; k < deferLimit - 1; k++) {
             h.upsert(100_000 + k, k); // new keys: window, then COPY, with epoch 1 still prepared
             h.upsert(k, -k); // keys of epoch 1: statements, deferred
