@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import dev.eosink.bench.Workload.Case;
@@ -37,6 +41,7 @@ public final class Bench {
     private final Path runsDir;
     /** Per workload, column count and row count. */
     private final Map<String, Workload.Expected> expected = new LinkedHashMap<>();
+
     private volatile Process current;
 
     private String url;
@@ -48,7 +53,8 @@ public final class Bench {
 
     Bench(BenchOptions o) {
         this.o = o;
-        this.runsDir = o.smoke ? o.out.resolve("runs") : o.out.resolve("tmp").resolve("run-" + BenchOptions.timestamp());
+        this.runsDir =
+                o.smoke ? o.out.resolve("runs") : o.out.resolve("tmp").resolve("run-" + BenchOptions.timestamp());
     }
 
     public static void main(String[] args) throws Exception {
@@ -71,12 +77,15 @@ public final class Bench {
         long t0 = System.nanoTime();
         loadAtStart = loadAverage();
         Files.createDirectories(runsDir);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            Process p = current;
-            if (p != null) {
-                p.destroyForcibly();
-            }
-        }, "bench-stop-run"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            Process p = current;
+                            if (p != null) {
+                                p.destroyForcibly();
+                            }
+                        },
+                        "bench-stop-run"));
 
         StandalonePostgres embedded = null;
         MariaDbFixture mariaDb = null;
@@ -111,8 +120,8 @@ public final class Bench {
                     readServerSettings();
                 }
             } catch (SQLException e) {
-                System.err.println("error: cannot use PostgreSQL at " + url.replaceAll("(?i)([?&]password=)[^&]*", "$1***")
-                        + " as " + user + ": " + e.getMessage());
+                System.err.println("error: cannot use PostgreSQL at "
+                        + url.replaceAll("(?i)([?&]password=)[^&]*", "$1***") + " as " + user + ": " + e.getMessage());
                 return 2;
             }
             commitTimestamps = mariaDb == null && "on".equals(server.get("track_commit_timestamp"));
@@ -129,8 +138,15 @@ public final class Bench {
                     Measured m;
                     for (int attempt = 0; ; attempt++) {
                         m = runOne(spec, round, n, attempt);
-                        System.out.printf(Locale.ROOT, "[%3d/%d] round %d  %s  %s%s%n", n, total, round, spec.label(),
-                                summary(m), attempt > 0 ? " (attempt " + (attempt + 1) + ")" : "");
+                        System.out.printf(
+                                Locale.ROOT,
+                                "[%3d/%d] round %d  %s  %s%s%n",
+                                n,
+                                total,
+                                round,
+                                spec.label(),
+                                summary(m),
+                                attempt > 0 ? " (attempt " + (attempt + 1) + ")" : "");
                         if (m.ok() || attempt >= o.retries || deterministic(m)) {
                             break;
                         }
@@ -147,8 +163,13 @@ public final class Bench {
                 mariaDbReport.write(o.out);
                 System.out.println();
                 System.out.println(mariaDbReport.tables());
-                System.out.printf(Locale.ROOT, "done in %.1f min: %s, %s (per-run logs: %s)%n", minutes,
-                        o.out.resolve(MariaDbReport.PAGE), o.out.resolve("latest.csv"), runsDir);
+                System.out.printf(
+                        Locale.ROOT,
+                        "done in %.1f min: %s, %s (per-run logs: %s)%n",
+                        minutes,
+                        o.out.resolve(MariaDbReport.PAGE),
+                        o.out.resolve("latest.csv"),
+                        runsDir);
                 return all.stream().allMatch(Measured::ok) ? 0 : 1;
             }
             Report report = new Report(o, specs, all, server, machine(), minutes, commitTimestamps, runsDir);
@@ -163,9 +184,15 @@ public final class Bench {
             System.out.println();
             System.out.println(report.csv().trim());
             System.out.println();
-            System.out.printf(Locale.ROOT, "done in %.1f min: %s, %s, %s%s (per-run logs: %s)%n", minutes,
-                    o.out.resolve("latest.md"), o.out.resolve("latest.csv"), o.out.resolve("latest.png"),
-                    report.hasSweep() ? ", " + o.out.resolve(Report.SWEEP_CSV) : "", runsDir);
+            System.out.printf(
+                    Locale.ROOT,
+                    "done in %.1f min: %s, %s, %s%s (per-run logs: %s)%n",
+                    minutes,
+                    o.out.resolve("latest.md"),
+                    o.out.resolve("latest.csv"),
+                    o.out.resolve("latest.png"),
+                    report.hasSweep() ? ", " + o.out.resolve(Report.SWEEP_CSV) : "",
+                    runsDir);
             return all.stream().allMatch(Measured::ok) ? 0 : 1;
         } finally {
             if (mariaDb != null) {
@@ -226,7 +253,8 @@ public final class Bench {
     }
 
     private Measured runOne(Spec spec, int round, int n, int attempt) throws Exception {
-        String table = String.format(Locale.ROOT, "bench_%03d_%s_p%d", n, spec.writer.id.replace('-', '_'), spec.parallelism)
+        String table = String.format(
+                        Locale.ROOT, "bench_%03d_%s_p%d", n, spec.writer.id.replace('-', '_'), spec.parallelism)
                 + (spec.purpose == Spec.Purpose.SWEEP
                         ? (spec.wide() ? "_c" + spec.columns : "") + (spec.writer.flink ? "_i" + spec.intervalMs : "")
                         : "")
@@ -237,7 +265,8 @@ public final class Bench {
 
         Set<String> preparedBefore;
         long clockOffsetMicros;
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS " + table);
             s.execute(spec.wide() ? WideRow.createTable(table) : Workload.createTable(table, url));
             if (o.database == Database.POSTGRESQL) {
@@ -307,7 +336,8 @@ public final class Bench {
         double rowsPerS = 0;
         double steady = 0;
         String endMethod = commitTimestamps ? "commit timestamp" : "job end";
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             if (failure == null) {
                 try (ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(v), 0), "
                         + (commitTimestamps
@@ -329,7 +359,8 @@ public final class Bench {
                         wideFound = ", sum(i2) " + sumI2 + ", sum(n1) " + sumN1.toPlainString();
                     }
                     if (count != want.rows || sum != want.sumV || !wideOk) {
-                        failure = "table check: expected " + want + ", found " + count + " rows, sum(v) " + sum + wideFound;
+                        failure = "table check: expected " + want + ", found " + count + " rows, sum(v) " + sum
+                                + wideFound;
                     } else {
                         long first = r.getLong("first_row_us", 0);
                         long end;
@@ -389,8 +420,11 @@ public final class Bench {
      */
     private static boolean deterministic(Measured m) {
         String state = m.result.get("sql_state", "");
-        return state.startsWith("23") || state.startsWith("42") || m.failure.startsWith("table check")
-                || m.failure.startsWith("stalled") || m.failure.startsWith("timeout");
+        return state.startsWith("23")
+                || state.startsWith("42")
+                || m.failure.startsWith("table check")
+                || m.failure.startsWith("stalled")
+                || m.failure.startsWith("timeout");
     }
 
     private static String firstDatabaseError(Path log) {
@@ -398,7 +432,8 @@ public final class Bench {
             return lines.filter(l -> l.contains("org.postgresql.util.PSQLException: "))
                     .map(l -> "PSQLException: " + l.substring(l.indexOf("PSQLException: ") + 15))
                     .map(RunResult::oneLine)
-                    .findFirst().orElse(null);
+                    .findFirst()
+                    .orElse(null);
         } catch (IOException | java.io.UncheckedIOException e) {
             return null;
         }
@@ -409,8 +444,13 @@ public final class Bench {
         if (!m.ok()) {
             return String.format(Locale.ROOT, "FAILED (%.1f s): %s", m.wallSeconds, m.failure);
         }
-        return String.format(Locale.ROOT, "%,10.0f rows/s  (%.2f s steady, %.1f s wall, %s)",
-                m.rowsPerS, m.steadySeconds, m.wallSeconds, heap);
+        return String.format(
+                Locale.ROOT,
+                "%,10.0f rows/s  (%.2f s steady, %.1f s wall, %s)",
+                m.rowsPerS,
+                m.steadySeconds,
+                m.wallSeconds,
+                heap);
     }
 
     /** The URL every Flink sink gets: the same for ours and the peer's. */
@@ -440,8 +480,7 @@ public final class Bench {
             }
             return gids;
         }
-        try (ResultSet rs = s.executeQuery(
-                "SELECT gid FROM pg_prepared_xacts WHERE database = current_database()")) {
+        try (ResultSet rs = s.executeQuery("SELECT gid FROM pg_prepared_xacts WHERE database = current_database()")) {
             while (rs.next()) {
                 gids.add(rs.getString(1));
             }
@@ -455,8 +494,7 @@ public final class Bench {
         long offset = 0;
         for (int i = 0; i < 5; i++) {
             long before = Probe.wallMicros();
-            try (ResultSet rs = s.executeQuery(
-                    "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint")) {
+            try (ResultSet rs = s.executeQuery("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint")) {
                 rs.next();
                 long serverNow = rs.getLong(1);
                 long after = Probe.wallMicros();
@@ -470,7 +508,8 @@ public final class Bench {
     }
 
     private void readServerSettings() throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             Set<String> names = new LinkedHashSet<>(List.of("server_version"));
             names.addAll(Report.SETTINGS_SHOWN);
             names.addAll(o.serverSettings.keySet());
@@ -497,8 +536,10 @@ public final class Bench {
         if (!mem.isEmpty()) {
             m.put("memory", Math.round(Long.parseLong(mem.replaceAll("[^0-9]", "")) / 1048576.0) + " GiB");
         }
-        m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
-                + System.getProperty("os.arch"));
+        m.put(
+                "os",
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                        + System.getProperty("os.arch"));
         m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         m.put("load average (1, 5, 15 min)", "at the start " + loadAtStart + "; at the end " + loadAverage());
         return m;
@@ -528,29 +569,49 @@ public final class Bench {
 
     private void printHeader() {
         if (o.database == Database.MARIADB) {
-            System.out.printf(Locale.ROOT, "MariaDB %s (%s), run end = job end%n", server.get("server_version"),
+            System.out.printf(
+                    Locale.ROOT,
+                    "MariaDB %s (%s), run end = job end%n",
+                    server.get("server_version"),
                     server.get("source"));
         } else {
             printPostgresHeader();
         }
-        System.out.printf(Locale.ROOT, "%,d rows per run, %d round(s), writers %s, parallelism %s, checkpoint interval %s%s%n",
-                o.rows, o.rounds, Writer.ids(o.writers), o.parallelisms, Spec.interval(o.intervalMs),
+        System.out.printf(
+                Locale.ROOT,
+                "%,d rows per run, %d round(s), writers %s, parallelism %s, checkpoint interval %s%s%n",
+                o.rows,
+                o.rounds,
+                Writer.ids(o.writers),
+                o.parallelisms,
+                Spec.interval(o.intervalMs),
                 o.heap ? ", heap at " + Spec.interval(o.heapIntervalMs) : "");
         printSweepHeader();
     }
 
     private void printPostgresHeader() {
-        System.out.printf(Locale.ROOT, "PostgreSQL %s (%s), fsync=%s, commit timestamps %s%n",
-                server.get("server_version"), server.get("source"), server.get("fsync"),
+        System.out.printf(
+                Locale.ROOT,
+                "PostgreSQL %s (%s), fsync=%s, commit timestamps %s%n",
+                server.get("server_version"),
+                server.get("source"),
+                server.get("fsync"),
                 commitTimestamps ? "on" : "off (run end = job end)");
     }
 
     private void printSweepHeader() {
         if (o.sweep) {
-            System.out.printf(Locale.ROOT, "sweep: %s on %d columns (%,d rows per run), eo-copy at %s; parallelism %s%n",
-                    Writer.ids(o.sweepWriters), Workload.WIDE, o.sweepRows,
-                    o.sweepIntervals.isEmpty() ? "no other interval"
-                            : o.sweepIntervals.stream().map(Spec::interval).collect(java.util.stream.Collectors.joining(", ")),
+            System.out.printf(
+                    Locale.ROOT,
+                    "sweep: %s on %d columns (%,d rows per run), eo-copy at %s; parallelism %s%n",
+                    Writer.ids(o.sweepWriters),
+                    Workload.WIDE,
+                    o.sweepRows,
+                    o.sweepIntervals.isEmpty()
+                            ? "no other interval"
+                            : o.sweepIntervals.stream()
+                                    .map(Spec::interval)
+                                    .collect(java.util.stream.Collectors.joining(", ")),
                     o.sweepParallelisms);
         }
         System.out.println("load average now: " + loadAverage() + "; per-run output in " + runsDir + File.separator);

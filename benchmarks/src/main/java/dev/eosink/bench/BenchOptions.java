@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import java.nio.file.Path;
@@ -16,81 +20,85 @@ final class BenchOptions {
      * several checkpoints per run at p2, where a run of 1.5M rows lasted about 2.5 s.
      */
     static final long DEFAULT_ROWS = 3_000_000;
+
     static final long SMOKE_ROWS = 2_000;
     static final Path DEFAULT_OUT = Path.of("benchmarks", "results");
 
-    static final String USAGE =
-            String.join(
-                    "\n",
-                    "usage: ./bench [options]",
-                    "",
-                    "Runs, side by side, in alternating order, one JVM per measured run: raw COPY (no Flink), the",
-                    "eosink sink (COPY writer, batch writer, upsert; DataStream and SQL) and flink-connector-jdbc 4.0's",
-                    "exactly-once (XA) and at-least-once sinks (DataStream; SQL for upsert), at parallelism 1 and 2, on",
-                    "the same job and a fresh table each; then the",
-                    "heap of eo-copy at a long checkpoint interval; then a sensitivity sweep (row width, checkpoint",
-                    "interval). Writes benchmarks/results/latest.{md,csv,png}, sweep.csv and the results block of",
-                    "docs/benchmarks.md; per-run logs go to benchmarks/results/tmp/ (not in git).",
-                    "",
-                    "  --rows N                 rows per run (default " + DEFAULT_ROWS + ": about 15-20 min on 2 quiet cores)",
-                    "  --warmup PCT             before it is measured, each run's JVM runs the same writer on PCT% of the",
-                    "                           rows into a scratch table (default 30; 0: cold runs), so that JIT",
-                    "                           compilation, which takes much of a core for seconds here, is start-up",
-                    "  --rounds R               rounds; every case runs once per round, medians reported (default 3)",
-                    "  --smoke                  tiny run (" + SMOKE_ROWS + " rows, 1 round, all writers, short intervals, C1 only,",
-                    "                           no warm-up)",
-                    "                           into benchmarks/results/tmp/smoke-<time>/: checks that it works, not speed;",
-                    "                           its sweep: the 20-column runs at p1 only, no interval points",
-                    "  --postgres-url URL       an external PostgreSQL instead of the embedded one; --user U (default",
-                    "                           postgres), password from EOSINK_BENCH_PASSWORD. Needs",
-                    "                           max_prepared_transactions >= 64; track_commit_timestamp=on for the",
-                    "                           commit-time end of a run (otherwise: job end, see latest.md)",
-                    "  --server-setting N=V     a setting of the embedded PostgreSQL (repeatable), for example",
-                    "                           wal_writer_delay=10ms (see docs/postgresql.md, What PostgreSQL needs)",
-                    "  --out DIR                where latest.* go (default benchmarks/results; docs/benchmarks.md's results",
-                    "                           block is only rewritten for the default)",
-                    "  --writers a,b,...        a subset of raw-copy,eo-copy,eo-batch,eo-sql,eo-upsert,eo-sql-upsert,peer-eo-xa,",
-                    "                           peer-alo,peer-alo-upsert,peer-sql-alo-upsert (eo-sql*, peer-sql-*: the SQL",
-                    "                           connectors, a TableEnvironment INSERT from the generator as a table)",
-                    "  --database mariadb       the embedded MariaDB of the tests instead of PostgreSQL: raw-bulk, eo-xa,",
-                    "                           peer-eo-xa, peer-alo, eo-xa-upsert, peer-alo-upsert (no heap case, no sweep);",
-                    "                           its rows replace the mariadb rows of latest.csv, its table goes to mariadb.md",
-                    "  --parallelism 1,2        parallelisms (default 1,2)",
-                    "  --interval-ms MS         checkpoint interval of the throughput runs (default 1000)",
-                    "  --heap-interval-ms MS    the long interval of the heap comparison (default 10000); --no-heap skips it",
-                    "  --no-sweep               skip the sensitivity sweep (latest.md's section, sweep.csv): by default the",
-                    "                           same rounds also run raw-copy and eo-copy on a 20-column variant of the append",
-                    "                           workload, and eo-copy at the --sweep-intervals, at every --parallelism",
-                    "  --sweep-rows N           rows per run of the 20-column runs (default: half of --rows)",
-                    "  --sweep-intervals a,b    eo-copy's checkpoint intervals in ms (default 100,1000,10000; runs at --rows,",
-                    "                           those at --interval-ms and --heap-interval-ms are the runs above)",
-                    "  --sweep-writers a,b      writers on the 20-column table (default raw-copy,eo-copy; also eo-batch,",
-                    "                           peer-eo-xa, peer-alo; raw-copy is always added: ratios are to it)",
-                    "  --batch-size N           JDBC batch size of every batching sink (default 1000)",
-                    "  --max-copy-backlog B     the eosink sinks' maxCopyBacklog, COPY flow control (default 524288;",
-                    "                           0: off, which shows what it does to throughput and checkpoint time)",
-                    "  --repeat-distance D      upsert workload: a repeat updates the row written D records earlier",
-                    "                           (default 10001; rounded to 1 mod 10)",
-                    "  --rewrite-batched-inserts on|off   pgjdbc reWriteBatchedInserts for every Flink sink (default on)",
-                    "  --jvm-opts \"...\"         JVM options of each run (default \"-Xmx1g -XX:+UseG1GC\")",
-                    "  --retries K              a failed run is repeated up to K times, each failed attempt reported (default 2)",
-                    "  --stall-s S              a run in which nothing reaches the sink and nothing commits for S seconds",
-                    "                           fails at once, naming what PostgreSQL waits for (default 60)",
-                    "  --timeout-s S            per run (default 120 + rows/5000)");
+    static final String USAGE = String.join(
+            "\n",
+            "usage: ./bench [options]",
+            "",
+            "Runs, side by side, in alternating order, one JVM per measured run: raw COPY (no Flink), the",
+            "eosink sink (COPY writer, batch writer, upsert; DataStream and SQL) and flink-connector-jdbc 4.0's",
+            "exactly-once (XA) and at-least-once sinks (DataStream; SQL for upsert), at parallelism 1 and 2, on",
+            "the same job and a fresh table each; then the",
+            "heap of eo-copy at a long checkpoint interval; then a sensitivity sweep (row width, checkpoint",
+            "interval). Writes benchmarks/results/latest.{md,csv,png}, sweep.csv and the results block of",
+            "docs/benchmarks.md; per-run logs go to benchmarks/results/tmp/ (not in git).",
+            "",
+            "  --rows N                 rows per run (default " + DEFAULT_ROWS + ": about 15-20 min on 2 quiet cores)",
+            "  --warmup PCT             before it is measured, each run's JVM runs the same writer on PCT% of the",
+            "                           rows into a scratch table (default 30; 0: cold runs), so that JIT",
+            "                           compilation, which takes much of a core for seconds here, is start-up",
+            "  --rounds R               rounds; every case runs once per round, medians reported (default 3)",
+            "  --smoke                  tiny run (" + SMOKE_ROWS
+                    + " rows, 1 round, all writers, short intervals, C1 only,",
+            "                           no warm-up)",
+            "                           into benchmarks/results/tmp/smoke-<time>/: checks that it works, not speed;",
+            "                           its sweep: the 20-column runs at p1 only, no interval points",
+            "  --postgres-url URL       an external PostgreSQL instead of the embedded one; --user U (default",
+            "                           postgres), password from EOSINK_BENCH_PASSWORD. Needs",
+            "                           max_prepared_transactions >= 64; track_commit_timestamp=on for the",
+            "                           commit-time end of a run (otherwise: job end, see latest.md)",
+            "  --server-setting N=V     a setting of the embedded PostgreSQL (repeatable), for example",
+            "                           wal_writer_delay=10ms (see docs/postgresql.md, What PostgreSQL needs)",
+            "  --out DIR                where latest.* go (default benchmarks/results; docs/benchmarks.md's results",
+            "                           block is only rewritten for the default)",
+            "  --writers a,b,...        a subset of raw-copy,eo-copy,eo-batch,eo-sql,eo-upsert,eo-sql-upsert,peer-eo-xa,",
+            "                           peer-alo,peer-alo-upsert,peer-sql-alo-upsert (eo-sql*, peer-sql-*: the SQL",
+            "                           connectors, a TableEnvironment INSERT from the generator as a table)",
+            "  --database mariadb       the embedded MariaDB of the tests instead of PostgreSQL: raw-bulk, eo-xa,",
+            "                           peer-eo-xa, peer-alo, eo-xa-upsert, peer-alo-upsert (no heap case, no sweep);",
+            "                           its rows replace the mariadb rows of latest.csv, its table goes to mariadb.md",
+            "  --parallelism 1,2        parallelisms (default 1,2)",
+            "  --interval-ms MS         checkpoint interval of the throughput runs (default 1000)",
+            "  --heap-interval-ms MS    the long interval of the heap comparison (default 10000); --no-heap skips it",
+            "  --no-sweep               skip the sensitivity sweep (latest.md's section, sweep.csv): by default the",
+            "                           same rounds also run raw-copy and eo-copy on a 20-column variant of the append",
+            "                           workload, and eo-copy at the --sweep-intervals, at every --parallelism",
+            "  --sweep-rows N           rows per run of the 20-column runs (default: half of --rows)",
+            "  --sweep-intervals a,b    eo-copy's checkpoint intervals in ms (default 100,1000,10000; runs at --rows,",
+            "                           those at --interval-ms and --heap-interval-ms are the runs above)",
+            "  --sweep-writers a,b      writers on the 20-column table (default raw-copy,eo-copy; also eo-batch,",
+            "                           peer-eo-xa, peer-alo; raw-copy is always added: ratios are to it)",
+            "  --batch-size N           JDBC batch size of every batching sink (default 1000)",
+            "  --max-copy-backlog B     the eosink sinks' maxCopyBacklog, COPY flow control (default 524288;",
+            "                           0: off, which shows what it does to throughput and checkpoint time)",
+            "  --repeat-distance D      upsert workload: a repeat updates the row written D records earlier",
+            "                           (default 10001; rounded to 1 mod 10)",
+            "  --rewrite-batched-inserts on|off   pgjdbc reWriteBatchedInserts for every Flink sink (default on)",
+            "  --jvm-opts \"...\"         JVM options of each run (default \"-Xmx1g -XX:+UseG1GC\")",
+            "  --retries K              a failed run is repeated up to K times, each failed attempt reported (default 2)",
+            "  --stall-s S              a run in which nothing reaches the sink and nothing commits for S seconds",
+            "                           fails at once, naming what PostgreSQL waits for (default 60)",
+            "  --timeout-s S            per run (default 120 + rows/5000)");
 
     long rows = DEFAULT_ROWS;
     int rounds = 3;
     /** Warm-up rows per run, as a percentage of the run's rows. */
     int warmupPercent = 30;
+
     boolean smoke;
     String postgresUrl;
     /** Settings of the embedded server (--server-setting), in the order given. */
     final java.util.Map<String, String> serverSettings = new java.util.LinkedHashMap<>();
+
     String user = "postgres";
     String password = "";
     Path out;
     /** --database: the server every writer runs against. */
     Database database = Database.POSTGRESQL;
+
     private boolean writersGiven;
     List<Writer> writers = new ArrayList<>(Arrays.asList(Writer.values()));
     List<Integer> parallelisms = List.of(1, 2);
@@ -103,6 +111,7 @@ final class BenchOptions {
     List<Writer> sweepWriters = List.of(Writer.RAW_COPY, Writer.EO_COPY);
     /** The parallelisms of the sweep: --parallelism; p1 only in a smoke run. */
     List<Integer> sweepParallelisms;
+
     int batchSize = 1000;
     long maxCopyBacklog = dev.eosink.postgres.PostgresSinkBuilder.DEFAULT_MAX_COPY_BACKLOG;
     long repeatDistance = 10_001;
@@ -174,7 +183,8 @@ final class BenchOptions {
                     String setting = value(args, ++i, a);
                     int eq = setting.indexOf('=');
                     if (eq <= 0 || !setting.substring(0, eq).matches("[A-Za-z_][A-Za-z0-9_.]*")) {
-                        throw new IllegalArgumentException(a + ": name=value, for example wal_writer_delay=10ms; got " + setting);
+                        throw new IllegalArgumentException(
+                                a + ": name=value, for example wal_writer_delay=10ms; got " + setting);
                     }
                     o.serverSettings.put(setting.substring(0, eq), setting.substring(eq + 1));
                     break;
@@ -280,8 +290,13 @@ final class BenchOptions {
         for (Writer w : o.writers) {
             if (!w.runsOn(o.database)) {
                 throw new IllegalArgumentException("--writers: " + w.id + " does not run on " + o.database.id()
-                        + "; there: " + Writer.ids(o.database == Database.MARIADB ? Writer.mariaDb()
-                                : Arrays.stream(Writer.values()).filter(x -> x.runsOn(Database.POSTGRESQL)).toList()));
+                        + "; there: "
+                        + Writer.ids(
+                                o.database == Database.MARIADB
+                                        ? Writer.mariaDb()
+                                        : Arrays.stream(Writer.values())
+                                                .filter(x -> x.runsOn(Database.POSTGRESQL))
+                                                .toList()));
             }
         }
         if (o.database == Database.MARIADB) {
@@ -357,8 +372,8 @@ final class BenchOptions {
             throw new IllegalArgumentException("--sweep-rows: at most " + Integer.MAX_VALUE);
         }
         if (o.postgresUrl != null && !o.serverSettings.isEmpty()) {
-            throw new IllegalArgumentException("--server-setting applies to the embedded PostgreSQL; "
-                    + "set " + o.serverSettings.keySet() + " on the server given by --postgres-url instead");
+            throw new IllegalArgumentException("--server-setting applies to the embedded PostgreSQL; " + "set "
+                    + o.serverSettings.keySet() + " on the server given by --postgres-url instead");
         }
         o.password = System.getenv().getOrDefault("EOSINK_BENCH_PASSWORD", "");
         return o;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import java.time.LocalDateTime;
@@ -29,8 +33,8 @@ public final class BenchRow {
     public OffsetDateTime ts() {
         // Not OffsetDateTime.ofInstant: on JDK 17 it builds a new ZoneRules for every row (ZoneOffset.getRules),
         // the largest cost a profile of the Flink side showed. Every Flink sink of the benchmark calls this.
-        LocalDateTime utc = LocalDateTime.ofEpochSecond(Math.floorDiv(tsMillis, 1000L),
-                (int) Math.floorMod(tsMillis, 1000L) * 1_000_000, ZoneOffset.UTC);
+        LocalDateTime utc = LocalDateTime.ofEpochSecond(
+                Math.floorDiv(tsMillis, 1000L), (int) Math.floorMod(tsMillis, 1000L) * 1_000_000, ZoneOffset.UTC);
         return OffsetDateTime.of(utc, ZoneOffset.UTC);
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import javax.imageio.ImageIO;
@@ -26,7 +30,9 @@ final class Chart {
     private static final int RIGHT = 30;
     private static final int TOP = 70;
     private static final int BOTTOM = 110;
-    private static final Color[] BAR = {new Color(0x3b6ea8), new Color(0xe08a2c), new Color(0x5a9e5a), new Color(0x8a5aa8)};
+    private static final Color[] BAR = {
+        new Color(0x3b6ea8), new Color(0xe08a2c), new Color(0x5a9e5a), new Color(0x8a5aa8)
+    };
 
     private Chart() {}
 
@@ -89,7 +95,8 @@ final class Chart {
                 double gx = LEFT + gi * groupW;
                 if (previous != null && previous.workload != w.workload) { // separator between append and upsert
                     g.setColor(Color.GRAY);
-                    g.setStroke(new BasicStroke(1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 1f, new float[] {4f, 4f}, 0f));
+                    g.setStroke(new BasicStroke(
+                            1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 1f, new float[] {4f, 4f}, 0f));
                     g.drawLine((int) gx, TOP - 10, (int) gx, baseY + 60);
                     g.setStroke(new BasicStroke(1f));
                 }

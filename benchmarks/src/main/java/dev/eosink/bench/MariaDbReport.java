@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import java.io.IOException;
@@ -45,7 +49,9 @@ final class MariaDbReport {
     OptionalDouble median(Writer w, int p) {
         for (Spec s : specs) {
             if (s.writer == w && s.parallelism == p) {
-                return Report.median(runs.stream().filter(m -> m.spec == s && m.ok()).map(m -> m.rowsPerS)
+                return Report.median(runs.stream()
+                        .filter(m -> m.spec == s && m.ok())
+                        .map(m -> m.rowsPerS)
                         .collect(Collectors.toList()));
             }
         }
@@ -56,7 +62,8 @@ final class MariaDbReport {
         OptionalDouble x = median(a, p);
         OptionalDouble y = median(b, p);
         return x.isPresent() && y.isPresent() && y.getAsDouble() > 0
-                ? OptionalDouble.of(x.getAsDouble() / y.getAsDouble()) : OptionalDouble.empty();
+                ? OptionalDouble.of(x.getAsDouble() / y.getAsDouble())
+                : OptionalDouble.empty();
     }
 
     /** This run's lines of latest.csv. */
@@ -79,17 +86,24 @@ final class MariaDbReport {
     }
 
     String table(Workload.Case c) {
-        StringBuilder b = new StringBuilder("| case | writer | p | rows/s (median) | × raw-bulk |\n|---|---|---|---|---|\n");
+        StringBuilder b =
+                new StringBuilder("| case | writer | p | rows/s (median) | × raw-bulk |\n|---|---|---|---|---|\n");
         for (Spec s : specs) {
             if (s.writer.workload != c) {
                 continue;
             }
             OptionalDouble rows = median(s.writer, s.parallelism);
             OptionalDouble r = ratio(s.writer, Writer.RAW_BULK, s.parallelism);
-            b.append("| ").append(s.writer.workload.id()).append(" | ").append(s.writer.id).append(" | ")
-                    .append(s.parallelism).append(" | ")
+            b.append("| ")
+                    .append(s.writer.workload.id())
+                    .append(" | ")
+                    .append(s.writer.id)
+                    .append(" | ")
+                    .append(s.parallelism)
+                    .append(" | ")
                     .append(rows.isPresent() ? String.format(Locale.ROOT, "%,.0f", rows.getAsDouble()) : "failed")
-                    .append(" | ").append(r.isPresent() ? String.format(Locale.ROOT, "%.2f", r.getAsDouble()) : "")
+                    .append(" | ")
+                    .append(r.isPresent() ? String.format(Locale.ROOT, "%.2f", r.getAsDouble()) : "")
                     .append(" |\n");
         }
         return b.toString();
@@ -102,7 +116,11 @@ final class MariaDbReport {
                 target(b, "eo-xa ≥ 0.7 × raw-bulk, p" + p, ratio(Writer.EO_XA, Writer.RAW_BULK, p), 0.7);
                 target(b, "eo-xa ≥ 2 × peer-eo-xa, p" + p, ratio(Writer.EO_XA, Writer.PEER_EO_XA, p), 2.0);
             } else {
-                target(b, "eo-xa-upsert > peer-alo-upsert, p" + p, ratio(Writer.EO_XA_UPSERT, Writer.PEER_ALO_UPSERT, p), 1.0);
+                target(
+                        b,
+                        "eo-xa-upsert > peer-alo-upsert, p" + p,
+                        ratio(Writer.EO_XA_UPSERT, Writer.PEER_ALO_UPSERT, p),
+                        1.0);
             }
         }
         return b.toString();
@@ -114,9 +132,13 @@ final class MariaDbReport {
     }
 
     private static void target(StringBuilder b, String what, OptionalDouble ratio, double bound) {
-        b.append("| ").append(what).append(" | ")
-                .append(ratio.isPresent() ? String.format(Locale.ROOT, "%.2f", ratio.getAsDouble()) : "n/a").append(" | ")
-                .append(ratio.isEmpty() ? "not measured" : ratio.getAsDouble() >= bound ? "met" : "missed").append(" |\n");
+        b.append("| ")
+                .append(what)
+                .append(" | ")
+                .append(ratio.isPresent() ? String.format(Locale.ROOT, "%.2f", ratio.getAsDouble()) : "n/a")
+                .append(" | ")
+                .append(ratio.isEmpty() ? "not measured" : ratio.getAsDouble() >= bound ? "met" : "missed")
+                .append(" |\n");
     }
 
     void write(Path dir) throws IOException {
@@ -147,7 +169,8 @@ final class MariaDbReport {
             sections.put(c.id(), section(c));
         }
         StringBuilder md = new StringBuilder("# eosink benchmark on MariaDB: ")
-                .append(o.smoke ? "smoke run (checks that it works, not speed)" : "latest results").append("\n\n")
+                .append(o.smoke ? "smoke run (checks that it works, not speed)" : "latest results")
+                .append("\n\n")
                 .append("One section per case, each from its own run (the peer's upserts are slow enough to need "
                         + "fewer rows).\n");
         sections.values().forEach(section -> md.append('\n').append(section));
@@ -160,7 +183,9 @@ final class MariaDbReport {
         String[] parts = page.split("(?m)^(?=" + Pattern.quote(SECTION) + ")");
         for (String part : parts) {
             if (part.startsWith(SECTION)) {
-                String id = part.substring(SECTION.length(), part.indexOf('\n') < 0 ? part.length() : part.indexOf('\n')).trim();
+                String id = part.substring(
+                                SECTION.length(), part.indexOf('\n') < 0 ? part.length() : part.indexOf('\n'))
+                        .trim();
                 sections.put(id, part.stripTrailing() + "\n");
             }
         }
@@ -172,19 +197,38 @@ final class MariaDbReport {
 
     private String section(Workload.Case c) {
         StringBuilder md = new StringBuilder(SECTION).append(c.id()).append("\n\n");
-        md.append("Made by `").append(o.commandLine).append("` on ")
+        md.append("Made by `")
+                .append(o.commandLine)
+                .append("` on ")
                 .append(ZonedDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm z")))
-                .append(String.format(Locale.ROOT, ", in %.1f min, against MariaDB %s (%s), load average at the end %s. ",
-                        minutes, server.get("server_version"), server.get("source"), Bench.loadAverage()))
-                .append(String.format(Locale.ROOT, "%,d rows per run, %d round(s) (medians), checkpoint interval %s, "
-                        + "batch size %d, warm-up %d%%. Throughput: rows / (job end − first row at the sink): an "
-                        + "exactly-once sink pays for its last checkpoint, and MariaDB keeps no commit time of a row.%n%n",
-                        o.rows, o.rounds, Spec.interval(o.intervalMs), o.batchSize, o.warmupPercent));
+                .append(String.format(
+                        Locale.ROOT,
+                        ", in %.1f min, against MariaDB %s (%s), load average at the end %s. ",
+                        minutes,
+                        server.get("server_version"),
+                        server.get("source"),
+                        Bench.loadAverage()))
+                .append(String.format(
+                        Locale.ROOT,
+                        "%,d rows per run, %d round(s) (medians), checkpoint interval %s, "
+                                + "batch size %d, warm-up %d%%. Throughput: rows / (job end − first row at the sink): an "
+                                + "exactly-once sink pays for its last checkpoint, and MariaDB keeps no commit time of a row.%n%n",
+                        o.rows,
+                        o.rounds,
+                        Spec.interval(o.intervalMs),
+                        o.batchSize,
+                        o.warmupPercent));
         md.append(table(c)).append('\n').append(targets(c));
         for (Measured m : runs) {
             if (!m.ok() && m.spec.writer.workload == c) {
-                md.append("\n- round ").append(m.round).append(", ").append(m.spec.writer.id).append(" p")
-                        .append(m.spec.parallelism).append(": failed: ").append(m.failure);
+                md.append("\n- round ")
+                        .append(m.round)
+                        .append(", ")
+                        .append(m.spec.writer.id)
+                        .append(" p")
+                        .append(m.spec.parallelism)
+                        .append(": failed: ")
+                        .append(m.failure);
             }
         }
         return md.append('\n').toString();

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import dev.eosink.xa.XaSink;
@@ -8,7 +12,6 @@ import org.apache.flink.connector.jdbc.JdbcExactlyOnceOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 import org.apache.flink.util.function.SerializableSupplier;
-
 import org.mariadb.jdbc.MariaDbDataSource;
 
 import javax.sql.XADataSource;
@@ -39,19 +42,24 @@ final class MariaDbSinks {
                         .withExecutionOptions(Sinks.executionOptions(t.batchSize, 0))
                         .buildExactlyOnce(
                                 // MariaDB, like PostgreSQL, keeps one XA transaction per connection.
-                                JdbcExactlyOnceOptions.builder().withTransactionPerConnection(true).build(),
+                                JdbcExactlyOnceOptions.builder()
+                                        .withTransactionPerConnection(true)
+                                        .build(),
                                 xaDataSource(t.url, t.user, t.password));
             case PEER_ALO:
                 return JdbcSink.<BenchRow>builder()
                         .withQueryStatement(Sinks.insertSql(t.table), Sinks.BIND)
-                        .withExecutionOptions(Sinks.executionOptions(t.batchSize, JdbcExecutionOptions.DEFAULT_MAX_RETRY_TIMES))
+                        .withExecutionOptions(
+                                Sinks.executionOptions(t.batchSize, JdbcExecutionOptions.DEFAULT_MAX_RETRY_TIMES))
                         .buildAtLeastOnce(Sinks.connection(t, DRIVER));
             case PEER_ALO_UPSERT:
                 return JdbcSink.<BenchRow>builder()
-                        .withQueryStatement(Sinks.insertSql(t.table)
+                        .withQueryStatement(
+                                Sinks.insertSql(t.table)
                                         + " ON DUPLICATE KEY UPDATE k = VALUES(k), v = VALUES(v), ts = VALUES(ts)",
                                 Sinks.BIND)
-                        .withExecutionOptions(Sinks.executionOptions(t.batchSize, JdbcExecutionOptions.DEFAULT_MAX_RETRY_TIMES))
+                        .withExecutionOptions(
+                                Sinks.executionOptions(t.batchSize, JdbcExecutionOptions.DEFAULT_MAX_RETRY_TIMES))
                         .buildAtLeastOnce(Sinks.connection(t, DRIVER));
             default:
                 throw new IllegalArgumentException(writer.id + " does not run against MariaDB");

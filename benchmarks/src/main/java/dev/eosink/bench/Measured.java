@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 /** One run of a {@link Spec} in one round, as the orchestrator judged it. */
@@ -12,14 +16,22 @@ final class Measured {
     final double rowsPerS;
     /** Seconds from the first row to the end of the run. */
     final double steadySeconds;
+
     final double wallSeconds;
     /** How the end was taken: "commit timestamp" or "job end". */
     final String endMethod;
     /** Failures of earlier attempts of this run (a failed run is repeated, see --retries). */
     final java.util.List<String> failedAttempts = new java.util.ArrayList<>();
 
-    Measured(Spec spec, int round, RunResult result, String failure, double rowsPerS, double steadySeconds,
-             double wallSeconds, String endMethod) {
+    Measured(
+            Spec spec,
+            int round,
+            RunResult result,
+            String failure,
+            double rowsPerS,
+            double steadySeconds,
+            double wallSeconds,
+            String endMethod) {
         this.spec = spec;
         this.round = round;
         this.result = result;

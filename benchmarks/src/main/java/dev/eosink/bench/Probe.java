@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
@@ -74,7 +78,8 @@ final class Probe {
         barrierToPrepared.clear();
         prepareOnly.clear();
         notifyToCommitted.clear();
-        peakHeapAfterGc.set(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+        peakHeapAfterGc.set(
+                ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
         gcCount.set(0);
     }
 
@@ -140,11 +145,10 @@ final class Probe {
      * job manager's, which is the same in every run).
      */
     static void watchHeap() {
-        Set<String> heapPools =
-                ManagementFactory.getMemoryPoolMXBeans().stream()
-                        .filter(p -> p.getType() == MemoryType.HEAP)
-                        .map(MemoryPoolMXBean::getName)
-                        .collect(Collectors.toSet());
+        Set<String> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
+                .filter(p -> p.getType() == MemoryType.HEAP)
+                .map(MemoryPoolMXBean::getName)
+                .collect(Collectors.toSet());
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             ((NotificationEmitter) gc)
                     .addNotificationListener(
@@ -153,9 +157,8 @@ final class Probe {
                                         notification.getType())) {
                                     return;
                                 }
-                                GarbageCollectionNotificationInfo info =
-                                        GarbageCollectionNotificationInfo.from(
-                                                (CompositeData) notification.getUserData());
+                                GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from(
+                                        (CompositeData) notification.getUserData());
                                 long used = 0;
                                 for (Map.Entry<String, MemoryUsage> e :
                                         info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {

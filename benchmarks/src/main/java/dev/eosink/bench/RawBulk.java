@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import java.sql.Connection;
@@ -19,7 +23,8 @@ final class RawBulk {
         RawParts.run(url, props, rows, parallelism, (c, from, to) -> write(c, table, from, to, rows, batchSize));
     }
 
-    private static void write(Connection c, String table, long from, long to, long rows, int batchSize) throws Exception {
+    private static void write(Connection c, String table, long from, long to, long rows, int batchSize)
+            throws Exception {
         c.setAutoCommit(false);
         try (PreparedStatement s = c.prepareStatement(Sinks.insertSql(table))) {
             int inBatch = 0;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import dev.eosink.bench.Workload.Case;
@@ -16,7 +20,9 @@ import java.util.Properties;
  */
 final class RawCopy {
 
-    private static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    private static final byte[] HEADER = {
+        'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0
+    };
     private static final long PG_EPOCH_MICROS = 946_684_800_000_000L;
     private static final int BUFFER = 64 * 1024;
 
@@ -40,7 +46,8 @@ final class RawCopy {
     }
 
     private static void copy(Connection c, String table, long from, long to, long rows) throws Exception {
-        CopyIn in = c.unwrap(PGConnection.class).getCopyAPI()
+        CopyIn in = c.unwrap(PGConnection.class)
+                .getCopyAPI()
                 .copyIn("COPY " + table + " (" + Workload.COLUMNS + ") FROM STDIN (FORMAT binary)");
         byte[] buf = new byte[BUFFER];
         int n = 0;
@@ -78,7 +85,8 @@ final class RawCopy {
 
     /** The 20-column table ({@link WideRow}): the same, with every value encoded by hand. */
     private static void copyWide(Connection c, String table, long from, long to) throws Exception {
-        CopyIn in = c.unwrap(PGConnection.class).getCopyAPI()
+        CopyIn in = c.unwrap(PGConnection.class)
+                .getCopyAPI()
                 .copyIn("COPY " + table + " (" + WideRow.COLUMNS + ") FROM STDIN (FORMAT binary)");
         byte[] buf = new byte[BUFFER];
         int n = 0;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import dev.eosink.bench.Workload.Case;
@@ -67,7 +71,8 @@ public final class RunOne {
 
         Probe.watchHeap();
         long start = Probe.wallMicros();
-        Thread watchdog = new Thread(() -> watch(stallS, start, resultFile, url, user, password), "bench-stall-watchdog");
+        Thread watchdog =
+                new Thread(() -> watch(stallS, start, resultFile, url, user, password), "bench-stall-watchdog");
         watchdog.setDaemon(true);
         watchdog.start();
         RunResult result = new RunResult();
@@ -80,12 +85,28 @@ public final class RunOne {
             if (warmupRows > 0) {
                 String scratch = table + "_warmup";
                 try {
-                    try (Connection c = DriverManager.getConnection(url, props); Statement s = c.createStatement()) {
+                    try (Connection c = DriverManager.getConnection(url, props);
+                            Statement s = c.createStatement()) {
                         s.execute("DROP TABLE IF EXISTS " + scratch);
-                        s.execute(columns == Workload.WIDE ? WideRow.createTable(scratch) : Workload.createTable(scratch, url));
+                        s.execute(
+                                columns == Workload.WIDE
+                                        ? WideRow.createTable(scratch)
+                                        : Workload.createTable(scratch, url));
                     }
-                    run(writer, url, props, password, scratch, warmupRows, rows, parallelism, intervalMs, columns, batchSize);
-                    try (Connection c = DriverManager.getConnection(url, props); Statement s = c.createStatement()) {
+                    run(
+                            writer,
+                            url,
+                            props,
+                            password,
+                            scratch,
+                            warmupRows,
+                            rows,
+                            parallelism,
+                            intervalMs,
+                            columns,
+                            batchSize);
+                    try (Connection c = DriverManager.getConnection(url, props);
+                            Statement s = c.createStatement()) {
                         s.execute("DROP TABLE " + scratch);
                         checkpoint(s); // the warm-up's dirty pages are not the measured job's work
                     }
@@ -114,8 +135,19 @@ public final class RunOne {
      * job, a prefix for the warm-up, which so has the same shape (the upsert workload's repeat distance
      * depends on the workload's size, and the peer's upsert fails on a batch that holds a key twice).
      */
-    private static void run(Writer writer, String url, Properties props, String password, String table, long count,
-            long rows, int parallelism, long intervalMs, int columns, int batchSize) throws Exception {
+    private static void run(
+            Writer writer,
+            String url,
+            Properties props,
+            String password,
+            String table,
+            long count,
+            long rows,
+            int parallelism,
+            long intervalMs,
+            int columns,
+            int batchSize)
+            throws Exception {
         Sinks.Target target = new Sinks.Target(url, props.getProperty("user"), password, table, batchSize);
         if (writer == Writer.RAW_BULK) {
             RawBulk.run(url, props, table, count, parallelism, batchSize); // append only: ids 0..count-1
@@ -204,9 +236,11 @@ public final class RunOne {
             if (System.nanoTime() - since >= stallS * 1_000_000_000L) {
                 RunResult r = new RunResult();
                 r.set("status", "failed");
-                r.set("reason", RunResult.oneLine("stalled: nothing reached the sink and nothing was committed for "
-                        + stallS + " s (" + Probe.recordsSeen.get() + " records at the sink so far)"
-                        + waiting(url, user, password)));
+                r.set(
+                        "reason",
+                        RunResult.oneLine("stalled: nothing reached the sink and nothing was committed for "
+                                + stallS + " s (" + Probe.recordsSeen.get() + " records at the sink so far)"
+                                + waiting(url, user, password)));
                 r.set("stalled", "true");
                 System.out.println("stalled; ending the run");
                 finish(r, start, resultFile);
@@ -231,12 +265,17 @@ public final class RunOne {
                                 + "FROM pg_stat_activity a WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() "
                                 + "AND a.wait_event_type = 'Lock'")) {
             while (rs.next()) {
-                b.append("; a session waits on ").append(rs.getString(1)).append(" in '").append(rs.getString(2))
+                b.append("; a session waits on ")
+                        .append(rs.getString(1))
+                        .append(" in '")
+                        .append(rs.getString(2))
                         .append("', blocked by ")
                         .append(rs.getBoolean(3) ? "a prepared transaction" : "backend(s) " + rs.getString(4));
             }
         } catch (Exception e) {
-            b.append("; (could not ask PostgreSQL what waits: ").append(e.getMessage()).append(")");
+            b.append("; (could not ask PostgreSQL what waits: ")
+                    .append(e.getMessage())
+                    .append(")");
         }
         return b.toString();
     }
@@ -252,7 +291,8 @@ public final class RunOne {
         return StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
     }
 
-    private static void runFlink(Writer writer, Sinks.Target target, long count, long rows, int parallelism, long intervalMs)
+    private static void runFlink(
+            Writer writer, Sinks.Target target, long count, long rows, int parallelism, long intervalMs)
             throws Exception {
         StreamExecutionEnvironment env = environment(parallelism, intervalMs);
 
@@ -324,7 +364,6 @@ public final class RunOne {
             return row.id;
         }
     }
-
 
     /**
      * halt() skips JFR's dump at exit: a recording started with {@code --jvm-opts

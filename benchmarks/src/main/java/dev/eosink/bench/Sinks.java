@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import dev.eosink.postgres.PostgresSink;
@@ -11,7 +15,6 @@ import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 import org.apache.flink.util.function.SerializableSupplier;
-
 import org.postgresql.xa.PGXADataSource;
 
 import javax.sql.XADataSource;
@@ -104,7 +107,9 @@ final class Sinks {
                         .withQueryStatement(insertWideSql(t.table), WideRow::bind)
                         .withExecutionOptions(execution(t.batchSize, 0))
                         .buildExactlyOnce(
-                                JdbcExactlyOnceOptions.builder().withTransactionPerConnection(true).build(),
+                                JdbcExactlyOnceOptions.builder()
+                                        .withTransactionPerConnection(true)
+                                        .build(),
                                 xaDataSource(t.url, t.user, t.password));
             case PEER_ALO:
                 return JdbcSink.<WideRow>builder()
@@ -118,21 +123,23 @@ final class Sinks {
 
     /** The writers {@link #buildWide} and {@link RawCopy} can run on the 20-column table. */
     static boolean hasWide(Writer w) {
-        return w == Writer.RAW_COPY || w == Writer.EO_COPY || w == Writer.EO_BATCH || w == Writer.PEER_EO_XA
+        return w == Writer.RAW_COPY
+                || w == Writer.EO_COPY
+                || w == Writer.EO_BATCH
+                || w == Writer.PEER_EO_XA
                 || w == Writer.PEER_ALO;
     }
 
     private static PostgresSinkBuilder<WideRow> eosinkWide(Target t) {
-        PostgresSinkBuilder<WideRow> b =
-                PostgresSink.<WideRow>builder()
-                        .jdbcUrl(t.url)
-                        .username(t.user)
-                        .sinkId(t.table)
-                        .table(t.table)
-                        .columns(WideRow.COLUMNS.split(", "))
-                        .rows(WideRow::toRow)
-                        .batchSize(t.batchSize)
-                        .maxCopyBacklog(maxCopyBacklog());
+        PostgresSinkBuilder<WideRow> b = PostgresSink.<WideRow>builder()
+                .jdbcUrl(t.url)
+                .username(t.user)
+                .sinkId(t.table)
+                .table(t.table)
+                .columns(WideRow.COLUMNS.split(", "))
+                .rows(WideRow::toRow)
+                .batchSize(t.batchSize)
+                .maxCopyBacklog(maxCopyBacklog());
         if (!t.password.isEmpty()) {
             b.password(t.password);
         }
@@ -145,16 +152,15 @@ final class Sinks {
     }
 
     private static PostgresSinkBuilder<BenchRow> eosink(Target t) {
-        PostgresSinkBuilder<BenchRow> b =
-                PostgresSink.<BenchRow>builder()
-                        .jdbcUrl(t.url)
-                        .username(t.user)
-                        .sinkId(t.table)
-                        .table(t.table)
-                        .columns("id", "k", "v", "ts")
-                        .rows(BenchRow::toRow)
-                        .batchSize(t.batchSize)
-                        .maxCopyBacklog(maxCopyBacklog());
+        PostgresSinkBuilder<BenchRow> b = PostgresSink.<BenchRow>builder()
+                .jdbcUrl(t.url)
+                .username(t.user)
+                .sinkId(t.table)
+                .table(t.table)
+                .columns("id", "k", "v", "ts")
+                .rows(BenchRow::toRow)
+                .batchSize(t.batchSize)
+                .maxCopyBacklog(maxCopyBacklog());
         if (!t.password.isEmpty()) {
             b.password(t.password);
         }
@@ -170,13 +176,12 @@ final class Sinks {
     }
 
     /** How every peer binds a row. */
-    static final JdbcStatementBuilder<BenchRow> BIND =
-            (ps, r) -> {
-                ps.setLong(1, r.id);
-                ps.setString(2, r.k);
-                ps.setLong(3, r.v);
-                ps.setObject(4, r.ts());
-            };
+    static final JdbcStatementBuilder<BenchRow> BIND = (ps, r) -> {
+        ps.setLong(1, r.id);
+        ps.setString(2, r.k);
+        ps.setLong(3, r.v);
+        ps.setObject(4, r.ts());
+    };
 
     private static JdbcExecutionOptions execution(int batchSize, int maxRetries) {
         return JdbcExecutionOptions.builder()
@@ -190,11 +195,10 @@ final class Sinks {
 
     /** The at-least-once peers' connection to the target, by the named JDBC driver class. */
     static JdbcConnectionOptions connection(Target t, String driver) {
-        JdbcConnectionOptions.JdbcConnectionOptionsBuilder b =
-                new JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
-                        .withUrl(t.url)
-                        .withDriverName(driver)
-                        .withUsername(t.user);
+        JdbcConnectionOptions.JdbcConnectionOptionsBuilder b = new JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
+                .withUrl(t.url)
+                .withDriverName(driver)
+                .withUsername(t.user);
         if (!t.password.isEmpty()) {
             b.withPassword(t.password);
         }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import java.util.Locale;
@@ -23,6 +27,7 @@ final class Spec {
     final Purpose purpose;
     /** {@link Workload#NARROW} (the writer's workload) or {@link Workload#WIDE} (20-column append). */
     final int columns;
+
     final long rows;
 
     Spec(Writer writer, int parallelism, long intervalMs, Purpose purpose, long rows) {
@@ -44,7 +49,10 @@ final class Spec {
 
     /** Whether this spec measures exactly that; raw COPY has no checkpoint interval. */
     boolean is(Writer w, int p, long interval, int cols, long n) {
-        return writer == w && parallelism == p && columns == cols && rows == n
+        return writer == w
+                && parallelism == p
+                && columns == cols
+                && rows == n
                 && (w == Writer.RAW_COPY || intervalMs == interval);
     }
 
@@ -54,8 +62,7 @@ final class Spec {
     }
 
     String label() {
-        return String.format(
-                "%-6s %-15s p%d %s", workloadId(), writer.id, parallelism, interval(intervalMs))
+        return String.format("%-6s %-15s p%d %s", workloadId(), writer.id, parallelism, interval(intervalMs))
                 + (purpose == Purpose.SWEEP ? String.format(Locale.ROOT, " (%,d rows)", rows) : "");
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import dev.eosink.bench.Workload.Case;
@@ -48,7 +52,8 @@ final class SqlJob {
     /** The generator's table: the columns of {@link Workload#createTable}, as the planner sees them. */
     static final RowType ROW = RowType.of(
             new org.apache.flink.table.types.logical.LogicalType[] {
-                new BigIntType(false), VarCharType.STRING_TYPE, new BigIntType(), new LocalZonedTimestampType(3)},
+                new BigIntType(false), VarCharType.STRING_TYPE, new BigIntType(), new LocalZonedTimestampType(3)
+            },
             new String[] {"id", "k", "v", "ts"});
 
     private static final String COLUMNS_DDL = "id BIGINT NOT NULL, k STRING, v BIGINT, ts TIMESTAMP_LTZ(3)";
@@ -67,13 +72,15 @@ final class SqlJob {
         if (workload == Case.UPSERT) {
             rowsIn.setParallelism(1);
         }
-        DataStream<RowData> probed = rowsIn.transform("probe", type, new ProbeOperator<>())
-                .setParallelism(rowsIn.getParallelism());
+        DataStream<RowData> probed =
+                rowsIn.transform("probe", type, new ProbeOperator<>()).setParallelism(rowsIn.getParallelism());
 
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         if (writer == Writer.PEER_SQL_ALO_UPSERT) {
-            tEnv.getConfig().set(ExecutionConfigOptions.TABLE_EXEC_SINK_KEYED_SHUFFLE,
-                    ExecutionConfigOptions.SinkKeyedShuffle.FORCE);
+            tEnv.getConfig()
+                    .set(
+                            ExecutionConfigOptions.TABLE_EXEC_SINK_KEYED_SHUFFLE,
+                            ExecutionConfigOptions.SinkKeyedShuffle.FORCE);
         }
         tEnv.createTemporaryView("rows_in", probed);
         tEnv.executeSql(createTable("sink_table", writer, target, parallelism));
@@ -125,10 +132,15 @@ final class SqlJob {
         }
         // The jdbc connector takes no TIMESTAMP_LTZ: a TIMESTAMP, in the session's time zone (the JVM's,
         // as pgjdbc sends it to the timestamptz column), as its users declare it.
-        String columns = writer == Writer.PEER_SQL_ALO_UPSERT ? COLUMNS_DDL.replace("TIMESTAMP_LTZ(3)", "TIMESTAMP(3)") : COLUMNS_DDL;
+        String columns = writer == Writer.PEER_SQL_ALO_UPSERT
+                ? COLUMNS_DDL.replace("TIMESTAMP_LTZ(3)", "TIMESTAMP(3)")
+                : COLUMNS_DDL;
         return "CREATE TEMPORARY TABLE " + name + " (" + columns + (upsert ? ", PRIMARY KEY (id) NOT ENFORCED" : "")
-                + ") WITH (" + with.entrySet().stream().map(e -> quote(e.getKey()) + " = " + quote(e.getValue()))
-                        .collect(Collectors.joining(", ")) + ")";
+                + ") WITH ("
+                + with.entrySet().stream()
+                        .map(e -> quote(e.getKey()) + " = " + quote(e.getValue()))
+                        .collect(Collectors.joining(", "))
+                + ")";
     }
 
     private static String quote(String s) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import java.math.BigDecimal;
@@ -17,8 +21,7 @@ public final class WideRow {
     static final int COLUMN_COUNT = 20;
 
     /** In table order; the first four are {@link Workload#COLUMNS}. */
-    static final String COLUMNS =
-            "id, k, v, ts, b1, b2, b3, i1, i2, i3, d1, d2, t1, t2, t3, ts2, ts3, f1, f2, n1";
+    static final String COLUMNS = "id, k, v, ts, b1, b2, b3, i1, i2, i3, d1, d2, t1, t2, t3, ts2, ts3, f1, f2, n1";
 
     private static final String[] STATUS = {"new", "open", "paid", "shipped"};
 
@@ -87,16 +90,34 @@ public final class WideRow {
 
     /** As {@link BenchRow#ts()}: not OffsetDateTime.ofInstant, which is slow on JDK 17. */
     static OffsetDateTime utc(long millis) {
-        LocalDateTime utc = LocalDateTime.ofEpochSecond(Math.floorDiv(millis, 1000L),
-                (int) Math.floorMod(millis, 1000L) * 1_000_000, ZoneOffset.UTC);
+        LocalDateTime utc = LocalDateTime.ofEpochSecond(
+                Math.floorDiv(millis, 1000L), (int) Math.floorMod(millis, 1000L) * 1_000_000, ZoneOffset.UTC);
         return OffsetDateTime.of(utc, ZoneOffset.UTC);
     }
 
     /** The values in column order, as the eosink row mapper returns them. */
     public Object[] toRow() {
         return new Object[] {
-            id, k, v, utc(tsMillis), b1, b2, b3, i1, i2, i3, d1, d2, t1, t2, t3,
-            utc(ts2Millis), utc(ts3Millis), f1, f2, BigDecimal.valueOf(n1Cents, 2)
+            id,
+            k,
+            v,
+            utc(tsMillis),
+            b1,
+            b2,
+            b3,
+            i1,
+            i2,
+            i3,
+            d1,
+            d2,
+            t1,
+            t2,
+            t3,
+            utc(ts2Millis),
+            utc(ts3Millis),
+            f1,
+            f2,
+            BigDecimal.valueOf(n1Cents, 2)
         };
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import java.util.Locale;
@@ -30,6 +34,7 @@ final class Workload {
 
     /** Column counts: the workloads of the main tables, and the 20-column variant of append ({@link WideRow}). */
     static final int NARROW = 4;
+
     static final int WIDE = WideRow.COLUMN_COUNT;
 
     /** {@code ./bench --repeat-distance D} sets it in the bench's JVM and in every run's. */
@@ -117,8 +122,10 @@ final class Workload {
 
         @Override
         public String toString() {
-            return rows + " rows, sum(v) " + sumV + (sumI2 != 0 || sumN1Cents != 0
-                    ? ", sum(i2) " + sumI2 + ", sum(n1) " + java.math.BigDecimal.valueOf(sumN1Cents, 2) : "");
+            return rows + " rows, sum(v) " + sumV
+                    + (sumI2 != 0 || sumN1Cents != 0
+                            ? ", sum(i2) " + sumI2 + ", sum(n1) " + java.math.BigDecimal.valueOf(sumN1Cents, 2)
+                            : "");
         }
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import dev.eosink.bench.Workload.Case;
@@ -15,7 +19,11 @@ enum Writer {
     /** eosink, writeMethod(BATCH). */
     EO_BATCH("eo-batch", Case.APPEND, true, "eosink exactly-once, writeMethod(BATCH)"),
     /** eosink's SQL connector, a table without a primary key: a TableEnvironment INSERT. */
-    EO_SQL("eo-sql", Case.APPEND, true, "eosink exactly-once, SQL: 'connector' = 'eosink-postgres' (COPY), INSERT INTO"),
+    EO_SQL(
+            "eo-sql",
+            Case.APPEND,
+            true,
+            "eosink exactly-once, SQL: 'connector' = 'eosink-postgres' (COPY), INSERT INTO"),
     /** eosink, upsert("id"). */
     EO_UPSERT("eo-upsert", Case.UPSERT, true, "eosink exactly-once, upsert(\"id\")"),
     /** eosink's SQL connector, a table with PRIMARY KEY (id) NOT ENFORCED. */
@@ -80,7 +88,8 @@ enum Writer {
 
     /** Whether the writer runs against {@code database}. */
     boolean runsOn(Database database) {
-        return database == Database.MARIADB ? mariaDb().contains(this)
+        return database == Database.MARIADB
+                ? mariaDb().contains(this)
                 : this != RAW_BULK && this != EO_XA && this != EO_XA_UPSERT;
     }
 
@@ -90,8 +99,7 @@ enum Writer {
                 return w;
             }
         }
-        throw new IllegalArgumentException(
-                "unknown writer '" + id + "'; one of " + ids(Arrays.asList(values())));
+        throw new IllegalArgumentException("unknown writer '" + id + "'; one of " + ids(Arrays.asList(values())));
     }
 
     static String ids(List<Writer> writers) {

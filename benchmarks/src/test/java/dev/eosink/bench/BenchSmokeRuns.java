@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import org.junit.jupiter.api.io.TempDir;
@@ -26,14 +30,15 @@ abstract class BenchSmokeRuns {
     /** {@code ./bench --smoke --parallelism p}; the sweep at parallelism 1 only. */
     void smokeRunWritesOneCsvLinePerCase(int p) throws Exception {
         boolean withSweep = p == 1;
-        List<String> args = new ArrayList<>(List.of("--smoke", "--out", out.toString(), "--parallelism",
-                Integer.toString(p)));
+        List<String> args =
+                new ArrayList<>(List.of("--smoke", "--out", out.toString(), "--parallelism", Integer.toString(p)));
         if (!withSweep) {
             args.add("--no-sweep");
         }
         String external = setting("EOSINK_TEST_JDBC_URL");
         if (external != null && !external.isBlank()) {
-            args.addAll(List.of("--postgres-url", external.trim(), "--user", orElse(setting("EOSINK_TEST_USER"), "postgres")));
+            args.addAll(List.of(
+                    "--postgres-url", external.trim(), "--user", orElse(setting("EOSINK_TEST_USER"), "postgres")));
         }
         BenchOptions o = BenchOptions.parse(args.toArray(new String[0]));
         if (external != null && !external.isBlank()) {
@@ -43,7 +48,8 @@ abstract class BenchSmokeRuns {
         new Bench(o).run();
 
         Path csv = out.resolve("latest.csv");
-        String md = Files.exists(out.resolve("latest.md")) ? Files.readString(out.resolve("latest.md")) : "(no latest.md)";
+        String md =
+                Files.exists(out.resolve("latest.md")) ? Files.readString(out.resolve("latest.md")) : "(no latest.md)";
         assertThat(csv).exists();
         assertThat(out.resolve("latest.png")).exists().isNotEmptyFile();
         List<String> lines = Files.readAllLines(csv);
@@ -76,7 +82,9 @@ abstract class BenchSmokeRuns {
             }
             assertThat(f[3]).as("rows/s of %s; latest.md: %s", key, why).isNotEmpty();
             assertThat(Double.parseDouble(f[3])).as("rows/s of %s", key).isPositive();
-            assertThat(Double.parseDouble(f[4])).as("ratio to raw COPY of %s", key).isPositive();
+            assertThat(Double.parseDouble(f[4]))
+                    .as("ratio to raw COPY of %s", key)
+                    .isPositive();
         }
         assertThat(seen).as("cases in latest.csv").containsExactlyInAnyOrderElementsOf(expected);
 
@@ -90,15 +98,24 @@ abstract class BenchSmokeRuns {
         assertThat(sweepLines.get(0)).isEqualTo(Report.SWEEP_CSV_HEADER);
         for (String w : List.of("raw-copy", "eo-copy")) {
             String prefix = "width," + w + ",1," + Workload.WIDE + ",";
-            String line = sweepLines.stream().filter(l -> l.startsWith(prefix)).findFirst().orElse("");
-            String why = md.lines().filter(l -> l.startsWith("| " + Workload.WIDE + " | " + w + " | 1 |")).findFirst()
+            String line = sweepLines.stream()
+                    .filter(l -> l.startsWith(prefix))
+                    .findFirst()
+                    .orElse("");
+            String why = md.lines()
+                    .filter(l -> l.startsWith("| " + Workload.WIDE + " | " + w + " | 1 |"))
+                    .findFirst()
                     .orElse("(no row in latest.md)");
-            assertThat(line).as("sweep.csv line of %s on %d columns; latest.md: %s", w, Workload.WIDE, why).isNotEmpty();
+            assertThat(line)
+                    .as("sweep.csv line of %s on %d columns; latest.md: %s", w, Workload.WIDE, why)
+                    .isNotEmpty();
             String[] f = line.split(",", -1);
             assertThat(f).hasSize(Report.SWEEP_CSV_HEADER.split(",").length);
             assertThat(Double.parseDouble(f[6])).as("rows/s of %s", line).isPositive();
             assertThat(Double.parseDouble(f[7])).as("MB/s of %s", line).isPositive();
-            assertThat(Double.parseDouble(f[8])).as("ratio to raw COPY of %s", line).isPositive();
+            assertThat(Double.parseDouble(f[8]))
+                    .as("ratio to raw COPY of %s", line)
+                    .isPositive();
         }
         assertThat(md).contains("## Sensitivity: row width and checkpoint interval");
     }

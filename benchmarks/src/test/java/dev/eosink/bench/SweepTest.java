@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.bench;
 
 import dev.eosink.postgres.copy.BinaryCopyEncoder;
@@ -19,18 +23,48 @@ class SweepTest {
 
     /** Rows per run by default, and the 20-column runs' default (half). */
     private static final long ROWS = BenchOptions.DEFAULT_ROWS;
+
     private static final long HALF = ROWS / 2;
 
-    private static final List<String> WIDE_TYPES = List.of("int8", "text", "int8", "timestamptz", "int8", "int8",
-            "int8", "int4", "int4", "int4", "float8", "float8", "text", "text", "text", "timestamptz", "timestamptz",
-            "bool", "bool", "numeric");
+    private static final List<String> WIDE_TYPES = List.of(
+            "int8",
+            "text",
+            "int8",
+            "timestamptz",
+            "int8",
+            "int8",
+            "int8",
+            "int4",
+            "int4",
+            "int4",
+            "float8",
+            "float8",
+            "text",
+            "text",
+            "text",
+            "timestamptz",
+            "timestamptz",
+            "bool",
+            "bool",
+            "numeric");
 
     @Test
     void rawCopyEncodesTheWideRowAsTheSinksEncoderDoes() {
-        BinaryCopyEncoder encoder = BinaryCopyEncoder
-                .forTypes(Arrays.asList(WideRow.COLUMNS.split(", ")), WIDE_TYPES).orElseThrow();
-        List<Long> indexes = new ArrayList<>(List.of(0L, 1L, 5L, 99L, 100L, 101L, 9_999L, 10_000L, 1_000_000L,
-                123_456_789L, 1_000_000_000L, Integer.MAX_VALUE - 1L));
+        BinaryCopyEncoder encoder = BinaryCopyEncoder.forTypes(Arrays.asList(WideRow.COLUMNS.split(", ")), WIDE_TYPES)
+                .orElseThrow();
+        List<Long> indexes = new ArrayList<>(List.of(
+                0L,
+                1L,
+                5L,
+                99L,
+                100L,
+                101L,
+                9_999L,
+                10_000L,
+                1_000_000L,
+                123_456_789L,
+                1_000_000_000L,
+                Integer.MAX_VALUE - 1L));
         for (long i = 0; i < 5_000; i += 7) {
             indexes.add(i * 997);
         }
@@ -63,17 +97,23 @@ class SweepTest {
         List<Spec> specs = new Bench(BenchOptions.parse(new String[0])).plan();
         assertThat(describe(specs.subList(0, plain.size()))).isEqualTo(describe(plain));
         List<String> added = describe(specs.subList(plain.size(), specs.size()));
-        assertThat(added).containsExactly(
-                "raw-copy p1 20c " + HALF, "eo-copy p1 20c " + HALF + " 1000", "eo-copy p1 4c " + ROWS + " 100",
-                "raw-copy p2 20c " + HALF, "eo-copy p2 20c " + HALF + " 1000", "eo-copy p2 4c " + ROWS + " 100",
-                "eo-copy p2 4c " + ROWS + " 10000");
+        assertThat(added)
+                .containsExactly(
+                        "raw-copy p1 20c " + HALF,
+                        "eo-copy p1 20c " + HALF + " 1000",
+                        "eo-copy p1 4c " + ROWS + " 100",
+                        "raw-copy p2 20c " + HALF,
+                        "eo-copy p2 20c " + HALF + " 1000",
+                        "eo-copy p2 4c " + ROWS + " 100",
+                        "eo-copy p2 4c " + ROWS + " 10000");
         assertThat(specs.subList(plain.size(), specs.size())).allMatch(s -> s.purpose == Spec.Purpose.SWEEP);
     }
 
     @Test
     void smokePlanAddsOnlyTheWideRunsAtParallelismOne() {
         BenchOptions o = BenchOptions.parse(new String[] {"--smoke", "--out", "/tmp/x"});
-        List<Spec> plain = new Bench(BenchOptions.parse(new String[] {"--smoke", "--out", "/tmp/x", "--no-sweep"})).plan();
+        List<Spec> plain =
+                new Bench(BenchOptions.parse(new String[] {"--smoke", "--out", "/tmp/x", "--no-sweep"})).plan();
         List<Spec> specs = new Bench(o).plan();
         assertThat(describe(specs.subList(plain.size(), specs.size())))
                 .containsExactly("raw-copy p1 20c 1000", "eo-copy p1 20c 1000 300");
@@ -81,12 +121,28 @@ class SweepTest {
 
     @Test
     void sweepWithoutTheMainWritersAddsItsReferences() {
-        List<Spec> specs = new Bench(BenchOptions.parse(new String[] {"--writers", "eo-batch", "--parallelism", "1",
-                "--no-heap", "--sweep-writers", "peer-alo", "--sweep-rows", "10"})).plan();
-        assertThat(describe(specs)).containsExactly("eo-batch p1 4c " + ROWS + " 1000",
-                "raw-copy p1 4c " + ROWS, "peer-alo p1 4c " + ROWS + " 1000",
-                "raw-copy p1 20c 10", "peer-alo p1 20c 10 1000",
-                "eo-copy p1 4c " + ROWS + " 100", "eo-copy p1 4c " + ROWS + " 1000", "eo-copy p1 4c " + ROWS + " 10000");
+        List<Spec> specs = new Bench(BenchOptions.parse(new String[] {
+                    "--writers",
+                    "eo-batch",
+                    "--parallelism",
+                    "1",
+                    "--no-heap",
+                    "--sweep-writers",
+                    "peer-alo",
+                    "--sweep-rows",
+                    "10"
+                }))
+                .plan();
+        assertThat(describe(specs))
+                .containsExactly(
+                        "eo-batch p1 4c " + ROWS + " 1000",
+                        "raw-copy p1 4c " + ROWS,
+                        "peer-alo p1 4c " + ROWS + " 1000",
+                        "raw-copy p1 20c 10",
+                        "peer-alo p1 20c 10 1000",
+                        "eo-copy p1 4c " + ROWS + " 100",
+                        "eo-copy p1 4c " + ROWS + " 1000",
+                        "eo-copy p1 4c " + ROWS + " 10000");
     }
 
     @org.junit.jupiter.api.io.TempDir
@@ -102,7 +158,8 @@ class SweepTest {
                 RunResult r = new RunResult();
                 r.set("status", "ok");
                 r.setList("barrier_to_prepared_us", s.writer.isEosink() ? List.of(10_000L, 20_000L) : List.of());
-                double rate = (s.writer == Writer.RAW_COPY ? 100_000 : 80_000) / (s.wide() ? 4.0 : 1.0)
+                double rate = (s.writer == Writer.RAW_COPY ? 100_000 : 80_000)
+                        / (s.wide() ? 4.0 : 1.0)
                         * (s.intervalMs == 100 && s.writer == Writer.EO_COPY ? 0.5 : 1);
                 runs.add(new Measured(s, round, r, null, rate + round, s.rows / rate, 1, "commit timestamp"));
             }
@@ -114,32 +171,46 @@ class SweepTest {
         }
         List<String> csv = report.csv().lines().collect(Collectors.toList());
         assertThat(csv.get(0)).isEqualTo("case,writer,parallelism,rows_per_s,ratio_to_copy,database");
-        long postgresWriters = java.util.Arrays.stream(Writer.values()).filter(w -> w.runsOn(Database.POSTGRESQL)).count();
-        assertThat(csv).hasSize(1 + 2 * (int) postgresWriters).contains("append,raw-copy,1,100002,1.000,postgresql",
-                "append,eo-copy,2,80002,0.800,postgresql", "append,eo-sql,1,80002,0.800,postgresql",
-                "upsert,peer-sql-alo-upsert,2,80002,0.800,postgresql");
+        long postgresWriters = java.util.Arrays.stream(Writer.values())
+                .filter(w -> w.runsOn(Database.POSTGRESQL))
+                .count();
+        assertThat(csv)
+                .hasSize(1 + 2 * (int) postgresWriters)
+                .contains(
+                        "append,raw-copy,1,100002,1.000,postgresql",
+                        "append,eo-copy,2,80002,0.800,postgresql",
+                        "append,eo-sql,1,80002,0.800,postgresql",
+                        "upsert,peer-sql-alo-upsert,2,80002,0.800,postgresql");
 
         List<String> sweep = report.sweepCsv().lines().collect(Collectors.toList());
-        assertThat(sweep).containsExactly(Report.SWEEP_CSV_HEADER,
-                "width,raw-copy,1,4,,1000,100002,5.0,1.000,,",
-                "width,eo-copy,1,4,1000,1000,80002,4.0,0.800,10.0,20.0",
-                "width,raw-copy,2,4,,1000,100002,5.0,1.000,,",
-                "width,eo-copy,2,4,1000,1000,80002,4.0,0.800,10.0,20.0",
-                "width,raw-copy,1,20,,500,25002,5.0,1.000,,",
-                "width,eo-copy,1,20,1000,500,20002,4.0,0.800,10.0,20.0",
-                "width,raw-copy,2,20,,500,25002,5.0,1.000,,",
-                "width,eo-copy,2,20,1000,500,20002,4.0,0.800,10.0,20.0",
-                "interval,eo-copy,1,4,100,1000,40002,2.0,0.400,10.0,20.0",
-                "interval,eo-copy,1,4,1000,1000,80002,4.0,0.800,10.0,20.0",
-                "interval,eo-copy,1,4,10000,1000,80002,4.0,0.800,10.0,20.0",
-                "interval,eo-copy,2,4,100,1000,40002,2.0,0.400,10.0,20.0",
-                "interval,eo-copy,2,4,1000,1000,80002,4.0,0.800,10.0,20.0",
-                "interval,eo-copy,2,4,10000,1000,80002,4.0,0.800,10.0,20.0");
+        assertThat(sweep)
+                .containsExactly(
+                        Report.SWEEP_CSV_HEADER,
+                        "width,raw-copy,1,4,,1000,100002,5.0,1.000,,",
+                        "width,eo-copy,1,4,1000,1000,80002,4.0,0.800,10.0,20.0",
+                        "width,raw-copy,2,4,,1000,100002,5.0,1.000,,",
+                        "width,eo-copy,2,4,1000,1000,80002,4.0,0.800,10.0,20.0",
+                        "width,raw-copy,1,20,,500,25002,5.0,1.000,,",
+                        "width,eo-copy,1,20,1000,500,20002,4.0,0.800,10.0,20.0",
+                        "width,raw-copy,2,20,,500,25002,5.0,1.000,,",
+                        "width,eo-copy,2,20,1000,500,20002,4.0,0.800,10.0,20.0",
+                        "interval,eo-copy,1,4,100,1000,40002,2.0,0.400,10.0,20.0",
+                        "interval,eo-copy,1,4,1000,1000,80002,4.0,0.800,10.0,20.0",
+                        "interval,eo-copy,1,4,10000,1000,80002,4.0,0.800,10.0,20.0",
+                        "interval,eo-copy,2,4,100,1000,40002,2.0,0.400,10.0,20.0",
+                        "interval,eo-copy,2,4,1000,1000,80002,4.0,0.800,10.0,20.0",
+                        "interval,eo-copy,2,4,10000,1000,80002,4.0,0.800,10.0,20.0");
         String md = report.markdown();
-        assertThat(md).contains("| eo-sql ≥ 0.85 × raw COPY, p2 | 0.80 × | not met |",
-                "| eo-sql-upsert ≥ 2 × peer-sql-alo-upsert, p1 | 1.00 × | not met |");
-        assertThat(md).contains("## Sensitivity: row width and checkpoint interval", "### Row width",
-                "### Checkpoint interval", "eo-copy × raw COPY, p1: 0.80 at 4 columns, 0.80 at 20");
+        assertThat(md)
+                .contains(
+                        "| eo-sql ≥ 0.85 × raw COPY, p2 | 0.80 × | not met |",
+                        "| eo-sql-upsert ≥ 2 × peer-sql-alo-upsert, p1 | 1.00 × | not met |");
+        assertThat(md)
+                .contains(
+                        "## Sensitivity: row width and checkpoint interval",
+                        "### Row width",
+                        "### Checkpoint interval",
+                        "eo-copy × raw COPY, p1: 0.80 at 4 columns, 0.80 at 20");
         // The checkpoint-cost table keeps its lines: the sweep's own runs are not in it.
         String cost = md.substring(md.indexOf("## Checkpoint cost"), md.indexOf("## Peak task-manager heap"));
         assertThat(cost).doesNotContain("| 100 ms |");
@@ -147,21 +218,41 @@ class SweepTest {
         // The results page's block, with its links relative to the page (docs/ next to benchmarks/results/).
         Path page = dir.resolve(Report.RESULTS_PAGE);
         java.nio.file.Files.createDirectories(page.getParent());
-        java.nio.file.Files.writeString(page, "intro\n" + Report.RESULTS_BEGIN + "\nold\n" + Report.RESULTS_END + "\nrest\n");
-        Report atRoot = new Report(BenchOptions.parse(new String[] {"--rows", "1000", "--rounds", "2", "--out",
-                dir.resolve(BenchOptions.DEFAULT_OUT).toString()}), specs, runs, none, none, 1, true, Path.of("/tmp/x"));
+        java.nio.file.Files.writeString(
+                page, "intro\n" + Report.RESULTS_BEGIN + "\nold\n" + Report.RESULTS_END + "\nrest\n");
+        Report atRoot = new Report(
+                BenchOptions.parse(new String[] {
+                    "--rows",
+                    "1000",
+                    "--rounds",
+                    "2",
+                    "--out",
+                    dir.resolve(BenchOptions.DEFAULT_OUT).toString()
+                }),
+                specs,
+                runs,
+                none,
+                none,
+                1,
+                true,
+                Path.of("/tmp/x"));
         atRoot.updateResultsPage(page);
         String block = java.nio.file.Files.readString(page);
-        assertThat(block).startsWith("intro\n" + Report.RESULTS_BEGIN).endsWith(Report.RESULTS_END + "\nrest\n")
+        assertThat(block)
+                .startsWith("intro\n" + Report.RESULTS_BEGIN)
+                .endsWith(Report.RESULTS_END + "\nrest\n")
                 .contains("](../benchmarks/results/latest.md)).\n", "![throughput](../benchmarks/results/latest.png)\n")
-                .contains("| append | eo-copy | 80,002 | 0.80 | 80,002 | 0.80 |\n",
+                .contains(
+                        "| append | eo-copy | 80,002 | 0.80 | 80,002 | 0.80 |\n",
                         "| eo-copy × raw COPY | p1 | p2 |\n|---|--:|--:|\n"
                                 + "| 4 → 20 columns | 0.80 → 0.80 | 0.80 → 0.80 |\n"
                                 + "| checkpoint 100 ms / 1 s / 10 s | 0.40 / 0.80 / 0.80 | 0.40 / 0.80 / 0.80 |\n");
     }
 
     private static List<String> describe(List<Spec> specs) {
-        return specs.stream().map(s -> s.writer.id + " p" + s.parallelism + " " + s.columns + "c " + s.rows
-                + (s.writer.flink ? " " + s.intervalMs : "")).collect(Collectors.toList());
+        return specs.stream()
+                .map(s -> s.writer.id + " p" + s.parallelism + " " + s.columns + "c " + s.rows
+                        + (s.writer.flink ? " " + s.intervalMs : ""))
+                .collect(Collectors.toList());
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.core.TransactionId;
@@ -43,6 +47,7 @@ public final class Chaos {
     private static final AtomicReference<Kind> ARMED = new AtomicReference<>();
     /** Until this time (millis), the source's snapshots wait for it (see {@link #slowCheckpointsUntil}). */
     private static volatile long slowUntilMillis;
+
     private static final Map<Kind, AtomicLong> FIRED = new EnumMap<>(Kind.class);
     private static final AtomicLong EVENTS = new AtomicLong();
     private static final AtomicLong CHECKPOINTS = new AtomicLong();
@@ -62,20 +67,22 @@ public final class Chaos {
             return;
         }
         Random random = new Random(seed);
-        Thread t = new Thread(() -> {
-            int next = 0;
-            try {
-                for (int armed = 0; armed < maxFaults; ) {
-                    Thread.sleep(minMillis + (long) (random.nextDouble() * (maxMillis - minMillis)));
-                    if (ARMED.compareAndSet(null, Kind.values()[next % Kind.values().length])) {
-                        next++;
-                        armed++;
+        Thread t = new Thread(
+                () -> {
+                    int next = 0;
+                    try {
+                        for (int armed = 0; armed < maxFaults; ) {
+                            Thread.sleep(minMillis + (long) (random.nextDouble() * (maxMillis - minMillis)));
+                            if (ARMED.compareAndSet(null, Kind.values()[next % Kind.values().length])) {
+                                next++;
+                                armed++;
+                            }
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
                     }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "chaos-scheduler");
+                },
+                "chaos-scheduler");
         t.setDaemon(true);
         t.start();
         scheduler = t;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -72,8 +76,9 @@ public final class ChaosTableSinkFactory implements DynamicTableSinkFactory {
         public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
             SinkRuntimeProvider provider = table.getSinkRuntimeProvider(context);
             if (!(provider instanceof DataStreamSinkProvider)) {
-                throw new IllegalStateException("the connector's sink is a " + provider.getClass().getName()
-                        + ", not a DataStreamSinkProvider: the demo cannot put Chaos around it");
+                throw new IllegalStateException(
+                        "the connector's sink is a " + provider.getClass().getName()
+                                + ", not a DataStreamSinkProvider: the demo cannot put Chaos around it");
             }
             DataStreamSinkProvider written = (DataStreamSinkProvider) provider;
             return new DataStreamSinkProvider() {
@@ -115,8 +120,9 @@ public final class ChaosTableSinkFactory implements DynamicTableSinkFactory {
         @Override
         public DataStreamSink<RowData> sinkTo(Sink<RowData> sink) {
             if (!(sink instanceof ExactlyOnceSink)) {
-                throw new IllegalStateException("the connector's sink is a " + sink.getClass().getName()
-                        + ", not an ExactlyOnceSink: the demo cannot put Chaos's lifecycle hook into it");
+                throw new IllegalStateException(
+                        "the connector's sink is a " + sink.getClass().getName()
+                                + ", not an ExactlyOnceSink: the demo cannot put Chaos's lifecycle hook into it");
             }
             hooked = true;
             return super.sinkTo(((ExactlyOnceSink<RowData>) sink).withLifecycleHook(Chaos.sinkHook()));

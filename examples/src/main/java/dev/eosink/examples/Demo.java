@@ -1,5 +1,8 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
-
 
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.JobStatus;
@@ -117,7 +120,8 @@ public final class Demo {
             env.setParallelism(o.parallelism);
             Jobs.Target target = new Jobs.Target(url, user, password, o.table, o.sinkId, chaos);
             if (o.sql && !local) {
-                System.err.println("error: --sql runs in a local MiniCluster only (the cluster jar has no SQL connector)");
+                System.err.println(
+                        "error: --sql runs in a local MiniCluster only (the cluster jar has no SQL connector)");
                 return 2;
             }
             var orders = Jobs.orders(env, generator, o.events, o.pace, chaos);
@@ -133,14 +137,21 @@ public final class Demo {
             System.out.printf(
                     "eosink demo: %s job, %,d orders %s, parallelism %d, %s, chaos %s, into table %s "
                             + "(sink id %s)%n",
-                    o.sql ? o.job + " (SQL)" : o.job, o.events, o.pace.describe(), o.parallelism,
+                    o.sql ? o.job + " (SQL)" : o.job,
+                    o.events,
+                    o.pace.describe(),
+                    o.parallelism,
                     restoreFrom.map(p -> "restoring " + p).orElse("fresh start"),
-                    chaos ? "on (" + o.faults + " failures, seed " + o.seed + ")" : "off", o.table, o.sinkId);
+                    chaos ? "on (" + o.faults + " failures, seed " + o.seed + ")" : "off",
+                    o.table,
+                    o.sinkId);
             if (o.prometheusPort != null) {
-                System.out.println(local
-                        ? "metrics for Prometheus: http://localhost:" + o.prometheusPort + "/metrics (docs/monitoring.md)"
-                        : "note: --prometheus-port applies to local runs; a cluster reports with its own configuration "
-                                + "(docs/monitoring.md)");
+                System.out.println(
+                        local
+                                ? "metrics for Prometheus: http://localhost:" + o.prometheusPort
+                                        + "/metrics (docs/monitoring.md)"
+                                : "note: --prometheus-port applies to local runs; a cluster reports with its own configuration "
+                                        + "(docs/monitoring.md)");
             }
             if (chaos && !local) {
                 System.out.println("note: chaos strikes only where the job runs in this JVM (a local MiniCluster)");
@@ -153,8 +164,10 @@ public final class Demo {
             JobClient job = o.sql ? SqlDemo.submit(env, orders, target) : env.executeAsync("eosink demo: " + o.job);
             JobProgress progress = local
                     ? JobProgress.local(start)
-                    : JobProgress.cluster(env.getConfiguration().get(RestOptions.ADDRESS),
-                            env.getConfiguration().get(RestOptions.PORT), job.getJobID());
+                    : JobProgress.cluster(
+                            env.getConfiguration().get(RestOptions.ADDRESS),
+                            env.getConfiguration().get(RestOptions.PORT),
+                            job.getJobID());
             System.out.println("job " + job.getJobID() + " submitted");
             // A local MiniCluster shuts down with the job, so wait on the result, not on status calls.
             CompletableFuture<JobExecutionResult> result = job.getJobExecutionResult();
@@ -173,13 +186,20 @@ public final class Demo {
             } catch (ExecutionException e) {
                 failure = e.getCause();
             }
-            JobStatus status = failure == null ? JobStatus.FINISHED
-                    : ExceptionUtils.findThrowable(failure, JobCancellationException.class).isPresent()
-                            ? JobStatus.CANCELED : JobStatus.FAILED;
+            JobStatus status = failure == null
+                    ? JobStatus.FINISHED
+                    : ExceptionUtils.findThrowable(failure, JobCancellationException.class)
+                                    .isPresent()
+                            ? JobStatus.CANCELED
+                            : JobStatus.FAILED;
             // The cluster's REST API answers from caches: what follows must reflect the job's end.
             progress.settle();
-            System.out.printf("job %s after %.1f s; failovers: %d%s%n", status, (System.nanoTime() - start) / 1e9,
-                    progress.failovers(), local ? " " + Chaos.firedByKind() : " (the cluster's exception history)");
+            System.out.printf(
+                    "job %s after %.1f s; failovers: %d%s%n",
+                    status,
+                    (System.nanoTime() - start) / 1e9,
+                    progress.failovers(),
+                    local ? " " + Chaos.firedByKind() : " (the cluster's exception history)");
             if (status == JobStatus.FAILED) {
                 System.out.println("job failed: " + rootMessage(failure));
             }
@@ -195,7 +215,8 @@ public final class Demo {
                         "resume it: flink run -s <its latest retained checkpoint> <this jar> <the same arguments>");
                 return 1;
             }
-            Optional<String> savepoint = status == JobStatus.FINISHED ? progress.stoppedWithSavepoint() : Optional.empty();
+            Optional<String> savepoint =
+                    status == JobStatus.FINISHED ? progress.stoppedWithSavepoint() : Optional.empty();
             if (savepoint.isPresent()) {
                 System.out.println("job stopped with savepoint " + savepoint.get());
                 System.out.println("verdict: " + v.describeStopped());
@@ -218,7 +239,9 @@ public final class Demo {
         if (o.prometheusPort != null) {
             // Flink's Prometheus reporter (flink-metrics-prometheus on the local class path): it serves the
             // metrics of the MiniCluster's JobManager and TaskManagers on one port, pulled by Prometheus.
-            options.putIfAbsent(PROMETHEUS_REPORTER + "factory.class", "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
+            options.putIfAbsent(
+                    PROMETHEUS_REPORTER + "factory.class",
+                    "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
             options.putIfAbsent(PROMETHEUS_REPORTER + "port", o.prometheusPort);
         }
         Configuration conf = Configuration.fromMap(options);
@@ -226,14 +249,24 @@ public final class Demo {
         boolean local = probe instanceof LocalStreamEnvironment;
         ReadableConfig given = probe.getConfiguration();
         if (given.getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL).isEmpty()) {
-            conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, local ? Duration.ofSeconds(1) : Duration.ofSeconds(10));
+            conf.set(
+                    CheckpointingOptions.CHECKPOINTING_INTERVAL,
+                    local ? Duration.ofSeconds(1) : Duration.ofSeconds(10));
         }
         Path dir = o.checkpointDir != null ? o.checkpointDir : local ? DemoOptions.localCheckpointDir(o.sinkId) : null;
-        if (dir != null && (o.checkpointDir != null || given.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY).isEmpty())) {
-            conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toAbsolutePath().toUri().toString());
-            if (given.getOptional(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION).isEmpty()) {
+        if (dir != null
+                && (o.checkpointDir != null
+                        || given.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY)
+                                .isEmpty())) {
+            conf.set(
+                    CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                    dir.toAbsolutePath().toUri().toString());
+            if (given.getOptional(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION)
+                    .isEmpty()) {
                 // Kept when the job is cancelled or the process dies, so a killed run can be resumed.
-                conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+                conf.set(
+                        CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                        ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
             }
         }
         if (local && given.getOptional(RestartStrategyOptions.RESTART_STRATEGY).isEmpty()) {
@@ -243,8 +276,9 @@ public final class Demo {
         }
         if (o.resume) {
             if (dir == null) {
-                throw new IllegalArgumentException("--resume takes the newest retained checkpoint of --checkpoint-dir: "
-                        + "name the directory (on a cluster, resume with flink run -s <savepoint or checkpoint> instead)");
+                throw new IllegalArgumentException(
+                        "--resume takes the newest retained checkpoint of --checkpoint-dir: "
+                                + "name the directory (on a cluster, resume with flink run -s <savepoint or checkpoint> instead)");
             }
             Path latest = latestCheckpoint(dir)
                     .orElseThrow(() -> new IllegalArgumentException("--resume: no retained checkpoint under " + dir));
@@ -296,14 +330,16 @@ public final class Demo {
         double seconds = (System.nanoTime() - start) / 1e9;
         long committed;
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + DemoDatabase.of(c).quote(o.table))) {
+                ResultSet rs = s.executeQuery(
+                        "SELECT count(*) FROM " + DemoDatabase.of(c).quote(o.table))) {
             rs.next();
             committed = rs.getLong(1);
         } catch (SQLException e) {
             committed = -1;
         }
-        System.out.printf("[%5.0fs] %s committed %,d | %s%n", seconds, "events".equals(o.job) ? "rows" : "windows",
-                committed, progress.figures());
+        System.out.printf(
+                "[%5.0fs] %s committed %,d | %s%n",
+                seconds, "events".equals(o.job) ? "rows" : "windows", committed, progress.figures());
     }
 
     private static String rootMessage(Throwable t) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.core.TransactionId;
@@ -65,7 +69,8 @@ enum DemoDatabase {
     List<String> prepared(Connection c, String sinkId) throws SQLException {
         List<String> found = new ArrayList<>();
         if (this == POSTGRES) {
-            try (PreparedStatement s = c.prepareStatement("SELECT gid FROM pg_prepared_xacts WHERE starts_with(gid, ?)")) {
+            try (PreparedStatement s =
+                    c.prepareStatement("SELECT gid FROM pg_prepared_xacts WHERE starts_with(gid, ?)")) {
                 s.setString(1, TransactionId.sinkPrefix(sinkId));
                 try (ResultSet rs = s.executeQuery()) {
                     while (rs.next()) {
@@ -76,14 +81,15 @@ enum DemoDatabase {
             return found;
         }
         byte[] bqual = XaBranchNames.branchQualifier(sinkId);
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("XA RECOVER")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("XA RECOVER")) {
             while (rs.next()) {
                 byte[] data = rs.getBytes(4);
                 int gtrid = rs.getInt(2);
                 byte[] branch = Arrays.copyOfRange(data, gtrid, data.length);
                 if (rs.getInt(1) == XaBranchNames.FORMAT_ID && Arrays.equals(branch, bqual)) {
-                    found.add("X'" + HexFormat.of().formatHex(data, 0, gtrid) + "',X'" + HexFormat.of().formatHex(branch)
-                            + "'," + XaBranchNames.FORMAT_ID);
+                    found.add("X'" + HexFormat.of().formatHex(data, 0, gtrid) + "',X'"
+                            + HexFormat.of().formatHex(branch) + "'," + XaBranchNames.FORMAT_ID);
                 }
             }
         }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import java.nio.file.Path;
@@ -9,6 +13,7 @@ final class DemoOptions {
 
     /** {@code run}, {@code verify}, or {@code help} (print the usage, run nothing). */
     String mode = "run";
+
     String job = "windows";
     /** The windowed totals in Flink SQL ({@link SqlDemo}) rather than the DataStream API. */
     boolean sql;
@@ -16,6 +21,7 @@ final class DemoOptions {
     String source = "generator";
     /** The Kafka broker of {@code --source kafka}; null: the one of EOSINK_KAFKA_BOOTSTRAP, or an embedded one. */
     String kafkaBootstrap;
+
     String postgresUrl;
     String user;
     String password = System.getenv("EOSINK_DEMO_PASSWORD");
@@ -24,6 +30,7 @@ final class DemoOptions {
     double rate = 10_000;
     /** How the generator paces its orders: {@link #rate} a second, or --per-checkpoint. */
     Pace pace;
+
     int parallelism = 2;
     Boolean chaos; // default: on for local runs, off on a cluster
     int faults = 6;
@@ -34,45 +41,46 @@ final class DemoOptions {
     String sinkId;
     /** Where checkpoints go; null: the cluster's configured place, or locally {@link #localCheckpointDir}. */
     Path checkpointDir;
+
     boolean resume;
     boolean reset;
     /** Port (or range, {@code 9249-9259}) of Flink's Prometheus reporter in the local MiniCluster; null: none. */
     String prometheusPort;
+
     final Map<String, String> flinkConf = new LinkedHashMap<>();
 
-    static final String USAGE =
-            "usage: demo [run|verify] [options] [-D<flink.key>=<value>...]\n"
-                    + "  run                 run the job, then verify the table (default)\n"
-                    + "  verify              only verify an existing table against the generator settings\n"
-                    + "  --job windows|events  windowed totals per customer (default) or one row per order\n"
-                    + "  --sql               the windowed totals in Flink SQL: examples/sql/windowed-totals.sql through\n"
-                    + "                      the SQL connector (local runs, PostgreSQL; table sql_window_totals)\n"
-                    + "  --source kafka      Kafka in: the orders go through a topic (embedded broker, or\n"
-                    + "                      --kafka-bootstrap host:port), with a TaskManager, PostgreSQL and the broker\n"
-                    + "                      killed on top of the failures below; local runs, PostgreSQL (docs/demo.md)\n"
-                    + "  --postgres-url URL  jdbc:postgresql://host:port/db (default: start an embedded PostgreSQL)\n"
-                    + "  --mariadb-url URL   jdbc:mariadb://host:port/db: write to MariaDB through the XA sink instead\n"
-                    + "  --user U            database user (password: env EOSINK_DEMO_PASSWORD)\n"
-                    + "  --events N          orders to generate (default 300000)\n"
-                    + "  --rate R            orders per second, all subtasks together (default 10000)\n"
-                    + "  --per-checkpoint N  instead of --rate: N orders per completed checkpoint, all subtasks\n"
-                    + "                      together, so that the job lasts events/N checkpoints on any machine\n"
-                    + "  --parallelism P     (default 2)\n"
-                    + "  --chaos on|off      inject failures at random moments (default: on locally)\n"
-                    + "  --faults K          how many failures to inject (default 6)\n"
-                    + "  --seed S            seed of the failure schedule\n"
-                    + "  --table T, --sink-id ID   (default window_totals/demo-windows, order_events/demo-events)\n"
-                    + "  --checkpoint-dir D  retained checkpoints (default: the cluster's configured directory;\n"
-                    + "                      locally $TMPDIR/eosink-demo/<sink id>/checkpoints)\n"
-                    + "  --resume            resume from the latest retained checkpoint in the checkpoint directory\n"
-                    + "                      (on a cluster: flink run -s <savepoint> ... instead)\n"
-                    + "  --reset             start over: roll back the sink id's prepared transactions and delete the\n"
-                    + "                      table's rows (a fresh run refuses a table with rows otherwise)\n"
-                    + "  --prometheus-port N expose the local MiniCluster's metrics (the sink's included) for Prometheus\n"
-                    + "                      at http://localhost:N/metrics (N may be a range, 9249-9259; on a cluster,\n"
-                    + "                      the cluster's own reporter configuration applies: docs/monitoring.md)\n"
-                    + "  -Dkey=value         any Flink option, e.g. -Dexecution.checkpointing.interval=500ms\n"
-                    + "                      or -Dexecution.state-recovery.path=file:///.../chk-42";
+    static final String USAGE = "usage: demo [run|verify] [options] [-D<flink.key>=<value>...]\n"
+            + "  run                 run the job, then verify the table (default)\n"
+            + "  verify              only verify an existing table against the generator settings\n"
+            + "  --job windows|events  windowed totals per customer (default) or one row per order\n"
+            + "  --sql               the windowed totals in Flink SQL: examples/sql/windowed-totals.sql through\n"
+            + "                      the SQL connector (local runs, PostgreSQL; table sql_window_totals)\n"
+            + "  --source kafka      Kafka in: the orders go through a topic (embedded broker, or\n"
+            + "                      --kafka-bootstrap host:port), with a TaskManager, PostgreSQL and the broker\n"
+            + "                      killed on top of the failures below; local runs, PostgreSQL (docs/demo.md)\n"
+            + "  --postgres-url URL  jdbc:postgresql://host:port/db (default: start an embedded PostgreSQL)\n"
+            + "  --mariadb-url URL   jdbc:mariadb://host:port/db: write to MariaDB through the XA sink instead\n"
+            + "  --user U            database user (password: env EOSINK_DEMO_PASSWORD)\n"
+            + "  --events N          orders to generate (default 300000)\n"
+            + "  --rate R            orders per second, all subtasks together (default 10000)\n"
+            + "  --per-checkpoint N  instead of --rate: N orders per completed checkpoint, all subtasks\n"
+            + "                      together, so that the job lasts events/N checkpoints on any machine\n"
+            + "  --parallelism P     (default 2)\n"
+            + "  --chaos on|off      inject failures at random moments (default: on locally)\n"
+            + "  --faults K          how many failures to inject (default 6)\n"
+            + "  --seed S            seed of the failure schedule\n"
+            + "  --table T, --sink-id ID   (default window_totals/demo-windows, order_events/demo-events)\n"
+            + "  --checkpoint-dir D  retained checkpoints (default: the cluster's configured directory;\n"
+            + "                      locally $TMPDIR/eosink-demo/<sink id>/checkpoints)\n"
+            + "  --resume            resume from the latest retained checkpoint in the checkpoint directory\n"
+            + "                      (on a cluster: flink run -s <savepoint> ... instead)\n"
+            + "  --reset             start over: roll back the sink id's prepared transactions and delete the\n"
+            + "                      table's rows (a fresh run refuses a table with rows otherwise)\n"
+            + "  --prometheus-port N expose the local MiniCluster's metrics (the sink's included) for Prometheus\n"
+            + "                      at http://localhost:N/metrics (N may be a range, 9249-9259; on a cluster,\n"
+            + "                      the cluster's own reporter configuration applies: docs/monitoring.md)\n"
+            + "  -Dkey=value         any Flink option, e.g. -Dexecution.checkpointing.interval=500ms\n"
+            + "                      or -Dexecution.state-recovery.path=file:///.../chk-42";
 
     static DemoOptions parse(String[] args) {
         DemoOptions o = new DemoOptions();
@@ -159,8 +167,9 @@ final class DemoOptions {
                 case "--prometheus-port":
                     o.prometheusPort = value(args, ++i, a);
                     if (!o.prometheusPort.matches("\\d{1,5}(-\\d{1,5})?")) {
-                        throw new IllegalArgumentException("--prometheus-port takes a port or a range of ports (9249-9259), not "
-                                + o.prometheusPort);
+                        throw new IllegalArgumentException(
+                                "--prometheus-port takes a port or a range of ports (9249-9259), not "
+                                        + o.prometheusPort);
                     }
                     break;
                 case "-h":
@@ -171,14 +180,21 @@ final class DemoOptions {
                     throw new IllegalArgumentException("unknown argument: " + a);
             }
         }
-        if (o.sql && (o.job.equals("events") || (o.postgresUrl != null && !o.postgresUrl.startsWith("jdbc:postgresql:")))) {
+        if (o.sql
+                && (o.job.equals("events")
+                        || (o.postgresUrl != null && !o.postgresUrl.startsWith("jdbc:postgresql:")))) {
             throw new IllegalArgumentException("--sql runs the windows job into PostgreSQL");
         }
         boolean kafka = o.source.equals("kafka");
-        if (kafka && (o.sql || o.job.equals("events") || o.resume || o.mode.equals("verify")
-                || (o.postgresUrl != null && !o.postgresUrl.startsWith("jdbc:postgresql:")))) {
-            throw new IllegalArgumentException("--source kafka runs the windows job into PostgreSQL (not with --sql, --resume "
-                    + "or verify: its verdict reads the run's own topic)");
+        if (kafka
+                && (o.sql
+                        || o.job.equals("events")
+                        || o.resume
+                        || o.mode.equals("verify")
+                        || (o.postgresUrl != null && !o.postgresUrl.startsWith("jdbc:postgresql:")))) {
+            throw new IllegalArgumentException(
+                    "--source kafka runs the windows job into PostgreSQL (not with --sql, --resume "
+                            + "or verify: its verdict reads the run's own topic)");
         }
         if (kafka && perCheckpoint != null) {
             throw new IllegalArgumentException("--per-checkpoint paces the generator; --source kafka takes --rate");
@@ -187,7 +203,9 @@ final class DemoOptions {
             throw new IllegalArgumentException("--kafka-bootstrap goes with --source kafka");
         }
         if (o.table == null) {
-            o.table = kafka ? "kafka_window_totals" : o.sql ? "sql_window_totals" : o.job.equals("events") ? "order_events" : "window_totals";
+            o.table = kafka
+                    ? "kafka_window_totals"
+                    : o.sql ? "sql_window_totals" : o.job.equals("events") ? "order_events" : "window_totals";
         }
         if (o.sinkId == null) {
             o.sinkId = kafka ? "demo-kafka" : o.sql ? "demo-sql" : "demo-" + o.job;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.examples.monitoring.PrometheusServer;
@@ -55,16 +59,21 @@ public final class DemoRunChart {
         List<String> given = Arrays.asList(args).subList(1, args.length);
         List<String> demoArgs = new ArrayList<>();
         // Long enough for the injected failures and both stretches of trouble after them.
-        demoArgs.addAll(List.of("--events", "600000", "--checkpoint-dir", dir.resolve("checkpoints").toString(),
+        demoArgs.addAll(List.of(
+                "--events",
+                "600000",
+                "--checkpoint-dir",
+                dir.resolve("checkpoints").toString(),
                 "-Dexecution.checkpointing.tolerable-failed-checkpoints=1000000"));
         demoArgs.addAll(given);
         demoArgs.addAll(List.of("--prometheus-port", Integer.toString(port)));
         DemoOptions o = DemoOptions.parse(demoArgs.toArray(String[]::new));
 
         int exit;
-        try (PrometheusServer prometheus = PrometheusServer.start(dir,
-                PrometheusServer.config(List.of("127.0.0.1:" + port), Optional.empty(), Duration.ofSeconds(1)))) {
-            System.out.println("Prometheus " + prometheus.url() + " (data in " + dir + ") scrapes the demo every second");
+        try (PrometheusServer prometheus = PrometheusServer.start(
+                dir, PrometheusServer.config(List.of("127.0.0.1:" + port), Optional.empty(), Duration.ofSeconds(1)))) {
+            System.out.println(
+                    "Prometheus " + prometheus.url() + " (data in " + dir + ") scrapes the demo every second");
             Instant from = Instant.now();
             Trouble trouble = new Trouble(o);
             trouble.start();
@@ -72,11 +81,21 @@ public final class DemoRunChart {
             trouble.interrupt();
             trouble.join();
             Instant to = Instant.now();
-            String subtitle = String.format(Locale.ROOT, "./demo %s: %s job, %,d orders at %,.0f/s, parallelism %d; exit %d (%s)\n%s",
-                    String.join(" ", Arrays.asList(args).subList(1, args.length)), o.job, o.events, o.rate, o.parallelism,
-                    exit, exit == 0 ? "the table exact" : "the table NOT exact",
-                    Chaos.fired() > 0 ? Chaos.fired() + " failures injected; dashed: the job's restarts (numRestarts); shaded: trouble made after them\n"
-                            + Chaos.firedByKind() : "no failure injected");
+            String subtitle = String.format(
+                    Locale.ROOT,
+                    "./demo %s: %s job, %,d orders at %,.0f/s, parallelism %d; exit %d (%s)\n%s",
+                    String.join(" ", Arrays.asList(args).subList(1, args.length)),
+                    o.job,
+                    o.events,
+                    o.rate,
+                    o.parallelism,
+                    exit,
+                    exit == 0 ? "the table exact" : "the table NOT exact",
+                    Chaos.fired() > 0
+                            ? Chaos.fired()
+                                    + " failures injected; dashed: the job's restarts (numRestarts); shaded: trouble made after them\n"
+                                    + Chaos.firedByKind()
+                            : "no failure injected");
             Files.writeString(out, chart(prometheus, from, to, subtitle, trouble.spans));
         }
         System.out.println("wrote " + out);
@@ -89,27 +108,48 @@ public final class DemoRunChart {
         Duration step = Duration.ofSeconds(1);
         // The time axis starts when the job's first metric was scraped.
         JsonNode restarts = prometheus.queryRange("max(flink_jobmanager_job_numRestarts)", from, to, step);
-        double start = restarts.size() > 0 ? restarts.get(0).path("values").get(0).get(0).asDouble() : from.getEpochSecond();
+        double start = restarts.size() > 0
+                ? restarts.get(0).path("values").get(0).get(0).asDouble()
+                : from.getEpochSecond();
         double end = to.toEpochMilli() / 1e3;
         Query q = new Query(prometheus, from, to, step, start);
 
         SvgTimeChart chart = new SvgTimeChart("eosink demo as Prometheus scraped it (every 1 s)", subtitle, end - start)
-                .panel(q.panel("Rows per second", "/s",
-                        "sum(rate(" + M + "numRecordsIn{operator_name=~\".*Writer\"}[5s]))", "into the writers",
-                        "sum(rate(" + M + "numRecordsSend[5s]))", "sent by the writers",
-                        "sum(rate(" + E + "recordsCommitted[5s]))", "committed (visible)"))
-                .panel(q.panel("Transactions committed per second", "/s",
-                        "sum(rate(" + E + "transactionsCommitted[5s]))", "all committers"))
-                .panel(q.panel("Seconds since the last commit", "s",
-                        "max(" + E + "secondsSinceLastCommit)", "worst committer"))
-                .panel(q.panel("Prepared transactions, not yet committed", "",
-                        "sum(" + E + "preparedTransactions)", "all writers"))
-                .panel(q.panel("Age of the oldest prepared transaction", "s",
-                        "max(" + E + "oldestPreparedAgeSeconds)", "worst writer"));
+                .panel(q.panel(
+                        "Rows per second",
+                        "/s",
+                        "sum(rate(" + M + "numRecordsIn{operator_name=~\".*Writer\"}[5s]))",
+                        "into the writers",
+                        "sum(rate(" + M + "numRecordsSend[5s]))",
+                        "sent by the writers",
+                        "sum(rate(" + E + "recordsCommitted[5s]))",
+                        "committed (visible)"))
+                .panel(q.panel(
+                        "Transactions committed per second",
+                        "/s",
+                        "sum(rate(" + E + "transactionsCommitted[5s]))",
+                        "all committers"))
+                .panel(q.panel(
+                        "Seconds since the last commit",
+                        "s",
+                        "max(" + E + "secondsSinceLastCommit)",
+                        "worst committer"))
+                .panel(q.panel(
+                        "Prepared transactions, not yet committed",
+                        "",
+                        "sum(" + E + "preparedTransactions)",
+                        "all writers"))
+                .panel(q.panel(
+                        "Age of the oldest prepared transaction",
+                        "s",
+                        "max(" + E + "oldestPreparedAgeSeconds)",
+                        "worst writer"));
 
         for (Span span : spans) {
-            chart.span(new SvgTimeChart.Span(span.from.toEpochMilli() / 1e3 - start,
-                    (span.to == null ? to : span.to).toEpochMilli() / 1e3 - start, span.label));
+            chart.span(new SvgTimeChart.Span(
+                    span.from.toEpochMilli() / 1e3 - start,
+                    (span.to == null ? to : span.to).toEpochMilli() / 1e3 - start,
+                    span.label));
         }
         // A mark where numRestarts went up: a restart after a failure (the demo's injected ones).
         if (restarts.size() > 0) {
@@ -132,7 +172,8 @@ public final class DemoRunChart {
         // Written out: the compiler's versions pin a class loader in a JDK-wide cache (ArchitectureTest).
         @Override
         public boolean equals(Object other) {
-            return other instanceof Span o && Objects.equals(from, o.from)
+            return other instanceof Span o
+                    && Objects.equals(from, o.from)
                     && Objects.equals(to, o.to)
                     && Objects.equals(label, o.label);
         }
@@ -202,7 +243,8 @@ public final class DemoRunChart {
         // Written out: the compiler's versions pin a class loader in a JDK-wide cache (ArchitectureTest).
         @Override
         public boolean equals(Object other) {
-            return other instanceof Query o && Objects.equals(prometheus, o.prometheus)
+            return other instanceof Query o
+                    && Objects.equals(prometheus, o.prometheus)
                     && Objects.equals(from, o.from)
                     && Objects.equals(to, o.to)
                     && Objects.equals(step, o.step)
@@ -216,9 +258,9 @@ public final class DemoRunChart {
 
         @Override
         public String toString() {
-            return "Query[" + "prometheus=" + prometheus + ", " + "from=" + from + ", " + "to=" + to + ", " + "step=" + step + ", " + "start=" + start + "]";
+            return "Query[" + "prometheus=" + prometheus + ", " + "from=" + from + ", " + "to=" + to + ", " + "step="
+                    + step + ", " + "start=" + start + "]";
         }
-
 
         /** A panel of the queries ({@code promql, name} pairs) that have data; says which metrics had none. */
         SvgTimeChart.Panel panel(String title, String unit, String... queriesAndNames) throws Exception {
@@ -228,7 +270,8 @@ public final class DemoRunChart {
                 JsonNode result = prometheus.queryRange(queriesAndNames[i], from, to, step);
                 if (result.size() == 0) {
                     empty.add(queriesAndNames[i]);
-                    series.add(new SvgTimeChart.Series(queriesAndNames[i + 1] + " (no data)", new double[0], new double[0]));
+                    series.add(new SvgTimeChart.Series(
+                            queriesAndNames[i + 1] + " (no data)", new double[0], new double[0]));
                     continue;
                 }
                 JsonNode values = result.get(0).path("values");

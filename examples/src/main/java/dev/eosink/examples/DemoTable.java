@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import java.sql.Connection;
@@ -43,10 +47,12 @@ final class DemoTable {
         long rows = rows();
         List<String> prepared = db.prepared(c, o.sinkId);
         if (rows > 0 || !prepared.isEmpty()) {
-            return Optional.of(String.format("table %s holds %,d rows and sink id '%s' has %d prepared transaction(s) "
-                    + "from an earlier run, and this run starts fresh. Resume that run instead (on a cluster: flink run "
-                    + "-s <savepoint> ...; locally: --resume), or start over with --reset, which deletes the rows and "
-                    + "rolls back the prepared transactions.", o.table, rows, o.sinkId, prepared.size()));
+            return Optional.of(String.format(
+                    "table %s holds %,d rows and sink id '%s' has %d prepared transaction(s) "
+                            + "from an earlier run, and this run starts fresh. Resume that run instead (on a cluster: flink run "
+                            + "-s <savepoint> ...; locally: --resume), or start over with --reset, which deletes the rows and "
+                            + "rolls back the prepared transactions.",
+                    o.table, rows, o.sinkId, prepared.size()));
         }
         return Optional.empty();
     }
@@ -71,14 +77,16 @@ final class DemoTable {
             System.out.println("created table " + o.table);
             return Optional.empty();
         } catch (SQLException e) {
-            return Optional.of("table " + o.table + " does not exist, and creating it failed: " + e.getMessage().trim()
+            return Optional.of("table " + o.table + " does not exist, and creating it failed: "
+                    + e.getMessage().trim()
                     + ". Remedy: have its owner run sql/04-example-tables.sql (which also grants the sink's role what "
                     + "the demo needs), or run as a role that may create tables.");
         }
     }
 
     private long rows() throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + db.quote(o.table))) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + db.quote(o.table))) {
             rs.next();
             return rs.getLong(1);
         }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import org.apache.flink.api.common.JobID;
@@ -45,7 +49,8 @@ abstract class JobProgress {
             @Override
             String figures() {
                 double seconds = (System.nanoTime() - startNanos) / 1e9;
-                return String.format("events generated %,d (incl. replays) | checkpoint %d | failures survived %d | %,.0f events/s",
+                return String.format(
+                        "events generated %,d (incl. replays) | checkpoint %d | failures survived %d | %,.0f events/s",
                         Chaos.events(), Chaos.checkpoints(), Chaos.fired(), Chaos.events() / Math.max(seconds, 0.001));
             }
 
@@ -76,12 +81,14 @@ abstract class JobProgress {
 
         /** Flink's default {@code web.refresh-interval}. */
         private static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofSeconds(3);
+
         private static final String CHECKPOINT_STATISTICS_TIMEOUT = "rest.cache.checkpoint-statistics.timeout";
 
         private final URI base;
         private final JobID job;
         private volatile boolean settled;
-        private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        private final HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
         Cluster(URI base, JobID job) {
             this.base = base;
@@ -92,7 +99,8 @@ abstract class JobProgress {
         String figures() {
             try {
                 JsonNode counts = get("/jobs/" + job + "/checkpoints").path("counts");
-                return String.format("checkpoints completed %,d, failed %,d | failovers %d (from the cluster)",
+                return String.format(
+                        "checkpoints completed %,d, failed %,d | failovers %d (from the cluster)",
                         counts.path("completed").asLong(), counts.path("failed").asLong(), failovers());
             } catch (IOException e) {
                 return "cluster figures unavailable: " + e.getMessage();
@@ -102,7 +110,10 @@ abstract class JobProgress {
         @Override
         long failovers() {
             try {
-                return get("/jobs/" + job + "/exceptions?maxExceptions=100000").path("exceptionHistory").path("entries").size();
+                return get("/jobs/" + job + "/exceptions?maxExceptions=100000")
+                        .path("exceptionHistory")
+                        .path("entries")
+                        .size();
             } catch (IOException e) {
                 return -1;
             }
@@ -137,7 +148,8 @@ abstract class JobProgress {
                 JsonNode savepoint = latest.path("savepoint");
                 // A stop's savepoint is synchronous, and the last snapshot the job took.
                 if ("SYNC_SAVEPOINT".equals(savepoint.path("checkpoint_type").asText())
-                        && savepoint.path("id").asLong() >= latest.path("completed").path("id").asLong()) {
+                        && savepoint.path("id").asLong()
+                                >= latest.path("completed").path("id").asLong()) {
                     return Optional.of(savepoint.path("external_path").asText());
                 }
                 return Optional.empty();
@@ -157,7 +169,10 @@ abstract class JobProgress {
                 millis = get("/config").path("refresh-interval").asLong(millis);
                 for (JsonNode entry : get("/jobmanager/config")) {
                     if (CHECKPOINT_STATISTICS_TIMEOUT.equals(entry.path("key").asText())) {
-                        millis = Math.max(millis, TimeUtils.parseDuration(entry.path("value").asText()).toMillis());
+                        millis = Math.max(
+                                millis,
+                                TimeUtils.parseDuration(entry.path("value").asText())
+                                        .toMillis());
                     }
                 }
             } catch (IOException | IllegalArgumentException e) {
@@ -169,7 +184,9 @@ abstract class JobProgress {
         private JsonNode get(String path) throws IOException {
             try {
                 HttpResponse<String> response = http.send(
-                        HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).build(),
+                        HttpRequest.newBuilder(base.resolve(path))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (response.statusCode() != 200) {
                     throw new IOException("GET " + path + ": HTTP " + response.statusCode());

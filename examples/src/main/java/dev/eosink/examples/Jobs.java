@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -67,12 +71,13 @@ public final class Jobs {
         GeneratorFunction<Long, Order> orders = generator::order;
         TypeInformation<Order> type = TypeInformation.of(Order.class);
         DataGeneratorSource<Order> source = pace instanceof Pace.PerCheckpoint
-                ? new DataGeneratorSource<>(orders, events,
-                        RateLimiterStrategy.perCheckpoint(((Pace.PerCheckpoint) pace).orders), type)
-                : new DataGeneratorSource<>(orders, events,
-                        RateLimiterStrategy.perSecond(((Pace.PerSecond) pace).orders), type);
+                ? new DataGeneratorSource<>(
+                        orders, events, RateLimiterStrategy.perCheckpoint(((Pace.PerCheckpoint) pace).orders), type)
+                : new DataGeneratorSource<>(
+                        orders, events, RateLimiterStrategy.perSecond(((Pace.PerSecond) pace).orders), type);
         return env.fromSource(source, watermarks(generator), "orders")
-                .map(new Chaos.ChaosMap<>(true)).name(chaos ? "count + chaos" : "count");
+                .map(new Chaos.ChaosMap<>(true))
+                .name(chaos ? "count + chaos" : "count");
     }
 
     static WatermarkStrategy<Order> watermarks(OrderGenerator generator) {
@@ -100,11 +105,15 @@ public final class Jobs {
                 .name(DemoDatabase.of(target.jdbcUrl).name().toLowerCase(java.util.Locale.ROOT) + ": " + target.table);
     }
 
-    private static final String[] WINDOW_COLUMNS = {"customer", "window_start", "window_end", "order_count", "amount_cents"};
+    private static final String[] WINDOW_COLUMNS = {
+        "customer", "window_start", "window_end", "order_count", "amount_cents"
+    };
     private static final String[] EVENT_COLUMNS = {"order_id", "customer", "amount_cents", "event_time"};
 
     private static RowMapper<WindowTotal> windowTotalRows() {
-        return w -> new Object[] {w.customer, time(w.windowStartMillis), time(w.windowEndMillis), w.orderCount, w.amountCents};
+        return w -> new Object[] {
+            w.customer, time(w.windowStartMillis), time(w.windowEndMillis), w.orderCount, w.amountCents
+        };
     }
 
     private static RowMapper<Order> orderRows() {
@@ -118,8 +127,12 @@ public final class Jobs {
     private static <T> ExactlyOnceSink<T> sink(Target t, String[] columns, RowMapper<T> rows) {
         ExactlyOnceSink<T> sink;
         if (DemoDatabase.of(t.jdbcUrl) == DemoDatabase.MARIADB) {
-            XaSinkBuilder<T> builder = XaSink.<T>builder().jdbcUrl(t.jdbcUrl).sinkId(t.sinkId).table(t.table)
-                    .columns(columns).rows(r -> utc(rows.toRow(r)));
+            XaSinkBuilder<T> builder = XaSink.<T>builder()
+                    .jdbcUrl(t.jdbcUrl)
+                    .sinkId(t.sinkId)
+                    .table(t.table)
+                    .columns(columns)
+                    .rows(r -> utc(rows.toRow(r)));
             if (t.user != null) {
                 builder.username(t.user);
             }
@@ -128,8 +141,12 @@ public final class Jobs {
             }
             sink = builder.build();
         } else {
-            PostgresSinkBuilder<T> builder = PostgresSink.<T>builder().jdbcUrl(t.jdbcUrl).sinkId(t.sinkId).table(t.table)
-                    .columns(columns).rows(rows);
+            PostgresSinkBuilder<T> builder = PostgresSink.<T>builder()
+                    .jdbcUrl(t.jdbcUrl)
+                    .sinkId(t.sinkId)
+                    .table(t.table)
+                    .columns(columns)
+                    .rows(rows);
             if (t.user != null) {
                 builder.username(t.user);
             }
@@ -144,7 +161,9 @@ public final class Jobs {
     private static Object[] utc(Object[] row) {
         for (int i = 0; i < row.length; i++) {
             if (row[i] instanceof OffsetDateTime) {
-                row[i] = ((OffsetDateTime) row[i]).withOffsetSameInstant(ZoneOffset.UTC).toLocalDateTime();
+                row[i] = ((OffsetDateTime) row[i])
+                        .withOffsetSameInstant(ZoneOffset.UTC)
+                        .toLocalDateTime();
             }
         }
         return row;
@@ -197,7 +216,8 @@ public final class Jobs {
         @Override
         public void process(Integer customer, Context context, Iterable<long[]> totals, Collector<WindowTotal> out) {
             long[] t = totals.iterator().next();
-            out.collect(new WindowTotal(customer, context.window().getStart(), context.window().getEnd(), t[0], t[1]));
+            out.collect(new WindowTotal(
+                    customer, context.window().getStart(), context.window().getEnd(), t[0], t[1]));
         }
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.examples.kafka.KafkaBroker;
@@ -14,7 +18,6 @@ import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-
 import org.apache.kafka.common.TopicPartition;
 
 import java.sql.Connection;
@@ -53,9 +56,16 @@ final class KafkaDemo {
         final String password;
         /** The database to crash: one this run started, or null. */
         final StandalonePostgres postgres;
+
         private final boolean own;
 
-        Servers(KafkaBroker broker, String jdbcUrl, String user, String password, StandalonePostgres postgres, boolean own) {
+        Servers(
+                KafkaBroker broker,
+                String jdbcUrl,
+                String user,
+                String password,
+                StandalonePostgres postgres,
+                boolean own) {
             this.broker = broker;
             this.jdbcUrl = jdbcUrl;
             this.user = user;
@@ -66,7 +76,8 @@ final class KafkaDemo {
 
         /** The servers the options name, or else embedded ones, started now and closed with this. */
         static Servers startOrNamed(DemoOptions o) {
-            KafkaBroker broker = o.kafkaBootstrap != null ? KafkaBroker.named(o.kafkaBootstrap) : KafkaBroker.namedOrStarted();
+            KafkaBroker broker =
+                    o.kafkaBootstrap != null ? KafkaBroker.named(o.kafkaBootstrap) : KafkaBroker.namedOrStarted();
             System.out.println("Kafka: " + broker.describe());
             if (o.postgresUrl != null) {
                 return new Servers(broker, o.postgresUrl, o.user, o.password, null, true);
@@ -110,11 +121,17 @@ final class KafkaDemo {
         final int exit;
         /** Null when the run was refused before the job started. */
         final Verdict verdict;
+
         final OrderTopic topic;
         final Map<Outages.Kind, Integer> serversLost;
         final Map<Chaos.Kind, Long> taskFailures;
 
-        Run(int exit, Verdict verdict, OrderTopic topic, Map<Outages.Kind, Integer> serversLost, Map<Chaos.Kind, Long> taskFailures) {
+        Run(
+                int exit,
+                Verdict verdict,
+                OrderTopic topic,
+                Map<Outages.Kind, Integer> serversLost,
+                Map<Chaos.Kind, Long> taskFailures) {
             this.exit = exit;
             this.verdict = verdict;
             this.topic = topic;
@@ -140,15 +157,22 @@ final class KafkaDemo {
      * one partition's lead never makes another's orders late). Here, not in {@link Jobs}: the cluster jar
      * carries no Kafka connector, and Jobs must name nothing it lacks.
      */
-    static DataStream<Order> orders(StreamExecutionEnvironment env, KafkaSource<Order> source, OrderGenerator generator,
-            double perSecond, boolean chaos) {
+    static DataStream<Order> orders(
+            StreamExecutionEnvironment env,
+            KafkaSource<Order> source,
+            OrderGenerator generator,
+            double perSecond,
+            boolean chaos) {
         DataStream<Order> orders = env.fromSource(source, Jobs.watermarks(generator), "orders from kafka");
-        return orders.map(new Throttle<>(perSecond)).name("at most " + (long) perSecond + "/s")
-                .map(new Chaos.ChaosMap<>(true)).name(chaos ? "count + chaos" : "count");
+        return orders.map(new Throttle<>(perSecond))
+                .name("at most " + (long) perSecond + "/s")
+                .map(new Chaos.ChaosMap<>(true))
+                .name(chaos ? "count + chaos" : "count");
     }
 
     static Configuration clusterConfiguration(DemoOptions o) throws java.io.IOException {
-        Configuration conf = Configuration.fromMap(Demo.environment(o).getConfiguration().toMap());
+        Configuration conf =
+                Configuration.fromMap(Demo.environment(o).getConfiguration().toMap());
         if (!conf.contains(RestOptions.BIND_PORT)) {
             conf.set(RestOptions.BIND_PORT, "0");
         }
@@ -174,8 +198,8 @@ final class KafkaDemo {
         boolean chaos = o.chaos != null ? o.chaos : true;
         env.setParallelism(o.parallelism);
 
-        OrderTopic topic = new OrderTopic(servers.broker.bootstrapServers(), "eosink-orders-" + System.currentTimeMillis(),
-                PARTITIONS);
+        OrderTopic topic = new OrderTopic(
+                servers.broker.bootstrapServers(), "eosink-orders-" + System.currentTimeMillis(), PARTITIONS);
         topic.create();
         // The whole topic first, then the job up to its end offsets: the job's end is then exactly what the
         // topic holds, whatever the producer's retries did (a broker that dies under an idempotent producer
@@ -185,20 +209,25 @@ final class KafkaDemo {
             producer.start().await(10, TimeUnit.MINUTES);
         }
         Map<TopicPartition, Long> end = topic.latestOffsets();
-        System.out.printf("%s: %,d orders produced in %.1f s (idempotent producer, acks=all), end offsets %s%n", topic,
-                o.events, (System.nanoTime() - t0) / 1e9, new java.util.TreeMap<>(byPartition(end)));
+        System.out.printf(
+                "%s: %,d orders produced in %.1f s (idempotent producer, acks=all), end offsets %s%n",
+                topic, o.events, (System.nanoTime() - t0) / 1e9, new java.util.TreeMap<>(byPartition(end)));
         Jobs.Target target = new Jobs.Target(servers.jdbcUrl, servers.user, servers.password, o.table, o.sinkId, chaos);
-        Jobs.windowedTotals(orders(env, topic.source(end, "eosink-" + o.sinkId), generator, o.rate, chaos),
-                target);
+        Jobs.windowedTotals(orders(env, topic.source(end, "eosink-" + o.sinkId), generator, o.rate, chaos), target);
 
         long total = end.values().stream().mapToLong(Long::longValue).sum();
         LocalCluster cluster = given != null ? given : LocalCluster.start(clusterConfiguration(o), 2, o.parallelism);
         try {
-            Outages outages = new Outages(cluster, servers.postgres, servers.broker, () -> Chaos.events() / (double) total);
-            System.out.printf("eosink demo: windows job, Kafka in, parallelism %d, chaos %s, into table %s (sink id %s)%n",
+            Outages outages =
+                    new Outages(cluster, servers.postgres, servers.broker, () -> Chaos.events() / (double) total);
+            System.out.printf(
+                    "eosink demo: windows job, Kafka in, parallelism %d, chaos %s, into table %s (sink id %s)%n",
                     o.parallelism,
-                    chaos ? "on (" + o.faults + " task failures, seed " + o.seed + "; and " + outages.planned() + ")" : "off",
-                    o.table, o.sinkId);
+                    chaos
+                            ? "on (" + o.faults + " task failures, seed " + o.seed + "; and " + outages.planned() + ")"
+                            : "off",
+                    o.table,
+                    o.sinkId);
             outages.skipped().forEach(why -> System.out.println("note: " + why));
 
             long start = System.nanoTime();
@@ -224,8 +253,9 @@ final class KafkaDemo {
             String failure = failure(result, outages);
             double seconds = (System.nanoTime() - start) / 1e9;
             Map<Outages.Kind, Integer> lost = outages.done();
-            System.out.printf("job %s after %.1f s; task failures %s; servers lost %s%n", failure == null ? "FINISHED" : "FAILED",
-                    seconds, Chaos.firedByKind(), lost);
+            System.out.printf(
+                    "job %s after %.1f s; task failures %s; servers lost %s%n",
+                    failure == null ? "FINISHED" : "FAILED", seconds, Chaos.firedByKind(), lost);
             if (failure != null) {
                 System.out.println("job failed: " + failure);
             }
@@ -237,9 +267,13 @@ final class KafkaDemo {
                 v = Verdict.checkWindows(c, o.table, o.sinkId, orders);
             }
             System.out.println("verdict: " + v);
-            System.out.printf("failures survived: %d task failures, %d TaskManager(s) killed, %d PostgreSQL crash(es), "
-                            + "%d Kafka broker restart(s)%n", Chaos.fired(), lost.get(Outages.Kind.TASK_MANAGER_KILLED),
-                    lost.get(Outages.Kind.POSTGRES_CRASHED), lost.get(Outages.Kind.KAFKA_BROKER_RESTARTED));
+            System.out.printf(
+                    "failures survived: %d task failures, %d TaskManager(s) killed, %d PostgreSQL crash(es), "
+                            + "%d Kafka broker restart(s)%n",
+                    Chaos.fired(),
+                    lost.get(Outages.Kind.TASK_MANAGER_KILLED),
+                    lost.get(Outages.Kind.POSTGRES_CRASHED),
+                    lost.get(Outages.Kind.KAFKA_BROKER_RESTARTED));
             return new Run(failure == null && v.exact() ? 0 : 1, v, topic, lost, Chaos.firedByKind());
         } finally {
             if (given == null) {
@@ -277,24 +311,35 @@ final class KafkaDemo {
             }
         }
         long missing = events - seen.cardinality();
-        return String.format("%,d orders read back with a plain consumer; duplicates %,d, missing %,d, not the generator's %,d%s",
-                orders.size(), duplicates, missing, foreign,
+        return String.format(
+                "%,d orders read back with a plain consumer; duplicates %,d, missing %,d, not the generator's %,d%s",
+                orders.size(),
+                duplicates,
+                missing,
+                foreign,
                 duplicates == 0 && missing == 0 && foreign == 0 ? " (each of the generator's orders once)" : "");
     }
 
     private static void progress(Servers servers, DemoOptions o, long start, long total) {
         double seconds = (System.nanoTime() - start) / 1e9;
         long committed;
-        try (Connection c = servers.connect(); Statement s = c.createStatement();
+        try (Connection c = servers.connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT count(*) FROM " + DemoDatabase.POSTGRES.quote(o.table))) {
             rs.next();
             committed = rs.getLong(1);
         } catch (SQLException e) {
             committed = -1; // PostgreSQL is down: an outage
         }
-        System.out.printf("[%5.0fs] windows committed %s | orders read %,d of %,d (incl. replays) | checkpoint %d "
-                        + "| task failures %d%n", seconds, committed < 0 ? "(database down)" : String.format("%,d", committed),
-                Chaos.events(), total, Chaos.checkpoints(), Chaos.fired());
+        System.out.printf(
+                "[%5.0fs] windows committed %s | orders read %,d of %,d (incl. replays) | checkpoint %d "
+                        + "| task failures %d%n",
+                seconds,
+                committed < 0 ? "(database down)" : String.format("%,d", committed),
+                Chaos.events(),
+                total,
+                Chaos.checkpoints(),
+                Chaos.fired());
     }
 
     private static Map<Integer, Long> byPartition(Map<TopicPartition, Long> offsets) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import org.apache.flink.api.common.JobID;
@@ -68,7 +72,8 @@ final class LocalCluster implements AutoCloseable {
      * time, so every window fires and is written before the savepoint); returns the savepoint's path.
      */
     String stopWithSavepoint(JobID job, Path dir, boolean drain) throws Exception {
-        return mini.stopWithSavepoint(job, dir.toUri().toString(), drain, SavepointFormatType.CANONICAL).get(120, TimeUnit.SECONDS);
+        return mini.stopWithSavepoint(job, dir.toUri().toString(), drain, SavepointFormatType.CANONICAL)
+                .get(120, TimeUnit.SECONDS);
     }
 
     /**

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import java.util.Objects;
@@ -38,6 +42,7 @@ public class Order {
 
     @Override
     public String toString() {
-        return "Order{" + orderId + ", customer " + customer + ", " + amountCents + " cents, t=" + eventTimeMillis + "}";
+        return "Order{" + orderId + ", customer " + customer + ", " + amountCents + " cents, t=" + eventTimeMillis
+                + "}";
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.examples.kafka.KafkaBroker;
@@ -27,8 +31,8 @@ final class Outages {
     }
 
     /** When each kind strikes: the share of the topic read by then (replays included). */
-    private static final Map<Kind, Double> AT = Map.of(
-            Kind.TASK_MANAGER_KILLED, 0.2, Kind.KAFKA_BROKER_RESTARTED, 0.45, Kind.POSTGRES_CRASHED, 0.7);
+    private static final Map<Kind, Double> AT =
+            Map.of(Kind.TASK_MANAGER_KILLED, 0.2, Kind.KAFKA_BROKER_RESTARTED, 0.45, Kind.POSTGRES_CRASHED, 0.7);
 
     private final LocalCluster cluster;
     private final StandalonePostgres postgres;
@@ -55,8 +59,8 @@ final class Outages {
             skipped.add("PostgreSQL is not crashed: it was not started by this run (--postgres-url)");
         }
         if (!broker.restartable()) {
-            skipped.add("the Kafka broker is not restarted: it was not started by this run (" + KafkaBroker.ENV_BOOTSTRAP
-                    + " or --kafka-bootstrap)");
+            skipped.add("the Kafka broker is not restarted: it was not started by this run ("
+                    + KafkaBroker.ENV_BOOTSTRAP + " or --kafka-bootstrap)");
         }
     }
 
@@ -69,7 +73,8 @@ final class Outages {
     List<Kind> planned() {
         List<Kind> kinds = new ArrayList<>();
         for (Kind k : Kind.values()) {
-            if ((k != Kind.POSTGRES_CRASHED || postgres != null) && (k != Kind.KAFKA_BROKER_RESTARTED || broker.restartable())) {
+            if ((k != Kind.POSTGRES_CRASHED || postgres != null)
+                    && (k != Kind.KAFKA_BROKER_RESTARTED || broker.restartable())) {
                 kinds.add(k);
             }
         }
@@ -132,14 +137,16 @@ final class Outages {
                 postgres.crash();
                 Thread.sleep(500);
                 postgres.start();
-                System.out.printf("[outage] PostgreSQL crashed (SIGKILL) and started again on the same data (%.1f s)%n",
+                System.out.printf(
+                        "[outage] PostgreSQL crashed (SIGKILL) and started again on the same data (%.1f s)%n",
                         seconds(t0));
                 break;
             case KAFKA_BROKER_RESTARTED:
                 broker.kill();
                 Thread.sleep(500);
                 broker.start();
-                System.out.printf("[outage] Kafka broker killed (SIGKILL) and started again on the same log (%.1f s)%n",
+                System.out.printf(
+                        "[outage] Kafka broker killed (SIGKILL) and started again on the same log (%.1f s)%n",
                         seconds(t0));
                 break;
             default:

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import java.util.Locale;
@@ -25,8 +29,8 @@ abstract class Pace {
     /** {@code orders} per completed checkpoint, all subtasks together: at least one per subtask. */
     static Pace perCheckpoint(int orders, int parallelism) {
         if (orders < parallelism) {
-            throw new IllegalArgumentException("--per-checkpoint takes at least one order per subtask (" + parallelism
-                    + "), not " + orders);
+            throw new IllegalArgumentException(
+                    "--per-checkpoint takes at least one order per subtask (" + parallelism + "), not " + orders);
         }
         return new PerCheckpoint(orders);
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import org.apache.flink.configuration.ConfigOption;
@@ -48,7 +52,8 @@ final class SqlDemo {
             Optional<Map.Entry<String, String>> set = SqlScript.set(statement);
             Matcher create = CREATE_TABLE.matcher(statement);
             if (set.isPresent()) {
-                ConfigOption<String> key = ConfigOptions.key(set.get().getKey()).stringType().noDefaultValue();
+                ConfigOption<String> key =
+                        ConfigOptions.key(set.get().getKey()).stringType().noDefaultValue();
                 if (env.getConfiguration().getOptional(key).isEmpty()) {
                     tEnv.getConfig().set(key, set.get().getValue());
                 }
@@ -68,11 +73,16 @@ final class SqlDemo {
 
     /** The generator's orders as the script's table: order_id, customer, amount_cents, event_time (its rowtime). */
     private static Table orders(StreamTableEnvironment tEnv, DataStream<Order> orders) {
-        Table table = tEnv.fromDataStream(orders, Schema.newBuilder()
-                .columnByMetadata("rowtime", "TIMESTAMP_LTZ(3)")
-                .watermark("rowtime", "SOURCE_WATERMARK()")
-                .build());
-        return table.select($("orderId").as("order_id"), $("customer"), $("amountCents").as("amount_cents"),
+        Table table = tEnv.fromDataStream(
+                orders,
+                Schema.newBuilder()
+                        .columnByMetadata("rowtime", "TIMESTAMP_LTZ(3)")
+                        .watermark("rowtime", "SOURCE_WATERMARK()")
+                        .build());
+        return table.select(
+                $("orderId").as("order_id"),
+                $("customer"),
+                $("amountCents").as("amount_cents"),
                 $("rowtime").as("event_time"));
     }
 

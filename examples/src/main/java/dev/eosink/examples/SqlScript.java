@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import java.io.IOException;
@@ -52,12 +56,14 @@ final class SqlScript {
             current.append(line).append('\n');
             if (line.strip().endsWith(";")) {
                 String statement = current.toString().strip();
-                statements.add(fill(statement.substring(0, statement.length() - 1).strip(), values));
+                statements.add(
+                        fill(statement.substring(0, statement.length() - 1).strip(), values));
                 current.setLength(0);
             }
         }
         if (!current.toString().isBlank()) {
-            throw new IllegalArgumentException("the script ends inside a statement: " + current.toString().strip());
+            throw new IllegalArgumentException(
+                    "the script ends inside a statement: " + current.toString().strip());
         }
         return new SqlScript(statements);
     }
@@ -85,7 +91,8 @@ final class SqlScript {
         if (!m.find()) {
             throw new IllegalArgumentException("no option '" + key + "' in: " + statement);
         }
-        String replaced = value == null ? "" : "'" + key + "' = '" + literal(value) + "'" + (m.group(1) == null ? "" : ",");
+        String replaced =
+                value == null ? "" : "'" + key + "' = '" + literal(value) + "'" + (m.group(1) == null ? "" : ",");
         return statement.substring(0, m.start()) + replaced + statement.substring(m.end());
     }
 

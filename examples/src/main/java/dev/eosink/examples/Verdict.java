@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import java.sql.Connection;
@@ -24,7 +28,14 @@ public final class Verdict {
     public final long wrong;
     public final long preparedLeft;
 
-    private Verdict(String job, long expected, long rows, long duplicates, long missing, long unexpected, long wrong,
+    private Verdict(
+            String job,
+            long expected,
+            long rows,
+            long duplicates,
+            long missing,
+            long unexpected,
+            long wrong,
             long preparedLeft) {
         this.job = job;
         this.expected = expected;
@@ -37,7 +48,12 @@ public final class Verdict {
     }
 
     public boolean exact() {
-        return rows == expected && duplicates == 0 && missing == 0 && unexpected == 0 && wrong == 0 && preparedLeft == 0;
+        return rows == expected
+                && duplicates == 0
+                && missing == 0
+                && unexpected == 0
+                && wrong == 0
+                && preparedLeft == 0;
     }
 
     /**
@@ -55,8 +71,16 @@ public final class Verdict {
         return String.format(
                 "%s: %,d of %,d %s committed before the stop; duplicates %,d, unexpected %,d, wrong %s %,d, "
                         + "prepared transactions left %,d => %s",
-                job, rows, expected, what, duplicates, unexpected, "windows".equals(job) ? "sums" : "values", wrong,
-                preparedLeft, consistent() ? "CONSISTENT (the resumed run writes the rest)" : "NOT CONSISTENT");
+                job,
+                rows,
+                expected,
+                what,
+                duplicates,
+                unexpected,
+                "windows".equals(job) ? "sums" : "values",
+                wrong,
+                preparedLeft,
+                consistent() ? "CONSISTENT (the resumed run writes the rest)" : "NOT CONSISTENT");
     }
 
     @Override
@@ -65,12 +89,22 @@ public final class Verdict {
         return String.format(
                 "%s: expected %,d %s, table has %,d rows; duplicates %,d, missing %,d, unexpected %,d, wrong %s %,d, "
                         + "prepared transactions left %,d => %s",
-                job, expected, what, rows, duplicates, missing, unexpected,
-                "windows".equals(job) ? "sums" : "values", wrong, preparedLeft, exact() ? "EXACT" : "NOT EXACT");
+                job,
+                expected,
+                what,
+                rows,
+                duplicates,
+                missing,
+                unexpected,
+                "windows".equals(job) ? "sums" : "values",
+                wrong,
+                preparedLeft,
+                exact() ? "EXACT" : "NOT EXACT");
     }
 
     /** Checks {@code table} against the output of {@code events} orders of {@code generator}. */
-    public static Verdict check(Connection c, String job, String table, String sinkId, OrderGenerator generator, long events)
+    public static Verdict check(
+            Connection c, String job, String table, String sinkId, OrderGenerator generator, long events)
             throws SQLException {
         long prepared = prepared(c, sinkId);
         return "events".equals(job)
@@ -82,7 +116,8 @@ public final class Verdict {
      * Checks the windows job's {@code table} against the windowed totals of {@code orders}, wherever they
      * come from (the Kafka demo reads them back from its topic).
      */
-    public static Verdict checkWindows(Connection c, String table, String sinkId, Iterable<Order> orders) throws SQLException {
+    public static Verdict checkWindows(Connection c, String table, String sinkId, Iterable<Order> orders)
+            throws SQLException {
         Map<Long, long[]> expected = new HashMap<>();
         orders.forEach(o -> add(expected, o));
         return windows(c, table, expected, prepared(c, sinkId));
@@ -106,7 +141,8 @@ public final class Verdict {
         t[1] += o.amountCents;
     }
 
-    private static Verdict windows(Connection c, String table, Map<Long, long[]> expected, long prepared) throws SQLException {
+    private static Verdict windows(Connection c, String table, Map<Long, long[]> expected, long prepared)
+            throws SQLException {
         DemoDatabase db = DemoDatabase.of(c);
         long rows = 0;
         long duplicates = 0;
@@ -114,9 +150,8 @@ public final class Verdict {
         long wrong = 0;
         Set<Long> seen = new HashSet<>();
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(
-                        "SELECT customer, " + db.epochMillis("window_start") + ", order_count, amount_cents FROM "
-                                + db.quote(table))) {
+                ResultSet rs = s.executeQuery("SELECT customer, " + db.epochMillis("window_start")
+                        + ", order_count, amount_cents FROM " + db.quote(table))) {
             while (rs.next()) {
                 rows++;
                 long key = key(rs.getInt(1), rs.getLong(2));
@@ -147,8 +182,8 @@ public final class Verdict {
         try (Statement s = c.createStatement()) {
             s.setFetchSize(10_000);
             c.setAutoCommit(false); // a cursor, not the whole table in memory
-            try (ResultSet rs = s.executeQuery(
-                    "SELECT order_id, customer, amount_cents, " + db.epochMillis("event_time") + " FROM " + db.quote(table))) {
+            try (ResultSet rs = s.executeQuery("SELECT order_id, customer, amount_cents, "
+                    + db.epochMillis("event_time") + " FROM " + db.quote(table))) {
                 while (rs.next()) {
                     rows++;
                     long id = rs.getLong(1);
@@ -162,7 +197,9 @@ public final class Verdict {
                     }
                     seen.set((int) id);
                     Order want = generator.order(id);
-                    if (want.customer != rs.getInt(2) || want.amountCents != rs.getLong(3) || want.eventTimeMillis != rs.getLong(4)) {
+                    if (want.customer != rs.getInt(2)
+                            || want.amountCents != rs.getLong(3)
+                            || want.eventTimeMillis != rs.getLong(4)) {
                         wrong++;
                     }
                 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.examples.cluster.ProcessCluster;
@@ -5,7 +9,6 @@ import dev.eosink.testing.PostgresFixture;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,8 +64,10 @@ class ClusterClientITCase {
      * keep its end out of reach.
      */
     private static final int PER_CHECKPOINT = 500;
+
     private static final String CHECKPOINT_INTERVAL = "300ms";
-    private static final Path JAR = Path.of("target", "eosink-examples-cluster.jar").toAbsolutePath();
+    private static final Path JAR =
+            Path.of("target", "eosink-examples-cluster.jar").toAbsolutePath();
 
     @TempDir
     Path dir;
@@ -86,12 +91,17 @@ class ClusterClientITCase {
             JobID firstJob = awaitRunning(cluster, first, "run-1.out");
             awaitCommitted(url, role, password, 1);
             assertThat(cluster.checkpointDirectory().resolve(firstJob.toHexString()))
-                    .as("checkpoints where the cluster's configuration says").isDirectory();
+                    .as("checkpoints where the cluster's configuration says")
+                    .isDirectory();
             String firstSavepoint = stop(cluster, firstJob, "run-1.out", "stop-1.out");
             String out1 = finish(first, "run-1.out", 0);
-            assertThat(out1).contains("fresh start").contains("job stopped with savepoint " + firstSavepoint)
-                    .contains("resume it: flink run -s " + firstSavepoint).contains("=> CONSISTENT")
-                    .contains("failovers: 0 (the cluster's exception history)").doesNotContain("NOT");
+            assertThat(out1)
+                    .contains("fresh start")
+                    .contains("job stopped with savepoint " + firstSavepoint)
+                    .contains("resume it: flink run -s " + firstSavepoint)
+                    .contains("=> CONSISTENT")
+                    .contains("failovers: 0 (the cluster's exception history)")
+                    .doesNotContain("NOT");
             long atFirstStop = committed(url, role, password);
             progress("run 1 stopped and checked");
 
@@ -100,28 +110,43 @@ class ClusterClientITCase {
                     cluster.flink(args("run", List.of("-s", firstSavepoint), paced), env, dir.resolve("run-2.out"));
             JobID secondJob = awaitRunning(cluster, second, "run-2.out");
             long restored = cluster.completedCheckpointsLogged(secondJob);
-            cluster.await("2 checkpoints of run 2", Duration.ofSeconds(60),
+            cluster.await(
+                    "2 checkpoints of run 2",
+                    Duration.ofSeconds(60),
                     () -> cluster.completedCheckpointsLogged(secondJob) >= restored + 2);
             assertRunning(cluster, secondJob, "before the kill");
             String victim = cluster.taskManagers().get(0);
             cluster.kill(victim);
             long atKill = cluster.completedCheckpointsLogged(secondJob);
             cluster.startTaskManager();
-            cluster.await("the failover of run 2", Duration.ofSeconds(60), () -> !cluster.failures(secondJob).isEmpty());
+            cluster.await(
+                    "the failover of run 2",
+                    Duration.ofSeconds(60),
+                    () -> !cluster.failures(secondJob).isEmpty());
             // No checkpoint completes between the kill and the restart: one after it means the job runs again.
-            cluster.await("a checkpoint of run 2 after its restart", Duration.ofSeconds(90),
+            cluster.await(
+                    "a checkpoint of run 2 after its restart",
+                    Duration.ofSeconds(90),
                     () -> cluster.completedCheckpointsLogged(secondJob) > atKill);
             awaitCommitted(url, role, password, atFirstStop + 1);
             String secondSavepoint = stop(cluster, secondJob, "run-2.out", "stop-2.out");
             String out2 = finish(second, "run-2.out", 0);
-            assertThat(out2).contains("restoring " + firstSavepoint).contains("job stopped with savepoint " + secondSavepoint)
+            assertThat(out2)
+                    .contains("restoring " + firstSavepoint)
+                    .contains("job stopped with savepoint " + secondSavepoint)
                     .contains("resume it: flink run -s " + secondSavepoint)
-                    .contains("=> CONSISTENT").doesNotContain("deleted").doesNotContain("created table");
-            assertThat(failovers(out2)).as("failovers counted in run 2's last line: %s", out2)
-                    .isEqualTo(cluster.failures(secondJob).size()).isPositive();
+                    .contains("=> CONSISTENT")
+                    .doesNotContain("deleted")
+                    .doesNotContain("created table");
+            assertThat(failovers(out2))
+                    .as("failovers counted in run 2's last line: %s", out2)
+                    .isEqualTo(cluster.failures(secondJob).size())
+                    .isPositive();
             long atSecondStop = committed(url, role, password);
             progress("run 2 stopped and checked");
-            assertThat(atSecondStop).as("rows kept through the resume, and more").isGreaterThan(atFirstStop);
+            assertThat(atSecondStop)
+                    .as("rows kept through the resume, and more")
+                    .isGreaterThan(atFirstStop);
 
             // A fresh run against a table with results is refused, nothing submitted.
             Process fresh = cluster.flink(args("run", paced), env, dir.resolve("fresh.out"));
@@ -133,36 +158,60 @@ class ClusterClientITCase {
 
             // Run 3, `flink run -s` with checkpoints retained in a directory of its own: cancelled.
             Path retained = dir.resolve("retained");
-            Process third = cluster.flink(args("run", List.of("-s", secondSavepoint), paced,
-                    List.of("--checkpoint-dir", retained.toString())), env, dir.resolve("run-3.out"));
+            Process third = cluster.flink(
+                    args(
+                            "run",
+                            List.of("-s", secondSavepoint),
+                            paced,
+                            List.of("--checkpoint-dir", retained.toString())),
+                    env,
+                    dir.resolve("run-3.out"));
             JobID thirdJob = awaitRunning(cluster, third, "run-3.out");
             long resumed = cluster.completedCheckpointsLogged(thirdJob);
-            cluster.await("a checkpoint of run 3", Duration.ofSeconds(60),
+            cluster.await(
+                    "a checkpoint of run 3",
+                    Duration.ofSeconds(60),
                     () -> cluster.completedCheckpointsLogged(thirdJob) > resumed);
             assertRunning(cluster, thirdJob, "before the cancellation");
             Process cancel =
                     cluster.flink(List.of("cancel", thirdJob.toHexString()), Map.of(), dir.resolve("cancel.out"));
-            assertThat(cancel.waitFor(120, TimeUnit.SECONDS)).as("flink cancel returns").isTrue();
-            assertThat(cancel.exitValue()).as("flink cancel: %s", Files.readString(dir.resolve("cancel.out"))).isZero();
+            assertThat(cancel.waitFor(120, TimeUnit.SECONDS))
+                    .as("flink cancel returns")
+                    .isTrue();
+            assertThat(cancel.exitValue())
+                    .as("flink cancel: %s", Files.readString(dir.resolve("cancel.out")))
+                    .isZero();
             String out3 = finish(third, "run-3.out", 1);
-            assertThat(out3).contains("restoring " + secondSavepoint).contains("job CANCELED").contains("job cancelled")
-                    .contains("resume it: flink run -s").doesNotContain("FAILED")
+            assertThat(out3)
+                    .contains("restoring " + secondSavepoint)
+                    .contains("job CANCELED")
+                    .contains("job cancelled")
+                    .contains("resume it: flink run -s")
+                    .doesNotContain("FAILED")
                     .doesNotContain("JobCancellationException");
             progress("run 3 cancelled");
-            Path lastCheckpoint = Demo.latestCheckpoint(retained).orElseThrow(
-                    () -> new AssertionError("no checkpoint of the cancelled run retained in " + retained));
+            Path lastCheckpoint = Demo.latestCheckpoint(retained)
+                    .orElseThrow(
+                            () -> new AssertionError("no checkpoint of the cancelled run retained in " + retained));
 
             // Run 4, -Dexecution.state-recovery.path: the cancelled run's last checkpoint, to the end at full speed.
-            Process fourth = cluster.flink(args("run", job(url, role, List.of("--rate", "20000")),
+            Process fourth = cluster.flink(
+                    args(
+                            "run",
+                            job(url, role, List.of("--rate", "20000")),
                             List.of("-Dexecution.state-recovery.path=" + lastCheckpoint.toUri())),
-                    env, dir.resolve("run-4.out"));
+                    env,
+                    dir.resolve("run-4.out"));
             String out4 = finish(fourth, "run-4.out", 0);
-            assertThat(out4).contains("restoring " + lastCheckpoint.toUri()).contains("job FINISHED")
+            assertThat(out4)
+                    .contains("restoring " + lastCheckpoint.toUri())
+                    .contains("job FINISHED")
                     .contains("=> EXACT");
             progress("run 4 finished");
         }
         try (Connection c = DriverManager.getConnection(url, credentials(role, password))) {
-            Verdicts.assertExact(Verdict.check(c, "windows", "window_totals", "demo-windows", OrderGenerator.defaults(), EVENTS));
+            Verdicts.assertExact(
+                    Verdict.check(c, "windows", "window_totals", "demo-windows", OrderGenerator.defaults(), EVENTS));
         }
     }
 
@@ -173,13 +222,22 @@ class ClusterClientITCase {
 
     /** The job must still be running before a fault or a stop: the pacing leaves it far from its end. */
     private static void assertRunning(ProcessCluster cluster, JobID job, String when) throws Exception {
-        assertThat(cluster.status(job)).as("job %s %s (paced by checkpoints, it cannot have ended yet)", job, when)
+        assertThat(cluster.status(job))
+                .as("job %s %s (paced by checkpoints, it cannot have ended yet)", job, when)
                 .isEqualTo(JobStatus.RUNNING);
     }
 
     private static List<String> job(String url, String role, List<String> pace) {
-        List<String> job = new ArrayList<>(List.of(JAR.toString(), "--postgres-url", url, "--user", role,
-                "--events", Long.toString(EVENTS), "--parallelism", "2",
+        List<String> job = new ArrayList<>(List.of(
+                JAR.toString(),
+                "--postgres-url",
+                url,
+                "--user",
+                role,
+                "--events",
+                Long.toString(EVENTS),
+                "--parallelism",
+                "2",
                 "-Dexecution.checkpointing.interval=" + CHECKPOINT_INTERVAL));
         job.addAll(pace);
         return job;
@@ -236,20 +294,32 @@ class ClusterClientITCase {
 
     private JobID awaitRunning(ProcessCluster cluster, Process client, String output) throws Exception {
         cluster.await("a running job (client output: " + output + ")", Duration.ofSeconds(90), () -> {
-            assertThat(client.isAlive()).as("the client ended early: %s", Files.readString(dir.resolve(output))).isTrue();
-            return cluster.jobs(JobStatus.RUNNING).size() == 1 && cluster.allTasksRunning(cluster.jobs(JobStatus.RUNNING).get(0));
+            assertThat(client.isAlive())
+                    .as("the client ended early: %s", Files.readString(dir.resolve(output)))
+                    .isTrue();
+            return cluster.jobs(JobStatus.RUNNING).size() == 1
+                    && cluster.allTasksRunning(cluster.jobs(JobStatus.RUNNING).get(0));
         });
         return cluster.jobs(JobStatus.RUNNING).get(0);
     }
 
     /** {@code flink stop --savepointPath}: the savepoint's path, as the CLI prints it. */
     private String stop(ProcessCluster cluster, JobID job, String client, String output) throws Exception {
-        Process stop = cluster.flink(List.of("stop", "--savepointPath", dir.resolve("savepoints").toUri().toString(),
-                job.toHexString()), Map.of(), dir.resolve(output));
+        Process stop = cluster.flink(
+                List.of(
+                        "stop",
+                        "--savepointPath",
+                        dir.resolve("savepoints").toUri().toString(),
+                        job.toHexString()),
+                Map.of(),
+                dir.resolve(output));
         assertThat(stop.waitFor(120, TimeUnit.SECONDS)).as("flink stop returns").isTrue();
         String out = Files.readString(dir.resolve(output));
-        assertThat(stop.exitValue()).as("flink stop: %s%nthe job's client so far: %s%nthe job manager's log: %s", out,
-                Files.readString(dir.resolve(client)), cluster.tail("jobmanager", 60)).isZero();
+        assertThat(stop.exitValue())
+                .as(
+                        "flink stop: %s%nthe job's client so far: %s%nthe job manager's log: %s",
+                        out, Files.readString(dir.resolve(client)), cluster.tail("jobmanager", 60))
+                .isZero();
         Matcher m = Pattern.compile("Savepoint completed\\. Path: (\\S+)").matcher(out);
         assertThat(m.find()).as("the savepoint's path in: %s", out).isTrue();
         return m.group(1);
@@ -259,7 +329,9 @@ class ClusterClientITCase {
     private String finish(Process client, String output, int exit) throws Exception {
         assertThat(client.waitFor(180, TimeUnit.SECONDS)).as("the client ends").isTrue();
         String out = Files.readString(dir.resolve(output));
-        assertThat(client.exitValue()).as("exit code of the client; its output:%n%s", out).isEqualTo(exit);
+        assertThat(client.exitValue())
+                .as("exit code of the client; its output:%n%s", out)
+                .isEqualTo(exit);
         return out;
     }
 
@@ -284,7 +356,9 @@ class ClusterClientITCase {
     private void awaitCommitted(String url, String role, String password, long atLeast) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (committed(url, role, password) < atLeast) {
-            assertThat(System.nanoTime()).as("%d committed rows within 90 s", atLeast).isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("%d committed rows within 90 s", atLeast)
+                    .isLessThan(deadline);
             Thread.sleep(100);
         }
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import org.junit.jupiter.api.Test;
@@ -28,15 +32,25 @@ class DemoOptionsTest {
     }
 
     private static Exit demo(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Demo.class.getName()));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                Demo.class.getName()));
         command.addAll(List.of(args));
         Path out = Files.createTempFile("demo-out", ".txt");
         Path err = Files.createTempFile("demo-err", ".txt");
         try {
-            Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-            assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("the demo's main ends by itself").isTrue();
-            return new Exit(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+            Process p = new ProcessBuilder(command)
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile())
+                    .start();
+            assertThat(p.waitFor(120, TimeUnit.SECONDS))
+                    .as("the demo's main ends by itself")
+                    .isTrue();
+            return new Exit(
+                    p.exitValue(),
+                    Files.readString(out, StandardCharsets.UTF_8),
                     Files.readString(err, StandardCharsets.UTF_8));
         } finally {
             Files.deleteIfExists(out);
@@ -58,6 +72,9 @@ class DemoOptionsTest {
     void aWrongOptionExitsWithTwoNamingIt() throws Exception {
         Exit exit = demo("--no-such-option");
         assertThat(exit.code()).as("%s", exit).isEqualTo(2);
-        assertThat(exit.err()).as("%s", exit).contains("error: unknown argument: --no-such-option").contains("usage: demo");
+        assertThat(exit.err())
+                .as("%s", exit)
+                .contains("error: unknown argument: --no-such-option")
+                .contains("usage: demo");
     }
 }

@@ -1,10 +1,13 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.testing.PostgresFixture;
 
 import org.apache.flink.configuration.CheckpointingOptions;
-
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -34,8 +37,8 @@ class ExamplesITCase {
      */
     @Test
     void windowedTotalsInSqlSurviveInjectedFailuresExactly() throws Exception {
-        DemoOptions o = options("windows", "it_sql_window_totals", "it-sql", "--postgres-url", db.jdbcUrl(), db.user(),
-                "--sql");
+        DemoOptions o = options(
+                "windows", "it_sql_window_totals", "it-sql", "--postgres-url", db.jdbcUrl(), db.user(), "--sql");
         o.password = db.password();
         int exit = Demo.run(o);
 
@@ -50,8 +53,8 @@ class ExamplesITCase {
     void rawEventsIntoMariaDbThroughXaSurviveInjectedFailuresExactly() throws Exception {
         MariaDbFixture maria = MariaDbFixture.get();
         // The demo drops and creates its table, so it runs as an administrator here.
-        DemoOptions o = options("events", "it_order_events_xa", "it-events-xa", "--mariadb-url", maria.jdbcUrl(),
-                maria.adminUser());
+        DemoOptions o = options(
+                "events", "it_order_events_xa", "it-events-xa", "--mariadb-url", maria.jdbcUrl(), maria.adminUser());
         o.password = maria.adminPassword().isEmpty() ? null : maria.adminPassword();
         int exit = Demo.run(o);
         try (Connection c = maria.connect()) {
@@ -67,9 +70,25 @@ class ExamplesITCase {
      */
     @Test
     void aFreshRunRefusesATableWithResultsUnlessReset() throws Exception {
-        String[] args = {"--job", "events", "--postgres-url", db.jdbcUrl(), "--user", db.user(), "--events", "2000",
-                "--rate", "4000", "--chaos", "off", "--table", "it_reset_events", "--sink-id", "it-reset",
-                "-Dexecution.checkpointing.interval=300ms"};
+        String[] args = {
+            "--job",
+            "events",
+            "--postgres-url",
+            db.jdbcUrl(),
+            "--user",
+            db.user(),
+            "--events",
+            "2000",
+            "--rate",
+            "4000",
+            "--chaos",
+            "off",
+            "--table",
+            "it_reset_events",
+            "--sink-id",
+            "it-reset",
+            "-Dexecution.checkpointing.interval=300ms"
+        };
         DemoOptions first = DemoOptions.parse(args);
         first.password = db.password();
         assertThat(Demo.run(first)).as("first run").isZero();
@@ -78,16 +97,21 @@ class ExamplesITCase {
         DemoOptions again = DemoOptions.parse(args);
         again.password = db.password();
         assertThat(Demo.run(again)).as("a fresh run against the results").isEqualTo(2);
-        assertThat(db.count("SELECT count(*) FROM it_reset_events")).as("nothing touched").isEqualTo(2000);
+        assertThat(db.count("SELECT count(*) FROM it_reset_events"))
+                .as("nothing touched")
+                .isEqualTo(2000);
 
         String[] reset = Arrays.copyOf(args, args.length + 1);
         reset[args.length] = "--reset";
         DemoOptions over = DemoOptions.parse(reset);
         over.password = db.password();
         assertThat(Demo.run(over)).as("--reset").isZero();
-        assertThat(db.count("SELECT 'it_reset_events'::regclass::oid::bigint")).as("the same table, not dropped").isEqualTo(oid);
+        assertThat(db.count("SELECT 'it_reset_events'::regclass::oid::bigint"))
+                .as("the same table, not dropped")
+                .isEqualTo(oid);
         try (Connection c = db.connect()) {
-            Verdicts.assertExact(Verdict.check(c, "events", "it_reset_events", "it-reset", OrderGenerator.defaults(), 2000));
+            Verdicts.assertExact(
+                    Verdict.check(c, "events", "it_reset_events", "it-reset", OrderGenerator.defaults(), 2000));
         }
     }
 
@@ -102,12 +126,29 @@ class ExamplesITCase {
         assertThat(dirB).contains("/eosink-demo/demo-b/checkpoints");
     }
 
-    private static DemoOptions options(String job, String table, String sinkId, String urlOption, String url, String user,
-            String... more) {
+    private static DemoOptions options(
+            String job, String table, String sinkId, String urlOption, String url, String user, String... more) {
         String[] args = {
-            "--job", job, urlOption, url, "--user", user,
-            "--events", "60000", "--rate", "6000", "--chaos", "on", "--faults", "4", "--seed", "42",
-            "--table", table, "--sink-id", sinkId,
+            "--job",
+            job,
+            urlOption,
+            url,
+            "--user",
+            user,
+            "--events",
+            "60000",
+            "--rate",
+            "6000",
+            "--chaos",
+            "on",
+            "--faults",
+            "4",
+            "--seed",
+            "42",
+            "--table",
+            table,
+            "--sink-id",
+            sinkId,
             "-Dexecution.checkpointing.interval=300ms"
         };
         String[] all = Arrays.copyOf(args, args.length + more.length);
@@ -122,7 +163,9 @@ class ExamplesITCase {
     private static void assertExact(Connection c, String job, String table, String sinkId) throws Exception {
         Map<Chaos.Kind, Long> fired = Chaos.firedByKind();
         assertThat(Chaos.fired()).as("failures survived %s", fired).isGreaterThanOrEqualTo(3);
-        assertThat(fired.values().stream().filter(n -> n > 0).count()).as("kinds of failure %s", fired).isGreaterThanOrEqualTo(3);
+        assertThat(fired.values().stream().filter(n -> n > 0).count())
+                .as("kinds of failure %s", fired)
+                .isGreaterThanOrEqualTo(3);
         Verdict v = Verdict.check(c, job, table, sinkId, OrderGenerator.defaults(), 60_000);
         Verdicts.assertExact(v);
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.examples.kafka.KafkaBroker;
@@ -9,9 +13,7 @@ import dev.eosink.testing.StandalonePostgres;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-
 import org.apache.kafka.common.TopicPartition;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,7 +44,8 @@ class KafkaPipelineITCase {
     static void startServers() throws Exception {
         broker = KafkaBroker.namedOrStarted();
         postgres = PostgresFixture.startNew(Map.of());
-        cluster = LocalCluster.start(KafkaDemo.clusterConfiguration(options("it-kafka-cluster", "--chaos", "off")), 2, 2);
+        cluster =
+                LocalCluster.start(KafkaDemo.clusterConfiguration(options("it-kafka-cluster", "--chaos", "off")), 2, 2);
     }
 
     @AfterAll
@@ -72,11 +75,17 @@ class KafkaPipelineITCase {
 
         assertThat(run.exit).as("exit code; verdict %s", run.verdict).isZero();
         assertThat(run.taskFailures.values().stream().mapToLong(Long::longValue).sum())
-                .as("task failures %s", run.taskFailures).isGreaterThanOrEqualTo(2);
-        assertThat(run.serversLost.get(Outages.Kind.TASK_MANAGER_KILLED)).as("TaskManagers killed").isEqualTo(1);
-        assertThat(run.serversLost.get(Outages.Kind.POSTGRES_CRASHED)).as("PostgreSQL crashes").isEqualTo(1);
+                .as("task failures %s", run.taskFailures)
+                .isGreaterThanOrEqualTo(2);
+        assertThat(run.serversLost.get(Outages.Kind.TASK_MANAGER_KILLED))
+                .as("TaskManagers killed")
+                .isEqualTo(1);
+        assertThat(run.serversLost.get(Outages.Kind.POSTGRES_CRASHED))
+                .as("PostgreSQL crashes")
+                .isEqualTo(1);
         // A named broker is someone else's: the demo says it leaves it alone, and so must this count.
-        assertThat(run.serversLost.get(Outages.Kind.KAFKA_BROKER_RESTARTED)).as("broker restarts (%s)", broker)
+        assertThat(run.serversLost.get(Outages.Kind.KAFKA_BROKER_RESTARTED))
+                .as("broker restarts (%s)", broker)
                 .isEqualTo(broker.restartable() ? 1 : 0);
         assertExactAgainstTopic(run.topic, o, 30_000);
     }
@@ -93,7 +102,8 @@ class KafkaPipelineITCase {
         }
         Chaos.resetCounters();
         OrderGenerator generator = OrderGenerator.defaults();
-        OrderTopic topic = new OrderTopic(broker.bootstrapServers(), "it-orders-savepoint-" + System.nanoTime(), KafkaDemo.PARTITIONS);
+        OrderTopic topic = new OrderTopic(
+                broker.bootstrapServers(), "it-orders-savepoint-" + System.nanoTime(), KafkaDemo.PARTITIONS);
         topic.create();
         Map<TopicPartition, Long> end = topic.endOffsets(generator, o.events);
 
@@ -106,16 +116,21 @@ class KafkaPipelineITCase {
             firstHalf.start();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (postgres.count("SELECT count(*) FROM " + o.table) == 0) {
-                assertThat(System.nanoTime()).as("windows of the first half committed").isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("windows of the first half committed")
+                        .isLessThan(deadline);
                 Thread.sleep(100);
             }
             firstHalf.await(60, TimeUnit.SECONDS);
             String savepoint = stopWithSavepoint(first, savepoints, false);
             JobResult stopped = cluster.result(first).get(60, TimeUnit.SECONDS);
-            assertThat(stopped.isSuccess()).as("the first job stopped with its savepoint").isTrue();
+            assertThat(stopped.isSuccess())
+                    .as("the first job stopped with its savepoint")
+                    .isTrue();
             long atStop = postgres.count("SELECT count(*) FROM " + o.table);
             assertThat(postgres.preparedGids(dev.eosink.core.TransactionId.sinkPrefix(o.sinkId)))
-                    .as("prepared transactions after the stop").isEmpty();
+                    .as("prepared transactions after the stop")
+                    .isEmpty();
 
             JobID second = cluster.submit(job(o, topic, end), "kafka savepoint: restored", Optional.of(savepoint));
             secondHalf.start().await(60, TimeUnit.SECONDS);
@@ -123,18 +138,27 @@ class KafkaPipelineITCase {
             long total = end.values().stream().mapToLong(Long::longValue).sum();
             deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (Chaos.events() < total) {
-                assertThat(System.nanoTime()).as("the restored job reads to the end offsets").isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("the restored job reads to the end offsets")
+                        .isLessThan(deadline);
                 Thread.sleep(100);
             }
             // A bounded Kafka source whose enumerator was restored from a savepoint never hears that no
             // more splits come (a known flink-connector-kafka bug), so it does not end by itself: drain it.
             stopWithSavepoint(second, savepoints, true);
             JobResult restored = cluster.result(second).get(60, TimeUnit.SECONDS);
-            assertThat(restored.isSuccess()).as("the restored job finished: %s", restored.getSerializedThrowable()).isTrue();
-            assertThat(Chaos.events()).as("orders read by both jobs, of %d", total).isEqualTo(total);
+            assertThat(restored.isSuccess())
+                    .as("the restored job finished: %s", restored.getSerializedThrowable())
+                    .isTrue();
+            assertThat(Chaos.events())
+                    .as("orders read by both jobs, of %d", total)
+                    .isEqualTo(total);
 
             Verdict v = assertExactAgainstTopic(topic, o, o.events);
-            assertThat(atStop).as("windows committed at the stop, of %d", v.expected).isPositive().isLessThan(v.expected);
+            assertThat(atStop)
+                    .as("windows committed at the stop, of %d", v.expected)
+                    .isPositive()
+                    .isLessThan(v.expected);
         }
     }
 
@@ -152,10 +176,12 @@ class KafkaPipelineITCase {
         }
     }
 
-    private static StreamExecutionEnvironment job(DemoOptions o, OrderTopic topic, Map<TopicPartition, Long> end) throws Exception {
+    private static StreamExecutionEnvironment job(DemoOptions o, OrderTopic topic, Map<TopicPartition, Long> end)
+            throws Exception {
         StreamExecutionEnvironment env = Demo.environment(o);
         env.setParallelism(o.parallelism);
-        Jobs.Target target = new Jobs.Target(postgres.jdbcUrl(), postgres.user(), postgres.password(), o.table, o.sinkId, false);
+        Jobs.Target target =
+                new Jobs.Target(postgres.jdbcUrl(), postgres.user(), postgres.password(), o.table, o.sinkId, false);
         OrderGenerator generator = OrderGenerator.defaults();
         Jobs.windowedTotals(
                 KafkaDemo.orders(env, topic.source(end, "it-" + o.sinkId), generator, o.rate, false), target);
@@ -166,7 +192,8 @@ class KafkaPipelineITCase {
     private static Verdict assertExactAgainstTopic(OrderTopic topic, DemoOptions o, long events) throws Exception {
         List<Order> orders = topic.readAll();
         assertThat(KafkaDemo.describeTopic(orders, OrderGenerator.defaults(), events))
-                .as("the topic").endsWith("(each of the generator's orders once)");
+                .as("the topic")
+                .endsWith("(each of the generator's orders once)");
         try (Connection c = postgres.connect()) {
             Verdict v = Verdict.checkWindows(c, o.table, o.sinkId, orders);
             Verdicts.assertExact(v);
@@ -175,8 +202,15 @@ class KafkaPipelineITCase {
     }
 
     private static DemoOptions options(String sinkId, String... more) {
-        String[] base = {"--source", "kafka", "--table", sinkId.replace('-', '_'), "--sink-id", sinkId,
-            "-Dexecution.checkpointing.interval=300ms"};
+        String[] base = {
+            "--source",
+            "kafka",
+            "--table",
+            sinkId.replace('-', '_'),
+            "--sink-id",
+            sinkId,
+            "-Dexecution.checkpointing.interval=300ms"
+        };
         String[] all = java.util.Arrays.copyOf(base, base.length + more.length);
         System.arraycopy(more, 0, all, base.length, more.length);
         return DemoOptions.parse(all);

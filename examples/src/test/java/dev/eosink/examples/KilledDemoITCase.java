@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.testing.PostgresFixture;
@@ -49,9 +53,13 @@ class KilledDemoITCase {
         killAfterACheckpoint(second, checkpoints, Optional.of(firstCheckpoint));
 
         Process third = start(List.of("--resume"), checkpoints, table, sinkId, "run-3.log");
-        assertThat(third.waitFor(240, TimeUnit.SECONDS)).as("third run finishes").isTrue();
+        assertThat(third.waitFor(240, TimeUnit.SECONDS))
+                .as("third run finishes")
+                .isTrue();
         String log = Files.readString(dir.resolve("run-3.log"));
-        assertThat(third.exitValue()).as("exit code of the resumed run; its output:%n%s", log).isZero();
+        assertThat(third.exitValue())
+                .as("exit code of the resumed run; its output:%n%s", log)
+                .isZero();
         assertThat(log).contains("restoring").contains("=> EXACT");
 
         try (Connection c = db.connect()) {
@@ -71,7 +79,9 @@ class KilledDemoITCase {
             latest = awaitCheckpointAfter(p, checkpoints, Optional.of(latest));
         }
         Thread.sleep(random.nextInt(300));
-        assertThat(p.isAlive()).as("still running when killed (a kill must interrupt it)").isTrue();
+        assertThat(p.isAlive())
+                .as("still running when killed (a kill must interrupt it)")
+                .isTrue();
         p.destroyForcibly(); // SIGKILL: no shutdown hook, no cleanup, connections dropped by the kernel
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).isEqualTo(137);
@@ -83,7 +93,9 @@ class KilledDemoITCase {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         Optional<Path> latest;
         while ((latest = Demo.latestCheckpoint(checkpoints)).isEmpty() || latest.equals(after)) {
-            assertThat(p.isAlive()).as("the demo died before its next checkpoint").isTrue();
+            assertThat(p.isAlive())
+                    .as("the demo died before its next checkpoint")
+                    .isTrue();
             assertThat(System.nanoTime()).as("a checkpoint within 120 s").isLessThan(deadline);
             Thread.sleep(20);
         }
@@ -98,10 +110,24 @@ class KilledDemoITCase {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(Demo.class.getName());
         cmd.addAll(List.of(
-                "--job", "windows", "--postgres-url", db.jdbcUrl(), "--user", db.user(),
-                "--events", Long.toString(EVENTS), "--per-checkpoint", Integer.toString(PER_CHECKPOINT),
-                "--chaos", "off",
-                "--table", table, "--sink-id", sinkId, "--checkpoint-dir", checkpoints.toString(),
+                "--job",
+                "windows",
+                "--postgres-url",
+                db.jdbcUrl(),
+                "--user",
+                db.user(),
+                "--events",
+                Long.toString(EVENTS),
+                "--per-checkpoint",
+                Integer.toString(PER_CHECKPOINT),
+                "--chaos",
+                "off",
+                "--table",
+                table,
+                "--sink-id",
+                sinkId,
+                "--checkpoint-dir",
+                checkpoints.toString(),
                 "-Dexecution.checkpointing.interval=300ms"));
         cmd.addAll(extra);
         ProcessBuilder pb = new ProcessBuilder(cmd);
@@ -110,5 +136,4 @@ class KilledDemoITCase {
         pb.redirectOutput(dir.resolve(logName).toFile());
         return pb.start();
     }
-
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.examples.cluster.ProcessCluster;
@@ -5,7 +9,6 @@ import dev.eosink.testing.PostgresFixture;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,14 +58,30 @@ class ProcessClusterITCase {
         String table = "cluster_totals";
         String sinkId = "cluster-demo";
         try (ProcessCluster cluster = ProcessCluster.start(dir.resolve("cluster"), 2, 1)) {
-            JobID job = cluster.submit(Path.of("target", "eosink-examples-cluster.jar"), List.of(
-                    "--job", "windows", "--postgres-url", db.jdbcUrl(), "--user", db.user(),
-                    "--events", Long.toString(EVENTS), "--per-checkpoint", Integer.toString(PER_CHECKPOINT),
-                    "--parallelism", "2",
-                    "--table", table, "--sink-id", sinkId,
-                    "--checkpoint-dir", dir.resolve("checkpoints").toString(),
-                    "-Dexecution.checkpointing.interval=400ms",
-                    "-Drestart-strategy.fixed-delay.delay=200ms"), 2);
+            JobID job = cluster.submit(
+                    Path.of("target", "eosink-examples-cluster.jar"),
+                    List.of(
+                            "--job",
+                            "windows",
+                            "--postgres-url",
+                            db.jdbcUrl(),
+                            "--user",
+                            db.user(),
+                            "--events",
+                            Long.toString(EVENTS),
+                            "--per-checkpoint",
+                            Integer.toString(PER_CHECKPOINT),
+                            "--parallelism",
+                            "2",
+                            "--table",
+                            table,
+                            "--sink-id",
+                            sinkId,
+                            "--checkpoint-dir",
+                            dir.resolve("checkpoints").toString(),
+                            "-Dexecution.checkpointing.interval=400ms",
+                            "-Drestart-strategy.fixed-delay.delay=200ms"),
+                    2);
 
             // 1. While writing: some checkpoints in, then at a random moment between two barriers.
             awaitCheckpoints(cluster, job, 2);
@@ -72,12 +91,14 @@ class ProcessClusterITCase {
             // 2. Right after a checkpoint completes: the committer is committing its transactions.
             long before = cluster.completedCheckpointsLogged(job);
             awaitCheckpoints(cluster, job, before + 1);
-            String replacement = killAndReplace(cluster,
-                    "right after checkpoint " + cluster.completedCheckpointsLogged(job) + " completed", job);
+            String replacement = killAndReplace(
+                    cluster, "right after checkpoint " + cluster.completedCheckpointsLogged(job) + " completed", job);
 
             // 3. During recovery: the job waits for the replacement's slot, then deploys and restores
             // its tasks there (writers roll back, committers commit what the checkpoint promised).
-            cluster.await("restored tasks initializing on " + replacement, Duration.ofSeconds(90),
+            cluster.await(
+                    "restored tasks initializing on " + replacement,
+                    Duration.ofSeconds(90),
                     () -> cluster.logged(replacement, "switched from DEPLOYING to INITIALIZING"));
             killAndReplace(cluster, "during recovery", job, replacement);
 
@@ -97,7 +118,9 @@ class ProcessClusterITCase {
 
     /** Waits until the JobManager logged checkpoint {@code atLeast} of the job as completed. */
     private void awaitCheckpoints(ProcessCluster cluster, JobID job, long atLeast) throws Exception {
-        cluster.await("checkpoint " + atLeast + " completed", Duration.ofSeconds(120),
+        cluster.await(
+                "checkpoint " + atLeast + " completed",
+                Duration.ofSeconds(120),
                 () -> cluster.completedCheckpointsLogged(job) >= atLeast);
     }
 
@@ -109,17 +132,23 @@ class ProcessClusterITCase {
 
     private String killAndReplace(ProcessCluster cluster, String when, JobID job, String victim) throws Exception {
         int failovers = cluster.failures(job).size();
-        assertThat(cluster.status(job)).as("the job before killing %s %s (paced by checkpoints, it cannot have ended "
-                + "yet); faults so far: %s", victim, when, faults).isEqualTo(JobStatus.RUNNING);
+        assertThat(cluster.status(job))
+                .as(
+                        "the job before killing %s %s (paced by checkpoints, it cannot have ended "
+                                + "yet); faults so far: %s",
+                        victim, when, faults)
+                .isEqualTo(JobStatus.RUNNING);
         cluster.kill(victim);
         faults.add(victim + " " + when);
         String replacement = cluster.startTaskManager();
         // The kill must have hit the job: Flink noticed and restarted it (heartbeat or lost connections).
-        cluster.await("a restart after killing " + victim, Duration.ofSeconds(60),
+        cluster.await(
+                "a restart after killing " + victim,
+                Duration.ofSeconds(60),
                 () -> cluster.failures(job).size() > failovers);
-        System.out.printf("killed %s %s; failovers so far: %s; replacement %s%n",
+        System.out.printf(
+                "killed %s %s; failovers so far: %s; replacement %s%n",
                 victim, when, cluster.failures(job), replacement);
         return replacement;
     }
-
 }

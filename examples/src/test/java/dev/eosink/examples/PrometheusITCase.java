@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.examples.monitoring.PrometheusServer;
@@ -5,7 +9,6 @@ import dev.eosink.testing.PostgresFixture;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
-
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -108,7 +111,8 @@ class PrometheusITCase {
         Files.writeString(rules, inSeconds(Files.readString(RULES)));
         promtool("check", "rules", rules.toString());
         int demoPort = PrometheusServer.freePort();
-        String config = PrometheusServer.config(List.of("127.0.0.1:" + demoPort), Optional.of(rules), Duration.ofSeconds(1));
+        String config =
+                PrometheusServer.config(List.of("127.0.0.1:" + demoPort), Optional.of(rules), Duration.ofSeconds(1));
         Path configFile = dir.resolve("prometheus.yml");
         Files.writeString(configFile, config);
         promtool("check", "config", configFile.toString());
@@ -122,7 +126,11 @@ class PrometheusITCase {
         try (PrometheusServer prometheus = PrometheusServer.start(dir.resolve("prometheus"), config)) {
             Process demo = startDemo(demoPort, checkpoints);
             try {
-                awaitValue(prometheus, "max(" + E + "transactionsCommitted{" + COMMITTER + "})", demo, Duration.ofSeconds(60));
+                awaitValue(
+                        prometheus,
+                        "max(" + E + "transactionsCommitted{" + COMMITTER + "})",
+                        demo,
+                        Duration.ofSeconds(60));
                 awaitValue(prometheus, "max(" + M + "numRecordsSend{" + WRITER + "})", demo, Duration.ofSeconds(10));
                 assertBothSubtasks(prometheus, SINK_METRICS);
                 for (String expr : dashboardQueries()) {
@@ -137,7 +145,11 @@ class PrometheusITCase {
                 Files.move(jobDir, moved);
                 Files.writeString(jobDir, "not a directory");
                 try {
-                    awaitValue(prometheus, "max(flink_jobmanager_job_numberOfFailedCheckpoints)", demo, Duration.ofSeconds(10));
+                    awaitValue(
+                            prometheus,
+                            "max(flink_jobmanager_job_numberOfFailedCheckpoints)",
+                            demo,
+                            Duration.ofSeconds(10));
                     fired = awaitAlert(prometheus, "EosinkCommitsStopped", demo, Duration.ofSeconds(25));
                 } finally {
                     Files.delete(jobDir);
@@ -155,18 +167,27 @@ class PrometheusITCase {
                 }
             }
             String log = Files.readString(dir.resolve("demo.log"));
-            assertThat(demo.exitValue()).as("the demo's exit code; its output:%n%s", log).isZero();
+            assertThat(demo.exitValue())
+                    .as("the demo's exit code; its output:%n%s", log)
+                    .isZero();
             assertThat(log).contains("=> EXACT");
         }
         try (Connection c = db.connect()) {
             Verdicts.assertExact(Verdict.check(c, "events", TABLE, SINK_ID, OrderGenerator.defaults(), EVENTS));
         }
 
-        // What needs the metrics added later (SINK_METRICS_ADDED_LATER); EosinkCommitsStopped needs secondsSinceLastCommit.
-        assertThat(absentLater).as("sink metrics not scraped from both subtasks").isEmpty();
-        assertThat(recordsCommitted).as("recordsCommitted").hasValueSatisfying(v -> assertThat(v).isPositive());
+        // What needs the metrics added later (SINK_METRICS_ADDED_LATER); EosinkCommitsStopped needs
+        // secondsSinceLastCommit.
+        assertThat(absentLater)
+                .as("sink metrics not scraped from both subtasks")
+                .isEmpty();
+        assertThat(recordsCommitted)
+                .as("recordsCommitted")
+                .hasValueSatisfying(v -> assertThat(v).isPositive());
         assertThat(lost).as("transactionsLost").contains(0.0);
-        assertThat(fired).as("EosinkCommitsStopped firing while checkpoints failed; alerts then: %s", alerts).isPresent();
+        assertThat(fired)
+                .as("EosinkCommitsStopped firing while checkpoints failed; alerts then: %s", alerts)
+                .isPresent();
         assertThat(fired.get().path("labels").path("sink").asText()).isEqualTo("postgres:_" + TABLE + ":_");
         assertThat(fired.get().path("annotations").path("description").asText()).contains("docs/operations.md");
     }
@@ -182,8 +203,11 @@ class PrometheusITCase {
                     seen.put(alert.getKey(), true);
                     for (Map.Entry<String, String> r : alert.getValue().entrySet()) {
                         int at = block.indexOf(r.getKey());
-                        assertThat(at).as("%s in alert %s", r.getKey(), alert.getKey()).isNotNegative();
-                        assertThat(block.indexOf(r.getKey(), at + 1)).as("%s once in alert %s", r.getKey(), alert.getKey())
+                        assertThat(at)
+                                .as("%s in alert %s", r.getKey(), alert.getKey())
+                                .isNotNegative();
+                        assertThat(block.indexOf(r.getKey(), at + 1))
+                                .as("%s once in alert %s", r.getKey(), alert.getKey())
                                 .isNegative();
                         block = block.replace(r.getKey(), r.getValue());
                     }
@@ -191,7 +215,9 @@ class PrometheusITCase {
             }
             out.append(block);
         }
-        assertThat(seen.keySet()).as("alerts of the rules file").containsExactlyInAnyOrderElementsOf(SECONDS_INSTEAD_OF_MINUTES.keySet());
+        assertThat(seen.keySet())
+                .as("alerts of the rules file")
+                .containsExactlyInAnyOrderElementsOf(SECONDS_INSTEAD_OF_MINUTES.keySet());
         return out.toString();
     }
 
@@ -210,11 +236,15 @@ class PrometheusITCase {
             }
         }
         assertThat(queries).as("the dashboard's queries").hasSizeGreaterThan(10);
-        return queries.stream().map(q -> q.replace("$job_name", ".+").replace("$__rate_interval", "5s")).toList();
+        return queries.stream()
+                .map(q -> q.replace("$job_name", ".+").replace("$__rate_interval", "5s"))
+                .toList();
     }
 
     private static void assertBothSubtasks(PrometheusServer prometheus, Map<String, String> metrics) throws Exception {
-        assertThat(absent(prometheus, metrics)).as("sink metrics not scraped from both subtasks").isEmpty();
+        assertThat(absent(prometheus, metrics))
+                .as("sink metrics not scraped from both subtasks")
+                .isEmpty();
     }
 
     /** Those of {@code metrics} that Prometheus does not have from both subtasks. */
@@ -229,22 +259,27 @@ class PrometheusITCase {
         return absent;
     }
 
-    private static void awaitValue(PrometheusServer prometheus, String promql, Process demo, Duration timeout) throws Exception {
+    private static void awaitValue(PrometheusServer prometheus, String promql, Process demo, Duration timeout)
+            throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (prometheus.max(promql).filter(v -> v > 0).isEmpty()) {
-            assertThat(demo.isAlive()).as("the demo still running while waiting for %s", promql).isTrue();
-            assertThat(System.nanoTime()).as("%s > 0 within %s; prometheus:%n%s", promql, timeout, prometheus.tail())
+            assertThat(demo.isAlive())
+                    .as("the demo still running while waiting for %s", promql)
+                    .isTrue();
+            assertThat(System.nanoTime())
+                    .as("%s > 0 within %s; prometheus:%n%s", promql, timeout, prometheus.tail())
                     .isLessThan(deadline);
             Thread.sleep(250);
         }
     }
 
-    private static Optional<JsonNode> awaitAlert(PrometheusServer prometheus, String name, Process demo, Duration timeout)
-            throws Exception {
+    private static Optional<JsonNode> awaitAlert(
+            PrometheusServer prometheus, String name, Process demo, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline && demo.isAlive()) {
             for (JsonNode alert : prometheus.alerts()) {
-                if (name.equals(alert.path("labels").path("alertname").asText()) && "firing".equals(alert.path("state").asText())) {
+                if (name.equals(alert.path("labels").path("alertname").asText())
+                        && "firing".equals(alert.path("state").asText())) {
                     return Optional.of(alert);
                 }
             }
@@ -264,11 +299,29 @@ class PrometheusITCase {
     private Process startDemo(int prometheusPort, Path checkpoints) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Demo.class.getName(),
-                "--job", "events", "--postgres-url", db.jdbcUrl(), "--user", db.user(),
-                "--events", Long.toString(EVENTS), "--rate", "2000", "--chaos", "off",
-                "--table", TABLE, "--sink-id", SINK_ID, "--checkpoint-dir", checkpoints.toString(),
-                "--prometheus-port", Integer.toString(prometheusPort),
+                "-cp",
+                System.getProperty("java.class.path"),
+                Demo.class.getName(),
+                "--job",
+                "events",
+                "--postgres-url",
+                db.jdbcUrl(),
+                "--user",
+                db.user(),
+                "--events",
+                Long.toString(EVENTS),
+                "--rate",
+                "2000",
+                "--chaos",
+                "off",
+                "--table",
+                TABLE,
+                "--sink-id",
+                SINK_ID,
+                "--checkpoint-dir",
+                checkpoints.toString(),
+                "--prometheus-port",
+                Integer.toString(prometheusPort),
                 "-Dexecution.checkpointing.interval=500ms",
                 // Failed checkpoints are tolerated: the job keeps running, and keeps writing, without commits.
                 "-Dexecution.checkpointing.tolerable-failed-checkpoints=1000000"));

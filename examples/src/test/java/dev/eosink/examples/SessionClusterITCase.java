@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.examples.cluster.ProcessCluster;
@@ -5,7 +9,6 @@ import dev.eosink.testing.PostgresFixture;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -82,7 +85,11 @@ class SessionClusterITCase {
             while (true) {
                 Map<String, Long> now = new LinkedHashMap<>();
                 for (String tm : cluster.taskManagers()) {
-                    now.put(tm, cluster.liveInstances(tm, USER_CODE_LOADERS).values().stream().mapToLong(Long::longValue).sum());
+                    now.put(
+                            tm,
+                            cluster.liveInstances(tm, USER_CODE_LOADERS).values().stream()
+                                    .mapToLong(Long::longValue)
+                                    .sum());
                 }
                 boolean done = now.values().stream().allMatch(n -> n == 0) || System.nanoTime() > deadline;
                 if (!now.equals(live) || done) {
@@ -95,11 +102,13 @@ class SessionClusterITCase {
                 Thread.sleep(1_000);
             }
             System.out.println("live user-code class loaders after " + JOBS + " jobs: " + seen);
-            assertThat(live).as("live user-code class loaders per TaskManager after %d jobs, over time: %s", JOBS, seen)
+            assertThat(live)
+                    .as("live user-code class loaders per TaskManager after %d jobs, over time: %s", JOBS, seen)
                     .allSatisfy((tm, n) -> assertThat(n).as(tm).isZero());
             for (String tm : cluster.taskManagers()) {
                 // Each job's class loader deregistered its own pgjdbc driver when Flink released it.
-                assertThat(cluster.tail(tm, 100_000).lines()
+                assertThat(cluster.tail(tm, 100_000)
+                                .lines()
                                 .filter(l -> l.contains("Deregistered JDBC driver(s) [org.postgresql.Driver]")))
                         .as("%s's log: the release hook of each job", tm)
                         .hasSize(JOBS);
@@ -111,27 +120,48 @@ class SessionClusterITCase {
         long start = System.nanoTime();
         String table = "session_events_" + n;
         String sinkId = "session-" + n;
-        JobID job = cluster.submit(Path.of("target", "eosink-examples-cluster.jar"), List.of(
-                "--job", "events", "--postgres-url", db.jdbcUrl(), "--user", db.user(),
-                "--events", Long.toString(EVENTS), "--rate", "4000", "--parallelism", "2",
-                "--table", table, "--sink-id", sinkId,
-                "--checkpoint-dir", dir.resolve("checkpoints").toString(),
-                "-Dexecution.checkpointing.interval=200ms",
-                "-Drestart-strategy.type=none"), 2);
+        JobID job = cluster.submit(
+                Path.of("target", "eosink-examples-cluster.jar"),
+                List.of(
+                        "--job",
+                        "events",
+                        "--postgres-url",
+                        db.jdbcUrl(),
+                        "--user",
+                        db.user(),
+                        "--events",
+                        Long.toString(EVENTS),
+                        "--rate",
+                        "4000",
+                        "--parallelism",
+                        "2",
+                        "--table",
+                        table,
+                        "--sink-id",
+                        sinkId,
+                        "--checkpoint-dir",
+                        dir.resolve("checkpoints").toString(),
+                        "-Dexecution.checkpointing.interval=200ms",
+                        "-Drestart-strategy.type=none"),
+                2);
         cluster.await("job " + n + " to finish", Duration.ofSeconds(120), () -> {
             JobStatus status = cluster.status(job);
             assertThat(status)
-                    .as("job %d of %d; its first failure: %s", n, JOBS,
-                            status == JobStatus.FAILED ? cluster.firstFailure(job) : null)
+                    .as(
+                            "job %d of %d; its first failure: %s",
+                            n, JOBS, status == JobStatus.FAILED ? cluster.firstFailure(job) : null)
                     .isNotIn(JobStatus.FAILED, JobStatus.CANCELED);
             return status == JobStatus.FINISHED;
         });
         assertThat(cluster.failures(job)).as("failovers of job %d", n).isEmpty();
-        assertThat(cluster.highestAttempt(job)).as("highest attempt number of job %d's tasks", n).isZero();
+        assertThat(cluster.highestAttempt(job))
+                .as("highest attempt number of job %d's tasks", n)
+                .isZero();
         try (Connection c = db.connect()) {
             Verdicts.assertExact(Verdict.check(c, "events", table, sinkId, OrderGenerator.defaults(), EVENTS));
         }
-        System.out.printf("job %d of %d FINISHED at its first attempt, exact, in %.1f s%n",
+        System.out.printf(
+                "job %d of %d FINISHED at its first attempt, exact, in %.1f s%n",
                 n, JOBS, (System.nanoTime() - start) / 1e9);
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.examples.cluster.ProcessCluster;
@@ -8,7 +12,6 @@ import dev.eosink.testing.TcpProxy;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -79,6 +82,7 @@ class SoakITCase {
 
     /** The kinds not yet drawn in this round: every kind once, in random order, before any comes again. */
     private final Deque<Fault> round = new ArrayDeque<>();
+
     private final Map<Fault, Integer> injected = new EnumMap<>(Fault.class);
     private final List<String> timeline = new ArrayList<>();
     private Duration longestRecovery = Duration.ZERO;
@@ -104,20 +108,38 @@ class SoakITCase {
             try (StandalonePostgres pg = PostgresFixture.startNew(Map.of("track_commit_timestamp", "on"));
                     TcpProxy proxy = TcpProxy.to(pg.jdbcUrl());
                     ProcessCluster cluster = ProcessCluster.start(dir.resolve("cluster"), 2, 1)) {
-                JobID job = cluster.submit(Path.of("target", "eosink-examples-cluster.jar"), List.of(
-                        "--job", "windows", "--postgres-url", proxy.jdbcUrl(pg.jdbcUrl()), "--user", pg.user(),
-                        "--events", Long.toString(events), "--per-checkpoint", Integer.toString(PER_CHECKPOINT),
-                        "--parallelism", "2",
-                        "--table", table, "--sink-id", sinkId, "--checkpoint-dir", dir.resolve("checkpoints").toString(),
-                        "-Dexecution.checkpointing.interval=" + CHECKPOINT_INTERVAL,
-                        "-Drestart-strategy.fixed-delay.delay=500ms"), 2);
+                JobID job = cluster.submit(
+                        Path.of("target", "eosink-examples-cluster.jar"),
+                        List.of(
+                                "--job",
+                                "windows",
+                                "--postgres-url",
+                                proxy.jdbcUrl(pg.jdbcUrl()),
+                                "--user",
+                                pg.user(),
+                                "--events",
+                                Long.toString(events),
+                                "--per-checkpoint",
+                                Integer.toString(PER_CHECKPOINT),
+                                "--parallelism",
+                                "2",
+                                "--table",
+                                table,
+                                "--sink-id",
+                                sinkId,
+                                "--checkpoint-dir",
+                                dir.resolve("checkpoints").toString(),
+                                "-Dexecution.checkpointing.interval=" + CHECKPOINT_INTERVAL,
+                                "-Drestart-strategy.fixed-delay.delay=500ms"),
+                        2);
                 awaitHealthy(cluster, job, 0, "the start");
 
                 // Checkpoint ids count every completed checkpoint and some that failed: the job has made at most
                 // that many checkpoints' progress, so below this it still has RESERVE checkpoints to go.
                 long lastFaultAt = checkpoints - RESERVE;
                 while (true) {
-                    long gapEnd = cluster.completedCheckpointsLogged(job) + minGap
+                    long gapEnd = cluster.completedCheckpointsLogged(job)
+                            + minGap
                             + (long) (random.nextDouble() * (maxGap - minGap));
                     awaitCheckpointWatching(cluster, job, Math.min(gapEnd, lastFaultAt));
                     long checkpointsBefore = cluster.completedCheckpointsLogged(job);
@@ -130,9 +152,12 @@ class SoakITCase {
                     injected.merge(fault, 1, Integer::sum);
                     Duration recovery = awaitHealthy(cluster, job, checkpointsBefore, fault.name());
                     Duration total = Duration.ofNanos(System.nanoTime() - t0);
-                    timeline.add(String.format("%6.1f s  checkpoint %4d  %-38s healthy again after %5.1f s",
+                    timeline.add(String.format(
+                            "%6.1f s  checkpoint %4d  %-38s healthy again after %5.1f s",
                             Duration.between(started, Instant.now()).toMillis() / 1000.0 - total.toMillis() / 1000.0,
-                            checkpointsBefore, fault, total.toMillis() / 1000.0));
+                            checkpointsBefore,
+                            fault,
+                            total.toMillis() / 1000.0));
                     if (recovery.compareTo(longestRecovery) > 0) {
                         longestRecovery = recovery;
                         longestRecoveryAfter = fault.name();
@@ -141,7 +166,9 @@ class SoakITCase {
 
                 cluster.await("the job to finish", Duration.ofMinutes(10), () -> {
                     JobStatus s = cluster.status(job);
-                    assertThat(s).as("job status; failovers: %s", cluster.failures(job)).isNotIn(JobStatus.FAILED, JobStatus.CANCELED);
+                    assertThat(s)
+                            .as("job status; failovers: %s", cluster.failures(job))
+                            .isNotIn(JobStatus.FAILED, JobStatus.CANCELED);
                     return s == JobStatus.FINISHED;
                 });
                 List<String> failovers = cluster.failures(job);
@@ -149,13 +176,22 @@ class SoakITCase {
                 try (Connection c = pg.connect()) {
                     Verdict v = Verdict.check(c, "windows", table, sinkId, OrderGenerator.defaults(), events);
                     String latency = commitLatency(c, sinkId);
-                    String text = report(minutes, minGap, maxGap, events, failovers, v, latency,
+                    String text = report(
+                            minutes,
+                            minGap,
+                            maxGap,
+                            events,
+                            failovers,
+                            v,
+                            latency,
                             Duration.between(started, Instant.now()));
                     Files.createDirectories(report.toAbsolutePath().getParent());
                     Files.writeString(report, text);
                     System.out.println(text);
 
-                    int faults = injected.values().stream().mapToInt(Integer::intValue).sum();
+                    int faults = injected.values().stream()
+                            .mapToInt(Integer::intValue)
+                            .sum();
                     Verdicts.assertExact(v);
                     if (minutes >= 2) {
                         // Drawn round by round, so the first faults are all of different kinds.
@@ -184,7 +220,9 @@ class SoakITCase {
                 break;
             case TASK_MANAGER_KILLED_AFTER_CHECKPOINT:
                 long completed = cluster.completedCheckpointsLogged(job);
-                cluster.await("a checkpoint to complete", Duration.ofSeconds(60),
+                cluster.await(
+                        "a checkpoint to complete",
+                        Duration.ofSeconds(60),
                         () -> cluster.completedCheckpointsLogged(job) > completed);
                 killTaskManager(cluster);
                 break;
@@ -235,13 +273,16 @@ class SoakITCase {
      * Healthy again: two checkpoints newer than the fault have completed, so every task runs and the sink
      * commits (which a job stuck in a failing sink could not do). Returns how long that took.
      */
-    private Duration awaitHealthy(ProcessCluster cluster, JobID job, long checkpointsBefore, String after) throws Exception {
+    private Duration awaitHealthy(ProcessCluster cluster, JobID job, long checkpointsBefore, String after)
+            throws Exception {
         long t0 = System.nanoTime();
         cluster.await("the job healthy after " + after, MAX_RECOVERY, () -> {
             JobStatus s = cluster.status(job);
-            assertThat(s).as("job status after %s; failovers: %s", after, cluster.failures(job))
+            assertThat(s)
+                    .as("job status after %s; failovers: %s", after, cluster.failures(job))
                     .isNotIn(JobStatus.FAILED, JobStatus.CANCELED);
-            assertThat(s).as("job status after %s: paced by checkpoints, it cannot have ended yet", after)
+            assertThat(s)
+                    .as("job status after %s: paced by checkpoints, it cannot have ended yet", after)
                     .isNotEqualTo(JobStatus.FINISHED);
             return s == JobStatus.RUNNING && cluster.completedCheckpointsLogged(job) > checkpointsBefore + 1;
         });
@@ -252,7 +293,8 @@ class SoakITCase {
     private void awaitCheckpointWatching(ProcessCluster cluster, JobID job, long id) throws Exception {
         cluster.await("checkpoint " + id, MAX_RECOVERY, () -> {
             JobStatus s = cluster.status(job);
-            assertThat(s).as("job status; failovers: %s", cluster.failures(job))
+            assertThat(s)
+                    .as("job status; failovers: %s", cluster.failures(job))
                     .isNotIn(JobStatus.FAILED, JobStatus.CANCELED, JobStatus.FINISHED);
             return cluster.completedCheckpointsLogged(job) >= id;
         });
@@ -270,45 +312,71 @@ class SoakITCase {
                         + " FROM (SELECT extract(epoch FROM pg_xact_commit_timestamp(xmin) - created_at) AS l"
                         + " FROM eosink_markers WHERE sink_id = '" + sinkId + "') m")) {
             rs.next();
-            return String.format("%,d transactions committed; first write -> committed: p50 %.2f s, p99 %.2f s, max %.2f s",
+            return String.format(
+                    "%,d transactions committed; first write -> committed: p50 %.2f s, p99 %.2f s, max %.2f s",
                     rs.getLong(1), rs.getDouble(2), rs.getDouble(3), rs.getDouble(4));
         }
     }
 
-    private String report(double minutes, long minGap, long maxGap, long events, List<String> failovers, Verdict v,
-            String latency, Duration wall) {
+    private String report(
+            double minutes,
+            long minGap,
+            long maxGap,
+            long events,
+            List<String> failovers,
+            Verdict v,
+            String latency,
+            Duration wall) {
         StringBuilder r = new StringBuilder();
         r.append("# Soak report\n\n");
-        r.append("- command: `./soak ").append(System.getProperty("soak.command", "(SoakITCase)"))
-                .append("` at commit ").append(System.getProperty("soak.commit", "unknown")).append('\n');
-        r.append(String.format("- %.1f minutes of faults (%d checkpoints, 1 s apart at the least), one every %d-%d "
-                + "checkpoints; wall time %.1f min; %s%n", minutes, (long) (minutes * 60), minGap, maxGap,
-                wall.toSeconds() / 60.0, String.format("%d cores, Java %s", Runtime.getRuntime().availableProcessors(),
+        r.append("- command: `./soak ")
+                .append(System.getProperty("soak.command", "(SoakITCase)"))
+                .append("` at commit ")
+                .append(System.getProperty("soak.commit", "unknown"))
+                .append('\n');
+        r.append(String.format(
+                "- %.1f minutes of faults (%d checkpoints, 1 s apart at the least), one every %d-%d "
+                        + "checkpoints; wall time %.1f min; %s%n",
+                minutes,
+                (long) (minutes * 60),
+                minGap,
+                maxGap,
+                wall.toSeconds() / 60.0,
+                String.format(
+                        "%d cores, Java %s",
+                        Runtime.getRuntime().availableProcessors(),
                         Runtime.version().feature())));
-        r.append(String.format("- job: windowed totals, %,d orders, %,d per checkpoint, parallelism 2, checkpoints "
-                + "every 1 s, on a JobManager and 2 TaskManagers (separate JVMs, one slot each), PostgreSQL behind a "
-                + "TCP proxy%n",
+        r.append(String.format(
+                "- job: windowed totals, %,d orders, %,d per checkpoint, parallelism 2, checkpoints "
+                        + "every 1 s, on a JobManager and 2 TaskManagers (separate JVMs, one slot each), PostgreSQL behind a "
+                        + "TCP proxy%n",
                 events, PER_CHECKPOINT));
         int total = injected.values().stream().mapToInt(Integer::intValue).sum();
         r.append(String.format("- faults injected and survived: %d of %d kinds%n", total, injected.size()));
         r.append(String.format("- recoveries (failovers Flink reported): %d%n", failovers.size()));
-        r.append(String.format("- longest recovery (fault to all tasks running and a newer checkpoint completed): %.1f s, after %s%n",
+        r.append(String.format(
+                "- longest recovery (fault to all tasks running and a newer checkpoint completed): %.1f s, after %s%n",
                 longestRecovery.toMillis() / 1000.0, longestRecoveryAfter));
         r.append("- ").append(latency).append('\n');
         r.append("- verdict: ").append(v).append("\n\n");
         r.append("| fault | what | count |\n|---|---|---|\n");
         for (Fault f : Fault.values()) {
-            r.append("| ").append(f.name()).append(" | ").append(f.what).append(" | ").append(injected.getOrDefault(f, 0)).append(" |\n");
+            r.append("| ")
+                    .append(f.name())
+                    .append(" | ")
+                    .append(f.what)
+                    .append(" | ")
+                    .append(injected.getOrDefault(f, 0))
+                    .append(" |\n");
         }
         Map<String, Integer> causes = new TreeMap<>();
         failovers.forEach(f -> causes.merge(f.replaceAll(" on .*", ""), 1, Integer::sum));
         r.append("\nFailover causes (Flink's exception history):\n\n");
-        causes.forEach((cause, n) -> r.append("- ").append(n).append(" x ").append(cause).append('\n'));
+        causes.forEach((cause, n) ->
+                r.append("- ").append(n).append(" x ").append(cause).append('\n'));
         r.append("\nTimeline (seconds since start):\n\n```\n");
         timeline.forEach(line -> r.append(line).append('\n'));
         r.append("```\n");
         return r.toString();
     }
-
-
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples;
 
 import dev.eosink.core.TransactionId;
@@ -6,7 +10,6 @@ import dev.eosink.testing.PostgresFixture;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +33,8 @@ class SqlScriptsITCase {
         db.rollbackPrepared(TransactionId.sinkPrefix("sql-window-totals"));
         db.rollbackPrepared(TransactionId.sinkPrefix("sql-customer-totals"));
         db.execute("DROP TABLE IF EXISTS window_totals, customer_totals");
-        for (String statement : SqlScript.load("sql/postgres-tables.sql", Map.of()).statements()) {
+        for (String statement :
+                SqlScript.load("sql/postgres-tables.sql", Map.of()).statements()) {
             if (!statement.startsWith("GRANT")) {
                 db.execute(statement);
             }
@@ -41,34 +45,51 @@ class SqlScriptsITCase {
     @Test
     void windowedTotals() throws Exception {
         run("sql/windowed-totals.sql");
-        assertThat(db.count("SELECT sum(order_count) FROM window_totals")).as("orders").isEqualTo(20_000);
+        assertThat(db.count("SELECT sum(order_count) FROM window_totals"))
+                .as("orders")
+                .isEqualTo(20_000);
         assertThat(db.count("SELECT count(*) FROM window_totals"))
                 .as("rows, one per customer and window")
                 .isEqualTo(db.count("SELECT count(DISTINCT (customer, window_start)) FROM window_totals"))
                 .isGreaterThan(10);
         assertThat(db.count("SELECT count(*) FROM window_totals WHERE window_end <> window_start + interval '10 s' "
-                + "OR extract(epoch FROM window_start)::bigint % 10 <> 0")).as("10 s tumbling windows").isZero();
-        assertThat(db.preparedGids(TransactionId.sinkPrefix("sql-window-totals"))).as("prepared left").isEmpty();
+                        + "OR extract(epoch FROM window_start)::bigint % 10 <> 0"))
+                .as("10 s tumbling windows")
+                .isZero();
+        assertThat(db.preparedGids(TransactionId.sinkPrefix("sql-window-totals")))
+                .as("prepared left")
+                .isEmpty();
     }
 
     /** The latest revision of every order counted once, under its latest customer; nothing left prepared. */
     @Test
     void customerTotalsUpsertThroughRetractions() throws Exception {
         run("sql/customer-totals.sql");
-        assertThat(db.count("SELECT sum(order_count) FROM customer_totals")).as("orders").isEqualTo(5_000);
-        assertThat(db.count("SELECT count(*) FROM customer_totals WHERE order_count < 1")).as("empty totals").isZero();
-        assertThat(db.count("SELECT count(*) FROM customer_totals")).as("customers").isBetween(90L, 100L);
-        assertThat(db.preparedGids(TransactionId.sinkPrefix("sql-customer-totals"))).as("prepared left").isEmpty();
+        assertThat(db.count("SELECT sum(order_count) FROM customer_totals"))
+                .as("orders")
+                .isEqualTo(5_000);
+        assertThat(db.count("SELECT count(*) FROM customer_totals WHERE order_count < 1"))
+                .as("empty totals")
+                .isZero();
+        assertThat(db.count("SELECT count(*) FROM customer_totals"))
+                .as("customers")
+                .isBetween(90L, 100L);
+        assertThat(db.preparedGids(TransactionId.sinkPrefix("sql-customer-totals")))
+                .as("prepared left")
+                .isEmpty();
     }
 
     private static void run(String script) throws Exception {
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(StreamExecutionEnvironment.getExecutionEnvironment());
+        StreamTableEnvironment tEnv =
+                StreamTableEnvironment.create(StreamExecutionEnvironment.getExecutionEnvironment());
         Map<String, String> values = Map.of("url", db.jdbcUrl(), "username", db.user(), "password", db.password());
         TableResult insert = null;
         for (String statement : SqlScript.load(script, values).statements()) {
             Optional<Map.Entry<String, String>> set = SqlScript.set(statement);
             if (set.isPresent()) {
-                tEnv.getConfig().getConfiguration().setString(set.get().getKey(), set.get().getValue());
+                tEnv.getConfig()
+                        .getConfiguration()
+                        .setString(set.get().getKey(), set.get().getValue());
                 continue;
             }
             TableResult result = tEnv.executeSql(statement);

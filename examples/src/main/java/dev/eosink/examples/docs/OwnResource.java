@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.docs;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -18,18 +22,18 @@ final class OwnResource {
 
     static <T> void ownResource(DataStream<T> stream, TransactionalDatabase<T> myResource) {
         // [START own-resource]
-        SinkSettings settings = SinkSettings.defaults("events")         // the sink id: stable across restarts
+        SinkSettings settings = SinkSettings.defaults("events") // the sink id: stable across restarts
                 .withClaimWait(Duration.ofSeconds(30))
                 .withLeftoverPolicy(LeftoverPolicy.FAIL);
-        stream.sinkTo(new ExactlyOnceSink<>(myResource, settings));   // myResource: your TransactionalDatabase<T>
+        stream.sinkTo(new ExactlyOnceSink<>(myResource, settings)); // myResource: your TransactionalDatabase<T>
         // [END own-resource]
     }
 
     static void fileSink(DataStream<Order> orders) {
         // [START file-sink]
         orders.sinkTo(FileSink.create(
-                Path.of("/data/orders"),                              // holds in-progress/, pending/, committed/, locks/
-                o -> o.id + "," + o.customer + "," + o.amount,        // one line per record, no line break
+                Path.of("/data/orders"), // holds in-progress/, pending/, committed/, locks/
+                o -> o.id + "," + o.customer + "," + o.amount, // one line per record, no line break
                 SinkSettings.defaults("orders-files")));
         // [END file-sink]
     }

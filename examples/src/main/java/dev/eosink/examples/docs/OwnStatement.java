@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.docs;
 
 import dev.eosink.postgres.PostgresSink;
@@ -12,9 +16,8 @@ final class OwnStatement {
 
     static void orders(DataStream<Order> orders, JdbcConnectionOptions connectionOptions) {
         // [START own-statement]
-        orders.sinkTo(
-            PostgresSink.<Order>builder()
-                .connection(connectionOptions)                   // flink-connector-jdbc's JdbcConnectionOptions
+        orders.sinkTo(PostgresSink.<Order>builder()
+                .connection(connectionOptions) // flink-connector-jdbc's JdbcConnectionOptions
                 .sinkId("orders")
                 .sql("INSERT INTO orders (id, amount) VALUES (?, ?)", (ps, o) -> {
                     ps.setLong(1, o.id);

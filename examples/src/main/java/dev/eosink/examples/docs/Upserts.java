@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.docs;
 
 import dev.eosink.postgres.PostgresSink;
@@ -12,14 +16,15 @@ final class Upserts {
 
     static void balances(DataStream<Change> changes, String secret) {
         // [START upsert]
-        changes.sinkTo(
-            PostgresSink.<Change>builder()
-                .jdbcUrl("jdbc:postgresql://db:5432/shop").username("flink_sink").password(secret)
+        changes.sinkTo(PostgresSink.<Change>builder()
+                .jdbcUrl("jdbc:postgresql://db:5432/shop")
+                .username("flink_sink")
+                .password(secret)
                 .sinkId("balances")
                 .table("public", "balances")
                 .columns("id", "balance", "updated")
                 .rows(c -> new Object[] {c.id, c.balance, c.updated})
-                .upsert("id")                                            // the last record of each key wins
+                .upsert("id") // the last record of each key wins
                 .changelog(c -> c.deleted ? RowKind.DELETE : RowKind.UPDATE_AFTER)
                 .build());
         // [END upsert]

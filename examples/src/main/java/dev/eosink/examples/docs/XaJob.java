@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.docs;
 
 import dev.eosink.xa.XaSink;
@@ -11,10 +15,10 @@ final class XaJob {
 
     static void ordersIntoMariaDb(DataStream<Order> orders, String secret) {
         // [START xa-job]
-        orders.sinkTo(
-            XaSink.<Order>builder()
-                .jdbcUrl("jdbc:mariadb://localhost:3306/shop")  // or jdbc:mysql:, jdbc:postgresql:
-                .username("flink_sink").password(secret)
+        orders.sinkTo(XaSink.<Order>builder()
+                .jdbcUrl("jdbc:mariadb://localhost:3306/shop") // or jdbc:mysql:, jdbc:postgresql:
+                .username("flink_sink")
+                .password(secret)
                 .sinkId("orders")
                 .table("orders")
                 .columns("id", "customer", "amount")

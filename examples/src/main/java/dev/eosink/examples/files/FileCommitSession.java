@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.files;
 
 import dev.eosink.core.SinkException;
@@ -45,10 +49,14 @@ final class FileCommitSession implements CommitSession {
         } catch (NoSuchFileException gone) {
             return Attempt.NOT_FOUND;
         } catch (IOException e) {
-            throw new SinkException(context + ": could not commit " + id + " (checkpoint " + id.checkpointId()
-                    + ", written by subtask " + id.subtask() + ") in directory " + directory + ": moving " + pending
-                    + " into " + directory.committed(id).getParent() + " failed: " + e.getMessage() + ". The restarted "
-                    + "task commits it again. Remedy: check the disk (permissions, space)", e);
+            throw new SinkException(
+                    context + ": could not commit " + id + " (checkpoint " + id.checkpointId()
+                            + ", written by subtask " + id.subtask() + ") in directory " + directory + ": moving "
+                            + pending
+                            + " into " + directory.committed(id).getParent() + " failed: " + e.getMessage()
+                            + ". The restarted "
+                            + "task commits it again. Remedy: check the disk (permissions, space)",
+                    e);
         }
     }
 

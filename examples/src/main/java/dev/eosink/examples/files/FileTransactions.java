@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.files;
 
 import dev.eosink.core.spi.CommitSession;
@@ -25,6 +29,7 @@ final class FileTransactions<IN> implements TransactionalDatabase<IN> {
 
     /** A String, not a Path: Path is not serializable. */
     private final String directory;
+
     private final LineFormat<IN> format;
 
     FileTransactions(Path directory, LineFormat<IN> format) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.files;
 
 import dev.eosink.core.SinkException;
@@ -88,7 +92,10 @@ final class FileWriterSession<IN> implements WriterSession<IN>, Recovery, EpochW
         locks.claim(subtask, waitMillis);
         for (TransactionId stale : directory.list(SinkDirectory.IN_PROGRESS, context.sinkId())) {
             if (stale.subtask() == subtask && !stale.equals(openId)) {
-                LOG.info("{}: deleting {}, the open epoch of an attempt that is gone", context, directory.inProgress(stale));
+                LOG.info(
+                        "{}: deleting {}, the open epoch of an attempt that is gone",
+                        context,
+                        directory.inProgress(stale));
                 Durably.delete(directory.inProgress(stale));
             }
         }
@@ -111,10 +118,14 @@ final class FileWriterSession<IN> implements WriterSession<IN>, Recovery, EpochW
                 LOG.info("{}: {} was already gone when rolling it back", context, id);
             }
         } catch (IOException e) {
-            throw new SinkException(context + ": could not roll back prepared transaction " + id + " (checkpoint "
-                    + id.checkpointId() + ", subtask " + id.subtask() + ") in directory " + directory + ": could not "
-                    + "delete " + directory.pending(id) + ": " + e.getMessage() + ". Remedy: let the sink delete files "
-                    + "there; the restarted job rolls it back again", e);
+            throw new SinkException(
+                    context + ": could not roll back prepared transaction " + id + " (checkpoint "
+                            + id.checkpointId() + ", subtask " + id.subtask() + ") in directory " + directory
+                            + ": could not "
+                            + "delete " + directory.pending(id) + ": " + e.getMessage()
+                            + ". Remedy: let the sink delete files "
+                            + "there; the restarted job rolls it back again",
+                    e);
         }
     }
 
@@ -160,9 +171,11 @@ final class FileWriterSession<IN> implements WriterSession<IN>, Recovery, EpochW
         try {
             channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         } catch (IOException e) {
-            throw new SinkException(context + ": could not create " + file + " for the epoch of " + id + " (checkpoint "
-                    + id.checkpointId() + "): " + e.getMessage() + ". Remedy: let the sink create files in "
-                    + file.getParent(), e);
+            throw new SinkException(
+                    context + ": could not create " + file + " for the epoch of " + id + " (checkpoint "
+                            + id.checkpointId() + "): " + e.getMessage() + ". Remedy: let the sink create files in "
+                            + file.getParent(),
+                    e);
         }
         writer = new BufferedWriter(Channels.newWriter(channel, StandardCharsets.UTF_8), 64 * 1024);
         openId = id;
@@ -176,7 +189,8 @@ final class FileWriterSession<IN> implements WriterSession<IN>, Recovery, EpochW
         }
         String line = format.line(record);
         if (line.indexOf('\n') >= 0 || line.indexOf('\r') >= 0) {
-            throw new SinkException(context + ", directory " + directory + ": record " + positionInEpoch + " of the epoch "
+            throw new SinkException(context + ", directory " + directory + ": record " + positionInEpoch
+                    + " of the epoch "
                     + "of checkpoint " + openId.checkpointId() + " (" + openId + ") is a line with a line break, which "
                     + "would read back as two records. Remedy: make the line format escape or drop line breaks");
         }
@@ -211,9 +225,12 @@ final class FileWriterSession<IN> implements WriterSession<IN>, Recovery, EpochW
             Files.setLastModifiedTime(file, FileTime.fromMillis(epochStartMillis));
             Durably.move(file, directory.pending(id));
         } catch (IOException e) {
-            throw new SinkException(context + ": could not prepare " + id + " (checkpoint " + id.checkpointId() + ", "
-                    + rows + " rows) in directory " + directory + ": " + e.getMessage() + ". The epoch is replayed from "
-                    + "the last checkpoint. Remedy: check the disk (space, permissions)", e);
+            throw new SinkException(
+                    context + ": could not prepare " + id + " (checkpoint " + id.checkpointId() + ", "
+                            + rows + " rows) in directory " + directory + ": " + e.getMessage()
+                            + ". The epoch is replayed from "
+                            + "the last checkpoint. Remedy: check the disk (space, permissions)",
+                    e);
         }
         openId = null;
     }

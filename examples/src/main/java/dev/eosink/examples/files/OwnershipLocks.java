@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.files;
 
 import dev.eosink.core.SinkException;
@@ -8,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -16,7 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,8 +69,9 @@ final class OwnershipLocks implements AutoCloseable {
     OwnershipLocks(SinkDirectory directory, SubtaskContext context) {
         this.directory = directory;
         this.context = context;
-        this.me = new Holder(context + " of job " + context.jobId() + ", process "
-                + ManagementFactory.getRuntimeMXBean().getName() + ", session " + SESSIONS.incrementAndGet(),
+        this.me = new Holder(
+                context + " of job " + context.jobId() + ", process "
+                        + ManagementFactory.getRuntimeMXBean().getName() + ", session " + SESSIONS.incrementAndGet(),
                 context.execution());
     }
 
@@ -74,7 +79,8 @@ final class OwnershipLocks implements AutoCloseable {
     static long heldInThisJvm(Path base, String sinkId) {
         Path locks = new SinkDirectory(base).lock(sinkId, 0).getParent();
         return HELD_IN_THIS_JVM.keySet().stream()
-                .filter(p -> p.getParent().equals(locks) && p.getFileName().toString().startsWith(sinkId + "+"))
+                .filter(p -> p.getParent().equals(locks)
+                        && p.getFileName().toString().startsWith(sinkId + "+"))
                 .count();
     }
 
@@ -94,8 +100,13 @@ final class OwnershipLocks implements AutoCloseable {
             long now = System.currentTimeMillis();
             if (now >= nextLog && now < deadline) {
                 // A task going away releases it within seconds; a live job holding it is a second job.
-                LOG.info("{}: waiting up to {} ms more for the ownership guard of sink id '{}' subtask {} ({})",
-                        context, deadline - now, context.sinkId(), subtask, holder.description);
+                LOG.info(
+                        "{}: waiting up to {} ms more for the ownership guard of sink id '{}' subtask {} ({})",
+                        context,
+                        deadline - now,
+                        context.sinkId(),
+                        subtask,
+                        holder.description);
                 nextLog = now + 5_000;
             }
             if (now >= deadline) {
@@ -139,7 +150,8 @@ final class OwnershipLocks implements AutoCloseable {
         }
         FileChannel channel = null;
         try {
-            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            channel = FileChannel.open(
+                    file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
             FileLock lock;
             try {
                 lock = channel.tryLock();
@@ -153,8 +165,10 @@ final class OwnershipLocks implements AutoCloseable {
             }
             // Who holds it, for the message of a session that waits for it in another process.
             channel.truncate(0);
-            channel.write(ByteBuffer.wrap((me.description + "\n" + EXECUTION + me.execution + "\n")
-                    .getBytes(StandardCharsets.UTF_8)), 0);
+            channel.write(
+                    ByteBuffer.wrap(
+                            (me.description + "\n" + EXECUTION + me.execution + "\n").getBytes(StandardCharsets.UTF_8)),
+                    0);
             held.put(subtask, new Held(file, channel, lock));
             return null;
         } catch (IOException e) {
@@ -166,9 +180,12 @@ final class OwnershipLocks implements AutoCloseable {
                 }
             }
             HELD_IN_THIS_JVM.remove(file, me);
-            throw new SinkException(context + ": could not take the ownership guard of subtask " + subtask
-                    + " (lock file " + file + "): " + e.getMessage() + ". Remedy: the sink needs to create and lock "
-                    + "files in " + file.getParent(), e);
+            throw new SinkException(
+                    context + ": could not take the ownership guard of subtask " + subtask
+                            + " (lock file " + file + "): " + e.getMessage()
+                            + ". Remedy: the sink needs to create and lock "
+                            + "files in " + file.getParent(),
+                    e);
         }
     }
 
@@ -178,13 +195,16 @@ final class OwnershipLocks implements AutoCloseable {
      */
     private static Holder holderWritten(Path file) {
         try {
-            List<String> lines = Files.readString(file, StandardCharsets.UTF_8).strip().lines()
+            List<String> lines = Files.readString(file, StandardCharsets.UTF_8)
+                    .strip()
+                    .lines()
                     .collect(Collectors.toList());
             if (lines.isEmpty()) {
                 return new Holder("another process", null);
             }
             String execution = lines.size() > 1 && lines.get(1).startsWith(EXECUTION)
-                    ? lines.get(1).substring(EXECUTION.length()) : null;
+                    ? lines.get(1).substring(EXECUTION.length())
+                    : null;
             return new Holder(lines.get(0), execution);
         } catch (IOException e) {
             return new Holder("another process (" + e.getMessage() + ")", null);
@@ -198,8 +218,9 @@ final class OwnershipLocks implements AutoCloseable {
             try {
                 h.release();
             } catch (IOException e) {
-                throw new SinkException(context + ": could not release the guard of subtask " + subtask
-                        + " (lock file " + h.file + ")", e);
+                throw new SinkException(
+                        context + ": could not release the guard of subtask " + subtask + " (lock file " + h.file + ")",
+                        e);
             }
         }
     }

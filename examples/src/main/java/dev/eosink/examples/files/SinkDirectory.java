@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.files;
 
 import dev.eosink.core.TransactionId;
@@ -92,7 +96,8 @@ final class SinkDirectory {
         if (!fileName.endsWith(SUFFIX)) {
             return Optional.empty();
         }
-        return TransactionId.parse(fileName.substring(0, fileName.length() - SUFFIX.length()).replace('+', '/'));
+        return TransactionId.parse(
+                fileName.substring(0, fileName.length() - SUFFIX.length()).replace('+', '/'));
     }
 
     @Override

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.kafka;
 
 import java.io.IOException;
@@ -102,7 +106,8 @@ public final class KafkaBroker implements AutoCloseable {
 
     public String describe() {
         return restartable()
-                ? "embedded Kafka broker (KRaft, " + brokerVersion() + ") at " + bootstrap + ", log directory " + directory
+                ? "embedded Kafka broker (KRaft, " + brokerVersion() + ") at " + bootstrap + ", log directory "
+                        + directory
                 : "Kafka broker at " + bootstrap + " (named, not started here)";
     }
 
@@ -115,11 +120,13 @@ public final class KafkaBroker implements AutoCloseable {
         try {
             process = java("kafka.Kafka", directory.resolve("server.properties").toString())
                     .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("broker.log").toFile()))
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                            directory.resolve("broker.log").toFile()))
                     .start();
             awaitListening();
         } catch (IOException e) {
-            throw new UncheckedIOException("Could not start the embedded Kafka broker; its log: " + directory.resolve("broker.log"), e);
+            throw new UncheckedIOException(
+                    "Could not start the embedded Kafka broker; its log: " + directory.resolve("broker.log"), e);
         }
     }
 
@@ -201,19 +208,29 @@ public final class KafkaBroker implements AutoCloseable {
                 "log.index.size.max.bytes=1048576");
         Files.write(directory.resolve("server.properties"), lines, StandardCharsets.UTF_8);
         // The broker's own log: INFO and up, into broker.log (its standard output, see start()).
-        Files.write(directory.resolve("log4j2.properties"), List.of(
-                "appender.out.type=Console", "appender.out.name=out",
-                "appender.out.layout.type=PatternLayout", "appender.out.layout.pattern=%d{HH:mm:ss.SSS} %-5p [%c{1}] %m%n",
-                "rootLogger.level=INFO", "rootLogger.appenderRef.out.ref=out"), StandardCharsets.UTF_8);
-        Process format = java("kafka.tools.StorageTool", "format", "--cluster-id", clusterId(),
-                "--config", directory.resolve("server.properties").toString())
+        Files.write(
+                directory.resolve("log4j2.properties"),
+                List.of(
+                        "appender.out.type=Console", "appender.out.name=out",
+                        "appender.out.layout.type=PatternLayout",
+                                "appender.out.layout.pattern=%d{HH:mm:ss.SSS} %-5p [%c{1}] %m%n",
+                        "rootLogger.level=INFO", "rootLogger.appenderRef.out.ref=out"),
+                StandardCharsets.UTF_8);
+        Process format = java(
+                        "kafka.tools.StorageTool",
+                        "format",
+                        "--cluster-id",
+                        clusterId(),
+                        "--config",
+                        directory.resolve("server.properties").toString())
                 .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("format.log").toFile()))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        directory.resolve("format.log").toFile()))
                 .start();
         int exit = waitFor(format);
         if (exit != 0) {
-            throw new IllegalStateException("Formatting the embedded Kafka broker's storage failed (exit " + exit + "): "
-                    + Files.readString(directory.resolve("format.log")).trim());
+            throw new IllegalStateException("Formatting the embedded Kafka broker's storage failed (exit " + exit
+                    + "): " + Files.readString(directory.resolve("format.log")).trim());
         }
     }
 
@@ -221,9 +238,17 @@ public final class KafkaBroker implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // A small heap and the client compiler: it starts faster and carries a test's load easily.
-        command.addAll(List.of("-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        command.addAll(List.of(
+                "-Xms128m",
+                "-Xmx512m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
                 "-Djava.awt.headless=true",
-                "-Dlog4j2.configurationFile=" + directory.resolve("log4j2.properties").toUri(), "-cp", brokerClasspath(), mainClass));
+                "-Dlog4j2.configurationFile="
+                        + directory.resolve("log4j2.properties").toUri(),
+                "-cp",
+                brokerClasspath(),
+                mainClass));
         command.addAll(List.of(args));
         return new ProcessBuilder(command).directory(directory.toFile());
     }
@@ -232,8 +257,9 @@ public final class KafkaBroker implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("The embedded Kafka broker exited at start (exit " + process.exitValue()
-                        + "); its log: " + directory.resolve("broker.log") + ": " + tail(directory.resolve("broker.log")));
+                throw new IllegalStateException(
+                        "The embedded Kafka broker exited at start (exit " + process.exitValue() + "); its log: "
+                                + directory.resolve("broker.log") + ": " + tail(directory.resolve("broker.log")));
             }
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress("localhost", port), 200);
@@ -251,14 +277,17 @@ public final class KafkaBroker implements AutoCloseable {
             if (in == null) {
                 throw new IllegalStateException("The Kafka broker's class path (" + CLASSPATH_RESOURCE + ", built by "
                         + "modules/kafka-broker) is not on the class path. Remedy: build the examples with their "
-                        + "modules (./mvnw -pl examples -am package -DskipTests), or name a broker with " + ENV_BOOTSTRAP);
+                        + "modules (./mvnw -pl examples -am package -DskipTests), or name a broker with "
+                        + ENV_BOOTSTRAP);
             }
             String classpath = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
             for (String jar : classpath.split(java.io.File.pathSeparator)) {
                 if (!Files.isRegularFile(Path.of(jar))) {
-                    throw new IllegalStateException("The Kafka broker's class path names " + jar + ", which is not there: "
-                            + "it lists the Maven repository of the machine that built it. Remedy: rebuild the examples "
-                            + "here (./mvnw -pl examples -am package -DskipTests), or name a broker with " + ENV_BOOTSTRAP);
+                    throw new IllegalStateException(
+                            "The Kafka broker's class path names " + jar + ", which is not there: "
+                                    + "it lists the Maven repository of the machine that built it. Remedy: rebuild the examples "
+                                    + "here (./mvnw -pl examples -am package -DskipTests), or name a broker with "
+                                    + ENV_BOOTSTRAP);
                 }
             }
             return classpath;
@@ -332,8 +361,8 @@ public final class KafkaBroker implements AutoCloseable {
 
     private void requireEmbedded(String what) {
         if (!restartable()) {
-            throw new IllegalStateException("Cannot " + what + " the Kafka broker at " + bootstrap
-                    + ": it is named by " + ENV_BOOTSTRAP + ", not started here");
+            throw new IllegalStateException("Cannot " + what + " the Kafka broker at " + bootstrap + ": it is named by "
+                    + ENV_BOOTSTRAP + ", not started here");
         }
     }
 

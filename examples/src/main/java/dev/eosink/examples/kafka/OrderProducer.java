@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.kafka;
 
 import dev.eosink.examples.Order;
@@ -61,12 +65,14 @@ public final class OrderProducer implements AutoCloseable {
     public void await(long timeout, TimeUnit unit) throws InterruptedException {
         thread.join(unit.toMillis(timeout));
         if (thread.isAlive()) {
-            throw new IllegalStateException("The producer of " + topic + " did not finish within " + timeout + " " + unit
-                    + ": " + acknowledged() + " of " + (to - from) + " orders acknowledged");
+            throw new IllegalStateException("The producer of " + topic + " did not finish within " + timeout + " "
+                    + unit + ": " + acknowledged() + " of " + (to - from) + " orders acknowledged");
         }
         failed().ifPresent(e -> {
-            throw new IllegalStateException("The producer of " + topic + " failed after " + acknowledged() + " of "
-                    + (to - from) + " orders: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "The producer of " + topic + " failed after " + acknowledged() + " of " + (to - from) + " orders: "
+                            + e.getMessage(),
+                    e);
         });
     }
 
@@ -104,8 +110,10 @@ public final class OrderProducer implements AutoCloseable {
                 // The record's timestamp is the producer's clock, not the order's event time (fixed in the
                 // past): retention and timestamp checks judge records by it. The job reads the event time
                 // from the value.
-                producer.send(new ProducerRecord<>(topic.name(), topic.partitionOf(o), OrderRecords.key(o),
-                        OrderRecords.value(o)), (metadata, e) -> {
+                producer.send(
+                        new ProducerRecord<>(
+                                topic.name(), topic.partitionOf(o), OrderRecords.key(o), OrderRecords.value(o)),
+                        (metadata, e) -> {
                             if (e != null) {
                                 failure.compareAndSet(null, e);
                             } else {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.kafka;
 
 import dev.eosink.examples.Order;
@@ -5,7 +9,6 @@ import dev.eosink.examples.Order;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
-
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import java.nio.ByteBuffer;
@@ -26,16 +29,21 @@ public final class OrderRecords {
     }
 
     public static byte[] value(Order o) {
-        return ByteBuffer.allocate(VALUE_BYTES).putLong(o.orderId).putInt(o.customer).putLong(o.amountCents)
-                .putLong(o.eventTimeMillis).array();
+        return ByteBuffer.allocate(VALUE_BYTES)
+                .putLong(o.orderId)
+                .putInt(o.customer)
+                .putLong(o.amountCents)
+                .putLong(o.eventTimeMillis)
+                .array();
     }
 
     /** Decodes a value of {@link #value(Order)}; anything else is refused, naming the record. */
     public static Order order(ConsumerRecord<byte[], byte[]> record) {
         byte[] v = record.value();
         if (v == null || v.length != VALUE_BYTES) {
-            throw new IllegalArgumentException("record " + record.topic() + "-" + record.partition() + "@" + record.offset()
-                    + " is not an order: " + (v == null ? "no value" : v.length + " bytes, not " + VALUE_BYTES));
+            throw new IllegalArgumentException(
+                    "record " + record.topic() + "-" + record.partition() + "@" + record.offset() + " is not an order: "
+                            + (v == null ? "no value" : v.length + " bytes, not " + VALUE_BYTES));
         }
         ByteBuffer b = ByteBuffer.wrap(v);
         return new Order(b.getLong(), b.getInt(), b.getLong(), b.getLong());

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.kafka;
 
 import dev.eosink.examples.Order;
@@ -5,7 +9,6 @@ import dev.eosink.examples.OrderGenerator;
 
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -64,12 +67,14 @@ public final class OrderTopic {
             // Kept until deleted: a run's verdict reads the whole topic back, however long the run took.
             NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty())
                     .configs(Map.of("retention.ms", "-1", "retention.bytes", "-1"));
-            admin.createTopics(List.of(topic))
-                    .all().get(60, TimeUnit.SECONDS);
+            admin.createTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("Could not create topic " + name + " with " + partitions + " partitions at "
-                    + bootstrap + ": " + e.getMessage() + ". Remedy: check that the broker runs and this client may create "
-                    + "topics, or pick another topic name", e);
+            throw new IllegalStateException(
+                    "Could not create topic " + name + " with " + partitions + " partitions at "
+                            + bootstrap + ": " + e.getMessage()
+                            + ". Remedy: check that the broker runs and this client may create "
+                            + "topics, or pick another topic name",
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topic " + name, e);
@@ -134,8 +139,8 @@ public final class OrderTopic {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (!reached(consumer, end)) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Reading topic " + name + " back did not reach its end offsets " + end
-                            + " within 120 s");
+                    throw new IllegalStateException(
+                            "Reading topic " + name + " back did not reach its end offsets " + end + " within 120 s");
                 }
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
                     orders.add(OrderRecords.order(r));

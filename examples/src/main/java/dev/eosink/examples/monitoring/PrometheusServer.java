@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.monitoring;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -31,15 +35,17 @@ import java.util.concurrent.TimeUnit;
 public final class PrometheusServer implements AutoCloseable {
 
     /** What to do when a binary is missing: said by every failure to find one. */
-    public static final String REMEDY = "install Debian's prometheus package (apt-get install prometheus; .ci/run does), "
-            + "which brings both prometheus and promtool, or put them on the PATH";
+    public static final String REMEDY =
+            "install Debian's prometheus package (apt-get install prometheus; .ci/run does), "
+                    + "which brings both prometheus and promtool, or put them on the PATH";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Process process;
     private final URI base;
     private final Path log;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private PrometheusServer(Process process, URI base, Path log) {
         this.process = process;
@@ -62,9 +68,11 @@ public final class PrometheusServer implements AutoCloseable {
             }
         }
         candidates.add(Path.of("/usr/bin", name));
-        return candidates.stream().filter(Files::isExecutable).findFirst()
-                .orElseThrow(() -> new IllegalStateException(name + " is not installed (looked on the PATH and in /usr/bin): "
-                        + REMEDY));
+        return candidates.stream()
+                .filter(Files::isExecutable)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException(
+                        name + " is not installed (looked on the PATH and in /usr/bin): " + REMEDY));
     }
 
     /** A free TCP port of 127.0.0.1 at the time of the call. */
@@ -83,12 +91,19 @@ public final class PrometheusServer implements AutoCloseable {
         String every = interval.toMillis() + "ms";
         StringBuilder yml = new StringBuilder()
                 .append("global:\n")
-                .append("  scrape_interval: ").append(every).append('\n')
-                .append("  evaluation_interval: ").append(every).append('\n');
-        rules.ifPresent(r -> yml.append("rule_files:\n  - \"").append(r.toAbsolutePath()).append("\"\n"));
+                .append("  scrape_interval: ")
+                .append(every)
+                .append('\n')
+                .append("  evaluation_interval: ")
+                .append(every)
+                .append('\n');
+        rules.ifPresent(r ->
+                yml.append("rule_files:\n  - \"").append(r.toAbsolutePath()).append("\"\n"));
         yml.append("scrape_configs:\n")
                 .append("  - job_name: eosink-demo\n")
-                .append("    scrape_timeout: ").append(every).append('\n')
+                .append("    scrape_timeout: ")
+                .append(every)
+                .append('\n')
                 .append("    static_configs:\n")
                 .append("      - targets: [");
         for (int i = 0; i < targets.size(); i++) {
@@ -107,7 +122,8 @@ public final class PrometheusServer implements AutoCloseable {
         Files.writeString(configFile, config);
         int port = freePort();
         Path log = dir.resolve("prometheus.log");
-        ProcessBuilder pb = new ProcessBuilder(binary("prometheus").toString(),
+        ProcessBuilder pb = new ProcessBuilder(
+                binary("prometheus").toString(),
                 "--config.file=" + configFile,
                 "--storage.tsdb.path=" + dir.resolve("data"),
                 "--web.listen-address=127.0.0.1:" + port);
@@ -130,8 +146,8 @@ public final class PrometheusServer implements AutoCloseable {
                 throw new IllegalStateException("prometheus exited with " + process.exitValue() + ": " + tail());
             }
             try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve("/-/ready")).build(),
-                        HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = http.send(
+                        HttpRequest.newBuilder(base.resolve("/-/ready")).build(), HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) {
                     return;
                 }
@@ -153,9 +169,16 @@ public final class PrometheusServer implements AutoCloseable {
     }
 
     /** The result of a range query (a list of {metric, values}). */
-    public JsonNode queryRange(String promql, Instant start, Instant end, Duration step) throws IOException, InterruptedException {
-        return get(String.format(Locale.ROOT, "/api/v1/query_range?query=%s&start=%.3f&end=%.3f&step=%.3f", encode(promql),
-                start.toEpochMilli() / 1e3, end.toEpochMilli() / 1e3, step.toMillis() / 1e3)).path("result");
+    public JsonNode queryRange(String promql, Instant start, Instant end, Duration step)
+            throws IOException, InterruptedException {
+        return get(String.format(
+                        Locale.ROOT,
+                        "/api/v1/query_range?query=%s&start=%.3f&end=%.3f&step=%.3f",
+                        encode(promql),
+                        start.toEpochMilli() / 1e3,
+                        end.toEpochMilli() / 1e3,
+                        step.toMillis() / 1e3))
+                .path("result");
     }
 
     /** The largest value of an instant query's series, if it has any. */
@@ -176,12 +199,16 @@ public final class PrometheusServer implements AutoCloseable {
     }
 
     private JsonNode get(String pathAndQuery) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + pathAndQuery))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(base + pathAndQuery))
+                        .timeout(Duration.ofSeconds(10))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         JsonNode body = JSON.readTree(r.body());
         if (r.statusCode() != 200 || !"success".equals(body.path("status").asText())) {
             throw new IllegalStateException("Prometheus refused " + pathAndQuery + ": HTTP " + r.statusCode() + " "
-                    + body.path("errorType").asText() + ": " + body.path("error").asText());
+                    + body.path("errorType").asText() + ": "
+                    + body.path("error").asText());
         }
         return body.path("data");
     }

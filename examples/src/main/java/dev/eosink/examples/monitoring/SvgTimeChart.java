@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.monitoring;
 
 import java.util.ArrayList;
@@ -25,7 +29,8 @@ public final class SvgTimeChart {
         // Written out: the compiler's versions pin a class loader in a JDK-wide cache (ArchitectureTest).
         @Override
         public boolean equals(Object other) {
-            return other instanceof Series o && Objects.equals(name, o.name)
+            return other instanceof Series o
+                    && Objects.equals(name, o.name)
                     && Arrays.equals(seconds, o.seconds)
                     && Arrays.equals(values, o.values);
         }
@@ -37,7 +42,8 @@ public final class SvgTimeChart {
 
         @Override
         public String toString() {
-            return "Series[" + "name=" + name + ", " + "seconds=" + Arrays.toString(seconds) + ", " + "values=" + Arrays.toString(values) + "]";
+            return "Series[" + "name=" + name + ", " + "seconds=" + Arrays.toString(seconds) + ", " + "values="
+                    + Arrays.toString(values) + "]";
         }
     }
 
@@ -46,7 +52,8 @@ public final class SvgTimeChart {
         // Written out: the compiler's versions pin a class loader in a JDK-wide cache (ArchitectureTest).
         @Override
         public boolean equals(Object other) {
-            return other instanceof Panel o && Objects.equals(title, o.title)
+            return other instanceof Panel o
+                    && Objects.equals(title, o.title)
                     && Objects.equals(unit, o.unit)
                     && Objects.equals(series, o.series)
                     && Objects.equals(whenEmpty, o.whenEmpty);
@@ -59,7 +66,8 @@ public final class SvgTimeChart {
 
         @Override
         public String toString() {
-            return "Panel[" + "title=" + title + ", " + "unit=" + unit + ", " + "series=" + series + ", " + "whenEmpty=" + whenEmpty + "]";
+            return "Panel[" + "title=" + title + ", " + "unit=" + unit + ", " + "series=" + series + ", " + "whenEmpty="
+                    + whenEmpty + "]";
         }
     }
 
@@ -68,8 +76,7 @@ public final class SvgTimeChart {
         // Written out: the compiler's versions pin a class loader in a JDK-wide cache (ArchitectureTest).
         @Override
         public boolean equals(Object other) {
-            return other instanceof Mark o && Double.compare(seconds, o.seconds) == 0
-                    && Objects.equals(label, o.label);
+            return other instanceof Mark o && Double.compare(seconds, o.seconds) == 0 && Objects.equals(label, o.label);
         }
 
         @Override
@@ -88,7 +95,8 @@ public final class SvgTimeChart {
         // Written out: the compiler's versions pin a class loader in a JDK-wide cache (ArchitectureTest).
         @Override
         public boolean equals(Object other) {
-            return other instanceof Span o && Double.compare(from, o.from) == 0
+            return other instanceof Span o
+                    && Double.compare(from, o.from) == 0
                     && Double.compare(to, o.to) == 0
                     && Objects.equals(label, o.label);
         }
@@ -137,8 +145,14 @@ public final class SvgTimeChart {
         int height = TOP + panels.size() * (PANEL_HEIGHT + PANEL_GAP) + 30;
         int plotW = WIDTH - LEFT - RIGHT;
         StringBuilder svg = new StringBuilder();
-        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                + "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n", WIDTH, height, WIDTH, height));
+        svg.append(String.format(
+                Locale.ROOT,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                        + "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n",
+                WIDTH,
+                height,
+                WIDTH,
+                height));
         svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", WIDTH, height));
         svg.append(text(LEFT, 26, title, "font-size=\"18\" font-weight=\"bold\""));
         int line = 0;
@@ -150,8 +164,14 @@ public final class SvgTimeChart {
         for (Span span : spans) {
             double x1 = LEFT + plotW * span.from() / endSeconds;
             double x2 = LEFT + plotW * span.to() / endSeconds;
-            svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#f6e7b0\" "
-                    + "fill-opacity=\"0.6\"/>%n", x1, TOP - 48, Math.max(1, x2 - x1), panelsBottom - TOP + 48));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#f6e7b0\" "
+                            + "fill-opacity=\"0.6\"/>%n",
+                    x1,
+                    TOP - 48,
+                    Math.max(1, x2 - x1),
+                    panelsBottom - TOP + 48));
             svg.append(text(x1 + 2, TOP - 38, span.label(), "fill=\"#8a6d00\" font-size=\"10\""));
         }
 
@@ -173,10 +193,18 @@ public final class SvgTimeChart {
                 double v = top * i / 4;
                 double y = base - PANEL_HEIGHT * i / 4.0;
                 svg.append(line(LEFT, y, LEFT + plotW, y, i == 0 ? "#999" : "#e3e3e3"));
-                svg.append(text(LEFT - 6, y + 4, compact(v) + (i == 4 ? " " + panel.unit() : ""), "text-anchor=\"end\" fill=\"#555\""));
+                svg.append(text(
+                        LEFT - 6,
+                        y + 4,
+                        compact(v) + (i == 4 ? " " + panel.unit() : ""),
+                        "text-anchor=\"end\" fill=\"#555\""));
             }
             if (panel.series().stream().allMatch(s -> s.values().length == 0)) {
-                svg.append(text(LEFT + plotW / 2.0, y0 + PANEL_HEIGHT / 2.0, panel.whenEmpty(), "text-anchor=\"middle\" fill=\"#999\""));
+                svg.append(text(
+                        LEFT + plotW / 2.0,
+                        y0 + PANEL_HEIGHT / 2.0,
+                        panel.whenEmpty(),
+                        "text-anchor=\"middle\" fill=\"#999\""));
             }
             int ci = 0;
             for (Series s : panel.series()) {
@@ -195,8 +223,12 @@ public final class SvgTimeChart {
                 }
                 svg.append(polyline(points, color));
                 double ly = y0 + 10 + ci * 16;
-                svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/>%n",
-                        LEFT + plotW + 12, ly - 4, color));
+                svg.append(String.format(
+                        Locale.ROOT,
+                        "<rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/>%n",
+                        LEFT + plotW + 12,
+                        ly - 4,
+                        color));
                 svg.append(text(LEFT + plotW + 28, ly, s.name(), ""));
                 ci++;
             }
@@ -209,12 +241,19 @@ public final class SvgTimeChart {
         for (double t = 0; t <= endSeconds + 1e-9; t += step) {
             double x = LEFT + plotW * t / endSeconds;
             svg.append(line(x, lastBase, x, lastBase + 5, "#999"));
-            svg.append(text(x, lastBase + 18, compact(t) + (t == 0 ? "" : " s"), "text-anchor=\"middle\" fill=\"#555\""));
+            svg.append(
+                    text(x, lastBase + 18, compact(t) + (t == 0 ? "" : " s"), "text-anchor=\"middle\" fill=\"#555\""));
         }
         for (Mark m : marks) {
             double x = LEFT + plotW * m.seconds() / endSeconds;
-            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c0392b\" "
-                    + "stroke-width=\"1\" stroke-dasharray=\"4 3\"/>%n", x, TOP - 30, x, lastBase));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c0392b\" "
+                            + "stroke-width=\"1\" stroke-dasharray=\"4 3\"/>%n",
+                    x,
+                    TOP - 30,
+                    x,
+                    lastBase));
             svg.append(text(x + 3, TOP - 24, m.label(), "fill=\"#c0392b\" font-size=\"10\""));
         }
         return svg.append("</svg>\n").toString();
@@ -224,11 +263,19 @@ public final class SvgTimeChart {
         if (points.length() == 0) {
             return "";
         }
-        return "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"1.5\" points=\"" + points.toString().trim() + "\"/>\n";
+        return "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"1.5\" points=\""
+                + points.toString().trim() + "\"/>\n";
     }
 
     private static String line(double x1, double y1, double x2, double y2, String color) {
-        return String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>%n", x1, y1, x2, y2, color);
+        return String.format(
+                Locale.ROOT,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>%n",
+                x1,
+                y1,
+                x2,
+                y2,
+                color);
     }
 
     private static String text(double x, double y, String s, String attributes) {
@@ -249,7 +296,10 @@ public final class SvgTimeChart {
         if (v >= 1_000) {
             return String.format(Locale.ROOT, "%.1fk", v / 1_000);
         }
-        return new java.math.BigDecimal(v).setScale(2, java.math.RoundingMode.HALF_UP).stripTrailingZeros().toPlainString();
+        return new java.math.BigDecimal(v)
+                .setScale(2, java.math.RoundingMode.HALF_UP)
+                .stripTrailingZeros()
+                .toPlainString();
     }
 
     private static double niceCeiling(double v) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.cluster;
 
 import org.apache.flink.api.common.JobID;
@@ -108,47 +112,55 @@ public final class ProcessCluster implements AutoCloseable {
         this.confDir = Files.createDirectories(dir.resolve("conf"));
         this.restPort = freePort();
         Files.createDirectories(dir.resolve("tmp"));
-        Files.writeString(confDir.resolve("config.yaml"), String.join("\n",
-                "jobmanager.rpc.address: localhost",
-                "jobmanager.rpc.port: " + freePort(),
-                "jobmanager.bind-host: localhost",
-                "jobmanager.memory.process.size: 768m",
-                "rest.address: localhost",
-                "rest.bind-address: localhost",
-                "rest.port: " + restPort,
-                "taskmanager.host: localhost",
-                "taskmanager.bind-host: localhost",
-                "taskmanager.numberOfTaskSlots: " + slotsPerTaskManager,
-                "taskmanager.memory.process.size: 1024m",
-                // A killed TaskManager is noticed within seconds, not after the 50 s default.
-                "heartbeat.interval: 1000",
-                "heartbeat.timeout: 6000",
-                // web.refresh-interval stays at Flink's default (3 s): job details, exceptions and checkpoint
-                // statistics over REST may be that old, for the demo's client as for an operator's. What must
-                // be current is read from the processes' logs instead (completedCheckpointsLogged, logged).
-                // failures() counts failovers from the exception history, which keeps 16 by default.
-                "web.exception-history-size: 100000",
-                "io.tmp.dirs: " + dir.resolve("tmp"),
-                // What an operator configures for every job: where checkpoints go, how jobs restart.
-                "execution.checkpointing.dir: " + dir.resolve("checkpoints").toUri(),
-                "restart-strategy.type: fixed-delay",
-                "restart-strategy.fixed-delay.attempts: 1000",
-                "restart-strategy.fixed-delay.delay: 500ms",
-                ""));
-        Files.writeString(confDir.resolve("log4j.properties"), String.join("\n",
-                "rootLogger.level = INFO",
-                "rootLogger.appenderRef.file.ref = file",
-                "appender.file.type = File",
-                "appender.file.name = file",
-                "appender.file.fileName = ${sys:log.file}",
-                "appender.file.layout.type = PatternLayout",
-                "appender.file.layout.pattern = %d{HH:mm:ss,SSS} %-5p %-40c{1.} [%t] %m%n",
-                "logger.pekko.name = org.apache.pekko",
-                "logger.pekko.level = WARN",
-                ""));
+        Files.writeString(
+                confDir.resolve("config.yaml"),
+                String.join(
+                        "\n",
+                        "jobmanager.rpc.address: localhost",
+                        "jobmanager.rpc.port: " + freePort(),
+                        "jobmanager.bind-host: localhost",
+                        "jobmanager.memory.process.size: 768m",
+                        "rest.address: localhost",
+                        "rest.bind-address: localhost",
+                        "rest.port: " + restPort,
+                        "taskmanager.host: localhost",
+                        "taskmanager.bind-host: localhost",
+                        "taskmanager.numberOfTaskSlots: " + slotsPerTaskManager,
+                        "taskmanager.memory.process.size: 1024m",
+                        // A killed TaskManager is noticed within seconds, not after the 50 s default.
+                        "heartbeat.interval: 1000",
+                        "heartbeat.timeout: 6000",
+                        // web.refresh-interval stays at Flink's default (3 s): job details, exceptions and checkpoint
+                        // statistics over REST may be that old, for the demo's client as for an operator's. What must
+                        // be current is read from the processes' logs instead (completedCheckpointsLogged, logged).
+                        // failures() counts failovers from the exception history, which keeps 16 by default.
+                        "web.exception-history-size: 100000",
+                        "io.tmp.dirs: " + dir.resolve("tmp"),
+                        // What an operator configures for every job: where checkpoints go, how jobs restart.
+                        "execution.checkpointing.dir: "
+                                + dir.resolve("checkpoints").toUri(),
+                        "restart-strategy.type: fixed-delay",
+                        "restart-strategy.fixed-delay.attempts: 1000",
+                        "restart-strategy.fixed-delay.delay: 500ms",
+                        ""));
+        Files.writeString(
+                confDir.resolve("log4j.properties"),
+                String.join(
+                        "\n",
+                        "rootLogger.level = INFO",
+                        "rootLogger.appenderRef.file.ref = file",
+                        "appender.file.type = File",
+                        "appender.file.name = file",
+                        "appender.file.fileName = ${sys:log.file}",
+                        "appender.file.layout.type = PatternLayout",
+                        "appender.file.layout.pattern = %d{HH:mm:ss,SSS} %-5p %-40c{1.} [%t] %m%n",
+                        "logger.pekko.name = org.apache.pekko",
+                        "logger.pekko.level = WARN",
+                        ""));
         this.conf = GlobalConfiguration.loadConfiguration(confDir.toString());
         this.classpath = distributionClasspath();
-        this.jobManager = launch("jobmanager", List.of("-Xmx512m"), StandaloneSessionClusterEntrypoint.class, List.of());
+        this.jobManager =
+                launch("jobmanager", List.of("-Xmx512m"), StandaloneSessionClusterEntrypoint.class, List.of());
     }
 
     /** Starts the JobManager and {@code taskManagers} TaskManagers and waits until all have registered. */
@@ -174,9 +186,10 @@ public final class ProcessCluster implements AutoCloseable {
     public String startTaskManager() throws IOException {
         String name = "taskmanager-" + (++started);
         TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(conf);
-        List<String> jvm = List.of(ProcessMemoryUtils.generateJvmParametersStr(spec).trim().split("\\s+"));
-        List<String> dynamic = new ArrayList<>(
-                List.of(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec).trim().split("\\s+")));
+        List<String> jvm =
+                List.of(ProcessMemoryUtils.generateJvmParametersStr(spec).trim().split("\\s+"));
+        List<String> dynamic = new ArrayList<>(List.of(
+                TaskExecutorProcessUtils.generateDynamicConfigsStr(spec).trim().split("\\s+")));
         dynamic.addAll(List.of("-D", TaskManagerOptions.TASK_MANAGER_RESOURCE_ID.key() + "=" + name));
         taskManagers.put(name, launch(name, jvm, TaskManagerRunner.class, dynamic));
         return name;
@@ -186,7 +199,8 @@ public final class ProcessCluster implements AutoCloseable {
     public void kill(String taskManager) throws InterruptedException {
         Process p = taskManagers.remove(taskManager);
         if (p == null) {
-            throw new IllegalArgumentException("no running task manager " + taskManager + ", have " + taskManagers.keySet());
+            throw new IllegalArgumentException(
+                    "no running task manager " + taskManager + ", have " + taskManagers.keySet());
         }
         p.destroyForcibly();
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
@@ -230,7 +244,8 @@ public final class ProcessCluster implements AutoCloseable {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JAVA_OPTS_ALL);
         cmd.add("-Dlog.file=" + output.resolveSibling(output.getFileName() + ".client.log"));
-        cmd.add("-Dlog4j.configurationFile=" + confDir.resolve("log4j.properties").toUri());
+        cmd.add("-Dlog4j.configurationFile="
+                + confDir.resolve("log4j.properties").toUri());
         cmd.addAll(List.of("-cp", classpath, "org.apache.flink.client.cli.CliFrontend"));
         cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output.toFile());
@@ -296,7 +311,10 @@ public final class ProcessCluster implements AutoCloseable {
 
     /** The number of completed checkpoints of the job, from the REST API (up to {@code web.refresh-interval} old). */
     public long completedCheckpoints(JobID job) throws IOException, InterruptedException {
-        return rest("/jobs/" + job + "/checkpoints").path("counts").path("completed").asLong();
+        return rest("/jobs/" + job + "/checkpoints")
+                .path("counts")
+                .path("completed")
+                .asLong();
     }
 
     /**
@@ -307,8 +325,13 @@ public final class ProcessCluster implements AutoCloseable {
      */
     public List<String> failures(JobID job) throws IOException, InterruptedException {
         List<String> causes = new ArrayList<>();
-        for (JsonNode entry : rest("/jobs/" + job + "/exceptions?maxExceptions=100000").path("exceptionHistory").path("entries")) {
-            causes.add(0, entry.path("exceptionName").asText() + " on " + entry.path("taskManagerId").asText("?"));
+        for (JsonNode entry : rest("/jobs/" + job + "/exceptions?maxExceptions=100000")
+                .path("exceptionHistory")
+                .path("entries")) {
+            causes.add(
+                    0,
+                    entry.path("exceptionName").asText() + " on "
+                            + entry.path("taskManagerId").asText("?"));
         }
         return causes;
     }
@@ -329,10 +352,11 @@ public final class ProcessCluster implements AutoCloseable {
     public String startTaskManager(List<String> jvmOptions) throws IOException {
         String name = "taskmanager-" + (++started);
         TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(conf);
-        List<String> jvm = new ArrayList<>(List.of(ProcessMemoryUtils.generateJvmParametersStr(spec).trim().split("\\s+")));
+        List<String> jvm = new ArrayList<>(
+                List.of(ProcessMemoryUtils.generateJvmParametersStr(spec).trim().split("\\s+")));
         jvm.addAll(jvmOptions);
-        List<String> dynamic = new ArrayList<>(
-                List.of(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec).trim().split("\\s+")));
+        List<String> dynamic = new ArrayList<>(List.of(
+                TaskExecutorProcessUtils.generateDynamicConfigsStr(spec).trim().split("\\s+")));
         dynamic.addAll(List.of("-D", TaskManagerOptions.TASK_MANAGER_RESOURCE_ID.key() + "=" + name));
         taskManagers.put(name, launch(name, jvm, TaskManagerRunner.class, dynamic));
         return name;
@@ -345,7 +369,9 @@ public final class ProcessCluster implements AutoCloseable {
     public int highestAttempt(JobID job) throws IOException, InterruptedException {
         int highest = 0;
         for (JsonNode vertex : rest("/jobs/" + job).path("vertices")) {
-            for (JsonNode subtask : rest("/jobs/" + job + "/vertices/" + vertex.path("id").asText()).path("subtasks")) {
+            for (JsonNode subtask : rest("/jobs/" + job + "/vertices/"
+                            + vertex.path("id").asText())
+                    .path("subtasks")) {
                 highest = Math.max(highest, subtask.path("attempt").asInt());
             }
         }
@@ -355,8 +381,11 @@ public final class ProcessCluster implements AutoCloseable {
     /** The oldest failure of the job's exception history with its stack trace, or null: for failure messages. */
     public String firstFailure(JobID job) throws IOException, InterruptedException {
         String first = null;
-        for (JsonNode entry : rest("/jobs/" + job + "/exceptions?maxExceptions=100000").path("exceptionHistory").path("entries")) {
-            first = entry.path("taskName").asText("?") + " on " + entry.path("taskManagerId").asText("?") + ": "
+        for (JsonNode entry : rest("/jobs/" + job + "/exceptions?maxExceptions=100000")
+                .path("exceptionHistory")
+                .path("entries")) {
+            first = entry.path("taskName").asText("?") + " on "
+                    + entry.path("taskManagerId").asText("?") + ": "
                     + entry.path("stacktrace").asText();
         }
         return first;
@@ -366,7 +395,8 @@ public final class ProcessCluster implements AutoCloseable {
     public long pid(String taskManager) {
         Process p = taskManagers.get(taskManager);
         if (p == null) {
-            throw new IllegalArgumentException("no running task manager " + taskManager + ", have " + taskManagers.keySet());
+            throw new IllegalArgumentException(
+                    "no running task manager " + taskManager + ", have " + taskManagers.keySet());
         }
         return p.pid();
     }
@@ -377,9 +407,14 @@ public final class ProcessCluster implements AutoCloseable {
      * references is counted (softly reachable objects may survive one: the JVM clears those under
      * memory pressure only). A class without instances counts 0.
      */
-    public Map<String, Long> liveInstances(String taskManager, List<String> classNames) throws IOException, InterruptedException {
-        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                Long.toString(pid(taskManager)), "GC.class_histogram").redirectErrorStream(true).start();
+    public Map<String, Long> liveInstances(String taskManager, List<String> classNames)
+            throws IOException, InterruptedException {
+        Process jcmd = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                        Long.toString(pid(taskManager)),
+                        "GC.class_histogram")
+                .redirectErrorStream(true)
+                .start();
         String out = new String(jcmd.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         if (!jcmd.waitFor(60, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
             throw new IOException("jcmd GC.class_histogram of " + taskManager + " failed: " + out);
@@ -406,7 +441,8 @@ public final class ProcessCluster implements AutoCloseable {
         int running = 0;
         for (JsonNode vertex : rest("/jobs/" + job).path("vertices")) {
             all += vertex.path("parallelism").asInt();
-            running += vertex.path("tasks").path("RUNNING").asInt() + vertex.path("tasks").path("FINISHED").asInt();
+            running += vertex.path("tasks").path("RUNNING").asInt()
+                    + vertex.path("tasks").path("FINISHED").asInt();
         }
         return all > 0 && running == all;
     }
@@ -467,7 +503,9 @@ public final class ProcessCluster implements AutoCloseable {
 
     private JsonNode rest(String path) throws IOException, InterruptedException {
         HttpResponse<String> response = http.send(
-                HttpRequest.newBuilder(URI.create("http://localhost:" + restPort + path)).timeout(Duration.ofSeconds(10)).build(),
+                HttpRequest.newBuilder(URI.create("http://localhost:" + restPort + path))
+                        .timeout(Duration.ofSeconds(10))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IOException("GET " + path + ": HTTP " + response.statusCode() + " " + response.body());
@@ -485,10 +523,13 @@ public final class ProcessCluster implements AutoCloseable {
         cmd.addAll(JAVA_OPTS_ALL);
         cmd.addAll(jvmOptions);
         cmd.add("-Dlog.file=" + dir.resolve(name + ".log"));
-        cmd.add("-Dlog4j.configurationFile=" + confDir.resolve("log4j.properties").toUri());
+        cmd.add("-Dlog4j.configurationFile="
+                + confDir.resolve("log4j.properties").toUri());
         cmd.addAll(List.of("-cp", classpath, main.getName(), "--configDir", confDir.toString()));
         cmd.addAll(args);
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(name + ".out").toFile());
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve(name + ".out").toFile());
         return pb.start();
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.docs;
 
 import org.junit.jupiter.api.Test;
@@ -42,6 +46,7 @@ class DocSamplesTest {
     private static final Path SAMPLES = ROOT.resolve("examples/src/main/java/dev/eosink/examples/docs");
     /** The SQL scripts of the examples, which {@code sql} blocks show regions of (run by SqlScriptsITCase). */
     private static final Path SQL_SAMPLES = ROOT.resolve("examples/sql");
+
     private static final String HOW_TO_FIX = "edit the sample class and copy its region into the page (or run "
             + "this test with -Dsamples.update=true, which rewrites the page's blocks from the samples)";
 
@@ -51,6 +56,7 @@ class DocSamplesTest {
     private static final Pattern HEADING = Pattern.compile("^(#{1,6})\\s+(.*?)\\s*#*\\s*$");
     /** A markdown link or image, [text](target) or ![alt](target), its text perhaps over several lines. */
     private static final Pattern LINK = Pattern.compile("!?\\[[^\\]]*]\\(([^)\\s]+)\\)");
+
     private static final Pattern CODE_SPAN = Pattern.compile("(`+).*?\\1");
 
     @Test
@@ -91,10 +97,11 @@ class DocSamplesTest {
                     lines.subList(block.fenceLine + 1, block.endLine).clear();
                     lines.addAll(block.fenceLine + 1, region);
                     changed = true;
-                    continue;
+                    break; // the later blocks' line numbers are stale now: write the page and read it again
                 }
-                problems.add(at + ": the " + block.language + " block differs from " + block.marker.group(1) + "#" + block.marker.group(2)
-                        + " " + firstDifference(shown, region, block.fenceLine + 2) + "; " + HOW_TO_FIX);
+                problems.add(at + ": the " + block.language + " block differs from " + block.marker.group(1) + "#"
+                        + block.marker.group(2) + " " + firstDifference(shown, region, block.fenceLine + 2) + "; "
+                        + HOW_TO_FIX);
             }
             if (changed) {
                 // Blocks are rewritten one page at a time; a rewrite shifts later lines, so go again.
@@ -118,7 +125,8 @@ class DocSamplesTest {
         }
         Set<String> regions = new TreeSet<>();
         try (Stream<Path> files = Stream.concat(Files.list(SAMPLES), Files.list(SQL_SAMPLES))) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".java") || f.toString().endsWith(".sql"))
+            for (Path file : files.filter(
+                            f -> f.toString().endsWith(".java") || f.toString().endsWith(".sql"))
                     .collect(Collectors.toList())) {
                 for (String line : read(file)) {
                     Matcher m = REGION.matcher(line);
@@ -129,7 +137,9 @@ class DocSamplesTest {
             }
         }
         regions.removeAll(shown);
-        assertThat(regions).as("sample regions no page shows (show them, or delete them)").isEmpty();
+        assertThat(regions)
+                .as("sample regions no page shows (show them, or delete them)")
+                .isEmpty();
     }
 
     @Test
@@ -154,18 +164,27 @@ class DocSamplesTest {
                 int hash = target.indexOf('#');
                 String file = hash < 0 ? target : target.substring(0, hash);
                 String anchor = hash < 0 ? null : target.substring(hash + 1);
-                Path resolved = file.isEmpty() ? page : page.getParent().resolve(file).normalize();
-                long line = prose.substring(0, link.start()).chars().filter(c -> c == '\n').count() + 1;
+                Path resolved =
+                        file.isEmpty() ? page : page.getParent().resolve(file).normalize();
+                long line = prose.substring(0, link.start())
+                                .chars()
+                                .filter(c -> c == '\n')
+                                .count()
+                        + 1;
                 String at = ROOT.relativize(page) + ":" + line + ": " + target;
                 if (!Files.exists(resolved)) {
                     problems.add(at + ": no such file " + ROOT.relativize(resolved));
-                } else if (anchor != null && resolved.toString().endsWith(".md")
-                        && !anchors.computeIfAbsent(resolved, DocSamplesTest::anchors).contains(anchor)) {
+                } else if (anchor != null
+                        && resolved.toString().endsWith(".md")
+                        && !anchors.computeIfAbsent(resolved, DocSamplesTest::anchors)
+                                .contains(anchor)) {
                     problems.add(at + ": " + ROOT.relativize(resolved) + " has no heading #" + anchor);
                 }
             }
         }
-        assertThat(problems).as("relative links of README.md, CHANGELOG.md and docs/*.md").isEmpty();
+        assertThat(problems)
+                .as("relative links of README.md, CHANGELOG.md and docs/*.md")
+                .isEmpty();
     }
 
     /** A fenced block: the line of its opening fence, the line of its closing one, and the sample line before it. */
@@ -199,7 +218,10 @@ class DocSamplesTest {
                 before--;
             }
             Matcher marker = before >= 0 ? MARKER.matcher(lines.get(before)) : null;
-            blocks.add(new Block(i, end, open.group(2).toLowerCase(Locale.ROOT),
+            blocks.add(new Block(
+                    i,
+                    end,
+                    open.group(2).toLowerCase(Locale.ROOT),
                     marker != null && marker.matches() ? marker : null));
             i = end;
         }
@@ -232,15 +254,19 @@ class DocSamplesTest {
                 }
             }
         }
-        throw new IllegalArgumentException(ROOT.relativize(path) + " has no region // [START " + name + "] ... // [END "
-                + name + "]");
+        throw new IllegalArgumentException(
+                ROOT.relativize(path) + " has no region // [START " + name + "] ... // [END " + name + "]");
     }
 
     /** The lines without trailing blanks and without the indentation they all share. */
     private static List<String> dedent(List<String> lines) {
-        int common = lines.stream().filter(l -> !l.isBlank())
-                .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
-        return lines.stream().map(l -> l.isBlank() ? "" : l.substring(common).stripTrailing())
+        int common = lines.stream()
+                .filter(l -> !l.isBlank())
+                .mapToInt(l -> l.length() - l.stripLeading().length())
+                .min()
+                .orElse(0);
+        return lines.stream()
+                .map(l -> l.isBlank() ? "" : l.substring(common).stripTrailing())
                 .collect(Collectors.toList());
     }
 
@@ -269,8 +295,11 @@ class DocSamplesTest {
             if (inBlock || !h.matches()) {
                 continue;
             }
-            String text = h.group(2).replaceAll("!?\\[([^\\]]*)]\\([^)]*\\)", "$1").replace("`", "");
-            String slug = text.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
+            String text =
+                    h.group(2).replaceAll("!?\\[([^\\]]*)]\\([^)]*\\)", "$1").replace("`", "");
+            String slug = text.toLowerCase(Locale.ROOT)
+                    .replaceAll("[^\\p{L}\\p{N} _-]", "")
+                    .replace(' ', '-');
             int n = seen.merge(slug, 1, Integer::sum);
             anchors.add(n == 1 ? slug : slug + "-" + (n - 1));
         }
@@ -302,6 +331,7 @@ class DocSamplesTest {
                 return dir;
             }
         }
-        throw new IllegalStateException("no README.md with docs/ above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "no README.md with docs/ above " + Path.of("").toAbsolutePath());
     }
 }

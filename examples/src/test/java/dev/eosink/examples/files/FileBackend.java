@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.files;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -52,10 +56,12 @@ final class FileBackend implements ResourceBackend {
             settings = settings.withRewindPolicy(spec.rewindPolicy().get());
         }
         if (spec.maxPreparedPerSubtask().isPresent()) {
-            settings = settings.withMaxPreparedPerSubtask(spec.maxPreparedPerSubtask().getAsInt());
+            settings = settings.withMaxPreparedPerSubtask(
+                    spec.maxPreparedPerSubtask().getAsInt());
         }
         if (spec.markerRetention().isPresent()) {
-            settings = settings.withMarkerRetention(spec.markerRetention().get(), spec.markerPruneInterval().orElseThrow());
+            settings = settings.withMarkerRetention(
+                    spec.markerRetention().get(), spec.markerPruneInterval().orElseThrow());
         }
         return FileSink.create(root.resolve(spec.table()), id -> Long.toString(id), settings);
     }
@@ -94,7 +100,9 @@ final class FileBackend implements ResourceBackend {
     public void stagePrepared(String target, TransactionId id, long from, long to) throws IOException {
         SinkDirectory dir = new SinkDirectory(root.resolve(target));
         Path file = dir.inProgress(id);
-        Files.write(file, LongStream.range(from, to).mapToObj(Long::toString).collect(Collectors.toList()),
+        Files.write(
+                file,
+                LongStream.range(from, to).mapToObj(Long::toString).collect(Collectors.toList()),
                 StandardCharsets.UTF_8);
         Durably.move(file, dir.pending(id));
     }
@@ -140,7 +148,8 @@ final class FileBackend implements ResourceBackend {
         for (SinkDirectory dir : targets()) {
             for (TransactionId id : list(dir, SinkDirectory.COMMITTED, sinkId)) {
                 try {
-                    committed.put(id, (long) Files.readAllLines(dir.committed(id), StandardCharsets.UTF_8).size());
+                    committed.put(id, (long) Files.readAllLines(dir.committed(id), StandardCharsets.UTF_8)
+                            .size());
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
@@ -152,7 +161,9 @@ final class FileBackend implements ResourceBackend {
     /** The guards its writers hold: a file sink has no other session that holds anything. */
     @Override
     public long openSessions(String sinkId) {
-        return targets().stream().mapToLong(dir -> OwnershipLocks.heldInThisJvm(dir.base(), sinkId)).sum();
+        return targets().stream()
+                .mapToLong(dir -> OwnershipLocks.heldInThisJvm(dir.base(), sinkId))
+                .sum();
     }
 
     @Override

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.examples.files;
 
 import dev.eosink.core.SinkException;
@@ -7,6 +11,7 @@ import dev.eosink.core.spi.CommitSession.Attempt;
 import dev.eosink.core.spi.Committed;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 
 import org.junit.jupiter.api.Test;
@@ -39,7 +44,7 @@ class FileSessionsTest {
     Path dir;
 
     private static SubtaskContext context(int subtask, int attempt) {
-        return new SubtaskContext(SINK, subtask, 2, attempt, "job-1", OptionalLong.empty());
+        return new SubtaskContext(SINK, subtask, 2, attempt, new JobRun("job-1", OptionalLong.empty()));
     }
 
     private static TransactionId id(int subtask, long checkpoint) {
@@ -65,7 +70,8 @@ class FileSessionsTest {
         FileTransactions<Long> db = database();
         TransactionId id = id(0, 3);
         SinkDirectory layout = new SinkDirectory(dir);
-        try (WriterSession<Long> writer = db.openWriter(context(0, 0)); CommitSession committer = db.openCommitter(context(0, 0))) {
+        try (WriterSession<Long> writer = db.openWriter(context(0, 0));
+                CommitSession committer = db.openCommitter(context(0, 0))) {
             writer.recovery().claim(0, 0);
             long before = System.currentTimeMillis();
             writer.epoch().begin(id);
@@ -77,7 +83,8 @@ class FileSessionsTest {
             assertThat(layout.inProgress(id)).doesNotExist();
             assertThat(Files.readAllLines(layout.pending(id))).containsExactly("1", "2");
             assertThat(Files.getLastModifiedTime(layout.pending(id)).toMillis())
-                    .as("dated by the epoch's start").isBetween(before, System.currentTimeMillis());
+                    .as("dated by the epoch's start")
+                    .isBetween(before, System.currentTimeMillis());
             assertThat(writer.recovery().listPrepared()).containsExactly(id);
             assertThat(committer.isMarked(id)).isFalse();
 
@@ -89,8 +96,12 @@ class FileSessionsTest {
             // Committed before: not found, and the committed file proves it ("already committed").
             assertThat(committer.commit(id)).isEqualTo(Attempt.NOT_FOUND);
             assertThat(committer.isMarked(id)).isTrue();
-            assertThat(Files.readAllLines(layout.committed(id))).as("written once").containsExactly("1", "2");
-            assertThat(committer.pruneMarkers(Duration.ZERO)).as("the marker is the data: never pruned").isZero();
+            assertThat(Files.readAllLines(layout.committed(id)))
+                    .as("written once")
+                    .containsExactly("1", "2");
+            assertThat(committer.pruneMarkers(Duration.ZERO))
+                    .as("the marker is the data: never pruned")
+                    .isZero();
             assertThat(layout.committed(id)).exists();
         }
     }
@@ -99,14 +110,17 @@ class FileSessionsTest {
     void rollbackDeletesThePendingFileAndACommitAfterItIsNotFoundWithoutMarker() throws Exception {
         FileTransactions<Long> db = database();
         TransactionId id = id(0, 4);
-        try (WriterSession<Long> writer = db.openWriter(context(0, 0)); CommitSession committer = db.openCommitter(context(0, 0))) {
+        try (WriterSession<Long> writer = db.openWriter(context(0, 0));
+                CommitSession committer = db.openCommitter(context(0, 0))) {
             writer.recovery().claim(0, 0);
             epoch(writer, id, 0, 10);
             writer.recovery().rollbackPrepared(id);
             writer.recovery().rollbackPrepared(id); // gone already: not an error
             assertThat(writer.recovery().listPrepared()).isEmpty();
             assertThat(committer.commit(id)).isEqualTo(Attempt.NOT_FOUND);
-            assertThat(committer.isMarked(id)).as("rolled back: no committed file, so the protocol calls it LOST").isFalse();
+            assertThat(committer.isMarked(id))
+                    .as("rolled back: no committed file, so the protocol calls it LOST")
+                    .isFalse();
         }
     }
 
@@ -139,7 +153,8 @@ class FileSessionsTest {
         try (WriterSession<Long> second = db.openWriter(context(0, 1))) {
             assertThatThrownBy(() -> second.recovery().claim(0, 200))
                     .isInstanceOf(SinkException.class)
-                    .hasMessageContaining("another live session holds the ownership guard of sink id '" + SINK + "' subtask 0")
+                    .hasMessageContaining(
+                            "another live session holds the ownership guard of sink id '" + SINK + "' subtask 0")
                     .hasMessageContaining("lock file " + lock)
                     .hasMessageContaining("sink '" + SINK + "' subtask 0/2 (attempt 0)")
                     .hasMessageContaining("a session of an earlier attempt of this job"); // the same job: going away
@@ -163,12 +178,12 @@ class FileSessionsTest {
         FileTransactions<Long> db = database();
         try (WriterSession<Long> first = db.openWriter(context(0, 0))) {
             first.recovery().claim(0, 0);
-            SubtaskContext otherJob = new SubtaskContext(SINK, 0, 2, 0, "job-2", OptionalLong.empty());
+            SubtaskContext otherJob = new SubtaskContext(SINK, 0, 2, 0, new JobRun("job-2", OptionalLong.empty()));
             try (WriterSession<Long> second = db.openWriter(otherJob)) {
                 assertThatThrownBy(() -> second.recovery().claim(0, 100))
                         .isInstanceOf(MisconfigurationException.class)
-                        .hasMessageContaining("another live session holds the ownership guard of sink id '" + SINK
-                                + "' subtask 0")
+                        .hasMessageContaining(
+                                "another live session holds the ownership guard of sink id '" + SINK + "' subtask 0")
                         .hasMessageContaining("a session of another execution")
                         .hasMessageContaining("Remedy: stop the other job, or give this sink a different sink id");
             }
@@ -191,7 +206,8 @@ class FileSessionsTest {
         FileTransactions<Long> db = database();
         SinkDirectory layout = new SinkDirectory(dir);
         layout.create();
-        try (FileChannel channel = FileChannel.open(layout.lock(SINK, 0), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        try (FileChannel channel =
+                        FileChannel.open(layout.lock(SINK, 0), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                 FileLock held = channel.lock();
                 WriterSession<Long> session = db.openWriter(context(0, 0))) {
             assertThat(held.isValid()).isTrue();
@@ -218,7 +234,9 @@ class FileSessionsTest {
             Files.writeString(layout.inProgress(otherSubtask), "1\n");
             writer.recovery().claim(0, 0);
             assertThat(layout.inProgress(dead)).as("an attempt that is gone").doesNotExist();
-            assertThat(layout.inProgress(otherSubtask)).as("another subtask's open epoch").exists();
+            assertThat(layout.inProgress(otherSubtask))
+                    .as("another subtask's open epoch")
+                    .exists();
 
             writer.epoch().begin(id(0, 7));
             writer.epoch().write(1L, 0);
@@ -230,7 +248,8 @@ class FileSessionsTest {
     @Test
     void committedAfterCountsTheCommittedFilesOfLaterCheckpointsWhoseEpochBeganSince() throws Exception {
         FileTransactions<Long> db = database();
-        try (WriterSession<Long> writer = db.openWriter(context(0, 0)); CommitSession committer = db.openCommitter(context(0, 0))) {
+        try (WriterSession<Long> writer = db.openWriter(context(0, 0));
+                CommitSession committer = db.openCommitter(context(0, 0))) {
             writer.recovery().claim(0, 0);
             epoch(writer, id(0, 2), 0, 3);
             committer.commit(id(0, 2));
@@ -277,7 +296,8 @@ class FileSessionsTest {
         Durably.move(file, b.resolve("f.txt"));
         assertThat(b.resolve("f.txt")).hasContent("x");
         assertThat(file).doesNotExist();
-        assertThatThrownBy(() -> Durably.move(file, b.resolve("g.txt"))).isInstanceOf(java.nio.file.NoSuchFileException.class);
+        assertThatThrownBy(() -> Durably.move(file, b.resolve("g.txt")))
+                .isInstanceOf(java.nio.file.NoSuchFileException.class);
         assertThat(Durably.delete(b.resolve("f.txt"))).isTrue();
         assertThat(Durably.delete(b.resolve("f.txt"))).isFalse();
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.jdbc.dialect.JdbcDialect;
@@ -21,7 +25,8 @@ import java.util.Optional;
  */
 public final class Admin {
 
-    static final String USAGE = String.join("\n",
+    static final String USAGE = String.join(
+            "\n",
             "usage: eosink-admin <command> [options]",
             "  list    [--sink-id ID] --url URL [--user U]          the prepared transactions and marker rows of one or every sink",
             "  inspect <checkpoint> [--sink-id ID]                   what a retained checkpoint or savepoint promised",
@@ -34,7 +39,8 @@ public final class Admin {
             "                                                        them (a dry run unless --apply)",
             "<checkpoint>: a chk-N directory, a savepoint directory, or the _metadata file in one.",
             "options: --url jdbc:postgresql://host:port/db | jdbc:mariadb://host:port/db | ... (the sink's database)",
-            "         --user U; password from the environment variable " + Credentials.PASSWORD_ENV + " or --password-file F",
+            "         --user U; password from the environment variable " + Credentials.PASSWORD_ENV
+                    + " or --password-file F",
             "         --marker-table [schema.]name (default " + TableName.DEFAULT_MARKER_TABLE + ")",
             "exit codes: 0 done, 1 failed, 2 wrong usage, 3 refused (a live job holds the sink's ownership guard)");
 
@@ -87,6 +93,7 @@ public final class Admin {
         String markerTable;
         /** {@code carried}: the sink's table, to write the carried writes into. */
         String table;
+
         boolean apply;
         boolean allowOlder;
 
@@ -126,8 +133,10 @@ public final class Admin {
                         a.set(arg, value);
                         break;
                     case "--password":
-                        throw new AdminException(AdminException.USAGE, "no password on the command line (other users "
-                                + "of the machine can read it): set " + Credentials.PASSWORD_ENV + " or use --password-file");
+                        throw new AdminException(
+                                AdminException.USAGE,
+                                "no password on the command line (other users " + "of the machine can read it): set "
+                                        + Credentials.PASSWORD_ENV + " or use --password-file");
                     default:
                         if (arg.startsWith("--")) {
                             throw new AdminException(AdminException.USAGE, "unknown option " + arg);
@@ -169,8 +178,10 @@ public final class Admin {
 
         String path() throws AdminException {
             if (positional.size() != 1) {
-                throw new AdminException(AdminException.USAGE, command + " takes one checkpoint path (a chk-N directory, "
-                        + "a savepoint directory, or its _metadata file); got " + positional.size());
+                throw new AdminException(
+                        AdminException.USAGE,
+                        command + " takes one checkpoint path (a chk-N directory, "
+                                + "a savepoint directory, or its _metadata file); got " + positional.size());
             }
             return positional.get(0);
         }
@@ -195,9 +206,11 @@ public final class Admin {
             if (dialect.isPresent()) {
                 return new XaAdminDatabase(c, markerTable, dialect.get());
             }
-            throw new AdminException(AdminException.USAGE, "--url " + dev.eosink.jdbc.driver.JdbcUrls.redact(c.url())
-                    + ": the tool speaks jdbc:postgresql:// (the PostgreSQL sink) and the URLs of the XA databases whose "
-                    + "dialect is on its class path (jdbc:mariadb://, jdbc:mysql://)");
+            throw new AdminException(
+                    AdminException.USAGE,
+                    "--url " + dev.eosink.jdbc.driver.JdbcUrls.redact(c.url())
+                            + ": the tool speaks jdbc:postgresql:// (the PostgreSQL sink) and the URLs of the XA databases whose "
+                            + "dialect is on its class path (jdbc:mariadb://, jdbc:mysql://)");
         }
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
@@ -32,8 +36,11 @@ interface AdminDatabase extends AutoCloseable {
 
         @Override
         public boolean equals(Object o) {
-            return o == this || o instanceof Prepared other && id.equals(other.id) && preparedAt.equals(other.preparedAt)
-                    && database.equals(other.database);
+            return o == this
+                    || o instanceof Prepared other
+                            && id.equals(other.id)
+                            && preparedAt.equals(other.preparedAt)
+                            && database.equals(other.database);
         }
 
         @Override
@@ -48,13 +55,19 @@ interface AdminDatabase extends AutoCloseable {
     }
 
     /** The marker rows of one sink id. */
-    record Markers(String sinkId, long count, long oldestCheckpoint, long newestCheckpoint, Instant oldest, Instant newest) {
+    record Markers(
+            String sinkId, long count, long oldestCheckpoint, long newestCheckpoint, Instant oldest, Instant newest) {
 
         @Override
         public boolean equals(Object o) {
-            return o == this || o instanceof Markers other && sinkId.equals(other.sinkId) && count == other.count
-                    && oldestCheckpoint == other.oldestCheckpoint && newestCheckpoint == other.newestCheckpoint
-                    && oldest.equals(other.oldest) && newest.equals(other.newest);
+            return o == this
+                    || o instanceof Markers other
+                            && sinkId.equals(other.sinkId)
+                            && count == other.count
+                            && oldestCheckpoint == other.oldestCheckpoint
+                            && newestCheckpoint == other.newestCheckpoint
+                            && oldest.equals(other.oldest)
+                            && newest.equals(other.newest);
         }
 
         @Override
@@ -137,7 +150,8 @@ interface AdminDatabase extends AutoCloseable {
      * run at a higher parallelism than anything shows.
      */
     default List<String> guardHoldersUpTo(String sinkId, IntStream seen) throws AdminException {
-        return guardHolders(sinkId, Math.max(GUARD_SUBTASKS_AT_LEAST, 1 + seen.max().orElse(0)));
+        return guardHolders(
+                sinkId, Math.max(GUARD_SUBTASKS_AT_LEAST, 1 + seen.max().orElse(0)));
     }
 
     /** Subtask indices whose guard is looked at where the database is asked per index (MariaDB), at least. */
@@ -158,8 +172,9 @@ interface AdminDatabase extends AutoCloseable {
      *
      * @param writes by subtask, each written in its order
      */
-    CarriedWriting.Written writeCarried(SqlIdentifier table, String sinkId, SortedMap<Integer, CarriedWrites> writes,
-            int notices) throws AdminException;
+    CarriedWriting.Written writeCarried(
+            SqlIdentifier table, String sinkId, SortedMap<Integer, CarriedWrites> writes, int notices)
+            throws AdminException;
 
     void commit(Prepared tx) throws AdminException;
 

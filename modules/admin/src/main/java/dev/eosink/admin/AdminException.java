@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 /**
@@ -11,6 +15,7 @@ final class AdminException extends Exception {
 
     /** The exit code of a usage error, a failure, and a refusal while a live job owns the sink. */
     static final int USAGE = 2;
+
     static final int FAILED = 1;
     static final int REFUSED = 3;
 

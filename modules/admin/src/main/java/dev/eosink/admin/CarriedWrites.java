@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
@@ -57,7 +61,8 @@ final class CarriedWrites {
     private final Optional<List<String>> keyColumns;
     private final List<Write> writes;
 
-    private CarriedWrites(Encoding encoding, List<String> columns, Optional<List<String>> keyColumns, List<Write> writes) {
+    private CarriedWrites(
+            Encoding encoding, List<String> columns, Optional<List<String>> keyColumns, List<Write> writes) {
         this.encoding = encoding;
         this.columns = columns;
         this.keyColumns = keyColumns;
@@ -75,23 +80,29 @@ final class CarriedWrites {
             }
             return postgres(CarriedStatements.decode(bytes));
         } catch (CarriedStatementsRefused e) {
-            throw new AdminException(where + " carries writes this tool cannot read: " + e.getMessage()
-                    + ". Remedy: use the tool of the release whose job took the snapshot, or restore the job from it "
-                    + "with the sink's state (its writers write them)", e);
+            throw new AdminException(
+                    where + " carries writes this tool cannot read: " + e.getMessage()
+                            + ". Remedy: use the tool of the release whose job took the snapshot, or restore the job from it "
+                            + "with the sink's state (its writers write them)",
+                    e);
         }
     }
 
     private static CarriedWrites postgres(CarriedStatements carried) {
         List<Write> writes = new ArrayList<>(carried.statements().size());
         for (CarriedStatements.Statement s : carried.statements()) {
-            writes.add(new Write(s.delete(), Arrays.asList((Object[]) s.key()),
+            writes.add(new Write(
+                    s.delete(),
+                    Arrays.asList((Object[]) s.key()),
                     s.delete() ? List.of() : Arrays.asList((Object[]) s.values())));
         }
         return new CarriedWrites(Encoding.POSTGRES_TEXT, carried.columns(), carried.keyColumns(), writes);
     }
 
     private static CarriedWrites xa(XaCarried carried) {
-        int[] keyIndexes = carried.keyColumns().stream().mapToInt(carried.columns()::indexOf).toArray();
+        int[] keyIndexes = carried.keyColumns().stream()
+                .mapToInt(carried.columns()::indexOf)
+                .toArray();
         List<Write> writes = new ArrayList<>(carried.rows().size());
         for (int i = 0; i < carried.rows().size(); i++) {
             Object[] row = carried.rows().get(i);
@@ -133,8 +144,9 @@ final class CarriedWrites {
     /** "upsert k=5: v=2605, note=n2605" or "delete k=17", as the listing shows a write. */
     String show(Write w) {
         if (keyColumns.isEmpty()) {
-            return (w.delete() ? "delete key " : "upsert key ") + w.key().stream().map(CarriedWrites::show)
-                    .collect(Collectors.joining(", ")) + (w.delete() ? "" : ": " + pairs(columns, w.values(), List.of()));
+            return (w.delete() ? "delete key " : "upsert key ")
+                    + w.key().stream().map(CarriedWrites::show).collect(Collectors.joining(", "))
+                    + (w.delete() ? "" : ": " + pairs(columns, w.values(), List.of()));
         }
         String key = pairs(keyColumns.get(), w.key(), List.of());
         return w.delete() ? "delete " + key : "upsert " + key + ": " + pairs(columns, w.values(), keyColumns.get());
@@ -164,9 +176,12 @@ final class CarriedWrites {
 
     /** "columns (k, v, note), key (k)": what the writes are for. */
     String describe() {
-        return "columns (" + String.join(", ", columns) + "), key " + keyColumns.map(k -> "(" + String.join(", ", k) + ")")
-                .orElse("of " + (writes.isEmpty() ? "?" : writes.get(0).key().size()) + " column(s), not named (the "
-                        + "first layout)");
+        return "columns (" + String.join(", ", columns) + "), key "
+                + keyColumns
+                        .map(k -> "(" + String.join(", ", k) + ")")
+                        .orElse("of "
+                                + (writes.isEmpty() ? "?" : writes.get(0).key().size()) + " column(s), not named (the "
+                                + "first layout)");
     }
 
     @Override

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.jdbc.dialect.MarkerSql;
@@ -61,8 +65,16 @@ final class CarriedWriting {
      *
      * @return the upserts and deletes written, and the notices deleted
      */
-    static Written write(Connection c, Dialect dialect, String table, MarkerSql markerTable, String sinkId,
-            SortedMap<Integer, CarriedWrites> writes, int notices, Credentials credentials) throws AdminException {
+    static Written write(
+            Connection c,
+            Dialect dialect,
+            String table,
+            MarkerSql markerTable,
+            String sinkId,
+            SortedMap<Integer, CarriedWrites> writes,
+            int notices,
+            Credentials credentials)
+            throws AdminException {
         long upserts = 0;
         long deletes = 0;
         int deleted = 0;
@@ -75,7 +87,8 @@ final class CarriedWriting {
                     CarriedWrites carried = subtask.getValue();
                     String where = "the writes carried by subtask " + subtask.getKey();
                     List<String> keys = carried.keyColumnsToWrite(where);
-                    try (PreparedStatement upsert = c.prepareStatement(dialect.upsertSql(table, carried.columns(), keys));
+                    try (PreparedStatement upsert =
+                                    c.prepareStatement(dialect.upsertSql(table, carried.columns(), keys));
                             PreparedStatement delete = c.prepareStatement(dialect.deleteSql(table, keys))) {
                         for (CarriedWrites.Write w : carried.writes()) {
                             doing = "writing " + carried.show(w) + " (" + where + ")";
@@ -96,9 +109,11 @@ final class CarriedWriting {
                     deleted += CarriedNotices.delete(c, markerTable, sinkId, subtask.getKey());
                 }
                 if (deleted != notices) { // rolled back below
-                    throw new AdminException("expected to delete " + notices + " notice(s) of carried writes of sink id '"
+                    throw new AdminException("expected to delete " + notices
+                            + " notice(s) of carried writes of sink id '"
                             + sinkId + "' and found " + deleted + ": something else wrote or gave them up meanwhile "
-                            + "(a job with sink id '" + sinkId + "' started?). Nothing was written. Remedy: run carried "
+                            + "(a job with sink id '" + sinkId
+                            + "' started?). Nothing was written. Remedy: run carried "
                             + "again without --apply and look at what it shows");
                 }
                 doing = "committing";
@@ -114,13 +129,19 @@ final class CarriedWriting {
                 c.setAutoCommit(true);
             }
         } catch (SQLException e) {
-            throw new AdminException("writing the carried writes of sink id '" + sinkId + "' into " + table + " failed "
-                    + "while " + doing + ": " + credentials.scrub(e.getMessage()) + " (SQLState " + e.getSQLState()
-                    + "). Nothing was written (one transaction) into the database at "
-                    + JdbcUrls.redact(credentials.url()) + ". Remedy: check --table (the sink's table, with a unique key "
-                    + "on the key columns) and that the user may insert, update and delete there"
-                    + (isLockTimeout(e) ? "; a row of one of those keys is locked by another session (a live job, or a "
-                            + "prepared transaction): stop that job or resolve its transactions first" : ""), e);
+            throw new AdminException(
+                    "writing the carried writes of sink id '" + sinkId + "' into " + table + " failed "
+                            + "while " + doing + ": " + credentials.scrub(e.getMessage()) + " (SQLState "
+                            + e.getSQLState()
+                            + "). Nothing was written (one transaction) into the database at "
+                            + JdbcUrls.redact(credentials.url())
+                            + ". Remedy: check --table (the sink's table, with a unique key "
+                            + "on the key columns) and that the user may insert, update and delete there"
+                            + (isLockTimeout(e)
+                                    ? "; a row of one of those keys is locked by another session (a live job, or a "
+                                            + "prepared transaction): stop that job or resolve its transactions first"
+                                    : ""),
+                    e);
         }
         return new Written(upserts, deletes, deleted);
     }

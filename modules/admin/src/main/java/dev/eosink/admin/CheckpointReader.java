@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.core.protocol.PreparedTransaction;
@@ -54,19 +58,25 @@ final class CheckpointReader {
         SinkState sink(String sinkId) throws AdminException {
             SinkState state = sinks.get(sinkId);
             if (state == null) {
-                throw new AdminException("checkpoint " + checkpointId + " (" + metadata + ") holds no state of sink id '"
-                        + sinkId + "'; it holds " + (sinks.isEmpty() ? "no eosink sink's state at all"
-                                : "the state of sink id(s) " + String.join(", ", sinks.keySet()))
-                        + ". Remedy: give the sink id of the job that wrote this checkpoint, or the checkpoint of the "
-                        + "job that ran sink id '" + sinkId + "'.");
+                throw new AdminException(
+                        "checkpoint " + checkpointId + " (" + metadata + ") holds no state of sink id '"
+                                + sinkId + "'; it holds "
+                                + (sinks.isEmpty()
+                                        ? "no eosink sink's state at all"
+                                        : "the state of sink id(s) " + String.join(", ", sinks.keySet()))
+                                + ". Remedy: give the sink id of the job that wrote this checkpoint, or the checkpoint of the "
+                                + "job that ran sink id '" + sinkId + "'.");
             }
             return state;
         }
 
         @Override
         public boolean equals(Object o) {
-            return o == this || o instanceof Contents other && metadata.equals(other.metadata)
-                    && checkpointId == other.checkpointId && sinks.equals(other.sinks);
+            return o == this
+                    || o instanceof Contents other
+                            && metadata.equals(other.metadata)
+                            && checkpointId == other.checkpointId
+                            && sinks.equals(other.sinks);
         }
 
         @Override
@@ -84,13 +94,15 @@ final class CheckpointReader {
 
     /** The {@code _metadata} file of a {@code chk-N} directory, a savepoint directory, or the file itself. */
     static Path metadataFile(String given) throws AdminException {
-        Path path = Path.of(given.startsWith("file:") ? given.substring("file:".length()).replaceFirst("^//", "") : given);
+        Path path = Path.of(
+                given.startsWith("file:") ? given.substring("file:".length()).replaceFirst("^//", "") : given);
         Path metadata = Files.isDirectory(path) ? path.resolve("_metadata") : path;
         if (!Files.isRegularFile(metadata) || !metadata.getFileName().toString().equals("_metadata")) {
             throw new AdminException("no checkpoint metadata at " + path + ": expected a retained checkpoint's chk-N "
                     + "directory, a savepoint directory, or the _metadata file in one"
-                    + (Files.isDirectory(path) ? " (this directory has no _metadata file: is it the job's checkpoint "
-                            + "directory rather than one of its chk-N directories, or a checkpoint that never completed?)"
+                    + (Files.isDirectory(path)
+                            ? " (this directory has no _metadata file: is it the job's checkpoint "
+                                    + "directory rather than one of its chk-N directories, or a checkpoint that never completed?)"
                             : Files.exists(path) ? "" : " (it does not exist)")
                     + ". Remedy: pass the newest chk-N directory that holds a _metadata file.");
         }
@@ -110,8 +122,11 @@ final class CheckpointReader {
         Map<String, String> committerNotes = new TreeMap<>();
         for (CommitterElement element : committerElements) {
             try {
-                for (PreparedTransaction tx : CommitterStates.committables(element.bytes, element.subtask, element.parallelism)) {
-                    committables.computeIfAbsent(tx.id().sinkId(), k -> new ArrayList<>()).add(tx);
+                for (PreparedTransaction tx :
+                        CommitterStates.committables(element.bytes, element.subtask, element.parallelism)) {
+                    committables
+                            .computeIfAbsent(tx.id().sinkId(), k -> new ArrayList<>())
+                            .add(tx);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -126,12 +141,22 @@ final class CheckpointReader {
             String sinkId = e.getKey();
             // Read when its committables are there, or when every committer state read and none is the
             // sink's (nothing left to commit); not when some committer state could not be read.
-            Optional<String> note = committables.containsKey(sinkId) || !committerElements.isEmpty() && committerNotes.isEmpty()
-                    ? Optional.empty()
-                    : Optional.of(committerElements.isEmpty() ? "the checkpoint holds no committer state of a Sink V2 sink"
-                            : "no committable of this sink read; committer states this tool cannot read: " + committerNotes);
-            sinks.put(sinkId, new SinkState(sinkId, checkpoint.getCheckpointId(), e.getValue(),
-                    committables.getOrDefault(sinkId, List.of()), note));
+            Optional<String> note =
+                    committables.containsKey(sinkId) || !committerElements.isEmpty() && committerNotes.isEmpty()
+                            ? Optional.empty()
+                            : Optional.of(
+                                    committerElements.isEmpty()
+                                            ? "the checkpoint holds no committer state of a Sink V2 sink"
+                                            : "no committable of this sink read; committer states this tool cannot read: "
+                                                    + committerNotes);
+            sinks.put(
+                    sinkId,
+                    new SinkState(
+                            sinkId,
+                            checkpoint.getCheckpointId(),
+                            e.getValue(),
+                            committables.getOrDefault(sinkId, List.of()),
+                            note));
         }
         return new Contents(metadata, checkpoint.getCheckpointId(), sinks);
     }
@@ -140,11 +165,14 @@ final class CheckpointReader {
     private static CheckpointMetadata load(Path metadata, ClassLoader loader) throws AdminException {
         try (InputStream file = Files.newInputStream(metadata);
                 DataInputStream in = new DataInputStream(new BufferedInputStream(file))) {
-            return Checkpoints.loadCheckpointMetadata(in, loader, metadata.getParent().toUri().toString());
+            return Checkpoints.loadCheckpointMetadata(
+                    in, loader, metadata.getParent().toUri().toString());
         } catch (IOException | RuntimeException e) {
-            throw new AdminException("could not read the checkpoint metadata " + metadata + ": " + e.getMessage()
-                    + ". Remedy: check that it is a Flink checkpoint or savepoint, written by the Flink line this tool "
-                    + "was built for", e);
+            throw new AdminException(
+                    "could not read the checkpoint metadata " + metadata + ": " + e.getMessage()
+                            + ". Remedy: check that it is a Flink checkpoint or savepoint, written by the Flink line this tool "
+                            + "was built for",
+                    e);
         }
     }
 
@@ -184,10 +212,15 @@ final class CheckpointReader {
         }
     }
 
-    private static void readOperator(OperatorState operator, ClassLoader loader, Map<String, List<WriterState>> writers,
-            List<CommitterElement> committerElements) throws AdminException {
+    private static void readOperator(
+            OperatorState operator,
+            ClassLoader loader,
+            Map<String, List<WriterState>> writers,
+            List<CommitterElement> committerElements)
+            throws AdminException {
         WriterStateSerializer writerSerializer = new WriterStateSerializer();
-        for (Map.Entry<Integer, OperatorSubtaskState> subtask : operator.getSubtaskStates().entrySet()) {
+        for (Map.Entry<Integer, OperatorSubtaskState> subtask :
+                operator.getSubtaskStates().entrySet()) {
             Collection<OperatorStateHandle> handles = subtask.getValue().getManagedOperatorState();
             boolean writer = holds(handles, WRITER_STATE);
             boolean committer = holds(handles, CommitterStates.STATE_NAME);
@@ -196,8 +229,14 @@ final class CheckpointReader {
             }
             List<byte[]> writerElements = new ArrayList<>();
             List<byte[]> committerBytes = new ArrayList<>();
-            restore(handles, loader, operator, writer ? WRITER_STATE : null, writerElements,
-                    committer ? CommitterStates.STATE_NAME : null, committerBytes);
+            restore(
+                    handles,
+                    loader,
+                    operator,
+                    writer ? WRITER_STATE : null,
+                    writerElements,
+                    committer ? CommitterStates.STATE_NAME : null,
+                    committerBytes);
             List<WriterState> states = new ArrayList<>();
             try {
                 for (byte[] element : writerElements) {
@@ -211,8 +250,8 @@ final class CheckpointReader {
                 writers.computeIfAbsent(s.sinkId(), k -> new ArrayList<>()).add(s);
             }
             for (byte[] element : committerBytes) {
-                committerElements.add(new CommitterElement(operator.getOperatorID().toString(), subtask.getKey(),
-                        operator.getParallelism(), element));
+                committerElements.add(new CommitterElement(
+                        operator.getOperatorID().toString(), subtask.getKey(), operator.getParallelism(), element));
             }
         }
     }
@@ -222,18 +261,29 @@ final class CheckpointReader {
     }
 
     /** Restores one subtask's operator state with Flink's own backend and copies the two lists out. */
-    private static void restore(Collection<OperatorStateHandle> handles, ClassLoader loader, OperatorState operator,
-            String firstName, List<byte[]> first, String secondName, List<byte[]> second) throws AdminException {
+    private static void restore(
+            Collection<OperatorStateHandle> handles,
+            ClassLoader loader,
+            OperatorState operator,
+            String firstName,
+            List<byte[]> first,
+            String secondName,
+            List<byte[]> second)
+            throws AdminException {
         CloseableRegistry registry = new CloseableRegistry();
         DefaultOperatorStateBackend backend = null;
         try {
-            backend = new DefaultOperatorStateBackendBuilder(loader, new ExecutionConfig(), false, handles, registry).build();
+            backend = new DefaultOperatorStateBackendBuilder(loader, new ExecutionConfig(), false, handles, registry)
+                    .build();
             copy(backend, firstName, first);
             copy(backend, secondName, second);
         } catch (Exception e) {
-            throw new AdminException("could not read the operator state of operator " + operator.getOperatorID()
-                    + " from the checkpoint: " + e.getMessage() + ". Remedy: check that every file of the checkpoint "
-                    + "directory is there and readable", e);
+            throw new AdminException(
+                    "could not read the operator state of operator " + operator.getOperatorID()
+                            + " from the checkpoint: " + e.getMessage()
+                            + ". Remedy: check that every file of the checkpoint "
+                            + "directory is there and readable",
+                    e);
         } finally {
             if (backend != null) {
                 backend.dispose();
@@ -250,7 +300,8 @@ final class CheckpointReader {
         if (name == null) {
             return;
         }
-        ListState<byte[]> state = backend.getListState(new ListStateDescriptor<>(name, BytePrimitiveArraySerializer.INSTANCE));
+        ListState<byte[]> state =
+                backend.getListState(new ListStateDescriptor<>(name, BytePrimitiveArraySerializer.INSTANCE));
         Iterable<byte[]> elements = state.get();
         if (elements != null) {
             elements.forEach(into::add);

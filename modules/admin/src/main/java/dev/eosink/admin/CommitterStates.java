@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.core.protocol.PreparedTransaction;
@@ -35,8 +39,11 @@ final class CommitterStates {
     static List<PreparedTransaction> committables(byte[] element, int subtask, int parallelism)
             throws IOException, InterruptedException {
         CommittableCollectorSerializer<PreparedTransaction> serializer = new CommittableCollectorSerializer<>(
-                new PreparedTransactionSerializer(), subtask, parallelism,
-                InternalSinkCommitterMetricGroup.wrap(UnregisteredMetricGroups.createUnregisteredOperatorMetricGroup()));
+                new PreparedTransactionSerializer(),
+                subtask,
+                parallelism,
+                InternalSinkCommitterMetricGroup.wrap(
+                        UnregisteredMetricGroups.createUnregisteredOperatorMetricGroup()));
         CommittableCollector<PreparedTransaction> collector =
                 SimpleVersionedSerialization.readVersionAndDeSerialize(serializer, element);
         List<PreparedTransaction> all = new ArrayList<>();
@@ -54,7 +61,8 @@ final class CommitterStates {
             @Override
             public void close() {}
         };
-        for (CheckpointCommittableManager<PreparedTransaction> checkpoint : collector.getCheckpointCommittablesUpTo(Long.MAX_VALUE)) {
+        for (CheckpointCommittableManager<PreparedTransaction> checkpoint :
+                collector.getCheckpointCommittablesUpTo(Long.MAX_VALUE)) {
             checkpoint.commit(recorder, 0);
         }
         return all;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.jdbc.driver.JdbcUrls;
@@ -24,8 +28,10 @@ final class Connections {
                     }
                 }
             }
-            throw new AdminException(AdminException.USAGE, "no JDBC driver for " + JdbcUrls.redact(credentials.url())
-                    + ": no JDBC driver on the tool's class path accepts it");
+            throw new AdminException(
+                    AdminException.USAGE,
+                    "no JDBC driver for " + JdbcUrls.redact(credentials.url())
+                            + ": no JDBC driver on the tool's class path accepts it");
         } catch (SQLException e) {
             throw failed(credentials, e);
         }
@@ -40,7 +46,9 @@ final class Connections {
                     + "' (SQLState " + state + ": authentication failed). Remedy: check --user, and the password in "
                     + Credentials.PASSWORD_ENV + " or the file of --password-file");
         }
-        return new AdminException("could not connect to " + where + " as user '" + credentials.user() + "': "
-                + credentials.scrub(e.getMessage()), e);
+        return new AdminException(
+                "could not connect to " + where + " as user '" + credentials.user() + "': "
+                        + credentials.scrub(e.getMessage()),
+                e);
     }
 }

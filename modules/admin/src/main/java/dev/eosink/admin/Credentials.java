@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import java.io.IOException;
@@ -27,15 +31,19 @@ final class Credentials {
 
     static Credentials of(String url, String user, String passwordFile, Map<String, String> env) throws AdminException {
         if (url == null) {
-            throw new AdminException(AdminException.USAGE, "--url is required: jdbc:postgresql://host:port/db or "
-                    + "jdbc:mariadb://host:port/db, the database the sink wrote to");
+            throw new AdminException(
+                    AdminException.USAGE,
+                    "--url is required: jdbc:postgresql://host:port/db or "
+                            + "jdbc:mariadb://host:port/db, the database the sink wrote to");
         }
         String password = env.get(PASSWORD_ENV);
         if (passwordFile != null) {
             try {
-                password = Files.readString(Path.of(passwordFile), StandardCharsets.UTF_8).strip();
+                password = Files.readString(Path.of(passwordFile), StandardCharsets.UTF_8)
+                        .strip();
             } catch (IOException e) {
-                throw new AdminException(AdminException.USAGE, "cannot read --password-file " + passwordFile + ": " + e);
+                throw new AdminException(
+                        AdminException.USAGE, "cannot read --password-file " + passwordFile + ": " + e);
             }
         }
         return new Credentials(url, user, password);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.core.protocol.PreparedTransaction;
@@ -37,27 +41,44 @@ final class InspectCommand {
 
     static void print(SinkState sink, PrintStream out) {
         out.println("sink id " + sink.sinkId() + ": " + sink.writerStates().size() + " writer state(s)"
-                + sink.parallelism().stream().mapToObj(p -> ", parallelism " + p).findFirst().orElse(""));
+                + sink.parallelism().stream()
+                        .mapToObj(p -> ", parallelism " + p)
+                        .findFirst()
+                        .orElse(""));
         for (WriterState s : sink.writerStates()) {
-            List<PreparedTransaction> own = sink.committables().stream().filter(c -> c.id().subtask() == s.subtask())
+            List<PreparedTransaction> own = sink.committables().stream()
+                    .filter(c -> c.id().subtask() == s.subtask())
                     .collect(Collectors.toList());
             out.println("  subtask " + s.subtask() + ": run " + s.run().orElse("(none: state of the first layout)")
                     + ", writer state of checkpoint " + s.checkpointId()
-                    + (s.snapshotAtMillis().isPresent() ? ", snapshot at " + Text.time(Instant.ofEpochMilli(s.snapshotAtMillis().getAsLong())) : "")
+                    + (s.snapshotAtMillis().isPresent()
+                            ? ", snapshot at "
+                                    + Text.time(Instant.ofEpochMilli(
+                                            s.snapshotAtMillis().getAsLong()))
+                            : "")
                     + (s.carries() ? ", " + s.carried().length + " bytes of carried statements" : ""));
-            out.println("    committables: " + (own.isEmpty() ? "none" : own.stream()
-                    .map(c -> c.id() + " (" + c.rows() + " rows)").collect(Collectors.joining(", "))));
+            out.println("    committables: "
+                    + (own.isEmpty()
+                            ? "none"
+                            : own.stream()
+                                    .map(c -> c.id() + " (" + c.rows() + " rows)")
+                                    .collect(Collectors.joining(", "))));
         }
-        sink.committables().stream().filter(c -> sink.writerStates().stream().noneMatch(s -> s.subtask() == c.id().subtask()))
+        sink.committables().stream()
+                .filter(c -> sink.writerStates().stream().noneMatch(s -> s.subtask() == c.id().subtask()))
                 .forEach(c -> out.println("  committable of a subtask without writer state: " + c.id()));
         sink.committerNote().ifPresent(note -> out.println("  committer state: " + note));
         if (sink.withLineage()) {
-            out.println("  promised: a prepared transaction of sink id " + sink.sinkId() + " whose subtask's writer state "
-                    + "above names its run, named at or before checkpoint " + sink.checkpointId()
-                    + " (a job restored from this checkpoint commits it); every other one is not (it would roll it back)");
+            out.println(
+                    "  promised: a prepared transaction of sink id " + sink.sinkId() + " whose subtask's writer state "
+                            + "above names its run, named at or before checkpoint " + sink.checkpointId()
+                            + " (a job restored from this checkpoint commits it); every other one is not (it would roll it back)");
         } else {
-            out.println("  promised: " + (sink.decidable() ? "the committables above (the writer states carry no run token)"
-                    : "cannot tell: the writer states carry no run token and the committer state was not read"));
+            out.println(
+                    "  promised: "
+                            + (sink.decidable()
+                                    ? "the committables above (the writer states carry no run token)"
+                                    : "cannot tell: the writer states carry no run token and the committer state was not read"));
         }
         List<?> odd = sink.committablesNotPromised();
         if (!odd.isEmpty()) {

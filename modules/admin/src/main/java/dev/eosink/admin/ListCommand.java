@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import java.io.PrintStream;
@@ -32,12 +36,20 @@ final class ListCommand {
             out.println("prepared transactions " + whose + ": " + prepared.size() + " (" + db.ageSource() + ")");
             if (!prepared.isEmpty()) {
                 List<String[]> rows = new ArrayList<>();
-                rows.add(new String[] {"sink id", "subtask", "checkpoint", "run", "age", "prepared at", "database", "transaction"});
+                rows.add(new String[] {
+                    "sink id", "subtask", "checkpoint", "run", "age", "prepared at", "database", "transaction"
+                });
                 for (AdminDatabase.Prepared p : prepared) {
-                    rows.add(new String[] {p.id().sinkId(), Integer.toString(p.id().subtask()),
-                        Long.toString(p.id().checkpointId()), p.id().run(),
+                    rows.add(new String[] {
+                        p.id().sinkId(),
+                        Integer.toString(p.id().subtask()),
+                        Long.toString(p.id().checkpointId()),
+                        p.id().run(),
                         p.preparedAt().map(t -> Text.age(t, now)).orElse("unknown"),
-                        p.preparedAt().map(Text::time).orElse("unknown"), p.database(), p.id().toString()});
+                        p.preparedAt().map(Text::time).orElse("unknown"),
+                        p.database(),
+                        p.id().toString()
+                    });
                 }
                 Text.table(rows).forEach(out::println);
             }
@@ -48,10 +60,18 @@ final class ListCommand {
             out.println("marker rows " + whose + " (committed transactions):" + (markers.isEmpty() ? " none" : ""));
             if (!markers.isEmpty()) {
                 List<String[]> rows = new ArrayList<>();
-                rows.add(new String[] {"sink id", "markers", "oldest checkpoint", "newest checkpoint", "oldest", "newest"});
+                rows.add(
+                        new String[] {"sink id", "markers", "oldest checkpoint", "newest checkpoint", "oldest", "newest"
+                        });
                 for (AdminDatabase.Markers m : markers) {
-                    rows.add(new String[] {m.sinkId(), Long.toString(m.count()), Long.toString(m.oldestCheckpoint()),
-                        Long.toString(m.newestCheckpoint()), Text.time(m.oldest()), Text.time(m.newest())});
+                    rows.add(new String[] {
+                        m.sinkId(),
+                        Long.toString(m.count()),
+                        Long.toString(m.oldestCheckpoint()),
+                        Long.toString(m.newestCheckpoint()),
+                        Text.time(m.oldest()),
+                        Text.time(m.newest())
+                    });
                 }
                 Text.table(rows).forEach(out::println);
             }

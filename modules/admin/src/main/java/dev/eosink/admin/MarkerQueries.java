@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.admin.AdminDatabase.Markers;
@@ -38,7 +42,12 @@ final class MarkerQueries {
      * @param connection in autocommit
      * @param database the database, as messages name it
      */
-    MarkerQueries(Connection connection, MarkerSql sql, ErrorKinds errors, XaTraits xa, Supplier<String> database,
+    MarkerQueries(
+            Connection connection,
+            MarkerSql sql,
+            ErrorKinds errors,
+            XaTraits xa,
+            Supplier<String> database,
             Credentials credentials) {
         this.connection = connection;
         this.sql = sql;
@@ -57,8 +66,13 @@ final class MarkerQueries {
                 }
                 try (ResultSet rs = s.executeQuery()) {
                     while (rs.next()) {
-                        markers.add(new Markers(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4),
-                                rs.getTimestamp(5).toInstant(), rs.getTimestamp(6).toInstant()));
+                        markers.add(new Markers(
+                                rs.getString(1),
+                                rs.getLong(2),
+                                rs.getLong(3),
+                                rs.getLong(4),
+                                rs.getTimestamp(5).toInstant(),
+                                rs.getTimestamp(6).toInstant()));
                     }
                 }
                 return null;
@@ -122,8 +136,10 @@ final class MarkerQueries {
                 s.setLong(4, sinceEpochMillis);
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();
-                    return rs.getLong(1) == 0 ? Optional.<String>empty() : Optional.of(rs.getLong(1) + " transaction(s) ("
-                            + rs.getLong(2) + " rows) of checkpoints " + rs.getLong(3) + " to " + rs.getLong(4));
+                    return rs.getLong(1) == 0
+                            ? Optional.<String>empty()
+                            : Optional.of(rs.getLong(1) + " transaction(s) (" + rs.getLong(2) + " rows) of checkpoints "
+                                    + rs.getLong(3) + " to " + rs.getLong(4));
                 }
             });
         } catch (SQLException e) {
@@ -155,7 +171,9 @@ final class MarkerQueries {
                     + ": every eosink sink writes its marker rows there. Remedy: connect to the database the sink wrote "
                     + "to, or name its marker table with --marker-table (the sink's markerTable setting)");
         }
-        return new AdminException("could not read the marker table " + sql.table() + " of " + database.get() + ": "
-                + credentials.scrub(e.getMessage()), e);
+        return new AdminException(
+                "could not read the marker table " + sql.table() + " of " + database.get() + ": "
+                        + credentials.scrub(e.getMessage()),
+                e);
     }
 }

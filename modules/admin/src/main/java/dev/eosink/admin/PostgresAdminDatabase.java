@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
@@ -59,8 +63,8 @@ final class PostgresAdminDatabase implements AdminDatabase {
             }
             // The sink's own SQL for its markers (undefined table: SQLSTATE 42P01).
             this.markerSql = dialect.markers(this.markerTable);
-            this.markers = new MarkerQueries(connection, markerSql, dialect.errors(), dialect.xa(), this::describe,
-                    credentials);
+            this.markers = new MarkerQueries(
+                    connection, markerSql, dialect.errors(), dialect.xa(), this::describe, credentials);
         } catch (SQLException e) {
             close();
             throw Connections.failed(credentials, e);
@@ -69,7 +73,8 @@ final class PostgresAdminDatabase implements AdminDatabase {
 
     @Override
     public String describe() {
-        return "PostgreSQL " + version + " at " + JdbcUrls.redact(credentials.url()) + " (database " + databaseName + ")";
+        return "PostgreSQL " + version + " at " + JdbcUrls.redact(credentials.url()) + " (database " + databaseName
+                + ")";
     }
 
     @Override
@@ -92,16 +97,20 @@ final class PostgresAdminDatabase implements AdminDatabase {
                     Timestamp at = rs.getTimestamp(2);
                     String database = rs.getString(3);
                     Optional<TransactionId> id = gid.startsWith(PgXaGids.PREFIX)
-                            ? PgXaGids.parse(gid).flatMap(x -> sinkId.isPresent()
-                                    ? XaBranchNames.parse(x, sinkId.get()) : XaBranchNames.parse(x))
+                            ? PgXaGids.parse(gid)
+                                    .flatMap(x -> sinkId.isPresent()
+                                            ? XaBranchNames.parse(x, sinkId.get())
+                                            : XaBranchNames.parse(x))
                             : TransactionId.parse(gid);
                     id.ifPresent(t -> found.add(
                             new Prepared(t, Optional.ofNullable(at).map(Timestamp::toInstant), database, gid)));
                 }
             }
         } catch (SQLException e) {
-            throw new AdminException("could not list the prepared transactions (pg_prepared_xacts) of " + describe()
-                    + ": " + credentials.scrub(e.getMessage()), e);
+            throw new AdminException(
+                    "could not list the prepared transactions (pg_prepared_xacts) of " + describe() + ": "
+                            + credentials.scrub(e.getMessage()),
+                    e);
         }
         return found;
     }
@@ -117,8 +126,8 @@ final class PostgresAdminDatabase implements AdminDatabase {
     }
 
     @Override
-    public Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis,
-            Optional<String> takenBy) throws AdminException {
+    public Optional<String> committedAfter(
+            String sinkId, long checkpointId, long sinceEpochMillis, Optional<String> takenBy) throws AdminException {
         return markers.committedAfter(sinkId, checkpointId, sinceEpochMillis, takenBy);
     }
 
@@ -134,7 +143,8 @@ final class PostgresAdminDatabase implements AdminDatabase {
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     holders.add("subtask " + rs.getLong(1) + ": backend pid " + rs.getInt(2) + ", application_name '"
-                            + rs.getString(3) + "', client " + rs.getString(4) + ", connected since " + rs.getTimestamp(5));
+                            + rs.getString(3) + "', client " + rs.getString(4) + ", connected since "
+                            + rs.getTimestamp(5));
                 }
             }
             // The XA sink's guards on PostgreSQL: its dialect's advisory locks, one per subtask index.
@@ -143,13 +153,16 @@ final class PostgresAdminDatabase implements AdminDatabase {
             for (int subtask = 0; subtask < subtasks; subtask++) {
                 long pid = xaLocks.guardHolder(connection, hash, subtask);
                 if (pid != 0) {
-                    holders.add("subtask " + subtask + ": backend pid " + pid + " holds the XA sink's ownership guard (if "
-                            + "no live job owns it: " + xaLocks.endSessionSql(pid) + ")");
+                    holders.add(
+                            "subtask " + subtask + ": backend pid " + pid + " holds the XA sink's ownership guard (if "
+                                    + "no live job owns it: " + xaLocks.endSessionSql(pid) + ")");
                 }
             }
         } catch (SQLException e) {
-            throw new AdminException("could not read pg_locks of " + describe() + " to check that no live job owns sink id '"
-                    + sinkId + "': " + credentials.scrub(e.getMessage()), e);
+            throw new AdminException(
+                    "could not read pg_locks of " + describe() + " to check that no live job owns sink id '" + sinkId
+                            + "': " + credentials.scrub(e.getMessage()),
+                    e);
         }
         return holders;
     }
@@ -175,19 +188,26 @@ final class PostgresAdminDatabase implements AdminDatabase {
      * type with a text form works and type modifiers are enforced.
      */
     @Override
-    public CarriedWriting.Written writeCarried(SqlIdentifier table, String sinkId,
-            SortedMap<Integer, CarriedWrites> writes, int notices) throws AdminException {
+    public CarriedWriting.Written writeCarried(
+            SqlIdentifier table, String sinkId, SortedMap<Integer, CarriedWrites> writes, int notices)
+            throws AdminException {
         Map<String, String> types = columnTypes(table);
         CarriedWriting.Dialect dialect = new CarriedWriting.Dialect() {
             @Override
             public String upsertSql(String t, List<String> columns, List<String> keyColumns) throws AdminException {
-                List<String> others = columns.stream().filter(c -> !keyColumns.contains(c)).toList();
-                return "INSERT INTO " + t + " (" + columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
+                List<String> others =
+                        columns.stream().filter(c -> !keyColumns.contains(c)).toList();
+                return "INSERT INTO " + t + " ("
+                        + columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
                         + ") VALUES (" + casts(columns) + ") ON CONFLICT ("
                         + keyColumns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", ")) + ") "
-                        + (others.isEmpty() ? "DO NOTHING" : "DO UPDATE SET " + others.stream()
-                                .map(c -> SqlIdentifier.quote(c) + " = EXCLUDED." + SqlIdentifier.quote(c))
-                                .collect(Collectors.joining(", ")));
+                        + (others.isEmpty()
+                                ? "DO NOTHING"
+                                : "DO UPDATE SET "
+                                        + others.stream()
+                                                .map(c -> SqlIdentifier.quote(c) + " = EXCLUDED."
+                                                        + SqlIdentifier.quote(c))
+                                                .collect(Collectors.joining(", ")));
             }
 
             @Override
@@ -211,7 +231,8 @@ final class PostgresAdminDatabase implements AdminDatabase {
                 String type = types.get(column);
                 if (type == null) {
                     throw new AdminException("table " + table.sql() + " has no column " + SqlIdentifier.quote(column)
-                            + ", which the carried writes are for (its columns: " + types.keySet() + "). Remedy: give the "
+                            + ", which the carried writes are for (its columns: " + types.keySet()
+                            + "). Remedy: give the "
                             + "sink's table with --table");
                 }
                 return type;
@@ -244,8 +265,10 @@ final class PostgresAdminDatabase implements AdminDatabase {
                 }
             }
         } catch (SQLException e) {
-            throw new AdminException("could not read the columns of " + table.sql() + " in " + describe() + ": "
-                    + credentials.scrub(e.getMessage()), e);
+            throw new AdminException(
+                    "could not read the columns of " + table.sql() + " in " + describe() + ": "
+                            + credentials.scrub(e.getMessage()),
+                    e);
         }
         if (types.isEmpty()) {
             throw new AdminException("table " + table.sql() + " does not exist in " + describe() + " (or this user "
@@ -273,8 +296,10 @@ final class PostgresAdminDatabase implements AdminDatabase {
         try (Statement s = connection.createStatement()) {
             s.execute(verb + " " + SqlIdentifier.literal((String) tx.handle()));
         } catch (SQLException e) {
-            throw new AdminException(verb + " '" + tx.handle() + "' failed on " + describe() + ": "
-                    + credentials.scrub(e.getMessage()) + ". Remedy: run it as the sink's role or a superuser", e);
+            throw new AdminException(
+                    verb + " '" + tx.handle() + "' failed on " + describe() + ": " + credentials.scrub(e.getMessage())
+                            + ". Remedy: run it as the sink's role or a superuser",
+                    e);
         }
     }
 

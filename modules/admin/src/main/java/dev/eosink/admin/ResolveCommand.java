@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
@@ -54,38 +58,48 @@ final class ResolveCommand {
         SinkState sink = contents.sink(sinkId(contents));
         String sinkId = sink.sinkId();
         if (!sink.decidable()) {
-            throw new AdminException("checkpoint " + contents.checkpointId() + " cannot tell what it promised of sink id '"
-                    + sinkId + "': its writer states carry no run token (eosink's first state layout), and its committer "
-                    + "state could not be read (" + sink.committerNote().orElse("") + "). Remedy: restore the job from "
-                    + "it once (it commits what it promised and rolls back the rest), or resolve by hand (docs/admin.md)");
+            throw new AdminException(
+                    "checkpoint " + contents.checkpointId() + " cannot tell what it promised of sink id '"
+                            + sinkId
+                            + "': its writer states carry no run token (eosink's first state layout), and its committer "
+                            + "state could not be read (" + sink.committerNote().orElse("")
+                            + "). Remedy: restore the job from "
+                            + "it once (it commits what it promised and rolls back the rest), or resolve by hand (docs/admin.md)");
         }
         try (AdminDatabase db = args.connect(env)) {
             out.println("checkpoint " + contents.checkpointId() + " (" + contents.metadata() + "), sink id " + sinkId);
             out.println("database: " + db.describe());
             db.markers(Optional.of(sinkId)); // fails with the remedy when the marker table is missing
             List<AdminDatabase.Prepared> prepared = db.prepared(Optional.of(sinkId));
-            List<String> holders = db.guardHoldersUpTo(sinkId, IntStream.concat(
-                    prepared.stream().mapToInt(p -> p.id().subtask()),
-                    sink.writerStates().stream().mapToInt(WriterState::subtask)));
+            List<String> holders = db.guardHoldersUpTo(
+                    sinkId,
+                    IntStream.concat(
+                            prepared.stream().mapToInt(p -> p.id().subtask()),
+                            sink.writerStates().stream().mapToInt(WriterState::subtask)));
             if (!holders.isEmpty()) {
-                throw new AdminException(AdminException.REFUSED, "refused: a live job holds the ownership guard of sink id '"
-                        + sinkId + "' (" + String.join("; ", holders) + "). That job owns its prepared transactions and "
-                        + "finishes them itself; finishing them here could commit what it is about to roll back, or the "
-                        + "reverse. Remedy: stop the job first (cancel it; a job restored later from a checkpoint resolves "
-                        + "its transactions itself), then run resolve again");
+                throw new AdminException(
+                        AdminException.REFUSED,
+                        "refused: a live job holds the ownership guard of sink id '"
+                                + sinkId + "' (" + String.join("; ", holders)
+                                + "). That job owns its prepared transactions and "
+                                + "finishes them itself; finishing them here could commit what it is about to roll back, or the "
+                                + "reverse. Remedy: stop the job first (cancel it; a job restored later from a checkpoint resolves "
+                                + "its transactions itself), then run resolve again");
             }
             out.println("ownership guard: free (no live job with sink id " + sinkId + ")");
             OptionalLong takenAt = WriterState.takenAt(sink.writerStates());
             if (takenAt.isPresent() && !args.allowOlder) {
-                Optional<String> later = db.committedAfter(sinkId, sink.checkpointId(), takenAt.getAsLong(),
-                        WriterState.takenBy(sink.writerStates()));
+                Optional<String> later = db.committedAfter(
+                        sinkId, sink.checkpointId(), takenAt.getAsLong(), WriterState.takenBy(sink.writerStates()));
                 if (later.isPresent()) {
-                    throw new AdminException("checkpoint " + sink.checkpointId() + " is not the job's last: the database "
-                            + "holds " + later.get() + " of sink id '" + sinkId + "', committed after this checkpoint was "
-                            + "taken, so a later checkpoint completed, or another run of the sink id wrote. Resolving "
-                            + "against this one would roll back what the later one promised. Remedy: resolve with the newest retained checkpoint (the newest chk-N "
-                            + "with a _metadata file, or a later savepoint); --allow-older-checkpoint if this one is "
-                            + "deliberate (the sources will be rewound to it)");
+                    throw new AdminException(
+                            "checkpoint " + sink.checkpointId() + " is not the job's last: the database "
+                                    + "holds " + later.get() + " of sink id '" + sinkId
+                                    + "', committed after this checkpoint was "
+                                    + "taken, so a later checkpoint completed, or another run of the sink id wrote. Resolving "
+                                    + "against this one would roll back what the later one promised. Remedy: resolve with the newest retained checkpoint (the newest chk-N "
+                                    + "with a _metadata file, or a later savepoint); --allow-older-checkpoint if this one is "
+                                    + "deliberate (the sources will be rewound to it)");
                 }
             }
 
@@ -93,7 +107,8 @@ final class ResolveCommand {
             for (AdminDatabase.Prepared tx : prepared) {
                 steps.add(new Step(tx, sink.promises(tx.id()), sink.why(tx.id())));
             }
-            Set<TransactionId> stillPrepared = prepared.stream().map(AdminDatabase.Prepared::id).collect(Collectors.toSet());
+            Set<TransactionId> stillPrepared =
+                    prepared.stream().map(AdminDatabase.Prepared::id).collect(Collectors.toSet());
             List<String> lost = new ArrayList<>();
             List<String> done = new ArrayList<>();
             for (PreparedTransaction committable : sink.committables()) {
@@ -117,12 +132,15 @@ final class ResolveCommand {
                 out.println("already committed (marker row found): " + d);
             }
             for (String l : lost) {
-                out.println("LOST: " + l + " is a committable of this checkpoint, yet neither prepared nor marked: either "
-                        + "rolled back by someone (its rows are not in the table), or committed and its marker row "
-                        + "deleted since, by hand or pruned after markerRetention (its rows are in the table). To tell "
-                        + "which, and the remedy of each: docs/operations.md, \"A transaction reported LOST\"");
+                out.println(
+                        "LOST: " + l + " is a committable of this checkpoint, yet neither prepared nor marked: either "
+                                + "rolled back by someone (its rows are not in the table), or committed and its marker row "
+                                + "deleted since, by hand or pruned after markerRetention (its rows are in the table). To tell "
+                                + "which, and the remedy of each: docs/operations.md, \"A transaction reported LOST\"");
             }
-            long after = steps.stream().filter(s -> !s.commit && s.tx.id().checkpointId() > sink.checkpointId()).count();
+            long after = steps.stream()
+                    .filter(s -> !s.commit && s.tx.id().checkpointId() > sink.checkpointId())
+                    .count();
             if (after > 0) {
                 out.println("NOTE: " + after + " transaction(s) above are named after checkpoint " + sink.checkpointId()
                         + ", which does not promise them. If a savepoint or a retained checkpoint was taken after it (a "
@@ -131,7 +149,8 @@ final class ResolveCommand {
                         + "them back, and a job restored from that later snapshot would then report them LOST");
             }
             for (TransactionId odd : sink.committablesNotPromised()) {
-                out.println("WARNING: committable " + odd + " is not promised by the writer states; it is not committed");
+                out.println(
+                        "WARNING: committable " + odd + " is not promised by the writer states; it is not committed");
             }
             if (!args.apply) {
                 long commits = steps.stream().filter(Step::commit).count();
@@ -151,14 +170,18 @@ final class ResolveCommand {
      * the commits above: a job restored from it with the sink's state writes them; otherwise {@code carried} must.
      */
     private void carried(AdminDatabase db, SinkState sink) throws AdminException {
-        List<Integer> carrying = sink.writerStates().stream().filter(WriterState::carries).map(WriterState::subtask)
+        List<Integer> carrying = sink.writerStates().stream()
+                .filter(WriterState::carries)
+                .map(WriterState::subtask)
                 .toList();
         if (carrying.isEmpty()) {
             return;
         }
         int notices = db.notices(sink.sinkId()).size();
-        out.println("CARRIED: the writer state(s) of subtask(s) " + CarriedWrites.subtasks(carrying) + " carry writes past "
-                + "the barrier of checkpoint " + sink.checkpointId() + " (" + notices + " notice(s) visible now), which "
+        out.println("CARRIED: the writer state(s) of subtask(s) " + CarriedWrites.subtasks(carrying)
+                + " carry writes past "
+                + "the barrier of checkpoint " + sink.checkpointId() + " (" + notices
+                + " notice(s) visible now), which "
                 + "follow the commits above and are in no table yet. A job restored from this checkpoint with the sink's "
                 + "state writes them; if none will be, write them: eosink-admin carried " + args.path() + " --sink-id "
                 + sink.sinkId() + " --url ... --table [schema.]name --apply");
@@ -210,8 +233,12 @@ final class ResolveCommand {
         if (contents.sinks().size() == 1) {
             return contents.sinks().keySet().iterator().next();
         }
-        throw new AdminException(AdminException.USAGE, "checkpoint " + contents.checkpointId() + " holds "
-                + (contents.sinks().isEmpty() ? "no eosink sink's state" : "the state of several sinks: "
-                        + String.join(", ", contents.sinks().keySet()) + "; name one with --sink-id"));
+        throw new AdminException(
+                AdminException.USAGE,
+                "checkpoint " + contents.checkpointId() + " holds "
+                        + (contents.sinks().isEmpty()
+                                ? "no eosink sink's state"
+                                : "the state of several sinks: "
+                                        + String.join(", ", contents.sinks().keySet()) + "; name one with --sink-id"));
     }
 }

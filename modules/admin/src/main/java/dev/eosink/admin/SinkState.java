@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
@@ -23,11 +27,16 @@ import java.util.stream.Collectors;
  * @param committerNote why the committables are missing, empty when they were read
  */
 record SinkState(
-        String sinkId, long checkpointId, List<WriterState> writerStates, List<PreparedTransaction> committables,
+        String sinkId,
+        long checkpointId,
+        List<WriterState> writerStates,
+        List<PreparedTransaction> committables,
         Optional<String> committerNote) {
 
     SinkState {
-        writerStates = writerStates.stream().sorted(Comparator.comparingInt(WriterState::subtask)).toList();
+        writerStates = writerStates.stream()
+                .sorted(Comparator.comparingInt(WriterState::subtask))
+                .toList();
         committables = committables.stream()
                 .sorted(Comparator.comparingLong((PreparedTransaction p) -> p.id().checkpointId())
                         .thenComparingInt(p -> p.id().subtask()))
@@ -62,9 +71,11 @@ record SinkState(
 
     /** Why {@code id} is promised or not, for the plan's lines. */
     String why(TransactionId id) {
-        Optional<WriterState> state = writerStates.stream().filter(s -> s.subtask() == id.subtask()).findFirst();
+        Optional<WriterState> state =
+                writerStates.stream().filter(s -> s.subtask() == id.subtask()).findFirst();
         if (!withLineage()) {
-            return promises(id) ? "promised: a committable of the committer state (writer state without run tokens)"
+            return promises(id)
+                    ? "promised: a committable of the committer state (writer state without run tokens)"
                     : "not promised: not a committable of the committer state (writer state without run tokens)";
         }
         if (promises(id)) {
@@ -75,24 +86,31 @@ record SinkState(
             // All this checkpoint can tell: a plain savepoint taken after it notifies no sink, so its
             // transactions stay prepared, and a job restored from it would commit them.
             return "not promised by checkpoint " + checkpointId + ": prepared for checkpoint " + id.checkpointId()
-                    + ", after it. A job restored from checkpoint " + checkpointId + " rolls it back; a later savepoint "
+                    + ", after it. A job restored from checkpoint " + checkpointId
+                    + " rolls it back; a later savepoint "
                     + "or checkpoint, if one was taken, may have promised it (a plain savepoint does not notify the sink, "
                     + "so its transactions stay prepared until a job restored from it commits them)";
         }
         if (state.isEmpty()) {
             return "not promised: the checkpoint holds no writer state of subtask " + id.subtask()
-                    + parallelism().stream().mapToObj(p -> " (it was taken at parallelism " + p + ")").findFirst().orElse("");
+                    + parallelism().stream()
+                            .mapToObj(p -> " (it was taken at parallelism " + p + ")")
+                            .findFirst()
+                            .orElse("");
         }
         if (state.get().run().isEmpty()) {
             return "not promised: the writer state of subtask " + id.subtask() + " has no run token (state of "
                     + "eosink's first release), so it proves nothing";
         }
-        return "not promised: the writer state of subtask " + id.subtask() + " names run " + state.get().run().get()
-                + ", not " + id.run();
+        return "not promised: the writer state of subtask " + id.subtask() + " names run "
+                + state.get().run().get() + ", not " + id.run();
     }
 
     OptionalInt parallelism() {
-        return writerStates.stream().map(WriterState::parallelism).filter(OptionalInt::isPresent).findFirst()
+        return writerStates.stream()
+                .map(WriterState::parallelism)
+                .filter(OptionalInt::isPresent)
+                .findFirst()
                 .orElse(OptionalInt.empty());
     }
 
@@ -101,15 +119,21 @@ record SinkState(
         if (!withLineage()) {
             return List.of();
         }
-        return committables.stream().map(PreparedTransaction::id).filter(id -> !promises(id)).collect(Collectors.toList());
+        return committables.stream()
+                .map(PreparedTransaction::id)
+                .filter(id -> !promises(id))
+                .collect(Collectors.toList());
     }
 
     @Override
     public boolean equals(Object o) {
-        return o == this || o instanceof SinkState other
-                && sinkId.equals(other.sinkId) && checkpointId == other.checkpointId
-                && writerStates.equals(other.writerStates) && committables.equals(other.committables)
-                && committerNote.equals(other.committerNote);
+        return o == this
+                || o instanceof SinkState other
+                        && sinkId.equals(other.sinkId)
+                        && checkpointId == other.checkpointId
+                        && writerStates.equals(other.writerStates)
+                        && committables.equals(other.committables)
+                        && committerNote.equals(other.committerNote);
     }
 
     @Override
@@ -119,7 +143,7 @@ record SinkState(
 
     @Override
     public String toString() {
-        return "SinkState[" + sinkId + " at checkpoint " + checkpointId + ", " + writerStates.size() + " writer states, "
-                + committables.size() + " committables]";
+        return "SinkState[" + sinkId + " at checkpoint " + checkpointId + ", " + writerStates.size()
+                + " writer states, " + committables.size() + " committables]";
     }
 }

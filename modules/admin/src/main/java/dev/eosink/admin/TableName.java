@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.jdbc.sql.SqlIdentifier;
@@ -19,7 +23,9 @@ final class TableName {
     static SqlIdentifier parse(String given, String option) throws AdminException {
         int dot = given.indexOf('.');
         try {
-            return dot < 0 ? new SqlIdentifier(null, given) : new SqlIdentifier(given.substring(0, dot), given.substring(dot + 1));
+            return dot < 0
+                    ? new SqlIdentifier(null, given)
+                    : new SqlIdentifier(given.substring(0, dot), given.substring(dot + 1));
         } catch (IllegalArgumentException e) {
             throw new AdminException(AdminException.USAGE, option + " " + given + ": " + e.getMessage());
         }

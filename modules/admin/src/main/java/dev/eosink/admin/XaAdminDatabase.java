@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
@@ -17,7 +21,6 @@ import javax.transaction.xa.Xid;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
@@ -49,9 +52,12 @@ final class XaAdminDatabase implements AdminDatabase {
         this.dialect = dialect;
         this.markerTable = TableName.markerTable(markerTable);
         ClassLoader loader = XaAdminDatabase.class.getClassLoader();
-        XaDriver driver = dialect.xa().driver(credentials.url(), loader).orElseThrow(() -> new AdminException(
-                AdminException.USAGE, "--url " + JdbcUrls.redact(credentials.url()) + ": no XA driver is known for "
-                        + dialect.name() + " (its dialect names none), so the tool cannot list its XA branches"));
+        XaDriver driver = dialect.xa()
+                .driver(credentials.url(), loader)
+                .orElseThrow(() -> new AdminException(
+                        AdminException.USAGE,
+                        "--url " + JdbcUrls.redact(credentials.url()) + ": no XA driver is known for " + dialect.name()
+                                + " (its dialect names none), so the tool cannot list its XA branches"));
         try {
             driver.require(loader, JdbcUrls.redact(credentials.url()));
         } catch (IllegalStateException e) {
@@ -61,7 +67,8 @@ final class XaAdminDatabase implements AdminDatabase {
         try {
             // The plain statements run on the XA connection's own handle, as the sink's guard connection does: the
             // driver that takes the URL for XA takes it for them too.
-            opened = driver.create(credentials.url(), credentials.properties(), "eosink-admin").getXAConnection();
+            opened = driver.create(credentials.url(), credentials.properties(), "eosink-admin")
+                    .getXAConnection();
         } catch (SQLException e) {
             throw Connections.failed(credentials, e);
         }
@@ -71,8 +78,13 @@ final class XaAdminDatabase implements AdminDatabase {
             connection.setAutoCommit(true);
             this.xa = xaConnection.getXAResource();
             this.version = connection.getMetaData().getDatabaseProductVersion();
-            this.markers = new MarkerQueries(connection, dialect.markers(this.markerTable), dialect.errors(),
-                    dialect.xa(), this::describe, credentials);
+            this.markers = new MarkerQueries(
+                    connection,
+                    dialect.markers(this.markerTable),
+                    dialect.errors(),
+                    dialect.xa(),
+                    this::describe,
+                    credentials);
         } catch (SQLException e) {
             close();
             throw Connections.failed(credentials, e);
@@ -102,16 +114,20 @@ final class XaAdminDatabase implements AdminDatabase {
         try {
             xids = dialect.xa().preparedBranches(xa, connection);
         } catch (XAException e) {
-            throw new AdminException("XA recover (listing prepared branches) failed on " + describe() + ": error code "
-                    + e.errorCode + " " + credentials.scrub(e.getMessage()) + "." + dialect.xa().recoverRemedy(), e);
+            throw new AdminException(
+                    "XA recover (listing prepared branches) failed on " + describe() + ": error code " + e.errorCode
+                            + " " + credentials.scrub(e.getMessage()) + "."
+                            + dialect.xa().recoverRemedy(),
+                    e);
         } catch (SQLException e) {
-            throw new AdminException("listing prepared branches failed on " + describe() + ": "
-                    + credentials.scrub(e.getMessage()), e);
+            throw new AdminException(
+                    "listing prepared branches failed on " + describe() + ": " + credentials.scrub(e.getMessage()), e);
         }
         List<Prepared> found = new ArrayList<>();
         unreadable.clear();
         for (Xid xid : xids) {
-            Optional<TransactionId> id = sinkId.isPresent() ? XaBranchNames.parse(xid, sinkId.get()) : XaBranchNames.parse(xid);
+            Optional<TransactionId> id =
+                    sinkId.isPresent() ? XaBranchNames.parse(xid, sinkId.get()) : XaBranchNames.parse(xid);
             if (id.isPresent()) {
                 found.add(new Prepared(id.get(), Optional.empty(), "server", xid));
             } else if (sinkId.isEmpty() && xid.getFormatId() == XaBranchNames.FORMAT_ID) {
@@ -120,7 +136,8 @@ final class XaAdminDatabase implements AdminDatabase {
             }
         }
         found.sort(java.util.Comparator.comparing((Prepared p) -> p.id().sinkId())
-                .thenComparingLong(p -> p.id().checkpointId()).thenComparingInt(p -> p.id().subtask()));
+                .thenComparingLong(p -> p.id().checkpointId())
+                .thenComparingInt(p -> p.id().subtask()));
         return found;
     }
 
@@ -153,14 +170,17 @@ final class XaAdminDatabase implements AdminDatabase {
      * key, the values bound as the row mapper made them; lock waits bounded by the dialect's lock timeout.
      */
     @Override
-    public CarriedWriting.Written writeCarried(SqlIdentifier table, String sinkId,
-            SortedMap<Integer, CarriedWrites> writes, int notices) throws AdminException {
+    public CarriedWriting.Written writeCarried(
+            SqlIdentifier table, String sinkId, SortedMap<Integer, CarriedWrites> writes, int notices)
+            throws AdminException {
         CarriedWriting.Dialect carried = new CarriedWriting.Dialect() {
             @Override
             public String upsertSql(String t, List<String> columns, List<String> keyColumns) throws AdminException {
-                return dialect.writes().upsertSql(table, columns, keyColumns, 1).orElseThrow(() -> new AdminException(
-                        dialect.name() + " has no upsert statement in its dialect, so carried writes cannot be "
-                                + "written here"));
+                return dialect.writes()
+                        .upsertSql(table, columns, keyColumns, 1)
+                        .orElseThrow(() -> new AdminException(
+                                dialect.name() + " has no upsert statement in its dialect, so carried writes cannot be "
+                                        + "written here"));
             }
 
             @Override
@@ -184,7 +204,15 @@ final class XaAdminDatabase implements AdminDatabase {
                 }
             }
         };
-        return CarriedWriting.write(connection, carried, tableSql(table), dialect.markers(markerTable), sinkId, writes, notices, credentials);
+        return CarriedWriting.write(
+                connection,
+                carried,
+                tableSql(table),
+                dialect.markers(markerTable),
+                sinkId,
+                writes,
+                notices,
+                credentials);
     }
 
     @Override
@@ -198,8 +226,8 @@ final class XaAdminDatabase implements AdminDatabase {
     }
 
     @Override
-    public Optional<String> committedAfter(String sinkId, long checkpointId, long sinceEpochMillis,
-            Optional<String> takenBy) throws AdminException {
+    public Optional<String> committedAfter(
+            String sinkId, long checkpointId, long sinceEpochMillis, Optional<String> takenBy) throws AdminException {
         return markers.committedAfter(sinkId, checkpointId, sinceEpochMillis, takenBy);
     }
 
@@ -212,9 +240,11 @@ final class XaAdminDatabase implements AdminDatabase {
     public List<String> guardHolders(String sinkId, int subtasks) throws AdminException {
         Optional<SessionLocks> locks = dialect.sessionLocks();
         if (locks.isEmpty()) {
-            throw new AdminException(dialect.name() + " has no session locks in its dialect: the tool cannot check that "
-                    + "no live job owns sink id '" + sinkId + "'. Remedy: make sure that no job with that sink id runs, "
-                    + "and finish its branches by hand");
+            throw new AdminException(
+                    dialect.name() + " has no session locks in its dialect: the tool cannot check that "
+                            + "no live job owns sink id '" + sinkId
+                            + "'. Remedy: make sure that no job with that sink id runs, "
+                            + "and finish its branches by hand");
         }
         String hash = LockNames.sinkHash(sinkId);
         List<String> holders = new ArrayList<>();
@@ -226,13 +256,16 @@ final class XaAdminDatabase implements AdminDatabase {
                     if (session != 0) {
                         holders.add("subtask " + subtask + ": session " + session + " holds "
                                 + (session == guard ? "the ownership guard" : "the branch lock")
-                                + " (if no live job owns that session: " + locks.get().endSessionSql(session) + ")");
+                                + " (if no live job owns that session: "
+                                + locks.get().endSessionSql(session) + ")");
                     }
                 }
             }
         } catch (SQLException e) {
-            throw new AdminException("could not check the ownership guard of sink id '" + sinkId + "' on " + describe()
-                    + ": " + credentials.scrub(e.getMessage()), e);
+            throw new AdminException(
+                    "could not check the ownership guard of sink id '" + sinkId + "' on " + describe() + ": "
+                            + credentials.scrub(e.getMessage()),
+                    e);
         }
         return holders;
     }
@@ -242,8 +275,10 @@ final class XaAdminDatabase implements AdminDatabase {
         try {
             xa.commit((Xid) tx.handle(), false);
         } catch (XAException e) {
-            throw new AdminException("XA COMMIT of " + tx.id() + " failed on " + describe() + ": error code " + e.errorCode
-                    + " " + credentials.scrub(e.getMessage()), e);
+            throw new AdminException(
+                    "XA COMMIT of " + tx.id() + " failed on " + describe() + ": error code " + e.errorCode + " "
+                            + credentials.scrub(e.getMessage()),
+                    e);
         }
     }
 
@@ -252,8 +287,10 @@ final class XaAdminDatabase implements AdminDatabase {
         try {
             xa.rollback((Xid) tx.handle());
         } catch (XAException e) {
-            throw new AdminException("XA ROLLBACK of " + tx.id() + " failed on " + describe() + ": error code "
-                    + e.errorCode + " " + credentials.scrub(e.getMessage()), e);
+            throw new AdminException(
+                    "XA ROLLBACK of " + tx.id() + " failed on " + describe() + ": error code " + e.errorCode + " "
+                            + credentials.scrub(e.getMessage()),
+                    e);
         }
     }
 

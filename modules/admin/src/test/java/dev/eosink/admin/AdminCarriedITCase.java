@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -22,7 +26,6 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,8 +69,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AdminCarriedITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
 
     /** Records in all: three epochs before the savepoint, one after. */
     private static final long N = 4 * HeldPastTheBarrier.EPOCH;
@@ -131,7 +137,8 @@ class AdminCarriedITCase {
 
         @Override
         public void createKv(String table) throws SQLException {
-            try (Connection c = connect(); Statement s = c.createStatement()) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + table);
                 s.execute("CREATE TABLE " + table + " (k bigint PRIMARY KEY, v bigint NOT NULL, note text)");
             }
@@ -139,16 +146,27 @@ class AdminCarriedITCase {
 
         @Override
         public ExactlyOnceSink<Long> sink(String sinkId, String table) {
-            return PostgresSink.<Long>builder().jdbcUrl(url()).username(user()).password(password()).sinkId(sinkId)
-                    .table(table).columns("k", "v", "note").rows(i -> new Object[] {hotKey(i), i, note(i)})
-                    .upsert("k").changelog(UpsertRecords::hotKind).batchSize(500).claimWait(Duration.ofSeconds(20))
-                    .commitRetryBackoff(Duration.ofMillis(50)).build();
+            return PostgresSink.<Long>builder()
+                    .jdbcUrl(url())
+                    .username(user())
+                    .password(password())
+                    .sinkId(sinkId)
+                    .table(table)
+                    .columns("k", "v", "note")
+                    .rows(i -> new Object[] {hotKey(i), i, note(i)})
+                    .upsert("k")
+                    .changelog(UpsertRecords::hotKind)
+                    .batchSize(500)
+                    .claimWait(Duration.ofSeconds(20))
+                    .commitRetryBackoff(Duration.ofMillis(50))
+                    .build();
         }
 
         @Override
         public long prepared(String sinkId) throws SQLException {
-            try (Connection c = connect(); PreparedStatement s = c.prepareStatement(
-                    "SELECT count(*) FROM pg_prepared_xacts WHERE starts_with(gid, ?)")) {
+            try (Connection c = connect();
+                    PreparedStatement s =
+                            c.prepareStatement("SELECT count(*) FROM pg_prepared_xacts WHERE starts_with(gid, ?)")) {
                 s.setString(1, "eos1/" + sinkId + "/");
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();
@@ -181,16 +199,27 @@ class AdminCarriedITCase {
             maria.execute("DROP TABLE IF EXISTS " + table);
             maria.execute("CREATE TABLE " + table + " (k BIGINT NOT NULL, v BIGINT NOT NULL, note VARCHAR(40), "
                     + "PRIMARY KEY (k)) ENGINE=InnoDB");
-            maria.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER
-                    + "'@'%'");
+            maria.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '"
+                    + MariaDbFixture.SINK_USER + "'@'%'");
         }
 
         @Override
         public ExactlyOnceSink<Long> sink(String sinkId, String table) {
-            return XaSink.<Long>builder().jdbcUrl(url()).username(user()).password(password()).sinkId(sinkId)
-                    .table(table).columns("k", "v", "note").rows(i -> new Object[] {hotKey(i), i, note(i)})
-                    .upsert("k").changelog(UpsertRecords::hotKind).batchSize(50).lockTimeout(Duration.ofSeconds(5))
-                    .claimWait(Duration.ofSeconds(20)).commitRetryBackoff(Duration.ofMillis(50)).build();
+            return XaSink.<Long>builder()
+                    .jdbcUrl(url())
+                    .username(user())
+                    .password(password())
+                    .sinkId(sinkId)
+                    .table(table)
+                    .columns("k", "v", "note")
+                    .rows(i -> new Object[] {hotKey(i), i, note(i)})
+                    .upsert("k")
+                    .changelog(UpsertRecords::hotKind)
+                    .batchSize(50)
+                    .lockTimeout(Duration.ofSeconds(5))
+                    .claimWait(Duration.ofSeconds(20))
+                    .commitRetryBackoff(Duration.ofMillis(50))
+                    .build();
         }
 
         @Override
@@ -200,14 +229,14 @@ class AdminCarriedITCase {
     }
 
     @Test
-    void postgresCarriedWritesAreShownAndWrittenByHand(@InjectClusterClient ClusterClient<?> client,
-            @TempDir Path savepoints) throws Exception {
+    void postgresCarriedWritesAreShownAndWrittenByHand(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path savepoints) throws Exception {
         carriedWritesAreShownAndWrittenByHand(client, savepoints, new Postgres(), "admin-carried-pg");
     }
 
     @Test
-    void mariaDbCarriedWritesAreShownAndWrittenByHand(@InjectClusterClient ClusterClient<?> client,
-            @TempDir Path savepoints) throws Exception {
+    void mariaDbCarriedWritesAreShownAndWrittenByHand(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path savepoints) throws Exception {
         carriedWritesAreShownAndWrittenByHand(client, savepoints, new MariaDb(), "admin-carried-xa");
     }
 
@@ -218,7 +247,9 @@ class AdminCarriedITCase {
         reset(sinkId);
         try {
             HeldPastTheBarrier held = new HeldPastTheBarrier(sinkId);
-            JobClient job = held.declineThenFeedAnEpoch(client, "admin: carried writes of " + sinkId,
+            JobClient job = held.declineThenFeedAnEpoch(
+                    client,
+                    "admin: carried writes of " + sinkId,
                     env -> job(env, db, sinkId, table, held.decliner(), "sink"));
             String savepoint;
             try {
@@ -228,25 +259,32 @@ class AdminCarriedITCase {
                 TestJobs.cancelUnlessDone(job);
             }
             // The job is gone: its savepoint is complete, and nothing renames files under it any more.
-            assertThat(TestJobs.checkpointIdOf(savepoint)).as("the savepoint's checkpoint").isEqualTo(3);
+            assertThat(TestJobs.checkpointIdOf(savepoint))
+                    .as("the savepoint's checkpoint")
+                    .isEqualTo(3);
             assertThat(db.prepared(sinkId)).as("prepared after the stop").isZero();
             Map<Integer, Long> noticed = notices(db, sinkId);
             assertThat(noticed).as("notices of the carried writes, by subtask").containsOnlyKeys(0, 1);
             Map<Long, Long> atStop = kvRows(db, table);
-            assertThat(atStop).as("the carried writes are in no table yet")
-                    .isNotEqualTo(replay(3 * HeldPastTheBarrier.EPOCH, AdminCarriedITCase::hotKey, UpsertRecords::hotKind));
+            assertThat(atStop)
+                    .as("the carried writes are in no table yet")
+                    .isNotEqualTo(
+                            replay(3 * HeldPastTheBarrier.EPOCH, AdminCarriedITCase::hotKey, UpsertRecords::hotKind));
 
             // resolve does not ignore them: nothing is prepared, and it says what the checkpoint carries.
             Run resolve = admin(db.env(), db.args("resolve", savepoint, "--sink-id", sinkId));
             assertThat(resolve.exit()).as("%s", resolve).isZero();
-            assertThat(resolve.out()).contains("nothing to do")
-                    .contains("CARRIED: the writer state(s) of subtask(s) 0, 1 carry writes past the barrier of checkpoint 3 "
-                            + "(2 notice(s) visible now)")
+            assertThat(resolve.out())
+                    .contains("nothing to do")
+                    .contains(
+                            "CARRIED: the writer state(s) of subtask(s) 0, 1 carry writes past the barrier of checkpoint 3 "
+                                    + "(2 notice(s) visible now)")
                     .contains("eosink-admin carried " + savepoint + " --sink-id " + sinkId);
 
             Run list = admin(db.env(), db.args("carried", "--sink-id", sinkId));
             assertThat(list.exit()).as("%s", list).isZero();
-            assertThat(list.out()).contains("notices of carried writes of sink id " + sinkId + ": 2")
+            assertThat(list.out())
+                    .contains("notices of carried writes of sink id " + sinkId + ": 2")
                     .containsPattern("\\n  0 +3 +" + noticed.get(0) + " ")
                     .containsPattern("\\n  1 +3 +" + noticed.get(1) + " ")
                     .contains("eosink-admin carried <checkpoint> --sink-id " + sinkId);
@@ -254,35 +292,42 @@ class AdminCarriedITCase {
             Run show = admin(db.env(), db.args("carried", savepoint, "--sink-id", sinkId));
             assertThat(show.exit()).as("%s", show).isZero();
             for (int subtask = 0; subtask < 2; subtask++) {
-                assertThat(show.out()).contains("subtask " + subtask + ": writer state of checkpoint 3, run ")
+                assertThat(show.out())
+                        .contains("subtask " + subtask + ": writer state of checkpoint 3, run ")
                         .contains("carries " + noticed.get(subtask) + " write(s) (");
             }
-            assertThat(show.out()).contains("for columns (k, v, note), key (k)").containsPattern("\\n    upsert k=\\d+: v=\\d+, note=")
+            assertThat(show.out())
+                    .contains("for columns (k, v, note), key (k)")
+                    .containsPattern("\\n    upsert k=\\d+: v=\\d+, note=")
                     .contains("the snapshot's carried writes are the ones the notices announce: subtask(s) 0, 1")
                     .contains("to write them: eosink-admin carried " + savepoint);
 
-            Run dryRun = admin(db.env(),
-                    db.args("carried", savepoint, "--sink-id", sinkId, "--table", table));
+            Run dryRun = admin(db.env(), db.args("carried", savepoint, "--sink-id", sinkId, "--table", table));
             assertThat(dryRun.exit()).as("%s", dryRun).isZero();
-            assertThat(dryRun.out()).contains("ownership guard: free")
-                    .contains("dry run: would write ").contains("and delete their 2 notice(s), in one transaction");
+            assertThat(dryRun.out())
+                    .contains("ownership guard: free")
+                    .contains("dry run: would write ")
+                    .contains("and delete their 2 notice(s), in one transaction");
             assertThat(kvRows(db, table)).as("a dry run changes nothing").isEqualTo(atStop);
             assertThat(notices(db, sinkId)).isEqualTo(noticed);
 
-            Run apply = admin(db.env(),
-                    db.args("carried", savepoint, "--sink-id", sinkId, "--table", table, "--apply"));
+            Run apply =
+                    admin(db.env(), db.args("carried", savepoint, "--sink-id", sinkId, "--table", table, "--apply"));
             assertThat(apply.exit()).as("%s", apply).isZero();
-            assertThat(apply.out()).contains("wrote ").contains("deleted 2 notice(s) of subtask(s) 0, 1")
+            assertThat(apply.out())
+                    .contains("wrote ")
+                    .contains("deleted 2 notice(s) of subtask(s) 0, 1")
                     .contains("notices of carried writes of sink id " + sinkId + " left: 0");
             assertThat(notices(db, sinkId)).isEmpty();
             Map<Long, Long> beforeTheSavepoint =
                     replay(3 * HeldPastTheBarrier.EPOCH, AdminCarriedITCase::hotKey, UpsertRecords::hotKind);
             assertKv(db, table, beforeTheSavepoint);
 
-            Run again = admin(db.env(),
-                    db.args("carried", savepoint, "--sink-id", sinkId, "--table", table, "--apply"));
+            Run again =
+                    admin(db.env(), db.args("carried", savepoint, "--sink-id", sinkId, "--table", table, "--apply"));
             assertThat(again.exit()).as("%s", again).isZero();
-            assertThat(again.out()).contains("no notice of carried writes of sink id " + sinkId + ": nothing to write")
+            assertThat(again.out())
+                    .contains("no notice of carried writes of sink id " + sinkId + ": nothing to write")
                     .doesNotContain("wrote ");
             assertKv(db, table, beforeTheSavepoint);
 
@@ -291,11 +336,18 @@ class AdminCarriedITCase {
             Configuration unmatched = TestJobs.restoreFrom(savepoint);
             unmatched.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
             StreamExecutionEnvironment renamed = TestJobs.env(2, 200, unmatched);
-            job(renamed, db, sinkId, table, new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE,
-                    CheckpointDecliner.How.ASYNC_DECLINE), "sink-renamed");
+            job(
+                    renamed,
+                    db,
+                    sinkId,
+                    table,
+                    new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE),
+                    "sink-renamed");
             renamed.execute("admin: restored without the sink's state, " + sinkId);
             assertKv(db, table, replay(N, AdminCarriedITCase::hotKey, UpsertRecords::hotKind));
-            assertThat(db.prepared(sinkId)).as("prepared transactions of the sink left").isZero();
+            assertThat(db.prepared(sinkId))
+                    .as("prepared transactions of the sink left")
+                    .isZero();
             assertThat(notices(db, sinkId)).isEmpty();
         } finally {
             reset(sinkId);
@@ -306,7 +358,8 @@ class AdminCarriedITCase {
     private record Run(int exit, String out, String err) {
         @Override
         public boolean equals(Object o) {
-            return o == this || o instanceof Run other && exit == other.exit && out.equals(other.out) && err.equals(other.err);
+            return o == this
+                    || o instanceof Run other && exit == other.exit && out.equals(other.out) && err.equals(other.err);
         }
 
         @Override
@@ -340,22 +393,33 @@ class AdminCarriedITCase {
     }
 
     /** Valved ids through a decliner (in the source's task) into the traced upsert sink, each with a uid. */
-    private static void job(StreamExecutionEnvironment env, Db db, String sinkId, String table, CheckpointDecliner decliner,
+    private static void job(
+            StreamExecutionEnvironment env,
+            Db db,
+            String sinkId,
+            String table,
+            CheckpointDecliner decliner,
             String sinkUid) {
         IdValve.ids(env, sinkId, N)
-                .map(decliner).uid("decliner").setParallelism(1)
-                .sinkTo(ProtocolTrace.wrap(db.sink(sinkId, table))).uid(sinkUid);
+                .map(decliner)
+                .uid("decliner")
+                .setParallelism(1)
+                .sinkTo(ProtocolTrace.wrap(db.sink(sinkId, table)))
+                .uid(sinkUid);
     }
 
     /** The sink's notices of carried writes in the marker table: subtask -> writes (one notice each here). */
     private static Map<Integer, Long> notices(Db db, String sinkId) throws SQLException {
         Map<Integer, Long> notices = new TreeMap<>();
-        try (Connection c = db.connect(); PreparedStatement s = c.prepareStatement(
-                "SELECT subtask, row_count FROM eosink_markers WHERE sink_id = ? ORDER BY subtask")) {
+        try (Connection c = db.connect();
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT subtask, row_count FROM eosink_markers WHERE sink_id = ? ORDER BY subtask")) {
             s.setString(1, CarriedNotices.sinkIdOf(sinkId));
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    assertThat(notices.put(rs.getInt(1), rs.getLong(2))).as("one notice of subtask %d", rs.getInt(1)).isNull();
+                    assertThat(notices.put(rs.getInt(1), rs.getLong(2)))
+                            .as("one notice of subtask %d", rs.getInt(1))
+                            .isNull();
                 }
             }
         }
@@ -364,7 +428,8 @@ class AdminCarriedITCase {
 
     private static Map<Long, Long> kvRows(Db db, String table) throws SQLException {
         Map<Long, Long> rows = new HashMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT k, v FROM " + table)) {
             while (rs.next()) {
                 rows.put(rs.getLong(1), rs.getLong(2));
@@ -377,7 +442,8 @@ class AdminCarriedITCase {
     private static void assertKv(Db db, String table, Map<Long, Long> expected) throws SQLException {
         Map<Long, Long> actual = new HashMap<>();
         List<String> wrongNotes = new ArrayList<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT k, v, note FROM " + table)) {
             while (rs.next()) {
                 long k = rs.getLong(1);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.postgres.PostgresBackend;
@@ -43,10 +47,15 @@ class AdminExplorerITCase extends ExplorerSuite {
     @Test
     void aResolvedSavepointRestoredAtAHigherParallelismOverARunWithoutTheSinksState(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
-        Explorer.assertKeepsItsPromises(new PostgresBackend(), client, dir, "mode insert; start fresh p1 state=kept "
-                + "jobid=new chaining=ON gate=apart leftover=FAIL rewind=FAIL; progress 192; savepoint; cancel; resolve; "
-                + "start newest p3 state=dropped jobid=fixed chaining=ON gate=apart leftover=FAIL rewind=WARN; progress 143; "
-                + "delay at=BEFORE_COMMIT ms=1241; progress 376; decline; cancel", AdminExplorerITCase::resolver);
+        Explorer.assertKeepsItsPromises(
+                new PostgresBackend(),
+                client,
+                dir,
+                "mode insert; start fresh p1 state=kept "
+                        + "jobid=new chaining=ON gate=apart leftover=FAIL rewind=FAIL; progress 192; savepoint; cancel; resolve; "
+                        + "start newest p3 state=dropped jobid=fixed chaining=ON gate=apart leftover=FAIL rewind=WARN; progress 143; "
+                        + "delay at=BEFORE_COMMIT ms=1241; progress 376; decline; cancel",
+                AdminExplorerITCase::resolver);
     }
 
     /**
@@ -60,9 +69,21 @@ class AdminExplorerITCase extends ExplorerSuite {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             int exit;
             try (PrintStream printed = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-                exit = Admin.run(new String[] {"resolve", snapshot.toString(), "--sink-id", sinkId, "--apply",
-                                "--url", database.jdbcUrl(), "--user", login.getProperty("user")},
-                        printed, printed, Map.of("EOSINK_ADMIN_PASSWORD", login.getProperty("password", "")));
+                exit = Admin.run(
+                        new String[] {
+                            "resolve",
+                            snapshot.toString(),
+                            "--sink-id",
+                            sinkId,
+                            "--apply",
+                            "--url",
+                            database.jdbcUrl(),
+                            "--user",
+                            login.getProperty("user")
+                        },
+                        printed,
+                        printed,
+                        Map.of("EOSINK_ADMIN_PASSWORD", login.getProperty("password", "")));
             }
             return new Resolver.Outcome(exit, out.toString(StandardCharsets.UTF_8));
         };

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.jdbc.JdbcSinkBuilderBase;
@@ -14,7 +18,6 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.firebirdsql.gds.TransactionParameterBuffer;
 import org.firebirdsql.jaybird.fb.constants.TpbItems;
 import org.firebirdsql.jdbc.FirebirdConnection;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,12 +73,14 @@ class AdminITCase {
 
     /** The PostgreSQL case's retained checkpoint, once it ran; or how it failed. */
     private static Path postgresCheckpoint;
+
     private static Throwable postgresFailure;
 
     private static final List<Process> STARTED = new ArrayList<>();
 
     /** The Firebird server of {@link #firebird()}, started by the first test that needs it. */
     private static FirebirdFixture firebird;
+
     private static String firebirdUrl;
 
     @AfterAll
@@ -94,8 +99,9 @@ class AdminITCase {
             if (kind.equals("mariadb") || kind.equals("mysql")) {
                 MariaDbFixture.get().execute(sql);
             } else if (kind.equals("firebird")) {
-                try (Connection c = DriverManager.getConnection(url, FirebirdFixture.ADMIN_USER,
-                        FirebirdFixture.ADMIN_PASSWORD); Statement s = c.createStatement()) {
+                try (Connection c = DriverManager.getConnection(
+                                url, FirebirdFixture.ADMIN_USER, FirebirdFixture.ADMIN_PASSWORD);
+                        Statement s = c.createStatement()) {
                     s.execute(sql);
                 }
             } else {
@@ -126,7 +132,8 @@ class AdminITCase {
             Connection c = DriverManager.getConnection(url, user, password);
             if (kind.equals("firebird")) {
                 FirebirdConnection firebird = c.unwrap(FirebirdConnection.class);
-                TransactionParameterBuffer tpb = firebird.getTransactionParameters(Connection.TRANSACTION_READ_COMMITTED);
+                TransactionParameterBuffer tpb =
+                        firebird.getTransactionParameters(Connection.TRANSACTION_READ_COMMITTED);
                 tpb.addArgument(TpbItems.isc_tpb_ignore_limbo);
                 firebird.setTransactionParameters(Connection.TRANSACTION_READ_COMMITTED, tpb);
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
@@ -135,13 +142,16 @@ class AdminITCase {
         }
 
         void execute(String sql) throws SQLException {
-            try (Connection c = connect(); Statement s = c.createStatement()) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement()) {
                 s.execute(sql);
             }
         }
 
         long count(String sql) throws SQLException {
-            try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery(sql)) {
                 rs.next();
                 return rs.getLong(1);
             }
@@ -153,11 +163,15 @@ class AdminITCase {
             }
             if (kind.equals("xa-postgres")) {
                 long n = 0;
-                try (Connection c = connect(); Statement s = c.createStatement();
+                try (Connection c = connect();
+                        Statement s = c.createStatement();
                         ResultSet rs = s.executeQuery("SELECT gid FROM pg_prepared_xacts")) {
                     while (rs.next()) {
-                        n += PgXaGids.parse(rs.getString(1)).flatMap(x -> XaBranchNames.parse(x, sinkId)).isPresent()
-                                ? 1 : 0;
+                        n += PgXaGids.parse(rs.getString(1))
+                                        .flatMap(x -> XaBranchNames.parse(x, sinkId))
+                                        .isPresent()
+                                ? 1
+                                : 0;
                     }
                 }
                 return n;
@@ -167,19 +181,26 @@ class AdminITCase {
                 Properties p = new Properties();
                 p.setProperty("user", user);
                 p.setProperty("password", password);
-                XAConnection xa = JdbcDialects.forUrl(url).xa().driver(url, AdminITCase.class.getClassLoader())
-                        .orElseThrow().create(url, p, "admin-test").getXAConnection();
+                XAConnection xa = JdbcDialects.forUrl(url)
+                        .xa()
+                        .driver(url, AdminITCase.class.getClassLoader())
+                        .orElseThrow()
+                        .create(url, p, "admin-test")
+                        .getXAConnection();
                 try {
                     Connection c = xa.getConnection();
                     return JdbcDialects.forUrl(url).xa().preparedBranches(xa.getXAResource(), c).stream()
-                            .filter(x -> XaBranchNames.parse(x, sinkId).isPresent()).count();
+                            .filter(x -> XaBranchNames.parse(x, sinkId).isPresent())
+                            .count();
                 } catch (XAException e) {
                     throw new SQLException("XA recover failed: " + e.errorCode, e);
                 } finally {
                     xa.close();
                 }
             }
-            return MariaDbFixture.get().xaRecover().stream().filter(x -> x[2].equals(sinkId)).count();
+            return MariaDbFixture.get().xaRecover().stream()
+                    .filter(x -> x[2].equals(sinkId))
+                    .count();
         }
 
         /** Whether the tool can tell what committed after a checkpoint: not on Firebird 3 (no comparable time). */
@@ -197,8 +218,9 @@ class AdminITCase {
 
         /** The count, lowest and highest checkpoint of the sink's marker rows. */
         long[] markers(String sinkId) throws SQLException {
-            try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                    "SELECT count(*), min(checkpoint_id), max(checkpoint_id) FROM "
+            try (Connection c = connect();
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT count(*), min(checkpoint_id), max(checkpoint_id) FROM "
                             + JdbcSinkBuilderBase.DEFAULT_MARKER_TABLE + " WHERE sink_id = '" + sinkId + "'")) {
                 rs.next();
                 return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
@@ -222,13 +244,17 @@ class AdminITCase {
     }
 
     private static Target mariadb() {
-        return new Target("mariadb", MariaDbFixture.get().jdbcUrl(), MariaDbFixture.SINK_USER, MariaDbFixture.SINK_PASSWORD);
+        return new Target(
+                "mariadb", MariaDbFixture.get().jdbcUrl(), MariaDbFixture.SINK_USER, MariaDbFixture.SINK_PASSWORD);
     }
 
     /** MariaDB by {@code jdbc:mysql:} URLs: the sink and the tool through MySQL Connector/J's XA data source. */
     private static Target mysqlDriver() {
-        return new Target("mysql", MariaDbFixture.get().jdbcUrl().replaceFirst("^jdbc:mariadb:", "jdbc:mysql:"),
-                MariaDbFixture.SINK_USER, MariaDbFixture.SINK_PASSWORD);
+        return new Target(
+                "mysql",
+                MariaDbFixture.get().jdbcUrl().replaceFirst("^jdbc:mariadb:", "jdbc:mysql:"),
+                MariaDbFixture.SINK_USER,
+                MariaDbFixture.SINK_PASSWORD);
     }
 
     /**
@@ -240,8 +266,9 @@ class AdminITCase {
             firebird = FirebirdFixture.start();
             firebird.createDatabase("admin");
             String url = firebird.url("admin");
-            try (Connection c = DriverManager.getConnection(url, FirebirdFixture.ADMIN_USER,
-                    FirebirdFixture.ADMIN_PASSWORD); Statement s = c.createStatement()) {
+            try (Connection c = DriverManager.getConnection(
+                            url, FirebirdFixture.ADMIN_USER, FirebirdFixture.ADMIN_PASSWORD);
+                    Statement s = c.createStatement()) {
                 s.execute("GRANT CREATE TABLE TO USER " + FirebirdFixture.SINK_USER);
             }
             firebirdUrl = url;
@@ -281,7 +308,9 @@ class AdminITCase {
         Path checkpoint = postgresCase();
         // Whichever test ran the case, what it resolved is still exact.
         assertExactly(postgres(), table(POSTGRES_SINK), generated(checkpoint));
-        assertThat(postgres().prepared(POSTGRES_SINK)).as("prepared transactions of the sink left").isZero();
+        assertThat(postgres().prepared(POSTGRES_SINK))
+                .as("prepared transactions of the sink left")
+                .isZero();
     }
 
     @Test
@@ -340,12 +369,14 @@ class AdminITCase {
         Path savepoint = savepoint(job, control);
         Run refused = admin(db.env(), db.args("resolve", savepoint.toString(), "--sink-id", sinkId, "--apply"));
         assertThat(refused.exit()).as("%s", refused).isEqualTo(AdminException.REFUSED);
-        assertThat(refused.err()).contains("refused: a live job holds the ownership guard of sink id '" + sinkId + "'")
+        assertThat(refused.err())
+                .contains("refused: a live job holds the ownership guard of sink id '" + sinkId + "'")
                 .contains("Remedy: stop the job");
 
         Run inspectSavepoint = admin(Map.of(), "inspect", savepoint.toString(), "--sink-id", sinkId);
         assertThat(inspectSavepoint.exit()).as("%s", inspectSavepoint).isZero();
-        assertThat(inspectSavepoint.out()).contains("sink id " + sinkId + ": 2 writer state(s), parallelism 2")
+        assertThat(inspectSavepoint.out())
+                .contains("sink id " + sinkId + ": 2 writer state(s), parallelism 2")
                 .contains("committables: eos1/" + sinkId + "/0/");
 
         Files.createFile(control.resolve("freeze"));
@@ -355,7 +386,9 @@ class AdminITCase {
         Path checkpoint = latestCheckpoint(checkpoints);
         long k = generated(checkpoint);
         long preparedAtDeath = db.prepared(sinkId);
-        assertThat(preparedAtDeath).as("transactions left prepared by the killed job").isGreaterThanOrEqualTo(2);
+        assertThat(preparedAtDeath)
+                .as("transactions left prepared by the killed job")
+                .isGreaterThanOrEqualTo(2);
 
         Run list = admin(db.env(), db.args("list", "--sink-id", sinkId));
         assertThat(list.exit()).as("%s", list).isZero();
@@ -363,8 +396,11 @@ class AdminITCase {
 
         Run inspect = admin(Map.of(), "inspect", checkpoint.toString(), "--sink-id", sinkId);
         assertThat(inspect.exit()).as("%s", inspect).isZero();
-        assertThat(inspect.out()).contains("sink id " + sinkId + ": 2 writer state(s), parallelism 2")
-                .contains("subtask 0: run ").contains("subtask 1: run ").contains("committables: eos1/" + sinkId + "/0/");
+        assertThat(inspect.out())
+                .contains("sink id " + sinkId + ": 2 writer state(s), parallelism 2")
+                .contains("subtask 0: run ")
+                .contains("subtask 1: run ")
+                .contains("committables: eos1/" + sinkId + "/0/");
 
         long rowsBefore = db.count("SELECT count(*) FROM " + table);
         if (!db.tellsCommitsAfterACheckpoint()) {
@@ -372,34 +408,47 @@ class AdminITCase {
             // operator, having looked, says it is (the same option as for an older checkpoint chosen deliberately).
             Run cannotTell = resolveOnceTheGuardIsFree(db, checkpoint, sinkId);
             assertThat(cannotTell.exit()).as("%s", cannotTell).isEqualTo(1);
-            assertThat(cannotTell.err()).contains("cannot tell whether this checkpoint is the job's last")
+            assertThat(cannotTell.err())
+                    .contains("cannot tell whether this checkpoint is the job's last")
                     .contains("--allow-older-checkpoint");
             assertThat(db.prepared(sinkId)).as("a refusal changes nothing").isEqualTo(preparedAtDeath);
         }
         Run dryRun = resolveOnceTheGuardIsFree(db, checkpoint, sinkId, db.lookedAtTheMarkers());
         assertThat(dryRun.exit()).as("%s", dryRun).isZero();
-        assertThat(dryRun.out()).as("the hard case: a completed checkpoint's transaction still prepared, and one of "
-                + "a checkpoint that never completed").contains("COMMIT   eos1/" + sinkId + "/0/").contains("ROLLBACK eos1/" + sinkId + "/1/")
-                .contains("dry run: ").contains("nothing changed")
+        assertThat(dryRun.out())
+                .as("the hard case: a completed checkpoint's transaction still prepared, and one of "
+                        + "a checkpoint that never completed")
+                .contains("COMMIT   eos1/" + sinkId + "/0/")
+                .contains("ROLLBACK eos1/" + sinkId + "/1/")
+                .contains("dry run: ")
+                .contains("nothing changed")
                 .as("of a transaction named after the checkpoint, only what the checkpoint tells")
-                .contains("not promised by checkpoint ").contains("NOTE: 1 transaction(s) above are named after checkpoint ")
+                .contains("not promised by checkpoint ")
+                .contains("NOTE: 1 transaction(s) above are named after checkpoint ")
                 .doesNotContain("never completed");
         assertThat(db.prepared(sinkId)).as("a dry run changes nothing").isEqualTo(preparedAtDeath);
         assertThat(db.count("SELECT count(*) FROM " + table)).isEqualTo(rowsBefore);
 
         Run apply = admin(db.env(), db.args(resolve(checkpoint, sinkId, applied(db))));
         assertThat(apply.exit()).as("%s", apply).isZero();
-        assertThat(apply.out()).contains("committed   eos1/" + sinkId + "/0/").contains("rolled back eos1/" + sinkId + "/1/")
-                .contains("still prepared").contains(" 0 of sink id " + sinkId + " still prepared");
+        assertThat(apply.out())
+                .contains("committed   eos1/" + sinkId + "/0/")
+                .contains("rolled back eos1/" + sinkId + "/1/")
+                .contains("still prepared")
+                .contains(" 0 of sink id " + sinkId + " still prepared");
         assertExactly(db, table, k);
-        assertThat(db.prepared(sinkId)).as("prepared transactions of the sink left").isZero();
+        assertThat(db.prepared(sinkId))
+                .as("prepared transactions of the sink left")
+                .isZero();
 
         List<Path> retained = RetainedCheckpoints.completed(checkpoints);
         Path older = retained.get(retained.size() - 2);
         Run olderRefused = admin(db.env(), db.args("resolve", older.toString(), "--sink-id", sinkId, "--apply"));
         assertThat(olderRefused.exit()).as("%s", olderRefused).isEqualTo(1);
         if (db.tellsCommitsAfterACheckpoint()) {
-            assertThat(olderRefused.err()).contains("is not the job's last").contains("Remedy: resolve with the newest");
+            assertThat(olderRefused.err())
+                    .contains("is not the job's last")
+                    .contains("Remedy: resolve with the newest");
         } else {
             assertThat(olderRefused.err()).contains("cannot tell whether this checkpoint is the job's last");
         }
@@ -407,7 +456,10 @@ class AdminITCase {
 
         Run again = admin(db.env(), db.args(resolve(checkpoint, sinkId, applied(db))));
         assertThat(again.exit()).as("%s", again).isZero();
-        assertThat(again.out()).contains("nothing to do").contains("summary: 0 committed").doesNotContain("LOST");
+        assertThat(again.out())
+                .contains("nothing to do")
+                .contains("summary: 0 committed")
+                .doesNotContain("LOST");
         assertExactly(db, table, k);
         return checkpoint;
     }
@@ -445,9 +497,13 @@ class AdminITCase {
     private static void assertExactly(Target db, String table, long k) throws SQLException {
         assertThat(k).as("records the retained checkpoint covers").isPositive();
         assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(k);
-        assertThat(db.count("SELECT count(DISTINCT v) FROM " + table)).as("distinct rows (no duplicates)").isEqualTo(k);
+        assertThat(db.count("SELECT count(DISTINCT v) FROM " + table))
+                .as("distinct rows (no duplicates)")
+                .isEqualTo(k);
         assertThat(db.count("SELECT min(v) FROM " + table)).isEqualTo(1);
-        assertThat(db.count("SELECT max(v) FROM " + table)).as("none missing: 1..K").isEqualTo(k);
+        assertThat(db.count("SELECT max(v) FROM " + table))
+                .as("none missing: 1..K")
+                .isEqualTo(k);
     }
 
     /** How many numbers the generator had emitted at the checkpoint: the start of its remaining split. */
@@ -456,7 +512,8 @@ class AdminITCase {
         assertThat(splits).as("the generator's split in the checkpoint").hasSize(1);
         SimpleVersionedSerializer<NumberSequenceSource.NumberSequenceSplit> serializer =
                 new NumberSequenceSource(0, 1).getSplitSerializer();
-        NumberSequenceSource.NumberSequenceSplit split = SimpleVersionedSerialization.readVersionAndDeSerialize(serializer, splits.get(0));
+        NumberSequenceSource.NumberSequenceSplit split =
+                SimpleVersionedSerialization.readVersionAndDeSerialize(serializer, splits.get(0));
         return split.from();
     }
 
@@ -466,31 +523,40 @@ class AdminITCase {
         Path empty = Files.createDirectories(dir.resolve("not-a-checkpoint"));
         Run wrongPath = admin(Map.of(), "inspect", empty.toString());
         assertThat(wrongPath.exit()).isEqualTo(1);
-        assertThat(wrongPath.err()).contains("no checkpoint metadata at " + empty).contains("Remedy");
+        assertThat(wrongPath.err())
+                .contains("no checkpoint metadata at " + empty)
+                .contains("Remedy");
 
         Run otherSink = admin(Map.of(), "inspect", checkpoint.toString(), "--sink-id", "orders");
         assertThat(otherSink.exit()).isEqualTo(1);
-        assertThat(otherSink.err()).contains("holds no state of sink id 'orders'")
-                .contains("sink id(s) " + POSTGRES_SINK).contains("Remedy");
+        assertThat(otherSink.err())
+                .contains("holds no state of sink id 'orders'")
+                .contains("sink id(s) " + POSTGRES_SINK)
+                .contains("Remedy");
 
         Target pg = postgres();
         // The sink's markers as the database has them: their checkpoints depend on which epochs had records.
         long[] markers = pg.markers(POSTGRES_SINK);
         Run listAll = admin(pg.env(), pg.args("list"));
         assertThat(listAll.exit()).as("%s", listAll).isZero();
-        assertThat(listAll.out()).contains("prepared transactions of every eosink sink: ")
-                .containsPattern("\\n  " + POSTGRES_SINK + " +" + markers[0] + " +" + markers[1] + " +" + markers[2]
-                        + " ");
+        assertThat(listAll.out())
+                .contains("prepared transactions of every eosink sink: ")
+                .containsPattern(
+                        "\\n  " + POSTGRES_SINK + " +" + markers[0] + " +" + markers[1] + " +" + markers[2] + " ");
 
         Run noMarkers = admin(pg.env(), pg.args("list", "--marker-table", "no_such_markers"));
         assertThat(noMarkers.exit()).isEqualTo(1);
-        assertThat(noMarkers.err()).contains("the marker table \"no_such_markers\" does not exist").contains("Remedy");
+        assertThat(noMarkers.err())
+                .contains("the marker table \"no_such_markers\" does not exist")
+                .contains("Remedy");
 
         String wrong = "wrong-pw-" + System.nanoTime();
         Target maria = mariadb();
         Run badPassword = admin(Map.of(Credentials.PASSWORD_ENV, wrong), maria.args("list"));
         assertThat(badPassword.exit()).isEqualTo(1);
-        assertThat(badPassword.err()).contains("refused user '" + MariaDbFixture.SINK_USER + "'").contains("Remedy")
+        assertThat(badPassword.err())
+                .contains("refused user '" + MariaDbFixture.SINK_USER + "'")
+                .contains("Remedy")
                 .doesNotContain(wrong);
         assertThat(badPassword.out()).doesNotContain(wrong);
     }
@@ -501,24 +567,43 @@ class AdminITCase {
         Path checkpoint = postgresCase();
         Path jar = Path.of("target", "eosink-admin.jar");
         assertThat(jar).as("packaged before the integration tests").exists();
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                jar.toString(), "inspect", checkpoint.toString(), "--sink-id", POSTGRES_SINK)
-                .redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-jar",
+                        jar.toString(),
+                        "inspect",
+                        checkpoint.toString(),
+                        "--sink-id",
+                        POSTGRES_SINK)
+                .redirectErrorStream(true)
+                .start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         System.out.println("$ java -jar target/eosink-admin.jar inspect ...\n" + output);
         assertThat(p.exitValue()).as(output).isZero();
-        assertThat(output).startsWith("checkpoint ")
+        assertThat(output)
+                .startsWith("checkpoint ")
                 .contains("sink id " + POSTGRES_SINK + ": 2 writer state(s), parallelism 2")
                 .contains("committables: eos1/" + POSTGRES_SINK + "/0/");
     }
 
     // ---------------------------------------------------------------- the job's process
 
-    private static Process start(Target db, String sinkId, String table, Path checkpoints, Path control) throws IOException {
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-cp", System.getProperty("java.class.path"), FrozenJob.class.getName(),
-                db.kind(), db.url(), db.user(), sinkId, table, checkpoints.toString(), control.toString());
+    private static Process start(Target db, String sinkId, String table, Path checkpoints, Path control)
+            throws IOException {
+        List<String> cmd = List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                FrozenJob.class.getName(),
+                db.kind(),
+                db.url(),
+                db.user(),
+                sinkId,
+                table,
+                checkpoints.toString(),
+                control.toString());
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().put("JOB_PASSWORD", db.password() == null ? "" : db.password());
         pb.redirectErrorStream(true);
@@ -531,10 +616,12 @@ class AdminITCase {
     private static void awaitCheckpoints(Process job, Path checkpoints, int n) throws Exception {
         long deadline = System.nanoTime() + JOB_STEP.toNanos();
         while (RetainedCheckpoints.completed(checkpoints).size() < n) {
-            assertThat(job.isAlive()).as("the job died; its log:%n%s", log(checkpoints)).isTrue();
+            assertThat(job.isAlive())
+                    .as("the job died; its log:%n%s", log(checkpoints))
+                    .isTrue();
             if (System.nanoTime() > deadline) {
-                throw new AssertionError(n + " checkpoints not completed within " + JOB_STEP + "; the job's log:\n"
-                        + log(checkpoints));
+                throw new AssertionError(
+                        n + " checkpoints not completed within " + JOB_STEP + "; the job's log:\n" + log(checkpoints));
             }
             Thread.sleep(100);
         }
@@ -544,7 +631,8 @@ class AdminITCase {
         long deadline = System.nanoTime() + JOB_STEP.toNanos();
         while (!(signalled(control, "commit-stopped-") && signalled(control, "prepare-stopped-"))) {
             assertThat(job.isAlive()).as("the job died before it stopped").isTrue();
-            assertThat(System.nanoTime()).as("the committer and the writer stop within %s", JOB_STEP)
+            assertThat(System.nanoTime())
+                    .as("the committer and the writer stop within %s", JOB_STEP)
                     .isLessThan(deadline);
             Thread.sleep(50);
         }
@@ -561,7 +649,8 @@ class AdminITCase {
             Thread.sleep(50);
         }
         String pointer = Files.readString(done).strip();
-        return Path.of(pointer.startsWith("file:") ? java.net.URI.create(pointer) : java.net.URI.create("file://" + pointer));
+        return Path.of(
+                pointer.startsWith("file:") ? java.net.URI.create(pointer) : java.net.URI.create("file://" + pointer));
     }
 
     private static boolean signalled(Path control, String prefix) throws IOException {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import org.junit.jupiter.api.Test;
@@ -27,8 +31,11 @@ class AdminTest {
 
     @Test
     void aPasswordOnTheCommandLineIsRefusedWithoutEchoingIt() {
-        assertThat(run("list", "--url", "jdbc:postgresql://localhost/db", "--password", "s3cret-pw")).isEqualTo(2);
-        assertThat(err).contains("no password on the command line").contains(Credentials.PASSWORD_ENV)
+        assertThat(run("list", "--url", "jdbc:postgresql://localhost/db", "--password", "s3cret-pw"))
+                .isEqualTo(2);
+        assertThat(err)
+                .contains("no password on the command line")
+                .contains(Credentials.PASSWORD_ENV)
                 .doesNotContain("s3cret-pw");
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -5,18 +9,18 @@ import dev.eosink.core.spi.LifecycleHook;
 import dev.eosink.postgres.PostgresSink;
 import dev.eosink.xa.XaSink;
 
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.CheckpointingMode;
-import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.io.IOException;
@@ -63,7 +67,9 @@ public final class FrozenJob {
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
         conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
-        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        conf.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 3);
         // State in files of their own, not inline in _metadata: the tool reads those too.
         conf.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
@@ -73,26 +79,53 @@ public final class FrozenJob {
         DataGeneratorSource<Long> numbers =
                 new DataGeneratorSource<>(i -> i + 1, Long.MAX_VALUE, RateLimiterStrategy.perSecond(400), Types.LONG);
         ExactlyOnceSink<Long> sink;
-        if (database.equals("firebird")) { // the XA sink on Firebird, which folds the test's unquoted names to upper case
-            sink = XaSink.<Long>builder().jdbcUrl(url).username(user).password(password).sinkId(sinkId)
-                    .table(table.toUpperCase(Locale.ROOT)).columns("V").rows(v -> new Object[] {v}).build();
+        if (database.equals(
+                "firebird")) { // the XA sink on Firebird, which folds the test's unquoted names to upper case
+            sink = XaSink.<Long>builder()
+                    .jdbcUrl(url)
+                    .username(user)
+                    .password(password)
+                    .sinkId(sinkId)
+                    .table(table.toUpperCase(Locale.ROOT))
+                    .columns("V")
+                    .rows(v -> new Object[] {v})
+                    .build();
         } else if (!database.equals("postgres")) { // the XA sink: on MariaDB (by either driver) or on PostgreSQL
-            sink = XaSink.<Long>builder().jdbcUrl(url).username(user).password(password).sinkId(sinkId).table(table)
-                    .columns("v").rows(v -> new Object[] {v}).build();
+            sink = XaSink.<Long>builder()
+                    .jdbcUrl(url)
+                    .username(user)
+                    .password(password)
+                    .sinkId(sinkId)
+                    .table(table)
+                    .columns("v")
+                    .rows(v -> new Object[] {v})
+                    .build();
         } else {
-            sink = PostgresSink.<Long>builder().jdbcUrl(url).username(user).password(password).sinkId(sinkId).table(table)
-                    .columns("v").rows(v -> new Object[] {v}).build();
+            sink = PostgresSink.<Long>builder()
+                    .jdbcUrl(url)
+                    .username(user)
+                    .password(password)
+                    .sinkId(sinkId)
+                    .table(table)
+                    .columns("v")
+                    .rows(v -> new Object[] {v})
+                    .build();
         }
-        env.fromSource(numbers, WatermarkStrategy.noWatermarks(), "numbers").setParallelism(1).uid("numbers")
+        env.fromSource(numbers, WatermarkStrategy.noWatermarks(), "numbers")
+                .setParallelism(1)
+                .uid("numbers")
                 .rebalance()
-                .sinkTo(sink.withLifecycleHook(new Freeze(control))).setParallelism(2).uid("sink");
+                .sinkTo(sink.withLifecycleHook(new Freeze(control)))
+                .setParallelism(2)
+                .uid("sink");
         JobClient job = env.executeAsync("eosink-admin test job " + sinkId);
         // A savepoint when the test asks for one (the file "savepoint"): its path goes to "savepoint-done".
         Path ask = Path.of(control, "savepoint");
         while (true) {
             if (Files.exists(ask)) {
-                String savepoint = job.triggerSavepoint(checkpoints.resolve("savepoints").toUri().toString(),
-                        SavepointFormatType.CANONICAL).get();
+                String savepoint = job.triggerSavepoint(
+                                checkpoints.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get();
                 Files.delete(ask);
                 Path written = Files.writeString(Path.of(control, "savepoint-done.tmp"), savepoint);
                 Files.move(written, Path.of(control, "savepoint-done"), StandardCopyOption.ATOMIC_MOVE);

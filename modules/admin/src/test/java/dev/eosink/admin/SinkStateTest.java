@@ -1,7 +1,12 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.protocol.WriterState;
+import dev.eosink.core.protocol.WriterState.Lineage;
 
 import org.junit.jupiter.api.Test;
 
@@ -13,10 +18,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** What {@code resolve} says of each prepared transaction: only what the checkpoint it read can tell. */
 class SinkStateTest {
 
-    private static final SinkState CHECKPOINT_5 = new SinkState("orders", 5,
-            List.of(new WriterState("orders", 0, 5, "x4ndz0ahabcd", 2, 1_000L),
-                    new WriterState("orders", 1, 5, "x4ndrqcfabcd", 2, 1_000L)),
-            List.of(), Optional.empty());
+    private static final SinkState CHECKPOINT_5 = new SinkState(
+            "orders",
+            5,
+            List.of(
+                    new WriterState("orders", 0, 5, new Lineage("x4ndz0ahabcd", 2, 1_000L)),
+                    new WriterState("orders", 1, 5, new Lineage("x4ndrqcfabcd", 2, 1_000L))),
+            List.of(),
+            Optional.empty());
 
     /**
      * A transaction named after the checkpoint read is not promised by it; whether its own checkpoint completed

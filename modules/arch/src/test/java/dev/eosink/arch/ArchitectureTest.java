@@ -1,8 +1,16 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.arch;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.PublicEvolving;
 
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaConstructor;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.domain.JavaType;
 import com.tngtech.archunit.core.domain.JavaTypeVariable;
@@ -14,9 +22,6 @@ import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
-
-import org.apache.flink.annotation.Internal;
-import org.apache.flink.annotation.PublicEvolving;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,6 +35,7 @@ import java.util.regex.Pattern;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.codeUnits;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.constructors;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
@@ -47,6 +53,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
  *   <li>the API shows no HikariCP type: the pool is the PostgreSQL module's internal choice;
  *   <li>no record leaves {@code equals}, {@code hashCode} or {@code toString} to the compiler, whose
  *       versions pin a finished job's class loader on a long-lived TaskManager;
+ *   <li>no constructor of core, jdbc, postgres or xa takes more than five parameters;
  *   <li>SQL text lives in the dialects ({@link #sqlTextLivesInTheDialects}).
  * </ul>
  */
@@ -60,21 +67,30 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule coreImportsNoJdbcAndNoDatabaseModule = noClasses()
-            .that().resideInAPackage("dev.eosink.core..")
-            .should().dependOnClassesThat().resideInAnyPackage(
+            .that()
+            .resideInAPackage("dev.eosink.core..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
                     "java.sql..", "javax.sql..", "dev.eosink.jdbc..", "dev.eosink.postgres..", "dev.eosink.xa..")
             .because("core is the database-neutral protocol: a database enters it only through dev.eosink.core.spi");
 
     @ArchTest
     static final ArchRule xaImportsNoPostgresModule = noClasses()
-            .that().resideInAPackage("dev.eosink.xa..")
-            .should().dependOnClassesThat().resideInAPackage("dev.eosink.postgres..")
+            .that()
+            .resideInAPackage("dev.eosink.xa..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("dev.eosink.postgres..")
             .because("eosink-xa depends on core and jdbc alone; it reaches PostgreSQL through pgjdbc's XADataSource");
 
     @ArchTest
     static final ArchRule sinksImportNoSqlConnector = noClasses()
-            .that().resideInAnyPackage("dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.postgres..", "dev.eosink.xa..")
-            .should().dependOnClassesThat().resideInAPackage("dev.eosink.sql..")
+            .that()
+            .resideInAnyPackage("dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.postgres..", "dev.eosink.xa..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("dev.eosink.sql..")
             .because("the SQL connector (eosink-sql) is built on the sinks' builders, never the other way round");
 
     @ArchTest
@@ -84,18 +100,26 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule publicTypesSayWhetherTheyAreApi = classes()
-            .that().resideInAnyPackage(SINK_MODULES)
-            .and().arePublic()
-            .and().areTopLevelClasses()
-            .should().beAnnotatedWith(PublicEvolving.class)
-            .orShould().beAnnotatedWith(Internal.class)
+            .that()
+            .resideInAnyPackage(SINK_MODULES)
+            .and()
+            .arePublic()
+            .and()
+            .areTopLevelClasses()
+            .should()
+            .beAnnotatedWith(PublicEvolving.class)
+            .orShould()
+            .beAnnotatedWith(Internal.class)
             .because("a public type is either API for jobs and extenders (@PublicEvolving) or public only for "
                     + "another package or module of this project (@Internal); see each package's package-info");
 
     @ArchTest
     static final ArchRule apiShowsNoHikariCp = codeUnits()
-            .that().areDeclaredInClassesThat().areAnnotatedWith(PublicEvolving.class)
-            .and().doNotHaveModifier(JavaModifier.PRIVATE)
+            .that()
+            .areDeclaredInClassesThat()
+            .areAnnotatedWith(PublicEvolving.class)
+            .and()
+            .doNotHaveModifier(JavaModifier.PRIVATE)
             .should(haveNoTypeInSignatureFrom("com.zaxxer"))
             .because("the connection pool is internal to the PostgreSQL module: a job never sees it");
 
@@ -114,6 +138,36 @@ class ArchitectureTest {
             .because("the compiler's equals, hashCode and toString of a record pin the job's class loader in a "
                     + "JDK-wide cache; a record of this project writes the three out");
 
+    /**
+     * No constructor of core, jdbc, postgres or xa takes more than five parameters: more is a sign of a class doing
+     * several jobs, or of options that want to be one value (as {@code JdbcSinkOptions}, {@code XaSinkOptions} and
+     * {@code PostgresSinkOptions} are). A record's canonical constructor counts too, so a record holds at most five
+     * components; the compiler's synthetic constructors (of inner and anonymous classes) do not.
+     */
+    @ArchTest
+    static final ArchRule constructorsTakeAtMostFiveParameters = constructors()
+            .that()
+            .areDeclaredInClassesThat()
+            .resideInAnyPackage("dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.postgres..", "dev.eosink.xa..")
+            .and()
+            .doNotHaveModifier(JavaModifier.SYNTHETIC)
+            .should(new ArchCondition<>("take at most five parameters") {
+                @Override
+                public void check(JavaConstructor c, ConditionEvents events) {
+                    // An inner class's constructor takes its outer instance first: not a parameter anyone wrote.
+                    int outer = c.getOwner().isInnerClass()
+                                    && !c.getOwner().getModifiers().contains(JavaModifier.STATIC)
+                            ? 1
+                            : 0;
+                    int written = c.getRawParameterTypes().size() - outer;
+                    if (written > 5) {
+                        events.add(SimpleConditionEvent.violated(
+                                c, c.getFullName() + " takes " + written + " parameters"));
+                    }
+                }
+            })
+            .because("a constructor of more than five parameters is options that want to be one value, or a class "
+                    + "with more than one job");
     /** A string constant that starts an SQL statement, in capitals as this project writes SQL. */
     private static final Pattern SQL_STATEMENT = Pattern.compile("^\\s*(SELECT|INSERT INTO|DELETE FROM|UPDATE|CREATE"
             + "|ALTER|DROP|SET|SAVEPOINT|ROLLBACK TO|WITH|TRUNCATE|KILL|LOCK|GRANT) ");
@@ -134,12 +188,21 @@ class ArchitectureTest {
      */
     @ArchTest
     static final ArchRule sqlTextLivesInTheDialects = classes()
-            .that().resideInAnyPackage("dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.xa..", "dev.eosink.sql..",
+            .that()
+            .resideInAnyPackage(
+                    "dev.eosink.core..",
+                    "dev.eosink.jdbc..",
+                    "dev.eosink.xa..",
+                    "dev.eosink.sql..",
                     "dev.eosink.admin..")
-            .and().resideOutsideOfPackage("dev.eosink.jdbc.dialect..")
-            .and().doNotHaveFullyQualifiedName("dev.eosink.jdbc.sql.InsertStatement$Columns")
-            .and().doNotHaveFullyQualifiedName("dev.eosink.admin.PostgresAdminDatabase")
-            .and().doNotHaveFullyQualifiedName("dev.eosink.admin.PostgresAdminDatabase$1")
+            .and()
+            .resideOutsideOfPackage("dev.eosink.jdbc.dialect..")
+            .and()
+            .doNotHaveFullyQualifiedName("dev.eosink.jdbc.sql.InsertStatement$Columns")
+            .and()
+            .doNotHaveFullyQualifiedName("dev.eosink.admin.PostgresAdminDatabase")
+            .and()
+            .doNotHaveFullyQualifiedName("dev.eosink.admin.PostgresAdminDatabase$1")
             .should(holdNoSqlText())
             .because("SQL text for a database lives in its dialect: adding a database is a dialect, not a hunt through "
                     + "the sinks");
@@ -150,7 +213,8 @@ class ArchitectureTest {
             public void check(JavaClass c, ConditionEvents events) {
                 for (String constant : StringConstants.of(c)) {
                     if (SQL_STATEMENT.matcher(constant).find()) {
-                        events.add(SimpleConditionEvent.violated(c, c.getName() + " holds SQL text \"" + constant + "\""));
+                        events.add(
+                                SimpleConditionEvent.violated(c, c.getName() + " holds SQL text \"" + constant + "\""));
                     }
                 }
             }
@@ -165,15 +229,18 @@ class ArchitectureTest {
             @Override
             public void check(JavaClass origin, ConditionEvents events) {
                 for (Dependency dependency : origin.getDirectDependenciesFromSelf()) {
-                    Matcher internal = INTERNAL.matcher(dependency.getTargetClass().getPackageName());
+                    Matcher internal =
+                            INTERNAL.matcher(dependency.getTargetClass().getPackageName());
                     if (!internal.matches()) {
                         continue;
                     }
                     String module = "dev.eosink." + internal.group(1);
                     String from = origin.getPackageName();
                     if (!from.equals(module) && !from.startsWith(module + ".")) {
-                        events.add(SimpleConditionEvent.violated(dependency, dependency.getDescription()
-                                + ": only " + module + ".. may use " + module + ".internal"));
+                        events.add(SimpleConditionEvent.violated(
+                                dependency,
+                                dependency.getDescription() + ": only " + module + ".. may use " + module
+                                        + ".internal"));
                     }
                 }
             }
@@ -186,7 +253,9 @@ class ArchitectureTest {
         return new ArchCondition<>("not link to " + internalName.replace('/', '.')) {
             @Override
             public void check(JavaClass type, ConditionEvents events) {
-                URI uri = type.getSource().orElseThrow(() -> new IllegalStateException("no class file for " + type)).getUri();
+                URI uri = type.getSource()
+                        .orElseThrow(() -> new IllegalStateException("no class file for " + type))
+                        .getUri();
                 byte[] bytes;
                 try (InputStream in = uri.toURL().openStream()) {
                     bytes = in.readAllBytes();
@@ -194,9 +263,11 @@ class ArchitectureTest {
                     throw new UncheckedIOException("reading " + uri, e);
                 }
                 if (indexOf(bytes, needle) >= 0) {
-                    events.add(SimpleConditionEvent.violated(type, type.getName() + " links to "
-                            + internalName.replace('/', '.') + ": write out equals, hashCode and toString, in "
-                            + type.getSourceCodeLocation()));
+                    events.add(SimpleConditionEvent.violated(
+                            type,
+                            type.getName() + " links to "
+                                    + internalName.replace('/', '.') + ": write out equals, hashCode and toString, in "
+                                    + type.getSourceCodeLocation()));
                 }
             }
         };
@@ -220,7 +291,8 @@ class ArchitectureTest {
         return new ArchCondition<>("have no type of " + root + ".. in their signature") {
             @Override
             public void check(JavaCodeUnit unit, ConditionEvents events) {
-                Set<JavaClass> involved = new LinkedHashSet<>(unit.getReturnType().getAllInvolvedRawTypes());
+                Set<JavaClass> involved =
+                        new LinkedHashSet<>(unit.getReturnType().getAllInvolvedRawTypes());
                 for (JavaType parameter : unit.getParameterTypes()) {
                     involved.addAll(parameter.getAllInvolvedRawTypes());
                 }
@@ -231,9 +303,12 @@ class ArchitectureTest {
                     involved.add(thrown.getRawType());
                 }
                 for (JavaClass type : involved) {
-                    if (type.getPackageName().equals(root) || type.getPackageName().startsWith(root + ".")) {
-                        events.add(SimpleConditionEvent.violated(unit, unit.getFullName() + " shows " + type.getName()
-                                + " in its signature, in " + unit.getSourceCodeLocation()));
+                    if (type.getPackageName().equals(root)
+                            || type.getPackageName().startsWith(root + ".")) {
+                        events.add(SimpleConditionEvent.violated(
+                                unit,
+                                unit.getFullName() + " shows " + type.getName() + " in its signature, in "
+                                        + unit.getSourceCodeLocation()));
                     }
                 }
             }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core;
 
 import dev.eosink.core.flink.SinkV2;
@@ -8,8 +12,10 @@ import dev.eosink.core.protocol.ExactlyOnceWriter;
 import dev.eosink.core.protocol.FlinkRelease;
 import dev.eosink.core.protocol.PreparedTransaction;
 import dev.eosink.core.protocol.PreparedTransactionSerializer;
+import dev.eosink.core.protocol.SinkSubtask;
 import dev.eosink.core.protocol.WriterState;
 import dev.eosink.core.protocol.WriterStateSerializer;
+import dev.eosink.core.protocol.WriterTask;
 import dev.eosink.core.spi.HookedDatabase;
 import dev.eosink.core.spi.LifecycleHook;
 import dev.eosink.core.spi.MisconfigurationException;
@@ -19,13 +25,13 @@ import dev.eosink.core.spi.TransactionalDatabase;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.source.Boundedness;
-import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.SupportsCommitter;
 import org.apache.flink.api.connector.sink2.SupportsWriterState;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
@@ -49,8 +55,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.List;
 import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -121,7 +127,8 @@ public class ExactlyOnceSink<IN>
     }
 
     /** The same, with the writers' input distributed by {@code distribution} (by key, for upserts). */
-    public ExactlyOnceSink(TransactionalDatabase<IN> database, SinkSettings settings, InputDistribution<IN> distribution) {
+    public ExactlyOnceSink(
+            TransactionalDatabase<IN> database, SinkSettings settings, InputDistribution<IN> distribution) {
         this.database = Objects.requireNonNull(database, "database");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.distribution = Objects.requireNonNull(distribution, "distribution");
@@ -154,29 +161,23 @@ public class ExactlyOnceSink<IN>
     }
 
     @Override
-    public ExactlyOnceWriter<IN> restoreWriter(
-            WriterInitContext context, Collection<WriterState> recoveredState) throws IOException {
+    public ExactlyOnceWriter<IN> restoreWriter(WriterInitContext context, Collection<WriterState> recoveredState)
+            throws IOException {
         SubtaskContext subtask = subtaskContext(context);
         // Flink's own sink operators of some patch releases end the input in ways the protocol cannot rely on.
         FlinkRelease.check(subtask);
         // Before anything is opened: what the session loads (a JDBC driver) must not outlive the job.
         database.registerReleaseHooks(context.getUserCodeClassLoader());
         return refusedWithoutRestarts(() -> new ExactlyOnceWriter<>(
-                subtask,
-                settings,
-                database.target(),
-                database.wording(),
+                sinkSubtask(subtask),
                 database.openWriter(subtask),
                 recoveredState,
-                context.metricGroup(),
-                context.getMailboxExecutor(),
-                checkpointTimeout,
-                checkpointInterval));
+                WriterTask.of(
+                        context.metricGroup(), context.getMailboxExecutor(), checkpointTimeout, checkpointInterval)));
     }
 
     @Override
-    public Committer<PreparedTransaction> createCommitter(CommitterInitContext context)
-            throws IOException {
+    public Committer<PreparedTransaction> createCommitter(CommitterInitContext context) throws IOException {
         SubtaskContext subtask = subtaskContext(context);
         // Before anything is opened, as a writer does: a committer may run on a TaskManager where no writer
         // of its job does (see CommitterClassLoader).
@@ -184,14 +185,20 @@ public class ExactlyOnceSink<IN>
         if (userCode.isPresent()) {
             database.registerReleaseHooks(userCode.get());
         } else {
-            LOG.warn("{}: Flink gave the committer no class loader to register the sink's release hooks on: on a "
-                    + "TaskManager where no writer of this job runs, a JDBC driver the committer loads from the job's "
-                    + "jar stays registered with DriverManager, and keeps the job's classes in memory, after the job. "
-                    + "Remedy: put the JDBC driver into Flink's lib/ directory.", subtask);
+            LOG.warn(
+                    "{}: Flink gave the committer no class loader to register the sink's release hooks on: on a "
+                            + "TaskManager where no writer of this job runs, a JDBC driver the committer loads from the job's "
+                            + "jar stays registered with DriverManager, and keeps the job's classes in memory, after the job. "
+                            + "Remedy: put the JDBC driver into Flink's lib/ directory.",
+                    subtask);
         }
-        return refusedWithoutRestarts(() -> new ExactlyOnceCommitter(
-                subtask, settings, database.target(), database.wording(), database.openCommitter(subtask),
-                context.metricGroup()));
+        return refusedWithoutRestarts(() ->
+                new ExactlyOnceCommitter(sinkSubtask(subtask), database.openCommitter(subtask), context.metricGroup()));
+    }
+
+    /** The subtask as the protocol sees it: with this sink's settings, target and words. */
+    private SinkSubtask sinkSubtask(SubtaskContext subtask) {
+        return new SinkSubtask(subtask, settings, database.target(), database.wording());
     }
 
     /**
@@ -268,49 +275,46 @@ public class ExactlyOnceSink<IN>
                 || (mode == RuntimeExecutionMode.AUTOMATIC && hasUnboundedSource(input));
         boolean checkpointing = env.getCheckpointConfig().isCheckpointingEnabled();
         if (streaming && !checkpointing) {
-            throw new IllegalStateException(
-                    "sink '"
-                            + settings.sinkId()
-                            + "' into "
-                            + database.target()
-                            + " is exactly-once: it commits only when a checkpoint completes, and this "
-                            + (mode == RuntimeExecutionMode.AUTOMATIC
-                                    ? "job runs as a streaming job (AUTOMATIC mode, and the sink's input has an unbounded source)"
-                                    : "streaming job")
-                            + " has checkpointing disabled, so nothing would ever be committed. "
-                            + "Remedy: enable checkpointing (env.enableCheckpointing(10_000) or "
-                            + "-Dexecution.checkpointing.interval=10s).");
+            throw new IllegalStateException("sink '"
+                    + settings.sinkId()
+                    + "' into "
+                    + database.target()
+                    + " is exactly-once: it commits only when a checkpoint completes, and this "
+                    + (mode == RuntimeExecutionMode.AUTOMATIC
+                            ? "job runs as a streaming job (AUTOMATIC mode, and the sink's input has an unbounded source)"
+                            : "streaming job")
+                    + " has checkpointing disabled, so nothing would ever be committed. "
+                    + "Remedy: enable checkpointing (env.enableCheckpointing(10_000) or "
+                    + "-Dexecution.checkpointing.interval=10s).");
         }
         if (mode != RuntimeExecutionMode.BATCH
                 && checkpointing
                 && env.getCheckpointConfig().getCheckpointingConsistencyMode() == CheckpointingMode.AT_LEAST_ONCE) {
-            throw new IllegalStateException(
-                    "sink '"
-                            + settings.sinkId()
-                            + "' into "
-                            + database.target()
-                            + " is exactly-once, and this job checkpoints AT_LEAST_ONCE: without aligned "
-                            + "barriers, records that arrive after a checkpoint's barrier are committed with "
-                            + "that checkpoint and written again when the job restores from it. Remedy: "
-                            + "checkpoint EXACTLY_ONCE (the default; -Dexecution.checkpointing.mode=EXACTLY_ONCE), "
-                            + "aligned or unaligned.");
+            throw new IllegalStateException("sink '"
+                    + settings.sinkId()
+                    + "' into "
+                    + database.target()
+                    + " is exactly-once, and this job checkpoints AT_LEAST_ONCE: without aligned "
+                    + "barriers, records that arrive after a checkpoint's barrier are committed with "
+                    + "that checkpoint and written again when the job restores from it. Remedy: "
+                    + "checkpoint EXACTLY_ONCE (the default; -Dexecution.checkpointing.mode=EXACTLY_ONCE), "
+                    + "aligned or unaligned.");
         }
         if (checkpointing) {
             int concurrent = env.getCheckpointConfig().getMaxConcurrentCheckpoints();
             if ((long) concurrent + 2 > settings.maxPreparedPerSubtask()) {
-                throw new IllegalStateException(
-                        "sink '"
-                                + settings.sinkId()
-                                + "' into "
-                                + database.target()
-                                + ": this job runs up to "
-                                + concurrent
-                                + " concurrent checkpoints, and each holds one prepared transaction per writer "
-                                + "subtask until it completes; maxPreparedPerSubtask ("
-                                + settings.maxPreparedPerSubtask()
-                                + ") leaves no room for that and one more. Remedy: maxPreparedPerSubtask("
-                                + (concurrent + 2)
-                                + ") or more (and a database sized for it), or fewer concurrent checkpoints.");
+                throw new IllegalStateException("sink '"
+                        + settings.sinkId()
+                        + "' into "
+                        + database.target()
+                        + ": this job runs up to "
+                        + concurrent
+                        + " concurrent checkpoints, and each holds one prepared transaction per writer "
+                        + "subtask until it completes; maxPreparedPerSubtask ("
+                        + settings.maxPreparedPerSubtask()
+                        + ") leaves no room for that and one more. Remedy: maxPreparedPerSubtask("
+                        + (concurrent + 2)
+                        + ") or more (and a database sized for it), or fewer concurrent checkpoints.");
             }
             checkpointTimeout = Duration.ofMillis(env.getCheckpointConfig().getCheckpointTimeout());
             long interval = env.getCheckpointConfig().getCheckpointInterval();
@@ -326,8 +330,9 @@ public class ExactlyOnceSink<IN>
     private static boolean hasUnboundedSource(DataStream<?> input) {
         List<Transformation<?>> all = new ArrayList<>(input.getTransformation().getTransitivePredecessors());
         all.add(input.getTransformation());
-        return all.stream().anyMatch(t -> t instanceof WithBoundedness
-                && ((WithBoundedness) t).getBoundedness() != Boundedness.BOUNDED);
+        return all.stream()
+                .anyMatch(t ->
+                        t instanceof WithBoundedness && ((WithBoundedness) t).getBoundedness() != Boundedness.BOUNDED);
     }
 
     /**
@@ -341,7 +346,9 @@ public class ExactlyOnceSink<IN>
      */
     @Override
     public void addPostCommitTopology(DataStream<CommittableMessage<PreparedTransaction>> committables) {
-        SingleOutputStreamOperator<Void> outcomes = committables.transform(CheckpointOutcomeOperator.NAME, Types.VOID,
+        SingleOutputStreamOperator<Void> outcomes = committables.transform(
+                CheckpointOutcomeOperator.NAME,
+                Types.VOID,
                 new CheckpointOutcomeOperator(settings.sinkId(), executionNonce));
         // Chained by default on every Flink line: Flink 2.x chains an operator unless told otherwise, Flink
         // 1.20 makes a plain AbstractStreamOperator the head of a new chain. In the writer's task it costs no
@@ -363,9 +370,8 @@ public class ExactlyOnceSink<IN>
                 context.getTaskInfo().getIndexOfThisSubtask(),
                 context.getTaskInfo().getNumberOfParallelSubtasks(),
                 context.getTaskInfo().getAttemptNumber(),
-                jobId,
-                TransactionId.executionTag(jobId, executionNonce),
-                context.getRestoredCheckpointId());
+                new SubtaskContext.JobRun(
+                        jobId, TransactionId.executionTag(jobId, executionNonce), context.getRestoredCheckpointId()));
     }
 
     @Override

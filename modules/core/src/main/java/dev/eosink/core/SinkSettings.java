@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -6,6 +10,7 @@ import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The protocol's options, database-neutral and immutable. Database modules' builders start from
@@ -29,6 +34,7 @@ public final class SinkSettings implements Serializable {
      * prepared until a later checkpoint completes).
      */
     public static final int DEFAULT_MAX_PREPARED_PER_SUBTASK = 5;
+
     public static final RewindPolicy DEFAULT_REWIND_POLICY = RewindPolicy.WARN;
 
     private final String sinkId;
@@ -43,79 +49,71 @@ public final class SinkSettings implements Serializable {
     /** Null: derived from the job's checkpoint interval (see {@link #preparedAgeWarning()}). */
     private final Duration preparedAgeWarning;
 
-    private SinkSettings(
-            String sinkId,
-            LeftoverPolicy leftoverPolicy,
-            int commitRetries,
-            Duration commitRetryBackoff,
-            Duration claimWait,
-            Duration markerRetention,
-            Duration markerPruneInterval,
-            int maxPreparedPerSubtask,
-            RewindPolicy rewindPolicy,
-            Duration preparedAgeWarning) {
-        this.sinkId = TransactionId.checkSinkId(sinkId);
-        this.leftoverPolicy = Objects.requireNonNull(leftoverPolicy, "leftoverPolicy");
-        if (commitRetries < 0) {
-            throw new IllegalArgumentException("commitRetries must be >= 0, was " + commitRetries);
+    private SinkSettings(Values v) {
+        this.sinkId = TransactionId.checkSinkId(v.sinkId);
+        this.leftoverPolicy = Objects.requireNonNull(v.leftoverPolicy, "leftoverPolicy");
+        if (v.commitRetries < 0) {
+            throw new IllegalArgumentException("commitRetries must be >= 0, was " + v.commitRetries);
         }
-        this.commitRetries = commitRetries;
-        this.commitRetryBackoff = positive(commitRetryBackoff, "commitRetryBackoff");
-        this.claimWait = nonNegative(claimWait, "claimWait");
-        this.markerRetention = positive(markerRetention, "markerRetention");
-        this.markerPruneInterval = positive(markerPruneInterval, "markerPruneInterval");
-        if (maxPreparedPerSubtask < 2) {
+        this.commitRetries = v.commitRetries;
+        this.commitRetryBackoff = positive(v.commitRetryBackoff, "commitRetryBackoff");
+        this.claimWait = nonNegative(v.claimWait, "claimWait");
+        this.markerRetention = positive(v.markerRetention, "markerRetention");
+        this.markerPruneInterval = positive(v.markerPruneInterval, "markerPruneInterval");
+        if (v.maxPreparedPerSubtask < 2) {
             throw new IllegalArgumentException("maxPreparedPerSubtask must be >= 2 (the transaction being committed "
-                    + "and the next one), was " + maxPreparedPerSubtask);
+                    + "and the next one), was " + v.maxPreparedPerSubtask);
         }
-        this.maxPreparedPerSubtask = maxPreparedPerSubtask;
-        this.rewindPolicy = Objects.requireNonNull(rewindPolicy, "rewindPolicy");
-        this.preparedAgeWarning = preparedAgeWarning == null ? null : positive(preparedAgeWarning, "preparedAgeWarning");
+        this.maxPreparedPerSubtask = v.maxPreparedPerSubtask;
+        this.rewindPolicy = Objects.requireNonNull(v.rewindPolicy, "rewindPolicy");
+        this.preparedAgeWarning =
+                v.preparedAgeWarning == null ? null : positive(v.preparedAgeWarning, "preparedAgeWarning");
     }
 
     /** Settings with every default, for the given sink id. */
     public static SinkSettings defaults(String sinkId) {
-        return new SinkSettings(
-                sinkId,
-                DEFAULT_LEFTOVER_POLICY,
-                DEFAULT_COMMIT_RETRIES,
-                DEFAULT_COMMIT_RETRY_BACKOFF,
-                DEFAULT_CLAIM_WAIT,
-                DEFAULT_MARKER_RETENTION,
-                DEFAULT_MARKER_PRUNE_INTERVAL,
-                DEFAULT_MAX_PREPARED_PER_SUBTASK,
-                DEFAULT_REWIND_POLICY,
-                null);
+        Values v = new Values();
+        v.sinkId = sinkId;
+        v.leftoverPolicy = DEFAULT_LEFTOVER_POLICY;
+        v.commitRetries = DEFAULT_COMMIT_RETRIES;
+        v.commitRetryBackoff = DEFAULT_COMMIT_RETRY_BACKOFF;
+        v.claimWait = DEFAULT_CLAIM_WAIT;
+        v.markerRetention = DEFAULT_MARKER_RETENTION;
+        v.markerPruneInterval = DEFAULT_MARKER_PRUNE_INTERVAL;
+        v.maxPreparedPerSubtask = DEFAULT_MAX_PREPARED_PER_SUBTASK;
+        v.rewindPolicy = DEFAULT_REWIND_POLICY;
+        v.preparedAgeWarning = null;
+        return new SinkSettings(v);
     }
 
     public SinkSettings withLeftoverPolicy(LeftoverPolicy policy) {
-        return new SinkSettings(sinkId, policy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy, preparedAgeWarning);
+        return with(v -> v.leftoverPolicy = policy);
     }
 
     public SinkSettings withCommitRetries(int retries, Duration backoff) {
-        return new SinkSettings(sinkId, leftoverPolicy, retries, backoff, claimWait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy, preparedAgeWarning);
+        return with(v -> {
+            v.commitRetries = retries;
+            v.commitRetryBackoff = backoff;
+        });
     }
 
     public SinkSettings withClaimWait(Duration wait) {
-        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, wait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy, preparedAgeWarning);
+        return with(v -> v.claimWait = wait);
     }
 
     public SinkSettings withMarkerRetention(Duration retention, Duration pruneInterval) {
-        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, retention,
-                pruneInterval, maxPreparedPerSubtask, rewindPolicy, preparedAgeWarning);
+        return with(v -> {
+            v.markerRetention = retention;
+            v.markerPruneInterval = pruneInterval;
+        });
     }
 
     public SinkSettings withMaxPreparedPerSubtask(int max) {
-        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
-                markerPruneInterval, max, rewindPolicy, preparedAgeWarning);
+        return with(v -> v.maxPreparedPerSubtask = max);
     }
 
     public SinkSettings withRewindPolicy(RewindPolicy policy) {
-        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, policy, preparedAgeWarning);
+        return with(v -> v.rewindPolicy = policy);
     }
 
     /**
@@ -124,8 +122,41 @@ public final class SinkSettings implements Serializable {
      * (at least a minute), or 10 minutes when the sink cannot see the interval.
      */
     public SinkSettings withPreparedAgeWarning(Duration threshold) {
-        return new SinkSettings(sinkId, leftoverPolicy, commitRetries, commitRetryBackoff, claimWait, markerRetention,
-                markerPruneInterval, maxPreparedPerSubtask, rewindPolicy, threshold);
+        return with(v -> v.preparedAgeWarning = threshold);
+    }
+
+    /** These settings with {@code change} made to a copy of their values, checked as {@link #defaults} are. */
+    private SinkSettings with(Consumer<Values> change) {
+        Values v = new Values();
+        v.sinkId = sinkId;
+        v.leftoverPolicy = leftoverPolicy;
+        v.commitRetries = commitRetries;
+        v.commitRetryBackoff = commitRetryBackoff;
+        v.claimWait = claimWait;
+        v.markerRetention = markerRetention;
+        v.markerPruneInterval = markerPruneInterval;
+        v.maxPreparedPerSubtask = maxPreparedPerSubtask;
+        v.rewindPolicy = rewindPolicy;
+        v.preparedAgeWarning = preparedAgeWarning;
+        change.accept(v);
+        return new SinkSettings(v);
+    }
+
+    /**
+     * The settings' values while they are made or changed, unchecked: the constructor checks them as
+     * it copies them into the immutable settings. Never serialized, never seen outside this class.
+     */
+    private static final class Values {
+        String sinkId;
+        LeftoverPolicy leftoverPolicy;
+        int commitRetries;
+        Duration commitRetryBackoff;
+        Duration claimWait;
+        Duration markerRetention;
+        Duration markerPruneInterval;
+        int maxPreparedPerSubtask;
+        RewindPolicy rewindPolicy;
+        Duration preparedAgeWarning;
     }
 
     static Duration positive(Duration d, String name) {

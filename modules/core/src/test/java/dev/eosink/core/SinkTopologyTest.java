@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core;
 
 import dev.eosink.core.protocol.CheckpointOutcomeOperator;
@@ -9,7 +13,6 @@ import dev.eosink.core.spi.WriterSession;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -31,7 +34,8 @@ class SinkTopologyTest {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(1_000);
-        env.fromData("a", "b", "c").sinkTo(new ExactlyOnceSink<>(new UnopenedDatabase(), SinkSettings.defaults("orders")));
+        env.fromData("a", "b", "c")
+                .sinkTo(new ExactlyOnceSink<>(new UnopenedDatabase(), SinkSettings.defaults("orders")));
 
         JobGraph graph = env.getStreamGraph().getJobGraph();
 

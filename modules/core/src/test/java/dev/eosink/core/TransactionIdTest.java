@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core;
 
 import org.junit.jupiter.api.Test;
@@ -71,12 +75,15 @@ class TransactionIdTest {
     @Test
     void executionTagIsStableAndDiffersBetweenSubmissionsOfOneJobId() {
         String job = "00000000000000000000000000000000";
-        assertThat(TransactionId.executionTag(job, "n1")).isEqualTo(TransactionId.executionTag(job, "n1"))
+        assertThat(TransactionId.executionTag(job, "n1"))
+                .isEqualTo(TransactionId.executionTag(job, "n1"))
                 .matches("[a-z0-9]{8}");
         assertThat(TransactionId.executionTag(job, "n1")).isNotEqualTo(TransactionId.executionTag(job, "n2"));
         assertThat(TransactionId.executionTag(job, "n1"))
                 .isNotEqualTo(TransactionId.executionTag("00000000000000000000000000000001", "n1"));
-        assertThat(TransactionId.newExecutionNonce()).matches("[0-9a-f]{32}").isNotEqualTo(TransactionId.newExecutionNonce());
+        assertThat(TransactionId.newExecutionNonce())
+                .matches("[0-9a-f]{32}")
+                .isNotEqualTo(TransactionId.newExecutionNonce());
     }
 
     /** Names of the first layout parse, and their four-character job tag is no execution's tag. */
@@ -84,7 +91,8 @@ class TransactionIdTest {
     void namesOfTheFirstLayoutParseAndBelongToNoExecution() {
         TransactionId old = TransactionId.parse("eos1/s/0/5/abcd1234").orElseThrow();
         assertThat(old.executionTag()).isEqualTo("abcd").hasSize(4);
-        assertThat(TransactionId.parse("eos1/s/0/5/abcd12345678").orElseThrow().executionTag()).isEqualTo("abcd1234");
+        assertThat(TransactionId.parse("eos1/s/0/5/abcd12345678").orElseThrow().executionTag())
+                .isEqualTo("abcd1234");
         assertThat(TransactionId.parse("eos1/s/0/5/abcd123456")).isEmpty();
         assertThatThrownBy(() -> TransactionId.newRunToken("abcd")).isInstanceOf(IllegalArgumentException.class);
     }

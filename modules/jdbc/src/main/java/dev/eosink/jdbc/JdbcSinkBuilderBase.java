@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -7,7 +11,6 @@ import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.TransactionalDatabase;
-import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.jdbc.sql.UpsertKeys;
 
@@ -52,11 +55,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     private final Properties properties = new Properties();
 
     private String sinkId;
-    private SqlIdentifier table;
-    private List<String> columns;
-    private RowMapper<IN> rowMapper;
-    private String sql;
-    private JdbcStatementBuilder<IN> statementBuilder;
+    private final StatementSettings<IN> statement = new StatementSettings<>();
 
     private int batchSize = DEFAULT_BATCH_SIZE;
     private final WriteModeSettings<IN> writeMode = new WriteModeSettings<>();
@@ -165,7 +164,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
 
     /** A table in another schema (PostgreSQL) or database (MariaDB/MySQL). */
     public SELF table(String schema, String table) {
-        this.table = new SqlIdentifier(schema, table);
+        statement.table = new SqlIdentifier(schema, table);
         return self();
     }
 
@@ -178,13 +177,13 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
             throw new IllegalArgumentException("columns: a column is listed twice: " + list);
         }
         list.forEach(c -> new SqlIdentifier(null, c)); // validates each
-        this.columns = new ArrayList<>(list);
+        statement.columns = new ArrayList<>(list);
         return self();
     }
 
     /** From a record to the values of {@link #columns}, in that order. */
     public SELF rows(RowMapper<IN> mapper) {
-        this.rowMapper = Objects.requireNonNull(mapper, "mapper");
+        statement.rowMapper = Objects.requireNonNull(mapper, "mapper");
         return self();
     }
 
@@ -193,8 +192,8 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         if (sql == null || sql.isBlank()) {
             throw new IllegalArgumentException("sql: give an INSERT (or other DML) statement with ? parameters");
         }
-        this.sql = sql;
-        this.statementBuilder = Objects.requireNonNull(statementBuilder, "statementBuilder");
+        statement.sql = sql;
+        statement.statementBuilder = Objects.requireNonNull(statementBuilder, "statementBuilder");
         return self();
     }
 
@@ -372,31 +371,25 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
                     "give exactly one of jdbcUrl(...) (or connection(...)) and " + dataSourceSetter + "(...)");
         }
         if (hasDataSource() && !properties.isEmpty()) {
-            throw misconfigured("username/password/property apply to jdbcUrl; configure the " + dataSourceType
-                    + " itself instead");
+            throw misconfigured(
+                    "username/password/property apply to jdbcUrl; configure the " + dataSourceType + " itself instead");
         }
-        boolean tableMode = table != null || columns != null || rowMapper != null;
-        if (tableMode == (sql != null)) {
-            throw misconfigured("give either table(...) + columns(...) + rows(...), or sql(...) with a "
-                    + "JdbcStatementBuilder, not both and not neither");
-        }
-        writeMode.problem(tableMode, columns, upsertClause()).ifPresent(problem -> {
+        statement.choiceProblem().ifPresent(problem -> {
             throw misconfigured(problem);
         });
-        InsertStatement<IN> statement;
-        if (tableMode) {
-            if (table == null || columns == null || rowMapper == null) {
-                throw misconfigured("table mode needs all of table(...), columns(...) and rows(...); missing "
-                        + (table == null ? "table " : "")
-                        + (columns == null ? "columns " : "")
-                        + (rowMapper == null ? "rows" : ""));
-            }
-            statement = InsertStatement.forColumns(table, columns, rowMapper);
-        } else {
-            statement = InsertStatement.forSql(sql, statementBuilder);
-        }
-        JdbcSinkOptions.Builder<IN> shared = JdbcSinkOptions.builder(writeMode.toMode(statement)).batchSize(batchSize)
-                .markerTable(markerTable).createTables(createMarkerTable).maxPreparedPerSubtask(maxPreparedPerSubtask);
+        writeMode
+                .problem(statement.tableMode(), statement.columns, upsertClause())
+                .ifPresent(problem -> {
+                    throw misconfigured(problem);
+                });
+        statement.tableProblem().ifPresent(problem -> {
+            throw misconfigured(problem);
+        });
+        JdbcSinkOptions.Builder<IN> shared = JdbcSinkOptions.builder(writeMode.toMode(statement.toStatement()))
+                .batchSize(batchSize)
+                .markerTable(markerTable)
+                .createTables(createMarkerTable)
+                .maxPreparedPerSubtask(maxPreparedPerSubtask);
         if (jdbcUrl != null) {
             shared.jdbcUrl(jdbcUrl, properties);
         }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc;
 
 import dev.eosink.core.SinkSettings;
@@ -28,6 +32,7 @@ public final class JdbcSinkOptions<IN> implements Serializable {
 
     /** Null: the concrete builder's data source gives the connections. */
     private final String jdbcUrl;
+
     private final Properties properties;
     private final WriteMode<IN> writeMode;
     private final int batchSize;

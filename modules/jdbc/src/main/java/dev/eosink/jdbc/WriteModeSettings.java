@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc;
 
 import dev.eosink.jdbc.sql.InsertStatement;
@@ -54,9 +58,11 @@ final class WriteModeSettings<IN> {
     /** The write mode of {@code statement}, once {@link #problem} found none (upserts have table mode). */
     WriteMode<IN> toMode(InsertStatement<IN> statement) {
         if (upsertKey == null) {
-            return WriteMode.inserts(statement, deadLetterTable == null
-                    ? RefusedRecords.failTheEpoch()
-                    : RefusedRecords.deadLetterTable(deadLetterTable));
+            return WriteMode.inserts(
+                    statement,
+                    deadLetterTable == null
+                            ? RefusedRecords.failTheEpoch()
+                            : RefusedRecords.deadLetterTable(deadLetterTable));
         }
         InsertStatement.Columns<IN> table = (InsertStatement.Columns<IN>) statement;
         return rowKind == null ? WriteMode.upserts(table, upsertKey) : WriteMode.changelog(table, upsertKey, rowKind);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.InputDistribution;
@@ -127,7 +131,8 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
     public PostgresSinkBuilder<IN> networkTimeout(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         if (timeout.isNegative() || (!timeout.isZero() && timeout.compareTo(Duration.ofSeconds(1)) < 0)) {
-            throw new IllegalArgumentException("networkTimeout must be at least 1 s, or zero to wait for ever; was " + timeout);
+            throw new IllegalArgumentException(
+                    "networkTimeout must be at least 1 s, or zero to wait for ever; was " + timeout);
         }
         this.networkTimeout = timeout;
         return this;
@@ -206,15 +211,20 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
 
     @Override
     protected PostgresDatabase<IN> database(JdbcSinkOptions<IN> common) {
-        PostgresConnection connection = dataSource != null ? PostgresConnection.of(dataSource)
+        PostgresConnection connection = dataSource != null
+                ? PostgresConnection.of(dataSource)
                 : PostgresConnection.of(common.jdbcUrl().orElseThrow(), driverProperties(common));
         RowAction<IN> rowAction = RowAction.insert();
         RefusedRecords refused = RefusedRecords.failTheEpoch();
         if (common.writeMode() instanceof WriteMode.Inserts<IN> inserts) {
             refused = inserts.refused();
         } else if (common.writeMode() instanceof WriteMode.Upserts<IN> upserts) {
-            RowKindFunction<IN> kinds = upserts.changelog().<RowKindFunction<IN>>map(given -> given::kindOf)
-                    .orElse(rowFormat != null ? rowFormat.rowKinds().orElse(null) : null); // records that carry their kind
+            RowKindFunction<IN> kinds = upserts.changelog()
+                    .<RowKindFunction<IN>>map(given -> given::kindOf)
+                    .orElse(
+                            rowFormat != null
+                                    ? rowFormat.rowKinds().orElse(null)
+                                    : null); // records that carry their kind
             rowAction = kinds == null ? RowAction.upsert(upserts.key()) : RowAction.upsert(upserts.key(), kinds);
         }
         PostgresSinkOptions.Builder<IN> options =
@@ -222,8 +232,7 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
         if (rowFormat != null) {
             options.rowFormat(rowFormat);
         }
-        return new PostgresDatabase<>(options
-                .createTables(common.createTables())
+        return new PostgresDatabase<>(options.createTables(common.createTables())
                 .batchSize(common.batchSize())
                 .writeMethod(writeMethod)
                 .rowAction(rowAction)

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.LeftoverPolicy;
@@ -18,7 +22,6 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.util.ExceptionUtils;
-
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -80,8 +83,9 @@ class BadInputITCase extends ExactlyOnceTestBase {
     @ParameterizedTest(name = "batchSize {0}")
     @ValueSource(ints = {1, 16, 1000})
     void nullInNotNullColumn(int batchSize) throws Exception {
-        PostgresSinkBuilder<Long> sink =
-                sinkBuilder(sinkId, table).batchSize(batchSize).rows(id -> new Object[] {id, id == BAD ? null : "row-" + id});
+        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table)
+                .batchSize(batchSize)
+                .rows(id -> new Object[] {id, id == BAD ? null : "row-" + id});
 
         String message = failure(idsInOrder(env1()), sink);
 
@@ -98,8 +102,9 @@ class BadInputITCase extends ExactlyOnceTestBase {
     @ValueSource(ints = {1, 16, 1000})
     void valueTooLong(int batchSize) throws Exception {
         recreateTable("(id bigint NOT NULL, payload varchar(5) NOT NULL)");
-        PostgresSinkBuilder<Long> sink =
-                sinkBuilder(sinkId, table).batchSize(batchSize).rows(id -> new Object[] {id, id == BAD ? "far-too-long" : "ok"});
+        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table)
+                .batchSize(batchSize)
+                .rows(id -> new Object[] {id, id == BAD ? "far-too-long" : "ok"});
 
         String message = failure(idsInOrder(env1()), sink);
 
@@ -115,10 +120,9 @@ class BadInputITCase extends ExactlyOnceTestBase {
     @ParameterizedTest(name = "batchSize {0}")
     @ValueSource(ints = {1, 16, 1000})
     void wrongTypeFromRowMapper(int batchSize) throws Exception {
-        PostgresSinkBuilder<Long> sink =
-                sinkBuilder(sinkId, table)
-                        .batchSize(batchSize)
-                        .rows(id -> new Object[] {id == BAD ? "thirty-seven" : id, "row-" + id});
+        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table)
+                .batchSize(batchSize)
+                .rows(id -> new Object[] {id == BAD ? "thirty-seven" : id, "row-" + id});
 
         String message = failure(idsInOrder(env1()), sink);
 
@@ -137,23 +141,20 @@ class BadInputITCase extends ExactlyOnceTestBase {
     @ValueSource(ints = {1, 16, 1000})
     void wrongTypeFromStatementBuilder(int batchSize) throws Exception {
         String sql = "INSERT INTO " + table + " (id, payload) VALUES (?, ?)";
-        PostgresSinkBuilder<Long> sink =
-                PostgresSink.<Long>builder()
-                        .jdbcUrl(db.jdbcUrl())
-                        .username(db.user())
-                        .password(db.password())
-                        .sinkId(sinkId)
-                        .sql(
-                                sql,
-                                (ps, id) -> {
-                                    if (id == BAD) {
-                                        ps.setString(1, "thirty-seven");
-                                    } else {
-                                        ps.setLong(1, id);
-                                    }
-                                    ps.setString(2, "row-" + id);
-                                })
-                        .batchSize(batchSize);
+        PostgresSinkBuilder<Long> sink = PostgresSink.<Long>builder()
+                .jdbcUrl(db.jdbcUrl())
+                .username(db.user())
+                .password(db.password())
+                .sinkId(sinkId)
+                .sql(sql, (ps, id) -> {
+                    if (id == BAD) {
+                        ps.setString(1, "thirty-seven");
+                    } else {
+                        ps.setLong(1, id);
+                    }
+                    ps.setString(2, "row-" + id);
+                })
+                .batchSize(batchSize);
 
         String message = failure(idsInOrder(env1()), sink);
 
@@ -174,8 +175,9 @@ class BadInputITCase extends ExactlyOnceTestBase {
     @ValueSource(ints = {1, 16, 1000})
     void checkViolation(int batchSize) throws Exception {
         recreateTable("(id bigint NOT NULL, payload text NOT NULL CONSTRAINT payload_not_blank CHECK (payload <> ''))");
-        PostgresSinkBuilder<Long> sink =
-                sinkBuilder(sinkId, table).batchSize(batchSize).rows(id -> new Object[] {id, id == BAD ? "" : "row-" + id});
+        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table)
+                .batchSize(batchSize)
+                .rows(id -> new Object[] {id, id == BAD ? "" : "row-" + id});
 
         String message = failure(idsInOrder(env1()), sink);
 
@@ -213,8 +215,9 @@ class BadInputITCase extends ExactlyOnceTestBase {
     @ValueSource(ints = {1, 16, 1000})
     void uniqueViolationWithinTheEpoch(int batchSize) throws Exception {
         recreateTable("(id bigint PRIMARY KEY, payload text NOT NULL)");
-        PostgresSinkBuilder<Long> sink =
-                sinkBuilder(sinkId, table).batchSize(batchSize).rows(id -> new Object[] {id == BAD ? 5L : id, "row-" + id});
+        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table)
+                .batchSize(batchSize)
+                .rows(id -> new Object[] {id == BAD ? 5L : id, "row-" + id});
 
         String message = failure(idsInOrder(env1()), sink);
 
@@ -231,16 +234,14 @@ class BadInputITCase extends ExactlyOnceTestBase {
     @ParameterizedTest(name = "batchSize {0}")
     @ValueSource(ints = {1, 16, 1000})
     void rowMapperThrows(int batchSize) throws Exception {
-        PostgresSinkBuilder<Long> sink =
-                sinkBuilder(sinkId, table)
-                        .batchSize(batchSize)
-                        .rows(
-                                id -> {
-                                    if (id == BAD) {
-                                        throw new IllegalStateException("no payload for order " + id);
-                                    }
-                                    return new Object[] {id, "row-" + id};
-                                });
+        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table)
+                .batchSize(batchSize)
+                .rows(id -> {
+                    if (id == BAD) {
+                        throw new IllegalStateException("no payload for order " + id);
+                    }
+                    return new Object[] {id, "row-" + id};
+                });
 
         String message = failure(idsInOrder(env1()), sink);
 
@@ -262,8 +263,9 @@ class BadInputITCase extends ExactlyOnceTestBase {
     void badRecordOnTheSecondSubtask(int batchSize) throws Exception {
         StreamExecutionEnvironment env = env(2, NO_CHECKPOINT, noRestarts());
         DataStream<Long> byParity = byParity(endless(env));
-        PostgresSinkBuilder<Long> sink =
-                sinkBuilder(sinkId, table).batchSize(batchSize).rows(id -> new Object[] {id, id == 75 ? null : "row-" + id});
+        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table)
+                .batchSize(batchSize)
+                .rows(id -> new Object[] {id, id == 75 ? null : "row-" + id});
 
         String message = failure(byParity, sink);
 
@@ -296,24 +298,27 @@ class BadInputITCase extends ExactlyOnceTestBase {
         String sink = sinkId;
         StreamExecutionEnvironment env = env(2, NO_CHECKPOINT, noRestarts());
         DataStream<Long> byParity =
-                byParity(env.fromData(LongStream.range(0, 2 * RECORDS).boxed().collect(Collectors.toList())).setParallelism(1));
-        byParity.sinkTo(
-                FaultInjectingDatabase.wrap(
-                        sinkBuilder(sinkId, table)
-                                .rows(
-                                        id -> {
-                                            if (id == 75) {
-                                                awaitPrepare(sink);
-                                                return new Object[] {id, null};
-                                            }
-                                            return new Object[] {id, "row-" + id};
-                                        })
-                                .build()));
+                byParity(env.fromData(LongStream.range(0, 2 * RECORDS).boxed().collect(Collectors.toList()))
+                        .setParallelism(1));
+        byParity.sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table)
+                .rows(id -> {
+                    if (id == 75) {
+                        awaitPrepare(sink);
+                        return new Object[] {id, null};
+                    }
+                    return new Object[] {id, "row-" + id};
+                })
+                .build()));
 
         String message = sinkMessage(catchThrowable(() -> env.execute("fails after end of input")), null);
 
         assertThat(message)
-                .containsSubsequence(sinkAndSubtask(1, 2), "epoch of checkpoint 1", "record #37 of the epoch", "[75]", "SQLSTATE 23502");
+                .containsSubsequence(
+                        sinkAndSubtask(1, 2),
+                        "epoch of checkpoint 1",
+                        "record #37 of the epoch",
+                        "[75]",
+                        "SQLSTATE 23502");
         assertThat(rows()).isZero();
         assertThat(preparedLeft())
                 .as("subtask 0's end-of-input transaction, for checkpoint 1")
@@ -321,7 +326,10 @@ class BadInputITCase extends ExactlyOnceTestBase {
                 .startsWith("eos1/" + sinkId + "/0/1/");
 
         StreamExecutionEnvironment again = env(2, 200);
-        ids(again, 2 * RECORDS, 2_000).sinkTo(sinkBuilder(sinkId, table).leftoverPolicy(LeftoverPolicy.ROLLBACK).build());
+        ids(again, 2 * RECORDS, 2_000)
+                .sinkTo(sinkBuilder(sinkId, table)
+                        .leftoverPolicy(LeftoverPolicy.ROLLBACK)
+                        .build());
         again.execute("next start of the same sink id");
         assertExactlyOnce(2 * RECORDS);
     }
@@ -332,11 +340,10 @@ class BadInputITCase extends ExactlyOnceTestBase {
      */
     @Test
     void rewrittenBatchNamesTheBatchNotARecord() throws Exception {
-        PostgresSinkBuilder<Long> sink =
-                sinkBuilder(sinkId, table)
-                        .property("reWriteBatchedInserts", "true")
-                        .batchSize(16)
-                        .rows(id -> new Object[] {id, id == BAD ? null : "row-" + id});
+        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table)
+                .property("reWriteBatchedInserts", "true")
+                .batchSize(16)
+                .rows(id -> new Object[] {id, id == BAD ? null : "row-" + id});
 
         String message = failure(idsInOrder(env1()), sink);
 
@@ -361,7 +368,8 @@ class BadInputITCase extends ExactlyOnceTestBase {
      */
     @Test
     void deferredConstraintFailsAtPrepare(@InjectMiniCluster MiniCluster miniCluster) throws Exception {
-        recreateTable("(id bigint NOT NULL CONSTRAINT one_per_id UNIQUE DEFERRABLE INITIALLY DEFERRED, payload text NOT NULL)");
+        recreateTable(
+                "(id bigint NOT NULL CONSTRAINT one_per_id UNIQUE DEFERRABLE INITIALLY DEFERRED, payload text NOT NULL)");
         db.execute("INSERT INTO " + table + " VALUES (37, 'there before the job')");
         StreamExecutionEnvironment env = env1();
         idsInOrder(env).sinkTo(faultySink());
@@ -391,19 +399,43 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
     /** Each bad input of this class once more through binary COPY (the default write method). */
     enum CopyCase {
-        NULL_IN_NOT_NULL("(id bigint NOT NULL, payload text NOT NULL)", "row-", null,
-                "null value in column \"payload\"", "SQLSTATE 23502"),
-        VALUE_TOO_LONG("(id bigint NOT NULL, payload varchar(5) NOT NULL)", "ok", "far-too-long",
-                "value too long for type character varying(5)", "SQLSTATE 22001"),
-        CHECK_VIOLATION("(id bigint NOT NULL, payload text NOT NULL CONSTRAINT payload_not_blank CHECK (payload <> ''))",
-                "row-", "", "violates check constraint \"payload_not_blank\"", "SQLSTATE 23514"),
-        UNIQUE_VIOLATION("(id bigint NOT NULL, payload text NOT NULL, CONSTRAINT one_payload UNIQUE (payload))", "row-", "row-5",
-                "duplicate key value violates unique constraint \"one_payload\"", "SQLSTATE 23505"),
+        NULL_IN_NOT_NULL(
+                "(id bigint NOT NULL, payload text NOT NULL)",
+                "row-",
+                null,
+                "null value in column \"payload\"",
+                "SQLSTATE 23502"),
+        VALUE_TOO_LONG(
+                "(id bigint NOT NULL, payload varchar(5) NOT NULL)",
+                "ok",
+                "far-too-long",
+                "value too long for type character varying(5)",
+                "SQLSTATE 22001"),
+        CHECK_VIOLATION(
+                "(id bigint NOT NULL, payload text NOT NULL CONSTRAINT payload_not_blank CHECK (payload <> ''))",
+                "row-",
+                "",
+                "violates check constraint \"payload_not_blank\"",
+                "SQLSTATE 23514"),
+        UNIQUE_VIOLATION(
+                "(id bigint NOT NULL, payload text NOT NULL, CONSTRAINT one_payload UNIQUE (payload))",
+                "row-",
+                "row-5",
+                "duplicate key value violates unique constraint \"one_payload\"",
+                "SQLSTATE 23505"),
         /** A value the encoder cannot write as the column's type: refused before anything is sent. */
-        WRONG_TYPE("(id bigint NOT NULL, payload bigint NOT NULL)", null, "thirty-seven",
-                "column \"payload\": expected bigint", "got java.lang.String"),
-        MAPPER_THROWS("(id bigint NOT NULL, payload text NOT NULL)", "row-", "throw",
-                "the row mapper or statement builder threw java.lang.IllegalStateException: no payload for order 37", "");
+        WRONG_TYPE(
+                "(id bigint NOT NULL, payload bigint NOT NULL)",
+                null,
+                "thirty-seven",
+                "column \"payload\": expected bigint",
+                "got java.lang.String"),
+        MAPPER_THROWS(
+                "(id bigint NOT NULL, payload text NOT NULL)",
+                "row-",
+                "throw",
+                "the row mapper or statement builder threw java.lang.IllegalStateException: no payload for order 37",
+                "");
 
         final String definition;
         final String good; // payload prefix of good records (+ id); null: the id itself
@@ -443,11 +475,7 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
         String message = failure(idsInOrder(env1()), sink);
 
-        assertNamesRecord37(
-                message,
-                bad.reason,
-                bad.detail,
-                "Nothing of this epoch becomes visible");
+        assertNamesRecord37(message, bad.reason, bad.detail, "Nothing of this epoch becomes visible");
         assertNothingOfTheEpochVisible(0);
     }
 
@@ -466,8 +494,16 @@ class BadInputITCase extends ExactlyOnceTestBase {
     @ValueSource(strings = {"varchar(5)", "char(5)"})
     void copyNamesAValueTooLongEvenWhenTheRecordIsLongSent(String type) throws Exception {
         recreateTable("(id bigint NOT NULL, payload " + type + " NOT NULL)");
-        String[] fits = {"ok      ", "\u00fcn\u00efc\u00f6", "\ud83d\ude42\ud83d\ude42\ud83d\ude42\ud83d\ude42\ud83d\ude42", "five5", ""};
-        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table).writeMethod(WriteMethod.COPY).batchSize(1)
+        String[] fits = {
+            "ok      ",
+            "\u00fcn\u00efc\u00f6",
+            "\ud83d\ude42\ud83d\ude42\ud83d\ude42\ud83d\ude42\ud83d\ude42",
+            "five5",
+            ""
+        };
+        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table)
+                .writeMethod(WriteMethod.COPY)
+                .batchSize(1)
                 .rows(id -> new Object[] {id, id == BAD ? "far-too-long" : fits[(int) (id % fits.length)]});
         StreamExecutionEnvironment env = env1();
 
@@ -496,15 +532,23 @@ class BadInputITCase extends ExactlyOnceTestBase {
     @Test
     void copyErrorAboutARecordNoLongerHeldSaysWhatIsKnown() throws Exception {
         recreateTable("(id bigint NOT NULL, payload numeric(3, 0) NOT NULL)");
-        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table).writeMethod(WriteMethod.COPY).batchSize(1)
+        PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table)
+                .writeMethod(WriteMethod.COPY)
+                .batchSize(1)
                 .rows(id -> new Object[] {id, id == BAD ? 12_345L : id % 1_000});
         StreamExecutionEnvironment env = env1();
 
         String message = failure(env.fromData(LongStream.range(0, 5_000).boxed().collect(Collectors.toList())), sink);
 
-        assertThat(message).containsSubsequence(
-                sinkAndSubtask(0, 1), "table \"" + table + "\"", "epoch of checkpoint 1", "record #37 of the epoch",
-                "numeric field overflow", "SQLSTATE 22003", "Nothing of this epoch becomes visible");
+        assertThat(message)
+                .containsSubsequence(
+                        sinkAndSubtask(0, 1),
+                        "table \"" + table + "\"",
+                        "epoch of checkpoint 1",
+                        "record #37 of the epoch",
+                        "numeric field overflow",
+                        "SQLSTATE 22003",
+                        "Nothing of this epoch becomes visible");
         assertThat(message).doesNotContain("the database's message shows the row");
         if (!message.contains("[37]")) {
             assertThat(message).contains("the sink no longer holds it");
@@ -521,24 +565,35 @@ class BadInputITCase extends ExactlyOnceTestBase {
     void everyRestartFailsWithTheSameClearMessage(@InjectMiniCluster MiniCluster cluster) throws Exception {
         StreamExecutionEnvironment env = env(1, NO_CHECKPOINT, fixedDelayRestarts(3, Duration.ofMillis(100)));
         DataStream<Long> input = idsInOrder(env);
-        input.sinkTo(sinkBuilder(sinkId, table).rows(id -> new Object[] {id, id == BAD ? null : "row-" + id}).build());
+        input.sinkTo(sinkBuilder(sinkId, table)
+                .rows(id -> new Object[] {id, id == BAD ? null : "row-" + id})
+                .build());
         JobClient job = env.executeAsync("bad input, restarting");
-        String last = sinkMessage(catchThrowable(() -> job.getJobExecutionResult().get()), job.getJobID());
+        String last =
+                sinkMessage(catchThrowable(() -> job.getJobExecutionResult().get()), job.getJobID());
 
         String why = "record #37 of the epoch (counting from 0) [37]";
-        assertThat(last).containsSubsequence(sinkAndSubtask(0, 1).replace("attempt 0", "attempt 3"), why, "SQLSTATE 23502",
-                "fail the same way after every restart");
+        assertThat(last)
+                .containsSubsequence(
+                        sinkAndSubtask(0, 1).replace("attempt 0", "attempt 3"),
+                        why,
+                        "SQLSTATE 23502",
+                        "fail the same way after every restart");
         List<String> failures = JobFailures.of(cluster, job.getJobID()).stream()
                 .filter(f -> f.contains("sink '" + sinkId + "'"))
                 .collect(Collectors.toList());
         // Attempts 0 to 3 each failed on the record; the history's last entry is the job's own failure
         // ("recovery is suppressed"), caused by attempt 3's.
-        assertThat(failures).as("the sink's failures").hasSizeBetween(4, 5)
+        assertThat(failures)
+                .as("the sink's failures")
+                .hasSizeBetween(4, 5)
                 .noneMatch(f -> f.contains(sinkAndSubtask(0, 1).replace("attempt 0", "attempt 4")));
         for (int attempt = 0; attempt < 4; attempt++) {
             String expected = sinkAndSubtask(0, 1).replace("attempt 0", "attempt " + attempt);
-            assertThat(failures).as("attempt %s", attempt)
-                    .anySatisfy(f -> assertThat(f).contains(expected).contains(why).contains("SQLSTATE 23502"));
+            assertThat(failures)
+                    .as("attempt %s", attempt)
+                    .anySatisfy(
+                            f -> assertThat(f).contains(expected).contains(why).contains("SQLSTATE 23502"));
         }
         assertNothingOfTheEpochVisible(0);
     }
@@ -547,13 +602,13 @@ class BadInputITCase extends ExactlyOnceTestBase {
 
     /** Ids 0, 1, 2, ... for ever (about 2,000 a second), from one source subtask, in order. */
     private static DataStream<Long> endless(StreamExecutionEnvironment env) {
-        DataGeneratorSource<Long> source =
-                new DataGeneratorSource<>(
-                        (GeneratorFunction<Long, Long>) index -> index,
-                        Long.MAX_VALUE,
-                        RateLimiterStrategy.perSecond(2_000),
-                        Types.LONG);
-        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "endless ids").setParallelism(1);
+        DataGeneratorSource<Long> source = new DataGeneratorSource<>(
+                (GeneratorFunction<Long, Long>) index -> index,
+                Long.MAX_VALUE,
+                RateLimiterStrategy.perSecond(2_000),
+                Types.LONG);
+        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "endless ids")
+                .setParallelism(1);
     }
 
     /** Even ids to sink subtask 0, odd ids to subtask 1: id 2k+1 is record #k of subtask 1. */
@@ -588,7 +643,11 @@ class BadInputITCase extends ExactlyOnceTestBase {
      */
     private void assertNamesRecord37(String message, String... more) {
         List<String> expected = new java.util.ArrayList<>(List.of(
-                sinkAndSubtask(0, 1), "table \"" + table + "\"", "epoch of checkpoint 1", "record #37 of the epoch", "[37]"));
+                sinkAndSubtask(0, 1),
+                "table \"" + table + "\"",
+                "epoch of checkpoint 1",
+                "record #37 of the epoch",
+                "[37]"));
         expected.addAll(List.of(more));
         assertThat(message).containsSubsequence(expected);
     }

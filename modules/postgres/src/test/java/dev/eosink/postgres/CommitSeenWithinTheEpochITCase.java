@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -6,13 +10,13 @@ import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.RemoteCommitterCommits;
 import dev.eosink.testing.TcpProxy;
 
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -64,7 +68,9 @@ class CommitSeenWithinTheEpochITCase {
     @Test
     void deletesRunAfterACommitSeenWithinTheEpochRemoveItsRowsUnderRepeatableRead() throws Exception {
         String table = table("seen_rr");
-        assertThat(transactionIsolation(REPEATABLE_READ)).as("the sessions' default").isEqualTo("repeatable read");
+        assertThat(transactionIsolation(REPEATABLE_READ))
+                .as("the sessions' default")
+                .isEqualTo("repeatable read");
         ExactlyOnceSink<long[]> sink = sink(db.jdbcUrl(), table, WriteMethod.BATCH, REPEATABLE_READ);
         Epochs epochs = new Epochs(table);
         try (WriterSession<long[]> writer = sink.database().openWriter(epochs.context);
@@ -77,22 +83,30 @@ class CommitSeenWithinTheEpochITCase {
                 // deletes of the prepared transaction's keys: held
                 writer.epoch().write(new long[] {k, 0, 1}, position++);
             }
-            assertThat(remote.looks()).as("looks while the first transaction is prepared").isPositive();
+            assertThat(remote.looks())
+                    .as("looks while the first transaction is prepared")
+                    .isPositive();
             assertThat(remote.committedSeen()).isFalse();
             otherJvm.commit(epochs.first);
             for (long k = DEFERRED; k < OLD; k++) {
                 writer.epoch().write(new long[] {k, 0, 1}, position++);
             }
-            assertThat(remote.committedSeen()).as("the commit seen within the epoch").isTrue();
+            assertThat(remote.committedSeen())
+                    .as("the commit seen within the epoch")
+                    .isTrue();
             writer.epoch().flush();
             assertThat(writer.carriedWrites().orElseThrow().held().holdsWrites())
-                    .as("nothing carried past the barrier").isFalse();
+                    .as("nothing carried past the barrier")
+                    .isFalse();
             writer.epoch().prepare(epochs.second, position);
             otherJvm.commit(epochs.second);
         }
 
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(epochs.sinkId))).as("prepared transactions left").isEmpty();
-        assertThat(db.count("SELECT count(*) FROM " + table)).as("rows left: every key was deleted after its insert")
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(epochs.sinkId)))
+                .as("prepared transactions left")
+                .isEmpty();
+        assertThat(db.count("SELECT count(*) FROM " + table))
+                .as("rows left: every key was deleted after its insert")
                 .isZero();
     }
 
@@ -148,9 +162,12 @@ class CommitSeenWithinTheEpochITCase {
             committer.commit(epochs.second);
         }
 
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(epochs.sinkId))).as("prepared transactions left").isEmpty();
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(epochs.sinkId)))
+                .as("prepared transactions left")
+                .isEmpty();
         assertThat(db.count("SELECT count(*) FROM " + table + " WHERE v = 4")).isEqualTo(newKeys);
-        assertThat(db.count("SELECT count(*) FROM " + table)).as("rows left: the old keys were deleted")
+        assertThat(db.count("SELECT count(*) FROM " + table))
+                .as("rows left: the old keys were deleted")
                 .isEqualTo(newKeys);
     }
 
@@ -181,10 +198,14 @@ class CommitSeenWithinTheEpochITCase {
         }
         db.execute("COMMIT PREPARED '" + epochs.first + "'"); // the other JVM's committer
 
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(epochs.sinkId))).as("prepared transactions left").isEmpty();
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(epochs.sinkId)))
+                .as("prepared transactions left")
+                .isEmpty();
         assertThat(db.count("SELECT count(*) FROM " + table + " WHERE v = 1")).isEqualTo(OLD);
         assertThat(db.count("SELECT count(*) FROM " + table)).isEqualTo(OLD);
-        assertThat(thrown).as("the epoch fails").isInstanceOf(SinkException.class)
+        assertThat(thrown)
+                .as("the epoch fails")
+                .isInstanceOf(SinkException.class)
                 .hasMessageContaining("could not list prepared transactions")
                 .hasMessageNotContaining("the row mapper or statement builder threw")
                 .hasMessageNotContaining("The record could not be turned into statement parameters");
@@ -235,11 +256,14 @@ class CommitSeenWithinTheEpochITCase {
                 looks.due = true; // 100 ms passed
                 writer.epoch().write(new long[] {i, 3, 0}, position++); // a held key: the look is due
             }
-            assertThat(looks.looks).as("looks while the first transaction is prepared").isEqualTo(LOOKS);
-            try (Connection c = db.connect(); PreparedStatement s = c.prepareStatement(
-                    "SELECT (pg_stat_get_backend_subxact(b.id)).* FROM pg_stat_get_backend_idset() AS b(id) "
-                            + "WHERE pg_stat_get_backend_pid(b.id) = (SELECT pid FROM pg_stat_activity "
-                            + "WHERE application_name = ?)")) {
+            assertThat(looks.looks)
+                    .as("looks while the first transaction is prepared")
+                    .isEqualTo(LOOKS);
+            try (Connection c = db.connect();
+                    PreparedStatement s = c.prepareStatement(
+                            "SELECT (pg_stat_get_backend_subxact(b.id)).* FROM pg_stat_get_backend_idset() AS b(id) "
+                                    + "WHERE pg_stat_get_backend_pid(b.id) = (SELECT pid FROM pg_stat_activity "
+                                    + "WHERE application_name = ?)")) {
                 s.setString(1, "eosink/" + epochs.sinkId + "/0/writer");
                 try (ResultSet rs = s.executeQuery()) {
                     assertThat(rs.next()).as("the writer's backend").isTrue();
@@ -251,17 +275,21 @@ class CommitSeenWithinTheEpochITCase {
             looks.due = true;
             writer.epoch().write(new long[] {0, 3, 0}, position++); // the look shows the commit: the statements run
             writer.epoch().flush();
-            assertThat(writer.carriedWrites().orElseThrow().held().holdsWrites()).isFalse();
+            assertThat(writer.carriedWrites().orElseThrow().held().holdsWrites())
+                    .isFalse();
             writer.epoch().prepare(epochs.second, position);
             otherJvm.commit(epochs.second);
         }
 
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(epochs.sinkId))).as("prepared transactions left").isEmpty();
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(epochs.sinkId)))
+                .as("prepared transactions left")
+                .isEmpty();
         assertThat(db.count("SELECT count(*) FROM " + table)).isEqualTo(old + window + LOOKS);
         assertThat(db.count("SELECT count(*) FROM " + table + " WHERE v = 3")).isEqualTo(LOOKS);
         assertThat(db.count("SELECT count(*) FROM " + table + " WHERE v = 2")).isEqualTo(old - LOOKS);
         assertThat(db.count("SELECT count(*) FROM " + table + " WHERE v = 4")).isEqualTo(window + LOOKS);
-        assertThat(overflowed).as("the epoch's subtransactions overflowed (%d after %d looks)", subtransactions, LOOKS)
+        assertThat(overflowed)
+                .as("the epoch's subtransactions overflowed (%d after %d looks)", subtransactions, LOOKS)
                 .isFalse();
     }
 
@@ -294,11 +322,12 @@ class CommitSeenWithinTheEpochITCase {
             assertThat(remote.committedSeen()).isTrue();
             writer.epoch().flush();
             writer.epoch().prepare(epochs.second, position);
-            try (Connection c = db.connect(); PreparedStatement s = c.prepareStatement(
-                    "SELECT DISTINCT c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
-                            + "WHERE l.virtualtransaction = (SELECT x.virtualtransaction FROM pg_locks x "
-                            + "JOIN pg_prepared_xacts p ON x.transactionid = p.transaction "
-                            + "WHERE x.locktype = 'transactionid' AND p.gid = ?) ORDER BY 1")) {
+            try (Connection c = db.connect();
+                    PreparedStatement s = c.prepareStatement(
+                            "SELECT DISTINCT c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                                    + "WHERE l.virtualtransaction = (SELECT x.virtualtransaction FROM pg_locks x "
+                                    + "JOIN pg_prepared_xacts p ON x.transactionid = p.transaction "
+                                    + "WHERE x.locktype = 'transactionid' AND p.gid = ?) ORDER BY 1")) {
                 s.setString(1, epochs.second.toString());
                 try (ResultSet rs = s.executeQuery()) {
                     while (rs.next()) {
@@ -309,10 +338,14 @@ class CommitSeenWithinTheEpochITCase {
             otherJvm.commit(epochs.second);
         }
 
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(epochs.sinkId))).as("prepared transactions left").isEmpty();
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(epochs.sinkId)))
+                .as("prepared transactions left")
+                .isEmpty();
         assertThat(db.count("SELECT count(*) FROM " + table + " WHERE v = 2")).isEqualTo(OLD);
         assertThat(db.count("SELECT count(*) FROM " + table)).isEqualTo(OLD);
-        assertThat(locked).as("relations the prepared transaction keeps locked").contains(table)
+        assertThat(locked)
+                .as("relations the prepared transaction keeps locked")
+                .contains(table)
                 .doesNotContain("pg_authid", "pg_database", "pg_prepared_xacts");
     }
 
@@ -325,7 +358,7 @@ class CommitSeenWithinTheEpochITCase {
 
         Epochs(String table) {
             this.sinkId = table.replace('_', '-');
-            this.context = new SubtaskContext(sinkId, 0, 1, 0, "seen-within-epoch", OptionalLong.empty());
+            this.context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("seen-within-epoch", OptionalLong.empty()));
             String run = TransactionId.newRunToken(context.execution());
             this.first = new TransactionId(sinkId, 0, 1, run);
             this.second = new TransactionId(sinkId, 0, 2, run);
@@ -388,11 +421,18 @@ class CommitSeenWithinTheEpochITCase {
     /** Records are {key, value, 1 for a delete}. */
     private ExactlyOnceSink<long[]> sink(String jdbcUrl, String table, WriteMethod method, String... options) {
         PostgresSinkBuilder<long[]> builder = PostgresSink.<long[]>builder()
-                .jdbcUrl(jdbcUrl).username(db.user()).password(db.password())
-                .sinkId(table.replace('_', '-')).table(table)
-                .columns("k", "v").rows(r -> new Object[] {r[0], r[1]}).upsert("k")
+                .jdbcUrl(jdbcUrl)
+                .username(db.user())
+                .password(db.password())
+                .sinkId(table.replace('_', '-'))
+                .table(table)
+                .columns("k", "v")
+                .rows(r -> new Object[] {r[0], r[1]})
+                .upsert("k")
                 .changelog(r -> r[2] == 1 ? RowKind.DELETE : RowKind.INSERT)
-                .writeMethod(method).batchSize(50).claimWait(Duration.ofSeconds(10));
+                .writeMethod(method)
+                .batchSize(50)
+                .claimWait(Duration.ofSeconds(10));
         for (String option : options) {
             builder.property("options", option);
         }
@@ -409,7 +449,8 @@ class CommitSeenWithinTheEpochITCase {
     private String transactionIsolation(String options) throws Exception {
         Properties properties = db.connectionProperties();
         properties.setProperty("options", options);
-        try (Connection c = DriverManager.getConnection(db.jdbcUrl(), properties); Statement s = c.createStatement();
+        try (Connection c = DriverManager.getConnection(db.jdbcUrl(), properties);
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SHOW transaction_isolation")) {
             rs.next();
             return rs.getString(1);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.testing.PostgresFixture;
@@ -8,7 +12,6 @@ import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.records.CheckpointPacedIds;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -97,12 +100,16 @@ class DatabaseCrashITCase extends ExactlyOnceTestBase {
             List<String> history = ProtocolTrace.history(sinkId, gid);
             assertThat(history).as("history of %s", gid).first().isEqualTo("PREPARED@0");
             if (point == Faults.Point.BEFORE_COMMIT) {
-                assertThat(history).as("committed after the restart").anySatisfy(e -> assertThat(e).startsWith("COMMIT:COMMITTED@"));
+                assertThat(history)
+                        .as("committed after the restart")
+                        .anySatisfy(e -> assertThat(e).startsWith("COMMIT:COMMITTED@"));
             } else if (point == Faults.Point.AFTER_COMMIT) {
                 assertThat(history).contains("COMMIT:COMMITTED@0");
             } else {
-                assertThat(history).as("committed or rolled back, as its checkpoint decided")
-                        .anySatisfy(e -> assertThat(e).matches("COMMIT:COMMITTED@\\d+|MARKER:true@\\d+|ROLLED_BACK@\\d+"));
+                assertThat(history)
+                        .as("committed or rolled back, as its checkpoint decided")
+                        .anySatisfy(
+                                e -> assertThat(e).matches("COMMIT:COMMITTED@\\d+|MARKER:true@\\d+|ROLLED_BACK@\\d+"));
             }
         }
         assertExactlyOnce(4_000);
@@ -130,13 +137,16 @@ class DatabaseCrashITCase extends ExactlyOnceTestBase {
         Faults.arm(sinkId, point, nth, a -> {
             HIT.put(a.sinkId, a.transactionId == null ? "" : a.transactionId);
             down.run();
-            BACK_UP.put(a.sinkId, CompletableFuture.runAsync(
-                    server::start, CompletableFuture.delayedExecutor(DOWN_MILLIS, TimeUnit.MILLISECONDS)));
+            BACK_UP.put(
+                    a.sinkId,
+                    CompletableFuture.runAsync(
+                            server::start, CompletableFuture.delayedExecutor(DOWN_MILLIS, TimeUnit.MILLISECONDS)));
         });
         StreamExecutionEnvironment env = env(2, 200, fixedDelayRestarts(1_000, Duration.ofMillis(200)));
         // At least four epochs with records per subtask: the third arrival at every point comes.
         CheckpointPacedIds.ids(env, 4_000, 500)
-                .sinkTo(FaultInjectingDatabase.wrap(ProtocolTrace.wrap(sinkBuilder(sinkId, table).build())));
+                .sinkTo(FaultInjectingDatabase.wrap(
+                        ProtocolTrace.wrap(sinkBuilder(sinkId, table).build())));
         env.execute("database down at " + point);
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -17,7 +21,6 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
@@ -41,11 +44,10 @@ public abstract class ExactlyOnceTestBase {
 
     @RegisterExtension
     protected static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(SLOTS)
-                            .build());
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(SLOTS)
+                    .build());
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
@@ -67,7 +69,9 @@ public abstract class ExactlyOnceTestBase {
     @BeforeEach
     void createTable(TestInfo info) {
         String method = info.getTestMethod().map(m -> m.getName()).orElse("t");
-        String base = (getClass().getSimpleName() + "_" + method).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+        String base = (getClass().getSimpleName() + "_" + method)
+                .toLowerCase(Locale.ROOT)
+                .replaceAll("[^a-z0-9_]", "_");
         // Short enough that "eosink/<sinkId>/<subtask>/committer" fits PostgreSQL's 63-byte
         // application_name, which tests match on to terminate the sink's sessions.
         if (base.length() > 24) {
@@ -139,12 +143,11 @@ public abstract class ExactlyOnceTestBase {
 
     /** Ids 0..n-1, replayable from checkpoints, at about {@code perSecond} records per second. */
     protected static DataStream<Long> ids(StreamExecutionEnvironment env, long n, double perSecond) {
-        DataGeneratorSource<Long> source =
-                new DataGeneratorSource<>(
-                        (GeneratorFunction<Long, Long>) index -> index,
-                        n,
-                        RateLimiterStrategy.perSecond(perSecond),
-                        Types.LONG);
+        DataGeneratorSource<Long> source = new DataGeneratorSource<>(
+                (GeneratorFunction<Long, Long>) index -> index,
+                n,
+                RateLimiterStrategy.perSecond(perSecond),
+                Types.LONG);
         return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids");
     }
 
@@ -154,17 +157,21 @@ public abstract class ExactlyOnceTestBase {
      */
     protected void stagePrepared(String gid, long from, long to) throws java.sql.SQLException {
         // Only when missing: CREATE INDEX IF NOT EXISTS would wait for the locks of prepared transactions.
-        if (db.count("SELECT count(*) FROM pg_class WHERE relname = ?", PostgresSinkBuilder.DEFAULT_MARKER_TABLE) == 0) {
-            db.execute(dev.eosink.jdbc.dialect.postgres.PostgresDialect.INSTANCE.markers(
-                    new dev.eosink.jdbc.sql.SqlIdentifier(null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE)).createSql());
+        if (db.count("SELECT count(*) FROM pg_class WHERE relname = ?", PostgresSinkBuilder.DEFAULT_MARKER_TABLE)
+                == 0) {
+            db.execute(dev.eosink.jdbc.dialect.postgres.PostgresDialect.INSTANCE
+                    .markers(new dev.eosink.jdbc.sql.SqlIdentifier(null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE))
+                    .createSql());
         }
         TransactionId id = TransactionId.parse(gid).orElseThrow();
         try (java.sql.Connection c = db.connect()) {
             c.setAutoCommit(false);
             try (java.sql.Statement s = c.createStatement()) {
-                s.executeUpdate("INSERT INTO " + table + " SELECT g, 'staged' FROM generate_series(" + from + ", " + (to - 1) + ") g");
+                s.executeUpdate("INSERT INTO " + table + " SELECT g, 'staged' FROM generate_series(" + from + ", "
+                        + (to - 1) + ") g");
                 s.executeUpdate("INSERT INTO " + PostgresSinkBuilder.DEFAULT_MARKER_TABLE
-                        + " (gid, sink_id, subtask, checkpoint_id, row_count) VALUES ('" + gid + "', '" + id.sinkId() + "', "
+                        + " (gid, sink_id, subtask, checkpoint_id, row_count) VALUES ('" + gid + "', '" + id.sinkId()
+                        + "', "
                         + id.subtask() + ", " + id.checkpointId() + ", " + (to - from) + ")");
                 s.execute("PREPARE TRANSACTION '" + gid + "'");
             }
@@ -193,7 +200,9 @@ public abstract class ExactlyOnceTestBase {
         long inRange = db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ?", n);
         long duplicates = rows - distinct;
         long missing = n - inRange;
-        assertThat(preparedLeft()).as("prepared transactions of sink %s left behind", sinkId).isEmpty();
+        assertThat(preparedLeft())
+                .as("prepared transactions of sink %s left behind", sinkId)
+                .isEmpty();
         assertThat(duplicates).as("duplicate rows in %s", table).isZero();
         assertThat(missing).as("missing ids in %s", table).isZero();
         assertThat(rows).as("rows in %s", table).isEqualTo(n);

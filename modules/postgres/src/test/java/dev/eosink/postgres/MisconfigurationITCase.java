@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -34,7 +38,6 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.util.ExceptionUtils;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -131,7 +134,8 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
                             "this sink needs at least 2 (2 per subtask x parallelism 1)",
                             "Remedy: set max_prepared_transactions in postgresql.conf (see sql/00-server-settings.sql) "
                                     + "and restart PostgreSQL");
-            assertThat(server.count("SELECT count(*) FROM " + schema + "." + table)).isZero();
+            assertThat(server.count("SELECT count(*) FROM " + schema + "." + table))
+                    .isZero();
         }
     }
 
@@ -153,13 +157,16 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
                             "this sink needs at least 4 (2 per subtask x parallelism 2)",
                             "and room for 10 (maxPreparedPerSubtask 5 per subtask) when checkpoints fail",
                             "Remedy: set max_prepared_transactions in postgresql.conf");
-            assertThat(server.count("SELECT count(*) FROM " + schema + "." + table)).isZero();
+            assertThat(server.count("SELECT count(*) FROM " + schema + "." + table))
+                    .isZero();
 
             StreamExecutionEnvironment env = env(1, 100);
             ids(env, 500, 2_000).sinkTo(sinkAs(server, "postgres").build());
             env.execute("parallelism 1 fits");
-            assertThat(server.count("SELECT count(*) FROM " + schema + "." + table)).isEqualTo(500);
-            assertThat(server.count("SELECT count(DISTINCT id) FROM " + schema + "." + table)).isEqualTo(500);
+            assertThat(server.count("SELECT count(*) FROM " + schema + "." + table))
+                    .isEqualTo(500);
+            assertThat(server.count("SELECT count(DISTINCT id) FROM " + schema + "." + table))
+                    .isEqualTo(500);
             assertThat(server.preparedGids(TransactionId.sinkPrefix(sinkId))).isEmpty();
         }
     }
@@ -180,36 +187,51 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
         try (Connection c = connectAs(role)) {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
-                s.executeUpdate("INSERT INTO " + schema + "." + table + " SELECT g, 'leftover' FROM generate_series(1000000, 1000099) g");
-                s.executeUpdate("INSERT INTO " + schema + ".eosink_markers (gid, sink_id, subtask, checkpoint_id, row_count) "
-                        + "VALUES ('" + leftover + "', '" + sinkId + "', 1, 3, 100)");
+                s.executeUpdate("INSERT INTO " + schema + "." + table
+                        + " SELECT g, 'leftover' FROM generate_series(1000000, 1000099) g");
+                s.executeUpdate(
+                        "INSERT INTO " + schema + ".eosink_markers (gid, sink_id, subtask, checkpoint_id, row_count) "
+                                + "VALUES ('" + leftover + "', '" + sinkId + "', 1, 3, 100)");
                 s.execute("PREPARE TRANSACTION '" + leftover + "'");
             }
             c.setAutoCommit(true);
         }
         // Markers older than the retention: the first commit of subtask 0 prunes them (DELETE).
-        db.execute("INSERT INTO " + schema + ".eosink_markers (gid, sink_id, subtask, checkpoint_id, row_count, created_at) "
-                + "SELECT 'eos1/" + sinkId + "/0/' || g || '/oldoldol', '" + sinkId + "', 0, g, 1, now() - interval '8 days' "
+        db.execute("INSERT INTO " + schema
+                + ".eosink_markers (gid, sink_id, subtask, checkpoint_id, row_count, created_at) "
+                + "SELECT 'eos1/" + sinkId + "/0/' || g || '/oldoldol', '" + sinkId
+                + "', 0, g, 1, now() - interval '8 days' "
                 + "FROM generate_series(1, 5) g");
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3);
 
         StreamExecutionEnvironment env = env(2, 100);
         // At least three epochs with records per subtask: the third PREPARE comes.
-        CheckpointPacedIds.ids(env, 3_000, 500).sinkTo(FaultInjectingDatabase.wrap(
-                sinkAs(db, role).leftoverPolicy(LeftoverPolicy.ROLLBACK).build()));
+        CheckpointPacedIds.ids(env, 3_000, 500)
+                .sinkTo(FaultInjectingDatabase.wrap(
+                        sinkAs(db, role).leftoverPolicy(LeftoverPolicy.ROLLBACK).build()));
         env.execute("least-privileged role");
 
-        assertThat(db.count("SELECT count(*) FROM pg_roles WHERE rolname = ? AND NOT rolsuper AND NOT rolcreaterole", role))
+        assertThat(db.count(
+                        "SELECT count(*) FROM pg_roles WHERE rolname = ? AND NOT rolsuper AND NOT rolcreaterole", role))
                 .isEqualTo(1);
-        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).as("failovers").isEqualTo(1);
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE))
+                .as("failovers")
+                .isEqualTo(1);
         String target = schema + "." + table;
         assertThat(db.count("SELECT count(*) FROM " + target)).isEqualTo(3_000);
-        assertThat(db.count("SELECT count(DISTINCT id) FROM " + target + " WHERE id >= 0 AND id < 3000")).isEqualTo(3_000);
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared left").isEmpty();
-        assertThat(db.count("SELECT count(*) FROM " + schema + ".eosink_markers WHERE created_at < now() - interval '7 days'"))
+        assertThat(db.count("SELECT count(DISTINCT id) FROM " + target + " WHERE id >= 0 AND id < 3000"))
+                .isEqualTo(3_000);
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                .as("prepared left")
+                .isEmpty();
+        assertThat(db.count("SELECT count(*) FROM " + schema
+                        + ".eosink_markers WHERE created_at < now() - interval '7 days'"))
                 .as("markers past their retention")
                 .isZero();
-        assertThat(db.count("SELECT count(*) FROM " + schema + ".eosink_markers WHERE sink_id = ? AND gid <> ?", sinkId, leftover))
+        assertThat(db.count(
+                        "SELECT count(*) FROM " + schema + ".eosink_markers WHERE sink_id = ? AND gid <> ?",
+                        sinkId,
+                        leftover))
                 .as("markers of this run")
                 .isPositive();
     }
@@ -258,7 +280,8 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
     @Test
     void roleWithoutCreateCannotCreateTheMarkerTable() throws Exception {
         createRole(db);
-        db.execute("GRANT USAGE ON SCHEMA " + schema + " TO " + role + "; GRANT INSERT ON " + schema + "." + table + " TO " + role);
+        db.execute("GRANT USAGE ON SCHEMA " + schema + " TO " + role + "; GRANT INSERT ON " + schema + "." + table
+                + " TO " + role);
 
         SinkException e = failsAtStart(1, sinkAs(db, role));
 
@@ -270,7 +293,9 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
                         "Remedy:",
                         "sql/01-marker-table.sql",
                         "GRANT CREATE ON SCHEMA \"" + schema + "\" TO \"" + role + "\"");
-        assertThat(db.count("SELECT count(*) FROM pg_class WHERE relname = 'eosink_markers' AND relnamespace = ?::regnamespace", schema))
+        assertThat(db.count(
+                        "SELECT count(*) FROM pg_class WHERE relname = 'eosink_markers' AND relnamespace = ?::regnamespace",
+                        schema))
                 .isZero();
     }
 
@@ -278,16 +303,20 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
     @Test
     void roleWithCreateOnTheSchemaCreatesTheMarkerTable() throws Exception {
         createRole(db);
-        db.execute("GRANT USAGE, CREATE ON SCHEMA " + schema + " TO " + role + "; GRANT INSERT ON " + schema + "." + table + " TO " + role);
+        db.execute("GRANT USAGE, CREATE ON SCHEMA " + schema + " TO " + role + "; GRANT INSERT ON " + schema + "."
+                + table + " TO " + role);
 
         StreamExecutionEnvironment env = env(2, 100);
         ids(env, 1_000, 2_000).sinkTo(sinkAs(db, role).build());
         env.execute("creates its marker table");
 
         assertThat(rowsIn(schema + "." + table)).isEqualTo(1_000);
-        assertThat(db.count("SELECT count(DISTINCT id) FROM " + schema + "." + table)).isEqualTo(1_000);
-        assertThat(db.count("SELECT count(*) FROM pg_tables WHERE schemaname = ? AND tablename = 'eosink_markers' AND tableowner = ?",
-                        schema, role))
+        assertThat(db.count("SELECT count(DISTINCT id) FROM " + schema + "." + table))
+                .isEqualTo(1_000);
+        assertThat(db.count(
+                        "SELECT count(*) FROM pg_tables WHERE schemaname = ? AND tablename = 'eosink_markers' AND tableowner = ?",
+                        schema,
+                        role))
                 .isEqualTo(1);
         assertThat(preparedLeft()).isEmpty();
     }
@@ -297,7 +326,8 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
     @Test
     void missingMarkerTableMayNotBeCreated() throws Exception {
         grantPerScript();
-        PostgresSinkBuilder<Long> sink = sinkAs(db, role).markerTable(schema, "no_markers_here").createMarkerTable(false);
+        PostgresSinkBuilder<Long> sink =
+                sinkAs(db, role).markerTable(schema, "no_markers_here").createMarkerTable(false);
 
         SinkException e = failsAtStart(1, sink);
 
@@ -312,7 +342,8 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
     @Test
     void missingColumn() throws Exception {
         grantPerScript();
-        PostgresSinkBuilder<Long> sink = sinkAs(db, role).columns("id", "payload", "amount").rows(id -> new Object[] {id, "p", 1});
+        PostgresSinkBuilder<Long> sink =
+                sinkAs(db, role).columns("id", "payload", "amount").rows(id -> new Object[] {id, "p", 1});
 
         SinkException e = failsAtStart(1, sink);
 
@@ -372,8 +403,8 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
     @Test
     void aFlinkTypeTheColumnDoesNotTake() throws Exception {
         grantPerScript();
-        RowType type = RowType.of(
-                new LogicalType[] {new DateType(), VarCharType.STRING_TYPE}, new String[] {"id", "payload"});
+        RowType type =
+                RowType.of(new LogicalType[] {new DateType(), VarCharType.STRING_TYPE}, new String[] {"id", "payload"});
         ExactlyOnceSink<RowData> sink = PostgresRowDataSink.builder(type)
                 .jdbcUrl(urlWithPassword(db))
                 .username(role)
@@ -383,10 +414,12 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
                 .markerTable(schema, "eosink_markers")
                 .build();
 
-        SinkException e = failsAtStart(1, env -> endless(env)
-                .map(id -> (RowData) GenericRowData.of((int) (long) id, StringData.fromString("row-" + id)))
-                .returns(TypeInformation.of(RowData.class))
-                .sinkTo(FaultInjectingDatabase.wrap(sink)));
+        SinkException e = failsAtStart(
+                1,
+                env -> endless(env)
+                        .map(id -> (RowData) GenericRowData.of((int) (long) id, StringData.fromString("row-" + id)))
+                        .returns(TypeInformation.of(RowData.class))
+                        .sinkTo(FaultInjectingDatabase.wrap(sink)));
 
         assertThat(e.getMessage())
                 .containsSubsequence(
@@ -402,17 +435,16 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
     void userSqlIntoAMissingTable() throws Exception {
         grantPerScript();
         String sql = "INSERT INTO " + schema + ".no_such_table (id, payload) VALUES (?, ?)";
-        PostgresSinkBuilder<Long> sink =
-                PostgresSink.<Long>builder()
-                        .jdbcUrl(urlWithPassword(db))
-                        .username(role)
-                        .password(password)
-                        .sinkId(sinkId)
-                        .markerTable(schema, "eosink_markers")
-                        .sql(sql, (ps, id) -> {
-                            ps.setLong(1, id);
-                            ps.setString(2, "row-" + id);
-                        });
+        PostgresSinkBuilder<Long> sink = PostgresSink.<Long>builder()
+                .jdbcUrl(urlWithPassword(db))
+                .username(role)
+                .password(password)
+                .sinkId(sinkId)
+                .markerTable(schema, "eosink_markers")
+                .sql(sql, (ps, id) -> {
+                    ps.setLong(1, id);
+                    ps.setString(2, "row-" + id);
+                });
 
         SinkException e = failsAtStart(1, sink);
 
@@ -433,14 +465,18 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
      * recommended: a region that Flink re-executes after its sink committed would write again.)
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = RuntimeExecutionMode.class, names = {"STREAMING", "AUTOMATIC"})
+    @EnumSource(
+            value = RuntimeExecutionMode.class,
+            names = {"STREAMING", "AUTOMATIC"})
     void streamingWithoutCheckpointing(RuntimeExecutionMode mode) {
         Configuration conf = noRestarts();
         conf.set(ExecutionOptions.RUNTIME_MODE, mode);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         // A socket source is unbounded (only the graph is built: nothing connects to it).
-        env.socketTextStream("localhost", 1).map(Long::parseLong, Types.LONG).sinkTo(sinkBuilder(sinkId, table).build());
+        env.socketTextStream("localhost", 1)
+                .map(Long::parseLong, Types.LONG)
+                .sinkTo(sinkBuilder(sinkId, table).build());
 
         assertThatThrownBy(env::getStreamGraph)
                 .isInstanceOf(IllegalStateException.class)
@@ -451,7 +487,9 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
                                 + "-Dexecution.checkpointing.interval=10s)")
                 .message()
                 .doesNotContain("BATCH");
-        assertThat(db.count("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ?", "eosink/" + sinkId + "/%"))
+        assertThat(db.count(
+                        "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ?",
+                        "eosink/" + sinkId + "/%"))
                 .isZero();
     }
 
@@ -464,7 +502,9 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
 
         assertThatThrownBy(env::getStreamGraph)
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContainingAll("up to 4 concurrent checkpoints", "maxPreparedPerSubtask (5)",
+                .hasMessageContainingAll(
+                        "up to 4 concurrent checkpoints",
+                        "maxPreparedPerSubtask (5)",
                         "Remedy: maxPreparedPerSubtask(6) or more");
     }
 
@@ -496,13 +536,22 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
         }
         String url = "jdbc:postgresql://localhost:" + closedPort + "/postgres?connectTimeout=5&password=" + password;
         StreamExecutionEnvironment env = env(1, NO_CHECKPOINT, noRestarts());
-        endless(env).sinkTo(sinkBuilder(sinkId, table).jdbcUrl(url).username(role).password(password).build());
+        endless(env)
+                .sinkTo(sinkBuilder(sinkId, table)
+                        .jdbcUrl(url)
+                        .username(role)
+                        .password(password)
+                        .build());
         Throwable thrown = catchThrowable(() -> env.execute("unreachable"));
 
-        assertThat(ExceptionUtils.stringifyException(thrown)).as("the failure chain").doesNotContain(password);
-        assertThat(ExceptionUtils.findThrowable(thrown, SuppressRestartsException.class)).as("restarts suppressed")
+        assertThat(ExceptionUtils.stringifyException(thrown))
+                .as("the failure chain")
+                .doesNotContain(password);
+        assertThat(ExceptionUtils.findThrowable(thrown, SuppressRestartsException.class))
+                .as("restarts suppressed")
                 .isEmpty();
-        SinkException e = ExceptionUtils.findThrowable(thrown, SinkException.class).orElseThrow();
+        SinkException e =
+                ExceptionUtils.findThrowable(thrown, SinkException.class).orElseThrow();
         assertThat(e.getMessage())
                 .containsSubsequence(
                         sinkAndSubtask(0, 1),
@@ -525,7 +574,9 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
             createSchemaAndTable(server);
             server.stop();
             StreamExecutionEnvironment env = TestJobs.envWithDefaultRestarts(1, 200);
-            ids(env, 1_000, 2_000).sinkTo(FaultInjectingDatabase.wrap(sinkAs(server, "postgres").build()));
+            ids(env, 1_000, 2_000)
+                    .sinkTo(FaultInjectingDatabase.wrap(
+                            sinkAs(server, "postgres").build()));
             JobClient job = env.executeAsync("database down at start");
             try {
                 TestJobs.await(() -> Faults.writerStarts(sinkId, 0).size() >= 2, "two starts of the writer");
@@ -535,14 +586,20 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
                 TestJobs.cancelUnlessDone(job);
             }
 
-            assertThat(Faults.writerStarts(sinkId, 0)).as("writer starts: restarted until the server was up")
+            assertThat(Faults.writerStarts(sinkId, 0))
+                    .as("writer starts: restarted until the server was up")
                     .hasSizeGreaterThanOrEqualTo(3)
                     .startsWith(0, 1);
             String target = schema + "." + table;
-            assertThat(server.count("SELECT count(*) FROM " + target)).as("rows").isEqualTo(1_000);
+            assertThat(server.count("SELECT count(*) FROM " + target))
+                    .as("rows")
+                    .isEqualTo(1_000);
             assertThat(server.count("SELECT count(DISTINCT id) FROM " + target + " WHERE id >= 0 AND id < 1000"))
-                    .as("distinct ids").isEqualTo(1_000);
-            assertThat(server.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared left").isEmpty();
+                    .as("distinct ids")
+                    .isEqualTo(1_000);
+            assertThat(server.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                    .as("prepared left")
+                    .isEmpty();
         }
     }
 
@@ -583,12 +640,11 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
      */
     private void grantPerScript() throws IOException {
         db.execute("SET search_path = " + schema + "; " + script("01-marker-table.sql"));
-        String grants =
-                (script("02-sink-role.sql") + "\n" + targetTableGrant())
-                        .replace("flink_sink", role)
-                        .replace("'change-me'", "'" + password + "'")
-                        .replaceAll("\\bpublic\\b", schema)
-                        .replaceAll("\\borders\\b", table);
+        String grants = (script("02-sink-role.sql") + "\n" + targetTableGrant())
+                .replace("flink_sink", role)
+                .replace("'change-me'", "'" + password + "'")
+                .replaceAll("\\bpublic\\b", schema)
+                .replaceAll("\\borders\\b", table);
         db.execute(grants);
     }
 
@@ -620,12 +676,11 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
 
     /** Ids 0, 1, 2, ... for ever (about 100 a second): a job over it can only end by failing. */
     private static DataStream<Long> endless(StreamExecutionEnvironment env) {
-        DataGeneratorSource<Long> source =
-                new DataGeneratorSource<>(
-                        (GeneratorFunction<Long, Long>) index -> index,
-                        Long.MAX_VALUE,
-                        RateLimiterStrategy.perSecond(100),
-                        Types.LONG);
+        DataGeneratorSource<Long> source = new DataGeneratorSource<>(
+                (GeneratorFunction<Long, Long>) index -> index,
+                Long.MAX_VALUE,
+                RateLimiterStrategy.perSecond(100),
+                Types.LONG);
         return env.fromSource(source, WatermarkStrategy.noWatermarks(), "endless ids");
     }
 
@@ -648,9 +703,8 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
         String everything = ExceptionUtils.stringifyException(thrown);
         assertThat(everything).as("the failure chain").doesNotContain(password);
         assertStartedOnce(parallelism);
-        SinkException e =
-                ExceptionUtils.findThrowable(thrown, SinkException.class)
-                        .orElseThrow(() -> new AssertionError("no SinkException in\n" + everything));
+        SinkException e = ExceptionUtils.findThrowable(thrown, SinkException.class)
+                .orElseThrow(() -> new AssertionError("no SinkException in\n" + everything));
         assertThat(Arrays.stream(e.getStackTrace()).map(StackTraceElement::getMethodName))
                 .as("found when the writer opens")
                 .contains("openWriter");
@@ -662,7 +716,11 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
         List<List<Integer>> starts = IntStream.range(0, parallelism)
                 .mapToObj(subtask -> Faults.writerStarts(sinkId, subtask))
                 .collect(Collectors.toList());
-        assertThat(starts).as("writer starts per subtask").allSatisfy(s -> assertThat(s).isIn(List.of(), List.of(0)));
-        assertThat(starts).as("writer starts per subtask").anySatisfy(s -> assertThat(s).containsExactly(0));
+        assertThat(starts)
+                .as("writer starts per subtask")
+                .allSatisfy(s -> assertThat(s).isIn(List.of(), List.of(0)));
+        assertThat(starts)
+                .as("writer starts per subtask")
+                .anySatisfy(s -> assertThat(s).containsExactly(0));
     }
 }

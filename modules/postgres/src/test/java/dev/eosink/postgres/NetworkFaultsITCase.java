@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -13,7 +17,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,8 +29,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -57,6 +60,7 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
 
     /** In front of the class's server ({@link #server()}), from its first test to its end. */
     private static TcpProxy proxy;
+
     private static final Map<String, String> HIT = new ConcurrentHashMap<>();
 
     @BeforeEach
@@ -89,7 +93,9 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
     /** Through the proxy, with a short network timeout. */
     @Override
     protected PostgresSinkBuilder<Long> sinkBuilder(String sinkId, String table) {
-        return super.sinkBuilder(sinkId, table).jdbcUrl(proxy.jdbcUrl(db.jdbcUrl())).networkTimeout(NETWORK_TIMEOUT);
+        return super.sinkBuilder(sinkId, table)
+                .jdbcUrl(proxy.jdbcUrl(db.jdbcUrl()))
+                .networkTimeout(NETWORK_TIMEOUT);
     }
 
     /** The sink under test, traced and with fault points. */
@@ -104,7 +110,8 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(WriteMethod.class)
-    void connectionsCutMidEpochFailTheTasksAndReplay(WriteMethod method, @InjectMiniCluster MiniCluster cluster) throws Exception {
+    void connectionsCutMidEpochFailTheTasksAndReplay(WriteMethod method, @InjectMiniCluster MiniCluster cluster)
+            throws Exception {
         Faults.arm(sinkId, Faults.Point.WRITE, 1_500, a -> proxy.cutAll());
         StreamExecutionEnvironment env = env(2, 200);
         ids(env, 4_000, 4_000).sinkTo(sink(sinkBuilder(sinkId, table).writeMethod(method)));
@@ -139,7 +146,8 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
         String gid = HIT.get(sinkId);
         assertThat(gid).as("transaction hit").isNotNull();
         assertThat(ProtocolTrace.history(sinkId, gid))
-                .containsExactly("PREPARED@0", "COMMIT:RetriableCommitException@0", "COMMIT:NOT_FOUND@0", "MARKER:true@0");
+                .containsExactly(
+                        "PREPARED@0", "COMMIT:RetriableCommitException@0", "COMMIT:NOT_FOUND@0", "MARKER:true@0");
         assertThat(Faults.writerAttempts(sinkId, 0)).containsExactly(0);
         assertThat(Faults.writerAttempts(sinkId, 1)).containsExactly(0);
         assertExactlyOnce(4_000);
@@ -155,8 +163,8 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
     void stalledWriteIsAbortedAfterTheNetworkTimeout(@InjectMiniCluster MiniCluster cluster) throws Exception {
         Faults.arm(sinkId, Faults.Point.WRITE, 2_000, a -> proxy.stallFor(STALL));
         StreamExecutionEnvironment env = env(1, 2_000);
-        ids(env, 6_000, 3_000).sinkTo(sink(sinkBuilder(sinkId, table)
-                .rows(id -> new Object[] {id, "row-" + id + PADDING})));
+        ids(env, 6_000, 3_000).sinkTo(sink(sinkBuilder(sinkId, table).rows(id ->
+                new Object[] {id, "row-" + id + PADDING})));
         long t0 = System.nanoTime();
         JobClient job = env.executeAsync("stalled write");
         job.getJobExecutionResult().get();
@@ -174,7 +182,9 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
                         .containsPattern("(sending COPY data|ending COPY) did not complete within the network timeout")
                         .containsPattern("of 2 s.*(so the sink aborted the connection|so the connection is lost)")
                         .contains("The connection of the open transaction was lost (SQLSTATE 08006)"));
-        assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)).as("seconds the job took").isLessThan(90);
+        assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0))
+                .as("seconds the job took")
+                .isLessThan(90);
         assertExactlyOnce(6_000);
     }
 
@@ -192,13 +202,14 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
             stalled.complete(null);
         });
         StreamExecutionEnvironment env = env(1, 60_000);
-        ids(env, 1_000_000, 3_000).sinkTo(sink(sinkBuilder(sinkId, table)
-                .networkTimeout(Duration.ofSeconds(100))
-                // Without flow control: its progress query would meet the stall first, and hold the writer
-                // in a read for its 10 s timeout before any write blocked (a cancel there is
-                // CopyBacklogITCase's case).
-                .maxCopyBacklog(0)
-                .rows(id -> new Object[] {id, "row-" + id + PADDING})));
+        ids(env, 1_000_000, 3_000)
+                .sinkTo(sink(sinkBuilder(sinkId, table)
+                        .networkTimeout(Duration.ofSeconds(100))
+                        // Without flow control: its progress query would meet the stall first, and hold the writer
+                        // in a read for its 10 s timeout before any write blocked (a cancel there is
+                        // CopyBacklogITCase's case).
+                        .maxCopyBacklog(0)
+                        .rows(id -> new Object[] {id, "row-" + id + PADDING})));
         JobClient job = env.executeAsync("cancel while stalled");
         stalled.get(60, TimeUnit.SECONDS);
         // Rows of 8 KB fill the buffers on the way within moments; wait for the block itself, not for a time.
@@ -234,8 +245,13 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
             }
             if (System.nanoTime() > deadline) {
                 StringBuilder stacks = new StringBuilder();
-                writerThreads().forEach((thread, stack) -> stacks.append(thread).append('\n').append(
-                        Arrays.stream(stack).map(f -> "    at " + f).collect(Collectors.joining("\n"))).append('\n'));
+                writerThreads()
+                        .forEach((thread, stack) -> stacks.append(thread)
+                                .append('\n')
+                                .append(Arrays.stream(stack)
+                                        .map(f -> "    at " + f)
+                                        .collect(Collectors.joining("\n")))
+                                .append('\n'));
                 throw new AssertionError("the writer did not block in a socket write within " + TestJobs.TIMEOUT
                         + "; records it saw: " + now + "; its threads:\n" + stacks);
             }
@@ -255,8 +271,9 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
     }
 
     private static boolean inASocketWrite(StackTraceElement[] stack) {
-        return Arrays.stream(stack).anyMatch(frame -> frame.getMethodName().equals("implWrite")
-                && frame.getClassName().equals("sun.nio.ch.NioSocketImpl"));
+        return Arrays.stream(stack)
+                .anyMatch(frame -> frame.getMethodName().equals("implWrite")
+                        && frame.getClassName().equals("sun.nio.ch.NioSocketImpl"));
     }
 
     /**
@@ -284,9 +301,18 @@ class NetworkFaultsITCase extends ExactlyOnceTestBase {
         List<String> history = ProtocolTrace.history(sinkId, gid);
         assertThat(history.get(0)).isEqualTo("PREPARED@0");
         assertThat(history.get(1)).as("the stalled commit").startsWith("COMMIT:RetriableCommitException@");
-        assertThat(history).as("committed in the end, once").containsAnyOf("COMMIT:COMMITTED@0", "COMMIT:COMMITTED@1",
-                "COMMIT:COMMITTED@2", "MARKER:true@0", "MARKER:true@1", "MARKER:true@2");
-        assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)).as("seconds the job took").isLessThan(90);
+        assertThat(history)
+                .as("committed in the end, once")
+                .containsAnyOf(
+                        "COMMIT:COMMITTED@0",
+                        "COMMIT:COMMITTED@1",
+                        "COMMIT:COMMITTED@2",
+                        "MARKER:true@0",
+                        "MARKER:true@1",
+                        "MARKER:true@2");
+        assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0))
+                .as("seconds the job took")
+                .isLessThan(90);
         assertExactlyOnce(4_000);
     }
 }

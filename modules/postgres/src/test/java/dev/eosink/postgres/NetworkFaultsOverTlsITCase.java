@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.testing.PostgresFixture;
@@ -50,8 +54,7 @@ class NetworkFaultsOverTlsITCase extends NetworkFaultsITCase {
      * runs here). Overridden without {@code @Test}, it is no test of this class.
      */
     @Override
-    void connectionCutMidCommitPreparedIsProvedByItsMarker() {
-    }
+    void connectionCutMidCommitPreparedIsProvedByItsMarker() {}
 
     /**
      * Not over TLS, for the same reason: the stall must catch the COMMIT PREPARED itself, which the
@@ -62,6 +65,5 @@ class NetworkFaultsOverTlsITCase extends NetworkFaultsITCase {
      * Overridden without {@code @Test}, it is no test of this class.
      */
     @Override
-    void stalledCommitIsRetriedUntilTheNetworkComesBack() {
-    }
+    void stalledCommitIsRetriedUntilTheNetworkComesBack() {}
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.testing.faults.FaultInjectingDatabase;
@@ -5,7 +9,6 @@ import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.records.CheckpointPacedIds;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -35,9 +38,9 @@ class OperatorToolsITCase extends ExactlyOnceTestBase {
         try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs =
-                        s.executeQuery(
-                                "SELECT sink_id, subtask, checkpoint_id, run, gid, age >= interval '0' FROM "
-                                        + "eosink_prepared_transactions WHERE sink_id = '" + sinkId + "' ORDER BY checkpoint_id")) {
+                        s.executeQuery("SELECT sink_id, subtask, checkpoint_id, run, gid, age >= interval '0' FROM "
+                                + "eosink_prepared_transactions WHERE sink_id = '" + sinkId
+                                + "' ORDER BY checkpoint_id")) {
             assertThat(rs.next()).isTrue();
             assertThat(rs.getString(1)).isEqualTo(sinkId);
             assertThat(rs.getInt(2)).isZero();
@@ -54,7 +57,8 @@ class OperatorToolsITCase extends ExactlyOnceTestBase {
         db.execute("ROLLBACK PREPARED '" + rolledBack + "'");
         assertThat(preparedLeft()).isEmpty();
         assertThat(rows()).isEqualTo(10);
-        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id >= 10")).isZero();
+        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id >= 10"))
+                .isZero();
     }
 
     /** Marker rows older than the retention are pruned by the committer; younger ones stay. */
@@ -86,7 +90,8 @@ class OperatorToolsITCase extends ExactlyOnceTestBase {
             dir = dir.getParent();
         }
         if (dir == null) {
-            throw new AssertionError(relative + " not found above " + Path.of("").toAbsolutePath());
+            throw new AssertionError(
+                    relative + " not found above " + Path.of("").toAbsolutePath());
         }
         return dir.resolve(relative);
     }

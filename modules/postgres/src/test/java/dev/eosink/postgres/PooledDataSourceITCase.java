@@ -1,18 +1,21 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.records.CheckpointPacedIds;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
-
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.function.SerializableSupplier;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 
 import javax.sql.DataSource;
 
@@ -62,7 +65,8 @@ class PooledDataSourceITCase extends ExactlyOnceTestBase {
     }
 
     /** A supplier the sink ships to the task managers: serializable, it only captures strings. */
-    private static SerializableSupplier<DataSource> pooled(Pooling pooling, String sinkId, String url, String user, String password) {
+    private static SerializableSupplier<DataSource> pooled(
+            Pooling pooling, String sinkId, String url, String user, String password) {
         return () -> {
             List<HikariDataSource> pools = POOLS.computeIfAbsent(sinkId, k -> new CopyOnWriteArrayList<>());
             if (pooling == Pooling.SHARED) {
@@ -109,8 +113,8 @@ class PooledDataSourceITCase extends ExactlyOnceTestBase {
         });
         StreamExecutionEnvironment env = env(2, 200, fixedDelayRestarts(2, Duration.ofMillis(100)));
         // At least four epochs with records per subtask: the third PREPARE comes.
-        CheckpointPacedIds.ids(env, 4_000, 500).sinkTo(FaultInjectingDatabase.wrap(
-                PostgresSink.<Long>builder()
+        CheckpointPacedIds.ids(env, 4_000, 500)
+                .sinkTo(FaultInjectingDatabase.wrap(PostgresSink.<Long>builder()
                         .dataSource(pooled(pooling, sinkId, db.jdbcUrl(), db.user(), db.password()))
                         .sinkId(sinkId)
                         .table(table)
@@ -125,11 +129,16 @@ class PooledDataSourceITCase extends ExactlyOnceTestBase {
         assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
         int failed = FAILED_SUBTASK.remove(sinkId);
         // A regional failover: the failed subtask's writer was opened again, and took its guard.
-        assertThat(Faults.writerAttempts(sinkId, failed)).as("writer attempts of subtask %d", failed).contains(0, 1);
+        assertThat(Faults.writerAttempts(sinkId, failed))
+                .as("writer attempts of subtask %d", failed)
+                .contains(0, 1);
         assertExactlyOnce(4_000);
         // The pools are still open: none of their sessions, idle or not, holds a guard of this sink.
-        assertThat(db.count("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = ?::oid",
-                Integer.toUnsignedLong(lockClass(sinkId)))).as("sessions holding a guard of %s", sinkId).isZero();
+        assertThat(db.count(
+                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = ?::oid",
+                        Integer.toUnsignedLong(lockClass(sinkId))))
+                .as("sessions holding a guard of %s", sinkId)
+                .isZero();
     }
 
     /** The guard's advisory-lock class, as the sink computes it (OwnershipGuard.lockClass). */

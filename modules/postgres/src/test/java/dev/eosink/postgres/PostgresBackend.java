@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -60,9 +64,8 @@ public final class PostgresBackend implements HardCaseBackend, KeyedResource {
     }
 
     private PostgresSinkBuilder<Long> insertBuilder(SinkSpec spec) {
-        PostgresSinkBuilder<Long> builder = builder(spec)
-                .columns("id", "payload")
-                .rows(id -> new Object[] {id, "row-" + id});
+        PostgresSinkBuilder<Long> builder =
+                builder(spec).columns("id", "payload").rows(id -> new Object[] {id, "row-" + id});
         spec.maxPreparedPerSubtask().ifPresent(builder::maxPreparedPerSubtask);
         spec.markerRetention().ifPresent(builder::markerRetention);
         spec.markerPruneInterval().ifPresent(builder::markerPruneInterval);
@@ -150,15 +153,20 @@ public final class PostgresBackend implements HardCaseBackend, KeyedResource {
     @Override
     public void stagePrepared(String table, TransactionId id, long from, long to) throws SQLException {
         // Only when missing: CREATE INDEX IF NOT EXISTS would wait for the locks of prepared transactions.
-        if (db.count("SELECT count(*) FROM pg_class WHERE relname = ?", PostgresSinkBuilder.DEFAULT_MARKER_TABLE) == 0) {
-            db.execute(PostgresDialect.INSTANCE.markers(new SqlIdentifier(null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE)).createSql());
+        if (db.count("SELECT count(*) FROM pg_class WHERE relname = ?", PostgresSinkBuilder.DEFAULT_MARKER_TABLE)
+                == 0) {
+            db.execute(PostgresDialect.INSTANCE
+                    .markers(new SqlIdentifier(null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE))
+                    .createSql());
         }
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement();
-                    PreparedStatement marker = c.prepareStatement("INSERT INTO " + PostgresSinkBuilder.DEFAULT_MARKER_TABLE
-                            + " (gid, sink_id, subtask, checkpoint_id, row_count) VALUES (?, ?, ?, ?, ?)")) {
-                s.executeUpdate("INSERT INTO " + table + " SELECT g, 'staged' FROM generate_series(" + from + ", " + (to - 1) + ") g");
+                    PreparedStatement marker =
+                            c.prepareStatement("INSERT INTO " + PostgresSinkBuilder.DEFAULT_MARKER_TABLE
+                                    + " (gid, sink_id, subtask, checkpoint_id, row_count) VALUES (?, ?, ?, ?, ?)")) {
+                s.executeUpdate("INSERT INTO " + table + " SELECT g, 'staged' FROM generate_series(" + from + ", "
+                        + (to - 1) + ") g");
                 marker.setString(1, id.toString());
                 marker.setString(2, id.sinkId());
                 marker.setInt(3, id.subtask());
@@ -173,14 +181,16 @@ public final class PostgresBackend implements HardCaseBackend, KeyedResource {
 
     @Override
     public void commitPrepared(TransactionId id) throws SQLException {
-        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
             s.execute("COMMIT PREPARED " + literal(id.toString()));
         }
     }
 
     @Override
     public void rollbackPrepared(TransactionId id) throws SQLException {
-        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
             s.execute("ROLLBACK PREPARED " + literal(id.toString()));
         }
     }
@@ -200,7 +210,8 @@ public final class PostgresBackend implements HardCaseBackend, KeyedResource {
 
     @Override
     public long openSessions(String sinkId) {
-        return db.count("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ?", "eosink/" + sinkId + "/%");
+        return db.count(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ?", "eosink/" + sinkId + "/%");
     }
 
     @Override

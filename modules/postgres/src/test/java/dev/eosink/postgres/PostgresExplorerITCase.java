@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.testing.explore.Explorer;
@@ -29,11 +33,15 @@ class PostgresExplorerITCase extends ExplorerSuite {
     @Test
     void aRefusedRewindAtAHigherParallelismLeavesTheNewerSavepointsTransactionsOnNewIndices(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
-        Explorer.assertKeepsItsPromises(new PostgresBackend(), client, dir, "mode insert; start fresh p1 state=kept "
-                + "jobid=new chaining=ON gate=chained leftover=FAIL rewind=WARN; progress 200; savepoint; start newest p2 "
-                + "state=kept jobid=new chaining=ON gate=chained leftover=FAIL rewind=WARN; progress 200; checkpoint; "
-                + "progress 200; savepoint; cancel; start snapshot#0 p2 state=kept jobid=new chaining=ON gate=chained "
-                + "leftover=FAIL rewind=FAIL");
+        Explorer.assertKeepsItsPromises(
+                new PostgresBackend(),
+                client,
+                dir,
+                "mode insert; start fresh p1 state=kept "
+                        + "jobid=new chaining=ON gate=chained leftover=FAIL rewind=WARN; progress 200; savepoint; start newest p2 "
+                        + "state=kept jobid=new chaining=ON gate=chained leftover=FAIL rewind=WARN; progress 200; checkpoint; "
+                        + "progress 200; savepoint; cancel; start snapshot#0 p2 state=kept jobid=new chaining=ON gate=chained "
+                        + "leftover=FAIL rewind=FAIL");
     }
 
     /**
@@ -65,11 +73,15 @@ class PostgresExplorerITCase extends ExplorerSuite {
     @Test
     void aRefusedRewindAcrossLinesAtAHigherParallelismLeavesTheOtherLinesSavepointIntact(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
-        Explorer.assertKeepsItsPromises(new PostgresBackend(), client, dir, "mode insert; start fresh p1 state=kept "
-                + "jobid=new chaining=ON gate=chained leftover=FAIL rewind=WARN; progress 200; checkpoint; progress 200; "
-                + "checkpoint; progress 200; stop drain=false; start fresh p2 state=kept jobid=new chaining=ON "
-                + "gate=chained leftover=FAIL rewind=WARN; progress 150; checkpoint; progress 150; checkpoint; progress "
-                + "150; checkpoint; progress 150; savepoint; cancel; start snapshot#0 p2 state=kept jobid=new "
-                + "chaining=ON gate=chained leftover=FAIL rewind=FAIL");
+        Explorer.assertKeepsItsPromises(
+                new PostgresBackend(),
+                client,
+                dir,
+                "mode insert; start fresh p1 state=kept "
+                        + "jobid=new chaining=ON gate=chained leftover=FAIL rewind=WARN; progress 200; checkpoint; progress 200; "
+                        + "checkpoint; progress 200; stop drain=false; start fresh p2 state=kept jobid=new chaining=ON "
+                        + "gate=chained leftover=FAIL rewind=WARN; progress 150; checkpoint; progress 150; checkpoint; progress "
+                        + "150; checkpoint; progress 150; savepoint; cancel; start snapshot#0 p2 state=kept jobid=new "
+                        + "chaining=ON gate=chained leftover=FAIL rewind=FAIL");
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -10,7 +14,6 @@ import org.apache.flink.streaming.api.graph.StreamEdge;
 import org.apache.flink.streaming.runtime.partitioner.CustomPartitionerWrapper;
 import org.apache.flink.streaming.runtime.partitioner.ForwardPartitioner;
 import org.apache.flink.streaming.runtime.partitioner.StreamPartitioner;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -56,8 +59,14 @@ class PostgresSinkBuilderTest {
     /** A server that asks for no password (trust authentication, a client certificate): none is given. */
     @Test
     void noPasswordIsAllowed() {
-        ExactlyOnceSink<Long> sink = PostgresSink.<Long>builder().jdbcUrl("jdbc:postgresql://localhost:5432/db")
-                .username("u").sinkId("orders").table("orders").columns("id").rows(id -> new Object[] {id}).build();
+        ExactlyOnceSink<Long> sink = PostgresSink.<Long>builder()
+                .jdbcUrl("jdbc:postgresql://localhost:5432/db")
+                .username("u")
+                .sinkId("orders")
+                .table("orders")
+                .columns("id")
+                .rows(id -> new Object[] {id})
+                .build();
         assertThat(sink.toString()).contains("orders");
     }
 
@@ -95,8 +104,12 @@ class PostgresSinkBuilderTest {
 
     @Test
     void sinkIdIsRequiredAndChecked() {
-        assertThatThrownBy(() -> PostgresSink.<Long>builder().jdbcUrl("jdbc:postgresql://h/db").table("t").columns("id")
-                        .rows(x -> new Object[] {x}).build())
+        assertThatThrownBy(() -> PostgresSink.<Long>builder()
+                        .jdbcUrl("jdbc:postgresql://h/db")
+                        .table("t")
+                        .columns("id")
+                        .rows(x -> new Object[] {x})
+                        .build())
                 .hasMessageContaining("sinkId is required");
         assertThatThrownBy(() -> valid().sinkId("has/slash")).hasMessageContaining("Invalid sink id");
         assertThatThrownBy(() -> valid().sinkId("x".repeat(101))).hasMessageContaining("1 to 100 characters");
@@ -104,10 +117,15 @@ class PostgresSinkBuilderTest {
 
     @Test
     void tableModeAndSqlModeExcludeEachOther() {
-        assertThatThrownBy(() -> valid().sql("INSERT INTO t VALUES (?)", (ps, x) -> ps.setLong(1, x)).build())
+        assertThatThrownBy(() -> valid().sql("INSERT INTO t VALUES (?)", (ps, x) -> ps.setLong(1, x))
+                        .build())
                 .hasMessageContaining("sink 'orders'")
                 .hasMessageContaining("either table");
-        assertThatThrownBy(() -> PostgresSink.<Long>builder().jdbcUrl("jdbc:postgresql://h/db").sinkId("s").table("t").build())
+        assertThatThrownBy(() -> PostgresSink.<Long>builder()
+                        .jdbcUrl("jdbc:postgresql://h/db")
+                        .sinkId("s")
+                        .table("t")
+                        .build())
                 .hasMessageContaining("missing columns rows");
     }
 
@@ -115,9 +133,11 @@ class PostgresSinkBuilderTest {
     void badSettingsNameTheSetting() {
         assertThatThrownBy(() -> valid().batchSize(0)).hasMessageContaining("batchSize");
         assertThatThrownBy(() -> valid().columns("a", "a")).hasMessageContaining("listed twice");
-        assertThatThrownBy(() -> valid().jdbcUrl("jdbc:mysql://h/db")).hasMessageContaining("Not a PostgreSQL JDBC URL");
+        assertThatThrownBy(() -> valid().jdbcUrl("jdbc:mysql://h/db"))
+                .hasMessageContaining("Not a PostgreSQL JDBC URL");
         assertThatThrownBy(() -> valid().commitRetries(-1).build()).hasMessageContaining("commitRetries");
-        assertThatThrownBy(() -> valid().maxCopyBacklog(1024)).hasMessageContaining("maxCopyBacklog")
+        assertThatThrownBy(() -> valid().maxCopyBacklog(1024))
+                .hasMessageContaining("maxCopyBacklog")
                 .hasMessageContaining("or 0 to turn COPY flow control off");
         assertThatThrownBy(() -> valid().maxCopyBacklog(-1)).hasMessageContaining("maxCopyBacklog");
     }
@@ -127,14 +147,20 @@ class PostgresSinkBuilderTest {
     void networkDefaultsYieldToTheUsersDriverProperties() {
         assertThat(driverProperty(valid(), "socketTimeout")).isEqualTo("120");
         assertThat(driverProperty(valid(), "tcpKeepAlive")).isEqualTo("true");
-        assertThat(driverProperty(valid().networkTimeout(Duration.ofMillis(2_500)), "socketTimeout")).isEqualTo("3");
-        assertThat(driverProperty(valid().networkTimeout(Duration.ZERO), "socketTimeout")).isNull();
-        assertThat(driverProperty(valid().property("socketTimeout", "0"), "socketTimeout")).isEqualTo("0");
-        assertThat(driverProperty(valid().property("tcpKeepAlive", "false"), "tcpKeepAlive")).isEqualTo("false");
+        assertThat(driverProperty(valid().networkTimeout(Duration.ofMillis(2_500)), "socketTimeout"))
+                .isEqualTo("3");
+        assertThat(driverProperty(valid().networkTimeout(Duration.ZERO), "socketTimeout"))
+                .isNull();
+        assertThat(driverProperty(valid().property("socketTimeout", "0"), "socketTimeout"))
+                .isEqualTo("0");
+        assertThat(driverProperty(valid().property("tcpKeepAlive", "false"), "tcpKeepAlive"))
+                .isEqualTo("false");
         assertThat(driverProperty(valid(), "sendBufferSize")).isEqualTo("65536");
-        assertThat(driverProperty(valid().property("sendBufferSize", "-1"), "sendBufferSize")).isEqualTo("-1");
+        assertThat(driverProperty(valid().property("sendBufferSize", "-1"), "sendBufferSize"))
+                .isEqualTo("-1");
         // Set in the URL: the driver reads it from there, the sink adds nothing.
-        assertThat(driverProperty(valid().jdbcUrl("jdbc:postgresql://h/db?ssl=true&socketTimeout=7"), "socketTimeout")).isNull();
+        assertThat(driverProperty(valid().jdbcUrl("jdbc:postgresql://h/db?ssl=true&socketTimeout=7"), "socketTimeout"))
+                .isNull();
         assertThatThrownBy(() -> valid().networkTimeout(Duration.ofMillis(10))).hasMessageContaining("networkTimeout");
     }
 
@@ -144,8 +170,12 @@ class PostgresSinkBuilderTest {
 
     @Test
     void exactlyOneConnectionSource() {
-        assertThatThrownBy(() -> PostgresSink.<Long>builder().sinkId("s").table("t").columns("id")
-                        .rows(x -> new Object[] {x}).build())
+        assertThatThrownBy(() -> PostgresSink.<Long>builder()
+                        .sinkId("s")
+                        .table("t")
+                        .columns("id")
+                        .rows(x -> new Object[] {x})
+                        .build())
                 .hasMessageContaining("exactly one of jdbcUrl");
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -12,7 +16,6 @@ import org.apache.flink.connector.testframe.external.ExternalSystemDataReader;
 import org.apache.flink.connector.testframe.external.sink.DataStreamSinkV2ExternalContext;
 import org.apache.flink.connector.testframe.external.sink.TestingSinkSettings;
 import org.apache.flink.streaming.api.datastream.DataStream;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,22 +70,22 @@ final class PostgresSinkExternalContext implements DataStreamSinkV2ExternalConte
         String unique = "suite_" + SEQUENCE.incrementAndGet() + "_" + (System.nanoTime() % 100000);
         this.table = unique;
         this.sinkId = unique.replace('_', '-');
-        db.execute("CREATE TABLE " + table + " (seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, payload text NOT NULL)");
+        db.execute("CREATE TABLE " + table
+                + " (seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, payload text NOT NULL)");
     }
 
     @Override
     public Sink<String> createSink(TestingSinkSettings sinkSettings) {
         // Exactly-once regardless of the requested mode: it satisfies at-least-once as well.
-        return new WithoutCheckpointingGuard<>(
-                PostgresSink.<String>builder()
-                        .jdbcUrl(db.jdbcUrl())
-                        .username(db.user())
-                        .password(db.password())
-                        .sinkId(sinkId)
-                        .table(table)
-                        .columns("payload")
-                        .rows(payload -> new Object[] {payload})
-                        .build());
+        return new WithoutCheckpointingGuard<>(PostgresSink.<String>builder()
+                .jdbcUrl(db.jdbcUrl())
+                .username(db.user())
+                .password(db.password())
+                .sinkId(sinkId)
+                .table(table)
+                .columns("payload")
+                .rows(payload -> new Object[] {payload})
+                .build());
     }
 
     /**
@@ -144,7 +147,11 @@ final class PostgresSinkExternalContext implements DataStreamSinkV2ExternalConte
     public void close() {
         List<String> left = db.preparedGids(TransactionId.sinkPrefix(sinkId));
         if (!left.isEmpty()) {
-            LOG.info("Rolling back {} prepared transaction(s) of cancelled jobs of sink {}: {}", left.size(), sinkId, left);
+            LOG.info(
+                    "Rolling back {} prepared transaction(s) of cancelled jobs of sink {}: {}",
+                    left.size(),
+                    sinkId,
+                    left);
             db.rollbackPrepared(TransactionId.sinkPrefix(sinkId));
         }
         db.execute("DROP TABLE IF EXISTS " + table);

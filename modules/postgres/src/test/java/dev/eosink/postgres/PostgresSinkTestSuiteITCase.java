@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import org.apache.flink.connector.testframe.environment.MiniClusterTestEnvironment;
@@ -25,9 +29,12 @@ import org.apache.flink.core.execution.CheckpointingMode;
  */
 class PostgresSinkTestSuiteITCase extends SinkTestSuiteBase<String> {
 
-    @TestEnv MiniClusterTestEnvironment flink = new MiniClusterTestEnvironment();
+    @TestEnv
+    MiniClusterTestEnvironment flink = new MiniClusterTestEnvironment();
 
-    @TestContext ExternalContextFactory<PostgresSinkExternalContext> postgres = PostgresSinkExternalContext.factory();
+    @TestContext
+    ExternalContextFactory<PostgresSinkExternalContext> postgres = PostgresSinkExternalContext.factory();
 
-    @TestSemantics CheckpointingMode[] semantics = new CheckpointingMode[] {CheckpointingMode.EXACTLY_ONCE};
+    @TestSemantics
+    CheckpointingMode[] semantics = new CheckpointingMode[] {CheckpointingMode.EXACTLY_ONCE};
 }

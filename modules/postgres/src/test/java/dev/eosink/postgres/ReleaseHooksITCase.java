@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -56,7 +60,10 @@ class ReleaseHooksITCase extends ExactlyOnceTestBase {
         assertThat(HookRecordingDatabase.opened(sinkId))
                 .as("writers and committers as they opened, each with whether its own task had registered release "
                         + "hooks on its class loader before")
-                .contains("writer 0: registered", "writer 1: registered", "committer 0: registered",
+                .contains(
+                        "writer 0: registered",
+                        "writer 1: registered",
+                        "committer 0: registered",
                         "committer 1: registered")
                 .allSatisfy(o -> assertThat(o).endsWith(": registered"));
         assertExactlyOnce(n);
@@ -94,8 +101,10 @@ class ReleaseHooksITCase extends ExactlyOnceTestBase {
 
                 @Override
                 public void registerReleaseHookIfAbsent(String releaseHookName, Runnable releaseHook) {
-                    REGISTERED.computeIfAbsent(Thread.currentThread(),
-                            t -> Collections.synchronizedList(new ArrayList<>())).add(userCode.asClassLoader());
+                    REGISTERED
+                            .computeIfAbsent(
+                                    Thread.currentThread(), t -> Collections.synchronizedList(new ArrayList<>()))
+                            .add(userCode.asClassLoader());
                     userCode.registerReleaseHookIfAbsent(releaseHookName, releaseHook);
                 }
             });

@@ -1,9 +1,14 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.RemoteCommitterEpochs;
@@ -46,24 +51,37 @@ class RemoteCommitterITCase {
         String sinkId = table.replace('_', '-');
         db.execute("CREATE TABLE " + table + " (k bigint PRIMARY KEY, v bigint NOT NULL)");
         ExactlyOnceSink<long[]> sink = PostgresSink.<long[]>builder()
-                .jdbcUrl(db.jdbcUrl()).username(db.user()).password(db.password())
-                .sinkId(sinkId).table(table)
-                .columns("k", "v").rows(r -> new Object[] {r[0], r[1]}).upsert("k").writeMethod(method)
+                .jdbcUrl(db.jdbcUrl())
+                .username(db.user())
+                .password(db.password())
+                .sinkId(sinkId)
+                .table(table)
+                .columns("k", "v")
+                .rows(r -> new Object[] {r[0], r[1]})
+                .upsert("k")
+                .writeMethod(method)
                 .batchSize(50)
                 .claimWait(Duration.ofSeconds(10))
                 .build();
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "remote-committer", OptionalLong.empty());
+        SubtaskContext context =
+                new SubtaskContext(sinkId, 0, 1, 0, new JobRun("remote-committer", OptionalLong.empty()));
         try (WriterSession<long[]> writer = sink.database().openWriter(context);
                 CommitSession otherJvm = sink.database().openCommitter(context)) {
             RemoteCommitterEpochs.run(context, writer, otherJvm, held, more);
         }
-        assertThat(values(table)).as("every key once, at its second value").hasSize(held + 2 * more).containsOnly(2L);
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared transactions left").isEmpty();
+        assertThat(values(table))
+                .as("every key once, at its second value")
+                .hasSize(held + 2 * more)
+                .containsOnly(2L);
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                .as("prepared transactions left")
+                .isEmpty();
     }
 
     private List<Long> values(String table) throws Exception {
         List<Long> values = new ArrayList<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT v FROM " + table + " ORDER BY k")) {
             while (rs.next()) {
                 values.add(rs.getLong(1));

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.SinkException;
@@ -13,7 +17,6 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.util.ExceptionUtils;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,6 +46,7 @@ class SecurityITCase extends ExactlyOnceTestBase {
 
     /** A schema, a table and columns whose names would break or inject into unquoted SQL. */
     private static final String HOSTILE_SCHEMA = "Sch\"ema; DROP TABLE victim; --";
+
     private static final String HOSTILE_TABLE = "Or\"ders; DROP TABLE victim; -- \u00fcn\u00efc\u00f8d\u00e9 select";
     private static final List<String> HOSTILE_COLUMNS =
             List.of("select", "Mixed Case", "we\"ird);--", "wh?at", "\u00e9t\u00e9 \u2603");
@@ -77,14 +81,19 @@ class SecurityITCase extends ExactlyOnceTestBase {
         String qualified = SqlIdentifier.quote(HOSTILE_SCHEMA) + "." + SqlIdentifier.quote(HOSTILE_TABLE);
         db.execute("CREATE SCHEMA " + SqlIdentifier.quote(HOSTILE_SCHEMA) + "; CREATE TABLE " + qualified
                 + " (id bigint PRIMARY KEY, "
-                + HOSTILE_COLUMNS.stream().map(c -> SqlIdentifier.quote(c) + " text NOT NULL").collect(Collectors.joining(", "))
+                + HOSTILE_COLUMNS.stream()
+                        .map(c -> SqlIdentifier.quote(c) + " text NOT NULL")
+                        .collect(Collectors.joining(", "))
                 + ")");
-        String[] columns = Stream.concat(Stream.of("id"), HOSTILE_COLUMNS.stream()).toArray(String[]::new);
+        String[] columns =
+                Stream.concat(Stream.of("id"), HOSTILE_COLUMNS.stream()).toArray(String[]::new);
         PostgresSinkBuilder<Long> sink = sinkBuilder(sinkId, table)
                 .table(HOSTILE_SCHEMA, HOSTILE_TABLE)
                 .markerTable(HOSTILE_SCHEMA, HOSTILE_TABLE + " markers")
                 .columns(columns)
-                .rows(id -> Stream.concat(Stream.of((Object) id), HOSTILE_COLUMNS.stream().map(c -> c + "'" + id)).toArray())
+                .rows(id -> Stream.concat(
+                                Stream.of((Object) id), HOSTILE_COLUMNS.stream().map(c -> c + "'" + id))
+                        .toArray())
                 .writeMethod(mode.equals("BATCH") ? WriteMethod.BATCH : WriteMethod.COPY);
         if (mode.equals("UPSERT")) {
             sink.upsert("id");
@@ -97,10 +106,14 @@ class SecurityITCase extends ExactlyOnceTestBase {
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3); // and recovery runs on those names too
         env.execute("hostile identifiers " + mode);
 
-        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).as("failovers").isEqualTo(1);
-        assertThat(db.count("SELECT count(*) FROM pg_tables WHERE tablename = 'victim'")).isEqualTo(1);
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE))
+                .as("failovers")
+                .isEqualTo(1);
+        assertThat(db.count("SELECT count(*) FROM pg_tables WHERE tablename = 'victim'"))
+                .isEqualTo(1);
         assertThat(db.count("SELECT count(*) FROM " + qualified + " WHERE " + SqlIdentifier.quote("we\"ird);--")
-                + " = 'we\"ird);--''' || id")).isEqualTo(2_000);
+                        + " = 'we\"ird);--''' || id"))
+                .isEqualTo(2_000);
         table = qualified; // the exact-count check below reads this table
         assertExactlyOnce(2_000);
     }
@@ -180,9 +193,12 @@ class SecurityITCase extends ExactlyOnceTestBase {
 
     private static String rest(MiniCluster cluster, String path) throws Exception {
         URI base = cluster.getRestAddress().get();
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(base.resolve(path))
+                                .timeout(Duration.ofSeconds(30))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("HTTP status of %s", path).isEqualTo(200);
         return response.body();
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.TransactionId;
@@ -15,7 +19,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,8 +47,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SinkMetricsITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
                     .setNumberTaskManagers(1)
                     .setNumberSlotsPerTaskManager(4)
                     .setConfiguration(InMemoryReporter.configure(new Configuration()))
@@ -89,21 +92,31 @@ class SinkMetricsITCase {
         env.execute(sinkId);
 
         assertExactlyOnce(n);
-        assertThat(sum(all("Committer", EOSINK, "recordsCommitted"))).as("rows committed").isEqualTo(rows());
+        assertThat(sum(all("Committer", EOSINK, "recordsCommitted")))
+                .as("rows committed")
+                .isEqualTo(rows());
         long committed = sum(all("Committer", EOSINK, "transactionsCommitted"));
         assertThat(committed).isPositive();
-        assertThat(sum(all("Committer", EOSINK, "checkpointToCommittedMillis"))).as("one sample per commit")
+        assertThat(sum(all("Committer", EOSINK, "checkpointToCommittedMillis")))
+                .as("one sample per commit")
                 .isEqualTo(committed);
-        assertThat(sum(all("Writer", EOSINK, "barrierToPreparedMillis"))).as("one sample per prepare")
+        assertThat(sum(all("Writer", EOSINK, "barrierToPreparedMillis")))
+                .as("one sample per prepare")
                 .isEqualTo(committed);
         assertThat(sum(all("Writer", null, "numRecordsSend"))).isEqualTo(n);
-        assertThat(latest("Committer", "secondsSinceLastCommit")).hasSize(2)
+        assertThat(latest("Committer", "secondsSinceLastCommit"))
+                .hasSize(2)
                 .allSatisfy(r -> assertThat(r.gaugeValue()).as("%s", r).isBetween(0L, 10L));
-        assertThat(latest("Writer", "preparedTransactions")).hasSize(2)
+        assertThat(latest("Writer", "preparedTransactions"))
+                .hasSize(2)
                 .allSatisfy(r -> assertThat(r.gaugeValue()).as("%s", r).isZero());
-        assertThat(latest("Writer", "oldestPreparedAgeSeconds")).allSatisfy(r -> assertThat(r.gaugeValue()).isZero());
-        assertThat(latest("Writer", "copyBacklogBytes")).hasSize(2)
-                .allSatisfy(r -> assertThat(r.gaugeValue()).as("no COPY in flight after the end").isZero());
+        assertThat(latest("Writer", "oldestPreparedAgeSeconds"))
+                .allSatisfy(r -> assertThat(r.gaugeValue()).isZero());
+        assertThat(latest("Writer", "copyBacklogBytes"))
+                .hasSize(2)
+                .allSatisfy(r -> assertThat(r.gaugeValue())
+                        .as("no COPY in flight after the end")
+                        .isZero());
         for (String zero : List.of("transactionsRolledBack", "orphansRolledBack")) {
             assertThat(sum(all("Writer", EOSINK, zero))).as(zero).isZero();
         }
@@ -128,18 +141,27 @@ class SinkMetricsITCase {
         assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
         assertExactlyOnce(n);
         List<Registration> rolledBack = all("Writer", EOSINK, "transactionsRolledBack");
-        long restarted = rolledBack.stream().filter(r -> r.attempt() > 0).mapToLong(Registration::count).sum();
-        long logged = log.text().lines()
+        long restarted = rolledBack.stream()
+                .filter(r -> r.attempt() > 0)
+                .mapToLong(Registration::count)
+                .sum();
+        long logged = log.text()
+                .lines()
                 .filter(l -> l.contains("sink '" + sinkId + "'") && l.contains("rolled back prepared transaction"))
                 .count();
-        assertThat(restarted).as("rollbacks of the restarted attempts: %s", rolledBack).isPositive();
-        assertThat(sum(rolledBack)).as("every rollback is a restarted attempt's").isEqualTo(restarted);
+        assertThat(restarted)
+                .as("rollbacks of the restarted attempts: %s", rolledBack)
+                .isPositive();
+        assertThat(sum(rolledBack))
+                .as("every rollback is a restarted attempt's")
+                .isEqualTo(restarted);
         assertThat(restarted).as("as many as the log says").isEqualTo(logged);
         assertThat(sum(all("Writer", EOSINK, "orphansRolledBack"))).isZero();
         assertThat(sum(all("Committer", EOSINK, "recordsCommitted")))
                 .as("rows made visible, over every attempt: re-commits at restore are not counted again")
                 .isEqualTo(rows());
-        assertThat(latest("Writer", "preparedTransactions")).allSatisfy(r -> assertThat(r.gaugeValue()).isZero());
+        assertThat(latest("Writer", "preparedTransactions"))
+                .allSatisfy(r -> assertThat(r.gaugeValue()).isZero());
     }
 
     /**
@@ -159,25 +181,27 @@ class SinkMetricsITCase {
 
         AtomicBoolean running = new AtomicBoolean(true);
         long[] seen = new long[2]; // most prepared at once, and that sample's oldest age
-        Thread sampler = new Thread(() -> {
-            while (running.get()) {
-                List<Registration> prepared = latest("Writer", "preparedTransactions");
-                List<Registration> age = latest("Writer", "oldestPreparedAgeSeconds");
-                if (!prepared.isEmpty() && !age.isEmpty()) {
-                    long p = prepared.get(0).gaugeValue();
-                    long a = age.get(0).gaugeValue();
-                    if (a > seen[1]) {
-                        seen[0] = p;
-                        seen[1] = a;
+        Thread sampler = new Thread(
+                () -> {
+                    while (running.get()) {
+                        List<Registration> prepared = latest("Writer", "preparedTransactions");
+                        List<Registration> age = latest("Writer", "oldestPreparedAgeSeconds");
+                        if (!prepared.isEmpty() && !age.isEmpty()) {
+                            long p = prepared.get(0).gaugeValue();
+                            long a = age.get(0).gaugeValue();
+                            if (a > seen[1]) {
+                                seen[0] = p;
+                                seen[1] = a;
+                            }
+                        }
+                        try {
+                            Thread.sleep(5);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
                     }
-                }
-                try {
-                    Thread.sleep(5);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "gauge-sampler");
+                },
+                "gauge-sampler");
         sampler.start();
         try {
             env.execute(sinkId);
@@ -188,7 +212,9 @@ class SinkMetricsITCase {
 
         long declined = CheckpointDecliner.failedCheckpoint(sinkId);
         assertThat(declined).as("checkpoint declined").isPositive();
-        assertThat(seen[1]).as("oldestPreparedAgeSeconds while the declined checkpoint's transaction waited").isPositive();
+        assertThat(seen[1])
+                .as("oldestPreparedAgeSeconds while the declined checkpoint's transaction waited")
+                .isPositive();
         assertThat(seen[0]).as("preparedTransactions at that moment").isGreaterThanOrEqualTo(1);
 
         Pattern warning = Pattern.compile("transaction (\\S+) \\(checkpoint (\\d+)[^)]*\\) has been prepared for");
@@ -202,11 +228,14 @@ class SinkMetricsITCase {
             }
         });
         assertThat(warnings.values()).as("once per transaction: %s", warnings).allMatch(count -> count == 1);
-        assertThat(checkpoints).as("the declined checkpoint's transaction, warned about: %s", warnings).contains(declined);
+        assertThat(checkpoints)
+                .as("the declined checkpoint's transaction, warned about: %s", warnings)
+                .contains(declined);
         assertThat(checkpoints.stream().filter(c -> c == declined)).hasSize(1);
 
         assertExactlyOnce(n);
-        assertThat(latest("Writer", "preparedTransactions")).allSatisfy(r -> assertThat(r.gaugeValue()).isZero());
+        assertThat(latest("Writer", "preparedTransactions"))
+                .allSatisfy(r -> assertThat(r.gaugeValue()).isZero());
         assertThat(sum(all("Committer", EOSINK, "recordsCommitted"))).isEqualTo(n);
     }
 
@@ -218,7 +247,9 @@ class SinkMetricsITCase {
     /** Every registration of the metric in this test's job, every attempt. */
     private List<Registration> all(String operator, String group, String name) {
         List<Registration> found = InMemoryReporter.find(sinkId, operator, group, name);
-        assertThat(found).as("%s of %s (registered: %s)", name, operator, InMemoryReporter.identifiers()).isNotEmpty();
+        assertThat(found)
+                .as("%s of %s (registered: %s)", name, operator, InMemoryReporter.identifiers())
+                .isNotEmpty();
         return found;
     }
 
@@ -238,7 +269,9 @@ class SinkMetricsITCase {
     private void assertExactlyOnce(long n) {
         long rows = rows();
         long distinct = db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ?", n);
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared transactions left").isEmpty();
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                .as("prepared transactions left")
+                .isEmpty();
         assertThat(distinct).as("distinct ids in %s", table).isEqualTo(n);
         assertThat(rows).as("rows in %s (no duplicates)", table).isEqualTo(n);
     }

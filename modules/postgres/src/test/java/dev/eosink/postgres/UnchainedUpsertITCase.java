@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -9,7 +13,6 @@ import dev.eosink.testing.hardcases.TestJobs;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -17,7 +20,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
@@ -91,7 +93,8 @@ class UnchainedUpsertITCase extends ExactlyOnceTestBase {
                 .rows(i -> new Object[] {key(i), i})
                 .upsert("k")
                 .changelog(UnchainedUpsertITCase::kind)
-                .batchSize(20) // statements run mid-epoch, right after the barrier of the epoch that inserted their keys
+                .batchSize(
+                        20) // statements run mid-epoch, right after the barrier of the epoch that inserted their keys
                 .claimWait(Duration.ofSeconds(20))
                 .commitRetryBackoff(Duration.ofMillis(50))
                 .build()
@@ -108,7 +111,8 @@ class UnchainedUpsertITCase extends ExactlyOnceTestBase {
 
         Map<Long, Long> expected = replay(n, UnchainedUpsertITCase::key, UnchainedUpsertITCase::kind);
         Map<Long, Long> actual = new HashMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT k, v FROM " + kv)) {
             while (rs.next()) {
                 actual.put(rs.getLong(1), rs.getLong(2));
@@ -118,7 +122,9 @@ class UnchainedUpsertITCase extends ExactlyOnceTestBase {
         extra.keySet().removeAll(expected.keySet());
         Map<Long, Long> missing = new HashMap<>(expected);
         missing.keySet().removeAll(actual.keySet());
-        assertThat(preparedLeft()).as("prepared transactions of sink %s left", sinkId).isEmpty();
+        assertThat(preparedLeft())
+                .as("prepared transactions of sink %s left", sinkId)
+                .isEmpty();
         assertThat(extra).as("rows a DELETE missed (%d)", extra.size()).isEmpty();
         assertThat(missing).as("keys missing (%d)", missing.size()).isEmpty();
         assertThat(actual).as("each key's last record").isEqualTo(expected);

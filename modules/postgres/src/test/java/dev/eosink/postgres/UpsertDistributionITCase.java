@@ -1,9 +1,12 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-
 import org.junit.jupiter.api.Test;
 
 import java.util.Set;
@@ -22,6 +25,7 @@ class UpsertDistributionITCase extends ExactlyOnceTestBase {
 
     /** Odd: each source subtask (a contiguous range of ids) produces every key. */
     private static final int KEYS = 49;
+
     private static final long N = 2_000;
 
     @Test
@@ -43,12 +47,15 @@ class UpsertDistributionITCase extends ExactlyOnceTestBase {
                 + "CREATE TRIGGER " + kv + "_t AFTER INSERT OR UPDATE ON " + kv + " FOR EACH ROW EXECUTE FUNCTION "
                 + kv + "_log()");
         StreamExecutionEnvironment env = env(2, 200);
-        DataStream<Long> keys = ids(env, N, 4_000).map(new FailOnce(sinkId, N / 4)).map(id -> id % KEYS);
+        DataStream<Long> keys =
+                ids(env, N, 4_000).map(new FailOnce(sinkId, N / 4)).map(id -> id % KEYS);
         if (ownKeyBy) {
             keys = keys.keyBy(k -> k);
         }
         keys.sinkTo(PostgresSink.<Long>builder()
-                .jdbcUrl(db.jdbcUrl()).username(db.user()).password(db.password())
+                .jdbcUrl(db.jdbcUrl())
+                .username(db.user())
+                .password(db.password())
                 .sinkId(sinkId)
                 .table(kv)
                 .columns("k", "label")
@@ -61,13 +68,19 @@ class UpsertDistributionITCase extends ExactlyOnceTestBase {
         assertThat(FailOnce.failed(sinkId)).as("the injected failure happened").isTrue();
         assertThat(preparedLeft()).as("prepared transactions left").isEmpty();
         assertThat(db.count("SELECT count(*) FROM " + kv)).as("rows").isEqualTo(KEYS);
-        assertThat(db.count("SELECT count(DISTINCT k) FROM " + kv + " WHERE k >= 0 AND k < ? AND label = 'key-' || k", KEYS))
-                .as("keys in their value").isEqualTo(KEYS);
+        assertThat(db.count(
+                        "SELECT count(DISTINCT k) FROM " + kv + " WHERE k >= 0 AND k < ? AND label = 'key-' || k",
+                        KEYS))
+                .as("keys in their value")
+                .isEqualTo(KEYS);
         assertThat(db.count("SELECT count(*) FROM " + kv + "_w")).as("writes").isGreaterThanOrEqualTo(KEYS);
         assertThat(db.count("SELECT count(DISTINCT writer) FROM " + kv + "_w WHERE writer LIKE 'eosink/%'"))
-                .as("writer subtasks").isEqualTo(2);
-        assertThat(db.count("SELECT count(*) FROM (SELECT k FROM " + kv + "_w GROUP BY k HAVING count(DISTINCT writer) > 1) s"))
-                .as("keys written by more than one subtask").isZero();
+                .as("writer subtasks")
+                .isEqualTo(2);
+        assertThat(db.count("SELECT count(*) FROM (SELECT k FROM " + kv
+                        + "_w GROUP BY k HAVING count(DISTINCT writer) > 1) s"))
+                .as("keys written by more than one subtask")
+                .isZero();
     }
 
     /** Passes ids through; fails its task once per key, in the first instance that has seen more than {@code after}. */

@@ -1,10 +1,14 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.TransactionId;
-import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.CarriedWrites;
+import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.EpochWriter;
 import dev.eosink.core.spi.ForwardingEpochWriter;
 import dev.eosink.core.spi.LifecycleHook;
@@ -23,14 +27,14 @@ import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.TestJobs;
 import dev.eosink.testing.records.CheckpointPacedIds;
-import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 import dev.eosink.testing.records.UpsertRecords;
+import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
@@ -44,7 +48,6 @@ import org.apache.logging.log4j.core.appender.AbstractAppender;
 import org.apache.logging.log4j.core.config.Configuration;
 import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -69,7 +72,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -80,8 +82,8 @@ import java.util.regex.Pattern;
 
 import static dev.eosink.testing.records.UpsertRecords.replay;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The upsert mode end to end on a MiniCluster ({@code upsert(key)}, with {@code changelog(...)} for
@@ -197,7 +199,10 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
     /** The kv table's sink: (k, v, note) = (key(i), i, note(i)). */
     private PostgresSinkBuilder<Long> kvSink(KeyFunction key) {
-        return upsertSink(kv).columns("k", "v", "note").rows(i -> new Object[] {key.of(i), i, note(i)}).upsert("k");
+        return upsertSink(kv)
+                .columns("k", "v", "note")
+                .rows(i -> new Object[] {key.of(i), i, note(i)})
+                .upsert("k");
     }
 
     private void createKv(String noteType) {
@@ -206,8 +211,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
     /** Rows already in the table before the job: keys {@code keys}, value {@link #OLD}, note 'old'. */
     private void preexisting(List<Long> keys) {
-        try (Connection c = db.connect(); java.sql.PreparedStatement s =
-                c.prepareStatement("INSERT INTO " + kv + " (k, v, note) SELECT unnest(?::bigint[]), " + OLD + ", 'old'")) {
+        try (Connection c = db.connect();
+                java.sql.PreparedStatement s = c.prepareStatement(
+                        "INSERT INTO " + kv + " (k, v, note) SELECT unnest(?::bigint[]), " + OLD + ", 'old'")) {
             s.setArray(1, c.createArrayOf("bigint", keys.toArray()));
             s.executeUpdate();
         } catch (SQLException e) {
@@ -225,8 +231,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
     private void assertKv(Map<Long, Long> expected) throws SQLException {
         Map<String, Long> actual = new HashMap<>();
         List<String> wrongNotes = new ArrayList<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT k, v, note FROM " + kv)) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT k, v, note FROM " + kv)) {
             while (rs.next()) {
                 long k = rs.getLong(1);
                 long v = rs.getLong(2);
@@ -241,7 +248,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
         Map<String, Long> wanted = new HashMap<>();
         expected.forEach((k, v) -> wanted.put(Long.toString(k), v));
         assertExact(wanted, actual);
-        assertThat(wrongNotes).as("rows of %s whose note is not the one of their value", kv).isEmpty();
+        assertThat(wrongNotes)
+                .as("rows of %s whose note is not the one of their value", kv)
+                .isEmpty();
     }
 
     /** Exact: no key missing, none unexpected, every value the last write, the same count, nothing prepared. */
@@ -256,11 +265,18 @@ class UpsertITCase extends ExactlyOnceTestBase {
                 wrong.add(e.getKey() + "=" + a + " instead of " + e.getValue());
             }
         }
-        List<String> unexpected = actual.keySet().stream().filter(k -> !expected.containsKey(k)).toList();
-        assertThat(preparedLeft()).as("prepared transactions of sink %s left", sinkId).isEmpty();
+        List<String> unexpected =
+                actual.keySet().stream().filter(k -> !expected.containsKey(k)).toList();
+        assertThat(preparedLeft())
+                .as("prepared transactions of sink %s left", sinkId)
+                .isEmpty();
         assertThat(missing).as("keys missing (%d)", missing.size()).isEmpty();
-        assertThat(unexpected).as("keys that should not be there (%d)", unexpected.size()).isEmpty();
-        assertThat(wrong).as("keys whose value is not the last write (%d)", wrong.size()).isEmpty();
+        assertThat(unexpected)
+                .as("keys that should not be there (%d)", unexpected.size())
+                .isEmpty();
+        assertThat(wrong)
+                .as("keys whose value is not the last write (%d)", wrong.size())
+                .isEmpty();
         assertThat(actual.size()).as("rows").isEqualTo(expected.size());
     }
 
@@ -289,7 +305,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
         env.execute("half the keys in the table");
 
         assertKv(replay(old(before), n, UpsertITCase::recentRepeatKey, i -> RowKind.INSERT));
-        assertThat(summaries.redoneChunks(sinkId)).as("chunks redone: %s", summaries.lines(sinkId)).isPositive();
+        assertThat(summaries.redoneChunks(sinkId))
+                .as("chunks redone: %s", summaries.lines(sinkId))
+                .isPositive();
     }
 
     /**
@@ -313,8 +331,12 @@ class UpsertITCase extends ExactlyOnceTestBase {
         env.execute("every key in the table");
 
         assertKv(replay(old(before), n, UpsertITCase::recentRepeatKey, i -> RowKind.INSERT));
-        assertThat(summaries.copiedRows(sinkId)).as("rows stored by COPY: %s", summaries.lines(sinkId)).isZero();
-        assertThat(summaries.redoneChunks(sinkId)).as("chunks redone: %s", summaries.lines(sinkId)).isGreaterThanOrEqualTo(2);
+        assertThat(summaries.copiedRows(sinkId))
+                .as("rows stored by COPY: %s", summaries.lines(sinkId))
+                .isZero();
+        assertThat(summaries.redoneChunks(sinkId))
+                .as("chunks redone: %s", summaries.lines(sinkId))
+                .isGreaterThanOrEqualTo(2);
     }
 
     /**
@@ -337,7 +359,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
         StreamExecutionEnvironment env = env(1, 500);
         // Paced by checkpoints: the first epoch holds at most 20,000 records, none of the keys in the table,
         // and the stream spans at least four epochs.
-        CheckpointPacedIds.ids(env, n, 20_000).sinkTo(kvSink(UpsertITCase::recentRepeatKey).build());
+        CheckpointPacedIds.ids(env, n, 20_000)
+                .sinkTo(kvSink(UpsertITCase::recentRepeatKey).build());
         env.execute("keys in the table in the middle");
 
         assertKv(replay(old(before), n, UpsertITCase::recentRepeatKey, i -> RowKind.INSERT));
@@ -348,8 +371,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
         assertThat(epochs.get(0)[2]).as("chunks redone in the first epoch").isZero();
         assertThat(summaries.redoneChunks(sinkId)).as("chunks redone").isPositive();
         long newKeysBefore = 80_000 - 8_000;
-        assertThat(summaries.copiedRows(sinkId)).as("rows copied, vs new keys before the keys in the table: %s",
-                summaries.lines(sinkId)).isGreaterThan(newKeysBefore);
+        assertThat(summaries.copiedRows(sinkId))
+                .as("rows copied, vs new keys before the keys in the table: %s", summaries.lines(sinkId))
+                .isGreaterThan(newKeysBefore);
     }
 
     // ------------------------------------------------------------------ (b) hot keys, deletes, failures
@@ -375,7 +399,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 4);
         Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 9);
         StreamExecutionEnvironment env = env(2, 150);
-        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
+        ExactlyOnceSink<Long> built =
+                kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
         // Paced by checkpoints: at least ten epochs with records, so the fourth PREPARE and the ninth commit come.
         CheckpointPacedIds.orderedIds(env, n, 1_500)
                 .keyBy(UpsertITCase::hotKey, Types.LONG)
@@ -389,7 +414,10 @@ class UpsertITCase extends ExactlyOnceTestBase {
         // when the commit notification beats the next input, seen once in CI under load): logged, not
         // asserted. The pending path is asserted where it is deterministic: declinedCheckpointInUpsertMode
         // and UpsertWriterITCase.statementsWaitForTheOwnCommitWhileCopyGoesOn.
-        LOG.info("hot keys: {}; epochs {}", OwnCommitProbe.describe(sinkId), summaries.lines(sinkId).size());
+        LOG.info(
+                "hot keys: {}; epochs {}",
+                OwnCommitProbe.describe(sinkId),
+                summaries.lines(sinkId).size());
     }
 
     // ------------------------------------------------------------------ (c) many new keys
@@ -415,13 +443,17 @@ class UpsertITCase extends ExactlyOnceTestBase {
         long t0 = System.nanoTime();
         ids.sinkTo(kvSink(UpsertITCase::spreadKey).build());
         env.execute("many new keys");
-        LOG.info("many new keys at parallelism {}: {} ms, epochs {}", parallelism, (System.nanoTime() - t0) / 1_000_000,
+        LOG.info(
+                "many new keys at parallelism {}: {} ms, epochs {}",
+                parallelism,
+                (System.nanoTime() - t0) / 1_000_000,
                 summaries.lines(sinkId));
 
         assertKv(replay(Map.of(), n, UpsertITCase::spreadKey, i -> RowKind.INSERT));
         assertThat(summaries.copiedRows(sinkId)).as("rows stored by COPY").isGreaterThan(n / 2);
         assertThat(summaries.epochs(sinkId).stream().mapToLong(e -> e[1]).max().orElse(0))
-                .as("most COPY chunks in one epoch: %s", summaries.lines(sinkId)).isGreaterThanOrEqualTo(2);
+                .as("most COPY chunks in one epoch: %s", summaries.lines(sinkId))
+                .isGreaterThanOrEqualTo(2);
     }
 
     // ------------------------------------------------------------------ (d) a declined checkpoint
@@ -462,11 +494,18 @@ class UpsertITCase extends ExactlyOnceTestBase {
                 deletedAfterCheckpoint2.put(key.of(i), afterTwoEpochs.get(key.of(i)));
             }
         }
-        assertThat(deletedAfterCheckpoint2).as("deletes in epoch 3 of rows the declined checkpoint inserted").isNotEmpty();
+        assertThat(deletedAfterCheckpoint2)
+                .as("deletes in epoch 3 of rows the declined checkpoint inserted")
+                .isNotEmpty();
 
-        holdPastTheBarrierThenRun(client, n, key, kind, () -> assertThat(kvRows())
-                .as("rows the held deletes remove, still there once checkpoint 3 committed")
-                .containsAllEntriesOf(deletedAfterCheckpoint2));
+        holdPastTheBarrierThenRun(
+                client,
+                n,
+                key,
+                kind,
+                () -> assertThat(kvRows())
+                        .as("rows the held deletes remove, still there once checkpoint 3 committed")
+                        .containsAllEntriesOf(deletedAfterCheckpoint2));
         assertKv(replay(Map.of(), n, key::of, kind::kindOf));
     }
 
@@ -484,9 +523,15 @@ class UpsertITCase extends ExactlyOnceTestBase {
     void declinedCheckpointInUpsertMode(@InjectClusterClient ClusterClient<?> client) throws Exception {
         createKv("text");
         long n = 5 * EPOCH;
-        holdPastTheBarrierThenRun(client, n, UpsertITCase::hotKey, UpsertRecords::hotKind,
+        holdPastTheBarrierThenRun(
+                client,
+                n,
+                UpsertITCase::hotKey,
+                UpsertRecords::hotKind,
                 () -> assertKv(replay(Map.of(), 2 * EPOCH, UpsertITCase::hotKey, UpsertRecords::hotKind)));
-        assertThat(OwnCommitProbe.awaitsWhilePending(sinkId)).as("waits that found the own commit pending").isPositive();
+        assertThat(OwnCommitProbe.awaitsWhilePending(sinkId))
+                .as("waits that found the own commit pending")
+                .isPositive();
         assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
@@ -508,13 +553,21 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
         IdValve.openFully(sinkId);
         StreamExecutionEnvironment second = env(2, 200, TestJobs.restoreFrom(savepoint));
-        valvedJob(second, n, UpsertITCase::hotKey, UpsertRecords::hotKind,
+        valvedJob(
+                second,
+                n,
+                UpsertITCase::hotKey,
+                UpsertRecords::hotKind,
                 new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
         second.execute("restored from the savepoint");
 
-        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("restored writers that wrote carried statements")
-                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
-        assertThat(carriedNotices()).as("notices of carried statements once they are written").isEmpty();
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN))
+                .as("restored writers that wrote carried statements")
+                .extracting(e -> e.subtask)
+                .containsExactlyInAnyOrder(0, 1);
+        assertThat(carriedNotices())
+                .as("notices of carried statements once they are written")
+                .isEmpty();
         assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
@@ -534,7 +587,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
         createKv("text");
         long n = 4 * EPOCH;
         String savepoint = stopWhileCarrying(client, savepoints, n);
-        assertThat(carriedNotices()).as("notices of the carried statements, one per subtask").containsExactly(0, 1);
+        assertThat(carriedNotices())
+                .as("notices of the carried statements, one per subtask")
+                .containsExactly(0, 1);
         Map<Long, Long> atStop = kvRows();
 
         IdValve.openFully(sinkId);
@@ -542,21 +597,36 @@ class UpsertITCase extends ExactlyOnceTestBase {
         unmatched.set(org.apache.flink.configuration.StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
         unmatched.addAll(TestJobs.fixedDelayRestarts(50, Duration.ofMillis(100))); // the refusal suppresses them
         StreamExecutionEnvironment renamed = env(2, 200, unmatched);
-        valvedJob(renamed, n, UpsertITCase::hotKey, UpsertRecords::hotKind,
-                new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE), "sink-renamed");
+        valvedJob(
+                renamed,
+                n,
+                UpsertITCase::hotKey,
+                UpsertRecords::hotKind,
+                new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE),
+                "sink-renamed");
         assertThatThrownBy(() -> renamed.execute("restored without the sink's state"))
                 .rootCause()
                 .hasMessageContaining("carried past the barrier of eos1/" + sinkId + "/")
                 .hasMessageContaining("never written")
                 .hasMessageContaining("eosink-admin carried")
                 .hasMessageContaining("nothing of this job became visible");
-        assertThat(Faults.writerAttempts(sinkId, 0)).as("no restart after the refusal").containsExactly(0);
+        assertThat(Faults.writerAttempts(sinkId, 0))
+                .as("no restart after the refusal")
+                .containsExactly(0);
         assertThat(kvRows()).as("nothing of the refused run visible").isEqualTo(atStop);
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared after the refusal").isEmpty();
-        assertThat(carriedNotices()).as("the notices stay for the right restore").containsExactly(0, 1);
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                .as("prepared after the refusal")
+                .isEmpty();
+        assertThat(carriedNotices())
+                .as("the notices stay for the right restore")
+                .containsExactly(0, 1);
 
         StreamExecutionEnvironment remedy = env(2, 200, TestJobs.restoreFrom(savepoint));
-        valvedJob(remedy, n, UpsertITCase::hotKey, UpsertRecords::hotKind,
+        valvedJob(
+                remedy,
+                n,
+                UpsertITCase::hotKey,
+                UpsertRecords::hotKind,
                 new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
         remedy.execute("restored with the sink's state");
         assertThat(carriedNotices()).isEmpty();
@@ -579,7 +649,11 @@ class UpsertITCase extends ExactlyOnceTestBase {
         String savepoint = stopWhileCarrying(client, savepoints, n);
         IdValve.openFully(sinkId);
         StreamExecutionEnvironment resumed = env(2, 200, TestJobs.restoreFrom(savepoint));
-        valvedJob(resumed, n, UpsertITCase::hotKey, UpsertRecords::hotKind,
+        valvedJob(
+                resumed,
+                n,
+                UpsertITCase::hotKey,
+                UpsertRecords::hotKind,
                 new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
         resumed.execute("restored from the savepoint, to the end");
         assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
@@ -587,25 +661,31 @@ class UpsertITCase extends ExactlyOnceTestBase {
         long writtenBySubtask1 = carriedWrittenBy(1);
 
         StreamExecutionEnvironment rewound = env(2, 200, TestJobs.restoreFrom(savepoint));
-        ExactlyOnceSink<Long> refusing = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind)
-                .rewindPolicy(RewindPolicy.FAIL).build()
+        ExactlyOnceSink<Long> refusing = kvSink(UpsertITCase::hotKey)
+                .changelog(UpsertRecords::hotKind)
+                .rewindPolicy(RewindPolicy.FAIL)
+                .build()
                 .withLifecycleHook(new Subtask0AfterSubtask1WroteCarried(sinkId, writtenBySubtask1));
         IdValve.ids(rewound, sinkId, n)
                 .map(new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE))
-                .uid("decliner").setParallelism(1)
+                .uid("decliner")
+                .setParallelism(1)
                 .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(ProtocolTrace.wrap(refusing), sinkId)))
                 .uid("sink");
         assertThatThrownBy(() -> rewound.execute("restored from the savepoint again, rewindPolicy FAIL"))
                 .rootCause()
                 .hasMessageContaining("rewindPolicy FAIL");
         assertThat(kvRows()).as("the table after the refused rewind").isEqualTo(atEnd);
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared after the refusal").isEmpty();
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                .as("prepared after the refusal")
+                .isEmpty();
     }
 
     /** How many times a restored writer of subtask {@code subtask} wrote the statements its state carried. */
     private long carriedWrittenBy(int subtask) {
         return ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN).stream()
-                .filter(e -> e.subtask == subtask).count();
+                .filter(e -> e.subtask == subtask)
+                .count();
     }
 
     /**
@@ -630,7 +710,10 @@ class UpsertITCase extends ExactlyOnceTestBase {
             }
             long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
             while (ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN).stream()
-                    .filter(e -> e.subtask == 1).count() <= writtenBefore && System.nanoTime() - deadline < 0) {
+                                    .filter(e -> e.subtask == 1)
+                                    .count()
+                            <= writtenBefore
+                    && System.nanoTime() - deadline < 0) {
                 try {
                     Thread.sleep(20);
                 } catch (InterruptedException e) {
@@ -647,7 +730,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
      * 3), and nothing is left prepared. Returns the savepoint.
      */
     private String stopWhileCarrying(ClusterClient<?> client, Path savepoints, long n) throws Exception {
-        JobClient job = held.declineThenFeedAnEpoch(client, "a declined checkpoint, upserts",
+        JobClient job = held.declineThenFeedAnEpoch(
+                client,
+                "a declined checkpoint, upserts",
                 env -> valvedJob(env, n, UpsertITCase::hotKey, UpsertRecords::hotKind, held.decliner()));
         String savepoint;
         try {
@@ -656,11 +741,17 @@ class UpsertITCase extends ExactlyOnceTestBase {
         } finally {
             TestJobs.cancelUnlessDone(job);
         }
-        assertThat(TestJobs.checkpointIdOf(savepoint)).as("the savepoint's checkpoint").isEqualTo(3);
-        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED)).as("snapshots that carried held statements")
+        assertThat(TestJobs.checkpointIdOf(savepoint))
+                .as("the savepoint's checkpoint")
+                .isEqualTo(3);
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED))
+                .as("snapshots that carried held statements")
                 .allSatisfy(e -> assertThat(e.checkpointOfGid()).isEqualTo(3))
-                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared after the stop").isEmpty();
+                .extracting(e -> e.subtask)
+                .containsExactlyInAnyOrder(0, 1);
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                .as("prepared after the stop")
+                .isEmpty();
         return savepoint;
     }
 
@@ -668,8 +759,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
     private List<Integer> carriedNotices() throws SQLException {
         List<Integer> subtasks = new ArrayList<>();
         try (Connection c = db.connect();
-             java.sql.PreparedStatement s = c.prepareStatement(
-                     "SELECT subtask FROM eosink_markers WHERE sink_id = ? ORDER BY subtask")) {
+                java.sql.PreparedStatement s =
+                        c.prepareStatement("SELECT subtask FROM eosink_markers WHERE sink_id = ? ORDER BY subtask")) {
             s.setString(1, dev.eosink.jdbc.sql.CarriedNotices.sinkIdOf(sinkId));
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -695,25 +786,34 @@ class UpsertITCase extends ExactlyOnceTestBase {
      * committed the table is exactly the replay of four epochs, the held statements among them. Then
      * the rest of the {@code n} records, and the job finishes; no restore wrote anything.
      */
-    private void holdPastTheBarrierThenRun(ClusterClient<?> client, long n, KeyFunction key, RowKindFunction<Long> kind,
-            Check whileHeld) throws Exception {
+    private void holdPastTheBarrierThenRun(
+            ClusterClient<?> client, long n, KeyFunction key, RowKindFunction<Long> kind, Check whileHeld)
+            throws Exception {
         LogCapture log = LogCapture.attach();
         try {
-            JobClient job = held.declineThenFeedAnEpoch(client, "a declined checkpoint, upserts",
-                    env -> valvedJob(env, n, key, kind, held.decliner()));
+            JobClient job = held.declineThenFeedAnEpoch(
+                    client, "a declined checkpoint, upserts", env -> valvedJob(env, n, key, kind, held.decliner()));
             try {
-                assertThat(TestJobs.checkpoint(client, job.getJobID())).as("checkpoint 3, which commits 2 and 3").isEqualTo(3);
+                assertThat(TestJobs.checkpoint(client, job.getJobID()))
+                        .as("checkpoint 3, which commits 2 and 3")
+                        .isEqualTo(3);
                 held.awaitCommitted(3);
                 held.assertHeldPastTheBarrierOf(3, log.text());
                 whileHeld.run();
 
                 held.feed(4 * EPOCH);
-                assertThat(TestJobs.checkpoint(client, job.getJobID())).as("checkpoint 4").isEqualTo(4);
+                assertThat(TestJobs.checkpoint(client, job.getJobID()))
+                        .as("checkpoint 4")
+                        .isEqualTo(4);
                 held.awaitCommitted(4);
                 assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED))
                         .as("snapshots that carried statements past a barrier after the commit came")
-                        .allSatisfy(e -> assertThat(e.gid).isNotNull().satisfies(
-                                gid -> assertThat(TransactionId.parse(gid).orElseThrow().checkpointId()).isEqualTo(3)));
+                        .allSatisfy(e -> assertThat(e.gid)
+                                .isNotNull()
+                                .satisfies(gid -> assertThat(TransactionId.parse(gid)
+                                                .orElseThrow()
+                                                .checkpointId())
+                                        .isEqualTo(3)));
                 assertKv(replay(Map.of(), 4 * EPOCH, key::of, kind::kindOf));
 
                 IdValve.openFully(sinkId);
@@ -724,31 +824,46 @@ class UpsertITCase extends ExactlyOnceTestBase {
         } finally {
             log.detach();
         }
-        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("carried statements written by a restore").isEmpty();
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN))
+                .as("carried statements written by a restore")
+                .isEmpty();
     }
 
     /**
      * Valved ids through a decliner (in the source's task) into the traced upsert sink (probed for its
      * waits on the own commit), each with a uid for the restore.
      */
-    private void valvedJob(StreamExecutionEnvironment env, long n, KeyFunction key, RowKindFunction<Long> kind,
+    private void valvedJob(
+            StreamExecutionEnvironment env,
+            long n,
+            KeyFunction key,
+            RowKindFunction<Long> kind,
             CheckpointDecliner decliner) {
         valvedJob(env, n, key, kind, decliner, "sink");
     }
 
-    private void valvedJob(StreamExecutionEnvironment env, long n, KeyFunction key, RowKindFunction<Long> kind,
-            CheckpointDecliner decliner, String sinkUid) {
+    private void valvedJob(
+            StreamExecutionEnvironment env,
+            long n,
+            KeyFunction key,
+            RowKindFunction<Long> kind,
+            CheckpointDecliner decliner,
+            String sinkUid) {
         ExactlyOnceSink<Long> built = kvSink(key).changelog(kind).build();
         IdValve.ids(env, sinkId, n)
-                .map(decliner).uid("decliner").setParallelism(1)
-                .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(ProtocolTrace.wrap(built), sinkId))).uid(sinkUid);
+                .map(decliner)
+                .uid("decliner")
+                .setParallelism(1)
+                .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(ProtocolTrace.wrap(built), sinkId)))
+                .uid(sinkUid);
     }
 
     /** The kv table now: key -> v. */
     private Map<Long, Long> kvRows() throws SQLException {
         Map<Long, Long> rows = new HashMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT k, v FROM " + kv)) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT k, v FROM " + kv)) {
             while (rs.next()) {
                 rows.put(rs.getLong(1), rs.getLong(2));
             }
@@ -774,7 +889,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
         createKv("text");
         long n = 6_000;
         StreamExecutionEnvironment env = TestJobs.manualEnv(1);
-        ExactlyOnceSink<Long> built = kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
+        ExactlyOnceSink<Long> built =
+                kvSink(UpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
         IdValve.ids(env, sinkId, n)
                 .map(new CheckpointDecliner(sinkId, 0, 3, CheckpointDecliner.How.SLOW_ASYNC))
                 .sinkTo(FaultInjectingDatabase.wrap(OwnCommitProbe.wrap(built, sinkId)));
@@ -793,11 +909,14 @@ class UpsertITCase extends ExactlyOnceTestBase {
         } finally {
             TestJobs.cancelUnlessDone(job);
         }
-        LOG.info("slow checkpoint in upsert mode: job took {} ms; {}", (System.nanoTime() - t0) / 1_000_000,
+        LOG.info(
+                "slow checkpoint in upsert mode: job took {} ms; {}",
+                (System.nanoTime() - t0) / 1_000_000,
                 OwnCommitProbe.describe(sinkId));
 
         assertThat(Faults.writerAttempts(sinkId, 0)).as("no failover").containsExactly(0);
-        assertThat(OwnCommitProbe.longestAwaitMillis(sinkId)).as("longest wait for the own commit, ms")
+        assertThat(OwnCommitProbe.longestAwaitMillis(sinkId))
+                .as("longest wait for the own commit, ms")
                 .isGreaterThan(30_000);
         assertKv(replay(Map.of(), n, UpsertITCase::hotKey, UpsertRecords::hotKind));
     }
@@ -824,8 +943,12 @@ class UpsertITCase extends ExactlyOnceTestBase {
     void nullInANotNullColumnOfANewKeyFailsNamingTheRecord() throws Exception {
         createKv("text NOT NULL");
         StreamExecutionEnvironment env = failingEnv();
-        ids(env, 50, 100_000).sinkTo(upsertSink(kv).columns("k", "v", "note")
-                .rows(i -> new Object[] {i, i, i == 37 ? null : "n" + i}).upsert("k").build());
+        ids(env, 50, 100_000)
+                .sinkTo(upsertSink(kv)
+                        .columns("k", "v", "note")
+                        .rows(i -> new Object[] {i, i, i == 37 ? null : "n" + i})
+                        .upsert("k")
+                        .build());
         assertThat(refusedEpoch(env, "NULL for a new key"))
                 .contains("record #37 of the epoch")
                 .contains("violates not-null constraint")
@@ -841,8 +964,12 @@ class UpsertITCase extends ExactlyOnceTestBase {
     void nullMergedIntoAHeldRowIsNamedByItsOwnRecord() throws Exception {
         createKv("text NOT NULL");
         StreamExecutionEnvironment env = failingEnv();
-        ids(env, 40_000, 1_000_000).sinkTo(upsertSink(kv).columns("k", "v", "note")
-                .rows(i -> new Object[] {i == 120 ? 100L : i, i, i == 120 ? null : "n" + i}).upsert("k").build());
+        ids(env, 40_000, 1_000_000)
+                .sinkTo(upsertSink(kv)
+                        .columns("k", "v", "note")
+                        .rows(i -> new Object[] {i == 120 ? 100L : i, i, i == 120 ? null : "n" + i})
+                        .upsert("k")
+                        .build());
         assertThat(refusedEpoch(env, "NULL merged into a held row"))
                 .contains("record #120 of the epoch")
                 .contains("violates not-null constraint");
@@ -856,11 +983,15 @@ class UpsertITCase extends ExactlyOnceTestBase {
      */
     @Test
     void uniqueViolationOnAnotherConstraintFailsClearly() throws Exception {
-        db.execute("CREATE TABLE " + kv + " (k bigint PRIMARY KEY, v bigint NOT NULL, u text NOT NULL, "
-                + "CONSTRAINT " + kv + "_u_unique UNIQUE (u))");
+        db.execute("CREATE TABLE " + kv + " (k bigint PRIMARY KEY, v bigint NOT NULL, u text NOT NULL, " + "CONSTRAINT "
+                + kv + "_u_unique UNIQUE (u))");
         StreamExecutionEnvironment env = failingEnv();
-        ids(env, 50, 100_000).sinkTo(upsertSink(kv).columns("k", "v", "u")
-                .rows(i -> new Object[] {i, i, i == 37 ? "u12" : "u" + i}).upsert("k").build());
+        ids(env, 50, 100_000)
+                .sinkTo(upsertSink(kv)
+                        .columns("k", "v", "u")
+                        .rows(i -> new Object[] {i, i, i == 37 ? "u12" : "u" + i})
+                        .upsert("k")
+                        .build());
         assertThat(refusedEpoch(env, "second unique constraint"))
                 .contains("duplicate key value violates unique constraint \"" + kv + "_u_unique\"")
                 .contains("Key (u)=(u12) already exists")
@@ -885,7 +1016,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
         return message;
     }
 
-    private static final Pattern BATCH_RANGE = Pattern.compile("in the batch of records #(\\d+) to #(\\d+) of the epoch");
+    private static final Pattern BATCH_RANGE =
+            Pattern.compile("in the batch of records #(\\d+) to #(\\d+) of the epoch");
 
     /**
      * When the upserts that redo a failed COPY chunk fail too, the error names the chunk by the
@@ -900,19 +1032,27 @@ class UpsertITCase extends ExactlyOnceTestBase {
      */
     @Test
     void redoneChunkFailureNamesARangeThatHoldsTheRecord() throws Exception {
-        db.execute("CREATE TABLE " + kv + " (k bigint PRIMARY KEY, v bigint NOT NULL, u text NOT NULL, "
-                + "CONSTRAINT " + kv + "_u_unique UNIQUE (u))");
+        db.execute("CREATE TABLE " + kv + " (k bigint PRIMARY KEY, v bigint NOT NULL, u text NOT NULL, " + "CONSTRAINT "
+                + kv + "_u_unique UNIQUE (u))");
         StreamExecutionEnvironment env = failingEnv();
-        ids(env, 50, 100_000).sinkTo(upsertSink(kv).columns("k", "v", "u")
-                .rows(i -> new Object[] {i == 49 ? 0L : i, i, i == 37 ? "u12" : "u" + i}).upsert("k").build());
+        ids(env, 50, 100_000)
+                .sinkTo(upsertSink(kv)
+                        .columns("k", "v", "u")
+                        .rows(i -> new Object[] {i == 49 ? 0L : i, i, i == 37 ? "u12" : "u" + i})
+                        .upsert("k")
+                        .build());
         String message = refusedEpoch(env, "range of a redone chunk");
         assertThat(message).contains("Key (u)=(u12) already exists");
         Matcher range = BATCH_RANGE.matcher(message);
         assertThat(range.find()).as("a batch named in: %s", message).isTrue();
         long first = Long.parseLong(range.group(1));
         long last = Long.parseLong(range.group(2));
-        assertThat(first).as("first record of the named batch (%s)", range.group()).isLessThanOrEqualTo(37);
-        assertThat(last).as("last record of the named batch (%s)", range.group()).isGreaterThanOrEqualTo(37);
+        assertThat(first)
+                .as("first record of the named batch (%s)", range.group())
+                .isLessThanOrEqualTo(37);
+        assertThat(last)
+                .as("last record of the named batch (%s)", range.group())
+                .isGreaterThanOrEqualTo(37);
     }
 
     // ------------------------------------------------------------------ (f) key types
@@ -944,17 +1084,22 @@ class UpsertITCase extends ExactlyOnceTestBase {
         for (long m = 0; m < 4_000; m += 10) {
             String s = "k" + (m / 2);
             int split = 1 + (int) (m % 2);
-            db.execute("INSERT INTO " + kv + " VALUES ('" + s.substring(0, split) + "', '" + s.substring(split) + "', " + OLD + ")");
+            db.execute("INSERT INTO " + kv + " VALUES ('" + s.substring(0, split) + "', '" + s.substring(split) + "', "
+                    + OLD + ")");
             expected.put(s.substring(0, split) + "|" + s.substring(split), OLD);
         }
         long n = 20_000;
         StreamExecutionEnvironment env = env(1, 300);
-        ids(env, n, 20_000).sinkTo(upsertSink(kv).columns("a", "b", "v")
-                .rows(i -> {
-                    String[] k = compositeKey(i);
-                    return new Object[] {k[0], k[1], i};
-                })
-                .upsert("a", "b").changelog(UpsertITCase::sometimesDelete).build());
+        ids(env, n, 20_000)
+                .sinkTo(upsertSink(kv)
+                        .columns("a", "b", "v")
+                        .rows(i -> {
+                            String[] k = compositeKey(i);
+                            return new Object[] {k[0], k[1], i};
+                        })
+                        .upsert("a", "b")
+                        .changelog(UpsertITCase::sometimesDelete)
+                        .build());
         env.execute("composite key");
 
         for (long i = 0; i < n; i++) {
@@ -970,8 +1115,22 @@ class UpsertITCase extends ExactlyOnceTestBase {
     }
 
     private static final String[] SPECIAL = {
-        "", " ", "NULL", "null", "a,b", "{x}", "\"q\"", "back\\slash", "ünïcödé", "Key", "key", "tab\tin", "line\nbreak",
-        "(1,2)", "'", "🙂"
+        "",
+        " ",
+        "NULL",
+        "null",
+        "a,b",
+        "{x}",
+        "\"q\"",
+        "back\\slash",
+        "ünïcödé",
+        "Key",
+        "key",
+        "tab\tin",
+        "line\nbreak",
+        "(1,2)",
+        "'",
+        "🙂"
     };
 
     static String textKey(long i) {
@@ -984,7 +1143,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
     void textKey() throws Exception {
         db.execute("CREATE TABLE " + kv + " (k text PRIMARY KEY, v bigint NOT NULL)");
         Map<String, Long> expected = new HashMap<>();
-        try (Connection c = db.connect(); java.sql.PreparedStatement s = c.prepareStatement("INSERT INTO " + kv + " VALUES (?, ?)")) {
+        try (Connection c = db.connect();
+                java.sql.PreparedStatement s = c.prepareStatement("INSERT INTO " + kv + " VALUES (?, ?)")) {
             for (int m = 0; m < 3_000; m += 9) {
                 String k = m < SPECIAL.length ? SPECIAL[m] : SPECIAL[m % SPECIAL.length] + "#" + m;
                 s.setString(1, k);
@@ -995,8 +1155,13 @@ class UpsertITCase extends ExactlyOnceTestBase {
         }
         long n = 20_000;
         StreamExecutionEnvironment env = env(1, 300);
-        ids(env, n, 20_000).sinkTo(upsertSink(kv).columns("k", "v").rows(i -> new Object[] {textKey(i), i})
-                .upsert("k").changelog(UpsertITCase::sometimesDelete).build());
+        ids(env, n, 20_000)
+                .sinkTo(upsertSink(kv)
+                        .columns("k", "v")
+                        .rows(i -> new Object[] {textKey(i), i})
+                        .upsert("k")
+                        .changelog(UpsertITCase::sometimesDelete)
+                        .build());
         env.execute("text key");
 
         for (long i = 0; i < n; i++) {
@@ -1046,8 +1211,13 @@ class UpsertITCase extends ExactlyOnceTestBase {
         }
         long n = 20_000;
         StreamExecutionEnvironment env = env(1, 300);
-        ids(env, n, 20_000).sinkTo(upsertSink(kv).columns("k", "v").rows(i -> new Object[] {numericKey(i), i})
-                .upsert("k").changelog(UpsertITCase::sometimesDelete).build());
+        ids(env, n, 20_000)
+                .sinkTo(upsertSink(kv)
+                        .columns("k", "v")
+                        .rows(i -> new Object[] {numericKey(i), i})
+                        .upsert("k")
+                        .changelog(UpsertITCase::sometimesDelete)
+                        .build());
         env.execute("numeric key");
 
         for (long i = 0; i < n; i++) {
@@ -1059,7 +1229,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
         }
         Map<String, Long> actual = new HashMap<>();
         load("SELECT k::text, v FROM " + kv).forEach((k, v) -> actual.put(normalized(new BigDecimal(k)), v));
-        assertThat(db.count("SELECT count(*) FROM " + kv)).as("rows (distinct after normalizing)").isEqualTo(actual.size());
+        assertThat(db.count("SELECT count(*) FROM " + kv))
+                .as("rows (distinct after normalizing)")
+                .isEqualTo(actual.size());
         assertExact(expected, actual);
     }
 
@@ -1099,15 +1271,16 @@ class UpsertITCase extends ExactlyOnceTestBase {
      * Which spellings the database takes for one key: each spelling's representative (the least of
      * its key's spellings), by the database's own equality ({@code keyExpression} over {@code s}).
      */
-    private Map<String, String> representatives(long n, LongFunction<String> key, String keyExpression) throws SQLException {
+    private Map<String, String> representatives(long n, LongFunction<String> key, String keyExpression)
+            throws SQLException {
         java.util.Set<String> spellings = new java.util.HashSet<>();
         for (long i = 0; i < n; i++) {
             spellings.add(key.apply(i));
         }
         Map<String, String> representative = new HashMap<>();
-        try (Connection c = db.connect(); java.sql.PreparedStatement s = c.prepareStatement(
-                "SELECT s, first_value(s) OVER (PARTITION BY " + keyExpression + " ORDER BY s COLLATE \"C\") "
-                        + "FROM unnest(?::text[]) AS u(s)")) {
+        try (Connection c = db.connect();
+                java.sql.PreparedStatement s = c.prepareStatement("SELECT s, first_value(s) OVER (PARTITION BY "
+                        + keyExpression + " ORDER BY s COLLATE \"C\") " + "FROM unnest(?::text[]) AS u(s)")) {
             s.setArray(1, c.createArrayOf("text", spellings.toArray()));
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -1138,13 +1311,20 @@ class UpsertITCase extends ExactlyOnceTestBase {
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3);
         StreamExecutionEnvironment env = env(1, 300);
         // Paced by checkpoints: at least four epochs with records, so the third PREPARE comes on any machine.
-        CheckpointPacedIds.ids(env, n, 1_500).sinkTo(FaultInjectingDatabase.wrap(upsertSink(kv).columns("k", "v")
-                .rows(i -> new Object[] {caseKey(i), i}).upsert("k").changelog(UpsertITCase::sometimesDelete).build()));
+        CheckpointPacedIds.ids(env, n, 1_500)
+                .sinkTo(FaultInjectingDatabase.wrap(upsertSink(kv)
+                        .columns("k", "v")
+                        .rows(i -> new Object[] {caseKey(i), i})
+                        .upsert("k")
+                        .changelog(UpsertITCase::sometimesDelete)
+                        .build()));
         env.execute("keys that differ only in case");
 
-        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).as("failover").isEqualTo(1);
-        Map<String, String> key = representatives(n, UpsertITCase::caseKey,
-                keyType.equals("citext") ? "s::citext" : "s COLLATE " + CASE_INSENSITIVE);
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE))
+                .as("failover")
+                .isEqualTo(1);
+        Map<String, String> key = representatives(
+                n, UpsertITCase::caseKey, keyType.equals("citext") ? "s::citext" : "s COLLATE " + CASE_INSENSITIVE);
         long keys = key.values().stream().distinct().count();
         assertThat(keys).as("keys as the database tells them apart").isGreaterThanOrEqualTo(150);
         assertThat(key.size()).as("spellings of %d keys", keys).isGreaterThan(3 * (int) keys);
@@ -1168,13 +1348,22 @@ class UpsertITCase extends ExactlyOnceTestBase {
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 3);
         StreamExecutionEnvironment env = env(1, 300);
         // Paced by checkpoints: at least four epochs with records, so the third PREPARE comes on any machine.
-        CheckpointPacedIds.ids(env, n, 1_500).sinkTo(FaultInjectingDatabase.wrap(upsertSink(kv).columns("k", "v")
-                .rows(i -> new Object[] {spacedKey(i), i}).upsert("k").changelog(UpsertITCase::sometimesDelete).build()));
+        CheckpointPacedIds.ids(env, n, 1_500)
+                .sinkTo(FaultInjectingDatabase.wrap(upsertSink(kv)
+                        .columns("k", "v")
+                        .rows(i -> new Object[] {spacedKey(i), i})
+                        .upsert("k")
+                        .changelog(UpsertITCase::sometimesDelete)
+                        .build()));
         env.execute("char(n) keys that differ only in trailing spaces");
 
-        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).as("failover").isEqualTo(1);
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE))
+                .as("failover")
+                .isEqualTo(1);
         Map<String, String> key = representatives(n, UpsertITCase::spacedKey, "s::char(8)");
-        assertThat(key.values().stream().distinct().count()).as("keys as the database tells them apart").isEqualTo(300);
+        assertThat(key.values().stream().distinct().count())
+                .as("keys as the database tells them apart")
+                .isEqualTo(300);
         assertThat(key.size()).as("spellings").isEqualTo(1_200);
         Map<String, Object[]> before = new HashMap<>();
         for (int k = 0; k < 300; k += 10) {
@@ -1192,20 +1381,37 @@ class UpsertITCase extends ExactlyOnceTestBase {
     void citextKeyWithANondeterministicCollationIsRefusedAtStart() throws Exception {
         db.execute("CREATE EXTENSION IF NOT EXISTS citext");
         createCaseInsensitiveCollation();
-        db.execute("CREATE TABLE " + kv + " (k citext COLLATE " + CASE_INSENSITIVE + " PRIMARY KEY, v bigint NOT NULL)");
+        db.execute(
+                "CREATE TABLE " + kv + " (k citext COLLATE " + CASE_INSENSITIVE + " PRIMARY KEY, v bigint NOT NULL)");
         StreamExecutionEnvironment env = env(1, 300, noRestarts());
-        ids(env, 100, 1_000).sinkTo(upsertSink(kv).columns("k", "v").rows(i -> new Object[] {caseKey(i), i}).upsert("k").build());
+        ids(env, 100, 1_000)
+                .sinkTo(upsertSink(kv)
+                        .columns("k", "v")
+                        .rows(i -> new Object[] {caseKey(i), i})
+                        .upsert("k")
+                        .build());
         Throwable thrown = catchThrowable(() -> env.execute("citext with a nondeterministic collation"));
 
         String message = WriteMethodsITCase.sinkError(thrown).getMessage();
-        assertThat(message).containsSubsequence("sink '" + sinkId + "' subtask 0/1", "table \"" + kv + "\"",
-                "upsert key column \"k\"", "citext", CASE_INSENSITIVE, "Remedy");
+        assertThat(message)
+                .containsSubsequence(
+                        "sink '" + sinkId + "' subtask 0/1",
+                        "table \"" + kv + "\"",
+                        "upsert key column \"k\"",
+                        "citext",
+                        CASE_INSENSITIVE,
+                        "Remedy");
         assertThat(db.count("SELECT count(*) FROM " + kv)).isZero();
         assertThat(preparedLeft()).isEmpty();
     }
 
-    private void assertLastRecordPerKey(long n, LongFunction<String> key, Map<String, String> representative, String select,
-            boolean spellingMatters) throws SQLException {
+    private void assertLastRecordPerKey(
+            long n,
+            LongFunction<String> key,
+            Map<String, String> representative,
+            String select,
+            boolean spellingMatters)
+            throws SQLException {
         assertLastRecordPerKey(n, key, representative, select, spellingMatters, Map.of());
     }
 
@@ -1214,8 +1420,14 @@ class UpsertITCase extends ExactlyOnceTestBase {
      * where the stored spelling shows it), or nothing after a delete; {@code before}: rows in the table
      * before the job, by representative: {spelling, value}.
      */
-    private void assertLastRecordPerKey(long n, LongFunction<String> key, Map<String, String> representative, String select,
-            boolean spellingMatters, Map<String, Object[]> before) throws SQLException {
+    private void assertLastRecordPerKey(
+            long n,
+            LongFunction<String> key,
+            Map<String, String> representative,
+            String select,
+            boolean spellingMatters,
+            Map<String, Object[]> before)
+            throws SQLException {
         Map<String, Object[]> expected = new HashMap<>(before);
         for (long i = 0; i < n; i++) {
             String k = representative.get(key.apply(i));
@@ -1229,11 +1441,15 @@ class UpsertITCase extends ExactlyOnceTestBase {
         Map<String, Long> actual = new HashMap<>();
         List<String> wrongSpellings = new ArrayList<>();
         expected.forEach((k, last) -> wanted.put(k, (Long) last[1]));
-        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(select)) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(select)) {
             while (rs.next()) {
                 String spelling = rs.getString(1);
                 String k = representative.getOrDefault(spelling, spelling);
-                assertThat(actual.put(k, rs.getLong(2))).as("two rows of key %s", k).isNull();
+                assertThat(actual.put(k, rs.getLong(2)))
+                        .as("two rows of key %s", k)
+                        .isNull();
                 Object[] last = expected.get(k);
                 if (spellingMatters && last != null && !spelling.equals(last[0]) && wrongSpellings.size() < 20) {
                     wrongSpellings.add("'" + spelling + "' instead of '" + last[0] + "'");
@@ -1241,7 +1457,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
             }
         }
         assertExact(wanted, actual);
-        assertThat(wrongSpellings).as("keys not in their last record's spelling").isEmpty();
+        assertThat(wrongSpellings)
+                .as("keys not in their last record's spelling")
+                .isEmpty();
     }
 
     // ------------------------------------------------------------------ targets where COPY cannot go
@@ -1260,8 +1478,12 @@ class UpsertITCase extends ExactlyOnceTestBase {
         db.execute("CREATE VIEW " + kv + "_v AS SELECT k, v, note FROM " + kv);
         long n = 3_000;
         StreamExecutionEnvironment env = env(1, 200, noRestarts());
-        ids(env, n, 10_000).sinkTo(upsertSink(kv + "_v").columns("k", "v", "note")
-                .rows(i -> new Object[] {recentRepeatKey(i), i, note(i)}).upsert("k").build());
+        ids(env, n, 10_000)
+                .sinkTo(upsertSink(kv + "_v")
+                        .columns("k", "v", "note")
+                        .rows(i -> new Object[] {recentRepeatKey(i), i, note(i)})
+                        .upsert("k")
+                        .build());
         Throwable failure = catchThrowable(() -> env.execute("upsert into a view"));
         assertThat(failure).as("job failure: %s", why(failure)).isNull();
         assertKv(replay(Map.of(), n, UpsertITCase::recentRepeatKey, i -> RowKind.INSERT));
@@ -1282,9 +1504,11 @@ class UpsertITCase extends ExactlyOnceTestBase {
         String password = UUID.randomUUID().toString();
         db.execute("CREATE ROLE " + role + " LOGIN PASSWORD '" + password + "'");
         try {
-            if (db.count("SELECT count(*) FROM pg_class WHERE relname = ?", PostgresSinkBuilder.DEFAULT_MARKER_TABLE) == 0) {
-                db.execute(dev.eosink.jdbc.dialect.postgres.PostgresDialect.INSTANCE.markers(new dev.eosink.jdbc.sql.SqlIdentifier(
-                        null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE)).createSql());
+            if (db.count("SELECT count(*) FROM pg_class WHERE relname = ?", PostgresSinkBuilder.DEFAULT_MARKER_TABLE)
+                    == 0) {
+                db.execute(dev.eosink.jdbc.dialect.postgres.PostgresDialect.INSTANCE
+                        .markers(new dev.eosink.jdbc.sql.SqlIdentifier(null, PostgresSinkBuilder.DEFAULT_MARKER_TABLE))
+                        .createSql());
             }
             db.execute("GRANT INSERT, SELECT, DELETE ON " + PostgresSinkBuilder.DEFAULT_MARKER_TABLE + " TO " + role);
             db.execute("GRANT SELECT, INSERT, UPDATE ON " + kv + " TO " + role);
@@ -1292,7 +1516,11 @@ class UpsertITCase extends ExactlyOnceTestBase {
             db.execute("CREATE POLICY " + kv + "_all ON " + kv + " TO " + role + " USING (true) WITH CHECK (true)");
             long n = 3_000;
             StreamExecutionEnvironment env = env(1, 200, noRestarts());
-            ids(env, n, 10_000).sinkTo(kvSink(UpsertITCase::recentRepeatKey).username(role).password(password).build());
+            ids(env, n, 10_000)
+                    .sinkTo(kvSink(UpsertITCase::recentRepeatKey)
+                            .username(role)
+                            .password(password)
+                            .build());
             Throwable failure = catchThrowable(() -> env.execute("upsert under row-level security"));
             assertThat(failure).as("job failure: %s", why(failure)).isNull();
             assertKv(replay(Map.of(), n, UpsertITCase::recentRepeatKey, i -> RowKind.INSERT));
@@ -1320,9 +1548,13 @@ class UpsertITCase extends ExactlyOnceTestBase {
     /** Two columns: a key as text and a bigint value. */
     private Map<String, Long> load(String sql) throws SQLException {
         Map<String, Long> rows = new HashMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
-                assertThat(rows.put(rs.getString(1), rs.getLong(2))).as("duplicate key %s", rs.getString(1)).isNull();
+                assertThat(rows.put(rs.getString(1), rs.getLong(2)))
+                        .as("duplicate key %s", rs.getString(1))
+                        .isNull();
             }
         }
         return rows;
@@ -1378,7 +1610,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
         List<String> lines(String sinkId) {
             synchronized (lines) {
-                return lines.stream().filter(l -> l.contains("sink '" + sinkId + "'")).toList();
+                return lines.stream()
+                        .filter(l -> l.contains("sink '" + sinkId + "'"))
+                        .toList();
             }
         }
 
@@ -1388,7 +1622,9 @@ class UpsertITCase extends ExactlyOnceTestBase {
             for (String line : lines(sinkId)) {
                 Matcher m = LINE.matcher(line);
                 if (m.find()) {
-                    epochs.add(new long[] {Long.parseLong(m.group(2)), Long.parseLong(m.group(3)), Long.parseLong(m.group(4))});
+                    epochs.add(new long[] {
+                        Long.parseLong(m.group(2)), Long.parseLong(m.group(3)), Long.parseLong(m.group(4))
+                    });
                 }
             }
             return epochs;
@@ -1423,7 +1659,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
         }
 
         static <IN> ExactlyOnceSink<IN> wrap(ExactlyOnceSink<IN> sink, String sinkId) {
-            return new ExactlyOnceSink<>(new OwnCommitProbe<>(sink.database(), sinkId), sink.settings(), sink.distribution());
+            return new ExactlyOnceSink<>(
+                    new OwnCommitProbe<>(sink.database(), sinkId), sink.settings(), sink.distribution());
         }
 
         static void reset(String sinkId) {
@@ -1432,8 +1669,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
 
         /** {awaits while pending, total ms awaited, longest ms, records written while pending} */
         private static AtomicLong[] stats(String sinkId) {
-            return STATS.computeIfAbsent(sinkId, k -> new AtomicLong[] {new AtomicLong(), new AtomicLong(),
-                    new AtomicLong(), new AtomicLong()});
+            return STATS.computeIfAbsent(sinkId, k ->
+                    new AtomicLong[] {new AtomicLong(), new AtomicLong(), new AtomicLong(), new AtomicLong()});
         }
 
         static long awaitsWhilePending(String sinkId) {
@@ -1447,7 +1684,8 @@ class UpsertITCase extends ExactlyOnceTestBase {
         static String describe(String sinkId) {
             AtomicLong[] s = stats(sinkId);
             return s[3].get() + " record(s) written while the previous transaction was pending; " + s[0].get()
-                    + " await(s) found it pending, waiting " + s[1].get() + " ms in total, " + s[2].get() + " ms at most";
+                    + " await(s) found it pending, waiting " + s[1].get() + " ms in total, " + s[2].get()
+                    + " ms at most";
         }
 
         @Override

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres;
 
 import dev.eosink.testing.faults.FaultInjectingDatabase;
@@ -6,7 +10,6 @@ import dev.eosink.testing.records.CheckpointPacedIds;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
@@ -40,8 +43,13 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
     static Object[] typedRow(long i) {
         boolean nulls = i % 7 == 3;
         BigDecimal[] numerics = {
-            BigDecimal.ZERO, new BigDecimal("-12345.6789"), new BigDecimal("0.0001"), new BigDecimal("1E+20"),
-            new BigDecimal("99999999.9999"), new BigDecimal("-0.5"), new BigDecimal("123456789012345678901234567890.123")
+            BigDecimal.ZERO,
+            new BigDecimal("-12345.6789"),
+            new BigDecimal("0.0001"),
+            new BigDecimal("1E+20"),
+            new BigDecimal("99999999.9999"),
+            new BigDecimal("-0.5"),
+            new BigDecimal("123456789012345678901234567890.123")
         };
         return new Object[] {
             nulls ? null : (short) (i % 30000 - 15000),
@@ -61,7 +69,8 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
             new UUID(i, ~i),
             LocalDate.of(2026, 1, 1).plusDays(i % 5000 - 2500),
             LocalDateTime.of(2026, 1, 1, 0, 0).plusNanos(i * 1_234_567_000L),
-            OffsetDateTime.ofInstant(Instant.ofEpochSecond(1_767_225_600L + i, i * 1000 % 1_000_000_000), ZoneOffset.ofHours(2))
+            OffsetDateTime.ofInstant(
+                    Instant.ofEpochSecond(1_767_225_600L + i, i * 1000 % 1_000_000_000), ZoneOffset.ofHours(2))
         };
     }
 
@@ -78,12 +87,26 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
         try {
             StreamExecutionEnvironment env = env(2, 200);
             var ids = ids(env, 3_000, 6_000);
-            ids.sinkTo(PostgresSink.<Long>builder().jdbcUrl(db.jdbcUrl()).username(db.user()).password(db.password())
-                    .sinkId(sinkId + "-c").table(copyTable).columns(cols).rows(WriteMethodsITCase::withId)
-                    .writeMethod(WriteMethod.COPY).build());
-            ids.sinkTo(PostgresSink.<Long>builder().jdbcUrl(db.jdbcUrl()).username(db.user()).password(db.password())
-                    .sinkId(sinkId + "-b").table(batchTable).columns(cols).rows(WriteMethodsITCase::withId)
-                    .writeMethod(WriteMethod.BATCH).build());
+            ids.sinkTo(PostgresSink.<Long>builder()
+                    .jdbcUrl(db.jdbcUrl())
+                    .username(db.user())
+                    .password(db.password())
+                    .sinkId(sinkId + "-c")
+                    .table(copyTable)
+                    .columns(cols)
+                    .rows(WriteMethodsITCase::withId)
+                    .writeMethod(WriteMethod.COPY)
+                    .build());
+            ids.sinkTo(PostgresSink.<Long>builder()
+                    .jdbcUrl(db.jdbcUrl())
+                    .username(db.user())
+                    .password(db.password())
+                    .sinkId(sinkId + "-b")
+                    .table(batchTable)
+                    .columns(cols)
+                    .rows(WriteMethodsITCase::withId)
+                    .writeMethod(WriteMethod.BATCH)
+                    .build());
             env.execute("copy vs batch");
 
             assertThat(db.count("SELECT count(*) FROM " + copyTable)).isEqualTo(3_000);
@@ -94,13 +117,18 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
                 long diff = db.count("SELECT count(*) FROM " + copyTable + " c JOIN " + batchTable + " b USING (id) "
                         + "WHERE c." + column + "::text IS DISTINCT FROM b." + column + "::text");
                 if (diff > 0) {
-                    differing.add(column + " (" + diff + " rows, e.g. " + db.count(
-                            "SELECT min(id) FROM " + copyTable + " c JOIN " + batchTable + " b USING (id) WHERE c." + column
-                                    + "::text IS DISTINCT FROM b." + column + "::text") + ")");
+                    differing.add(column + " (" + diff + " rows, e.g. "
+                            + db.count("SELECT min(id) FROM " + copyTable + " c JOIN " + batchTable
+                                    + " b USING (id) WHERE c." + column + "::text IS DISTINCT FROM b." + column
+                                    + "::text")
+                            + ")");
                 }
             }
-            assertThat(differing).as("columns where COPY and batch stored different values").isEmpty();
-            assertThat(db.count("SELECT count(*) FROM " + copyTable + " WHERE n2 IS NULL OR tz IS NULL")).isZero();
+            assertThat(differing)
+                    .as("columns where COPY and batch stored different values")
+                    .isEmpty();
+            assertThat(db.count("SELECT count(*) FROM " + copyTable + " WHERE n2 IS NULL OR tz IS NULL"))
+                    .isZero();
             assertThat(db.preparedGids("eos1/" + sinkId)).isEmpty();
         } finally {
             db.rollbackPrepared("eos1/" + sinkId);
@@ -129,11 +157,16 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
         StreamExecutionEnvironment env = env(1, 150);
         CheckpointPacedIds.ids(env, n, 750) // at least four epochs with records: the third PREPARE comes
                 .sinkTo(FaultInjectingDatabase.wrap(PostgresSink.<Long>builder()
-                        .jdbcUrl(db.jdbcUrl()).username(db.user()).password(db.password())
-                        .sinkId(sinkId).table(kv).columns("k", "v", "note")
+                        .jdbcUrl(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .sinkId(sinkId)
+                        .table(kv)
+                        .columns("k", "v", "note")
                         .rows(i -> new Object[] {key(i), i, i % 5 == 0 ? null : "n" + i})
                         .upsert("k")
-                        .changelog(i -> i % 11 == 10 ? RowKind.DELETE : i % 13 == 12 ? RowKind.UPDATE_BEFORE : RowKind.INSERT)
+                        .changelog(i ->
+                                i % 11 == 10 ? RowKind.DELETE : i % 13 == 12 ? RowKind.UPDATE_BEFORE : RowKind.INSERT)
                         .batchSize(500)
                         .build()));
         env.execute("upserts");
@@ -155,7 +188,8 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
             wrong += db.count("SELECT count(*) FROM " + kv + " WHERE k = ? AND v <> ?", e.getKey(), e.getValue());
         }
         assertThat(wrong).as("keys whose value is not the last write").isZero();
-        assertThat(db.count("SELECT count(*) FROM " + kv + " WHERE note IS NOT NULL AND v % 5 = 0")).isZero();
+        assertThat(db.count("SELECT count(*) FROM " + kv + " WHERE note IS NOT NULL AND v % 5 = 0"))
+                .isZero();
     }
 
     /**
@@ -170,7 +204,8 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
         StreamExecutionEnvironment env = env(1, 150);
         // At least three epochs with records: the second PREPARE comes.
         CheckpointPacedIds.ids(env, 3_000, 500)
-                .sinkTo(FaultInjectingDatabase.wrap(sinkBuilder(sinkId, table + "_v").build()));
+                .sinkTo(FaultInjectingDatabase.wrap(
+                        sinkBuilder(sinkId, table + "_v").build()));
         env.execute("inserts into a view");
         assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).isEqualTo(1);
         assertExactlyOnce(3_000);
@@ -180,9 +215,10 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
     @Test
     void copyRefusesANullForANotNullColumn() throws Exception {
         StreamExecutionEnvironment env = env(1, 60_000, noRestarts());
-        ids(env, 3_000, 100_000).sinkTo(sinkBuilder(sinkId, table)
-                .rows(id -> new Object[] {id, id == 2_500 ? null : "row-" + id})
-                .build());
+        ids(env, 3_000, 100_000)
+                .sinkTo(sinkBuilder(sinkId, table)
+                        .rows(id -> new Object[] {id, id == 2_500 ? null : "row-" + id})
+                        .build());
         Throwable thrown = catchThrowable(() -> env.execute("null in copy"));
         assertThat(sinkError(thrown))
                 .hasMessageContaining("epoch of checkpoint 1")
@@ -198,9 +234,10 @@ class WriteMethodsITCase extends ExactlyOnceTestBase {
     @Test
     void copyRefusesAValueOfTheWrongType() throws Exception {
         StreamExecutionEnvironment env = env(1, 60_000, noRestarts());
-        ids(env, 100, 100_000).sinkTo(sinkBuilder(sinkId, table)
-                .rows(id -> new Object[] {id == 42 ? (Object) "forty-two" : id, "row-" + id})
-                .build());
+        ids(env, 100, 100_000)
+                .sinkTo(sinkBuilder(sinkId, table)
+                        .rows(id -> new Object[] {id == 42 ? (Object) "forty-two" : id, "row-" + id})
+                        .build());
         Throwable thrown = catchThrowable(() -> env.execute("wrong type in copy"));
         assertThat(sinkError(thrown))
                 .hasMessageContaining("record #42 of the epoch (counting from 0) [42]")

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql;
 
 import dev.eosink.core.LeftoverPolicy;
@@ -82,10 +86,11 @@ public final class JdbcTableOptions {
     public static final ConfigOption<Boolean> CREATE_MARKER_TABLE = ConfigOptions.key("sink.marker-table.create")
             .booleanType()
             .defaultValue(true)
-            .withDescription("Whether the sink creates the marker table at start when it is missing "
-                    + "(createMarkerTable).");
+            .withDescription(
+                    "Whether the sink creates the marker table at start when it is missing " + "(createMarkerTable).");
 
-    public static final ConfigOption<Integer> MAX_PREPARED_PER_SUBTASK = ConfigOptions.key("sink.max-prepared-per-subtask")
+    public static final ConfigOption<Integer> MAX_PREPARED_PER_SUBTASK = ConfigOptions.key(
+                    "sink.max-prepared-per-subtask")
             .intType()
             .defaultValue(SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK)
             .withDescription("Prepared, uncommitted transactions one writer subtask may hold while checkpoints fail "

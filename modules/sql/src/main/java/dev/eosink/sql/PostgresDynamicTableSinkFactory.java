@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -77,7 +81,11 @@ public final class PostgresDynamicTableSinkFactory implements DynamicTableSinkFa
         options.set(PostgresTableOptions.NETWORK_TIMEOUT, builder::networkTimeout);
         CommonOptions.upsertByPrimaryKey(options, builder, columns);
         ExactlyOnceSink<RowData> sink = options.build(builder::build);
-        return new ExactlyOnceTableSink(sink, columns, options.parallelism(), CommonOptions.summary(IDENTIFIER, options, columns),
+        return new ExactlyOnceTableSink(
+                sink,
+                columns,
+                options.parallelism(),
+                CommonOptions.summary(IDENTIFIER, options, columns),
                 CommonOptions.operatorName(IDENTIFIER, options));
     }
 }

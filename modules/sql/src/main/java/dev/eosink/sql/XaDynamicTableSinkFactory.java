@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -56,9 +60,7 @@ public final class XaDynamicTableSinkFactory implements DynamicTableSinkFactory 
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return CommonOptions.optional(
-                XaTableOptions.NETWORK_TIMEOUT,
-                XaTableOptions.LOCK_TIMEOUT);
+        return CommonOptions.optional(XaTableOptions.NETWORK_TIMEOUT, XaTableOptions.LOCK_TIMEOUT);
     }
 
     @Override
@@ -70,7 +72,8 @@ public final class XaDynamicTableSinkFactory implements DynamicTableSinkFactory 
         CommonOptions.rowsAsObjects(options, builder, columns);
         options.set(XaTableOptions.NETWORK_TIMEOUT, builder::networkTimeout);
         options.set(XaTableOptions.LOCK_TIMEOUT, builder::lockTimeout);
-        if (columns.hasPrimaryKey() && options.get(JdbcTableOptions.URL).orElseThrow().startsWith("jdbc:postgresql:")) {
+        if (columns.hasPrimaryKey()
+                && options.get(JdbcTableOptions.URL).orElseThrow().startsWith("jdbc:postgresql:")) {
             // The builder refuses it too, at build(), with a remedy for DataStream jobs.
             throw options.refused("the PRIMARY KEY " + columns.keyNames() + " asks for upserts and deletes by key, "
                     + "which eosink-xa writes on MariaDB and MySQL, not through PostgreSQL's XA. Write into PostgreSQL "
@@ -82,11 +85,16 @@ public final class XaDynamicTableSinkFactory implements DynamicTableSinkFactory 
         Duration lock = options.get(XaTableOptions.LOCK_TIMEOUT).orElseThrow();
         if (!network.isZero() && lock.compareTo(network) >= 0) {
             throw options.refused("'" + XaTableOptions.LOCK_TIMEOUT.key() + "' (" + lock.toMillis() + " ms) must be "
-                    + "shorter than '" + XaTableOptions.NETWORK_TIMEOUT.key() + "' (" + network.toMillis() + " ms): a lock "
+                    + "shorter than '" + XaTableOptions.NETWORK_TIMEOUT.key() + "' (" + network.toMillis()
+                    + " ms): a lock "
                     + "wait would otherwise end as an aborted connection instead of with its own error.");
         }
         ExactlyOnceSink<RowData> sink = options.build(builder::build);
-        return new ExactlyOnceTableSink(sink, columns, options.parallelism(), CommonOptions.summary(IDENTIFIER, options, columns),
+        return new ExactlyOnceTableSink(
+                sink,
+                columns,
+                options.parallelism(),
+                CommonOptions.summary(IDENTIFIER, options, columns),
                 CommonOptions.operatorName(IDENTIFIER, options));
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql;
 
 import dev.eosink.testing.hardcases.TestJobs;
@@ -43,6 +47,7 @@ final class FilteredAggregates {
     static final int KEYS = 40;
     /** Records of each key. */
     static final int ROUNDS = 50;
+
     static final long RECORDS = (long) KEYS * ROUNDS;
     /** The HAVING bound: an account is in the result while its sum is below it. */
     static final long LIMIT = 100;
@@ -97,9 +102,14 @@ final class FilteredAggregates {
      * unless the plan sends UPDATE_BEFORE into the sink.
      */
     static void having(String failKey, Map<String, String> options) throws Exception {
-        run(failKey, options, FilteredAggregates::payment, PAYMENT, "payments", "account BIGINT, total BIGINT, "
-                + "PRIMARY KEY (account) NOT ENFORCED", "SELECT account, SUM(amount) FROM payments GROUP BY account "
-                + "HAVING SUM(amount) < " + LIMIT);
+        run(
+                failKey,
+                options,
+                FilteredAggregates::payment,
+                PAYMENT,
+                "payments",
+                "account BIGINT, total BIGINT, " + "PRIMARY KEY (account) NOT ENFORCED",
+                "SELECT account, SUM(amount) FROM payments GROUP BY account " + "HAVING SUM(amount) < " + LIMIT);
     }
 
     /** What {@link #having} leaves in the table, replayed from its input. */
@@ -113,9 +123,14 @@ final class FilteredAggregates {
      * #having} runs it: a filter on an updating input.
      */
     static void positiveLastValue(String failKey, Map<String, String> options) throws Exception {
-        run(failKey, options, FilteredAggregates::reading, READING, "readings", "k BIGINT, v BIGINT, "
-                + "PRIMARY KEY (k) NOT ENFORCED", "SELECT k, v FROM (SELECT k, LAST_VALUE(v) AS v FROM readings "
-                + "GROUP BY k) WHERE v > 0");
+        run(
+                failKey,
+                options,
+                FilteredAggregates::reading,
+                READING,
+                "readings",
+                "k BIGINT, v BIGINT, " + "PRIMARY KEY (k) NOT ENFORCED",
+                "SELECT k, v FROM (SELECT k, LAST_VALUE(v) AS v FROM readings " + "GROUP BY k) WHERE v > 0");
     }
 
     /** What {@link #positiveLastValue} leaves in the table, replayed from its input. */
@@ -123,19 +138,31 @@ final class FilteredAggregates {
         return replay(FilteredAggregates::reading, (last, v) -> v, v -> v > 0);
     }
 
-    private static void run(String failKey, Map<String, String> options, GeneratorFunction<Long, Row> records,
-            TypeInformation<Row> type, String view, String sinkColumns, String query) throws Exception {
+    private static void run(
+            String failKey,
+            Map<String, String> options,
+            GeneratorFunction<Long, Row> records,
+            TypeInformation<Row> type,
+            String view,
+            String sinkColumns,
+            String query)
+            throws Exception {
         StreamExecutionEnvironment env = TestJobs.env(2, SqlJobs.CHECKPOINT_MILLIS);
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(env);
-        DataStream<Row> input = env.fromSource(new DataGeneratorSource<>(records, RECORDS,
-                                RateLimiterStrategy.perSecond(2_000), type), WatermarkStrategy.noWatermarks(), view)
+        DataStream<Row> input = env.fromSource(
+                        new DataGeneratorSource<>(records, RECORDS, RateLimiterStrategy.perSecond(2_000), type),
+                        WatermarkStrategy.noWatermarks(),
+                        view)
                 .setParallelism(1) // one subtask, so that each key's records keep their order
-                .map(SqlJobs.FailOnce.<Row>map(failKey, 800)).returns(type).setParallelism(1);
+                .map(SqlJobs.FailOnce.<Row>map(failKey, 800))
+                .returns(type)
+                .setParallelism(1);
         tEnv.createTemporaryView(view, tEnv.fromDataStream(input));
         tEnv.executeSql("CREATE TEMPORARY TABLE filtered_sink (" + sinkColumns + ") " + SqlJobs.with(options));
         String insert = "INSERT INTO filtered_sink " + query;
         assertThat(sinkInputChangelogMode(tEnv.explainSql(insert, ExplainDetail.CHANGELOG_MODE)))
-                .as("the changes the planner sends into the sink").contains("UB");
+                .as("the changes the planner sends into the sink")
+                .contains("UB");
         tEnv.executeSql(insert).await();
     }
 
@@ -146,7 +173,9 @@ final class FilteredAggregates {
             if (lines[i].startsWith("Sink(table=[default_catalog.default_database.filtered_sink]")
                     && lines[i].contains("changelogMode=")) {
                 Matcher mode = CHANGELOG_MODE.matcher(lines[i + 1]);
-                assertThat(mode.find()).as("the changelog mode of the sink's input in\n%s", plan).isTrue();
+                assertThat(mode.find())
+                        .as("the changelog mode of the sink's input in\n%s", plan)
+                        .isTrue();
                 return List.of(mode.group(1).split(","));
             }
         }

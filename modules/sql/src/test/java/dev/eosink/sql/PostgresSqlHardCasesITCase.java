@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql;
 
 import dev.eosink.core.TransactionId;
@@ -14,9 +18,9 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableResult;
@@ -24,7 +28,6 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,14 +56,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PostgresSqlHardCasesITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(6).build());
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(6)
+                    .build());
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
     private final PostgresFixture db = PostgresFixture.get();
     /** This test's prefix of table names and sink ids. */
     private String name;
+
     private final List<String> sinkIds = new ArrayList<>();
 
     @BeforeEach
@@ -99,12 +106,17 @@ class PostgresSqlHardCasesITCase {
         StreamExecutionEnvironment env = TestJobs.env(2, SqlJobs.CHECKPOINT_MILLIS, conf);
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(env);
         DataStream<Long> ids = TestJobs.ids(env, n, 1_500)
-                .map(new CheckpointDecliner(sinkId, 0, 1, CheckpointDecliner.How.ASYNC_DECLINE)).returns(Types.LONG);
+                .map(new CheckpointDecliner(sinkId, 0, 1, CheckpointDecliner.How.ASYNC_DECLINE))
+                .returns(Types.LONG);
         tEnv.createTemporaryView("ids", tEnv.fromDataStream(ids).as("id"));
-        tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
-        tEnv.executeSql("INSERT INTO pg_sink SELECT id, CONCAT('row-', CAST(id AS STRING)) FROM ids").await();
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
+        tEnv.executeSql("INSERT INTO pg_sink SELECT id, CONCAT('row-', CAST(id AS STRING)) FROM ids")
+                .await();
 
-        assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).as("the declined checkpoint").isPositive();
+        assertThat(CheckpointDecliner.failedCheckpoint(sinkId))
+                .as("the declined checkpoint")
+                .isPositive();
         SqlTables.assertExactlyOnce(db, name, sinkId, n);
     }
 
@@ -133,14 +145,25 @@ class PostgresSqlHardCasesITCase {
         // into the savepoint's state, for the restored run to write before its first record. The ids come
         // through a valve: the first run stops part way whatever the machine's speed.
         IdValve.openTo(name, n / 3);
-        JobClient first = aggregate(TestJobs.env(2, SqlJobs.CHECKPOINT_MILLIS, TestJobs.noRestarts()), perKeyOptions,
-                perCountOptions, n, keys).execute().getJobClient().orElseThrow();
+        JobClient first = aggregate(
+                        TestJobs.env(2, SqlJobs.CHECKPOINT_MILLIS, TestJobs.noRestarts()),
+                        perKeyOptions,
+                        perCountOptions,
+                        n,
+                        keys)
+                .execute()
+                .getJobClient()
+                .orElseThrow();
         try {
             TestJobs.checkpoint(client, first.getJobID());
-            TestJobs.await(() -> db.count("SELECT count(*) FROM " + perKey) > 0
-                    && db.preparedGids(TransactionId.sinkPrefix(perKeyOptions.get("sink.id"))).isEmpty(), "a first commit");
+            TestJobs.await(
+                    () -> db.count("SELECT count(*) FROM " + perKey) > 0
+                            && db.preparedGids(TransactionId.sinkPrefix(perKeyOptions.get("sink.id")))
+                                    .isEmpty(),
+                    "a first commit");
             IdValve.openTo(name, 2 * n / 3); // records in flight as the job stops
-            String savepoint = first.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+            String savepoint = first.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
+                    .get();
             TestJobs.awaitStatus(first, JobStatus.FINISHED);
             long stoppedAt = db.count("SELECT coalesce(sum(cnt), 0) FROM " + perKey);
             assertThat(stoppedAt).as("ids counted at the stop").isBetween(1L, n - 1);
@@ -154,18 +177,25 @@ class PostgresSqlHardCasesITCase {
             Configuration restore = new Configuration();
             restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
             IdValve.openFully(name);
-            aggregate(TestJobs.env(3, SqlJobs.CHECKPOINT_MILLIS, restore), perKeyOptions, perCountOptions,
-                    n, keys).execute().await();
+            aggregate(TestJobs.env(3, SqlJobs.CHECKPOINT_MILLIS, restore), perKeyOptions, perCountOptions, n, keys)
+                    .execute()
+                    .await();
         } finally {
             TestJobs.cancelUnlessDone(first);
         }
 
         Map<Long, List<Object>> expectedPerKey = new TreeMap<>();
         for (long id = 0; id < n; id++) {
-            expectedPerKey.merge(id % keys, List.of(1L, id), (a, b) -> List.of((Long) a.get(0) + 1, (Long) a.get(1) + (Long) b.get(1)));
+            expectedPerKey.merge(
+                    id % keys,
+                    List.of(1L, id),
+                    (a, b) -> List.of((Long) a.get(0) + 1, (Long) a.get(1) + (Long) b.get(1)));
         }
         Map<Long, List<Object>> expectedPerCount = new TreeMap<>();
-        expectedPerKey.values().forEach(v -> expectedPerCount.merge((Long) v.get(0), List.of(1L), (a, b) -> List.of((Long) a.get(0) + 1)));
+        expectedPerKey
+                .values()
+                .forEach(v ->
+                        expectedPerCount.merge((Long) v.get(0), List.of(1L), (a, b) -> List.of((Long) a.get(0) + 1)));
         SqlTables.assertNothingPrepared(db, perKeyOptions.get("sink.id"));
         SqlTables.assertNothingPrepared(db, perCountOptions.get("sink.id"));
         assertThat(SqlTables.rows(db, "SELECT k, cnt, total FROM " + perKey)).isEqualTo(expectedPerKey);
@@ -176,18 +206,24 @@ class PostgresSqlHardCasesITCase {
      * The two upserting inserts over ids 0..n-1 (as many as this test's valve lets through), at the
      * parallelism of {@code env} for the job and both sinks.
      */
-    private StatementSet aggregate(StreamExecutionEnvironment env, Map<String, String> perKey, Map<String, String> perCount,
-            long n, int keys) {
+    private StatementSet aggregate(
+            StreamExecutionEnvironment env,
+            Map<String, String> perKey,
+            Map<String, String> perCount,
+            long n,
+            int keys) {
         int parallelism = env.getParallelism();
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(env);
-        tEnv.createTemporaryView("ids", tEnv.fromDataStream(IdValve.ids(env, name, n)).as("id"));
+        tEnv.createTemporaryView(
+                "ids", tEnv.fromDataStream(IdValve.ids(env, name, n)).as("id"));
         tEnv.executeSql("CREATE TEMPORARY VIEW events AS SELECT MOD(id, " + keys + ") AS k, id FROM ids");
         Map<String, String> k = new LinkedHashMap<>(perKey);
         k.put("sink.parallelism", String.valueOf(parallelism));
         Map<String, String> c = new LinkedHashMap<>(perCount);
         c.put("sink.parallelism", String.valueOf(parallelism));
-        tEnv.executeSql("CREATE TEMPORARY TABLE per_key (k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
-                + SqlJobs.with(k));
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE per_key (k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
+                        + SqlJobs.with(k));
         tEnv.executeSql("CREATE TEMPORARY TABLE per_count (cnt BIGINT, keys BIGINT, PRIMARY KEY (cnt) NOT ENFORCED) "
                 + SqlJobs.with(c));
         StatementSet statements = tEnv.createStatementSet();
@@ -204,42 +240,60 @@ class PostgresSqlHardCasesITCase {
      * the column widened, a resume from the last retained checkpoint ends with every row once.
      */
     @Test
-    void aRowTheDatabaseRefusesFailsTheJobNamingItAndNothingOfItsEpochIsVisible(@TempDir Path checkpoints) throws Exception {
+    void aRowTheDatabaseRefusesFailsTheJobNamingItAndNothingOfItsEpochIsVisible(@TempDir Path checkpoints)
+            throws Exception {
         String sinkId = name.replace('_', '-');
         db.execute("CREATE TABLE " + name + " (id bigint NOT NULL, payload varchar(12) NOT NULL)");
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(
                 TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, SqlJobs.noRestartsRetaining(checkpoints)));
         SqlJobs.ids(tEnv, "ids", 2_000, 2_000);
-        tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
 
-        Throwable failure = TestJobs.failureOf(() -> tEnv.executeSql(refusingInsert()).await());
+        Throwable failure =
+                TestJobs.failureOf(() -> tEnv.executeSql(refusingInsert()).await());
 
         String message = TestJobs.messageContaining(failure, "value too long");
         assertThat(message).contains(name).contains("row-1500-is-too-long");
         long failedCheckpoint = SqlTables.failedCheckpoint(message);
         SqlTables.assertNothingPreparedFrom(db, sinkId, failedCheckpoint);
         long rows = db.count("SELECT count(*) FROM " + name);
-        assertThat(rows).as("rows").isEqualTo(db.count("SELECT count(DISTINCT id) FROM " + name))
+        assertThat(rows)
+                .as("rows")
+                .isEqualTo(db.count("SELECT count(DISTINCT id) FROM " + name))
                 .isEqualTo(db.count("SELECT coalesce(max(id) + 1, 0) FROM " + name))
                 .isLessThan(1_500)
-                .isEqualTo(db.count("SELECT coalesce(sum(row_count), 0) FROM eosink_markers WHERE sink_id = ?", sinkId));
-        assertThat(db.count("SELECT count(*) FROM eosink_markers WHERE sink_id = ? AND checkpoint_id >= ?", sinkId, failedCheckpoint))
-                .as("committed transactions of the failed epoch").isZero();
+                .isEqualTo(
+                        db.count("SELECT coalesce(sum(row_count), 0) FROM eosink_markers WHERE sink_id = ?", sinkId));
+        assertThat(db.count(
+                        "SELECT count(*) FROM eosink_markers WHERE sink_id = ? AND checkpoint_id >= ?",
+                        sinkId,
+                        failedCheckpoint))
+                .as("committed transactions of the failed epoch")
+                .isZero();
 
         // The remedy (docs/operations.md): resolve the failed job, fix the table (or the record), and resume
         // from the last retained checkpoint, whose restore finds its promise kept and replays the rest, once.
-        SqlTables.resolveThenChange(db, sinkId, checkpoints, "ALTER TABLE " + name + " ALTER COLUMN payload TYPE varchar(20)");
-        StreamTableEnvironment resumed = SqlJobs.tableEnvironment(TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, SqlJobs.resumeFrom(checkpoints)));
+        SqlTables.resolveThenChange(
+                db, sinkId, checkpoints, "ALTER TABLE " + name + " ALTER COLUMN payload TYPE varchar(20)");
+        StreamTableEnvironment resumed =
+                SqlJobs.tableEnvironment(TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, SqlJobs.resumeFrom(checkpoints)));
         SqlJobs.ids(resumed, "ids", 2_000, 2_000);
-        resumed.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
+        resumed.executeSql(
+                "CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
         resumed.executeSql(refusingInsert()).await();
 
         SqlTables.assertNothingPrepared(db, sinkId);
-        assertThat(db.count("SELECT count(*) FROM " + name)).as("rows after the resume").isEqualTo(2_000);
+        assertThat(db.count("SELECT count(*) FROM " + name))
+                .as("rows after the resume")
+                .isEqualTo(2_000);
         assertThat(db.count("SELECT count(DISTINCT id) FROM " + name + " WHERE id >= 0 AND id < 2000 AND payload = "
-                + "CASE WHEN id = 1500 THEN 'row-1500-is-too-long' ELSE 'row-' || id END")).as("distinct rows as written").isEqualTo(2_000);
+                        + "CASE WHEN id = 1500 THEN 'row-1500-is-too-long' ELSE 'row-' || id END"))
+                .as("distinct rows as written")
+                .isEqualTo(2_000);
         assertThat(db.count("SELECT coalesce(sum(row_count), 0) FROM eosink_markers WHERE sink_id = ?", sinkId))
-                .as("rows the markers count").isEqualTo(2_000);
+                .as("rows the markers count")
+                .isEqualTo(2_000);
     }
 
     /**
@@ -253,7 +307,8 @@ class PostgresSqlHardCasesITCase {
         db.execute("CREATE TABLE " + name + " (id bigint NOT NULL, payload varchar(12) NOT NULL)");
         Map<String, String> options = options(name, sinkId);
         options.put("sink.dead-letter-table", "public." + dead);
-        StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, TestJobs.noRestarts()));
+        StreamTableEnvironment tEnv =
+                SqlJobs.tableEnvironment(TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS, TestJobs.noRestarts()));
         SqlJobs.ids(tEnv, "ids", 2_000, 2_000);
         tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options));
 
@@ -262,10 +317,14 @@ class PostgresSqlHardCasesITCase {
         SqlTables.assertNothingPrepared(db, sinkId);
         assertThat(db.count("SELECT count(*) FROM " + name)).as("rows").isEqualTo(1_999);
         assertThat(db.count("SELECT count(DISTINCT id) FROM " + name + " WHERE id >= 0 AND id < 2000 AND id <> 1500 "
-                + "AND payload = 'row-' || id")).as("distinct good rows").isEqualTo(1_999);
+                        + "AND payload = 'row-' || id"))
+                .as("distinct good rows")
+                .isEqualTo(1_999);
         assertThat(db.count("SELECT count(*) FROM " + dead)).as("dead letters").isEqualTo(1);
-        assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE record LIKE '%row-1500-is-too-long%' AND sqlstate = '22001'"))
-                .as("the refused row, with its error").isEqualTo(1);
+        assertThat(db.count("SELECT count(*) FROM " + dead
+                        + " WHERE record LIKE '%row-1500-is-too-long%' AND sqlstate = '22001'"))
+                .as("the refused row, with its error")
+                .isEqualTo(1);
     }
 
     /** Ids 0..1999 with payload 'row-<id>', except for row 1,500, whose payload is too long for varchar(12). */
@@ -287,14 +346,20 @@ class PostgresSqlHardCasesITCase {
         StreamTableEnvironment tEnv =
                 SqlJobs.tableEnvironment(TestJobs.envWithDefaultRestarts(2, SqlJobs.CHECKPOINT_MILLIS));
         SqlJobs.ids(tEnv, "ids", 100, 1_000);
-        tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
 
         Throwable failure =
                 refusedAtStart(cluster, tEnv.executeSql("INSERT INTO pg_sink SELECT id, CAST(id AS STRING) FROM ids"));
 
         String message = TestJobs.messageContaining(failure, "cannot be written into");
-        assertThat(message).contains("sink '" + sinkId + "' subtask").contains(name).contains("column \"id\"")
-                .contains("BIGINT").contains("integer").contains("Remedy");
+        assertThat(message)
+                .contains("sink '" + sinkId + "' subtask")
+                .contains(name)
+                .contains("column \"id\"")
+                .contains("BIGINT")
+                .contains("integer")
+                .contains("Remedy");
         assertThat(message).as("the column that fits is not named").doesNotContain("\"payload\"");
         SqlTables.assertNothingPrepared(db, sinkId);
         assertThat(db.count("SELECT count(*) FROM " + name)).as("rows written").isZero();
@@ -307,8 +372,8 @@ class PostgresSqlHardCasesITCase {
         StreamTableEnvironment tEnv =
                 SqlJobs.tableEnvironment(TestJobs.envWithDefaultRestarts(1, SqlJobs.CHECKPOINT_MILLIS));
         SqlJobs.ids(tEnv, "ids", 100, 1_000);
-        tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) "
-                + SqlJobs.with(options(name, sinkId)));
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(name, sinkId)));
 
         Throwable failure =
                 refusedAtStart(cluster, tEnv.executeSql("INSERT INTO pg_sink SELECT id, CAST(id AS STRING) FROM ids"));
@@ -327,7 +392,8 @@ class PostgresSqlHardCasesITCase {
     private static Throwable refusedAtStart(MiniCluster cluster, TableResult insert) throws Exception {
         JobClient job = insert.getJobClient().orElseThrow();
         Throwable failure = TestJobs.failureWithin(job, TestJobs.TIMEOUT);
-        assertThat(TestJobs.attempts(cluster, job.getJobID())).as("attempts of the job's tasks: no restart")
+        assertThat(TestJobs.attempts(cluster, job.getJobID()))
+                .as("attempts of the job's tasks: no restart")
                 .isEqualTo(1);
         return failure;
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql;
 
 import dev.eosink.core.TransactionId;
@@ -22,7 +26,6 @@ import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,14 +55,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PostgresSqlITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(4)
+                    .build());
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
     private final PostgresFixture db = PostgresFixture.get();
     /** This test's prefix of table names and sink ids. */
     private String name;
+
     private final List<String> sinkIds = new ArrayList<>();
 
     @BeforeEach
@@ -99,7 +106,8 @@ class PostgresSqlITCase {
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(2);
         SqlJobs.ids(tEnv, "ids", n, 3_000);
         tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options));
-        String insert = "INSERT INTO pg_sink SELECT fail_once(id, '" + name + "', 1000), CONCAT('row-', CAST(id AS STRING)) FROM ids";
+        String insert = "INSERT INTO pg_sink SELECT fail_once(id, '" + name
+                + "', 1000), CONCAT('row-', CAST(id AS STRING)) FROM ids";
 
         LogCapture logs = LogCapture.attach();
         JobID job;
@@ -113,8 +121,12 @@ class PostgresSqlITCase {
             logs.detach();
         }
 
-        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
-        assertThat(String.join("\n", JobFailures.of(cluster, job))).contains("injected failure").doesNotContain(password);
+        assertThat(SqlJobs.FailOnce.failed(name))
+                .as("the injected failure happened")
+                .isTrue();
+        assertThat(String.join("\n", JobFailures.of(cluster, job)))
+                .contains("injected failure")
+                .doesNotContain(password);
         assertThat(logs.text()).contains(name.replace('_', '-')).doesNotContain(password);
         assertThat(explain).doesNotContain(password);
         for (String view : List.of("/plan", "/config", "/exceptions")) {
@@ -137,13 +149,22 @@ class PostgresSqlITCase {
         String perCount = name + "_c";
         db.execute("CREATE TABLE " + perKey + " (k bigint PRIMARY KEY, cnt bigint NOT NULL, total bigint NOT NULL)");
         db.execute("CREATE TABLE " + perCount + " (cnt bigint PRIMARY KEY, keys bigint NOT NULL)");
-        SqlJobs.aggregateWithRetractions(name, n, keys, options(perKey, perKey.replace('_', '-')), options(perCount, perCount.replace('_', '-')));
+        SqlJobs.aggregateWithRetractions(
+                name,
+                n,
+                keys,
+                options(perKey, perKey.replace('_', '-')),
+                options(perCount, perCount.replace('_', '-')));
 
         Map<Long, List<Long>> expectedPerKey = SqlJobs.expectedPerKey(n, keys);
         Map<Long, List<Long>> expectedPerCount = SqlJobs.expectedPerCount(expectedPerKey);
 
-        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
-        assertThat(expectedPerCount).as("deletes happened: most counts were passed through").hasSize(2);
+        assertThat(SqlJobs.FailOnce.failed(name))
+                .as("the injected failure happened")
+                .isTrue();
+        assertThat(expectedPerCount)
+                .as("deletes happened: most counts were passed through")
+                .hasSize(2);
         SqlTables.assertNothingPrepared(db, perKey.replace('_', '-'));
         SqlTables.assertNothingPrepared(db, perCount.replace('_', '-'));
         assertThat(SqlTables.rows(db, "SELECT k, cnt, total FROM " + perKey)).isEqualTo(expectedPerKey);
@@ -166,7 +187,9 @@ class PostgresSqlITCase {
         expected.assertEveryHistory();
         FilteredAggregates.having(name, options(name, name.replace('_', '-')));
 
-        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
+        assertThat(SqlJobs.FailOnce.failed(name))
+                .as("the injected failure happened")
+                .isTrue();
         SqlTables.assertNothingPrepared(db, name.replace('_', '-'));
         assertThat(SqlTables.rows(db, "SELECT account, total FROM " + name)).isEqualTo(expected.table);
     }
@@ -186,7 +209,9 @@ class PostgresSqlITCase {
         expected.assertEveryHistory();
         FilteredAggregates.positiveLastValue(name, options(name, name.replace('_', '-')));
 
-        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
+        assertThat(SqlJobs.FailOnce.failed(name))
+                .as("the injected failure happened")
+                .isTrue();
         SqlTables.assertNothingPrepared(db, name.replace('_', '-'));
         assertThat(SqlTables.rows(db, "SELECT k, v FROM " + name)).isEqualTo(expected.table);
     }
@@ -199,11 +224,12 @@ class PostgresSqlITCase {
      */
     @Test
     void deletesFromAChangelog() throws Exception {
-        db.execute("CREATE TABLE " + name + " (id bigint PRIMARY KEY, label text NOT NULL); "
-                + "INSERT INTO " + name + " VALUES (99, 'before the job'), (98, 'kept')");
+        db.execute("CREATE TABLE " + name + " (id bigint PRIMARY KEY, label text NOT NULL); " + "INSERT INTO " + name
+                + " VALUES (99, 'before the job'), (98, 'kept')");
         StreamExecutionEnvironment env = TestJobs.env(1, SqlJobs.CHECKPOINT_MILLIS);
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(env);
-        DataStream<Row> changes = env.fromData(Types.ROW_NAMED(new String[] {"id", "label"}, Types.LONG, Types.STRING),
+        DataStream<Row> changes = env.fromData(
+                Types.ROW_NAMED(new String[] {"id", "label"}, Types.LONG, Types.STRING),
                 Row.ofKind(RowKind.INSERT, 1L, "one"),
                 Row.ofKind(RowKind.INSERT, 2L, "two"),
                 Row.ofKind(RowKind.INSERT, 3L, "three"),
@@ -211,17 +237,24 @@ class PostgresSqlITCase {
                 Row.ofKind(RowKind.UPDATE_AFTER, 1L, "one, updated"),
                 Row.ofKind(RowKind.DELETE, 2L, "two"),
                 Row.ofKind(RowKind.DELETE, 99L, "before the job"));
-        tEnv.createTemporaryView("changes", tEnv.fromChangelogStream(changes,
-                Schema.newBuilder().column("id", DataTypes.BIGINT().notNull()).column("label", DataTypes.STRING())
-                        .primaryKey("id").build(),
-                ChangelogMode.all()));
+        tEnv.createTemporaryView(
+                "changes",
+                tEnv.fromChangelogStream(
+                        changes,
+                        Schema.newBuilder()
+                                .column("id", DataTypes.BIGINT().notNull())
+                                .column("label", DataTypes.STRING())
+                                .primaryKey("id")
+                                .build(),
+                        ChangelogMode.all()));
         tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, label STRING, PRIMARY KEY (id) NOT ENFORCED) "
                 + SqlJobs.with(options(name, name.replace('_', '-'))));
         tEnv.executeSql("INSERT INTO pg_sink SELECT id, label FROM changes").await();
 
         SqlTables.assertNothingPrepared(db, name.replace('_', '-'));
-        assertThat(SqlTables.rows(db, "SELECT id, label FROM " + name)).isEqualTo(new TreeMap<>(Map.of(
-                1L, List.of("one, updated"), 3L, List.of("three"), 98L, List.of("kept"))));
+        assertThat(SqlTables.rows(db, "SELECT id, label FROM " + name))
+                .isEqualTo(
+                        new TreeMap<>(Map.of(1L, List.of("one, updated"), 3L, List.of("three"), 98L, List.of("kept"))));
     }
 
     /**
@@ -246,17 +279,24 @@ class PostgresSqlITCase {
         options.put("sink.parallelism", "2");
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(2);
         SqlJobs.ids(tEnv, "ids", n, 4_000);
-        tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (k BIGINT, label STRING, PRIMARY KEY (k) NOT ENFORCED) " + SqlJobs.with(options));
+        tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (k BIGINT, label STRING, PRIMARY KEY (k) NOT ENFORCED) "
+                + SqlJobs.with(options));
         tEnv.executeSql("INSERT INTO pg_sink SELECT MOD(id, " + keys + "), CONCAT('key-', CAST(MOD(id, " + keys
-                + ") AS STRING)) FROM ids").await();
+                        + ") AS STRING)) FROM ids")
+                .await();
 
         SqlTables.assertNothingPrepared(db, name.replace('_', '-'));
         assertThat(db.count("SELECT count(*) FROM " + name)).isEqualTo(keys);
-        assertThat(db.count("SELECT count(DISTINCT k) FROM " + name + " WHERE label = 'key-' || k")).isEqualTo(keys);
+        assertThat(db.count("SELECT count(DISTINCT k) FROM " + name + " WHERE label = 'key-' || k"))
+                .isEqualTo(keys);
         assertThat(db.count("SELECT count(*) FROM " + name + "_w")).as("writes").isGreaterThanOrEqualTo(keys);
-        assertThat(db.count("SELECT count(DISTINCT writer) FROM " + name + "_w")).as("writer subtasks").isEqualTo(2);
-        assertThat(db.count("SELECT count(*) FROM (SELECT k FROM " + name + "_w GROUP BY k HAVING count(DISTINCT writer) > 1) s"))
-                .as("keys written by more than one subtask").isZero();
+        assertThat(db.count("SELECT count(DISTINCT writer) FROM " + name + "_w"))
+                .as("writer subtasks")
+                .isEqualTo(2);
+        assertThat(db.count("SELECT count(*) FROM (SELECT k FROM " + name
+                        + "_w GROUP BY k HAVING count(DISTINCT writer) > 1) s"))
+                .as("keys written by more than one subtask")
+                .isZero();
     }
 
     /**
@@ -271,16 +311,19 @@ class PostgresSqlITCase {
         String scalars = "b boolean, t int2, s int2, i int4, l int8, f float4, d float8, n numeric(10,3), c char(3), "
                 + "v text, bin bytea, dt date, ts timestamp, tz timestamptz";
         db.execute("CREATE TABLE " + copied + " (id int PRIMARY KEY, " + scalars + ")");
-        db.execute("CREATE TABLE " + batched + " (id int PRIMARY KEY, " + scalars + ", tm time, arr bigint[], sarr text[])");
-        String flinkScalars = "b BOOLEAN, t TINYINT, s SMALLINT, i INT, l BIGINT, f FLOAT, d DOUBLE, n DECIMAL(10,3), c CHAR(3), "
-                + "v STRING, bin BYTES, dt DATE, ts TIMESTAMP(6), tz TIMESTAMP_LTZ(6)";
+        db.execute("CREATE TABLE " + batched + " (id int PRIMARY KEY, " + scalars
+                + ", tm time, arr bigint[], sarr text[])");
+        String flinkScalars =
+                "b BOOLEAN, t TINYINT, s SMALLINT, i INT, l BIGINT, f FLOAT, d DOUBLE, n DECIMAL(10,3), c CHAR(3), "
+                        + "v STRING, bin BYTES, dt DATE, ts TIMESTAMP(6), tz TIMESTAMP_LTZ(6)";
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(1);
         tEnv.getConfig().set("table.local-time-zone", "UTC");
-        tEnv.executeSql("CREATE TEMPORARY TABLE copied (id INT, " + flinkScalars + ") " + SqlJobs.with(options(copied, copied.replace('_', '-'))));
+        tEnv.executeSql("CREATE TEMPORARY TABLE copied (id INT, " + flinkScalars + ") "
+                + SqlJobs.with(options(copied, copied.replace('_', '-'))));
         Map<String, String> byBatches = options(batched, batched.replace('_', '-'));
         byBatches.put("sink.write-method", "batch");
-        tEnv.executeSql("CREATE TEMPORARY TABLE batched (id INT, " + flinkScalars + ", tm TIME(3), arr ARRAY<BIGINT>, sarr ARRAY<STRING>) "
-                + SqlJobs.with(byBatches));
+        tEnv.executeSql("CREATE TEMPORARY TABLE batched (id INT, " + flinkScalars
+                + ", tm TIME(3), arr ARRAY<BIGINT>, sarr ARRAY<STRING>) " + SqlJobs.with(byBatches));
         String values = "SELECT * FROM (VALUES "
                 + "(1, TRUE, CAST(-7 AS TINYINT), CAST(300 AS SMALLINT), 70000, 9000000000, CAST(1.5 AS FLOAT), 2.25E0, "
                 + "CAST(1234.567 AS DECIMAL(10,3)), CAST('ab' AS CHAR(3)), 'héllo', X'00FF', DATE '2024-02-29', "
@@ -298,24 +341,31 @@ class PostgresSqlITCase {
 
         String expected = "true|-7|300|70000|9000000000|1.5|2.25|1234.567|ab|héllo|\\x00ff|2024-02-29|"
                 + "2024-02-29 23:59:58.123456|2024-02-29 23:59:58.123+00";
-        String scalarText = "b::text || '|' || t || '|' || s || '|' || i || '|' || l || '|' || f || '|' || d || '|' || n || '|' "
-                + "|| c::text || '|' || v || '|' || bin::text || '|' || dt || '|' || ts || '|' || (tz AT TIME ZONE 'UTC')::text || '+00'";
+        String scalarText =
+                "b::text || '|' || t || '|' || s || '|' || i || '|' || l || '|' || f || '|' || d || '|' || n || '|' "
+                        + "|| c::text || '|' || v || '|' || bin::text || '|' || dt || '|' || ts || '|' || (tz AT TIME ZONE 'UTC')::text || '+00'";
         for (String table : List.of(copied, batched)) {
             SqlTables.assertNothingPrepared(db, table.replace('_', '-'));
-            assertThat(text("SELECT " + scalarText + " FROM " + table + " WHERE id = 1")).as(table).isEqualTo(expected);
-            assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id = 2 AND num_nulls(b, t, s, i, l, f, d, n, c, v, "
-                    + "bin, dt, ts, tz) = 14")).as(table + ": nulls").isEqualTo(1);
+            assertThat(text("SELECT " + scalarText + " FROM " + table + " WHERE id = 1"))
+                    .as(table)
+                    .isEqualTo(expected);
+            assertThat(db.count("SELECT count(*) FROM " + table
+                            + " WHERE id = 2 AND num_nulls(b, t, s, i, l, f, d, n, c, v, " + "bin, dt, ts, tz) = 14"))
+                    .as(table + ": nulls")
+                    .isEqualTo(1);
         }
         assertThat(text("SELECT tm || '|' || arr::text || '|' || sarr::text FROM " + batched + " WHERE id = 1"))
                 .isEqualTo("13:14:15.678|{1,NULL,3}|{x,y}");
-        assertThat(db.count("SELECT count(*) FROM " + batched + " WHERE id = 2 AND num_nulls(tm, arr, sarr) = 3")).isEqualTo(1);
+        assertThat(db.count("SELECT count(*) FROM " + batched + " WHERE id = 2 AND num_nulls(tm, arr, sarr) = 3"))
+                .isEqualTo(1);
     }
 
     // ---------------------------------------------------------------- what the database shows
 
-
     private String text(String sql) throws SQLException {
-        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             assertThat(rs.next()).as("a row from %s", sql).isTrue();
             return rs.getString(1);
         }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql;
 
 import dev.eosink.core.TransactionId;
@@ -23,7 +27,6 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -52,8 +55,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PostgresSqlReusedRowsITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
@@ -63,6 +69,7 @@ class PostgresSqlReusedRowsITCase {
     private final PostgresFixture db = PostgresFixture.get();
     /** This test's table, and its sink id with dashes. */
     private String name;
+
     private final List<String> sinkIds = new ArrayList<>();
 
     /** How the producer makes its rows: always in the same object. */
@@ -114,18 +121,22 @@ class PostgresSqlReusedRowsITCase {
     @MethodSource("modes")
     void aRefusedRowIsShownAsItWasWritten(boolean objectReuse, Producer producer, @TempDir Path checkpoints)
             throws Exception {
-        db.execute("CREATE TABLE " + name + " (id bigint NOT NULL, payload text NOT NULL, "
-                + "CONSTRAINT " + name + "_check CHECK (payload <> 'row-1234'))");
+        db.execute("CREATE TABLE " + name + " (id bigint NOT NULL, payload text NOT NULL, " + "CONSTRAINT " + name
+                + "_check CHECK (payload <> 'row-1234'))");
 
-        Throwable failure = TestJobs.failureOf(
-                () -> job(objectReuse, producer, 3_000, SqlJobs.noRestartsRetaining(checkpoints)).await());
+        Throwable failure =
+                TestJobs.failureOf(() -> job(objectReuse, producer, 3_000, SqlJobs.noRestartsRetaining(checkpoints))
+                        .await());
 
         String message = TestJobs.messageContaining(failure, "violates check constraint");
         assertThat(message).contains(name).contains(" [+I[1234, row-1234]]: ");
         SqlTables.assertNothingPreparedFrom(db, sinkId(), SqlTables.failedCheckpoint(message));
-        assertThat(db.count("SELECT count(*) FROM " + name + " WHERE id >= 1234")).as("rows of the failed epoch").isZero();
+        assertThat(db.count("SELECT count(*) FROM " + name + " WHERE id >= 1234"))
+                .as("rows of the failed epoch")
+                .isZero();
 
-        SqlTables.resolveThenChange(db, sinkId(), checkpoints, "ALTER TABLE " + name + " DROP CONSTRAINT " + name + "_check");
+        SqlTables.resolveThenChange(
+                db, sinkId(), checkpoints, "ALTER TABLE " + name + " DROP CONSTRAINT " + name + "_check");
         job(objectReuse, producer, 3_000, SqlJobs.resumeFrom(checkpoints)).await();
         SqlTables.assertExactlyOnce(db, name, sinkId(), 3_000);
     }
@@ -144,7 +155,8 @@ class PostgresSqlReusedRowsITCase {
                 .map(producer == Producer.GENERIC ? new ReusedGenericRow() : new ReusedBinaryRow())
                 .returns(InternalTypeInfo.of(ROW));
         tEnv.createTemporaryView("rows_in", rows);
-        tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT NOT NULL, payload STRING) " + SqlJobs.with(options()));
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE pg_sink (id BIGINT NOT NULL, payload STRING) " + SqlJobs.with(options()));
         return tEnv.executeSql("INSERT INTO pg_sink SELECT id, payload FROM rows_in");
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql;
 
 import dev.eosink.testing.PostgresFixture;
@@ -76,7 +80,9 @@ final class SqlJobs {
     static Configuration noRestartsRetaining(Path checkpoints) {
         Configuration conf = TestJobs.noRestarts();
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
-        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        conf.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         return conf;
     }
 
@@ -92,8 +98,14 @@ final class SqlJobs {
         if (env == null) {
             throw new IllegalStateException("ids needs a table environment of SqlJobs.tableEnvironment");
         }
-        tEnv.createTemporaryView(name, tEnv.fromDataStream(TestJobs.ids(env, n, perSecond),
-                Schema.newBuilder().column("f0", DataTypes.BIGINT().notNull()).build()).as("id"));
+        tEnv.createTemporaryView(
+                name,
+                tEnv.fromDataStream(
+                                TestJobs.ids(env, n, perSecond),
+                                Schema.newBuilder()
+                                        .column("f0", DataTypes.BIGINT().notNull())
+                                        .build())
+                        .as("id"));
     }
 
     /**
@@ -103,14 +115,16 @@ final class SqlJobs {
      * how many keys have each count, whose row is deleted when its last key moves on. Returns when the
      * job has ended.
      */
-    static void aggregateWithRetractions(String failKey, long n, long keys, Map<String, String> perKey,
-            Map<String, String> perCount) throws Exception {
+    static void aggregateWithRetractions(
+            String failKey, long n, long keys, Map<String, String> perKey, Map<String, String> perCount)
+            throws Exception {
         StreamTableEnvironment tEnv = tableEnvironment(2);
         ids(tEnv, "ids", n, 3_000);
         tEnv.executeSql("CREATE TEMPORARY VIEW events AS SELECT MOD(fail_once(id, '" + failKey + "', 1000), " + keys
                 + ") AS k, id FROM ids");
-        tEnv.executeSql("CREATE TEMPORARY TABLE per_key (k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
-                + with(perKey));
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE per_key (k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
+                        + with(perKey));
         tEnv.executeSql("CREATE TEMPORARY TABLE per_count (cnt BIGINT, `keys` BIGINT, PRIMARY KEY (cnt) NOT ENFORCED) "
                 + with(perCount));
         StatementSet statements = tEnv.createStatementSet();
@@ -152,16 +166,20 @@ final class SqlJobs {
 
     /** {@code WITH ('k' = 'v', ...)}. */
     static String with(Map<String, String> options) {
-        return options.entrySet().stream().map(e -> "'" + e.getKey() + "' = '" + e.getValue() + "'")
+        return options.entrySet().stream()
+                .map(e -> "'" + e.getKey() + "' = '" + e.getValue() + "'")
                 .collect(Collectors.joining(", ", "WITH (", ")"));
     }
 
     /** A REST view of the MiniCluster, such as {@code /jobs/<id>/plan}. */
     static String rest(MiniCluster cluster, String path) throws Exception {
         URI base = cluster.getRestAddress().get();
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(base.resolve(path))
+                                .timeout(Duration.ofSeconds(30))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("HTTP status of %s", path).isEqualTo(200);
         return response.body();
     }

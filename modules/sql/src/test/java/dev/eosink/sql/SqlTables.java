@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql;
 
 import dev.eosink.admin.Admin;
@@ -36,9 +40,13 @@ final class SqlTables {
         long inRange = db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ?", n);
         assertNothingPrepared(db, sinkId);
         assertThat(rows - distinct).as("duplicate rows in %s", table).isZero();
-        assertThat(n - inRange).as("missing ids in %s (the first of them: %s)", table, firstMissing(db, table, n)).isZero();
+        assertThat(n - inRange)
+                .as("missing ids in %s (the first of them: %s)", table, firstMissing(db, table, n))
+                .isZero();
         assertThat(rows).as("rows in %s", table).isEqualTo(n);
-        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload <> 'row-' || id")).as("payloads").isZero();
+        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload <> 'row-' || id"))
+                .as("payloads")
+                .isZero();
     }
 
     /**
@@ -50,9 +58,11 @@ final class SqlTables {
             @Override
             public String toString() {
                 List<Long> missing = new ArrayList<>();
-                try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                        "SELECT g FROM generate_series(0, " + (n - 1) + ") g WHERE NOT EXISTS (SELECT 1 FROM " + table
-                                + " t WHERE t.id = g) ORDER BY g LIMIT 20")) {
+                try (Connection c = db.connect();
+                        Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery(
+                                "SELECT g FROM generate_series(0, " + (n - 1) + ") g WHERE NOT EXISTS (SELECT 1 FROM "
+                                        + table + " t WHERE t.id = g) ORDER BY g LIMIT 20")) {
                     while (rs.next()) {
                         missing.add(rs.getLong(1));
                     }
@@ -67,7 +77,9 @@ final class SqlTables {
     /** The checkpoint whose epoch a refusal's message names ("epoch of checkpoint N"). */
     static long failedCheckpoint(String message) {
         Matcher epoch = Pattern.compile("epoch of checkpoint (\\d+)").matcher(message);
-        assertThat(epoch.find()).as("the message names the epoch's checkpoint: %s", message).isTrue();
+        assertThat(epoch.find())
+                .as("the message names the epoch's checkpoint: %s", message)
+                .isTrue();
         return Long.parseLong(epoch.group(1));
     }
 
@@ -80,8 +92,9 @@ final class SqlTables {
     static void assertNothingPreparedFrom(PostgresFixture db, String sinkId, long failedCheckpoint) {
         assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
                 .as("prepared transactions of the failed epoch (checkpoint %d) or later", failedCheckpoint)
-                .allSatisfy(gid -> assertThat(TransactionId.parse(gid).orElseThrow().checkpointId())
-                        .isLessThan(failedCheckpoint));
+                .allSatisfy(
+                        gid -> assertThat(TransactionId.parse(gid).orElseThrow().checkpointId())
+                                .isLessThan(failedCheckpoint));
     }
 
     /**
@@ -109,17 +122,33 @@ final class SqlTables {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int exit;
         try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-            exit = Admin.run(new String[] {"resolve", checkpoint.toString(), "--sink-id", sinkId, "--apply",
-                    "--url", db.jdbcUrl(), "--user", db.user()}, o, o,
+            exit = Admin.run(
+                    new String[] {
+                        "resolve",
+                        checkpoint.toString(),
+                        "--sink-id",
+                        sinkId,
+                        "--apply",
+                        "--url",
+                        db.jdbcUrl(),
+                        "--user",
+                        db.user()
+                    },
+                    o,
+                    o,
                     Map.of("EOSINK_ADMIN_PASSWORD", db.password() == null ? "" : db.password()));
         }
         String printed = out.toString(StandardCharsets.UTF_8);
         System.out.println("$ eosink-admin resolve " + checkpoint + " --sink-id " + sinkId + " --apply\n" + printed);
-        assertThat(exit).as("eosink-admin resolve exit code; it printed:%n%s", printed).isZero();
+        assertThat(exit)
+                .as("eosink-admin resolve exit code; it printed:%n%s", printed)
+                .isZero();
     }
 
     static void assertNothingPrepared(PostgresFixture db, String sinkId) {
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared transactions of %s left", sinkId).isEmpty();
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                .as("prepared transactions of %s left", sinkId)
+                .isEmpty();
     }
 
     /** The rows of {@code sql} as first column -> the other columns; fails on a duplicate first column. */
@@ -138,14 +167,17 @@ final class SqlTables {
 
     private static Map<Long, List<Object>> rows(Connection c, String sql) throws SQLException {
         Map<Long, List<Object>> rows = new TreeMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             int columns = rs.getMetaData().getColumnCount();
             while (rs.next()) {
                 List<Object> values = new ArrayList<>();
                 for (int i = 2; i <= columns; i++) {
                     values.add(rs.getObject(i));
                 }
-                assertThat(rows.put(rs.getLong(1), values)).as("duplicate key %s in %s", rs.getLong(1), sql).isNull();
+                assertThat(rows.put(rs.getLong(1), values))
+                        .as("duplicate key %s in %s", rs.getLong(1), sql)
+                        .isNull();
             }
         }
         return rows;

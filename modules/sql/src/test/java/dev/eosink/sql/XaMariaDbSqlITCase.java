@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql;
 
 import dev.eosink.testing.MariaDbFixture;
@@ -17,14 +21,12 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
-import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -53,8 +55,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class XaMariaDbSqlITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(4)
+                    .build());
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
@@ -88,7 +93,8 @@ class XaMariaDbSqlITCase {
     /** Creates an InnoDB table the sink's user may also update (deletes it may in the whole database). */
     private void createUpsertTable(String table, String columns) {
         db.execute("CREATE TABLE " + table + " (" + columns + ") ENGINE=InnoDB");
-        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER + "'@'%'");
+        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER
+                + "'@'%'");
     }
 
     /**
@@ -103,18 +109,25 @@ class XaMariaDbSqlITCase {
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(2);
         SqlJobs.ids(tEnv, "ids", n, 3_000);
         tEnv.executeSql("CREATE TEMPORARY TABLE xa_sink (id BIGINT, payload STRING) " + SqlJobs.with(options(table)));
-        tEnv.executeSql("INSERT INTO xa_sink SELECT fail_once(id, '" + table + "', 1000), CONCAT('row-', CAST(id AS STRING)) "
-                + "FROM ids").await();
+        tEnv.executeSql("INSERT INTO xa_sink SELECT fail_once(id, '" + table
+                        + "', 1000), CONCAT('row-', CAST(id AS STRING)) " + "FROM ids")
+                .await();
 
-        assertThat(SqlJobs.FailOnce.failed(table)).as("the injected failure happened").isTrue();
+        assertThat(SqlJobs.FailOnce.failed(table))
+                .as("the injected failure happened")
+                .isTrue();
         long rows = db.count("SELECT count(*) FROM " + table);
         long distinct = db.count("SELECT count(DISTINCT id) FROM " + table);
         long inRange = db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ?", n);
-        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", sinkId(table)).isEmpty();
+        assertThat(preparedBranches(sinkId(table)))
+                .as("prepared XA branches of %s left", sinkId(table))
+                .isEmpty();
         assertThat(rows - distinct).as("duplicate rows").isZero();
         assertThat(n - inRange).as("missing ids").isZero();
         assertThat(rows).as("rows").isEqualTo(n);
-        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload <> CONCAT('row-', id)")).as("payloads").isZero();
+        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload <> CONCAT('row-', id)"))
+                .as("payloads")
+                .isZero();
     }
 
     /**
@@ -135,18 +148,32 @@ class XaMariaDbSqlITCase {
         SqlJobs.ids(tEnv, "ids", n, 3_000);
         tEnv.executeSql("CREATE TEMPORARY TABLE xa_sink (id BIGINT, payload STRING) " + SqlJobs.with(options));
         tEnv.executeSql("INSERT INTO xa_sink SELECT fail_once(id, '" + table + "', 600), CASE WHEN id = 1500 "
-                + "THEN 'row-1500-is-too-long' ELSE CONCAT('row-', CAST(id AS STRING)) END FROM ids").await();
+                        + "THEN 'row-1500-is-too-long' ELSE CONCAT('row-', CAST(id AS STRING)) END FROM ids")
+                .await();
 
-        assertThat(SqlJobs.FailOnce.failed(table)).as("the injected failure happened").isTrue();
-        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", sinkId(table)).isEmpty();
+        assertThat(SqlJobs.FailOnce.failed(table))
+                .as("the injected failure happened")
+                .isTrue();
+        assertThat(preparedBranches(sinkId(table)))
+                .as("prepared XA branches of %s left", sinkId(table))
+                .isEmpty();
         assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(n - 1);
-        assertThat(db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ? AND id <> 1500 "
-                + "AND payload = CONCAT('row-', id)", n)).as("distinct good rows").isEqualTo(n - 1);
+        assertThat(db.count(
+                        "SELECT count(DISTINCT id) FROM " + table + " WHERE id >= 0 AND id < ? AND id <> 1500 "
+                                + "AND payload = CONCAT('row-', id)",
+                        n))
+                .as("distinct good rows")
+                .isEqualTo(n - 1);
         assertThat(db.count("SELECT count(*) FROM " + dead)).as("dead letters").isEqualTo(1);
-        assertThat(db.count("SELECT count(*) FROM " + dead + " d JOIN eosink_markers m ON m.gid = d.gid "
-                + "WHERE d.record = '+I[1500, row-1500-is-too-long]' AND d.`sqlstate` = '22001' AND d.sink_id = ?", sinkId(table)))
-                .as("the refused row, with its error and its epoch's marker: %s",
-                        SqlTables.rows(db, "SELECT checkpoint_id, record, `sqlstate`, error, sink_id, gid FROM " + dead)).isEqualTo(1);
+        assertThat(db.count(
+                        "SELECT count(*) FROM " + dead + " d JOIN eosink_markers m ON m.gid = d.gid "
+                                + "WHERE d.record = '+I[1500, row-1500-is-too-long]' AND d.`sqlstate` = '22001' AND d.sink_id = ?",
+                        sinkId(table)))
+                .as(
+                        "the refused row, with its error and its epoch's marker: %s",
+                        SqlTables.rows(
+                                db, "SELECT checkpoint_id, record, `sqlstate`, error, sink_id, gid FROM " + dead))
+                .isEqualTo(1);
     }
 
     /**
@@ -163,16 +190,26 @@ class XaMariaDbSqlITCase {
         String perKey = name + "_k";
         String perCount = name + "_c";
         createUpsertTable(perKey, "k BIGINT PRIMARY KEY, cnt BIGINT NOT NULL, total BIGINT NOT NULL");
-        createUpsertTable(perCount, "id BIGINT AUTO_INCREMENT PRIMARY KEY, cnt BIGINT NOT NULL, `keys` BIGINT NOT NULL, UNIQUE KEY (cnt)");
+        createUpsertTable(
+                perCount,
+                "id BIGINT AUTO_INCREMENT PRIMARY KEY, cnt BIGINT NOT NULL, `keys` BIGINT NOT NULL, UNIQUE KEY (cnt)");
         SqlJobs.aggregateWithRetractions(name, n, keys, options(perKey), options(perCount));
 
         Map<Long, List<Long>> expectedPerKey = SqlJobs.expectedPerKey(n, keys);
         Map<Long, List<Long>> expectedPerCount = SqlJobs.expectedPerCount(expectedPerKey);
 
-        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
-        assertThat(expectedPerCount).as("deletes happened: most counts were passed through").hasSize(2);
-        assertThat(preparedBranches(sinkId(perKey))).as("prepared XA branches of %s left", perKey).isEmpty();
-        assertThat(preparedBranches(sinkId(perCount))).as("prepared XA branches of %s left", perCount).isEmpty();
+        assertThat(SqlJobs.FailOnce.failed(name))
+                .as("the injected failure happened")
+                .isTrue();
+        assertThat(expectedPerCount)
+                .as("deletes happened: most counts were passed through")
+                .hasSize(2);
+        assertThat(preparedBranches(sinkId(perKey)))
+                .as("prepared XA branches of %s left", perKey)
+                .isEmpty();
+        assertThat(preparedBranches(sinkId(perCount)))
+                .as("prepared XA branches of %s left", perCount)
+                .isEmpty();
         assertThat(SqlTables.rows(db, "SELECT k, cnt, total FROM " + perKey)).isEqualTo(expectedPerKey);
         assertThat(SqlTables.rows(db, "SELECT cnt, `keys` FROM " + perCount)).isEqualTo(expectedPerCount);
     }
@@ -194,8 +231,12 @@ class XaMariaDbSqlITCase {
         expected.assertEveryHistory();
         FilteredAggregates.having(name, options(table));
 
-        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
-        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", table).isEmpty();
+        assertThat(SqlJobs.FailOnce.failed(name))
+                .as("the injected failure happened")
+                .isTrue();
+        assertThat(preparedBranches(sinkId(table)))
+                .as("prepared XA branches of %s left", table)
+                .isEmpty();
         assertThat(SqlTables.rows(db, "SELECT account, total FROM " + table)).isEqualTo(expected.table);
     }
 
@@ -215,8 +256,12 @@ class XaMariaDbSqlITCase {
         expected.assertEveryHistory();
         FilteredAggregates.positiveLastValue(name, options(table));
 
-        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
-        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", table).isEmpty();
+        assertThat(SqlJobs.FailOnce.failed(name))
+                .as("the injected failure happened")
+                .isTrue();
+        assertThat(preparedBranches(sinkId(table)))
+                .as("prepared XA branches of %s left", table)
+                .isEmpty();
         assertThat(SqlTables.rows(db, "SELECT k, v FROM " + table)).isEqualTo(expected.table);
     }
 
@@ -226,6 +271,7 @@ class XaMariaDbSqlITCase {
     private static final long DELETED_BEFORE = 999;
     /** A key in the table before the job, which the changelog never names. */
     private static final long KEPT = 1000;
+
     private static final TypeInformation<Row> CHANGE =
             Types.ROW_NAMED(new String[] {"id", "label"}, Types.LONG, Types.STRING);
 
@@ -270,8 +316,10 @@ class XaMariaDbSqlITCase {
         }
         expected.put(DELETED_BEFORE, List.of("before the job"));
         expected.put(KEPT, List.of("kept"));
-        db.execute("INSERT INTO " + table + " (id, label) VALUES " + expected.entrySet().stream()
-                .map(e -> "(" + e.getKey() + ", '" + e.getValue().get(0) + "')").collect(Collectors.joining(", ")));
+        db.execute("INSERT INTO " + table + " (id, label) VALUES "
+                + expected.entrySet().stream()
+                        .map(e -> "(" + e.getKey() + ", '" + e.getValue().get(0) + "')")
+                        .collect(Collectors.joining(", ")));
         for (long i = 0; i < n; i++) {
             Row change = change(i);
             if (change.getKind() == RowKind.DELETE || change.getKind() == RowKind.UPDATE_BEFORE) {
@@ -284,29 +332,50 @@ class XaMariaDbSqlITCase {
         StreamExecutionEnvironment env = TestJobs.env(2, SqlJobs.CHECKPOINT_MILLIS);
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(env);
         DataStream<Row> changes = env.fromSource(
-                        new DataGeneratorSource<>((GeneratorFunction<Long, Row>) XaMariaDbSqlITCase::change, n,
-                                RateLimiterStrategy.perSecond(2_000), CHANGE),
-                        WatermarkStrategy.noWatermarks(), "changes")
+                        new DataGeneratorSource<>(
+                                (GeneratorFunction<Long, Row>) XaMariaDbSqlITCase::change,
+                                n,
+                                RateLimiterStrategy.perSecond(2_000),
+                                CHANGE),
+                        WatermarkStrategy.noWatermarks(),
+                        "changes")
                 .setParallelism(1) // one subtask, so that each key's changes keep their order
-                .map(SqlJobs.FailOnce.<Row>map(name, 800)).returns(CHANGE).setParallelism(1);
-        tEnv.createTemporaryView("changes", tEnv.fromChangelogStream(changes,
-                Schema.newBuilder().column("id", DataTypes.BIGINT().notNull()).column("label", DataTypes.STRING())
-                        .primaryKey("id").build(),
-                ChangelogMode.all()));
+                .map(SqlJobs.FailOnce.<Row>map(name, 800))
+                .returns(CHANGE)
+                .setParallelism(1);
+        tEnv.createTemporaryView(
+                "changes",
+                tEnv.fromChangelogStream(
+                        changes,
+                        Schema.newBuilder()
+                                .column("id", DataTypes.BIGINT().notNull())
+                                .column("label", DataTypes.STRING())
+                                .primaryKey("id")
+                                .build(),
+                        ChangelogMode.all()));
         tEnv.executeSql("CREATE TEMPORARY TABLE xa_sink (id BIGINT, label STRING, PRIMARY KEY (id) NOT ENFORCED) "
                 + SqlJobs.with(options(table)));
         tEnv.executeSql("INSERT INTO xa_sink SELECT id, label FROM changes").await();
 
-        assertThat(SqlJobs.FailOnce.failed(name)).as("the injected failure happened").isTrue();
-        assertThat(expected).as("keys deleted, inserted again, and kept").hasSize(CHANGELOG_KEYS / 2 + 1)
-                .doesNotContainKey(DELETED_BEFORE).containsKey(KEPT);
-        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", table).isEmpty();
+        assertThat(SqlJobs.FailOnce.failed(name))
+                .as("the injected failure happened")
+                .isTrue();
+        assertThat(expected)
+                .as("keys deleted, inserted again, and kept")
+                .hasSize(CHANGELOG_KEYS / 2 + 1)
+                .doesNotContainKey(DELETED_BEFORE)
+                .containsKey(KEPT);
+        assertThat(preparedBranches(sinkId(table)))
+                .as("prepared XA branches of %s left", table)
+                .isEmpty();
         assertThat(SqlTables.rows(db, "SELECT id, label FROM " + table)).isEqualTo(expected);
     }
 
     /** Keys of {@link #spelling}: each written in three spellings that a {@code _ci} PAD SPACE key takes as one. */
     private static final int SPELLED_KEYS = 20;
-    private static final TypeInformation<Row> SPELLED = Types.ROW_NAMED(new String[] {"k", "v"}, Types.STRING, Types.LONG);
+
+    private static final TypeInformation<Row> SPELLED =
+            Types.ROW_NAMED(new String[] {"k", "v"}, Types.STRING, Types.LONG);
 
     /** Record {@code i}: key {@code i % 20} as "k7", "K7" or "k7  " (by round), and the value {@code i}. */
     static Row spelling(long i) {
@@ -340,9 +409,13 @@ class XaMariaDbSqlITCase {
         StreamExecutionEnvironment env = TestJobs.env(2, SqlJobs.CHECKPOINT_MILLIS, noRestarts());
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(env);
         DataStream<Row> records = env.fromSource(
-                        new DataGeneratorSource<>((GeneratorFunction<Long, Row>) XaMariaDbSqlITCase::spelling, n,
-                                RateLimiterStrategy.perSecond(2_000), SPELLED),
-                        WatermarkStrategy.noWatermarks(), "spellings")
+                        new DataGeneratorSource<>(
+                                (GeneratorFunction<Long, Row>) XaMariaDbSqlITCase::spelling,
+                                n,
+                                RateLimiterStrategy.perSecond(2_000),
+                                SPELLED),
+                        WatermarkStrategy.noWatermarks(),
+                        "spellings")
                 .setParallelism(1); // one subtask, so that the records keep their order
         tEnv.createTemporaryView("spellings", tEnv.fromDataStream(records));
         Map<String, String> options = options(table);
@@ -351,10 +424,13 @@ class XaMariaDbSqlITCase {
                 + SqlJobs.with(options));
         tEnv.executeSql("INSERT INTO xa_sink SELECT k, v FROM spellings").await();
 
-        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", table).isEmpty();
+        assertThat(preparedBranches(sinkId(table)))
+                .as("prepared XA branches of %s left", table)
+                .isEmpty();
         assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(SPELLED_KEYS);
         assertThat(SqlTables.rows(db, "SELECT CAST(TRIM(SUBSTRING(k, 2)) AS SIGNED), k, v FROM " + table))
-                .as("each key's last record, in its spelling").isEqualTo(expected);
+                .as("each key's last record, in its spelling")
+                .isEqualTo(expected);
     }
 
     /**
@@ -374,9 +450,12 @@ class XaMariaDbSqlITCase {
         tEnv.executeSql("CREATE TEMPORARY TABLE xa_sink (id BIGINT, label STRING, PRIMARY KEY (id) NOT ENFORCED) "
                 + SqlJobs.with(options(table)));
 
-        JobClient job = tEnv.executeSql("INSERT INTO xa_sink SELECT id, 'x' FROM ids").getJobClient().orElseThrow();
+        JobClient job = tEnv.executeSql("INSERT INTO xa_sink SELECT id, 'x' FROM ids")
+                .getJobClient()
+                .orElseThrow();
         String failure = messages(TestJobs.failureWithin(job, TestJobs.TIMEOUT));
-        assertThat(TestJobs.attempts(cluster, job.getJobID())).as("attempts of the job's tasks: no restart")
+        assertThat(TestJobs.attempts(cluster, job.getJobID()))
+                .as("attempts of the job's tasks: no restart")
                 .isEqualTo(1);
         assertThat(failure)
                 .contains("sink '" + sinkId(table) + "' subtask 0/1")
@@ -386,7 +465,9 @@ class XaMariaDbSqlITCase {
                 .contains("ADD UNIQUE KEY (`id`)")
                 .doesNotContain(MariaDbFixture.SINK_PASSWORD);
         assertThat(db.count("SELECT count(*) FROM " + table)).as("rows written").isZero();
-        assertThat(preparedBranches(sinkId(table))).as("prepared XA branches of %s left", table).isEmpty();
+        assertThat(preparedBranches(sinkId(table)))
+                .as("prepared XA branches of %s left", table)
+                .isEmpty();
     }
 
     /** The global transaction ids of the sink's prepared branches, as XA RECOVER lists them. */

@@ -1,9 +1,14 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import io.zonky.test.db.postgres.util.LinuxUtils;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -43,6 +48,7 @@ final class EmbeddedServer implements AutoCloseable {
      * pg_ctl's own default wait (60 s), which already covers a long crash recovery.
      */
     private static final Duration STARTUP_WAIT = Duration.ofSeconds(60);
+
     private static final Duration PROCESS_EXIT_WAIT = Duration.ofSeconds(60);
 
     private static final boolean WINDOWS = System.getProperty("os.name", "").startsWith("Windows");
@@ -50,11 +56,13 @@ final class EmbeddedServer implements AutoCloseable {
     private final Path dataDirectory;
     /** The generated certificate and key of a server with {@code ssl=on}; null without. */
     private final Path tlsDirectory;
+
     private final int port;
     private final Map<String, String> settings;
 
     /** The running postmaster's zonky handle, null while stopped. */
     private EmbeddedPostgres postgres;
+
     private boolean closed;
 
     /**
@@ -78,8 +86,12 @@ final class EmbeddedServer implements AutoCloseable {
             // and the first start in one go.
             tlsDirectory = dataDirectory.resolveSibling(dataDirectory.getFileName() + "-tls");
             SelfSignedCertificate certificate = SelfSignedCertificate.writeTo(tlsDirectory);
-            this.settings.put("ssl_cert_file", shellQuoted(certificate.certificateFile().toAbsolutePath().toString()));
-            this.settings.put("ssl_key_file", shellQuoted(certificate.keyFile().toAbsolutePath().toString()));
+            this.settings.put(
+                    "ssl_cert_file",
+                    shellQuoted(certificate.certificateFile().toAbsolutePath().toString()));
+            this.settings.put(
+                    "ssl_key_file",
+                    shellQuoted(certificate.keyFile().toAbsolutePath().toString()));
         } else {
             tlsDirectory = null;
         }
@@ -132,7 +144,10 @@ final class EmbeddedServer implements AutoCloseable {
         settings.forEach(builder::setServerConfig);
         long t0 = System.nanoTime();
         postgres = builder.start();
-        LOG.info("Embedded PostgreSQL on port {} (data {}{}) started in {} ms{}", port, dataDirectory,
+        LOG.info(
+                "Embedded PostgreSQL on port {} (data {}{}) started in {} ms{}",
+                port,
+                dataDirectory,
                 tlsDirectory == null ? "" : ", TLS with a self-signed certificate",
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
                 LinuxUtils.isUnshareAvailable() ? ", as uid 65534 in a user namespace (unshare -U)" : "");
@@ -164,8 +179,8 @@ final class EmbeddedServer implements AutoCloseable {
         if (postgres == null) {
             throw new IllegalStateException("not running");
         }
-        ProcessHandle postmaster = postmaster().orElseThrow(
-                () -> new IllegalStateException("no live postmaster for " + dataDirectory));
+        ProcessHandle postmaster =
+                postmaster().orElseThrow(() -> new IllegalStateException("no live postmaster for " + dataDirectory));
         List<ProcessHandle> all = new ArrayList<>();
         all.add(postmaster);
         postmaster.descendants().forEach(all::add);
@@ -197,7 +212,8 @@ final class EmbeddedServer implements AutoCloseable {
     void stall(Duration pause) {
         ProcessHandle postmaster;
         synchronized (this) {
-            postmaster = postmaster().orElseThrow(() -> new IllegalStateException("no live postmaster for " + dataDirectory));
+            postmaster = postmaster()
+                    .orElseThrow(() -> new IllegalStateException("no live postmaster for " + dataDirectory));
         }
         ProcessStall.stall(postmaster, pause);
         LOG.info("Stalled embedded PostgreSQL on port {} for {} ms", port, pause.toMillis());
@@ -224,7 +240,9 @@ final class EmbeddedServer implements AutoCloseable {
     private Optional<ProcessHandle> postmaster() {
         try {
             List<String> lines = Files.readAllLines(dataDirectory.resolve("postmaster.pid"));
-            return lines.isEmpty() ? Optional.empty() : ProcessHandle.of(Long.parseLong(lines.get(0).trim()));
+            return lines.isEmpty()
+                    ? Optional.empty()
+                    : ProcessHandle.of(Long.parseLong(lines.get(0).trim()));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException | NumberFormatException e) {

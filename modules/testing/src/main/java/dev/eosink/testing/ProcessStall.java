@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import java.io.IOException;
@@ -13,8 +17,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ProcessStall {
 
-    private ProcessStall() {
-    }
+    private ProcessStall() {}
 
     /**
      * Stops {@code root}, then every process it has, for {@code pause}; resumes them all even if the
@@ -78,7 +81,8 @@ final class ProcessStall {
         try {
             kill = new ProcessBuilder(command).redirectErrorStream(true).start();
         } catch (IOException e) {
-            throw new IllegalStateException("could not send SIG" + signal + " to " + command.subList(2, command.size()), e);
+            throw new IllegalStateException(
+                    "could not send SIG" + signal + " to " + command.subList(2, command.size()), e);
         }
         // Waited for even when interrupted: a server left stopped would hang everything after it. A process
         // that exited meanwhile makes kill fail for that one only; the others got the signal.

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import dev.eosink.core.TransactionId;
@@ -21,8 +25,9 @@ public final class RemoteCommitterEpochs {
     private RemoteCommitterEpochs() {}
 
     /** Runs both epochs of records {@code {key, value}}, committing both; {@code held} is what the first look needs. */
-    public static void run(SubtaskContext context, WriterSession<long[]> writer, CommitSession otherJvm, int held,
-            int more) throws Exception {
+    public static void run(
+            SubtaskContext context, WriterSession<long[]> writer, CommitSession otherJvm, int held, int more)
+            throws Exception {
         String run = TransactionId.newRunToken(context.execution());
         TransactionId first = new TransactionId(context.sinkId(), 0, 1, run);
         TransactionId second = new TransactionId(context.sinkId(), 0, 2, run);
@@ -44,19 +49,26 @@ public final class RemoteCommitterEpochs {
         for (long k = 0; k < held; k++) {
             writer.epoch().write(new long[] {k, 2}, position++); // keys of the prepared transaction: held
         }
-        assertThat(remote.looks()).as("looks while the first transaction is prepared").isPositive();
+        assertThat(remote.looks())
+                .as("looks while the first transaction is prepared")
+                .isPositive();
         assertThat(remote.committedSeen()).isFalse();
         otherJvm.commit(first);
         for (long k = held; k < old; k++) {
             writer.epoch().write(new long[] {old + k, 2}, position++);
             writer.epoch().write(new long[] {k, 2}, position++);
         }
-        assertThat(remote.committedSeen()).as("the commit seen within the epoch").isTrue();
+        assertThat(remote.committedSeen())
+                .as("the commit seen within the epoch")
+                .isTrue();
         writer.epoch().flush();
         assertThat(writer.carriedWrites().orElseThrow().held().holdsWrites())
-                .as("nothing carried past the barrier").isFalse();
+                .as("nothing carried past the barrier")
+                .isFalse();
         writer.epoch().prepare(second, position);
         otherJvm.commit(second);
-        assertThat(writer.recovery().listPrepared()).as("prepared transactions left").isEmpty();
+        assertThat(writer.recovery().listPrepared())
+                .as("prepared transactions left")
+                .isEmpty();
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import org.bouncycastle.asn1.x500.X500Name;
@@ -60,12 +64,16 @@ final class SelfSignedCertificate {
 
             X500Name subject = new X500Name("CN=localhost, O=eosink tests");
             Instant now = Instant.now();
-            X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(subject,
-                    new BigInteger(64, new SecureRandom()), Date.from(now.minus(Duration.ofHours(1))),
-                    Date.from(now.plus(VALIDITY)), subject, keys.getPublic());
+            X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(
+                    subject,
+                    new BigInteger(64, new SecureRandom()),
+                    Date.from(now.minus(Duration.ofHours(1))),
+                    Date.from(now.plus(VALIDITY)),
+                    subject,
+                    keys.getPublic());
             builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-                new GeneralName(GeneralName.dNSName, "localhost"),
-                new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
+                new GeneralName(GeneralName.dNSName, "localhost"), new GeneralName(GeneralName.iPAddress, "127.0.0.1")
+            }));
             ContentSigner signer = new JcaContentSignerBuilder("SHA256withECDSA").build(keys.getPrivate());
             byte[] certificate = builder.build(signer).getEncoded();
 
@@ -76,7 +84,8 @@ final class SelfSignedCertificate {
             // PostgreSQL refuses a key file that its group or others may read.
             if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
                 Files.deleteIfExists(keyFile);
-                Files.createFile(keyFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                Files.createFile(
+                        keyFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             }
             Files.writeString(keyFile, pem("PRIVATE KEY", keys.getPrivate().getEncoded()), StandardCharsets.US_ASCII);
             return new SelfSignedCertificate(certificateFile, keyFile);
@@ -98,7 +107,8 @@ final class SelfSignedCertificate {
 
     private static String pem(String type, byte[] der) {
         return "-----BEGIN " + type + "-----\n"
-                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
+                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                        .encodeToString(der)
                 + "\n-----END " + type + "-----\n";
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import org.slf4j.Logger;
@@ -48,7 +52,8 @@ public final class TcpProxy implements AutoCloseable {
     /** Receive buffer of the proxy's sockets: small, so that a stall blocks the sender soon. */
     private static final int RECEIVE_BUFFER = 64 * 1024;
 
-    private static final Pattern JDBC_HOST_PORT = Pattern.compile("^(jdbc:(?:postgresql|mariadb|mysql|firebird|firebirdsql)://)([^/?]+)(.*)$");
+    private static final Pattern JDBC_HOST_PORT =
+            Pattern.compile("^(jdbc:(?:postgresql|mariadb|mysql|firebird|firebirdsql)://)([^/?]+)(.*)$");
 
     private final ServerSocket listener;
     private final InetSocketAddress target;
@@ -61,12 +66,14 @@ public final class TcpProxy implements AutoCloseable {
     private final AtomicReference<StallOnRequest> stallOnRequest = new AtomicReference<>();
     /** Armed by {@link #holdWhenClientSends}: the bytes that are held back from the server, once. */
     private final AtomicReference<byte[]> holdOnRequest = new AtomicReference<>();
+
     private final AtomicInteger holds = new AtomicInteger();
     private boolean heldReleased; // guarded by gate
     private final Object gate = new Object();
     private boolean stalled; // guarded by gate
     /** Counts calls of stall, stallFor and resume: a timed resume acts only if none came after its stall. */
     private long stallsAndResumes; // guarded by gate
+
     private volatile boolean closed;
 
     private TcpProxy(InetSocketAddress target) throws IOException {
@@ -87,7 +94,9 @@ public final class TcpProxy implements AutoCloseable {
     /** A proxy to the host and port of a {@code jdbc:postgresql://host:port/...} (or mariadb, mysql) URL. */
     public static TcpProxy to(String jdbcUrl) throws IOException {
         URI uri = URI.create(jdbcUrl.substring("jdbc:".length()));
-        return to(uri.getHost(), uri.getPort() != -1 ? uri.getPort() : jdbcUrl.startsWith("jdbc:postgresql:") ? 5432 : 3306);
+        return to(
+                uri.getHost(),
+                uri.getPort() != -1 ? uri.getPort() : jdbcUrl.startsWith("jdbc:postgresql:") ? 5432 : 3306);
     }
 
     /** The port the proxy listens on (127.0.0.1). */
@@ -140,14 +149,16 @@ public final class TcpProxy implements AutoCloseable {
             stall = ++stallsAndResumes;
         }
         LOG.info("{}: stalled for {}", this, duration);
-        CompletableFuture.runAsync(() -> {
-            synchronized (gate) {
-                if (stallsAndResumes != stall) {
-                    return;
-                }
-            }
-            resume();
-        }, CompletableFuture.delayedExecutor(duration.toMillis(), TimeUnit.MILLISECONDS));
+        CompletableFuture.runAsync(
+                () -> {
+                    synchronized (gate) {
+                        if (stallsAndResumes != stall) {
+                            return;
+                        }
+                    }
+                    resume();
+                },
+                CompletableFuture.delayedExecutor(duration.toMillis(), TimeUnit.MILLISECONDS));
     }
 
     /**
@@ -330,6 +341,7 @@ public final class TcpProxy implements AutoCloseable {
         private final AtomicInteger pumpsRunning = new AtomicInteger(2);
         /** Cut as soon as the server answers (set by the client pump before it forwards the request). */
         private volatile boolean doomed;
+
         private volatile boolean cut;
 
         Link(Socket client, Socket server, int number) {
@@ -344,59 +356,72 @@ public final class TcpProxy implements AutoCloseable {
         }
 
         private void pump(Socket from, Socket to, boolean fromClient) {
-            Thread thread = new Thread(() -> {
-                byte[] buffer = new byte[16 * 1024];
-                try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                    int n;
-                    while ((n = in.read(buffer)) != -1) {
-                        if (fromClient) {
-                            StallOnRequest stall = stallOnRequest.get();
-                            if (stall != null && contains(buffer, n, stall.request)
-                                    && stallOnRequest.compareAndSet(stall, null)) {
-                                LOG.info("{}: connection {} sent the armed request; stalling", TcpProxy.this, number);
-                                stallFor(stall.duration);
+            Thread thread = new Thread(
+                    () -> {
+                        byte[] buffer = new byte[16 * 1024];
+                        try (InputStream in = from.getInputStream();
+                                OutputStream out = to.getOutputStream()) {
+                            int n;
+                            while ((n = in.read(buffer)) != -1) {
+                                if (fromClient) {
+                                    StallOnRequest stall = stallOnRequest.get();
+                                    if (stall != null
+                                            && contains(buffer, n, stall.request)
+                                            && stallOnRequest.compareAndSet(stall, null)) {
+                                        LOG.info(
+                                                "{}: connection {} sent the armed request; stalling",
+                                                TcpProxy.this,
+                                                number);
+                                        stallFor(stall.duration);
+                                    }
+                                }
+                                passGate();
+                                if (cut) {
+                                    return;
+                                }
+                                if (fromClient) {
+                                    byte[] hold = holdOnRequest.get();
+                                    if (hold != null
+                                            && contains(buffer, n, hold)
+                                            && holdOnRequest.compareAndSet(hold, null)) {
+                                        holdThenDeliver(buffer, n, out);
+                                        return;
+                                    }
+                                    byte[] request = cutOnRequest.get();
+                                    if (request != null
+                                            && contains(buffer, n, request)
+                                            && cutOnRequest.compareAndSet(request, null)) {
+                                        doomed = true;
+                                        LOG.info(
+                                                "{}: connection {} sent the armed request; cutting it when the server answers",
+                                                TcpProxy.this,
+                                                number);
+                                    }
+                                } else if (doomed) {
+                                    cut();
+                                    return;
+                                }
+                                out.write(buffer, 0, n);
+                                out.flush();
+                            }
+                            // An orderly close on one side: pass it on, let the other direction finish.
+                            passGate();
+                            to.shutdownOutput();
+                        } catch (IOException e) {
+                            // cut by the proxy, or reset by a peer: end both directions
+                            reset(false);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            reset(false);
+                        } finally {
+                            if (pumpsRunning.decrementAndGet() == 0) {
+                                closeQuietly(client, false);
+                                closeQuietly(server, false);
+                                links.remove(this);
                             }
                         }
-                        passGate();
-                        if (cut) {
-                            return;
-                        }
-                        if (fromClient) {
-                            byte[] hold = holdOnRequest.get();
-                            if (hold != null && contains(buffer, n, hold) && holdOnRequest.compareAndSet(hold, null)) {
-                                holdThenDeliver(buffer, n, out);
-                                return;
-                            }
-                            byte[] request = cutOnRequest.get();
-                            if (request != null && contains(buffer, n, request) && cutOnRequest.compareAndSet(request, null)) {
-                                doomed = true;
-                                LOG.info("{}: connection {} sent the armed request; cutting it when the server answers",
-                                        TcpProxy.this, number);
-                            }
-                        } else if (doomed) {
-                            cut();
-                            return;
-                        }
-                        out.write(buffer, 0, n);
-                        out.flush();
-                    }
-                    // An orderly close on one side: pass it on, let the other direction finish.
-                    passGate();
-                    to.shutdownOutput();
-                } catch (IOException e) {
-                    // cut by the proxy, or reset by a peer: end both directions
-                    reset(false);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    reset(false);
-                } finally {
-                    if (pumpsRunning.decrementAndGet() == 0) {
-                        closeQuietly(client, false);
-                        closeQuietly(server, false);
-                        links.remove(this);
-                    }
-                }
-            }, "tcp-proxy-" + port() + "-" + number + (fromClient ? "-c2s" : "-s2c"));
+                    },
+                    "tcp-proxy-" + port() + "-" + number + (fromClient ? "-c2s" : "-s2c"));
             thread.setDaemon(true);
             thread.start();
         }
@@ -408,7 +433,10 @@ public final class TcpProxy implements AutoCloseable {
         private void holdThenDeliver(byte[] request, int length, OutputStream toServer)
                 throws IOException, InterruptedException {
             holds.incrementAndGet();
-            LOG.info("{}: connection {} sent the armed request; holding it, and resetting the client", TcpProxy.this, number);
+            LOG.info(
+                    "{}: connection {} sent the armed request; holding it, and resetting the client",
+                    TcpProxy.this,
+                    number);
             closeQuietly(client, true);
             synchronized (gate) {
                 while (!heldReleased && !closed && !cut) {
@@ -418,7 +446,10 @@ public final class TcpProxy implements AutoCloseable {
             if (closed || cut) {
                 return;
             }
-            LOG.info("{}: connection {}: delivering the held request, then closing the server side", TcpProxy.this, number);
+            LOG.info(
+                    "{}: connection {}: delivering the held request, then closing the server side",
+                    TcpProxy.this,
+                    number);
             toServer.write(request, 0, length);
             toServer.flush();
             server.shutdownOutput();

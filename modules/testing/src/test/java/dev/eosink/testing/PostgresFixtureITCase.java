@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import org.junit.jupiter.api.AfterEach;
@@ -23,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class PostgresFixtureITCase {
 
     /** Unique per run, so that leftovers of an earlier run on an external server cannot interfere. */
-    private static final String GID_PREFIX = "eosink-it-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+    private static final String GID_PREFIX =
+            "eosink-it-" + UUID.randomUUID().toString().substring(0, 8) + "-";
 
     private static PostgresFixture pg;
 
@@ -58,7 +63,8 @@ class PostgresFixtureITCase {
         String gid = GID_PREFIX + "round-trip";
         pg.execute("CREATE TABLE " + table + " (id int PRIMARY KEY)");
         try {
-            try (Connection first = pg.connect(); Statement s = first.createStatement()) {
+            try (Connection first = pg.connect();
+                    Statement s = first.createStatement()) {
                 s.execute("BEGIN");
                 s.execute("INSERT INTO " + table + " VALUES (1)");
                 s.execute("PREPARE TRANSACTION " + PostgresFixture.quoteLiteral(gid));
@@ -67,11 +73,13 @@ class PostgresFixtureITCase {
             assertThat(pg.preparedGids(GID_PREFIX)).containsExactly(gid);
             assertThat(pg.count("SELECT count(*) FROM " + table)).isZero();
 
-            try (Connection second = pg.connect(); Statement s = second.createStatement()) {
+            try (Connection second = pg.connect();
+                    Statement s = second.createStatement()) {
                 s.execute("COMMIT PREPARED " + PostgresFixture.quoteLiteral(gid));
             }
             assertThat(pg.preparedGids(GID_PREFIX)).isEmpty();
-            assertThat(pg.count("SELECT count(*) FROM " + table + " WHERE id = ?", 1)).isEqualTo(1);
+            assertThat(pg.count("SELECT count(*) FROM " + table + " WHERE id = ?", 1))
+                    .isEqualTo(1);
         } finally {
             pg.execute("DROP TABLE " + table);
         }
@@ -79,7 +87,8 @@ class PostgresFixtureITCase {
 
     @Test
     void helpersRollBackPreparedAndTerminateBackends() throws SQLException {
-        try (Connection c = pg.connect(); Statement s = c.createStatement()) {
+        try (Connection c = pg.connect();
+                Statement s = c.createStatement()) {
             for (String suffix : new String[] {"a", "b"}) {
                 s.execute("BEGIN");
                 s.execute("SELECT txid_current()"); // PREPARE needs no writes, but give it a real xid anyway
@@ -162,15 +171,17 @@ class PostgresFixtureITCase {
     private static String sessionTls(PostgresFixture server, String sslmode) throws SQLException {
         Properties properties = server.connectionProperties();
         properties.setProperty("sslmode", sslmode);
-        try (Connection c = DriverManager.getConnection(server.jdbcUrl(), properties); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT ssl, version FROM pg_stat_ssl WHERE pid = pg_backend_pid()")) {
+        try (Connection c = DriverManager.getConnection(server.jdbcUrl(), properties);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT ssl, version FROM pg_stat_ssl WHERE pid = pg_backend_pid()")) {
             rs.next();
             return rs.getBoolean(1) ? rs.getString(2) : "none";
         }
     }
 
     private static void prepareInsert(PostgresFixture server, int id, String gid) throws SQLException {
-        try (Connection c = server.connect(); Statement s = c.createStatement()) {
+        try (Connection c = server.connect();
+                Statement s = c.createStatement()) {
             s.execute("BEGIN");
             s.execute("INSERT INTO t VALUES (" + id + ")");
             s.execute("PREPARE TRANSACTION " + PostgresFixture.quoteLiteral(gid));
@@ -178,8 +189,9 @@ class PostgresFixtureITCase {
     }
 
     private static String show(PostgresFixture server, String setting) throws SQLException {
-        try (Connection c = server.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SHOW " + setting)) {
+        try (Connection c = server.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW " + setting)) {
             rs.next();
             return rs.getString(1);
         }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import org.junit.jupiter.api.Test;
@@ -71,7 +75,8 @@ class RetainedCheckpointsTest {
         assertThat(RetainedCheckpoints.newest(dir)).isEmpty();
         Files.createDirectories(dir.resolve("job").resolve("chk-1"));
         Files.writeString(dir.resolve("job").resolve("chk-1").resolve("._metadata.inprogress.x"), "m");
-        assertThat(RetainedCheckpoints.completed(dir)).as("a checkpoint whose metadata is still being written")
+        assertThat(RetainedCheckpoints.completed(dir))
+                .as("a checkpoint whose metadata is still being written")
                 .isEmpty();
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import org.junit.jupiter.api.AfterAll;
@@ -52,11 +56,14 @@ class TcpProxyITCase {
         assertThat(proxy.jdbcUrl("jdbc:postgresql://db.example:5432/shop?ssl=true"))
                 .isEqualTo("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/shop?ssl=true");
         int cutsBefore = proxy.cuts();
-        try (Connection a = throughProxy(5); Connection b = throughProxy(5)) {
+        try (Connection a = throughProxy(5);
+                Connection b = throughProxy(5)) {
             assertThat(count(a, "SELECT 41 + 1")).isEqualTo(42);
             assertThat(proxy.openConnections()).isGreaterThanOrEqualTo(2);
             proxy.cutAll();
-            assertThatThrownBy(() -> count(a, "SELECT 1")).isInstanceOf(SQLException.class).hasMessageContaining("I/O error");
+            assertThatThrownBy(() -> count(a, "SELECT 1"))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("I/O error");
             assertThatThrownBy(() -> count(b, "SELECT 1")).isInstanceOf(SQLException.class);
         }
         assertThat(proxy.cuts() - cutsBefore).isGreaterThanOrEqualTo(2);
@@ -78,9 +85,11 @@ class TcpProxyITCase {
             proxy.stall();
             try {
                 long t0 = System.nanoTime();
-                assertThatThrownBy(() -> count(c, "SELECT 1")).isInstanceOf(SQLException.class)
+                assertThatThrownBy(() -> count(c, "SELECT 1"))
+                        .isInstanceOf(SQLException.class)
                         .hasMessageContaining("I/O error");
-                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("ms to the read's end")
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0))
+                        .as("ms to the read's end")
                         .isGreaterThanOrEqualTo(900L);
                 assertThat(proxy.isStalled()).isTrue();
             } finally {
@@ -98,9 +107,12 @@ class TcpProxyITCase {
         try (Connection c = throughProxy(1)) {
             proxy.stallWhenClientSends("SELECT 4242", Duration.ofSeconds(60));
             try {
-                assertThat(count(c, "SELECT 41 + 1")).as("another request goes through").isEqualTo(42);
+                assertThat(count(c, "SELECT 41 + 1"))
+                        .as("another request goes through")
+                        .isEqualTo(42);
                 assertThat(proxy.isStalled()).isFalse();
-                assertThatThrownBy(() -> count(c, "SELECT 4242")).isInstanceOf(SQLException.class)
+                assertThatThrownBy(() -> count(c, "SELECT 4242"))
+                        .isInstanceOf(SQLException.class)
                         .hasMessageContaining("I/O error");
                 assertThat(proxy.isStalled()).as("stalled by the armed request").isTrue();
             } finally {
@@ -108,7 +120,9 @@ class TcpProxyITCase {
             }
         }
         try (Connection c = throughProxy(5)) {
-            assertThat(count(c, "SELECT 4242")).as("armed once: the same request later goes through").isEqualTo(4242);
+            assertThat(count(c, "SELECT 4242"))
+                    .as("armed once: the same request later goes through")
+                    .isEqualTo(4242);
         }
     }
 
@@ -145,12 +159,16 @@ class TcpProxyITCase {
             });
             try {
                 Thread.sleep(4_000); // four socket timeouts
-                assertThat(writing).as("COPY write into a stalled peer, 4 s after a 1 s socket timeout").isNotDone();
+                assertThat(writing)
+                        .as("COPY write into a stalled peer, 4 s after a 1 s socket timeout")
+                        .isNotDone();
 
                 long t0 = System.nanoTime();
                 c.abort(Runnable::run);
-                assertThatThrownBy(() -> writing.get(10, TimeUnit.SECONDS)).hasRootCauseInstanceOf(java.io.IOException.class);
-                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("ms from abort to the write's end")
+                assertThatThrownBy(() -> writing.get(10, TimeUnit.SECONDS))
+                        .hasRootCauseInstanceOf(java.io.IOException.class);
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0))
+                        .as("ms from abort to the write's end")
                         .isLessThan(2_000);
             } finally {
                 proxy.resume();
@@ -169,12 +187,16 @@ class TcpProxyITCase {
             proxy.cutWhenClientSends("INSERT INTO " + table);
             int cutsBefore = proxy.cuts();
             assertThatThrownBy(() -> {
-                try (Statement s = c.createStatement()) {
-                    s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
-                }
-            }).isInstanceOf(SQLException.class).hasMessageContaining("I/O error");
+                        try (Statement s = c.createStatement()) {
+                            s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
+                        }
+                    })
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("I/O error");
             assertThat(proxy.cuts() - cutsBefore).isEqualTo(1);
-            assertThat(pg.count("SELECT count(*) FROM " + table)).as("the insert was committed").isEqualTo(1);
+            assertThat(pg.count("SELECT count(*) FROM " + table))
+                    .as("the insert was committed")
+                    .isEqualTo(1);
         } finally {
             pg.execute("DROP TABLE " + table);
         }
@@ -187,7 +209,8 @@ class TcpProxyITCase {
      */
     @Test
     void aHeldRequestReachesTheServerOnlyWhenReleasedAfterTheClientIsGone() throws Exception {
-        assertThat(proxy.jdbcUrl("jdbc:mariadb://db.example:3306/shop")).isEqualTo("jdbc:mariadb://127.0.0.1:" + proxy.port() + "/shop");
+        assertThat(proxy.jdbcUrl("jdbc:mariadb://db.example:3306/shop"))
+                .isEqualTo("jdbc:mariadb://127.0.0.1:" + proxy.port() + "/shop");
         String table = "proxy_hold_" + UUID.randomUUID().toString().replace("-", "");
         pg.execute("CREATE TABLE " + table + " (id int)");
         try (Connection c = throughProxy(5)) {
@@ -198,16 +221,23 @@ class TcpProxyITCase {
             proxy.holdWhenClientSends("INSERT INTO " + table);
             long t0 = System.nanoTime();
             assertThatThrownBy(() -> {
-                try (Statement s = c.createStatement()) {
-                    s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
-                }
-            }).isInstanceOf(SQLException.class).hasMessageContaining("I/O error");
-            assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("the client is reset at once").isLessThan(Duration.ofSeconds(2));
+                        try (Statement s = c.createStatement()) {
+                            s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
+                        }
+                    })
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("I/O error");
+            assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                    .as("the client is reset at once")
+                    .isLessThan(Duration.ofSeconds(2));
             assertThat(proxy.holds()).isEqualTo(1);
             Thread.sleep(300);
             assertThat(pg.count("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", application))
-                    .as("the server's session outlives its client").isEqualTo(1);
-            assertThat(pg.count("SELECT count(*) FROM " + table)).as("nothing ran yet").isZero();
+                    .as("the server's session outlives its client")
+                    .isEqualTo(1);
+            assertThat(pg.count("SELECT count(*) FROM " + table))
+                    .as("nothing ran yet")
+                    .isZero();
             proxy.releaseHeld();
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (pg.count("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", application) > 0
@@ -215,15 +245,19 @@ class TcpProxyITCase {
                 Thread.sleep(20);
             }
             assertThat(pg.count("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", application))
-                    .as("the session ended after the request").isZero();
-            assertThat(pg.count("SELECT count(*) FROM " + table)).as("the request ran after its client died").isEqualTo(1);
+                    .as("the session ended after the request")
+                    .isZero();
+            assertThat(pg.count("SELECT count(*) FROM " + table))
+                    .as("the request ran after its client died")
+                    .isEqualTo(1);
         } finally {
             pg.execute("DROP TABLE " + table);
         }
     }
 
     private static long count(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing;
 
 import org.junit.jupiter.api.Test;
@@ -40,7 +44,8 @@ class VersionRequirementTest {
 
     @Test
     void anotherVersionFailsWithWhatWasAskedAndWhatStarted() {
-        VersionRequirement sixteen = VersionRequirement.of("EOSINK_TEST_POSTGRES_VERSION", "16").orElseThrow();
+        VersionRequirement sixteen =
+                VersionRequirement.of("EOSINK_TEST_POSTGRES_VERSION", "16").orElseThrow();
         sixteen.check("PostgreSQL", "16.10", "server", "remedy");
         assertThatThrownBy(() -> sixteen.check("PostgreSQL", "17.6", "embedded at localhost:5432", "Build with X."))
                 .isInstanceOf(IllegalStateException.class)

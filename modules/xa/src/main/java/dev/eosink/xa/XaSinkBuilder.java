@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.core.SinkSettings;
@@ -104,7 +108,8 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
     public XaSinkBuilder<IN> networkTimeout(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         if (timeout.isNegative() || (!timeout.isZero() && timeout.compareTo(Duration.ofSeconds(1)) < 0)) {
-            throw new IllegalArgumentException("networkTimeout must be at least 1 s, or zero to wait for ever; was " + timeout);
+            throw new IllegalArgumentException(
+                    "networkTimeout must be at least 1 s, or zero to wait for ever; was " + timeout);
         }
         this.networkTimeout = timeout;
         return this;
@@ -142,7 +147,9 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
     @Override
     protected void checkOwnOptions(JdbcSinkOptions<IN> options) {
         if (options.writeMode() instanceof WriteMode.Upserts<IN>
-                && options.jdbcUrl().filter(url -> url.startsWith("jdbc:postgresql:")).isPresent()) {
+                && options.jdbcUrl()
+                        .filter(url -> url.startsWith("jdbc:postgresql:"))
+                        .isPresent()) {
             throw misconfigured("upsert(...) through XA is supported on MariaDB and MySQL, not on PostgreSQL: "
                     + "use PostgresSink.builder().upsert(...), which upserts exactly once by PostgreSQL's own "
                     + "two-phase commit");
@@ -164,9 +171,13 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
         String url = options.jdbcUrl().orElseThrow();
         if (!networkTimeout.isZero()) {
             long millis = networkTimeout.toMillis();
-            setUnlessGiven(effective, url, "socketTimeout", url.startsWith("jdbc:postgresql:")
-                    ? String.valueOf((millis + 999) / 1000) // pgjdbc: seconds
-                    : String.valueOf(millis)); // MariaDB Connector/J: milliseconds
+            setUnlessGiven(
+                    effective,
+                    url,
+                    "socketTimeout",
+                    url.startsWith("jdbc:postgresql:")
+                            ? String.valueOf((millis + 999) / 1000) // pgjdbc: seconds
+                            : String.valueOf(millis)); // MariaDB Connector/J: milliseconds
         }
         setUnlessGiven(effective, url, "tcpKeepAlive", "true");
         return effective;
@@ -180,7 +191,8 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
 
     @Override
     protected XaDatabase<IN> database(JdbcSinkOptions<IN> common) {
-        XaConnector connector = xaDataSource != null ? XaConnector.of(xaDataSource)
+        XaConnector connector = xaDataSource != null
+                ? XaConnector.of(xaDataSource)
                 : XaConnector.of(common.jdbcUrl().orElseThrow(), driverProperties(common));
         return new XaDatabase<>(new XaSinkOptions<>(connector, common, networkTimeout, lockTimeout));
     }

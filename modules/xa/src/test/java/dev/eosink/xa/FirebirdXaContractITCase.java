@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.testing.FirebirdFixture;
@@ -13,6 +17,7 @@ import javax.sql.XAConnection;
 import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;
+
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -71,7 +76,8 @@ class FirebirdXaContractITCase {
     void createDatabase(TestInfo test) throws SQLException {
         database = test.getTestMethod().orElseThrow().getName().replaceAll("[^A-Za-z0-9]", "_");
         firebird.createDatabase(database);
-        try (Connection c = connect(false); Statement s = c.createStatement()) {
+        try (Connection c = connect(false);
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE target (id INTEGER NOT NULL PRIMARY KEY, v VARCHAR(20))");
             // The sink's user writes and recovers: it needs no privilege for recover, only for its tables.
             s.execute("GRANT SELECT, INSERT, DELETE ON target TO " + FirebirdFixture.SINK_USER);
@@ -192,11 +198,13 @@ class FirebirdXaContractITCase {
             recovery.getXAResource().commit(xid, false);
             assertThat(count(false)).isEqualTo(1);
             assertThat(recover(recovery)).containsExactly(describe(xid));
-            assertThat(count("SELECT COUNT(*) FROM RDB$TRANSACTIONS WHERE RDB$TRANSACTION_STATE = 2")).isEqualTo(1);
-            assertThat(count("SELECT COUNT(*) FROM RDB$TRANSACTIONS WHERE RDB$TRANSACTION_STATE = 1")).isZero();
+            assertThat(count("SELECT COUNT(*) FROM RDB$TRANSACTIONS WHERE RDB$TRANSACTION_STATE = 2"))
+                    .isEqualTo(1);
+            assertThat(count("SELECT COUNT(*) FROM RDB$TRANSACTIONS WHERE RDB$TRANSACTION_STATE = 1"))
+                    .isZero();
             assertThatThrownBy(() -> recovery.getXAResource().commit(xid, false))
-                    .isInstanceOfSatisfying(XAException.class,
-                            e -> assertThat(e.errorCode).isEqualTo(XAException.XA_HEURCOM));
+                    .isInstanceOfSatisfying(
+                            XAException.class, e -> assertThat(e.errorCode).isEqualTo(XAException.XA_HEURCOM));
         } finally {
             recovery.close();
         }
@@ -209,7 +217,8 @@ class FirebirdXaContractITCase {
     private void assertInvisibleInLimbo() throws SQLException {
         assertThat(count(true)).isZero();
         assertThatThrownBy(() -> count(false))
-                .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(REC_IN_LIMBO));
+                .isInstanceOfSatisfying(
+                        SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(REC_IN_LIMBO));
     }
 
     /** Starts {@code xid} on {@code c}, inserts the rows {@code ids} as the sink's user, ends and prepares it. */
@@ -263,14 +272,16 @@ class FirebirdXaContractITCase {
         p.setProperty("user", FirebirdFixture.ADMIN_USER);
         p.setProperty("password", FirebirdFixture.ADMIN_PASSWORD);
         if (ignoreLimbo) {
-            p.setProperty("TRANSACTION_READ_COMMITTED",
+            p.setProperty(
+                    "TRANSACTION_READ_COMMITTED",
                     "isc_tpb_read_committed,isc_tpb_rec_version,isc_tpb_write,isc_tpb_nowait,isc_tpb_ignore_limbo");
         }
         return DriverManager.getConnection(firebird.url(database), p);
     }
 
     private long count(boolean ignoreLimbo) throws SQLException {
-        try (Connection c = connect(ignoreLimbo); Statement s = c.createStatement();
+        try (Connection c = connect(ignoreLimbo);
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM target")) {
             rs.next();
             return rs.getLong(1);
@@ -278,7 +289,9 @@ class FirebirdXaContractITCase {
     }
 
     private long count(String sql) throws SQLException {
-        try (Connection c = connect(false); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = connect(false);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -286,7 +299,8 @@ class FirebirdXaContractITCase {
 
     private List<Integer> ids() throws SQLException {
         List<Integer> ids = new ArrayList<>();
-        try (Connection c = connect(false); Statement s = c.createStatement();
+        try (Connection c = connect(false);
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT id FROM target ORDER BY id")) {
             while (rs.next()) {
                 ids.add(rs.getInt(1));

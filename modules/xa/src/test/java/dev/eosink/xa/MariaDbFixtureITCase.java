@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.testing.MariaDbFixture;
@@ -51,12 +55,16 @@ class MariaDbFixtureITCase {
     @Test
     void itKeepsItsTemporaryFilesToItself() throws SQLException {
         Path tmp = Path.of(variable("tmpdir"));
-        assertThat(tmp).as("tmpdir of %s", own.describe()).isNotEqualTo(Path.of(System.getProperty("java.io.tmpdir")))
-                .isNotEqualTo(Path.of("/tmp")).isNotEqualTo(Path.of("/var/tmp"));
+        assertThat(tmp)
+                .as("tmpdir of %s", own.describe())
+                .isNotEqualTo(Path.of(System.getProperty("java.io.tmpdir")))
+                .isNotEqualTo(Path.of("/tmp"))
+                .isNotEqualTo(Path.of("/var/tmp"));
     }
 
     private static String variable(String name) throws SQLException {
-        try (Connection c = own.connect(); Statement s = c.createStatement();
+        try (Connection c = own.connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT @@" + name)) {
             assertThat(rs.next()).isTrue();
             return rs.getString(1);

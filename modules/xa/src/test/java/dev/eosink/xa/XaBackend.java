@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -90,7 +94,8 @@ abstract class XaBackend implements HardCaseBackend {
      */
     @Override
     public ExactlyOnceSink<Long> sink(SinkSpec spec) {
-        XaSinkBuilder<Long> builder = connect(XaSink.<Long>builder(), spec.jdbcUrl().orElse(jdbcUrl()))
+        XaSinkBuilder<Long> builder = connect(
+                        XaSink.<Long>builder(), spec.jdbcUrl().orElse(jdbcUrl()))
                 .sinkId(spec.sinkId())
                 .table(tableName(spec.table()))
                 .columns(targetColumns().toArray(String[]::new))
@@ -120,7 +125,10 @@ abstract class XaBackend implements HardCaseBackend {
      */
     @Override
     public List<TransactionId> prepared(String sinkId) {
-        return recovered().map(xid -> XaIds.parse(xid, sinkId)).flatMap(Optional::stream).collect(Collectors.toList());
+        return recovered()
+                .map(xid -> XaIds.parse(xid, sinkId))
+                .flatMap(Optional::stream)
+                .collect(Collectors.toList());
     }
 
     private Stream<Xid> recovered() {
@@ -155,8 +163,8 @@ abstract class XaBackend implements HardCaseBackend {
             Xid xid = XaIds.toXid(id);
             XAResource resource = xa.getXAResource();
             resource.start(xid, XAResource.TMNOFLAGS);
-            try (PreparedStatement rows = c.prepareStatement(dialect.writes().insertSql(
-                    new SqlIdentifier(null, tableName(table)), targetColumns(), 1));
+            try (PreparedStatement rows = c.prepareStatement(
+                            dialect.writes().insertSql(new SqlIdentifier(null, tableName(table)), targetColumns(), 1));
                     PreparedStatement marker = c.prepareStatement(markers.insertSql())) {
                 for (long i = from; i < to; i++) {
                     rows.setLong(1, i);
@@ -199,7 +207,8 @@ abstract class XaBackend implements HardCaseBackend {
                 xa.getXAResource().rollback(XaIds.toXid(id));
             }
         } catch (XAException e) {
-            throw new SQLException((commit ? "commit" : "rollback") + " of " + id + " failed: XA error " + e.errorCode, e);
+            throw new SQLException(
+                    (commit ? "commit" : "rollback") + " of " + id + " failed: XA error " + e.errorCode, e);
         } finally {
             xa.close();
         }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.core.TransactionId;
@@ -17,7 +21,9 @@ class XaBranchNamesTest {
         for (String sinkId : new String[] {"orders", "s".repeat(100)}) {
             Xid xid = XaIds.toXid(new TransactionId(sinkId, 3, 42, "k3x9abcd"));
             assertThat(xid.getFormatId()).isEqualTo(XaBranchNames.FORMAT_ID);
-            assertThat(xid.getBranchQualifier()).isEqualTo(XaBranchNames.branchQualifier(sinkId)).hasSizeLessThanOrEqualTo(64);
+            assertThat(xid.getBranchQualifier())
+                    .isEqualTo(XaBranchNames.branchQualifier(sinkId))
+                    .hasSizeLessThanOrEqualTo(64);
         }
         assertThatThrownBy(() -> XaBranchNames.branchQualifier("has/slash")).hasMessageContaining("Invalid sink id");
     }
@@ -38,7 +44,9 @@ class XaBranchNamesTest {
     @Test
     void lockNamesAreTheOnesTheMariaDbWriterTakes() {
         String hash = XaIds.sinkHash("orders");
-        assertThat(XaBranchNames.guardLockName("orders", 2)).isEqualTo("eosink/" + hash + "/2").hasSizeLessThanOrEqualTo(64);
+        assertThat(XaBranchNames.guardLockName("orders", 2))
+                .isEqualTo("eosink/" + hash + "/2")
+                .hasSizeLessThanOrEqualTo(64);
         assertThat(XaBranchNames.branchLockName("orders", 2)).isEqualTo("eosink/" + hash + "/2/branch");
     }
 }

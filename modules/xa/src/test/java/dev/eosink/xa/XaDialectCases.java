@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -11,7 +15,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,8 +56,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 abstract class XaDialectCases {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
@@ -110,7 +116,8 @@ abstract class XaDialectCases {
                 s.executeUpdate("INSERT INTO " + table + " (id, payload) VALUES (42, 'held by another transaction')");
             }
             StreamExecutionEnvironment env = env(1, 60_000, noRestarts());
-            ids(env, 1_000, 5_000).sinkTo(sinkBuilder().lockTimeout(Duration.ofSeconds(2)).build());
+            ids(env, 1_000, 5_000)
+                    .sinkTo(sinkBuilder().lockTimeout(Duration.ofSeconds(2)).build());
             long t0 = System.nanoTime();
             JobClient job = env.executeAsync("write waits on a lock");
             try {
@@ -144,19 +151,22 @@ abstract class XaDialectCases {
     @ValueSource(ints = {1, 100})
     void badRecordFailsNamingSinkTableSubtaskAndCheckpoint(int batchSize) {
         StreamExecutionEnvironment env = env(1, 60_000, noRestarts());
-        ids(env, 1_000, 5_000).sinkTo(sinkBuilder()
-                .rows(id -> new Object[] {id, id == 42 ? null : "row-" + id})
-                .batchSize(batchSize)
-                .build());
+        ids(env, 1_000, 5_000)
+                .sinkTo(sinkBuilder()
+                        .rows(id -> new Object[] {id, id == 42 ? null : "row-" + id})
+                        .batchSize(batchSize)
+                        .build());
         String messages = messages(failureOf(() -> env.execute("bad record")));
         assertThat(messages)
                 .contains("sink '" + sinkId + "' subtask 0/1")
                 .contains("table " + table)
                 .contains("epoch of checkpoint 1");
         // A batch of one names the record; a batch of 100 names its range (the drivers do not say which entry).
-        assertThat(messages).contains(batchSize == 1
-                ? "record #42 of the epoch (counting from 0) [42]"
-                : "in the batch of records #0 to #99 of the epoch");
+        assertThat(messages)
+                .contains(
+                        batchSize == 1
+                                ? "record #42 of the epoch (counting from 0) [42]"
+                                : "in the batch of records #0 to #99 of the epoch");
         if (!db.sinkPassword().isEmpty()) {
             assertThat(messages).doesNotContain(db.sinkPassword());
         }
@@ -171,14 +181,19 @@ abstract class XaDialectCases {
     @Test
     void missingTableIsFoundAtStartWithoutThePassword() throws Exception {
         String messages = refusedAtStart(sinkBuilder().table(table + "_missing").build());
-        assertThat(messages).contains("sink '" + sinkId + "' subtask 0/1").contains(table + "_missing").contains("Remedy");
+        assertThat(messages)
+                .contains("sink '" + sinkId + "' subtask 0/1")
+                .contains(table + "_missing")
+                .contains("Remedy");
     }
 
     /** A column the sink writes that the table lacks: refused at start, without restarts. */
     @Test
     void missingColumnIsRefusedAtStart() throws Exception {
-        String messages = refusedAtStart(
-                sinkBuilder().columns("id", "payload", "amount").rows(id -> new Object[] {id, "row-" + id, 1}).build());
+        String messages = refusedAtStart(sinkBuilder()
+                .columns("id", "payload", "amount")
+                .rows(id -> new Object[] {id, "row-" + id, 1})
+                .build());
         assertThat(messages)
                 .contains("sink '" + sinkId + "' subtask 0/1")
                 .contains("table " + table + " with columns [id, payload, amount] cannot be read")
@@ -195,7 +210,9 @@ abstract class XaDialectCases {
         StreamExecutionEnvironment env = TestJobs.envWithDefaultRestarts(1, 200);
         ids(env, 10, 1_000).sinkTo(FaultInjectingDatabase.wrap(sink));
         Throwable failure = TestJobs.failureWithin(env.executeAsync("refused at start"), TestJobs.TIMEOUT);
-        assertThat(Faults.writerStarts(sinkId, 0)).as("writer starts: no restart").containsExactly(0);
+        assertThat(Faults.writerStarts(sinkId, 0))
+                .as("writer starts: no restart")
+                .containsExactly(0);
         String messages = messages(failure);
         if (!db.sinkPassword().isEmpty()) {
             assertThat(messages).doesNotContain(db.sinkPassword());
@@ -226,14 +243,18 @@ abstract class XaDialectCases {
             assertThat(mine.prepare(xid)).isEqualTo(XAResource.XA_OK);
             XAResource theirs = other.getXAResource();
             assertThat(List.of(theirs.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN)))
-                    .as("recover lists the branch to the sink's user").contains(xid);
+                    .as("recover lists the branch to the sink's user")
+                    .contains(xid);
             if (db.keepsPreparedBranchAttached()) {
-                assertThat(xaError(() -> mine.start(next, XAResource.TMNOFLAGS))).as("next start on the preparer")
+                assertThat(xaError(() -> mine.start(next, XAResource.TMNOFLAGS)))
+                        .as("next start on the preparer")
                         .isEqualTo(XAException.XAER_RMFAIL);
-                assertThat(xaError(() -> theirs.commit(xid, false))).as("commit elsewhere while the preparer lives")
+                assertThat(xaError(() -> theirs.commit(xid, false)))
+                        .as("commit elsewhere while the preparer lives")
                         .isEqualTo(XAException.XAER_NOTA);
                 preparer.close(); // detaches the branch; it survives
-                assertThat(List.of(theirs.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN))).contains(xid);
+                assertThat(List.of(theirs.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN)))
+                        .contains(xid);
                 theirs.commit(xid, false);
             } else {
                 theirs.commit(xid, false); // while the preparer is open
@@ -242,8 +263,12 @@ abstract class XaDialectCases {
                 mine.rollback(next);
             }
             assertThat(rows()).isEqualTo(1);
-            assertThat(xaError(() -> theirs.commit(xid, false))).as("commit again").isEqualTo(XAException.XAER_NOTA);
-            assertThat(xaError(() -> theirs.rollback(xid))).as("rollback of a finished branch").isEqualTo(XAException.XAER_NOTA);
+            assertThat(xaError(() -> theirs.commit(xid, false)))
+                    .as("commit again")
+                    .isEqualTo(XAException.XAER_NOTA);
+            assertThat(xaError(() -> theirs.rollback(xid)))
+                    .as("rollback of a finished branch")
+                    .isEqualTo(XAException.XAER_NOTA);
         } finally {
             preparer.close();
             other.close();

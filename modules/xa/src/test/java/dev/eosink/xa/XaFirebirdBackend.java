@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.core.TransactionId;
@@ -57,6 +61,7 @@ final class XaFirebirdBackend extends XaBackend {
      * default where the server allows it, and a {@code TcpProxy} matches requests in the clear only.
      */
     private static final String WIRE_CRYPT = "wireCrypt";
+
     private static final String WIRE_CRYPT_OFF = "DISABLED";
 
     /** The database of the shared server. */
@@ -85,8 +90,8 @@ final class XaFirebirdBackend extends XaBackend {
     private static String database(FirebirdFixture firebird) {
         firebird.createDatabase(DATABASE);
         String url = firebird.url(DATABASE);
-        try (Connection c = admin(url); PreparedStatement s = c.prepareStatement("GRANT CREATE TABLE TO USER "
-                + FirebirdFixture.SINK_USER)) {
+        try (Connection c = admin(url);
+                PreparedStatement s = c.prepareStatement("GRANT CREATE TABLE TO USER " + FirebirdFixture.SINK_USER)) {
             s.execute();
         } catch (SQLException e) {
             throw new IllegalStateException("could not prepare database " + DATABASE + " on " + firebird, e);
@@ -110,29 +115,35 @@ final class XaFirebirdBackend extends XaBackend {
     @Override
     public Map<Capability, String> lacking() {
         return Map.of(
-                Capability.REWIND_CHECK, "Firebird 3 keeps a marker's time as the server's local time and tells "
-                        + "neither UTC nor its offset, so no marker time compares honestly with a checkpoint's epoch "
-                        + "milliseconds: the dialect has no committedAfterSql, and the sink skips the rewind check "
-                        + "(docs/xa.md)",
-                Capability.WAITS_FOR_EARLIER_SESSIONS, "Firebird has no lock that a connection carrying XA branches "
-                        + "can hold through its prepare (a row lock ends with the branch), so the dialect takes no "
-                        + "branch lock and a restarted writer cannot wait for an earlier writer's session still "
-                        + "preparing: such a branch stays in limbo until the next recovery (docs/xa.md)",
-                Capability.WRITES_WAIT_FOR_PREPARED_ROWS, "a write that meets a row of a branch in limbo (prepared "
-                        + "by a session that is gone) fails at once with isc_rec_in_limbo (335544459) instead of "
-                        + "waiting for the branch to be resolved: another subtask's replay fails on the leftover's "
-                        + "row before the leftover's own subtask has rolled it back at start, and the job restarts "
-                        + "(docs/xa.md)",
-                Capability.COMMITS_ON_THE_COMMITTERS_CONNECTION, "Jaybird commits a branch its connection did not "
-                        + "prepare on a connection it opens for that commit (its in-limbo completion), which the "
-                        + "sink's watchdog cannot reach: a commit the network stalls ends when the network moves "
-                        + "again, or at Jaybird's socket timeout (soTimeout), not within the sink's network timeout "
-                        + "(docs/xa.md)");
+                Capability.REWIND_CHECK,
+                        "Firebird 3 keeps a marker's time as the server's local time and tells "
+                                + "neither UTC nor its offset, so no marker time compares honestly with a checkpoint's epoch "
+                                + "milliseconds: the dialect has no committedAfterSql, and the sink skips the rewind check "
+                                + "(docs/xa.md)",
+                Capability.WAITS_FOR_EARLIER_SESSIONS,
+                        "Firebird has no lock that a connection carrying XA branches "
+                                + "can hold through its prepare (a row lock ends with the branch), so the dialect takes no "
+                                + "branch lock and a restarted writer cannot wait for an earlier writer's session still "
+                                + "preparing: such a branch stays in limbo until the next recovery (docs/xa.md)",
+                Capability.WRITES_WAIT_FOR_PREPARED_ROWS,
+                        "a write that meets a row of a branch in limbo (prepared "
+                                + "by a session that is gone) fails at once with isc_rec_in_limbo (335544459) instead of "
+                                + "waiting for the branch to be resolved: another subtask's replay fails on the leftover's "
+                                + "row before the leftover's own subtask has rolled it back at start, and the job restarts "
+                                + "(docs/xa.md)",
+                Capability.COMMITS_ON_THE_COMMITTERS_CONNECTION,
+                        "Jaybird commits a branch its connection did not "
+                                + "prepare on a connection it opens for that commit (its in-limbo completion), which the "
+                                + "sink's watchdog cannot reach: a commit the network stalls ends when the network moves "
+                                + "again, or at Jaybird's socket timeout (soTimeout), not within the sink's network timeout "
+                                + "(docs/xa.md)");
     }
 
     @Override
     XaSinkBuilder<Long> connect(XaSinkBuilder<Long> builder, String url) {
-        return builder.jdbcUrl(url).username(FirebirdFixture.SINK_USER).password(FirebirdFixture.SINK_PASSWORD)
+        return builder.jdbcUrl(url)
+                .username(FirebirdFixture.SINK_USER)
+                .password(FirebirdFixture.SINK_PASSWORD)
                 .property(WIRE_CRYPT, WIRE_CRYPT_OFF);
     }
 
@@ -163,7 +174,10 @@ final class XaFirebirdBackend extends XaBackend {
     /** The dialect's own data source, as the sink's user: the one the sink makes from the URL. */
     @Override
     XADataSource xaDataSource() throws SQLException {
-        return JdbcDialects.forUrl(url).xa().driver(url, XaFirebirdBackend.class.getClassLoader()).orElseThrow()
+        return JdbcDialects.forUrl(url)
+                .xa()
+                .driver(url, XaFirebirdBackend.class.getClassLoader())
+                .orElseThrow()
                 .create(url, connectionProperties(), "eosink-test");
     }
 
@@ -173,8 +187,8 @@ final class XaFirebirdBackend extends XaBackend {
         Connection c = admin(url);
         try {
             FirebirdConnection firebirdConnection = c.unwrap(FirebirdConnection.class);
-            TransactionParameterBuffer tpb = firebirdConnection.getTransactionParameters(
-                    Connection.TRANSACTION_READ_COMMITTED);
+            TransactionParameterBuffer tpb =
+                    firebirdConnection.getTransactionParameters(Connection.TRANSACTION_READ_COMMITTED);
             tpb.addArgument(TpbItems.isc_tpb_ignore_limbo);
             firebirdConnection.setTransactionParameters(Connection.TRANSACTION_READ_COMMITTED, tpb);
             c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
@@ -195,8 +209,9 @@ final class XaFirebirdBackend extends XaBackend {
     @Override
     public Map<TransactionId, Long> committed(String sinkId) {
         Map<TransactionId, Long> committed = new HashMap<>();
-        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("SELECT \"gid\", \"row_count\" FROM \""
-                + MARKERS + "\" WHERE \"sink_id\" = ?")) {
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT \"gid\", \"row_count\" FROM \"" + MARKERS + "\" WHERE \"sink_id\" = ?")) {
             s.setString(1, sinkId);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -212,8 +227,9 @@ final class XaFirebirdBackend extends XaBackend {
     /** Ends the sessions as SYSDBA ({@code DELETE FROM MON$ATTACHMENTS}): the sink's user may not. */
     @Override
     public int cutSessions(String sinkId, SessionScope scope) {
-        try (Connection c = connect(); PreparedStatement s = c.prepareStatement(
-                "DELETE FROM MON$ATTACHMENTS WHERE MON$REMOTE_PROCESS LIKE ?")) {
+        try (Connection c = connect();
+                PreparedStatement s =
+                        c.prepareStatement("DELETE FROM MON$ATTACHMENTS WHERE MON$REMOTE_PROCESS LIKE ?")) {
             s.setString(1, sessionNames(sinkId, scope));
             return s.executeUpdate();
         } catch (SQLException e) {
@@ -223,7 +239,8 @@ final class XaFirebirdBackend extends XaBackend {
 
     @Override
     public long openSessions(String sinkId) {
-        return count("SELECT count(*) FROM MON$ATTACHMENTS WHERE MON$REMOTE_PROCESS LIKE ?",
+        return count(
+                "SELECT count(*) FROM MON$ATTACHMENTS WHERE MON$REMOTE_PROCESS LIKE ?",
                 sessionNames(sinkId, SessionScope.all()));
     }
 

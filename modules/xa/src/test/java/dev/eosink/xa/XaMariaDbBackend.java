@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -11,9 +15,9 @@ import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 import dev.eosink.testing.records.UpsertRecords.KindFunction;
 import dev.eosink.xa.internal.XaIds;
 
-import com.mysql.cj.jdbc.MysqlXADataSource;
-
 import org.mariadb.jdbc.MariaDbDataSource;
+
+import com.mysql.cj.jdbc.MysqlXADataSource;
 
 import javax.sql.XADataSource;
 import javax.transaction.xa.Xid;
@@ -75,7 +79,8 @@ public final class XaMariaDbBackend extends XaBackend implements KeyedResource {
         if (method != Method.STATEMENTS) {
             throw new IllegalArgumentException(name() + " writes a changelog by statements only, not by " + method);
         }
-        XaSinkBuilder<Long> builder = connect(XaSink.<Long>builder(), spec.jdbcUrl().orElse(jdbcUrl()))
+        XaSinkBuilder<Long> builder = connect(
+                        XaSink.<Long>builder(), spec.jdbcUrl().orElse(jdbcUrl()))
                 .sinkId(spec.sinkId())
                 .table(spec.table())
                 .columns("k", "v")
@@ -94,8 +99,8 @@ public final class XaMariaDbBackend extends XaBackend implements KeyedResource {
     @Override
     public void createKeyedTarget(String target) {
         execute("CREATE TABLE " + target + " (k BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL) ENGINE=InnoDB");
-        execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + target
-                + " TO '" + MariaDbFixture.SINK_USER + "'@'%'");
+        execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + target + " TO '" + MariaDbFixture.SINK_USER
+                + "'@'%'");
     }
 
     @Override

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.testing.MariaDbFixture;
@@ -10,7 +14,6 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,8 +39,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class XaMariaDbDeadLetterITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
 
     private static final int N = 4_000;
 
@@ -87,35 +93,54 @@ class XaMariaDbDeadLetterITCase {
         StreamExecutionEnvironment env = env(2, 200);
         // At least four epochs with records per subtask: the third PREPARE comes.
         CheckpointPacedIds.ids(env, N, 500)
-                .sinkTo(FaultInjectingDatabase.wrap(sink().deadLetterTable(null, dead).build()));
+                .sinkTo(FaultInjectingDatabase.wrap(
+                        sink().deadLetterTable(null, dead).build()));
         env.execute("xa dead letters");
 
-        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).as("failovers").isEqualTo(1);
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE))
+                .as("failovers")
+                .isEqualTo(1);
         long bad = (long) N / 500 * BAD_PER_500;
         assertThat(backend.prepared(sinkId)).as("prepared branches left").isEmpty();
         assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(N - bad);
-        assertThat(db.count("SELECT count(DISTINCT id) FROM " + table)).as("distinct ids").isEqualTo(N - bad);
+        assertThat(db.count("SELECT count(DISTINCT id) FROM " + table))
+                .as("distinct ids")
+                .isEqualTo(N - bad);
         assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id % 500 IN (37, 137, 237, 337, 437)"))
-                .as("bad ids in the table").isZero();
+                .as("bad ids in the table")
+                .isZero();
         assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id % 500 = 436 AND payload = CONCAT('row-', id)"))
-                .as("the rows the duplicates collided with").isEqualTo(N / 500);
+                .as("the rows the duplicates collided with")
+                .isEqualTo(N / 500);
 
         assertThat(db.count("SELECT count(*) FROM " + dead)).as("dead letters").isEqualTo(bad);
-        assertThat(db.count("SELECT count(DISTINCT record) FROM " + dead)).as("distinct dead letters").isEqualTo(bad);
-        assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE sink_id = ? AND CAST(record AS SIGNED) % 500 = 37"
-                + " AND `sqlstate` = '23000' AND error LIKE '%Column ''payload'' cannot be null%'", sinkId)).isEqualTo(N / 500);
+        assertThat(db.count("SELECT count(DISTINCT record) FROM " + dead))
+                .as("distinct dead letters")
+                .isEqualTo(bad);
+        assertThat(db.count(
+                        "SELECT count(*) FROM " + dead + " WHERE sink_id = ? AND CAST(record AS SIGNED) % 500 = 37"
+                                + " AND `sqlstate` = '23000' AND error LIKE '%Column ''payload'' cannot be null%'",
+                        sinkId))
+                .isEqualTo(N / 500);
         assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE CAST(record AS SIGNED) % 500 = 137"
-                + " AND `sqlstate` = '22001' AND error LIKE '%Data too long for column ''payload''%'")).isEqualTo(N / 500);
+                        + " AND `sqlstate` = '22001' AND error LIKE '%Data too long for column ''payload''%'"))
+                .isEqualTo(N / 500);
         assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE CAST(record AS SIGNED) % 500 = 237"
-                + " AND `sqlstate` = '23000' AND error LIKE '%CONSTRAINT `not_bad` failed%'")).isEqualTo(N / 500);
-        assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE CAST(record AS SIGNED) % 500 = 337 AND `sqlstate` IS NULL"
-                + " AND error LIKE 'the row mapper or statement builder threw java.lang.IllegalStateException: no payload%'"))
+                        + " AND `sqlstate` = '23000' AND error LIKE '%CONSTRAINT `not_bad` failed%'"))
+                .isEqualTo(N / 500);
+        assertThat(
+                        db.count(
+                                "SELECT count(*) FROM " + dead
+                                        + " WHERE CAST(record AS SIGNED) % 500 = 337 AND `sqlstate` IS NULL"
+                                        + " AND error LIKE 'the row mapper or statement builder threw java.lang.IllegalStateException: no payload%'"))
                 .isEqualTo(N / 500);
         assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE CAST(record AS SIGNED) % 500 = 437"
-                + " AND `sqlstate` = '23000' AND error LIKE '%Duplicate entry%'")).isEqualTo(N / 500);
+                        + " AND `sqlstate` = '23000' AND error LIKE '%Duplicate entry%'"))
+                .isEqualTo(N / 500);
         // Each was committed with its epoch: its branch's marker exists, and names the same checkpoint and subtask.
         assertThat(db.count("SELECT count(*) FROM " + dead + " d LEFT JOIN eosink_markers m ON m.gid = d.gid "
-                + "WHERE m.gid IS NULL OR m.checkpoint_id <> d.checkpoint_id OR m.subtask <> d.subtask")).isZero();
+                        + "WHERE m.gid IS NULL OR m.checkpoint_id <> d.checkpoint_id OR m.subtask <> d.subtask"))
+                .isZero();
     }
 
     /**
@@ -129,13 +154,14 @@ class XaMariaDbDeadLetterITCase {
         String schema = table + "_l1";
         db.execute("CREATE DATABASE " + schema + " CHARACTER SET latin1");
         db.execute("GRANT SELECT, INSERT, CREATE ON " + schema + ".* TO '" + MariaDbFixture.SINK_USER + "'@'%'");
-        db.execute("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, payload VARCHAR(12) CHARACTER SET utf8mb4 NOT NULL)"
-                + " ENGINE=InnoDB");
+        db.execute("CREATE TABLE " + table
+                + " (id BIGINT PRIMARY KEY, payload VARCHAR(12) CHARACTER SET utf8mb4 NOT NULL)" + " ENGINE=InnoDB");
         long n = 200;
         String refused = "42 \u043a\u043b\u044e\u0447 \u6f22\u5b57 \ud83d\ude42 too long";
         StreamExecutionEnvironment env = env(1, 200);
         ids(env, n, 2_000)
-                .map(id -> id == 42 ? refused : id + " ok").returns(Types.STRING)
+                .map(id -> id == 42 ? refused : id + " ok")
+                .returns(Types.STRING)
                 .sinkTo(this.<String>sinkOf()
                         .rows(r -> new Object[] {Long.parseLong(r.substring(0, r.indexOf(' '))), r})
                         .deadLetterTable(schema, "dead")
@@ -144,16 +170,23 @@ class XaMariaDbDeadLetterITCase {
 
         assertThat(backend.prepared(sinkId)).as("prepared branches left").isEmpty();
         assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(n - 1);
-        assertThat(db.count("SELECT count(DISTINCT id) FROM " + table + " WHERE id <> 42 AND payload = CONCAT(id, ' ok')"))
-                .as("distinct good rows").isEqualTo(n - 1);
-        assertThat(db.count("SELECT count(*) FROM " + schema + ".dead")).as("dead letters").isEqualTo(1);
-        assertThat(db.count("SELECT count(*) FROM " + schema + ".dead WHERE record = ? AND `sqlstate` = '22001'", refused))
-                .as("the refused record, as it was spelled").isEqualTo(1);
+        assertThat(db.count(
+                        "SELECT count(DISTINCT id) FROM " + table + " WHERE id <> 42 AND payload = CONCAT(id, ' ok')"))
+                .as("distinct good rows")
+                .isEqualTo(n - 1);
+        assertThat(db.count("SELECT count(*) FROM " + schema + ".dead"))
+                .as("dead letters")
+                .isEqualTo(1);
+        assertThat(db.count(
+                        "SELECT count(*) FROM " + schema + ".dead WHERE record = ? AND `sqlstate` = '22001'", refused))
+                .as("the refused record, as it was spelled")
+                .isEqualTo(1);
     }
 
     @Test
     void notWithUpserts() {
-        assertThatThrownBy(() -> sink().upsert("id").deadLetterTable(null, "dead").build())
+        assertThatThrownBy(
+                        () -> sink().upsert("id").deadLetterTable(null, "dead").build())
                 .hasMessageContaining("deadLetterTable(...) works with inserts only");
     }
 }

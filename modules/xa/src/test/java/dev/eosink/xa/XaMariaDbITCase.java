@@ -1,9 +1,12 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.testing.MariaDbFixture;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-
 import org.junit.jupiter.api.Test;
 
 import static dev.eosink.testing.hardcases.TestJobs.env;
@@ -62,7 +65,8 @@ class XaMariaDbITCase extends XaDialectCases {
         String other = table + "_db";
         db.execute("CREATE DATABASE " + other);
         try {
-            assertThat(refusedAtStart(sinkBuilder().markerTable(other, "eosink_markers").build()))
+            assertThat(refusedAtStart(
+                            sinkBuilder().markerTable(other, "eosink_markers").build()))
                     .contains("sink '" + sinkId + "' subtask 0/1")
                     .contains("could not create marker table `" + other + "`.`eosink_markers`")
                     .contains("command denied")
@@ -78,15 +82,16 @@ class XaMariaDbITCase extends XaDialectCases {
     void wrongPasswordIsRefusedAtStartWithoutShowingIt() {
         String wrong = "wrong-pw-" + System.nanoTime();
         StreamExecutionEnvironment env = env(1, 200, noRestarts());
-        ids(env, 10, 1_000).sinkTo(XaSink.<Long>builder()
-                .jdbcUrl(MariaDbFixture.get().jdbcUrl())
-                .username(MariaDbFixture.SINK_USER)
-                .password(wrong)
-                .sinkId(sinkId)
-                .table(table)
-                .columns("id", "payload")
-                .rows(id -> new Object[] {id, "x"})
-                .build());
+        ids(env, 10, 1_000)
+                .sinkTo(XaSink.<Long>builder()
+                        .jdbcUrl(MariaDbFixture.get().jdbcUrl())
+                        .username(MariaDbFixture.SINK_USER)
+                        .password(wrong)
+                        .sinkId(sinkId)
+                        .table(table)
+                        .columns("id", "payload")
+                        .rows(id -> new Object[] {id, "x"})
+                        .build());
         assertThat(messages(failureOf(() -> env.execute("wrong password"))))
                 .contains("sink '" + sinkId + "' subtask 0/1")
                 .contains("could not connect")

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -12,7 +16,6 @@ import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,8 +46,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class XaMariaDbUnchainedUpsertITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
@@ -105,7 +111,8 @@ class XaMariaDbUnchainedUpsertITCase {
     @EnumSource(Unchained.class)
     void deletesOfRowsTheJustCommittedBranchInsertedAreNeverMissed(Unchained how) throws Exception {
         db.execute("CREATE TABLE " + table + " (k BIGINT NOT NULL, v BIGINT NOT NULL, PRIMARY KEY (k)) ENGINE=InnoDB");
-        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER + "'@'%'");
+        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER
+                + "'@'%'");
         long n = 4_000;
         ExactlyOnceSink<Long> sink = XaSink.<Long>builder()
                 .jdbcUrl(db.jdbcUrl())
@@ -117,7 +124,8 @@ class XaMariaDbUnchainedUpsertITCase {
                 .rows(i -> new Object[] {key(i), i})
                 .upsert("k")
                 .changelog(XaMariaDbUnchainedUpsertITCase::kind)
-                .batchSize(20) // statements run mid-epoch, right after the barrier of the epoch that inserted their keys
+                .batchSize(
+                        20) // statements run mid-epoch, right after the barrier of the epoch that inserted their keys
                 // A statement waiting for a row lock of the writer's own prepared branch would fail the job.
                 .lockTimeout(Duration.ofSeconds(5))
                 .claimWait(Duration.ofSeconds(20))
@@ -136,17 +144,22 @@ class XaMariaDbUnchainedUpsertITCase {
 
         Map<Long, Long> expected = replay(n, XaMariaDbUnchainedUpsertITCase::key, XaMariaDbUnchainedUpsertITCase::kind);
         Map<Long, Long> actual = new HashMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT k, v FROM " + table)) {
             while (rs.next()) {
-                assertThat(actual.put(rs.getLong(1), rs.getLong(2))).as("key %d twice", rs.getLong(1)).isNull();
+                assertThat(actual.put(rs.getLong(1), rs.getLong(2)))
+                        .as("key %d twice", rs.getLong(1))
+                        .isNull();
             }
         }
         Map<Long, Long> extra = new HashMap<>(actual);
         extra.keySet().removeAll(expected.keySet());
         Map<Long, Long> missing = new HashMap<>(expected);
         missing.keySet().removeAll(actual.keySet());
-        assertThat(backend.prepared(sinkId)).as("prepared branches of sink %s left", sinkId).isEmpty();
+        assertThat(backend.prepared(sinkId))
+                .as("prepared branches of sink %s left", sinkId)
+                .isEmpty();
         assertThat(extra).as("rows a DELETE missed (%d)", extra.size()).isEmpty();
         assertThat(missing).as("keys missing (%d)", missing.size()).isEmpty();
         assertThat(actual).as("each key's last record").isEqualTo(expected);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -11,8 +15,8 @@ import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.TestJobs;
 import dev.eosink.testing.records.CheckpointPacedIds;
-import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 import dev.eosink.testing.records.UpsertRecords;
+import dev.eosink.testing.records.UpsertRecords.KeyFunction;
 
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.client.program.ClusterClient;
@@ -22,7 +26,6 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -59,8 +62,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class XaMariaDbUpsertITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
@@ -94,7 +100,8 @@ class XaMariaDbUpsertITCase {
     private void createKv(String key) {
         db.execute("CREATE TABLE " + table + " (k BIGINT NOT NULL, v BIGINT NOT NULL, note VARCHAR(40)"
                 + (key == null ? "" : ", " + key) + ") ENGINE=InnoDB");
-        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER + "'@'%'");
+        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER
+                + "'@'%'");
     }
 
     private XaSinkBuilder<Long> kvSink(KeyFunction key) {
@@ -123,11 +130,14 @@ class XaMariaDbUpsertITCase {
     private void assertKv(Map<Long, Long> expected) throws SQLException {
         Map<Long, Long> actual = new HashMap<>();
         long badNotes = 0;
-        try (Connection c = db.connect(); Statement s = c.createStatement();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT k, v, note FROM " + table)) {
             while (rs.next()) {
                 long v = rs.getLong(2);
-                assertThat(actual.put(rs.getLong(1), v)).as("key %d twice", rs.getLong(1)).isNull();
+                assertThat(actual.put(rs.getLong(1), v))
+                        .as("key %d twice", rs.getLong(1))
+                        .isNull();
                 String note = rs.getString(3);
                 if (!java.util.Objects.equals(note, v % 5 == 0 ? null : "n" + v)) {
                     badNotes++;
@@ -139,7 +149,9 @@ class XaMariaDbUpsertITCase {
         Map<Long, Long> extra = new HashMap<>(actual);
         extra.keySet().removeAll(expected.keySet());
         assertThat(missing).as("missing keys").isEmpty();
-        assertThat(extra).as("keys that should not be there (duplicates or missed deletes)").isEmpty();
+        assertThat(extra)
+                .as("keys that should not be there (duplicates or missed deletes)")
+                .isEmpty();
         assertThat(actual).as("each key's last record").isEqualTo(expected);
         assertThat(badNotes).as("rows whose note is not their record's").isZero();
         assertThat(backend.prepared(sinkId)).as("prepared branches left").isEmpty();
@@ -157,7 +169,9 @@ class XaMariaDbUpsertITCase {
         Faults.arm(sinkId, Faults.Point.AFTER_PREPARE, 4);
         Faults.arm(sinkId, Faults.Point.BEFORE_COMMIT, 9);
         StreamExecutionEnvironment env = env(2, 150);
-        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
+        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey)
+                .changelog(UpsertRecords::hotKind)
+                .build();
         // Paced by checkpoints: at least eight epochs with records, so the fourth PREPARE and the ninth commit come.
         CheckpointPacedIds.orderedIds(env, n, 500)
                 .keyBy(XaMariaDbUpsertITCase::hotKey, Types.LONG)
@@ -176,15 +190,18 @@ class XaMariaDbUpsertITCase {
      * No failover (restarts are off), no lock wait; exact.
      */
     @Test
-    void aDeclinedCheckpointHoldsTheStatementsPastTheBarrier(@InjectClusterClient ClusterClient<?> client) throws Exception {
+    void aDeclinedCheckpointHoldsTheStatementsPastTheBarrier(@InjectClusterClient ClusterClient<?> client)
+            throws Exception {
         createKv("UNIQUE KEY (k)");
         long n = 4 * HeldPastTheBarrier.EPOCH;
         LogCapture log = LogCapture.attach();
         try {
-            JobClient job = held.declineThenFeedAnEpoch(client, "xa upsert: a declined checkpoint",
-                    env -> valvedJob(env, n, held.decliner()));
+            JobClient job = held.declineThenFeedAnEpoch(
+                    client, "xa upsert: a declined checkpoint", env -> valvedJob(env, n, held.decliner()));
             try {
-                assertThat(TestJobs.checkpoint(client, job.getJobID())).as("checkpoint 3, which commits 2 and 3").isEqualTo(3);
+                assertThat(TestJobs.checkpoint(client, job.getJobID()))
+                        .as("checkpoint 3, which commits 2 and 3")
+                        .isEqualTo(3);
                 IdValve.openFully(sinkId);
                 TestJobs.checkpointUntilFinished(client, job);
             } finally {
@@ -194,7 +211,9 @@ class XaMariaDbUpsertITCase {
             log.detach();
         }
         held.assertHeldPastTheBarrierOf(3, log.text());
-        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("carried statements written by a restore").isEmpty();
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN))
+                .as("carried statements written by a restore")
+                .isEmpty();
         assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
@@ -211,8 +230,8 @@ class XaMariaDbUpsertITCase {
         long n = 4 * HeldPastTheBarrier.EPOCH;
         LogCapture log = LogCapture.attach();
         try {
-            JobClient job = held.declineThenFeedAnEpoch(client, "xa upsert: a declined checkpoint",
-                    env -> valvedJob(env, n, held.decliner()));
+            JobClient job = held.declineThenFeedAnEpoch(
+                    client, "xa upsert: a declined checkpoint", env -> valvedJob(env, n, held.decliner()));
             String savepoint;
             try {
                 savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
@@ -220,29 +239,43 @@ class XaMariaDbUpsertITCase {
             } finally {
                 TestJobs.cancelUnlessDone(job);
             }
-            assertThat(TestJobs.checkpointIdOf(savepoint)).as("the savepoint's checkpoint").isEqualTo(3);
+            assertThat(TestJobs.checkpointIdOf(savepoint))
+                    .as("the savepoint's checkpoint")
+                    .isEqualTo(3);
             held.assertHeldPastTheBarrierOf(3, log.text());
             assertThat(backend.prepared(sinkId)).as("prepared after the stop").isEmpty();
 
             IdValve.openFully(sinkId);
             StreamExecutionEnvironment second = env(2, 200, TestJobs.restoreFrom(savepoint));
-            valvedJob(second, n, new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
+            valvedJob(
+                    second,
+                    n,
+                    new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
             second.execute("xa upsert: restored from the savepoint");
         } finally {
             log.detach();
         }
-        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN)).as("restored writers that wrote carried statements")
-                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
-        assertThat(log.text()).as("a restored writer wrote what the savepoint carried").contains("carried by");
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN))
+                .as("restored writers that wrote carried statements")
+                .extracting(e -> e.subtask)
+                .containsExactlyInAnyOrder(0, 1);
+        assertThat(log.text())
+                .as("a restored writer wrote what the savepoint carried")
+                .contains("carried by");
         assertKv(replay(n, XaMariaDbUpsertITCase::hotKey, UpsertRecords::hotKind));
     }
 
     /** Valved ids through a decliner (in the source's task) into the traced upsert sink, each with a uid for the restore. */
     private void valvedJob(StreamExecutionEnvironment env, long n, CheckpointDecliner decliner) {
-        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey).changelog(UpsertRecords::hotKind).build();
+        ExactlyOnceSink<Long> built = kvSink(XaMariaDbUpsertITCase::hotKey)
+                .changelog(UpsertRecords::hotKind)
+                .build();
         IdValve.ids(env, sinkId, n)
-                .map(decliner).uid("decliner").setParallelism(1)
-                .sinkTo(ProtocolTrace.wrap(built)).uid("sink");
+                .map(decliner)
+                .uid("decliner")
+                .setParallelism(1)
+                .sinkTo(ProtocolTrace.wrap(built))
+                .uid("sink");
     }
 
     /**
@@ -255,9 +288,10 @@ class XaMariaDbUpsertITCase {
     void aRefusedUpsertAndANullKeyFailNamingWhereAndWhy() throws Exception {
         createKv("PRIMARY KEY (k)");
         StreamExecutionEnvironment env = env(1, 60_000, noRestarts());
-        ids(env, 120, 5_000).sinkTo(kvSink(i -> i)
-                .rows(i -> new Object[] {i, i, i == 77 ? "x".repeat(41) : "n" + i})
-                .build());
+        ids(env, 120, 5_000)
+                .sinkTo(kvSink(i -> i)
+                        .rows(i -> new Object[] {i, i, i == 77 ? "x".repeat(41) : "n" + i})
+                        .build());
         String refused = messages(failureOf(() -> env.execute("a refused upsert")));
         assertThat(refused)
                 .contains("sink '" + sinkId + "' subtask 0/1")
@@ -270,9 +304,10 @@ class XaMariaDbUpsertITCase {
                 .doesNotContain(MariaDbFixture.SINK_PASSWORD);
 
         StreamExecutionEnvironment second = env(1, 60_000, noRestarts());
-        ids(second, 120, 5_000).sinkTo(kvSink(i -> i)
-                .rows(i -> new Object[] {i == 33 ? null : i, i, "n" + i})
-                .build());
+        ids(second, 120, 5_000)
+                .sinkTo(kvSink(i -> i)
+                        .rows(i -> new Object[] {i == 33 ? null : i, i, "n" + i})
+                        .build());
         assertThat(messages(failureOf(() -> second.execute("a null key"))))
                 .contains("sink '" + sinkId + "' subtask 0/1")
                 .contains("table " + table)
@@ -294,7 +329,9 @@ class XaMariaDbUpsertITCase {
         StreamExecutionEnvironment env = TestJobs.envWithDefaultRestarts(1, 200);
         ids(env, 10, 1_000).sinkTo(FaultInjectingDatabase.wrap(kvSink(i -> i).build()));
         Throwable failure = TestJobs.failureWithin(env.executeAsync("no unique key"), TestJobs.TIMEOUT);
-        assertThat(Faults.writerStarts(sinkId, 0)).as("writer starts: no restart").containsExactly(0);
+        assertThat(Faults.writerStarts(sinkId, 0))
+                .as("writer starts: no restart")
+                .containsExactly(0);
         assertThat(messages(failure))
                 .contains("sink '" + sinkId + "' subtask 0/1")
                 .contains("table " + table)

@@ -1,8 +1,11 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.PostgresFixture;
-import dev.eosink.testing.hardcases.HardCaseBackend;
 import dev.eosink.testing.hardcases.SessionScope;
 import dev.eosink.xa.internal.XaIds;
 
@@ -77,7 +80,8 @@ final class XaPostgresBackend extends XaBackend {
 
     @Override
     public long openSessions(String sinkId) {
-        return db.count("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ?", "eosink-xa/" + sinkId + "/%");
+        return db.count(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ?", "eosink-xa/" + sinkId + "/%");
     }
 
     @Override

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -23,14 +27,24 @@ class XaSinkBuilderTest {
                 .rows(id -> new Object[] {id})
                 .build();
         String shown = sink + " " + sink.database() + " " + sink.settings();
-        assertThat(shown).doesNotContain("builder-secret").doesNotContain("url-secret").contains("orders");
+        assertThat(shown)
+                .doesNotContain("builder-secret")
+                .doesNotContain("url-secret")
+                .contains("orders");
     }
 
     /** A null password (a secret that is not set) is refused naming the sink and the remedy, not a bare NPE. */
     @Test
     void aNullPasswordIsRefusedNamingTheSinkAndTheRemedy() {
-        assertThatThrownBy(() -> XaSink.<Long>builder().jdbcUrl("jdbc:mariadb://db:3306/shop").username("flink")
-                .password(null).sinkId("orders").table("orders").columns("id").rows(id -> new Object[] {id}).build())
+        assertThatThrownBy(() -> XaSink.<Long>builder()
+                        .jdbcUrl("jdbc:mariadb://db:3306/shop")
+                        .username("flink")
+                        .password(null)
+                        .sinkId("orders")
+                        .table("orders")
+                        .columns("id")
+                        .rows(id -> new Object[] {id})
+                        .build())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("sink 'orders': password(null)")
                 .hasMessageContaining("Remedy: pass the password")
@@ -40,8 +54,14 @@ class XaSinkBuilderTest {
     /** A server that asks for no password: none is given, and the sink builds. */
     @Test
     void noPasswordIsAllowed() {
-        ExactlyOnceSink<Long> sink = XaSink.<Long>builder().jdbcUrl("jdbc:mariadb://db:3306/shop").username("flink")
-                .sinkId("orders").table("orders").columns("id").rows(id -> new Object[] {id}).build();
+        ExactlyOnceSink<Long> sink = XaSink.<Long>builder()
+                .jdbcUrl("jdbc:mariadb://db:3306/shop")
+                .username("flink")
+                .sinkId("orders")
+                .table("orders")
+                .columns("id")
+                .rows(id -> new Object[] {id})
+                .build();
         assertThat(sink.toString()).contains("orders");
     }
 
@@ -58,40 +78,74 @@ class XaSinkBuilderTest {
                 .hasMessageContaining("networkTimeout must be at least 1 s, or zero");
         assertThatThrownBy(() -> XaSink.<Long>builder().lockTimeout(Duration.ZERO))
                 .hasMessageContaining("lockTimeout must be at least 1 s");
-        assertThatThrownBy(() -> complete().networkTimeout(Duration.ofSeconds(30)).build())
+        assertThatThrownBy(
+                        () -> complete().networkTimeout(Duration.ofSeconds(30)).build())
                 .hasMessageContaining("lockTimeout (60000 ms) must be shorter than networkTimeout (30000 ms)");
-        assertThat(complete().networkTimeout(Duration.ofSeconds(30)).lockTimeout(Duration.ofSeconds(20)).build()).isNotNull();
-        assertThat(complete().networkTimeout(Duration.ZERO).build()).as("no network bound: any lock timeout").isNotNull();
+        assertThat(complete()
+                        .networkTimeout(Duration.ofSeconds(30))
+                        .lockTimeout(Duration.ofSeconds(20))
+                        .build())
+                .isNotNull();
+        assertThat(complete().networkTimeout(Duration.ZERO).build())
+                .as("no network bound: any lock timeout")
+                .isNotNull();
         assertThat(complete().build()).as("the defaults, 120 s and 60 s").isNotNull();
     }
 
     private static XaSinkBuilder<Long> complete() {
-        return XaSink.<Long>builder().jdbcUrl("jdbc:mariadb://db:3306/shop").sinkId("orders").table("orders")
-                .columns("id").rows(id -> new Object[] {id});
+        return XaSink.<Long>builder()
+                .jdbcUrl("jdbc:mariadb://db:3306/shop")
+                .sinkId("orders")
+                .table("orders")
+                .columns("id")
+                .rows(id -> new Object[] {id});
     }
 
     @Test
     void buildChecksTheCombination() {
-        assertThatThrownBy(() -> XaSink.<Long>builder().jdbcUrl("jdbc:mariadb://db/x").build())
+        assertThatThrownBy(() ->
+                        XaSink.<Long>builder().jdbcUrl("jdbc:mariadb://db/x").build())
                 .hasMessageContaining("sinkId is required");
-        assertThatThrownBy(() -> XaSink.<Long>builder().jdbcUrl("jdbc:mariadb://db/x").sinkId("s").build())
+        assertThatThrownBy(() -> XaSink.<Long>builder()
+                        .jdbcUrl("jdbc:mariadb://db/x")
+                        .sinkId("s")
+                        .build())
                 .hasMessageContaining("either table(...)");
-        assertThatThrownBy(() -> XaSink.<Long>builder().sinkId("s").table("t").columns("a").rows(r -> new Object[] {r}).build())
+        assertThatThrownBy(() -> XaSink.<Long>builder()
+                        .sinkId("s")
+                        .table("t")
+                        .columns("a")
+                        .rows(r -> new Object[] {r})
+                        .build())
                 .hasMessageContaining("jdbcUrl(...)");
     }
 
     @Test
     void upsertsAreCheckedAsThePostgresSinksAndRefusedThroughPostgresXa() {
-        assertThat(complete().upsert("id").build().toString()).as("MariaDB: upserts").contains("orders");
+        assertThat(complete().upsert("id").build().toString())
+                .as("MariaDB: upserts")
+                .contains("orders");
         assertThatThrownBy(() -> complete().upsert("other").build())
                 .hasMessageContaining("sink 'orders': upsert key [other] must be among the columns [id]");
-        assertThatThrownBy(() -> complete().changelog(r -> org.apache.flink.types.RowKind.DELETE).build())
+        assertThatThrownBy(() -> complete()
+                        .changelog(r -> org.apache.flink.types.RowKind.DELETE)
+                        .build())
                 .hasMessageContaining("changelog(...) deletes by key: also give upsert(key columns)");
-        assertThatThrownBy(() -> XaSink.<Long>builder().jdbcUrl("jdbc:mariadb://db/x").sinkId("s")
-                .sql("INSERT INTO t VALUES (?)", (ps, r) -> ps.setLong(1, r)).upsert("id").build())
+        assertThatThrownBy(() -> XaSink.<Long>builder()
+                        .jdbcUrl("jdbc:mariadb://db/x")
+                        .sinkId("s")
+                        .sql("INSERT INTO t VALUES (?)", (ps, r) -> ps.setLong(1, r))
+                        .upsert("id")
+                        .build())
                 .hasMessageContaining("need table(...) + columns(...) + rows(...)");
-        assertThatThrownBy(() -> XaSink.<Long>builder().jdbcUrl("jdbc:postgresql://db/x").sinkId("orders").table("orders")
-                .columns("id").rows(id -> new Object[] {id}).upsert("id").build())
+        assertThatThrownBy(() -> XaSink.<Long>builder()
+                        .jdbcUrl("jdbc:postgresql://db/x")
+                        .sinkId("orders")
+                        .table("orders")
+                        .columns("id")
+                        .rows(id -> new Object[] {id})
+                        .upsert("id")
+                        .build())
                 .hasMessageContaining("not on PostgreSQL: use PostgresSink.builder().upsert(...)");
     }
 }

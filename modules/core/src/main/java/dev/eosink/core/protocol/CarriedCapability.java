@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.spi.CarriedLedger;
@@ -20,6 +24,7 @@ final class CarriedCapability implements HeldWrites, CarriedLedger {
 
     /** Null when the session carries nothing, as {@link #ledger}. */
     private final HeldWrites held;
+
     private final CarriedLedger ledger;
     /** The session's class, for the refusal of restored carried writes. */
     private final String sessionName;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkException;
@@ -8,7 +12,6 @@ import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
 
 import org.apache.flink.runtime.execution.SuppressRestartsException;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,8 +46,8 @@ final class CarriedCatchUp {
     private final Recovery session;
     private final CarriedCapability carried;
 
-    CarriedCatchUp(SubtaskContext context, SinkSettings settings, String target, Recovery session,
-            CarriedCapability carried) {
+    CarriedCatchUp(
+            SubtaskContext context, SinkSettings settings, String target, Recovery session, CarriedCapability carried) {
         this.context = context;
         this.settings = settings;
         this.target = target;
@@ -63,8 +66,10 @@ final class CarriedCatchUp {
                 catchUp(state, notices);
             } else if (state.carries()) {
                 throw new SuppressRestartsException(new SinkException(context + ", " + target + ": the writer state of "
-                        + "subtask " + state.subtask() + " in checkpoint " + state.checkpointId() + " carries writes of "
-                        + "sink id '" + state.sinkId() + "', which must follow that sink id's own prepared transactions; "
+                        + "subtask " + state.subtask() + " in checkpoint " + state.checkpointId()
+                        + " carries writes of "
+                        + "sink id '" + state.sinkId()
+                        + "', which must follow that sink id's own prepared transactions; "
                         + "this sink is '" + context.sinkId() + "'. Refused, and the job fails without restarts (a "
                         + "restart would find the same). Remedy: restore with the sink id that took the checkpoint, and "
                         + "change it only after a checkpoint that carries nothing"));
@@ -97,16 +102,24 @@ final class CarriedCatchUp {
         if (state.carries()) {
             byte[] writes = state.carried();
             carried.applyCarried(writes, state.subtask(), context + ", " + target + ", " + origin);
-            LOG.info("{}: wrote and committed the writes that {} carried ({} bytes) before the first record",
-                    context, origin, writes.length);
+            LOG.info(
+                    "{}: wrote and committed the writes that {} carried ({} bytes) before the first record",
+                    context,
+                    origin,
+                    writes.length);
             return;
         }
         List<CarriedNotice> still = carried.openCarried().stream()
-                .filter(n -> n.subtask() == state.subtask()).collect(Collectors.toList());
+                .filter(n -> n.subtask() == state.subtask())
+                .collect(Collectors.toList());
         if (!still.isEmpty()) {
             carried.closeCarried(state.subtask());
-            LOG.warn("{}: gave up {}: {} carries nothing, so they belong to a later line of history that this restore "
-                    + "rewinds; the restored sources replay their records", context, still, origin);
+            LOG.warn(
+                    "{}: gave up {}: {} carries nothing, so they belong to a later line of history that this restore "
+                            + "rewinds; the restored sources replay their records",
+                    context,
+                    still,
+                    origin);
         }
     }
 
@@ -131,7 +144,9 @@ final class CarriedCatchUp {
     /** The prepared transactions of the writer that took {@code state}: its subtask index and run. */
     private List<TransactionId> earlierOf(WriterState state, String run, List<TransactionId> prepared) {
         return prepared.stream()
-                .filter(id -> id.sinkId().equals(context.sinkId()) && id.subtask() == state.subtask() && id.run().equals(run))
+                .filter(id -> id.sinkId().equals(context.sinkId())
+                        && id.subtask() == state.subtask()
+                        && id.run().equals(run))
                 .collect(Collectors.toList());
     }
 
@@ -140,8 +155,7 @@ final class CarriedCatchUp {
      * owns, when no writer state of this sink was restored to it. Whoever restored the state that holds them
      * writes them ({@link #catchUp}); if that is nobody, this start would go on without them.
      */
-    List<CarriedNotice> unseen(RecoveryPlan plan, Collection<WriterState> restored,
-            List<CarriedNotice> notices) {
+    List<CarriedNotice> unseen(RecoveryPlan plan, Collection<WriterState> restored, List<CarriedNotice> notices) {
         if (plan.restoredCheckpoint().sinkStateRestored()) {
             return List.of();
         }
@@ -160,7 +174,8 @@ final class CarriedCatchUp {
         if (unseen.isEmpty()) {
             return unseen;
         }
-        Set<Integer> open = carried.openCarried().stream().map(CarriedNotice::subtask).collect(Collectors.toSet());
+        Set<Integer> open =
+                carried.openCarried().stream().map(CarriedNotice::subtask).collect(Collectors.toSet());
         return unseen.stream().filter(n -> open.contains(n.subtask())).collect(Collectors.toList());
     }
 
@@ -170,11 +185,16 @@ final class CarriedCatchUp {
      */
     void giveUp(List<CarriedNotice> unseen, RecoveryPlan plan) throws IOException {
         for (int index : unseen.stream().map(CarriedNotice::subtask).collect(Collectors.toCollection(TreeSet::new))) {
-            List<CarriedNotice> given = unseen.stream().filter(n -> n.subtask() == index).collect(Collectors.toList());
+            List<CarriedNotice> given =
+                    unseen.stream().filter(n -> n.subtask() == index).collect(Collectors.toList());
             carried.closeCarried(index);
-            LOG.warn("{}: gave up {} under leftoverPolicy ROLLBACK: this job started {}, so the writer state that holds "
-                    + "them is not here; if the sources resumed after the snapshot that holds it, those keys keep an "
-                    + "older value", context, given, StartupRecovery.startedHow(plan, context));
+            LOG.warn(
+                    "{}: gave up {} under leftoverPolicy ROLLBACK: this job started {}, so the writer state that holds "
+                            + "them is not here; if the sources resumed after the snapshot that holds it, those keys keep an "
+                            + "older value",
+                    context,
+                    given,
+                    StartupRecovery.startedHow(plan, context));
         }
     }
 
@@ -189,7 +209,9 @@ final class CarriedCatchUp {
             throws IOException {
         OptionalInt restoredParallelism = plan.restoredCheckpoint().parallelism();
         boolean holdsIndexZero = restored.stream()
-                .anyMatch(st -> st.sinkId().equals(context.sinkId()) && st.subtask() == 0 && st.run().isPresent());
+                .anyMatch(st -> st.sinkId().equals(context.sinkId())
+                        && st.subtask() == 0
+                        && st.run().isPresent());
         if (restoredParallelism.isEmpty() || !holdsIndexZero) {
             return;
         }
@@ -199,10 +221,15 @@ final class CarriedCatchUp {
                 .collect(Collectors.toCollection(TreeSet::new));
         for (int index : superseded) {
             carried.closeCarried(index);
-            LOG.warn("{}: gave up the writes that subtask {} of another run carried past a barrier: restored "
-                    + "checkpoint {} was taken at parallelism {}, so it has no subtask {} and this restore abandons that "
-                    + "line of history; the restored sources replay its records", context, index,
-                    StartupRecovery.restoredIdText(context), restoredParallelism.getAsInt(), index);
+            LOG.warn(
+                    "{}: gave up the writes that subtask {} of another run carried past a barrier: restored "
+                            + "checkpoint {} was taken at parallelism {}, so it has no subtask {} and this restore abandons that "
+                            + "line of history; the restored sources replay its records",
+                    context,
+                    index,
+                    StartupRecovery.restoredIdText(context),
+                    restoredParallelism.getAsInt(),
+                    index);
         }
     }
 }

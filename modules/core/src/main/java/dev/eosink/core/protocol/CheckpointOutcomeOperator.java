@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.TransactionId;
@@ -9,9 +13,9 @@ import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
-import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
@@ -114,10 +118,12 @@ public final class CheckpointOutcomeOperator extends AbstractStreamOperator<Void
 
     /** The writer of this subtask index of this sink, whose committer precedes this operator. */
     private String committer() {
-        return CheckpointOutcomes.committer(sinkId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+        return CheckpointOutcomes.committer(
+                sinkId, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
     }
 
     private String execution() {
-        return TransactionId.executionTag(getRuntimeContext().getJobInfo().getJobId().toString(), executionNonce);
+        return TransactionId.executionTag(
+                getRuntimeContext().getJobInfo().getJobId().toString(), executionNonce);
     }
 }

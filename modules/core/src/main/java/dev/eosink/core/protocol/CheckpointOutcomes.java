@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import java.util.ArrayDeque;
@@ -68,6 +72,7 @@ final class CheckpointOutcomes {
     private static final class Execution {
         /** The latest completed checkpoint, by the {@link #committer} whose outcome operator was notified of it. */
         final Map<String, Long> latestCompleted = new HashMap<>();
+
         final Deque<Long> aborted = new ArrayDeque<>();
         final Deque<Long> plainSavepoints = new ArrayDeque<>();
         /**

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import org.apache.flink.metrics.Counter;
@@ -45,8 +49,8 @@ final class CommitterMetrics {
         this.retries = group.counter(COMMIT_RETRIES);
         this.lost = group.counter(TRANSACTIONS_LOST);
         this.recordsCommitted = group.counter(RECORDS_COMMITTED);
-        this.checkpointToCommittedMillis = group.histogram(CHECKPOINT_TO_COMMITTED_MILLIS,
-                new DescriptiveStatisticsHistogram(WriterMetrics.HISTOGRAM_WINDOW));
+        this.checkpointToCommittedMillis = group.histogram(
+                CHECKPOINT_TO_COMMITTED_MILLIS, new DescriptiveStatisticsHistogram(WriterMetrics.HISTOGRAM_WINDOW));
         group.gauge(SECONDS_SINCE_LAST_COMMIT, (Gauge<Long>) this::secondsSinceLastCommit);
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkException;
@@ -12,7 +16,6 @@ import dev.eosink.core.spi.Wording;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.metrics.MetricGroup;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,35 +62,28 @@ public final class ExactlyOnceCommitter implements Committer<PreparedTransaction
     private final String target;
     /** The resource's words, for a commit's missing proof ({@link Wording#missingMarker}). */
     private final Wording words;
+
     private final CommitSession session;
     private final CommitterMetrics metrics;
     private long lastPruneMillis;
     /** Whether this committer committed a transaction of this run (named after the restored checkpoint). */
     private boolean committedOwnTransaction;
 
-    public ExactlyOnceCommitter(
-            SubtaskContext context,
-            SinkSettings settings,
-            String target,
-            Wording words,
-            CommitSession session,
-            MetricGroup metrics) {
-        this(context, settings, target, words, session, metrics, System::nanoTime);
+    /**
+     * @param sink the sink's subtask this committer commits for
+     * @param session the session, which the committer closes
+     * @param metrics the committer operator's metric group, where the committer registers its metrics
+     */
+    public ExactlyOnceCommitter(SinkSubtask sink, CommitSession session, MetricGroup metrics) {
+        this(sink, session, metrics, System::nanoTime);
     }
 
     /** With the clock of the metrics' times (tests). */
-    ExactlyOnceCommitter(
-            SubtaskContext context,
-            SinkSettings settings,
-            String target,
-            Wording words,
-            CommitSession session,
-            MetricGroup metrics,
-            LongSupplier nanoClock) {
-        this.context = context;
-        this.settings = settings;
-        this.target = target;
-        this.words = words;
+    ExactlyOnceCommitter(SinkSubtask sink, CommitSession session, MetricGroup metrics, LongSupplier nanoClock) {
+        this.context = sink.context();
+        this.settings = sink.settings();
+        this.target = sink.target();
+        this.words = sink.words();
         this.session = session;
         this.metrics = new CommitterMetrics(metrics, nanoClock);
     }

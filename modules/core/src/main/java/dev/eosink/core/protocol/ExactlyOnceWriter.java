@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkException;
@@ -11,11 +15,8 @@ import dev.eosink.core.spi.Wording;
 import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
-import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +78,7 @@ public final class ExactlyOnceWriter<IN>
     private final Wording words;
     /** The session, which the writer closes; its roles below, asked once. */
     private final WriterSession<IN> session;
+
     private final EpochWriter<IN> epoch;
     private final Recovery prepared;
     private final CarriedCapability carried;
@@ -119,79 +121,50 @@ public final class ExactlyOnceWriter<IN>
 
     /**
      * A writer outside a Flink task (tests, tools): no mailbox, Flink's default checkpoint timeout, no
-     * registered metrics, the default threshold of the prepared-age warning unless the settings set one.
+     * registered metrics, the default threshold of the prepared-age warning unless the settings set one
+     * ({@link WriterTask#outsideFlink()}).
      */
-    public ExactlyOnceWriter(
-            SubtaskContext context,
-            SinkSettings settings,
-            String target,
-            Wording words,
-            WriterSession<IN> session,
-            Collection<WriterState> restoredStates)
+    public ExactlyOnceWriter(SinkSubtask sink, WriterSession<IN> session, Collection<WriterState> restoredStates)
             throws IOException {
-        this(context, settings, target, words, session, restoredStates, WriterMetrics.unregistered(), null,
-                DEFAULT_CHECKPOINT_TIMEOUT, PreparedAgeWarning.threshold(settings, null), System::nanoTime);
+        this(sink, session, restoredStates, WriterTask.outsideFlink());
     }
 
     /**
-     * @param target what the sink writes to, for messages ({@link dev.eosink.core.spi.TransactionalDatabase#target})
-     * @param words how its messages speak of the resource's transactions
-     *     ({@link dev.eosink.core.spi.TransactionalDatabase#wording})
-     * @param metrics the writer operator's metric group, where the writer registers its metrics
-     * @param mailbox the task's mailbox, run while the session waits for the commit of the writer's
-     *     previous transaction; null: never waits
-     * @param checkpointTimeout the job's checkpoint timeout: bounds that wait
-     * @param checkpointInterval the job's checkpoint interval, for the default threshold of the warning
-     *     about transactions that stay prepared ({@link SinkSettings#preparedAgeWarning()}); null when unknown
+     * @param sink the sink's subtask this writer writes for
+     * @param session the session, which the writer closes
+     * @param restoredStates the writer states of the checkpoint the job restored from, for this subtask
+     * @param task what the writer's Flink task gives it: metrics, mailbox, the job's checkpoint timeout and
+     *     interval
      */
     public ExactlyOnceWriter(
-            SubtaskContext context,
-            SinkSettings settings,
-            String target,
-            Wording words,
-            WriterSession<IN> session,
-            Collection<WriterState> restoredStates,
-            SinkWriterMetricGroup metrics,
-            MailboxExecutor mailbox,
-            Duration checkpointTimeout,
-            Duration checkpointInterval)
+            SinkSubtask sink, WriterSession<IN> session, Collection<WriterState> restoredStates, WriterTask task)
             throws IOException {
-        this(context, settings, target, words, session, restoredStates, WriterMetrics.register(metrics), mailbox,
-                checkpointTimeout, PreparedAgeWarning.threshold(settings, checkpointInterval), System::nanoTime);
-    }
-
-    ExactlyOnceWriter(
-            SubtaskContext context,
-            SinkSettings settings,
-            String target,
-            Wording words,
-            WriterSession<IN> session,
-            Collection<WriterState> restoredStates,
-            WriterMetrics metrics,
-            MailboxExecutor mailbox,
-            Duration checkpointTimeout,
-            Duration preparedAgeWarning,
-            LongSupplier nanoClock)
-            throws IOException {
-        this.context = context;
-        this.settings = settings;
-        this.target = target;
-        this.words = words;
+        this.context = sink.context();
+        this.settings = sink.settings();
+        this.target = sink.target();
+        this.words = sink.words();
         this.session = session;
         this.epoch = session.epoch();
         this.prepared = session.recovery();
         this.carried = CarriedCapability.of(session);
-        this.metrics = metrics;
-        this.nanoClock = nanoClock;
+        this.metrics = task.metrics();
+        this.nanoClock = task.nanoClock();
         this.run = TransactionId.newRunToken(context.execution());
         this.pending = new PendingCommits(context.execution(), context.sinkId(), context.subtask());
-        this.ageWarning = new PreparedAgeWarning(context, target, words, preparedAgeWarning);
+        this.ageWarning = new PreparedAgeWarning(
+                context, target, words, PreparedAgeWarning.threshold(settings, task.checkpointInterval()));
         metrics.bind(pending, epoch, nanoClock);
-        this.recovery = new StartupRecovery(context, settings, target, words, prepared, carried, metrics);
+        this.recovery = new StartupRecovery(sink, prepared, carried, metrics);
         this.lastCheckpointId = context.restoredCheckpointId().orElse(0L);
-        this.gate = mailbox == null ? null
-                : new OwnCommitGate(context, pending, mailbox, checkpointTimeout, settings.claimWait(), nanoClock,
-                        prepared::listPrepared, carried::openCarried);
+        this.gate = task.mailbox() == null
+                ? null
+                : new OwnCommitGate(
+                        context,
+                        pending,
+                        new OwnCommitGate.Waiting(
+                                task.mailbox(), task.checkpointTimeout(), settings.claimWait(), nanoClock),
+                        prepared::listPrepared,
+                        carried::openCarried);
         epoch.ownCommits(gate == null ? OwnCommits.NONE : gate);
         try {
             recovery.atStart(restoredStates);
@@ -269,7 +242,8 @@ public final class ExactlyOnceWriter<IN>
                 // No later epoch will come to write them, and the commit they must follow comes only
                 // with a checkpoint after this one: fail over, the restored job replays these records.
                 throw new SinkException("the input ended while the sink holds writes that must follow the commit of "
-                        + "this writer's previous transaction " + pending.ids() + " (checkpoints " + pending.checkpoints()
+                        + "this writer's previous transaction " + pending.ids() + " (checkpoints "
+                        + pending.checkpoints()
                         + "), which comes only with a later checkpoint: its own checkpoint was aborted, or was a plain "
                         + "savepoint. No epoch follows to write them, so the task fails over; the restored job commits "
                         + "or rolls back that transaction and replays these records");
@@ -352,7 +326,8 @@ public final class ExactlyOnceWriter<IN>
                         + " ("
                         + (lastCheckpointId == 0
                                 ? "the first epoch, no checkpoint before it"
-                                : "the records after checkpoint " + lastCheckpointId + ", the last one this writer snapshotted")
+                                : "the records after checkpoint " + lastCheckpointId
+                                        + ", the last one this writer snapshotted")
                         + "; "
                         + recordsInEpoch
                         + " records so far): "
@@ -373,8 +348,12 @@ public final class ExactlyOnceWriter<IN>
         if (gate != null) {
             gate.snapshotted();
         }
-        return Collections.singletonList(new WriterState(context.sinkId(), context.subtask(), checkpointId, run,
-                context.parallelism(), System.currentTimeMillis(), held));
+        return Collections.singletonList(new WriterState(
+                context.sinkId(),
+                context.subtask(),
+                checkpointId,
+                new WriterState.Lineage(run, context.parallelism(), System.currentTimeMillis()),
+                held));
     }
 
     @Override

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkException;
@@ -25,12 +29,18 @@ public final class FlinkRelease {
 
     /** Per line, the oldest patch release the sink runs on, and what goes wrong before it. */
     private static final Map<String, Minimum> MINIMUM = Map.of(
-            "1.20", new Minimum(2, "Flink 1.20.0 fails a stop-with-savepoint --drain (a second committable summary of "
-                    + "one subtask and checkpoint, which its committer refuses) and lets a transaction lost at the end of "
-                    + "input go unreported; 1.20.1 fails a stop-with-savepoint --drain ('Received element after "
-                    + "endOfInput')"),
-            "2.0", new Minimum(1, "Flink 2.0.0 ends the input as 1.20.1 does, which fails a stop-with-savepoint "
-                    + "--drain"));
+            "1.20",
+                    new Minimum(
+                            2,
+                            "Flink 1.20.0 fails a stop-with-savepoint --drain (a second committable summary of "
+                                    + "one subtask and checkpoint, which its committer refuses) and lets a transaction lost at the end of "
+                                    + "input go unreported; 1.20.1 fails a stop-with-savepoint --drain ('Received element after "
+                                    + "endOfInput')"),
+            "2.0",
+                    new Minimum(
+                            1,
+                            "Flink 2.0.0 ends the input as 1.20.1 does, which fails a stop-with-savepoint "
+                                    + "--drain"));
 
     private static final Pattern RELEASE = Pattern.compile("(\\d+\\.\\d+)\\.(\\d+)");
 
@@ -52,8 +62,9 @@ public final class FlinkRelease {
      * its line's oldest supported patch release.
      */
     public static void check(SubtaskContext context) {
-        refusal(EnvironmentInformation.getVersion()).ifPresent(why ->
-                { throw new SuppressRestartsException(new SinkException(context + ": " + why)); });
+        refusal(EnvironmentInformation.getVersion()).ifPresent(why -> {
+            throw new SuppressRestartsException(new SinkException(context + ": " + why));
+        });
     }
 
     /** Why the sink does not run on Flink {@code version} ("1.20.1"); empty when it does, or cannot tell. */

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.spi.SubtaskContext;
@@ -52,7 +56,8 @@ final class LocalCommitters {
 
     /** A committer of {@code committer}'s sink and execution entered a commit call; {@link #left} follows. */
     static void entered(SubtaskContext committer) {
-        ACTIVITY.compute(key(committer),
+        ACTIVITY.compute(
+                key(committer),
                 (k, a) -> a == null ? new Activity(1, 0) : new Activity(a.calls() + 1, a.lastLeftNanos()));
     }
 

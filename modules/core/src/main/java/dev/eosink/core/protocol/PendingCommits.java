@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.TransactionId;
@@ -54,6 +58,7 @@ final class PendingCommits {
     private final String execution;
     /** The writer's own committer, as {@link CheckpointOutcomes} names it. */
     private final String committer;
+
     private final Deque<Entry> entries = new ArrayDeque<>();
 
     /** What {@link #stillPrepared()} reads: the entries as of the last change, oldest first. */
@@ -63,8 +68,11 @@ final class PendingCommits {
     private record Published(TransactionId id, long preparedAtNanos, long checkpointId) {
         @Override
         public boolean equals(Object o) {
-            return o == this || o instanceof Published other && id.equals(other.id)
-                    && preparedAtNanos == other.preparedAtNanos && checkpointId == other.checkpointId;
+            return o == this
+                    || o instanceof Published other
+                            && id.equals(other.id)
+                            && preparedAtNanos == other.preparedAtNanos
+                            && checkpointId == other.checkpointId;
         }
 
         @Override
@@ -90,8 +98,10 @@ final class PendingCommits {
 
         @Override
         public boolean equals(Object o) {
-            return o == this || o instanceof Snapshot other && count == other.count
-                    && oldestPreparedAtNanos == other.oldestPreparedAtNanos;
+            return o == this
+                    || o instanceof Snapshot other
+                            && count == other.count
+                            && oldestPreparedAtNanos == other.oldestPreparedAtNanos;
         }
 
         @Override

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.TransactionId;
@@ -17,8 +21,7 @@ import java.io.IOException;
  * savepoints outlive releases.
  */
 @Internal
-public final class PreparedTransactionSerializer
-        implements SimpleVersionedSerializer<PreparedTransaction> {
+public final class PreparedTransactionSerializer implements SimpleVersionedSerializer<PreparedTransaction> {
 
     static final int VERSION_1 = 1;
 
@@ -41,20 +44,17 @@ public final class PreparedTransactionSerializer
     @Override
     public PreparedTransaction deserialize(int version, byte[] serialized) throws IOException {
         if (version != VERSION_1) {
-            throw new IOException(
-                    "Unknown version "
-                            + version
-                            + " of eosink's committable (this release reads version "
-                            + VERSION_1
-                            + "): the checkpoint was written by a newer release of eosink. "
-                            + "Restore it with that release.");
+            throw new IOException("Unknown version "
+                    + version
+                    + " of eosink's committable (this release reads version "
+                    + VERSION_1
+                    + "): the checkpoint was written by a newer release of eosink. "
+                    + "Restore it with that release.");
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
             String name = in.readUTF();
-            TransactionId id =
-                    TransactionId.parse(name)
-                            .orElseThrow(
-                                    () -> new IOException("Corrupt committable: bad transaction id '" + name + "'"));
+            TransactionId id = TransactionId.parse(name)
+                    .orElseThrow(() -> new IOException("Corrupt committable: bad transaction id '" + name + "'"));
             long rows = in.readLong();
             long preparedAt = in.readLong();
             if (in.available() != 0) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.TransactionId;
@@ -107,8 +111,8 @@ public final class RecoveryPlan {
     }
 
     /** Rolled back before the writer writes anything. */
-    private static final Set<Verdict> AT_START = EnumSet.of(Verdict.AFTER_RESTORED, Verdict.ORPHAN, Verdict.OWN_ATTEMPT);
-
+    private static final Set<Verdict> AT_START =
+            EnumSet.of(Verdict.AFTER_RESTORED, Verdict.ORPHAN, Verdict.OWN_ATTEMPT);
 
     private static final Comparator<TransactionId> BY_CHECKPOINT =
             Comparator.comparingLong(TransactionId::checkpointId).thenComparing(TransactionId::toString);
@@ -119,7 +123,9 @@ public final class RecoveryPlan {
     private final RestoredCheckpoint restoredCheckpoint;
 
     private RecoveryPlan(
-            Map<TransactionId, Verdict> verdicts, Map<TransactionId, String> reasons, boolean freshStart,
+            Map<TransactionId, Verdict> verdicts,
+            Map<TransactionId, String> reasons,
+            boolean freshStart,
             RestoredCheckpoint restoredCheckpoint) {
         this.verdicts = Collections.unmodifiableMap(verdicts);
         this.reasons = Collections.unmodifiableMap(reasons);
@@ -144,7 +150,8 @@ public final class RecoveryPlan {
         boolean fresh = context.restoredCheckpointId().isEmpty();
         RestoredCheckpoint restoredCheckpoint = fresh
                 ? RestoredCheckpoint.NONE
-                : RestoredCheckpoint.of(context.sinkId(), context.restoredCheckpointId().getAsLong(), restored);
+                : RestoredCheckpoint.of(
+                        context.sinkId(), context.restoredCheckpointId().getAsLong(), restored);
         Map<TransactionId, Verdict> verdicts = new HashMap<>();
         Map<TransactionId, String> reasons = new HashMap<>();
         for (TransactionId id : prepared) {
@@ -156,7 +163,8 @@ public final class RecoveryPlan {
                 // a rescale), rarely its owner; the owner then cannot tell this transaction promised. The
                 // subtask that got the state can: it waits for the restored committers like the owner, and
                 // refuses if none committed it, before any checkpoint lets the owner roll it back.
-                if (!fresh && id.checkpointId() <= context.restoredCheckpointId().getAsLong()
+                if (!fresh
+                        && id.checkpointId() <= context.restoredCheckpointId().getAsLong()
                         && restoredCheckpoint.provesHeld(id)) {
                     verdicts.put(id, Verdict.RESTORED_COMMITTER);
                 }
@@ -177,7 +185,8 @@ public final class RecoveryPlan {
                 reasons.put(id, orphanBecause.get());
             } else if (restoredCheckpoint.provesHeld(id)) {
                 verdicts.put(id, Verdict.RESTORED_COMMITTER);
-            } else if (restoredCheckpoint.sinkStateRestored() || id.executionTag().equals(ownExecution)) {
+            } else if (restoredCheckpoint.sinkStateRestored()
+                    || id.executionTag().equals(ownExecution)) {
                 // This job's own transaction at or before a checkpoint of this job: that checkpoint holds
                 // the sink's state, this subtask just got none of it (a rescale).
                 verdicts.put(id, Verdict.UNLESS_COMMITTED);
@@ -199,7 +208,8 @@ public final class RecoveryPlan {
      * a dead job's transactions by hand; {@link #decide} applies the same rule at writer start.
      */
     public static boolean promises(long checkpointId, Collection<WriterState> states, TransactionId id) {
-        return id.checkpointId() <= checkpointId && RestoredCheckpoint.of(id.sinkId(), checkpointId, states).provesHeld(id);
+        return id.checkpointId() <= checkpointId
+                && RestoredCheckpoint.of(id.sinkId(), checkpointId, states).provesHeld(id);
     }
 
     /** Whether the new subtask {@code subtask} of {@code parallelism} owns old subtask index {@code oldSubtask}. */
@@ -270,7 +280,8 @@ public final class RecoveryPlan {
      */
     public static final class RestoredCheckpoint {
 
-        static final RestoredCheckpoint NONE = new RestoredCheckpoint(false, Map.of(), OptionalInt.empty(), Optional.empty());
+        static final RestoredCheckpoint NONE =
+                new RestoredCheckpoint(false, Map.of(), OptionalInt.empty(), Optional.empty());
 
         private final boolean sinkStateRestored;
         private final Map<Integer, String> runBySubtask;
@@ -278,7 +289,10 @@ public final class RecoveryPlan {
         /** The tag of the execution that took the checkpoint. */
         private final Optional<String> executionTag;
 
-        private RestoredCheckpoint(boolean sinkStateRestored, Map<Integer, String> runBySubtask, OptionalInt parallelism,
+        private RestoredCheckpoint(
+                boolean sinkStateRestored,
+                Map<Integer, String> runBySubtask,
+                OptionalInt parallelism,
                 Optional<String> executionTag) {
             this.sinkStateRestored = sinkStateRestored;
             this.runBySubtask = runBySubtask;
@@ -287,7 +301,8 @@ public final class RecoveryPlan {
         }
 
         static RestoredCheckpoint of(String sinkId, long restoredCheckpointId, Collection<WriterState> restored) {
-            List<WriterState> ours = restored.stream().filter(s -> s.sinkId().equals(sinkId)).collect(Collectors.toList());
+            List<WriterState> ours =
+                    restored.stream().filter(s -> s.sinkId().equals(sinkId)).collect(Collectors.toList());
             Map<Integer, String> runs = new HashMap<>();
             OptionalInt parallelism = OptionalInt.empty();
             Optional<String> executionTag = Optional.empty();
@@ -301,7 +316,8 @@ public final class RecoveryPlan {
                 parallelism = OptionalInt.of(lineage.parallelism());
                 executionTag = Optional.of(TransactionId.tagOf(lineage.run()));
             }
-            return new RestoredCheckpoint(!ours.isEmpty(), Collections.unmodifiableMap(runs), parallelism, executionTag);
+            return new RestoredCheckpoint(
+                    !ours.isEmpty(), Collections.unmodifiableMap(runs), parallelism, executionTag);
         }
 
         /** Whether Flink restored this sink's writer state (to this subtask): it was part of the checkpoint. */

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.RewindPolicy;
@@ -68,8 +72,8 @@ final class RewindCheck {
         if (takenAt.isEmpty()) {
             return;
         }
-        Optional<Committed> after = session.committedAfter(restoredId.getAsLong(), takenAt.getAsLong(),
-                WriterState.takenBy(ofRestored));
+        Optional<Committed> after =
+                session.committedAfter(restoredId.getAsLong(), takenAt.getAsLong(), WriterState.takenBy(ofRestored));
         if (after.isEmpty() || after.get().transactions() == 0) {
             return;
         }
@@ -87,8 +91,10 @@ final class RewindCheck {
                     + "replay is intended."));
         }
         if (context.subtask() == 0) {
-            LOG.warn("{} Restore the latest checkpoint unless the replay is intended (rewindPolicy(FAIL) refuses such "
-                    + "restores).", message);
+            LOG.warn(
+                    "{} Restore the latest checkpoint unless the replay is intended (rewindPolicy(FAIL) refuses such "
+                            + "restores).",
+                    message);
         }
     }
 
@@ -105,9 +111,12 @@ final class RewindCheck {
      */
     void awaitCheckElsewhere(Collection<WriterState> restored, RecoveryPlan plan) throws IOException {
         OptionalLong restoredId = context.restoredCheckpointId();
-        if (settings.rewindPolicy() != RewindPolicy.FAIL || restoredId.isEmpty()
-                || restored.stream().anyMatch(s -> s.sinkId().equals(context.sinkId())
-                        && s.checkpointId() == restoredId.getAsLong() && s.snapshotAtMillis().isPresent())) {
+        if (settings.rewindPolicy() != RewindPolicy.FAIL
+                || restoredId.isEmpty()
+                || restored.stream()
+                        .anyMatch(s -> s.sinkId().equals(context.sinkId())
+                                && s.checkpointId() == restoredId.getAsLong()
+                                && s.snapshotAtMillis().isPresent())) {
             return;
         }
         List<TransactionId> later = plan.rollBackAtStart().stream()
@@ -117,10 +126,14 @@ final class RewindCheck {
         if (later.isEmpty()) {
             return;
         }
-        LOG.info("{}: no writer state of restored checkpoint {} came to this subtask, so it cannot check the rewind "
-                + "(rewindPolicy FAIL) itself; waiting {} for the subtasks that can, before rolling back {}, of other "
-                + "executions, which a later snapshot may have promised", context, StartupRecovery.restoredIdText(context),
-                settings.claimWait(), StartupRecovery.names(later));
+        LOG.info(
+                "{}: no writer state of restored checkpoint {} came to this subtask, so it cannot check the rewind "
+                        + "(rewindPolicy FAIL) itself; waiting {} for the subtasks that can, before rolling back {}, of other "
+                        + "executions, which a later snapshot may have promised",
+                context,
+                StartupRecovery.restoredIdText(context),
+                settings.claimWait(),
+                StartupRecovery.names(later));
         long deadline = System.nanoTime() + settings.claimWait().toNanos();
         while (System.nanoTime() - deadline < 0) {
             StartWaits.pause(context, "waiting for the rewind check of the subtasks with writer state");

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkException;
@@ -9,7 +13,6 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.Wording;
 
 import org.apache.flink.runtime.execution.SuppressRestartsException;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,13 +40,14 @@ final class StartRefusal {
     private final String target;
     /** The resource's words: where the messages send an operator to resolve by hand. */
     private final Wording words;
+
     private final Recovery session;
 
-    StartRefusal(SubtaskContext context, SinkSettings settings, String target, Wording words, Recovery session) {
-        this.context = context;
-        this.settings = settings;
-        this.target = target;
-        this.words = words;
+    StartRefusal(SinkSubtask sink, Recovery session) {
+        this.context = sink.context();
+        this.settings = sink.settings();
+        this.target = sink.target();
+        this.words = sink.words();
         this.session = session;
     }
 
@@ -62,8 +66,10 @@ final class StartRefusal {
                 if (id.executionTag().equals(context.execution()) && id.checkpointId() > after) {
                     try {
                         session.rollbackPrepared(id);
-                        LOG.info("{}: rolled back prepared transaction {} of this execution before refusing to start",
-                                context, id);
+                        LOG.info(
+                                "{}: rolled back prepared transaction {} of this execution before refusing to start",
+                                context,
+                                id);
                     } catch (IOException | RuntimeException e) {
                         notRolledBack.add(id.toString());
                         refusal.addSuppressed(e);
@@ -121,14 +127,23 @@ final class StartRefusal {
      * this writer has written nothing yet, and {@link #refuse} rolls back what this execution prepared elsewhere.
      */
     SinkException leftovers(List<TransactionId> leftovers, List<CarriedNotice> unseen, RecoveryPlan plan) {
-        StringBuilder m = new StringBuilder(context + ", " + target + ": this job started "
-                + StartupRecovery.startedHow(plan, context) + ", ");
+        StringBuilder m = new StringBuilder(
+                context + ", " + target + ": this job started " + StartupRecovery.startedHow(plan, context) + ", ");
         if (!leftovers.isEmpty()) {
-            String tags = leftovers.stream().map(TransactionId::executionTag).distinct().sorted()
+            String tags = leftovers.stream()
+                    .map(TransactionId::executionTag)
+                    .distinct()
+                    .sorted()
                     .collect(Collectors.joining(", "));
-            m.append("and found ").append(leftovers.size()).append(" prepared transaction(s) of sink id '")
-                    .append(context.sinkId()).append("' left by other job(s) or other submissions of this job ")
-                    .append("(execution tag ").append(tags).append("): ").append(StartupRecovery.names(leftovers))
+            m.append("and found ")
+                    .append(leftovers.size())
+                    .append(" prepared transaction(s) of sink id '")
+                    .append(context.sinkId())
+                    .append("' left by other job(s) or other submissions of this job ")
+                    .append("(execution tag ")
+                    .append(tags)
+                    .append("): ")
+                    .append(StartupRecovery.names(leftovers))
                     .append(". The sink cannot tell whether a completed checkpoint or savepoint promised them. If the ")
                     .append("sources resumed after such a snapshot (restored with a changed sink uid and ")
                     .append("--allowNonRestoredState, say), they are the only copy of their records, and rolling them ")
@@ -137,7 +152,9 @@ final class StartRefusal {
                 // A subtask index the restored snapshot did not have (a rescale up) gets no writer state even
                 // when the sink's state was restored, and cannot tell which of the two starts this is.
                 m.append(" If this job did restore this sink's state, at a higher parallelism than the snapshot's ")
-                        .append("(a rescale up), subtask ").append(context.subtask()).append(" is new to it: the ")
+                        .append("(a rescale up), subtask ")
+                        .append(context.subtask())
+                        .append(" is new to it: the ")
                         .append("snapshot promised nothing on this index, and these transactions belong to another ")
                         .append("run that this restore abandons (one restored from the same snapshot without the ")
                         .append("sink's state, say): roll them back (eosink-admin resolve against the snapshot you ")
@@ -145,19 +162,29 @@ final class StartRefusal {
             }
         }
         if (!unseen.isEmpty()) {
-            m.append(leftovers.isEmpty() ? "and " : " It also ").append("found that ")
+            m.append(leftovers.isEmpty() ? "and " : " It also ")
+                    .append("found that ")
                     .append(unseen.stream().map(CarriedNotice::toString).collect(Collectors.joining("; ")))
-                    .append(": an upsert writer held them past that barrier (they had to follow a commit that came only ")
-                    .append("with a later checkpoint), and they are in that checkpoint's or savepoint's writer state only, ")
+                    .append(
+                            ": an upsert writer held them past that barrier (they had to follow a commit that came only ")
+                    .append(
+                            "with a later checkpoint), and they are in that checkpoint's or savepoint's writer state only, ")
                     .append("never written. Going on without them would leave those keys at an older value.");
         }
-        m.append(" Refused (leftoverPolicy FAIL, the default), and the job fails without restarts (a restart would find ")
-                .append("the same); nothing of this job became visible. Remedy: restore the job from the checkpoint or ")
+        m.append(
+                        " Refused (leftoverPolicy FAIL, the default), and the job fails without restarts (a restart would find ")
+                .append(
+                        "the same); nothing of this job became visible. Remedy: restore the job from the checkpoint or ")
                 .append("savepoint that holds this sink's state (same sink uid)")
                 .append(leftovers.isEmpty() ? "" : ", whose committers commit those transactions")
-                .append(unseen.isEmpty() ? "" : (leftovers.isEmpty() ? ", " : " and ") + "whose writers write the carried writes");
+                .append(
+                        unseen.isEmpty()
+                                ? ""
+                                : (leftovers.isEmpty() ? ", " : " and ") + "whose writers write the carried writes");
         if (!leftovers.isEmpty()) {
-            m.append("; or decide by hand (").append(words.manualResolution()).append("): commit the transactions if ")
+            m.append("; or decide by hand (")
+                    .append(words.manualResolution())
+                    .append("): commit the transactions if ")
                     .append("their snapshot completed and the sources resume after it, roll them back otherwise");
         }
         if (!unseen.isEmpty()) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkException;
@@ -71,8 +75,7 @@ final class StartWaits {
      * chaining disabled, a restored committer slower than the claim wait is still committing, not missing.
      * Returns what is still prepared of those transactions then.
      */
-    List<TransactionId> awaitRestoredCommitters(RecoveryPlan plan, List<CarriedNotice> notices)
-            throws IOException {
+    List<TransactionId> awaitRestoredCommitters(RecoveryPlan plan, List<CarriedNotice> notices) throws IOException {
         Set<TransactionId> awaited = new HashSet<>(plan.with(Verdict.UNLESS_COMMITTED));
         awaited.addAll(plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED));
         awaited.addAll(plan.with(Verdict.RESTORED_COMMITTER));
@@ -88,11 +91,14 @@ final class StartWaits {
             // Before the listing: a commit call that ends while the listing travels leaves a stale list, and
             // must still count as a committer at work.
             boolean committing = LocalCommitters.committing(context);
-            List<TransactionId> still = session.listPrepared().stream().filter(awaited::contains)
-                    .sorted(Comparator.comparingLong(TransactionId::checkpointId)).collect(Collectors.toList());
+            List<TransactionId> still = session.listPrepared().stream()
+                    .filter(awaited::contains)
+                    .sorted(Comparator.comparingLong(TransactionId::checkpointId))
+                    .collect(Collectors.toList());
             if (!noticed.isEmpty()) {
-                noticed.retainAll(
-                        carried.openCarried().stream().map(CarriedNotice::subtask).collect(Collectors.toSet()));
+                noticed.retainAll(carried.openCarried().stream()
+                        .map(CarriedNotice::subtask)
+                        .collect(Collectors.toSet()));
             }
             if (still.isEmpty() && noticed.isEmpty()) {
                 return still;
@@ -103,17 +109,27 @@ final class StartWaits {
                 }
                 if (!committerBusyLogged) {
                     committerBusyLogged = true;
-                    LOG.info("{}: {} passed with {} still prepared, and a committer of this sink in this JVM is still "
-                            + "committing (chaining disabled: the restored committer is a task of its own): waiting "
-                            + "for it, up to {} more", context, settings.claimWait(), StartupRecovery.names(still),
+                    LOG.info(
+                            "{}: {} passed with {} still prepared, and a committer of this sink in this JVM is still "
+                                    + "committing (chaining disabled: the restored committer is a task of its own): waiting "
+                                    + "for it, up to {} more",
+                            context,
+                            settings.claimWait(),
+                            StartupRecovery.names(still),
                             BUSY_COMMITTER_WAIT);
                 }
             }
             if (System.nanoTime() - nextLog > 0) {
                 nextLog += LOG_EVERY_NANOS;
-                LOG.info("{}: waiting up to {} for the restored committers of other subtasks to commit {}{}", context,
-                        committerBusyLogged ? BUSY_COMMITTER_WAIT + " past " + settings.claimWait() : settings.claimWait(),
-                        StartupRecovery.names(still), noticed.isEmpty() ? ""
+                LOG.info(
+                        "{}: waiting up to {} for the restored committers of other subtasks to commit {}{}",
+                        context,
+                        committerBusyLogged
+                                ? BUSY_COMMITTER_WAIT + " past " + settings.claimWait()
+                                : settings.claimWait(),
+                        StartupRecovery.names(still),
+                        noticed.isEmpty()
+                                ? ""
                                 : ", and for the writes carried by subtask(s) " + noticed + " to be written");
             }
             StartWaits.pause(context, "waiting for the restored committers");

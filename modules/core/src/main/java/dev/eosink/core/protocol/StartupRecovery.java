@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.LeftoverPolicy;
@@ -10,7 +14,6 @@ import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.Wording;
 
 import org.apache.flink.runtime.execution.SuppressRestartsException;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,6 +72,7 @@ final class StartupRecovery {
     private final Recovery session;
     /** Counts every rollback: {@code transactionsRolledBack}, and {@code orphansRolledBack} of those. */
     private final WriterMetrics metrics;
+
     private final StartRefusal refusal;
     private final RewindCheck rewind;
     private final StartWaits waits;
@@ -83,20 +87,16 @@ final class StartupRecovery {
     /** Those transactions, for the message of an epoch that fails before the first checkpoint. */
     private List<TransactionId> unresolved = List.of();
 
-    StartupRecovery(
-            SubtaskContext context,
-            SinkSettings settings,
-            String target,
-            Wording words,
-            Recovery session,
-            CarriedCapability carried,
-            WriterMetrics metrics) {
+    StartupRecovery(SinkSubtask sink, Recovery session, CarriedCapability carried, WriterMetrics metrics) {
+        SubtaskContext context = sink.context();
+        SinkSettings settings = sink.settings();
+        String target = sink.target();
         this.context = context;
         this.settings = settings;
-        this.words = words;
+        this.words = sink.words();
         this.session = session;
         this.metrics = metrics;
-        this.refusal = new StartRefusal(context, settings, target, words, session);
+        this.refusal = new StartRefusal(sink, session);
         this.rewind = new RewindCheck(context, settings, target, session, refusal);
         this.waits = new StartWaits(context, settings, session, carried);
         this.carried = new CarriedCatchUp(context, settings, target, session, carried);
@@ -128,9 +128,12 @@ final class StartupRecovery {
                 .distinct()
                 .collect(Collectors.toList());
         if (!otherIds.isEmpty()) {
-            LOG.warn("{}: restored state was written by sink id(s) {}. Prepared transactions of those ids are no longer "
-                    + "managed by this job; list and resolve them by hand ({}).",
-                    context, otherIds, words.manualResolution());
+            LOG.warn(
+                    "{}: restored state was written by sink id(s) {}. Prepared transactions of those ids are no longer "
+                            + "managed by this job; list and resolve them by hand ({}).",
+                    context,
+                    otherIds,
+                    words.manualResolution());
         }
     }
 
@@ -146,7 +149,8 @@ final class StartupRecovery {
         for (int round = 0; round < 3; round++) {
             SortedSet<Integer> found = new TreeSet<>();
             for (TransactionId id : prepared) {
-                if (id.sinkId().equals(context.sinkId()) && id.subtask() != context.subtask()
+                if (id.sinkId().equals(context.sinkId())
+                        && id.subtask() != context.subtask()
                         && RecoveryPlan.isOwner(context.subtask(), context.parallelism(), id.subtask())
                         && !adopted.contains(id.subtask())) {
                     found.add(id.subtask());
@@ -171,33 +175,43 @@ final class StartupRecovery {
      * and carried writes that the leftover policy decides. Returns the carried writes the resource shows, for
      * {@link CarriedCatchUp#catchUp}.
      */
-    private List<CarriedNotice> atStart(Collection<WriterState> restored, List<TransactionId> prepared,
-            SortedSet<Integer> guarded) throws IOException {
+    private List<CarriedNotice> atStart(
+            Collection<WriterState> restored, List<TransactionId> prepared, SortedSet<Integer> guarded)
+            throws IOException {
         RecoveryPlan plan = RecoveryPlan.decide(prepared, context, restored);
         // Before anything this start writes, rolls back or gives up: a refused rewind must leave everything as
         // it found it, the transactions of a later snapshot too (restoring that snapshot is its remedy).
         rewind.check(restored);
         rewind.awaitCheckElsewhere(restored, plan);
-        rollBack(plan.rollBackAtStart(), guarded, id -> plan.verdictOf(id) == Verdict.ORPHAN,
+        rollBack(
+                plan.rollBackAtStart(),
+                guarded,
+                id -> plan.verdictOf(id) == Verdict.ORPHAN,
                 id -> logRollbackAtStart(plan, id));
 
         List<TransactionId> held = plan.with(Verdict.RESTORED_COMMITTER);
         if (!held.isEmpty()) {
-            LOG.info("{}: left {} prepared transaction(s) to the restored committer, which commits them: {}",
-                    context, held.size(), names(held));
+            LOG.info(
+                    "{}: left {} prepared transaction(s) to the restored committer, which commits them: {}",
+                    context,
+                    held.size(),
+                    names(held));
         }
         List<CarriedNotice> notices = carried.open();
         List<CarriedNotice> unseen = carried.unseen(plan, restored, notices);
         List<TransactionId> stillPrepared = waits.awaitRestoredCommitters(plan, unseen);
         unseen = carried.stillOpen(unseen);
 
-        List<TransactionId> uncommitted = plan.with(Verdict.RESTORED_COMMITTER).stream().filter(stillPrepared::contains)
+        List<TransactionId> uncommitted = plan.with(Verdict.RESTORED_COMMITTER).stream()
+                .filter(stillPrepared::contains)
                 .collect(Collectors.toList());
         if (!uncommitted.isEmpty()) {
             throw refusal.refuse(refusal.uncommitted(uncommitted));
         }
         List<TransactionId> leftovers = new ArrayList<>(plan.with(Verdict.LEFTOVER));
-        plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED).stream().filter(stillPrepared::contains).forEach(leftovers::add);
+        plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED).stream()
+                .filter(stillPrepared::contains)
+                .forEach(leftovers::add);
         if ((!leftovers.isEmpty() || !unseen.isEmpty()) && settings.leftoverPolicy() == LeftoverPolicy.FAIL) {
             throw refusal.refuse(refusal.leftovers(leftovers, unseen, plan));
         }
@@ -205,18 +219,25 @@ final class StartupRecovery {
         carried.giveUp(unseen, plan);
         carried.closeSuperseded(plan, restored, notices);
 
-        List<TransactionId> open = plan.with(Verdict.UNLESS_COMMITTED).stream().filter(stillPrepared::contains)
+        List<TransactionId> open = plan.with(Verdict.UNLESS_COMMITTED).stream()
+                .filter(stillPrepared::contains)
                 .collect(Collectors.toList());
         if (!open.isEmpty()) {
-            LOG.warn("{}: {} prepared transaction(s) named at or before restored checkpoint {} by the execution that took "
+            LOG.warn(
+                    "{}: {} prepared transaction(s) named at or before restored checkpoint {} by the execution that took "
                             + "it are still prepared after {}, although a restored committer of another subtask would "
                             + "have committed them as it started ({}): {}. Either such a committer is still starting, or "
                             + "they are orphans of another line of history of that execution (it failed over to an older "
                             + "checkpoint after this snapshot was taken). Those still prepared at the first checkpoint of "
                             + "this run, once every restored committer has surely committed, are rolled back then; until "
                             + "then each holds {}.",
-                    context, open.size(), restoredIdText(context), settings.claimWait(), plan.restoredCheckpoint(),
-                    names(open), words.preparedHolds());
+                    context,
+                    open.size(),
+                    restoredIdText(context),
+                    settings.claimWait(),
+                    plan.restoredCheckpoint(),
+                    names(open),
+                    words.preparedHolds());
             awaitingFirstCheckpoint = plan;
             unresolved = open;
         }
@@ -235,12 +256,21 @@ final class StartupRecovery {
         if (plan == null) {
             return;
         }
-        rollBack(plan.orphansStillPrepared(session.listPrepared()), Set.of(), id -> true, id -> LOG.warn(
-                "{}: rolled back prepared transaction {} of checkpoint {}: it is named at or before restored checkpoint "
-                        + "{}, yet no restored committer committed it before checkpoint {} began, so it belongs to "
-                        + "another line of history of sink id '{}' (a run of the execution that took the restored "
-                        + "checkpoint, restored from an older one) that this restore abandons",
-                context, id, id.checkpointId(), restoredIdText(context), checkpointId, context.sinkId()));
+        rollBack(
+                plan.orphansStillPrepared(session.listPrepared()),
+                Set.of(),
+                id -> true,
+                id -> LOG.warn(
+                        "{}: rolled back prepared transaction {} of checkpoint {}: it is named at or before restored checkpoint "
+                                + "{}, yet no restored committer committed it before checkpoint {} began, so it belongs to "
+                                + "another line of history of sink id '{}' (a run of the execution that took the restored "
+                                + "checkpoint, restored from an older one) that this restore abandons",
+                        context,
+                        id,
+                        id.checkpointId(),
+                        restoredIdText(context),
+                        checkpointId,
+                        context.sinkId()));
         awaitingFirstCheckpoint = null;
         unresolved = List.of();
     }
@@ -255,8 +285,10 @@ final class StartupRecovery {
             return Optional.empty();
         }
         return Optional.of("Prepared transaction(s) " + names(unresolved) + " found at start are named at or before "
-                + "restored checkpoint " + restoredIdText(context) + " by the execution that took it, yet no restored committer "
-                + "committed them within " + settings.claimWait() + "; this run rolls them back at its first checkpoint, "
+                + "restored checkpoint " + restoredIdText(context)
+                + " by the execution that took it, yet no restored committer "
+                + "committed them within " + settings.claimWait()
+                + "; this run rolls them back at its first checkpoint, "
                 + "which cannot come while this writer waits. Until then each holds " + words.preparedHolds()
                 + ". If this failure waited on one of them, it is an orphan of another line of history of that "
                 + "execution: roll it back by hand (" + words.manualResolution() + "), and the next attempt goes on.");
@@ -265,21 +297,33 @@ final class StartupRecovery {
     private void logRollbackAtStart(RecoveryPlan plan, TransactionId id) {
         switch (plan.verdictOf(id)) {
             case AFTER_RESTORED:
-                LOG.info("{}: rolled back prepared transaction {}: it is named for checkpoint {}, after restored "
+                LOG.info(
+                        "{}: rolled back prepared transaction {}: it is named for checkpoint {}, after restored "
                                 + "checkpoint {}, so no restored committer holds it and the restored sources replay its records",
-                        context, id, id.checkpointId(), restoredIdText(context));
+                        context,
+                        id,
+                        id.checkpointId(),
+                        restoredIdText(context));
                 break;
             case ORPHAN:
-                LOG.warn("{}: rolled back prepared transaction {} of checkpoint {}: it is named at or before restored "
+                LOG.warn(
+                        "{}: rolled back prepared transaction {} of checkpoint {}: it is named at or before restored "
                                 + "checkpoint {}, but {}; it belongs to another line of history of sink id '{}' (a run "
                                 + "restored from another snapshot, or a fresh run) that this restore abandons",
-                        context, id, id.checkpointId(), restoredIdText(context), plan.reason(id).orElse("no restored committer holds it"),
+                        context,
+                        id,
+                        id.checkpointId(),
+                        restoredIdText(context),
+                        plan.reason(id).orElse("no restored committer holds it"),
                         context.sinkId());
                 break;
             case OWN_ATTEMPT:
-                LOG.info("{}: rolled back prepared transaction {}: an earlier attempt of this execution of the job "
+                LOG.info(
+                        "{}: rolled back prepared transaction {}: an earlier attempt of this execution of the job "
                                 + "prepared it, and this execution has completed no checkpoint yet (it restarts without "
-                                + "state), so no checkpoint promised it and its records are replayed", context, id);
+                                + "state), so no checkpoint promised it and its records are replayed",
+                        context,
+                        id);
                 break;
             default:
                 throw new IllegalStateException("not rolled back at start: " + plan.verdictOf(id));
@@ -287,11 +331,16 @@ final class StartupRecovery {
     }
 
     private void logLeftoverRolledBack(TransactionId id, RecoveryPlan plan) {
-        LOG.warn("{}: rolled back prepared transaction {} of checkpoint {}, left by another job or another submission "
+        LOG.warn(
+                "{}: rolled back prepared transaction {} of checkpoint {}, left by another job or another submission "
                         + "of this job (execution tag {}), under leftoverPolicy ROLLBACK: this job started {}, so whether "
                         + "a completed checkpoint or savepoint promised it is unknown; if the sources resumed after such "
                         + "a snapshot, its records are lost",
-                context, id, id.checkpointId(), id.executionTag(), startedHow(plan, context));
+                context,
+                id,
+                id.checkpointId(),
+                id.executionTag(),
+                startedHow(plan, context));
     }
 
     /**
@@ -301,8 +350,9 @@ final class StartupRecovery {
      * running: claim() refuses rather than destroy its work. {@code orphan} tells the ones the metrics
      * count as orphans (of another line of history, or left by another job).
      */
-    private void rollBack(List<TransactionId> ids, Set<Integer> guarded, Predicate<TransactionId> orphan,
-            Consumer<TransactionId> log) throws IOException {
+    private void rollBack(
+            List<TransactionId> ids, Set<Integer> guarded, Predicate<TransactionId> orphan, Consumer<TransactionId> log)
+            throws IOException {
         SortedSet<Integer> adopted = new TreeSet<>(RecoveryPlan.adoptedSubtasks(ids, context.subtask()));
         adopted.removeAll(guarded);
         for (int index : adopted) {
@@ -320,7 +370,8 @@ final class StartupRecovery {
 
     /** How this job started, for messages: "without restored state", or from which checkpoint. */
     static String startedHow(RecoveryPlan plan, SubtaskContext context) {
-        return plan.freshStart() ? "without restored state"
+        return plan.freshStart()
+                ? "without restored state"
                 : "from checkpoint " + restoredIdText(context) + " but without this sink's writer state";
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.spi.EpochWriter;
@@ -81,7 +85,8 @@ public final class WriterMetrics {
      */
     void bind(PendingCommits pending, EpochWriter<?> epoch, LongSupplier nanoClock) {
         group.gauge(PREPARED_TRANSACTIONS, (Gauge<Long>) () -> preparedTransactions(pending));
-        group.gauge(OLDEST_PREPARED_AGE_SECONDS, (Gauge<Long>) () -> oldestPreparedAgeSeconds(pending, nanoClock.getAsLong()));
+        group.gauge(OLDEST_PREPARED_AGE_SECONDS, (Gauge<Long>)
+                () -> oldestPreparedAgeSeconds(pending, nanoClock.getAsLong()));
         group.gauge(COPY_BACKLOG_BYTES, (Gauge<Long>) epoch::backlogBytes);
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import org.apache.flink.annotation.Internal;
@@ -37,8 +41,8 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
             out.writeUTF(state.sinkId());
             out.writeInt(state.subtask());
             out.writeLong(state.checkpointId());
-            WriterState.Lineage lineage = state.lineage().orElseThrow(
-                    () -> new IOException("writer state without lineage cannot be written: " + state));
+            WriterState.Lineage lineage = state.lineage()
+                    .orElseThrow(() -> new IOException("writer state without lineage cannot be written: " + state));
             out.writeUTF(lineage.run());
             out.writeInt(lineage.parallelism());
             out.writeLong(lineage.snapshotAtMillis());
@@ -52,15 +56,14 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
     @Override
     public WriterState deserialize(int version, byte[] serialized) throws IOException {
         if (version < VERSION_1 || version > VERSION_3) {
-            throw new IOException(
-                    "Unknown version "
-                            + version
-                            + " of eosink's writer state (this release reads versions "
-                            + VERSION_1
-                            + " to "
-                            + VERSION_3
-                            + "): the checkpoint was written by a newer release of eosink. "
-                            + "Restore it with that release.");
+            throw new IOException("Unknown version "
+                    + version
+                    + " of eosink's writer state (this release reads versions "
+                    + VERSION_1
+                    + " to "
+                    + VERSION_3
+                    + "): the checkpoint was written by a newer release of eosink. "
+                    + "Restore it with that release.");
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
             String sinkId = in.readUTF();
@@ -78,12 +81,14 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
                     int length = in.readInt();
                     if (length < 0 || length > in.available()) {
                         throw new IOException("Corrupt writer state of sink " + sinkId + ", subtask " + subtask
-                                + ", checkpoint " + checkpointId + ": " + length + " bytes of carried writes announced, "
+                                + ", checkpoint " + checkpointId + ": " + length
+                                + " bytes of carried writes announced, "
                                 + in.available() + " left");
                     }
                     carried = in.readNBytes(length);
                 }
-                state = new WriterState(sinkId, subtask, checkpointId, run, parallelism, snapshotAt, carried);
+                state = new WriterState(
+                        sinkId, subtask, checkpointId, new WriterState.Lineage(run, parallelism, snapshotAt), carried);
             }
             if (in.available() != 0) {
                 throw new IOException("Corrupt writer state " + state + ": trailing bytes");

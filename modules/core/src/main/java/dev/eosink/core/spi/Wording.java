@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.spi;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -32,8 +36,9 @@ import java.util.Objects;
  *     job again".
  */
 @PublicEvolving
-public record Wording(String missingMarker, String manualResolution, String preparedHolds, String findRows,
-        String restoreProof) implements Serializable {
+public record Wording(
+        String missingMarker, String manualResolution, String preparedHolds, String findRows, String restoreProof)
+        implements Serializable {
 
     /** What {@link #findRows} says for a resource that names no means of its own. */
     public static final String FIND_ROWS_NEUTRAL = "look in the resource for the records that subtask wrote "

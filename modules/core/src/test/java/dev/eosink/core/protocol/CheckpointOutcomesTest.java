@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import org.junit.jupiter.api.Test;
@@ -20,7 +24,9 @@ class CheckpointOutcomesTest {
         CheckpointOutcomes.listening(execution, committer);
         CheckpointOutcomes.listening(execution, committer); // the next attempt opened before the last one closed
         CheckpointOutcomes.stoppedListening(execution, committer);
-        assertThat(CheckpointOutcomes.hears(execution, committer)).as("the next attempt is still open").isTrue();
+        assertThat(CheckpointOutcomes.hears(execution, committer))
+                .as("the next attempt is still open")
+                .isTrue();
         CheckpointOutcomes.stoppedListening(execution, committer);
         assertThat(CheckpointOutcomes.hears(execution, committer)).isFalse();
         CheckpointOutcomes.stoppedListening(execution, committer); // closing twice changes nothing

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkException;
@@ -7,10 +11,10 @@ import dev.eosink.core.TransactionLostException;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 
 import org.apache.flink.api.connector.sink2.Committer.CommitRequest;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
-
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -29,7 +33,8 @@ class ExactlyOnceCommitterTest {
 
     private static final TransactionId ID = new TransactionId("orders", 1, 42, "abcd1234");
 
-    private final SubtaskContext context = new SubtaskContext("orders", 1, 2, 0, "job", OptionalLong.of(41));
+    private final SubtaskContext context =
+            new SubtaskContext("orders", 1, 2, 0, new JobRun("job", OptionalLong.of(41)));
 
     @Test
     void commitsAPreparedTransaction() throws Exception {
@@ -78,18 +83,21 @@ class ExactlyOnceCommitterTest {
         FakeRequest request = new FakeRequest(ID);
         assertThatThrownBy(() -> committer(session, 3).commit(List.of(request)))
                 .cause()
-                .hasMessageContaining("prepared transaction " + ID + " of checkpoint 42 (written by subtask 1, 10 rows)")
+                .hasMessageContaining(
+                        "prepared transaction " + ID + " of checkpoint 42 (written by subtask 1, 10 rows)")
                 .hasMessageContaining("Either it was rolled back by someone other than this job")
                 .hasMessageContaining("and its rows are LOST")
                 .hasMessageContaining("or it committed and only its marker row was deleted since")
                 .hasMessageContaining("pruned after markerRetention")
                 .hasMessageContaining("and its rows are in table \"orders\"")
                 .hasMessageContaining("To tell which: " + TestWording.WORDS.findRows())
-                .hasMessageContaining("If its rows are missing: replay the lost input (restore from a checkpoint before 42)")
+                .hasMessageContaining(
+                        "If its rows are missing: replay the lost input (restore from a checkpoint before 42)")
                 .hasMessageContaining("If they are there, nothing is lost and replaying would write them twice: "
                         + TestWording.WORDS.restoreProof())
-                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("rolled back by someone other than this job, "
-                        + "and its rows are LOST, although"));
+                .satisfies(e -> assertThat(e.getMessage())
+                        .doesNotContain(
+                                "rolled back by someone other than this job, " + "and its rows are LOST, although"));
     }
 
     @Test
@@ -133,7 +141,8 @@ class ExactlyOnceCommitterTest {
         PerTransactionSession session = new PerTransactionSession();
         session.prepared.add(b);
         session.prepared.add(d);
-        List<FakeRequest> requests = List.of(new FakeRequest(lostA), new FakeRequest(b), new FakeRequest(lostC), new FakeRequest(d));
+        List<FakeRequest> requests =
+                List.of(new FakeRequest(lostA), new FakeRequest(b), new FakeRequest(lostC), new FakeRequest(d));
 
         assertThatThrownBy(() -> committer(session, 3).commit(List.copyOf(requests)))
                 .hasCauseInstanceOf(TransactionLostException.class)
@@ -142,7 +151,8 @@ class ExactlyOnceCommitterTest {
                 .hasMessageContaining(lostA.toString())
                 .hasMessageContaining(lostC.toString());
         assertThat(session.committed).containsExactly(b, d);
-        assertThat(requests).extracting(r -> r.outcome)
+        assertThat(requests)
+                .extracting(r -> r.outcome)
                 .containsExactly("failedUnknown", "committed", "committed", "committed");
     }
 
@@ -154,13 +164,15 @@ class ExactlyOnceCommitterTest {
      */
     @Test
     void markersAreNotPrunedUntilACheckpointOfThisRunCompleted() throws Exception {
-        SubtaskContext subtask0 = new SubtaskContext("orders", 0, 2, 0, "job", OptionalLong.of(41));
+        SubtaskContext subtask0 = new SubtaskContext("orders", 0, 2, 0, new JobRun("job", OptionalLong.of(41)));
         PerTransactionSession session = new PerTransactionSession();
         TransactionId restored = new TransactionId("orders", 0, 41, "abcd1234");
         TransactionId own = new TransactionId("orders", 0, 42, "efgh5678");
         session.prepared.add(restored);
         session.prepared.add(own);
-        ExactlyOnceCommitter committer = new ExactlyOnceCommitter(subtask0, settings(3), "table \"orders\"", TestWording.WORDS, session,
+        ExactlyOnceCommitter committer = new ExactlyOnceCommitter(
+                new SinkSubtask(subtask0, settings(3), "table \"orders\"", TestWording.WORDS),
+                session,
                 new UnregisteredMetricsGroup());
 
         committer.commit(List.of(new FakeRequest(restored)));
@@ -193,19 +205,29 @@ class ExactlyOnceCommitterTest {
         session.prepared.add(a);
         session.prepared.add(b);
         session.committed.add(before); // its marker proves it committed earlier
-        ExactlyOnceCommitter committer =
-                new ExactlyOnceCommitter(context, settings(3), "table \"orders\"", TestWording.WORDS, session, group, () -> clock[0]);
+        ExactlyOnceCommitter committer = new ExactlyOnceCommitter(
+                new SinkSubtask(context, settings(3), "table \"orders\"", TestWording.WORDS),
+                session,
+                group,
+                () -> clock[0]);
         clock[0] += 7_000_000_000L;
-        assertThat(group.value("eosink.secondsSinceLastCommit")).as("since it started").isEqualTo(7L);
+        assertThat(group.value("eosink.secondsSinceLastCommit"))
+                .as("since it started")
+                .isEqualTo(7L);
 
         committer.commit(List.of(new FakeRequest(before), new FakeRequest(a), new FakeRequest(b)));
 
         assertThat(group.count("eosink.transactionsCommitted")).isEqualTo(2);
         assertThat(group.count("eosink.transactionsAlreadyCommitted")).isEqualTo(1);
-        assertThat(group.count("eosink.recordsCommitted")).as("10 rows each, of the two committed now").isEqualTo(20);
+        assertThat(group.count("eosink.recordsCommitted"))
+                .as("10 rows each, of the two committed now")
+                .isEqualTo(20);
         assertThat(group.count("eosink.checkpointToCommittedMillis")).isEqualTo(2);
-        assertThat(group.histogram("eosink.checkpointToCommittedMillis").getStatistics().getMax())
-                .as("the second one's commit ended 120 ms after the call").isEqualTo(120);
+        assertThat(group.histogram("eosink.checkpointToCommittedMillis")
+                        .getStatistics()
+                        .getMax())
+                .as("the second one's commit ended 120 ms after the call")
+                .isEqualTo(120);
         assertThat(group.value("eosink.secondsSinceLastCommit")).isEqualTo(0L);
         clock[0] += 3_000_000_000L;
         assertThat(group.value("eosink.secondsSinceLastCommit")).isEqualTo(3L);
@@ -214,13 +236,22 @@ class ExactlyOnceCommitterTest {
                 .hasCauseInstanceOf(TransactionLostException.class);
         assertThat(group.count("eosink.transactionsLost")).isEqualTo(1);
         assertThat(group.count("eosink.commitRetries")).isZero();
-        assertThat(group.names()).contains("eosink.transactionsCommitted", "eosink.transactionsAlreadyCommitted",
-                "eosink.commitRetries", "eosink.transactionsLost", "eosink.recordsCommitted",
-                "eosink.checkpointToCommittedMillis", "eosink.secondsSinceLastCommit");
+        assertThat(group.names())
+                .contains(
+                        "eosink.transactionsCommitted",
+                        "eosink.transactionsAlreadyCommitted",
+                        "eosink.commitRetries",
+                        "eosink.transactionsLost",
+                        "eosink.recordsCommitted",
+                        "eosink.checkpointToCommittedMillis",
+                        "eosink.secondsSinceLastCommit");
     }
 
     private ExactlyOnceCommitter committer(CommitSession session, int retries) {
-        return new ExactlyOnceCommitter(context, settings(retries), "table \"orders\"", TestWording.WORDS, session, new UnregisteredMetricsGroup());
+        return new ExactlyOnceCommitter(
+                new SinkSubtask(context, settings(retries), "table \"orders\"", TestWording.WORDS),
+                session,
+                new UnregisteredMetricsGroup());
     }
 
     private static SinkSettings settings(int retries) {

@@ -1,11 +1,15 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 
 import org.apache.flink.metrics.SimpleCounter;
-
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -24,19 +28,20 @@ class ExactlyOnceWriterMetricsTest {
     void countsRecordsWhenTheyAreFlushedEachOnce() throws Exception {
         BufferingSession session = new BufferingSession();
         SimpleCounter sent = new SimpleCounter();
-        ExactlyOnceWriter<String> writer =
-                new ExactlyOnceWriter<>(
-                        new SubtaskContext("orders", 0, 1, 0, "job", OptionalLong.empty()),
+        ExactlyOnceWriter<String> writer = new ExactlyOnceWriter<>(
+                new SinkSubtask(
+                        new SubtaskContext("orders", 0, 1, 0, new JobRun("job", OptionalLong.empty())),
                         SinkSettings.defaults("orders"),
                         "table \"orders\"",
-                        TestWording.WORDS,
-                        session,
-                        List.of(),
+                        TestWording.WORDS),
+                session,
+                List.of(),
+                new WriterTask(
                         WriterMetrics.unregistered(sent),
                         null,
                         ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
-                        PreparedAgeWarning.DEFAULT,
-                        System::nanoTime);
+                        null,
+                        System::nanoTime));
 
         writer.write("a", null);
         writer.write("b", null);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.LeftoverPolicy;
@@ -5,6 +9,7 @@ import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.protocol.WriterState.Lineage;
 import dev.eosink.core.spi.CarriedLedger;
 import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.CarriedWrites;
@@ -13,10 +18,10 @@ import dev.eosink.core.spi.EpochWriter;
 import dev.eosink.core.spi.HeldWrites;
 import dev.eosink.core.spi.Recovery;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.runtime.execution.SuppressRestartsException;
-
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -37,6 +42,7 @@ class ExactlyOnceWriterTest {
 
     /** The job that runs the writers of these tests, and another one. */
     private static final String JOB = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
     private static final String OLD_JOB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
     private static final String OTHER_JOB = "cccccccccccccccccccccccccccccccc";
 
@@ -49,7 +55,7 @@ class ExactlyOnceWriterTest {
     }
 
     private static WriterState state(int subtask, long checkpoint, String run, int parallelism) {
-        return new WriterState("orders", subtask, checkpoint, run, parallelism, 1_000L);
+        return new WriterState("orders", subtask, checkpoint, new Lineage(run, parallelism, 1_000L));
     }
 
     /**
@@ -76,19 +82,26 @@ class ExactlyOnceWriterTest {
                 writer(session, OptionalLong.of(4), 0, 1, List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)), metrics);
         assertThat(session.rolledBack).as("at start, oldest first").containsExactly(adoptedOrphan, orphan, newer);
         assertThat(metrics.count("eosink.transactionsRolledBack")).isEqualTo(3);
-        assertThat(metrics.count("eosink.orphansRolledBack")).as("the two of another run").isEqualTo(2);
+        assertThat(metrics.count("eosink.orphansRolledBack"))
+                .as("the two of another run")
+                .isEqualTo(2);
         assertThat(session.claimed).as("guards taken").containsExactly(0, 1);
         assertThat(session.released).as("adopted guards released").containsExactly(1);
-        assertThat(session.prepared).as("the held one, committed by the restored committer meanwhile").isEmpty();
+        assertThat(session.prepared)
+                .as("the held one, committed by the restored committer meanwhile")
+                .isEmpty();
 
         writer.write("x", null);
         writer.prepareCommit();
         writer.snapshotState(5);
-        assertThat(session.rolledBack).as("nothing more at the first checkpoint").hasSize(3);
+        assertThat(session.rolledBack)
+                .as("nothing more at the first checkpoint")
+                .hasSize(3);
     }
 
     /** A short wait for the restored committers of other subtasks, for the cases that wait it out. */
-    private static final SinkSettings SHORT_WAIT = SinkSettings.defaults("orders").withClaimWait(Duration.ofMillis(300));
+    private static final SinkSettings SHORT_WAIT =
+            SinkSettings.defaults("orders").withClaimWait(Duration.ofMillis(300));
 
     /**
      * What the restored state cannot tell (a rescale gave its subtask's state elsewhere) is waited for at start:
@@ -106,8 +119,8 @@ class ExactlyOnceWriterTest {
             }
         };
         RecordingMetricGroup metrics = new RecordingMetricGroup();
-        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), 0, 2,
-                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), metrics, SHORT_WAIT);
+        ExactlyOnceWriter<String> writer = writer(
+                session, OptionalLong.of(4), 0, 2, List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), metrics, SHORT_WAIT);
         assertThat(session.rolledBack).as("at start").isEmpty();
         assertThat(session.listed).as("waited, looking again").isGreaterThan(3);
 
@@ -131,10 +144,16 @@ class ExactlyOnceWriterTest {
         FakeSession session = new FakeSession(held);
         session.onList = listing -> session.prepared.remove(held);
         long start = System.nanoTime();
-        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), 0, 2,
-                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), new RecordingMetricGroup(),
+        ExactlyOnceWriter<String> writer = writer(
+                session,
+                OptionalLong.of(4),
+                0,
+                2,
+                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)),
+                new RecordingMetricGroup(),
                 SinkSettings.defaults("orders"));
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("no wait for the whole claimWait")
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .as("no wait for the whole claimWait")
                 .isLessThan(Duration.ofSeconds(10));
         int listed = session.listed;
         writer.snapshotState(5);
@@ -151,17 +170,24 @@ class ExactlyOnceWriterTest {
     void anEpochFailureBeforeTheFirstCheckpointNamesWhatWaitsForIt() throws Exception {
         TransactionId maybeHeld = tx(2, 4, run(OLD_JOB, "cccc"));
         FakeSession session = new FakeSession(maybeHeld);
-        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.of(4), 0, 2,
-                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)), new RecordingMetricGroup(), SHORT_WAIT);
+        ExactlyOnceWriter<String> writer = writer(
+                session,
+                OptionalLong.of(4),
+                0,
+                2,
+                List.of(state(0, 4, run(OLD_JOB, "aaaa"), 3)),
+                new RecordingMetricGroup(),
+                SHORT_WAIT);
         session.writeFailure = new IOException("record #1: lock wait timed out");
 
         assertThatThrownBy(() -> writer.write("x", null))
                 .isInstanceOf(SinkException.class)
                 .hasMessageContaining("record #1: lock wait timed out")
-                .hasMessageContaining("Prepared transaction(s) [" + maybeHeld + "] found at start are named at or before "
-                        + "restored checkpoint 4 by the execution that took it, yet no restored committer committed them "
-                        + "within PT0.3S; this run rolls them back at its first checkpoint, which cannot come while this "
-                        + "writer waits. Until then each holds the row locks of the rows it wrote.")
+                .hasMessageContaining(
+                        "Prepared transaction(s) [" + maybeHeld + "] found at start are named at or before "
+                                + "restored checkpoint 4 by the execution that took it, yet no restored committer committed them "
+                                + "within PT0.3S; this run rolls them back at its first checkpoint, which cannot come while this "
+                                + "writer waits. Until then each holds the row locks of the rows it wrote.")
                 .hasMessageContaining("roll it back by hand (sql/03-prepared-transactions.sql)");
     }
 
@@ -195,12 +221,18 @@ class ExactlyOnceWriterTest {
                 .hasMessageContaining("nothing of this job became visible")
                 .hasMessageContaining("decide by hand (sql/03-prepared-transactions.sql): commit the transactions if")
                 .hasMessageContaining("leftoverPolicy(ROLLBACK)");
-        assertThat(withLeftover.rolledBack).as("only this execution's own, never the leftover").containsExactly(ownEarlier);
+        assertThat(withLeftover.rolledBack)
+                .as("only this execution's own, never the leftover")
+                .containsExactly(ownEarlier);
         assertThat(withLeftover.prepared).containsExactly(savepoints);
         assertThat(withLeftover.closed).isTrue();
 
         FakeSession rolling = new FakeSession(savepoints);
-        writer(rolling, OptionalLong.empty(), List.of(), SinkSettings.defaults("orders").withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
+        writer(
+                rolling,
+                OptionalLong.empty(),
+                List.of(),
+                SinkSettings.defaults("orders").withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
         assertThat(rolling.rolledBack).containsExactly(savepoints);
     }
 
@@ -216,9 +248,11 @@ class ExactlyOnceWriterTest {
         TransactionId savepoints = tx(0, 7, TransactionId.newRunToken(previous));
         TransactionId ownAttempt = tx(0, 1, TransactionId.newRunToken(current));
         FakeSession session = new FakeSession(savepoints, ownAttempt);
-        SubtaskContext context = new SubtaskContext("orders", 0, 1, 1, JOB, current, OptionalLong.empty());
-        assertThatThrownBy(() -> new ExactlyOnceWriter<>(context, SinkSettings.defaults("orders"), "table t",
-                        TestWording.WORDS, session, List.of()))
+        SubtaskContext context = new SubtaskContext("orders", 0, 1, 1, new JobRun(JOB, current, OptionalLong.empty()));
+        assertThatThrownBy(() -> new ExactlyOnceWriter<>(
+                        new SinkSubtask(context, SinkSettings.defaults("orders"), "table t", TestWording.WORDS),
+                        session,
+                        List.of()))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
                 .hasMessageContaining(savepoints.toString())
@@ -246,8 +280,8 @@ class ExactlyOnceWriterTest {
         assertThat(session.begun).as("nothing written").isEmpty();
 
         FakeSession rolling = new FakeSession(savepoints);
-        ExactlyOnceWriter<String> rollingWriter = writer(rolling, OptionalLong.of(12), List.of(),
-                SHORT_WAIT.withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
+        ExactlyOnceWriter<String> rollingWriter =
+                writer(rolling, OptionalLong.of(12), List.of(), SHORT_WAIT.withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
         assertThat(rolling.rolledBack).as("at start").containsExactly(savepoints);
         rollingWriter.snapshotState(13);
         assertThat(rolling.rolledBack).hasSize(1);
@@ -268,8 +302,14 @@ class ExactlyOnceWriterTest {
     void whatTheCheckpointPromisedAndNoCommitterCommitsIsRefused() throws Exception {
         TransactionId promised = tx(0, 4, run(OLD_JOB, "aaaa"));
         FakeSession session = new FakeSession(promised);
-        assertThatThrownBy(() -> writer(session, OptionalLong.of(4), 0, 1, List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)),
-                        new RecordingMetricGroup(), SHORT_WAIT))
+        assertThatThrownBy(() -> writer(
+                        session,
+                        OptionalLong.of(4),
+                        0,
+                        1,
+                        List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)),
+                        new RecordingMetricGroup(),
+                        SHORT_WAIT))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
                 .hasMessageContaining("restored checkpoint 4 promised [" + promised + "]")
@@ -291,7 +331,7 @@ class ExactlyOnceWriterTest {
     void aRestoredCommitterThatFinishesWhileTheWritersListingTravelsIsNoDroppedCommitterState() throws Exception {
         TransactionId promised = tx(0, 4, run(OLD_JOB, "aaaa"));
         FakeSession session = new FakeSession(promised);
-        SubtaskContext committer = new SubtaskContext("orders", 0, 1, 0, JOB, OptionalLong.of(4));
+        SubtaskContext committer = new SubtaskContext("orders", 0, 1, 0, new JobRun(JOB, OptionalLong.of(4)));
         boolean[] committing = {true};
         LocalCommitters.entered(committer); // the restored committer's commit call began as its task initialized
         // Listing 1 is the one under the guards; the wait for the restored committers starts just before listing 2.
@@ -302,8 +342,10 @@ class ExactlyOnceWriterTest {
             }
         };
         session.afterList = listing -> {
-            if (committing[0] && listing > 2
-                    && System.nanoTime() - waitStartedBefore[0] > SHORT_WAIT.claimWait().toNanos()) {
+            if (committing[0]
+                    && listing > 2
+                    && System.nanoTime() - waitStartedBefore[0]
+                            > SHORT_WAIT.claimWait().toNanos()) {
                 // Past the claim wait, the writer waits on for the busy committer. Its COMMIT PREPARED returns
                 // now, just after the server answered the writer's listing, and its commit call ends.
                 session.prepared.remove(promised);
@@ -312,14 +354,22 @@ class ExactlyOnceWriterTest {
             }
         };
         try {
-            writer(session, OptionalLong.of(4), 0, 1, List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)),
-                    new RecordingMetricGroup(), SHORT_WAIT);
+            writer(
+                    session,
+                    OptionalLong.of(4),
+                    0,
+                    1,
+                    List.of(state(0, 4, run(OLD_JOB, "aaaa"), 1)),
+                    new RecordingMetricGroup(),
+                    SHORT_WAIT);
         } finally {
             if (committing[0]) {
                 LocalCommitters.left(committer); // never leave the JVM-wide count to the other tests
             }
         }
-        assertThat(committing[0]).as("the committer finished while the writer waited").isFalse();
+        assertThat(committing[0])
+                .as("the committer finished while the writer waited")
+                .isFalse();
         assertThat(session.prepared).as("committed by the restored committer").isEmpty();
         assertThat(session.rolledBack).isEmpty();
     }
@@ -334,7 +384,8 @@ class ExactlyOnceWriterTest {
         TransactionId promised = tx(1, 4, run(OLD_JOB, "aaa1"));
         FakeSession session = new FakeSession(promised);
         List<WriterState> states = List.of(state(0, 4, run(OLD_JOB, "aaa0"), 4), state(1, 4, run(OLD_JOB, "aaa1"), 4));
-        assertThatThrownBy(() -> writer(session, OptionalLong.of(4), 0, 3, states, new RecordingMetricGroup(), SHORT_WAIT))
+        assertThatThrownBy(
+                        () -> writer(session, OptionalLong.of(4), 0, 3, states, new RecordingMetricGroup(), SHORT_WAIT))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
                 .hasMessageContaining("restored checkpoint 4 promised [" + promised + "]")
@@ -361,8 +412,9 @@ class ExactlyOnceWriterTest {
         TransactionId ownAtRestored = tx(1, 12, run(JOB, "cccc"));
         TransactionId othersAfter = tx(1, 14, run(OLD_JOB, "dddd"));
         FakeSession session = new FakeSession(leftover, ownOtherSubtask, ownAtRestored, othersAfter);
-        assertThatThrownBy(() -> new ExactlyOnceWriter<>(new SubtaskContext("orders", 0, 2, 0, JOB, OptionalLong.of(12)),
-                        SHORT_WAIT, "table t", TestWording.WORDS, session, List.of()))
+        SubtaskContext context = new SubtaskContext("orders", 0, 2, 0, new JobRun(JOB, OptionalLong.of(12)));
+        assertThatThrownBy(() -> new ExactlyOnceWriter<>(
+                        new SinkSubtask(context, SHORT_WAIT, "table t", TestWording.WORDS), session, List.of()))
                 .isInstanceOf(SuppressRestartsException.class);
         assertThat(session.rolledBack).containsExactly(ownOtherSubtask);
         assertThat(session.prepared).containsExactlyInAnyOrder(leftover, ownAtRestored, othersAfter);
@@ -380,7 +432,13 @@ class ExactlyOnceWriterTest {
         CarriedNotice another = new CarriedNotice(tx(1, 9, run(OLD_JOB, "bbbb")), 2);
         FakeSession session = new FakeSession();
         session.notices.addAll(List.of(own, another));
-        assertThatThrownBy(() -> writer(session, OptionalLong.empty(), 0, 2, List.of(), new RecordingMetricGroup(),
+        assertThatThrownBy(() -> writer(
+                        session,
+                        OptionalLong.empty(),
+                        0,
+                        2,
+                        List.of(),
+                        new RecordingMetricGroup(),
                         SinkSettings.defaults("orders")))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
@@ -388,12 +446,19 @@ class ExactlyOnceWriterTest {
                 .hasMessageContaining("never written")
                 .hasMessageContaining("eosink-admin carried")
                 .hasMessageContaining("leftoverPolicy(ROLLBACK)")
-                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(another.transaction().toString()));
+                .satisfies(e -> assertThat(e.getMessage())
+                        .doesNotContain(another.transaction().toString()));
         assertThat(session.closedCarried).isEmpty();
 
         FakeSession rolling = new FakeSession();
         rolling.notices.addAll(List.of(own, another));
-        writer(rolling, OptionalLong.empty(), 0, 2, List.of(), new RecordingMetricGroup(),
+        writer(
+                rolling,
+                OptionalLong.empty(),
+                0,
+                2,
+                List.of(),
+                new RecordingMetricGroup(),
                 SinkSettings.defaults("orders").withLeftoverPolicy(LeftoverPolicy.ROLLBACK));
         assertThat(rolling.closedCarried).containsExactly(2);
     }
@@ -415,7 +480,7 @@ class ExactlyOnceWriterTest {
         session.notices.add(new CarriedNotice(tx(4, 2, run(OTHER_JOB, "yyyy")), 1)); // index 4 > parallelism 2 at 9
         session.onList = listing -> session.prepared.remove(pendingOfState0); // its restored committer commits it
         List<WriterState> states = List.of(
-                new WriterState("orders", 0, 9, run(OLD_JOB, "aaaa"), 2, 1_000L, carried),
+                new WriterState("orders", 0, 9, new Lineage(run(OLD_JOB, "aaaa"), 2, 1_000L), carried),
                 state(1, 9, run(OLD_JOB, "bbbb"), 2));
         writer(session, OptionalLong.of(9), 0, 2, states, new RecordingMetricGroup(), SHORT_WAIT);
         assertThat(session.applied).containsExactly("0:" + java.util.Arrays.toString(carried));
@@ -442,7 +507,9 @@ class ExactlyOnceWriterTest {
         writer(session, OptionalLong.of(9), 1, 4, List.of(state(1, 9, run(OLD_JOB, "bbbb"), 2)), metrics, SHORT_WAIT);
         writer(session, OptionalLong.of(9), 2, 4, List.of(), metrics, SHORT_WAIT);
         writer(session, OptionalLong.of(9), 3, 4, List.of(), metrics, SHORT_WAIT);
-        assertThat(session.notices).as("notices of indices restored checkpoint 9 never had").isEmpty();
+        assertThat(session.notices)
+                .as("notices of indices restored checkpoint 9 never had")
+                .isEmpty();
     }
 
     /**
@@ -460,17 +527,20 @@ class ExactlyOnceWriterTest {
         CarriedNotice ofTheRewoundLine = new CarriedNotice(tx(1, 7, run(OLD_JOB, "xxxx")), 2);
         session.notices.add(ofTheRewoundLine);
         SinkSettings refuseRewinds = SHORT_WAIT.withRewindPolicy(RewindPolicy.FAIL);
-        List<WriterState> ofSubtask1 = List.of(new WriterState("orders", 1, 4, run(OLD_JOB, "bbbb"), 2, 1_000L, carried));
+        List<WriterState> ofSubtask1 =
+                List.of(new WriterState("orders", 1, 4, new Lineage(run(OLD_JOB, "bbbb"), 2, 1_000L), carried));
         List<WriterState> ofSubtask0 = List.of(state(0, 4, run(OLD_JOB, "aaaa"), 2));
 
-        catchThrowable(() -> writer(session, OptionalLong.of(4), 1, 2, ofSubtask1, new RecordingMetricGroup(),
-                refuseRewinds));
-        assertThatThrownBy(() -> writer(session, OptionalLong.of(4), 0, 2, ofSubtask0, new RecordingMetricGroup(),
-                        refuseRewinds))
+        catchThrowable(
+                () -> writer(session, OptionalLong.of(4), 1, 2, ofSubtask1, new RecordingMetricGroup(), refuseRewinds));
+        assertThatThrownBy(() -> writer(
+                        session, OptionalLong.of(4), 0, 2, ofSubtask0, new RecordingMetricGroup(), refuseRewinds))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
                 .hasMessageContaining("rewindPolicy FAIL");
-        assertThat(session.applied).as("carried writes the refused rewind wrote").isEmpty();
+        assertThat(session.applied)
+                .as("carried writes the refused rewind wrote")
+                .isEmpty();
         assertThat(session.notices).as("notices the refused rewind gave up").containsExactly(ofTheRewoundLine);
     }
 
@@ -482,7 +552,10 @@ class ExactlyOnceWriterTest {
     @Test
     void anEpochThatWouldExceedMaxPreparedPerSubtaskFailsBeforeItBegins() throws Exception {
         FakeSession session = new FakeSession();
-        ExactlyOnceWriter<String> writer = writer(session, OptionalLong.empty(), List.of(),
+        ExactlyOnceWriter<String> writer = writer(
+                session,
+                OptionalLong.empty(),
+                List.of(),
                 SinkSettings.defaults("orders").withMaxPreparedPerSubtask(3));
         for (long checkpoint = 1; checkpoint <= 3; checkpoint++) {
             writer.write("r" + checkpoint, null);
@@ -494,7 +567,8 @@ class ExactlyOnceWriterTest {
                 .hasMessageContaining("3 transactions this subtask prepared are still waiting")
                 .hasMessageContaining("checkpoints [1, 2, 3]")
                 .hasMessageContaining("maxPreparedPerSubtask (3)")
-                .hasMessageContaining("Each prepared transaction holds the row locks of the rows it wrote, so this subtask fails over");
+                .hasMessageContaining(
+                        "Each prepared transaction holds the row locks of the rows it wrote, so this subtask fails over");
         assertThat(session.begun).hasSize(3);
 
         // A committer in another JVM committed the first two: the database no longer lists them.
@@ -515,7 +589,10 @@ class ExactlyOnceWriterTest {
 
         FakeSession refusing = new FakeSession();
         refusing.committedAfter = session.committedAfter;
-        assertThatThrownBy(() -> writer(refusing, OptionalLong.of(4), restored,
+        assertThatThrownBy(() -> writer(
+                        refusing,
+                        OptionalLong.of(4),
+                        restored,
                         SinkSettings.defaults("orders").withRewindPolicy(RewindPolicy.FAIL)))
                 .isInstanceOf(SuppressRestartsException.class)
                 .cause()
@@ -544,36 +621,61 @@ class ExactlyOnceWriterTest {
         assertThat(session.prepared).containsExactlyElementsOf(session.begun);
     }
 
-    private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored, List<WriterState> states)
-            throws Exception {
+    private static ExactlyOnceWriter<String> writer(
+            FakeSession session, OptionalLong restored, List<WriterState> states) throws Exception {
         return writer(session, restored, states, SinkSettings.defaults("orders"));
     }
 
     private static ExactlyOnceWriter<String> writer(
-            FakeSession session, OptionalLong restored, List<WriterState> states, SinkSettings settings) throws Exception {
+            FakeSession session, OptionalLong restored, List<WriterState> states, SinkSettings settings)
+            throws Exception {
+        SubtaskContext context = new SubtaskContext("orders", 0, 1, 0, new JobRun(JOB, restored));
         return new ExactlyOnceWriter<>(
-                new SubtaskContext("orders", 0, 1, 0, JOB, restored), settings, "table t", TestWording.WORDS, session, states);
+                new SinkSubtask(context, settings, "table t", TestWording.WORDS), session, states);
     }
 
     private static ExactlyOnceWriter<String> writer(
             FakeSession session, OptionalLong restored, int subtask, int parallelism, List<WriterState> states)
             throws Exception {
-        return new ExactlyOnceWriter<>(new SubtaskContext("orders", subtask, parallelism, 0, JOB, restored),
-                SinkSettings.defaults("orders"), "table t", TestWording.WORDS, session, states);
+        SubtaskContext context = new SubtaskContext("orders", subtask, parallelism, 0, new JobRun(JOB, restored));
+        return new ExactlyOnceWriter<>(
+                new SinkSubtask(context, SinkSettings.defaults("orders"), "table t", TestWording.WORDS),
+                session,
+                states);
     }
 
-    private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored, int subtask,
-            int parallelism, List<WriterState> states, RecordingMetricGroup metrics) throws Exception {
+    private static ExactlyOnceWriter<String> writer(
+            FakeSession session,
+            OptionalLong restored,
+            int subtask,
+            int parallelism,
+            List<WriterState> states,
+            RecordingMetricGroup metrics)
+            throws Exception {
         return writer(session, restored, subtask, parallelism, states, metrics, SinkSettings.defaults("orders"));
     }
 
-    private static ExactlyOnceWriter<String> writer(FakeSession session, OptionalLong restored, int subtask,
-            int parallelism, List<WriterState> states, RecordingMetricGroup metrics, SinkSettings settings)
+    private static ExactlyOnceWriter<String> writer(
+            FakeSession session,
+            OptionalLong restored,
+            int subtask,
+            int parallelism,
+            List<WriterState> states,
+            RecordingMetricGroup metrics,
+            SinkSettings settings)
             throws Exception {
-        return new ExactlyOnceWriter<>(new SubtaskContext("orders", subtask, parallelism, 0, JOB, restored),
-                settings, "table t", TestWording.WORDS, session, states,
-                WriterMetrics.in(metrics.addGroup(WriterMetrics.GROUP), new org.apache.flink.metrics.SimpleCounter()),
-                null, ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT, PreparedAgeWarning.DEFAULT, System::nanoTime);
+        SubtaskContext context = new SubtaskContext("orders", subtask, parallelism, 0, new JobRun(JOB, restored));
+        return new ExactlyOnceWriter<>(
+                new SinkSubtask(context, settings, "table t", TestWording.WORDS),
+                session,
+                states,
+                new WriterTask(
+                        WriterMetrics.in(
+                                metrics.addGroup(WriterMetrics.GROUP), new org.apache.flink.metrics.SimpleCounter()),
+                        null,
+                        ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
+                        null,
+                        System::nanoTime));
     }
 
     private static final class FakeSession
@@ -592,6 +694,7 @@ class ExactlyOnceWriterTest {
         java.util.function.IntConsumer onList = listing -> {};
         /** Called with the number of each listing, after its answer was taken: what happens while it travels back. */
         java.util.function.IntConsumer afterList = listing -> {};
+
         int listed;
         boolean open;
         boolean closed;

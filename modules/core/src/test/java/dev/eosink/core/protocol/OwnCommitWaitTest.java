@@ -1,16 +1,21 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.protocol.WriterState.Lineage;
 import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.util.function.ThrowingRunnable;
-
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -66,7 +71,9 @@ class OwnCommitWaitTest {
         writer.write("b", null);
 
         assertThat(events).containsExactly("write a", "prepare 1", "commit 1", "write b");
-        assertThat(CommitSignals.isCommitted(prepared)).as("forgotten once consumed").isFalse();
+        assertThat(CommitSignals.isCommitted(prepared))
+                .as("forgotten once consumed")
+                .isFalse();
     }
 
     @Test
@@ -80,7 +87,9 @@ class OwnCommitWaitTest {
         CommitSignals.committed(prepared);
 
         assertThat(gate.pending()).isFalse();
-        assertThat(CommitSignals.isCommitted(prepared)).as("forgotten once seen").isFalse();
+        assertThat(CommitSignals.isCommitted(prepared))
+                .as("forgotten once seen")
+                .isFalse();
         gate.await(); // returns at once
         assertThat(mails).isEmpty();
     }
@@ -103,7 +112,9 @@ class OwnCommitWaitTest {
         gate.await();
 
         assertThat(events).endsWith("prepare 2", "commit both");
-        assertThat(CommitSignals.isCommitted(first)).as("the superseded one is not kept").isFalse();
+        assertThat(CommitSignals.isCommitted(first))
+                .as("the superseded one is not kept")
+                .isFalse();
     }
 
     @Test
@@ -159,7 +170,9 @@ class OwnCommitWaitTest {
         long start = clock;
 
         assertThat(gate.await()).as("given up").isFalse();
-        assertThat(clock - start).as("no time spent waiting").isLessThan(Duration.ofSeconds(2).toNanos());
+        assertThat(clock - start)
+                .as("no time spent waiting")
+                .isLessThan(Duration.ofSeconds(2).toNanos());
         assertThat(gate.pending()).as("still not committed").isTrue();
         assertThat(gate.await()).as("not waited for again in this epoch").isFalse();
         assertThat(clock - start).isLessThan(Duration.ofSeconds(2).toNanos());
@@ -186,7 +199,9 @@ class OwnCommitWaitTest {
             CommitSignals.committed(second);
         });
 
-        assertThat(gate.await()).as("waited for checkpoint 8, which commits 7 too").isTrue();
+        assertThat(gate.await())
+                .as("waited for checkpoint 8, which commits 7 too")
+                .isTrue();
         assertThat(gate.pending()).isFalse();
     }
 
@@ -234,7 +249,9 @@ class OwnCommitWaitTest {
         long start = clock;
 
         assertThat(gate.pending()).isTrue();
-        assertThat(gate.await()).as("cannot be waited for: the barrier comes through this thread").isFalse();
+        assertThat(gate.await())
+                .as("cannot be waited for: the barrier comes through this thread")
+                .isFalse();
         assertThat(clock - start).isZero();
         writer.write("a", null);
         TransactionId prepared = writer.prepareCommit().iterator().next().id();
@@ -244,7 +261,9 @@ class OwnCommitWaitTest {
             CommitSignals.committed(prepared);
         });
 
-        assertThat(gate.await()).as("after the first barrier, only the own commit counts").isTrue();
+        assertThat(gate.await())
+                .as("after the first barrier, only the own commit counts")
+                .isTrue();
     }
 
     /**
@@ -262,7 +281,9 @@ class OwnCommitWaitTest {
         carried = new byte[] {1};
 
         writer.flush(false);
-        assertThat(writer.prepareCommit()).as("checkpoint 7 not committed: nothing may run").isEmpty();
+        assertThat(writer.prepareCommit())
+                .as("checkpoint 7 not committed: nothing may run")
+                .isEmpty();
         writer.snapshotState(8);
         CheckpointOutcomes.completed(EXEC, OWN, 8);
         writer.flush(false);
@@ -305,8 +326,12 @@ class OwnCommitWaitTest {
 
         writer.flush(true);
 
-        assertThat(listings[0]).as("the end of input waited for the commit (listing 3)").isGreaterThanOrEqualTo(3);
-        assertThat(prepared).as("named after the restored checkpoint: not waited for").containsExactly(later);
+        assertThat(listings[0])
+                .as("the end of input waited for the commit (listing 3)")
+                .isGreaterThanOrEqualTo(3);
+        assertThat(prepared)
+                .as("named after the restored checkpoint: not waited for")
+                .containsExactly(later);
         assertThat(gate.pending()).isFalse();
     }
 
@@ -330,7 +355,9 @@ class OwnCommitWaitTest {
 
         writer.flush(true);
 
-        assertThat(reads[0]).as("the end of input waited until they were written (read 3)").isGreaterThanOrEqualTo(3);
+        assertThat(reads[0])
+                .as("the end of input waited until they were written (read 3)")
+                .isGreaterThanOrEqualTo(3);
         assertThat(gate.pending()).isFalse();
     }
 
@@ -344,7 +371,7 @@ class OwnCommitWaitTest {
         TransactionId promised = new TransactionId("upserts", 1, 6, "run1run1");
         prepared.add(promised);
         ExactlyOnceWriter<String> writer = writer(false);
-        SubtaskContext committer = new SubtaskContext("upserts", 1, 2, 0, JOB, restoredCheckpoint);
+        SubtaskContext committer = new SubtaskContext("upserts", 1, 2, 0, new JobRun(JOB, restoredCheckpoint));
         long start = clock;
         long commitEnds = start + SinkSettings.DEFAULT_CLAIM_WAIT.plusSeconds(5).toNanos();
         onList = () -> {
@@ -360,7 +387,8 @@ class OwnCommitWaitTest {
         }
 
         assertThat(prepared).as("waited until the committer's commit ended").isEmpty();
-        assertThat(Duration.ofNanos(clock - start)).as("on the mailbox's clock")
+        assertThat(Duration.ofNanos(clock - start))
+                .as("on the mailbox's clock")
                 .isGreaterThan(SinkSettings.DEFAULT_CLAIM_WAIT.plusSeconds(5));
         assertThat(gate.pending()).isFalse();
     }
@@ -375,7 +403,8 @@ class OwnCommitWaitTest {
 
         writer.flush(true);
 
-        assertThat(Duration.ofNanos(clock - start)).as("on the mailbox's clock")
+        assertThat(Duration.ofNanos(clock - start))
+                .as("on the mailbox's clock")
                 .isBetween(SinkSettings.DEFAULT_CLAIM_WAIT, SinkSettings.DEFAULT_CLAIM_WAIT.plusSeconds(2));
         assertThat(gate.pending()).isFalse();
     }
@@ -392,7 +421,7 @@ class OwnCommitWaitTest {
         TransactionId other = new TransactionId("upserts", 1, 6, "run1run1");
         prepared.add(held);
         prepared.add(other);
-        restoredStates = List.of(new WriterState("upserts", 0, 6, "run0run0", 2, 1L, new byte[] {9}));
+        restoredStates = List.of(new WriterState("upserts", 0, 6, new Lineage("run0run0", 2, 1L), new byte[] {9}));
         int[] listings = {0};
         onList = () -> {
             if (++listings[0] == 3) {
@@ -403,10 +432,14 @@ class OwnCommitWaitTest {
         writer(false);
 
         assertThat(events).singleElement().asString().startsWith("apply [9] after ");
-        int listingsBeforeApply = Integer.parseInt(events.get(0).replaceAll("\\D+", " ").trim().split(" ")[1]);
-        assertThat(listingsBeforeApply).as("written only once the restored committer committed (listing 3)")
+        int listingsBeforeApply =
+                Integer.parseInt(events.get(0).replaceAll("\\D+", " ").trim().split(" ")[1]);
+        assertThat(listingsBeforeApply)
+                .as("written only once the restored committer committed (listing 3)")
                 .isGreaterThanOrEqualTo(3);
-        assertThat(prepared).as("another writer's transaction is not waited for").containsExactly(other);
+        assertThat(prepared)
+                .as("another writer's transaction is not waited for")
+                .containsExactly(other);
     }
 
     /**
@@ -448,7 +481,9 @@ class OwnCommitWaitTest {
         writer.write("b", null);
 
         assertThat(events).containsExactly("write a", "prepare 1", "outcome operator idle", "commit 7", "write b");
-        assertThat(listed - atStart).as("no query while the epoch's transaction is open").isZero();
+        assertThat(listed - atStart)
+                .as("no query while the epoch's transaction is open")
+                .isZero();
     }
 
     /**
@@ -470,7 +505,8 @@ class OwnCommitWaitTest {
         long start = clock;
 
         assertThat(gate.await()).as("the database shows the commit").isTrue();
-        assertThat(clock - start).as("long before the wait's bound")
+        assertThat(clock - start)
+                .as("long before the wait's bound")
                 .isLessThan(OwnCommitGate.COMMIT_AFTER_COMPLETION.toNanos());
         assertThat(listed - atStart).as("looks within the epoch").isBetween(1, 2);
         assertThat(gate.pending()).isFalse();
@@ -492,22 +528,30 @@ class OwnCommitWaitTest {
         prepared.add(first);
         writer.write("b", null);
         CheckpointOutcomes.completed(EXEC, OWN, 7);
-        assertThat(gate.await()).as("the other JVM's committer is slow: carried").isFalse();
+        assertThat(gate.await())
+                .as("the other JVM's committer is slow: carried")
+                .isFalse();
         TransactionId second = writer.prepareCommit().iterator().next().id();
         writer.snapshotState(8);
         prepared.add(second);
         writer.write("c", null); // the epoch after the barrier begins at once: checkpoint 8 is still running
         assertThat(gate.pending()).isTrue();
         clock += OwnCommitGate.LOOK_INTERVAL.toNanos();
-        assertThat(gate.lookDue()).as("nothing to look for before checkpoint 8 completed").isFalse();
+        assertThat(gate.lookDue())
+                .as("nothing to look for before checkpoint 8 completed")
+                .isFalse();
         CheckpointOutcomes.completed(EXEC, OWN, 8);
         prepared.clear(); // the other JVM's committer commits both
         int atStart = listed;
 
-        assertThat(gate.lookDue()).as("not at the completion itself: a signal may still come").isFalse();
+        assertThat(gate.lookDue())
+                .as("not at the completion itself: a signal may still come")
+                .isFalse();
         clock += OwnCommitGate.LOOK_INTERVAL.toNanos();
         assertThat(gate.lookDue()).isTrue();
-        assertThat(listed - atStart).as("asking whether a look is due is no look").isZero();
+        assertThat(listed - atStart)
+                .as("asking whether a look is due is no look")
+                .isZero();
         assertThat(gate.await()).as("the held statements run in this epoch").isTrue();
         assertThat(listed - atStart).isEqualTo(1);
         assertThat(gate.pending()).isFalse();
@@ -592,11 +636,14 @@ class OwnCommitWaitTest {
         long start = clock;
 
         assertThat(gate.await()).as("carried").isFalse();
-        assertThat(clock - start).isBetween(OwnCommitGate.UNHEARD_WAIT.toNanos(),
-                OwnCommitGate.UNHEARD_WAIT.plusSeconds(2).toNanos());
+        assertThat(clock - start)
+                .isBetween(
+                        OwnCommitGate.UNHEARD_WAIT.toNanos(),
+                        OwnCommitGate.UNHEARD_WAIT.plusSeconds(2).toNanos());
         assertThat(gate.pending()).as("still prepared").isTrue();
         assertThat(gate.await()).as("not waited for again in this epoch").isFalse();
-        assertThat(listed - atStart).as("the database asked meanwhile, once per second of the test's clock")
+        assertThat(listed - atStart)
+                .as("the database asked meanwhile, once per second of the test's clock")
                 .isBetween(1, (int) OwnCommitGate.UNHEARD_WAIT.toSeconds() + 1);
     }
 
@@ -639,19 +686,25 @@ class OwnCommitWaitTest {
         long start = clock;
 
         assertThat(gate.await()).isFalse();
-        assertThat(clock - start).isBetween(CHECKPOINT_TIMEOUT.toNanos(), CHECKPOINT_TIMEOUT.plusSeconds(2).toNanos());
+        assertThat(clock - start)
+                .isBetween(
+                        CHECKPOINT_TIMEOUT.toNanos(),
+                        CHECKPOINT_TIMEOUT.plusSeconds(2).toNanos());
     }
 
     /** What the session holds and carries past every barrier; null: nothing. */
     private byte[] carried;
+
     private OptionalLong restoredCheckpoint = OptionalLong.empty();
     private List<WriterState> restoredStates = List.of();
     /** The sink's prepared transactions, as the session lists them. */
     private final List<TransactionId> prepared = new ArrayList<>();
+
     private Runnable onList = () -> {};
     private int listed;
     /** The open notices of carried writes, as the session reads them; {@link #onCarried} runs at each read. */
     private final List<CarriedNotice> notices = new ArrayList<>();
+
     private Runnable onCarried = () -> {};
 
     private ExactlyOnceWriter<String> writer(boolean waits) throws Exception {
@@ -711,11 +764,13 @@ class OwnCommitWaitTest {
             public void prepare(TransactionId id, long rows) {
                 events.add("prepare " + id.checkpointId());
             }
-
         };
         MailboxExecutor mailbox = new MailboxExecutor() {
             @Override
-            public void execute(MailboxExecutor.MailOptions options, ThrowingRunnable<? extends Exception> command, String format,
+            public void execute(
+                    MailboxExecutor.MailOptions options,
+                    ThrowingRunnable<? extends Exception> command,
+                    String format,
                     Object... args) {
                 mails.add(command);
             }
@@ -751,16 +806,23 @@ class OwnCommitWaitTest {
             }
         };
         return new ExactlyOnceWriter<>(
-                new SubtaskContext("upserts", 0, restoredCheckpoint.isPresent() ? 2 : 1, 0, JOB, restoredCheckpoint),
-                SinkSettings.defaults("upserts"),
-                "table t",
-                TestWording.WORDS,
+                new SinkSubtask(
+                        new SubtaskContext(
+                                "upserts",
+                                0,
+                                restoredCheckpoint.isPresent() ? 2 : 1,
+                                0,
+                                new JobRun(JOB, restoredCheckpoint)),
+                        SinkSettings.defaults("upserts"),
+                        "table t",
+                        TestWording.WORDS),
                 session,
                 restoredStates,
-                WriterMetrics.unregistered(new SimpleCounter()),
-                mailbox,
-                CHECKPOINT_TIMEOUT,
-                PreparedAgeWarning.DEFAULT,
-                () -> clock);
+                new WriterTask(
+                        WriterMetrics.unregistered(new SimpleCounter()),
+                        mailbox,
+                        CHECKPOINT_TIMEOUT,
+                        null,
+                        () -> clock));
     }
 }

@@ -1,11 +1,15 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 
 import org.apache.flink.metrics.SimpleCounter;
-
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -29,7 +33,8 @@ class PreparedAgeTest {
 
     /** Each test its own job, so that the checkpoint outcomes one test reports do not reach another. */
     private final String job = UUID.randomUUID().toString().replace("-", "");
-    private final SubtaskContext context = new SubtaskContext("orders", 0, 1, 0, job, OptionalLong.empty());
+
+    private final SubtaskContext context = new SubtaskContext("orders", 0, 1, 0, new JobRun(job, OptionalLong.empty()));
     private final RecordingMetricGroup group = new RecordingMetricGroup();
     private final TrackingSession session = new TrackingSession();
     private long clock = 1_000 * SECOND;
@@ -49,12 +54,16 @@ class PreparedAgeTest {
         clock += 5 * SECOND;
         TransactionId second = epoch(writer, "b", 2);
         assertThat(gauge(WriterMetrics.PREPARED_TRANSACTIONS)).isEqualTo(2);
-        assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS)).as("the first one's age").isEqualTo(10);
+        assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS))
+                .as("the first one's age")
+                .isEqualTo(10);
 
         // Heard without the writer running (it acts at its next barrier): the gauges ask themselves.
         CheckpointOutcomes.completed(context.execution(), CheckpointOutcomes.committer("orders", 0), 1);
         assertThat(gauge(WriterMetrics.PREPARED_TRANSACTIONS)).isEqualTo(1);
-        assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS)).as("the second one's age").isZero();
+        assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS))
+                .as("the second one's age")
+                .isZero();
         clock += 3 * SECOND;
         assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS)).isEqualTo(3);
 
@@ -62,9 +71,13 @@ class PreparedAgeTest {
         assertThat(gauge(WriterMetrics.PREPARED_TRANSACTIONS)).isZero();
         assertThat(gauge(WriterMetrics.OLDEST_PREPARED_AGE_SECONDS)).isZero();
 
-        assertThat(group.count("eosink." + WriterMetrics.BARRIER_TO_PREPARED_MILLIS)).isEqualTo(2);
-        assertThat(group.histogram("eosink." + WriterMetrics.BARRIER_TO_PREPARED_MILLIS).getStatistics().getMax())
-                .as("flush to prepared on the fake clock").isEqualTo(250);
+        assertThat(group.count("eosink." + WriterMetrics.BARRIER_TO_PREPARED_MILLIS))
+                .isEqualTo(2);
+        assertThat(group.histogram("eosink." + WriterMetrics.BARRIER_TO_PREPARED_MILLIS)
+                        .getStatistics()
+                        .getMax())
+                .as("flush to prepared on the fake clock")
+                .isEqualTo(250);
         assertThat(gauge(WriterMetrics.COPY_BACKLOG_BYTES)).isEqualTo(42);
         assertThat(first).isNotEqualTo(second);
         writer.close();
@@ -90,7 +103,9 @@ class PreparedAgeTest {
         writer.snapshotState(3);
         clock += 5 * SECOND;
         writer.write("d", null);
-        assertThat(session.listed).as("warned already: never asked again for it").isEqualTo(listedAtStart + 1);
+        assertThat(session.listed)
+                .as("warned already: never asked again for it")
+                .isEqualTo(listedAtStart + 1);
 
         clock += 30 * SECOND; // now the second and third are due too
         writer.flush(false);
@@ -107,7 +122,9 @@ class PreparedAgeTest {
         TransactionId first = epoch(writer, "a", 1);
         // A committer in another JVM committed it, telling nobody in this one.
         session.prepared.remove(first);
-        assertThat(gauge(WriterMetrics.PREPARED_TRANSACTIONS)).as("not known yet").isEqualTo(1);
+        assertThat(gauge(WriterMetrics.PREPARED_TRANSACTIONS))
+                .as("not known yet")
+                .isEqualTo(1);
 
         clock += 31 * SECOND;
         writer.write("b", null);
@@ -118,7 +135,8 @@ class PreparedAgeTest {
 
     @Test
     void warnsOncePerEntryWithWhatToCheck() {
-        PreparedAgeWarning warning = new PreparedAgeWarning(context, "table \"orders\"", TestWording.WORDS, Duration.ofSeconds(30));
+        PreparedAgeWarning warning =
+                new PreparedAgeWarning(context, "table \"orders\"", TestWording.WORDS, Duration.ofSeconds(30));
         PendingCommits pending = new PendingCommits(context.execution(), "orders", 0);
         TransactionId id = new TransactionId("orders", 0, 7, "abcd1234");
         pending.prepared(id, 0);
@@ -128,27 +146,45 @@ class PreparedAgeTest {
         assertThat(warning.anyDue(pending, 30 * SECOND)).as("at the threshold").isFalse();
         assertThat(warning.anyDue(pending, 31 * SECOND)).isTrue();
         assertThat(warning.warnDue(pending, 31 * SECOND)).isEqualTo(1);
-        assertThat(warning.anyDue(pending, 90 * SECOND)).as("once per transaction").isFalse();
+        assertThat(warning.anyDue(pending, 90 * SECOND))
+                .as("once per transaction")
+                .isFalse();
         assertThat(warning.warnDue(pending, 90 * SECOND)).isZero();
 
         TransactionId next = new TransactionId("orders", 0, 8, "abcd1234");
         pending.prepared(next, 40 * SECOND);
-        assertThat(warning.warnDue(pending, 71 * SECOND)).as("the next one, once").isEqualTo(1);
+        assertThat(warning.warnDue(pending, 71 * SECOND))
+                .as("the next one, once")
+                .isEqualTo(1);
 
-        String message = warning.message(pending.entries().iterator().next(), CheckpointOutcomes.Outcome.ABORTED, 31 * SECOND);
-        assertThat(message).contains("sink 'orders' subtask 0/1", "table \"orders\"", id.toString(), "checkpoint 7",
-                "aborted", "31 s", "PT30S", "checkpoints failing, declined or timing out", "committer that cannot commit",
-                "docs/operations.md", "It holds the row locks of the rows it wrote until a later checkpoint completes");
+        String message =
+                warning.message(pending.entries().iterator().next(), CheckpointOutcomes.Outcome.ABORTED, 31 * SECOND);
+        assertThat(message)
+                .contains(
+                        "sink 'orders' subtask 0/1",
+                        "table \"orders\"",
+                        id.toString(),
+                        "checkpoint 7",
+                        "aborted",
+                        "31 s",
+                        "PT30S",
+                        "checkpoints failing, declined or timing out",
+                        "committer that cannot commit",
+                        "docs/operations.md",
+                        "It holds the row locks of the rows it wrote until a later checkpoint completes");
         pending.clear();
     }
 
     @Test
     void theThresholdIsSetOrThreeCheckpointIntervalsAtLeastAMinuteOrTenMinutes() {
         SinkSettings defaults = SinkSettings.defaults("orders");
-        assertThat(PreparedAgeWarning.threshold(defaults.withPreparedAgeWarning(Duration.ofSeconds(5)), Duration.ofMinutes(1)))
+        assertThat(PreparedAgeWarning.threshold(
+                        defaults.withPreparedAgeWarning(Duration.ofSeconds(5)), Duration.ofMinutes(1)))
                 .isEqualTo(Duration.ofSeconds(5));
-        assertThat(PreparedAgeWarning.threshold(defaults, Duration.ofSeconds(10))).isEqualTo(Duration.ofMinutes(1));
-        assertThat(PreparedAgeWarning.threshold(defaults, Duration.ofMinutes(2))).isEqualTo(Duration.ofMinutes(6));
+        assertThat(PreparedAgeWarning.threshold(defaults, Duration.ofSeconds(10)))
+                .isEqualTo(Duration.ofMinutes(1));
+        assertThat(PreparedAgeWarning.threshold(defaults, Duration.ofMinutes(2)))
+                .isEqualTo(Duration.ofMinutes(6));
         assertThat(PreparedAgeWarning.threshold(defaults, null)).isEqualTo(Duration.ofMinutes(10));
     }
 
@@ -167,9 +203,17 @@ class PreparedAgeTest {
     }
 
     private ExactlyOnceWriter<String> writer(Duration threshold) throws Exception {
-        return new ExactlyOnceWriter<>(context, SinkSettings.defaults("orders"), "table \"orders\"", TestWording.WORDS, session, List.of(),
-                WriterMetrics.in(group.addGroup(WriterMetrics.GROUP), new SimpleCounter()), null,
-                ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT, threshold, () -> clock);
+        SinkSettings settings = SinkSettings.defaults("orders").withPreparedAgeWarning(threshold);
+        return new ExactlyOnceWriter<>(
+                new SinkSubtask(context, settings, "table \"orders\"", TestWording.WORDS),
+                session,
+                List.of(),
+                new WriterTask(
+                        WriterMetrics.in(group.addGroup(WriterMetrics.GROUP), new SimpleCounter()),
+                        null,
+                        ExactlyOnceWriter.DEFAULT_CHECKPOINT_TIMEOUT,
+                        null,
+                        () -> clock));
     }
 
     /** Keeps what it prepared as the database would, until a test takes it away; counts the listings. */

@@ -1,8 +1,14 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.protocol.RecoveryPlan.Verdict;
+import dev.eosink.core.protocol.WriterState.Lineage;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 
 import org.junit.jupiter.api.Test;
 
@@ -19,6 +25,7 @@ class RecoveryPlanTest {
 
     /** The job that took the restored checkpoints in these tests, and the job that restores them. */
     private static final String OLD_JOB = "11111111111111111111111111111111";
+
     private static final String NEW_JOB = "22222222222222222222222222222222";
     private static final String OTHER_JOB = "33333333333333333333333333333333";
 
@@ -36,13 +43,17 @@ class RecoveryPlanTest {
     }
 
     private static WriterState state(int subtask, long checkpoint, String run, int parallelism) {
-        return new WriterState("s", subtask, checkpoint, run, parallelism, 1_000L);
+        return new WriterState("s", subtask, checkpoint, new Lineage(run, parallelism, 1_000L));
     }
 
     private static RecoveryPlan decide(
-            Collection<TransactionId> found, int subtask, int parallelism, OptionalLong restored, List<WriterState> states) {
+            Collection<TransactionId> found,
+            int subtask,
+            int parallelism,
+            OptionalLong restored,
+            List<WriterState> states) {
         return RecoveryPlan.decide(
-                found, new SubtaskContext("s", subtask, parallelism, 0, NEW_JOB, restored), states);
+                found, new SubtaskContext("s", subtask, parallelism, 0, new JobRun(NEW_JOB, restored)), states);
     }
 
     @Test
@@ -59,8 +70,14 @@ class RecoveryPlanTest {
     @Test
     void promisesExactlyWhatARestoredJobLeavesToItsCommitters() {
         List<WriterState> states = List.of(state(0, 9, run(OLD_JOB, "aaaa"), 2), state(1, 9, run(OLD_JOB, "bbbb"), 2));
-        List<TransactionId> found = List.of(tx(0, 8), tx(0, 9), tx(0, 10), tx(1, 9, OLD_JOB, "bbbb"),
-                tx(1, 9, OLD_JOB, "cccc"), tx(2, 7), tx(0, 3, OTHER_JOB, "aaaa"));
+        List<TransactionId> found = List.of(
+                tx(0, 8),
+                tx(0, 9),
+                tx(0, 10),
+                tx(1, 9, OLD_JOB, "bbbb"),
+                tx(1, 9, OLD_JOB, "cccc"),
+                tx(2, 7),
+                tx(0, 3, OTHER_JOB, "aaaa"));
         Set<TransactionId> held = new HashSet<>();
         for (int subtask = 0; subtask < 2; subtask++) {
             held.addAll(decide(found, subtask, 2, OptionalLong.of(9), states).with(Verdict.RESTORED_COMMITTER));
@@ -69,7 +86,8 @@ class RecoveryPlanTest {
         for (TransactionId id : found) {
             assertThat(RecoveryPlan.promises(9, states, id)).as("%s", id).isEqualTo(held.contains(id));
         }
-        assertThat(RecoveryPlan.promises(9, List.of(WriterState.withoutLineage("s", 0, 9)), tx(0, 8))).isFalse();
+        assertThat(RecoveryPlan.promises(9, List.of(WriterState.withoutLineage("s", 0, 9)), tx(0, 8)))
+                .isFalse();
     }
 
     /**
@@ -83,7 +101,11 @@ class RecoveryPlanTest {
         TransactionId held = tx(0, 9, OLD_JOB, "aaaa");
         TransactionId sameJobOtherRun = tx(0, 7, OLD_JOB, "bbbb");
         TransactionId otherJob = tx(0, 8, OTHER_JOB, "cccc");
-        RecoveryPlan plan = decide(List.of(held, sameJobOtherRun, otherJob), 0, 1, OptionalLong.of(9),
+        RecoveryPlan plan = decide(
+                List.of(held, sameJobOtherRun, otherJob),
+                0,
+                1,
+                OptionalLong.of(9),
                 List.of(state(0, 9, run(OLD_JOB, "aaaa"), 1)));
         assertThat(plan.with(Verdict.ORPHAN)).containsExactly(sameJobOtherRun, otherJob);
         assertThat(plan.rollBackAtStart()).containsExactly(sameJobOtherRun, otherJob);
@@ -103,14 +125,15 @@ class RecoveryPlanTest {
     void afterARescaleWhatTheRestoredStateCannotTellWaitsForTheFirstCheckpoint() {
         // 4 -> 3 restored from checkpoint 10 taken by OLD_JOB; subtask 0 owns old indices 0 and 3 but got
         // the state of old indices 0 and 1.
-        List<WriterState> states = List.of(state(0, 10, run(OLD_JOB, "aaa0"), 4), state(1, 10, run(OLD_JOB, "aaa1"), 4));
+        List<WriterState> states =
+                List.of(state(0, 10, run(OLD_JOB, "aaa0"), 4), state(1, 10, run(OLD_JOB, "aaa1"), 4));
         TransactionId held0 = tx(0, 10, OLD_JOB, "aaa0");
         TransactionId maybeHeld3 = tx(3, 10, OLD_JOB, "aaa3");
         TransactionId otherJob3 = tx(3, 6, OTHER_JOB, "bbbb");
         TransactionId beyondParallelism = tx(6, 8, OLD_JOB, "cccc"); // owned by 0 (6 mod 3), did not exist at 10
         TransactionId notOwned = tx(1, 10, OLD_JOB, "aaa1");
-        RecoveryPlan plan = decide(List.of(held0, maybeHeld3, otherJob3, beyondParallelism, notOwned), 0, 3,
-                OptionalLong.of(10), states);
+        RecoveryPlan plan = decide(
+                List.of(held0, maybeHeld3, otherJob3, beyondParallelism, notOwned), 0, 3, OptionalLong.of(10), states);
         // notOwned is subtask 1's to commit or roll back, but only this subtask got the state that proves it
         // promised: it judges it too, and refuses if no restored committer commits it.
         assertThat(plan.with(Verdict.RESTORED_COMMITTER)).containsExactly(held0, notOwned);
@@ -122,7 +145,8 @@ class RecoveryPlanTest {
         assertThat(plan.orphansStillPrepared(List.of(notOwned))).isEmpty();
         // What the state of an index this subtask does not own proves nothing about is not its to judge.
         TransactionId otherRunNotOwned = tx(1, 9, OLD_JOB, "zzzz");
-        assertThat(decide(List.of(otherRunNotOwned), 0, 3, OptionalLong.of(10), states).verdictOf(otherRunNotOwned))
+        assertThat(decide(List.of(otherRunNotOwned), 0, 3, OptionalLong.of(10), states)
+                        .verdictOf(otherRunNotOwned))
                 .isNull();
         // Subtask 3's committer committed maybeHeld3 before the first checkpoint: nothing to do then.
         assertThat(plan.orphansStillPrepared(List.of(held0))).isEmpty();
@@ -153,8 +177,10 @@ class RecoveryPlanTest {
         String current = TransactionId.executionTag(NEW_JOB, "this deployment");
         TransactionId savepoints = new TransactionId("s", 0, 7, TransactionId.newRunToken(previous));
         TransactionId ownAttempt = new TransactionId("s", 0, 1, TransactionId.newRunToken(current));
-        RecoveryPlan plan = RecoveryPlan.decide(List.of(savepoints, ownAttempt),
-                new SubtaskContext("s", 0, 1, 3, NEW_JOB, current, OptionalLong.empty()), List.of());
+        RecoveryPlan plan = RecoveryPlan.decide(
+                List.of(savepoints, ownAttempt),
+                new SubtaskContext("s", 0, 1, 3, new JobRun(NEW_JOB, current, OptionalLong.empty())),
+                List.of());
         assertThat(plan.with(Verdict.OWN_ATTEMPT)).containsExactly(ownAttempt);
         assertThat(plan.with(Verdict.LEFTOVER)).containsExactly(savepoints);
     }
@@ -182,7 +208,7 @@ class RecoveryPlanTest {
     @Test
     void stateOfAnotherSinkIdIsNoStateOfThisSink() {
         TransactionId found = tx(0, 5, OLD_JOB, "aaaa");
-        WriterState other = new WriterState("other", 0, 5, run(OLD_JOB, "aaaa"), 1, 1L);
+        WriterState other = new WriterState("other", 0, 5, new Lineage(run(OLD_JOB, "aaaa"), 1, 1L));
         RecoveryPlan plan = decide(List.of(found), 0, 1, OptionalLong.of(5), List.of(other));
         assertThat(plan.with(Verdict.LEFTOVER_UNLESS_COMMITTED)).containsExactly(found);
     }
@@ -192,8 +218,8 @@ class RecoveryPlanTest {
     void stateWithoutLineageLeavesEverythingAtOrBeforeTheRestoredCheckpointToTheFirstCheckpoint() {
         TransactionId a = tx(0, 5, OLD_JOB, "aaaa");
         TransactionId b = tx(0, 3, OTHER_JOB, "bbbb");
-        RecoveryPlan plan = decide(List.of(a, b, tx(0, 6)), 0, 1, OptionalLong.of(5),
-                List.of(WriterState.withoutLineage("s", 0, 5)));
+        RecoveryPlan plan = decide(
+                List.of(a, b, tx(0, 6)), 0, 1, OptionalLong.of(5), List.of(WriterState.withoutLineage("s", 0, 5)));
         assertThat(plan.with(Verdict.UNLESS_COMMITTED)).containsExactly(b, a);
         assertThat(plan.rollBackAtStart()).containsExactly(tx(0, 6));
     }
@@ -227,13 +253,17 @@ class RecoveryPlanTest {
                 total += plan.rollBackAtStart().size();
                 for (TransactionId id : plan.rollBackAtStart()) {
                     if (id.subtask() != sub) {
-                        assertThat(RecoveryPlan.adoptedSubtasks(plan.rollBackAtStart(), sub)).contains(id.subtask());
+                        assertThat(RecoveryPlan.adoptedSubtasks(plan.rollBackAtStart(), sub))
+                                .contains(id.subtask());
                     }
                 }
             }
-            assertThat(total).as("rescale %d->%d: no transaction rolled back twice", oldParallelism, newParallelism)
+            assertThat(total)
+                    .as("rescale %d->%d: no transaction rolled back twice", oldParallelism, newParallelism)
                     .isEqualTo(oldParallelism);
-            assertThat(rolledBack).as("rescale %d->%d", oldParallelism, newParallelism).containsExactlyInAnyOrderElementsOf(found);
+            assertThat(rolledBack)
+                    .as("rescale %d->%d", oldParallelism, newParallelism)
+                    .containsExactlyInAnyOrderElementsOf(found);
         }
     }
 

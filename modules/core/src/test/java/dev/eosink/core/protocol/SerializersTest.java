@@ -1,6 +1,11 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.protocol.WriterState.Lineage;
 
 import org.junit.jupiter.api.Test;
 
@@ -25,8 +30,7 @@ class SerializersTest {
 
     @Test
     void committableOfUnknownVersionIsRejectedWithRemedy() throws IOException {
-        byte[] bytes =
-                committables.serialize(new PreparedTransaction(new TransactionId("o", 0, 1, "abcd1234"), 1, 1));
+        byte[] bytes = committables.serialize(new PreparedTransaction(new TransactionId("o", 0, 1, "abcd1234"), 1, 1));
         assertThatThrownBy(() -> committables.deserialize(99, bytes))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("version 99")
@@ -46,7 +50,8 @@ class SerializersTest {
         byte[] bytes = committables.serialize(tx);
         String name = "eos1/s/1/2/abcd1234";
         assertThat(bytes.length).isEqualTo(2 + name.length() + 8 + 8);
-        assertThat(new String(bytes, 2, name.length(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(name);
+        assertThat(new String(bytes, 2, name.length(), java.nio.charset.StandardCharsets.UTF_8))
+                .isEqualTo(name);
     }
 
     /**
@@ -57,21 +62,26 @@ class SerializersTest {
     void serializedFormsAreTheCheckpointedBytes() throws IOException {
         PreparedTransaction tx =
                 new PreparedTransaction(new TransactionId("orders", 3, 42, "abcd1234"), 1000, 1_700_000_000_000L);
-        assertThat(HexFormat.of().formatHex(committables.serialize(tx))).isEqualTo(
-                "0019656f73312f6f72646572732f332f34322f616263643132333400000000000003e80000018bcfe56800");
-        WriterState state = new WriterState("orders", 2, 77, "abcd1234", 4, 1_700_000_000_000L);
-        assertThat(HexFormat.of().formatHex(states.serialize(state))).isEqualTo(
-                "00066f726465727300000002000000000000004d00086162636431323334000000040000018bcfe5680000000000");
-        WriterState carrying = new WriterState("orders", 2, 77, "abcd1234", 4, 1_700_000_000_000L, new byte[] {7, 8});
-        assertThat(HexFormat.of().formatHex(states.serialize(carrying))).isEqualTo(
-                "00066f726465727300000002000000000000004d00086162636431323334000000040000018bcfe56800000000020708");
+        assertThat(HexFormat.of().formatHex(committables.serialize(tx)))
+                .isEqualTo("0019656f73312f6f72646572732f332f34322f616263643132333400000000000003e80000018bcfe56800");
+        WriterState state = new WriterState("orders", 2, 77, new Lineage("abcd1234", 4, 1_700_000_000_000L));
+        assertThat(HexFormat.of().formatHex(states.serialize(state)))
+                .isEqualTo(
+                        "00066f726465727300000002000000000000004d00086162636431323334000000040000018bcfe5680000000000");
+        WriterState carrying =
+                new WriterState("orders", 2, 77, new Lineage("abcd1234", 4, 1_700_000_000_000L), new byte[] {7, 8});
+        assertThat(HexFormat.of().formatHex(states.serialize(carrying)))
+                .isEqualTo(
+                        "00066f726465727300000002000000000000004d00086162636431323334000000040000018bcfe56800000000020708");
     }
 
     @Test
     void writerStateRoundTrips() throws IOException {
-        WriterState state = new WriterState("orders", 2, 77, "abcd1234", 4, 1_700_000_000_000L);
-        assertThat(states.deserialize(states.getVersion(), states.serialize(state))).isEqualTo(state);
-        WriterState carrying = new WriterState("orders", 2, 77, "abcd1234", 4, 1_700_000_000_000L, new byte[] {1, 2, 3});
+        WriterState state = new WriterState("orders", 2, 77, new Lineage("abcd1234", 4, 1_700_000_000_000L));
+        assertThat(states.deserialize(states.getVersion(), states.serialize(state)))
+                .isEqualTo(state);
+        WriterState carrying =
+                new WriterState("orders", 2, 77, new Lineage("abcd1234", 4, 1_700_000_000_000L), new byte[] {1, 2, 3});
         WriterState read = states.deserialize(states.getVersion(), states.serialize(carrying));
         assertThat(read).isEqualTo(carrying);
         assertThat(read.carries()).isTrue();
@@ -82,10 +92,10 @@ class SerializersTest {
     /** Checkpoints of the releases before carried writes hold version 2: still read, carrying nothing. */
     @Test
     void writerStateVersion2IsReadCarryingNothing() throws IOException {
-        byte[] v2 = HexFormat.of().parseHex(
-                "00066f726465727300000002000000000000004d00086162636431323334000000040000018bcfe56800");
+        byte[] v2 = HexFormat.of()
+                .parseHex("00066f726465727300000002000000000000004d00086162636431323334000000040000018bcfe56800");
         WriterState state = states.deserialize(2, v2);
-        assertThat(state).isEqualTo(new WriterState("orders", 2, 77, "abcd1234", 4, 1_700_000_000_000L));
+        assertThat(state).isEqualTo(new WriterState("orders", 2, 77, new Lineage("abcd1234", 4, 1_700_000_000_000L)));
         assertThat(state.carries()).isFalse();
     }
 
@@ -107,7 +117,7 @@ class SerializersTest {
 
     @Test
     void writerStateOfUnknownVersionIsRejected() throws IOException {
-        byte[] bytes = states.serialize(new WriterState("orders", 2, 77, "abcd1234", 1, 1L));
+        byte[] bytes = states.serialize(new WriterState("orders", 2, 77, new Lineage("abcd1234", 1, 1L)));
         assertThatThrownBy(() -> states.deserialize(4, bytes))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("version 4")
@@ -116,11 +126,16 @@ class SerializersTest {
 
     @Test
     void corruptWriterStateIsRejected() throws IOException {
-        byte[] bytes = states.serialize(new WriterState("orders", 2, 77, "abcd1234", 1, 1L));
-        assertThatThrownBy(() -> states.deserialize(1, bytes)).isInstanceOf(IOException.class).hasMessageContaining("trailing");
+        byte[] bytes = states.serialize(new WriterState("orders", 2, 77, new Lineage("abcd1234", 1, 1L)));
+        assertThatThrownBy(() -> states.deserialize(1, bytes))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("trailing");
         byte[] truncated = java.util.Arrays.copyOf(
-                states.serialize(new WriterState("orders", 2, 77, "abcd1234", 1, 1L, new byte[] {1, 2, 3})), bytes.length + 1);
-        assertThatThrownBy(() -> states.deserialize(3, truncated)).isInstanceOf(IOException.class)
+                states.serialize(
+                        new WriterState("orders", 2, 77, new Lineage("abcd1234", 1, 1L), new byte[] {1, 2, 3})),
+                bytes.length + 1);
+        assertThatThrownBy(() -> states.deserialize(3, truncated))
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining("3 bytes of carried writes announced, 1 left");
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.core.protocol;
 
 import dev.eosink.core.spi.Wording;
@@ -6,8 +10,11 @@ import dev.eosink.core.spi.Wording;
 final class TestWording {
 
     static final Wording WORDS = new Wording(
-            "its marker row is absent", "sql/03-prepared-transactions.sql", "the row locks of the rows it wrote",
-            "rows of one transaction share one xmin", "insert its marker row again");
+            "its marker row is absent",
+            "sql/03-prepared-transactions.sql",
+            "the row locks of the rows it wrote",
+            "rows of one transaction share one xmin",
+            "insert its marker row again");
 
     private TestWording() {}
 }

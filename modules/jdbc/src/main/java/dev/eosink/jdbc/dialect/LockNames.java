@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect;
 
 import dev.eosink.core.TransactionId;
@@ -48,7 +52,8 @@ public final class LockNames {
      * databases whose session locks are keyed by numbers: 64 bits of SHA-256 of both.
      */
     public static long executionMarkKey(String sinkKey, String execution) {
-        return ByteBuffer.wrap(sha256("eosink-execution/" + sinkKey + "/" + execution)).getLong();
+        return ByteBuffer.wrap(sha256("eosink-execution/" + sinkKey + "/" + execution))
+                .getLong();
     }
 
     private static byte[] sha256(String text) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect;
 
 import dev.eosink.jdbc.sql.CarriedNotices;
@@ -55,7 +59,8 @@ public interface MarkerSql {
      */
     default String bySinkSql(boolean oneSink) {
         return "SELECT sink_id, COUNT(*), MIN(checkpoint_id), MAX(checkpoint_id), MIN(created_at), MAX(created_at) FROM "
-                + table() + (oneSink ? " WHERE sink_id = ?" : " WHERE sink_id NOT LIKE '%" + CarriedNotices.SUFFIX + "'")
+                + table()
+                + (oneSink ? " WHERE sink_id = ?" : " WHERE sink_id NOT LIKE '%" + CarriedNotices.SUFFIX + "'")
                 + " GROUP BY sink_id ORDER BY sink_id";
     }
 
@@ -75,6 +80,7 @@ public interface MarkerSql {
 
     /** The rows of sink id {@code ?1} as gid, row count and {@code created_at}, by subtask and checkpoint. */
     default String rowsOfSql() {
-        return "SELECT gid, row_count, created_at FROM " + table() + " WHERE sink_id = ? ORDER BY subtask, checkpoint_id";
+        return "SELECT gid, row_count, created_at FROM " + table()
+                + " WHERE sink_id = ? ORDER BY subtask, checkpoint_id";
     }
 }

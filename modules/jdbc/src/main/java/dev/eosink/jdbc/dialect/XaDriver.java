@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -53,7 +57,8 @@ public interface XaDriver {
      */
     default void require(ClassLoader loader, String redactedUrl) {
         if (!present(loader)) {
-            throw new IllegalStateException("The XA sink connects to " + redactedUrl + " through " + displayName() + " ("
+            throw new IllegalStateException("The XA sink connects to " + redactedUrl + " through " + displayName()
+                    + " ("
                     + dataSourceClass() + "), which is not on the class path: eosink-xa leaves the JDBC driver to the "
                     + "job. Remedy: add the Maven artifact " + artifact() + " to the job's dependencies, or its jar to "
                     + "Flink's lib/ directory.");

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.driver;
 
 import org.apache.flink.annotation.Internal;
@@ -73,9 +77,12 @@ public final class JdbcDrivers {
                     deregistered.add(driver.getClass().getName());
                     found = true;
                 } catch (SQLException | RuntimeException e) {
-                    LOG.warn("Could not deregister JDBC driver {} of a finished job's class loader: it keeps that class "
-                            + "loader and the job's classes in memory. Remedy: put the driver into Flink's lib/ "
-                            + "directory, so that one copy serves every job.", driver.getClass().getName(), e);
+                    LOG.warn(
+                            "Could not deregister JDBC driver {} of a finished job's class loader: it keeps that class "
+                                    + "loader and the job's classes in memory. Remedy: put the driver into Flink's lib/ "
+                                    + "directory, so that one copy serves every job.",
+                            driver.getClass().getName(),
+                            e);
                 }
             }
             if (!found) {

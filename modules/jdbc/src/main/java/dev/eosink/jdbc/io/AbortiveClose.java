@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.io;
 
 import org.slf4j.Logger;
@@ -74,10 +78,12 @@ final class AbortiveClose {
      */
     static void warnUnreachable(Connection connection, Object owner) {
         if (WARNED.compareAndSet(false, true)) {
-            LOG.warn("{}: the socket of its {} cannot be reached (not pgjdbc's, a wrapper that does not unwrap to "
-                    + "it, or a pgjdbc version without QueryExecutorBase.pgStream), so an abort closes it as it is: "
-                    + "over TLS, a write stalled in the network then ends only when the network moves again",
-                    owner, connection.getClass().getName());
+            LOG.warn(
+                    "{}: the socket of its {} cannot be reached (not pgjdbc's, a wrapper that does not unwrap to "
+                            + "it, or a pgjdbc version without QueryExecutorBase.pgStream), so an abort closes it as it is: "
+                            + "over TLS, a write stalled in the network then ends only when the network moves again",
+                    owner,
+                    connection.getClass().getName());
         }
     }
 }

@@ -1,7 +1,10 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.io;
 
 import org.apache.flink.annotation.Internal;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +70,12 @@ public final class IoWatchdog {
 
     private static ThreadPoolExecutor aborts() {
         AtomicInteger n = new AtomicInteger();
-        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        return new ThreadPoolExecutor(
+                0,
+                Integer.MAX_VALUE,
+                10,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
                 r -> daemon(r, "eosink-io-watchdog-abort-" + n.incrementAndGet()));
     }
 
@@ -128,10 +136,16 @@ public final class IoWatchdog {
                         what + " " + why + ", so the sink aborted the connection (" + e.getMessage() + ")", "08006", e);
             }
             if (readTimedOut(e)) {
-                throw new SQLException(what + " did not complete within the network timeout: the driver's read timed "
-                        + "out (its socketTimeout" + (timeout.isZero() ? "" : ", by default the network timeout of "
-                        + timeout.toSeconds() + " s") + "; the database did not answer), so the connection is lost ("
-                        + e.getMessage() + ")", "08006", e);
+                throw new SQLException(
+                        what + " did not complete within the network timeout: the driver's read timed "
+                                + "out (its socketTimeout"
+                                + (timeout.isZero()
+                                        ? ""
+                                        : ", by default the network timeout of " + timeout.toSeconds() + " s")
+                                + "; the database did not answer), so the connection is lost ("
+                                + e.getMessage() + ")",
+                        "08006",
+                        e);
             }
             throw e;
         } finally {
@@ -180,8 +194,8 @@ public final class IoWatchdog {
             if (thread.isInterrupted()) {
                 why = INTERRUPTED;
             } else if (!timeout.isZero() && System.nanoTime() - deadlineNanos >= 0) {
-                why = "did not complete within the network timeout of " + timeout.toSeconds() + " s (the database did not "
-                        + "answer, or the network took no more data)";
+                why = "did not complete within the network timeout of " + timeout.toSeconds()
+                        + " s (the database did not " + "answer, or the network took no more data)";
             }
             // The call may return just as this fires: the connection is then aborted after a call that
             // succeeded, and the next call fails as on a lost connection. That is safe (the task fails
@@ -219,7 +233,11 @@ public final class IoWatchdog {
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         if (millis >= SLOW_ABORT_MILLIS) {
-            LOG.warn("{}: aborting the connection of {} took {} ms{}", owner, what, millis,
+            LOG.warn(
+                    "{}: aborting the connection of {} took {} ms{}",
+                    owner,
+                    what,
+                    millis,
                     readied ? "" : " (its socket could not be readied for an abortive close)");
         }
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.sql;
 
 import dev.eosink.core.TransactionId;
@@ -66,8 +70,9 @@ public final class CarriedNotices {
         }
         String hash;
         try {
-            hash = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(sinkId.getBytes(StandardCharsets.UTF_8)), 0, 6);
+            hash = HexFormat.of()
+                    .formatHex(
+                            MessageDigest.getInstance("SHA-256").digest(sinkId.getBytes(StandardCharsets.UTF_8)), 0, 6);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JVM has SHA-256", e);
         }
@@ -95,7 +100,8 @@ public final class CarriedNotices {
             s.setString(1, sinkIdOf(sinkId));
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    parse(rs.getString(1), rs.getLong(2)).filter(n -> n.transaction().sinkId().equals(sinkId))
+                    parse(rs.getString(1), rs.getLong(2))
+                            .filter(n -> n.transaction().sinkId().equals(sinkId))
                             .ifPresent(notices::add);
                 }
             }
@@ -118,8 +124,7 @@ public final class CarriedNotices {
     }
 
     /** Deletes, on {@code c} and in its transaction, the notices of these transactions; returns how many. */
-    public static int delete(Connection c, MarkerSql markers, Collection<TransactionId> carrying)
-            throws SQLException {
+    public static int delete(Connection c, MarkerSql markers, Collection<TransactionId> carrying) throws SQLException {
         List<String> gids = new ArrayList<>();
         for (TransactionId id : carrying) {
             gids.add(GID_PREFIX + id);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.sql;
 
 import dev.eosink.jdbc.RowMapper;
@@ -20,7 +24,8 @@ import java.util.stream.Collectors;
  * and {@link #describe} tells the two apart by type: there is no third.
  */
 @PublicEvolving
-public sealed interface InsertStatement<IN> extends Serializable permits InsertStatement.Columns, InsertStatement.UserSql {
+public sealed interface InsertStatement<IN> extends Serializable
+        permits InsertStatement.Columns, InsertStatement.UserSql {
 
     /** Binds the record to the statement's parameters, in the form's own way. */
     void bind(PreparedStatement statement, IN record) throws Exception;
@@ -89,13 +94,12 @@ public sealed interface InsertStatement<IN> extends Serializable permits InsertS
         public Object[] toRow(IN record) throws Exception {
             Object[] row = mapper.toRow(record);
             if (row == null || row.length != columns.size()) {
-                throw new IllegalArgumentException(
-                        "the row mapper returned "
-                                + (row == null ? "null" : row.length + " values")
-                                + " for "
-                                + columns.size()
-                                + " columns "
-                                + columns);
+                throw new IllegalArgumentException("the row mapper returned "
+                        + (row == null ? "null" : row.length + " values")
+                        + " for "
+                        + columns.size()
+                        + " columns "
+                        + columns);
             }
             return row;
         }

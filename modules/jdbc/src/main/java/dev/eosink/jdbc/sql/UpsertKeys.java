@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.sql;
 
 import org.apache.flink.annotation.Internal;
@@ -54,9 +58,12 @@ public final class UpsertKeys<IN> implements KeySelector<IN, String> {
 
     /** The key of {@code keyColumns}, which are among {@code statement}'s columns. */
     public static <IN> UpsertKeys<IN> of(InsertStatement.Columns<IN> statement, List<String> keyColumns) {
-        int[] indexes = keyColumns.stream().mapToInt(c -> statement.columns().indexOf(c)).toArray();
+        int[] indexes = keyColumns.stream()
+                .mapToInt(c -> statement.columns().indexOf(c))
+                .toArray();
         if (Arrays.stream(indexes).anyMatch(i -> i < 0)) {
-            throw new IllegalArgumentException("upsert key " + keyColumns + " must be among the columns " + statement.columns());
+            throw new IllegalArgumentException(
+                    "upsert key " + keyColumns + " must be among the columns " + statement.columns());
         }
         return new UpsertKeys<>(statement, indexes);
     }
@@ -106,14 +113,20 @@ public final class UpsertKeys<IN> implements KeySelector<IN, String> {
             return ((ZonedDateTime) value).toInstant().toString();
         }
         if (value instanceof OffsetTime) {
-            return ((OffsetTime) value).withOffsetSameInstant(java.time.ZoneOffset.UTC).toString();
+            return ((OffsetTime) value)
+                    .withOffsetSameInstant(java.time.ZoneOffset.UTC)
+                    .toString();
         }
-        if (value instanceof java.util.Date && !(value instanceof java.sql.Date) && !(value instanceof java.sql.Time)
+        if (value instanceof java.util.Date
+                && !(value instanceof java.sql.Date)
+                && !(value instanceof java.sql.Time)
                 && !(value instanceof java.sql.Timestamp)) {
             return Long.toString(((java.util.Date) value).getTime());
         }
         if (value instanceof Object[]) {
-            return Arrays.deepToString(Arrays.stream((Object[]) value).map(v -> v == null ? null : form(v)).toArray());
+            return Arrays.deepToString(Arrays.stream((Object[]) value)
+                    .map(v -> v == null ? null : form(v))
+                    .toArray());
         }
         if (value instanceof byte[]) {
             return "\\x" + HexFormat.of().formatHex((byte[]) value);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect;
 
 import dev.eosink.jdbc.dialect.generic.GenericDialect;
@@ -19,7 +23,8 @@ class JdbcDialectsTest {
         assertThat(JdbcDialects.forUrl("jdbc:postgresql://h:5432/db")).isInstanceOf(PostgresDialect.class);
         assertThat(JdbcDialects.forUrl("jdbc:mariadb://h:3306/db")).isInstanceOf(MariaDbDialect.class);
         assertThat(JdbcDialects.forUrl("jdbc:mysql://h:3306/db")).isInstanceOf(MariaDbDialect.class);
-        assertThat(JdbcDialects.all()).extracting(d -> (Class) d.getClass())
+        assertThat(JdbcDialects.all())
+                .extracting(d -> (Class) d.getClass())
                 .containsOnlyOnce(PostgresDialect.class, MariaDbDialect.class);
     }
 
@@ -32,18 +37,23 @@ class JdbcDialectsTest {
         // What the generic dialect lacks is absent, not a method that does nothing.
         assertThat(dialect.sessionLocks()).isEmpty();
         assertThat(dialect.lockTimeout()).isEmpty();
-        assertThat(dialect.writes().upsertSql(new SqlIdentifier(null, "t"), List.of("k", "v"), List.of("k"), 1)).isEmpty();
-        assertThat(dialect.markers(new SqlIdentifier(null, "m")).committedAfterSql()).isEmpty();
-        assertThat(dialect.xa().driver("jdbc:sqlserver://h", getClass().getClassLoader())).isEmpty();
+        assertThat(dialect.writes().upsertSql(new SqlIdentifier(null, "t"), List.of("k", "v"), List.of("k"), 1))
+                .isEmpty();
+        assertThat(dialect.markers(new SqlIdentifier(null, "m")).committedAfterSql())
+                .isEmpty();
+        assertThat(dialect.xa().driver("jdbc:sqlserver://h", getClass().getClassLoader()))
+                .isEmpty();
     }
 
     @Test
     void eachDialectQuotesInItsOwnWay() {
         SqlIdentifier table = new SqlIdentifier("s", "a\"b`c");
-        assertThat(JdbcDialects.forUrl("jdbc:postgresql://h/db").qualified(table)).isEqualTo("\"s\".\"a\"\"b`c\"");
+        assertThat(JdbcDialects.forUrl("jdbc:postgresql://h/db").qualified(table))
+                .isEqualTo("\"s\".\"a\"\"b`c\"");
         assertThat(JdbcDialects.forUrl("jdbc:mariadb://h/db").qualified(table)).isEqualTo("`s`.`a\"b``c`");
-        assertThat(JdbcDialects.forUrl("jdbc:mariadb://h/db").writes()
-                .insertSql(new SqlIdentifier(null, "t"), List.of("k", "v"), 2))
+        assertThat(JdbcDialects.forUrl("jdbc:mariadb://h/db")
+                        .writes()
+                        .insertSql(new SqlIdentifier(null, "t"), List.of("k", "v"), 2))
                 .isEqualTo("INSERT INTO `t` (`k`, `v`) VALUES (?, ?), (?, ?)");
     }
 
@@ -51,7 +61,8 @@ class JdbcDialectsTest {
     void aMySqlUrlTakesMySqlConnectorJWhenItIsThereAndMariaDbConnectorJOtherwise() {
         XaTraits xa = JdbcDialects.forUrl("jdbc:mysql://h/db").xa();
         ClassLoader withBoth = getClass().getClassLoader();
-        assertThat(xa.driver("jdbc:mysql://h/db", withBoth).orElseThrow().displayName()).isEqualTo("MySQL Connector/J");
+        assertThat(xa.driver("jdbc:mysql://h/db", withBoth).orElseThrow().displayName())
+                .isEqualTo("MySQL Connector/J");
         assertThat(xa.driver("jdbc:mariadb://h/db", withBoth).orElseThrow().displayName())
                 .isEqualTo("MariaDB Connector/J");
         ClassLoader withoutMySql = new ClassLoader(withBoth) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect;
 
 import org.junit.jupiter.api.Test;
@@ -21,8 +25,10 @@ class XaDriverTest {
         assertThat(driver("jdbc:mariadb://db:3306/shop").artifact()).isEqualTo("org.mariadb.jdbc:mariadb-java-client");
         assertThat(driver("jdbc:mysql://db:3306/shop").artifact()).isEqualTo("com.mysql:mysql-connector-j");
         assertThat(driver("jdbc:postgresql://db:5432/shop").artifact()).isEqualTo("org.postgresql:postgresql");
-        assertThat(JdbcDialects.forUrl("jdbc:oracle:thin:@db:1521/x").xa().driver("jdbc:oracle:thin:@db:1521/x",
-                WITH_DRIVERS)).isEmpty();
+        assertThat(JdbcDialects.forUrl("jdbc:oracle:thin:@db:1521/x")
+                        .xa()
+                        .driver("jdbc:oracle:thin:@db:1521/x", WITH_DRIVERS))
+                .isEmpty();
     }
 
     @Test
@@ -32,13 +38,15 @@ class XaDriverTest {
         assertThatThrownBy(() -> maria.require(WITHOUT_DRIVERS, "jdbc:mariadb://db:3306/shop"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("jdbc:mariadb://db:3306/shop")
-                .hasMessageContaining("MariaDB Connector/J (org.mariadb.jdbc.MariaDbDataSource), which is not on the "
-                        + "class path")
+                .hasMessageContaining(
+                        "MariaDB Connector/J (org.mariadb.jdbc.MariaDbDataSource), which is not on the " + "class path")
                 .hasMessageContaining("Remedy: add the Maven artifact org.mariadb.jdbc:mariadb-java-client");
         assertThatThrownBy(() -> pg.require(WITHOUT_DRIVERS, "jdbc:postgresql://db:5432/shop"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("Remedy: add the Maven artifact org.postgresql:postgresql");
-        assertThatCode(() -> maria.require(WITH_DRIVERS, "jdbc:mariadb://db:3306/shop")).doesNotThrowAnyException();
-        assertThatCode(() -> pg.require(WITH_DRIVERS, "jdbc:postgresql://db:5432/shop")).doesNotThrowAnyException();
+        assertThatCode(() -> maria.require(WITH_DRIVERS, "jdbc:mariadb://db:3306/shop"))
+                .doesNotThrowAnyException();
+        assertThatCode(() -> pg.require(WITH_DRIVERS, "jdbc:postgresql://db:5432/shop"))
+                .doesNotThrowAnyException();
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.driver;
 
 import org.apache.flink.util.FlinkUserCodeClassLoaders;
@@ -20,7 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class JdbcDriversTest {
 
-    private static final String[] PARENT_FIRST = {"java.", "javax.", "org.apache.flink.", "org.slf4j", "org.apache.logging"};
+    private static final String[] PARENT_FIRST = {
+        "java.", "javax.", "org.apache.flink.", "org.slf4j", "org.apache.logging"
+    };
     private static final String URL = "jdbc:postgresql://localhost:5432/postgres";
 
     @BeforeAll
@@ -57,8 +63,10 @@ class JdbcDriversTest {
                 new URL[0], JdbcDriversTest.class.getClassLoader(), PARENT_FIRST, e -> {}, true)) {
             assertThat(JdbcDrivers.deregisterLoadedBy(job)).isEmpty();
         }
-        assertThat(JdbcDrivers.deregisterLoadedBy(ClassLoader.getSystemClassLoader())).isEmpty();
-        assertThat(JdbcDrivers.deregisterLoadedBy(JdbcDriversTest.class.getClassLoader())).isEmpty();
+        assertThat(JdbcDrivers.deregisterLoadedBy(ClassLoader.getSystemClassLoader()))
+                .isEmpty();
+        assertThat(JdbcDrivers.deregisterLoadedBy(JdbcDriversTest.class.getClassLoader()))
+                .isEmpty();
         assertThat(DriverManager.getDriver(URL)).isInstanceOf(org.postgresql.Driver.class);
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.driver;
 
 import org.junit.jupiter.api.Test;
@@ -17,9 +21,13 @@ class JdbcUrlsTest {
 
     @Test
     void aPropertyIsSetByTheQueryOnly() {
-        assertThat(JdbcUrls.sets("jdbc:postgresql://h/db?ssl=true&socketTimeout=7", "socketTimeout")).isTrue();
-        assertThat(JdbcUrls.sets("jdbc:postgresql://h/db?tcpKeepAlive", "tcpKeepAlive")).isTrue();
-        assertThat(JdbcUrls.sets("jdbc:postgresql://h/db?socketTimeoutX=7", "socketTimeout")).isFalse();
-        assertThat(JdbcUrls.sets("jdbc:postgresql://h/socketTimeout", "socketTimeout")).isFalse();
+        assertThat(JdbcUrls.sets("jdbc:postgresql://h/db?ssl=true&socketTimeout=7", "socketTimeout"))
+                .isTrue();
+        assertThat(JdbcUrls.sets("jdbc:postgresql://h/db?tcpKeepAlive", "tcpKeepAlive"))
+                .isTrue();
+        assertThat(JdbcUrls.sets("jdbc:postgresql://h/db?socketTimeoutX=7", "socketTimeout"))
+                .isFalse();
+        assertThat(JdbcUrls.sets("jdbc:postgresql://h/socketTimeout", "socketTimeout"))
+                .isFalse();
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.io;
 
 import org.junit.jupiter.api.Test;
@@ -23,23 +27,28 @@ class AbortiveCloseWithoutPgJdbcTest {
 
     @Test
     void aClassPathWithoutPgJdbcNeverLoadsThePgJdbcAccess() throws Exception {
-        try (RecordingLoader job = new RecordingLoader(new URL[] {location(AbortiveClose.class), location(org.slf4j.Logger.class)})) {
+        try (RecordingLoader job =
+                new RecordingLoader(new URL[] {location(AbortiveClose.class), location(org.slf4j.Logger.class)})) {
             assertThatThrownBy(() -> Class.forName("org.postgresql.core.BaseConnection", false, job))
-                    .as("pgjdbc is not on this class path").isInstanceOf(ClassNotFoundException.class);
+                    .as("pgjdbc is not on this class path")
+                    .isInstanceOf(ClassNotFoundException.class);
             Method ready = Class.forName(AbortiveClose.class.getName(), true, job)
                     .getDeclaredMethod("ready", Connection.class, Object.class);
             ready.setAccessible(true);
 
             List<String> asked = new CopyOnWriteArrayList<>();
-            Connection other = (Connection) Proxy.newProxyInstance(job, new Class<?>[] {Connection.class},
-                    (self, method, args) -> {
+            Connection other = (Connection)
+                    Proxy.newProxyInstance(job, new Class<?>[] {Connection.class}, (self, method, args) -> {
                         asked.add(method.getName());
                         throw new UnsupportedOperationException("another driver's connection");
                     });
-            assertThat(ready.invoke(null, other, "subtask one")).as("nothing to ready").isEqualTo(false);
+            assertThat(ready.invoke(null, other, "subtask one"))
+                    .as("nothing to ready")
+                    .isEqualTo(false);
             assertThat(asked).as("what was asked of the connection").isEmpty();
 
-            Connection abortsItself = (Connection) Proxy.newProxyInstance(job,
+            Connection abortsItself = (Connection) Proxy.newProxyInstance(
+                    job,
                     new Class<?>[] {Connection.class, Class.forName(AbortsItself.class.getName(), false, job)},
                     (self, method, args) -> {
                         asked.add(method.getName());
@@ -48,7 +57,8 @@ class AbortiveCloseWithoutPgJdbcTest {
             assertThat(ready.invoke(null, abortsItself, "subtask two")).isEqualTo(true);
             assertThat(asked).isEmpty();
 
-            assertThat(job.requested).as("classes this loader was asked for")
+            assertThat(job.requested)
+                    .as("classes this loader was asked for")
                     .doesNotContain(PgJdbcSocketAccess.class.getName())
                     .filteredOn(name -> name.startsWith("org.postgresql."))
                     .containsOnly("org.postgresql.core.BaseConnection"); // looked up by name, not found

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.sql;
 
 import org.junit.jupiter.api.Test;
@@ -23,8 +27,7 @@ class InsertStatementTest {
     void aRowOfTheWrongSizeIsRefusedNamingTheColumns() {
         InsertStatement.Columns<Long> insert =
                 InsertStatement.forColumns(new SqlIdentifier(null, "t"), List.of("a", "b"), r -> new Object[] {r});
-        assertThatThrownBy(() -> insert.toRow(1L))
-                .hasMessage("the row mapper returned 1 values for 2 columns [a, b]");
+        assertThatThrownBy(() -> insert.toRow(1L)).hasMessage("the row mapper returned 1 values for 2 columns [a, b]");
         InsertStatement.Columns<Long> none =
                 InsertStatement.forColumns(new SqlIdentifier(null, "t"), List.of("a"), r -> null);
         assertThatThrownBy(() -> none.toRow(1L)).hasMessage("the row mapper returned null for 1 columns [a]");
@@ -34,14 +37,18 @@ class InsertStatementTest {
     void userSqlIsDescribedOnOneLineCutShort() {
         InsertStatement.UserSql<Long> sql = InsertStatement.forSql(
                 "INSERT INTO t (a)\n   VALUES (?) -- " + "x".repeat(200), (ps, r) -> ps.setLong(1, r));
-        assertThat(sql.describe()).startsWith("statement 'INSERT INTO t (a) VALUES (?) -- xxx").endsWith("...'")
+        assertThat(sql.describe())
+                .startsWith("statement 'INSERT INTO t (a) VALUES (?) -- xxx")
+                .endsWith("...'")
                 .hasSize("statement ''".length() + 120);
     }
 
     @Test
     void recordsAreShownCutShort() {
         assertThat(RecordText.bracketed("order 1")).isEqualTo("[order 1]");
-        assertThat(RecordText.plain("y".repeat(400))).hasSize(RecordText.MAX_CHARS + 3).endsWith("y...");
+        assertThat(RecordText.plain("y".repeat(400)))
+                .hasSize(RecordText.MAX_CHARS + 3)
+                .endsWith("y...");
         Object failing = new Object() {
             @Override
             public String toString() {

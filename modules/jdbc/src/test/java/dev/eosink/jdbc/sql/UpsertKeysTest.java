@@ -1,5 +1,8 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.sql;
-
 
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +28,8 @@ class UpsertKeysTest {
     void numbersAreOneKeyWhateverTheirScaleOrType() {
         UpsertKeys<Object[]> key = keys("a");
         String one = key.getKey(new Object[] {1L, null, null});
-        assertThat(key.getKey(new Object[] {new BigDecimal("1.00"), null, null})).isEqualTo(one);
+        assertThat(key.getKey(new Object[] {new BigDecimal("1.00"), null, null}))
+                .isEqualTo(one);
         assertThat(key.getKey(new Object[] {1, null, null})).isEqualTo(one);
         assertThat(key.getKey(new Object[] {1.0d, null, null})).isEqualTo(one);
         assertThat(key.getKey(new Object[] {-0.0d, null, null})).isEqualTo(key.getKey(new Object[] {0.0d, null, null}));
@@ -39,8 +43,11 @@ class UpsertKeysTest {
         assertThat(key.getKey(new Object[] {"cafe  ", null, null})).isEqualTo(plain);
         assertThat(key.getKey(new Object[] {"CAFÉ", null, null})).isEqualTo(plain);
         assertThat(key.getKey(new Object[] {"Cafe\u0301", null, null})).isEqualTo(plain);
-        assertThat(key.getKey(new Object[] {"ISTANBUL", null, null})).isEqualTo(key.getKey(new Object[] {"\u0131stanbul", null, null}));
-        assertThat(key.getKey(new Object[] {" cafe", null, null})).as("leading spaces count").isNotEqualTo(plain);
+        assertThat(key.getKey(new Object[] {"ISTANBUL", null, null}))
+                .isEqualTo(key.getKey(new Object[] {"\u0131stanbul", null, null}));
+        assertThat(key.getKey(new Object[] {" cafe", null, null}))
+                .as("leading spaces count")
+                .isNotEqualTo(plain);
     }
 
     @Test
@@ -54,18 +61,26 @@ class UpsertKeysTest {
     @Test
     void valuesCountByContentNeverByIdentity() {
         UpsertKeys<Object[]> key = keys("a");
-        assertThat(key.getKey(new Object[] {new byte[] {1, 2}, null, null})).isEqualTo(key.getKey(new Object[] {new byte[] {1, 2}, null, null}));
-        assertThat(key.getKey(new Object[] {new long[] {1, 2}, null, null})).isEqualTo(key.getKey(new Object[] {new long[] {1, 2}, null, null}));
+        assertThat(key.getKey(new Object[] {new byte[] {1, 2}, null, null})).isEqualTo(key.getKey(new Object[] {
+            new byte[] {1, 2}, null, null
+        }));
+        assertThat(key.getKey(new Object[] {new long[] {1, 2}, null, null})).isEqualTo(key.getKey(new Object[] {
+            new long[] {1, 2}, null, null
+        }));
         UUID id = UUID.randomUUID();
-        assertThat(key.getKey(new Object[] {id, null, null})).isEqualTo(key.getKey(new Object[] {UUID.fromString(id.toString()), null, null}));
-        assertThat(key.getKey(new Object[] {new Object(), null, null})).as("an identity string").isEqualTo(UpsertKeys.UNWRITABLE);
+        assertThat(key.getKey(new Object[] {id, null, null}))
+                .isEqualTo(key.getKey(new Object[] {UUID.fromString(id.toString()), null, null}));
+        assertThat(key.getKey(new Object[] {new Object(), null, null}))
+                .as("an identity string")
+                .isEqualTo(UpsertKeys.UNWRITABLE);
     }
 
     @Test
     void partsOfACompositeKeyStayApart() {
         UpsertKeys<Object[]> key = keys("a", "c");
         assertThat(key.getKey(new Object[] {"a", "x", "bc"})).isNotEqualTo(key.getKey(new Object[] {"ab", "x", "c"}));
-        assertThat(key.getKey(new Object[] {"a", "x", "bc"})).as("other columns do not count")
+        assertThat(key.getKey(new Object[] {"a", "x", "bc"}))
+                .as("other columns do not count")
                 .isEqualTo(key.getKey(new Object[] {"a", "y", "bc"}));
     }
 

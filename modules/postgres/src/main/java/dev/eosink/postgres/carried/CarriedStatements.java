@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.carried;
 
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
@@ -65,6 +69,7 @@ public final class CarriedStatements {
     private final int keyColumnCount;
     /** Empty in version 1, which kept the number of key columns only. */
     private final Optional<List<String>> keyColumns;
+
     private final List<Statement> statements;
 
     /** Statements to carry, for {@code columns} keyed by {@code keyColumns}. */
@@ -72,8 +77,8 @@ public final class CarriedStatements {
         this(columns, keyColumns.size(), Optional.of(List.copyOf(keyColumns)), statements);
     }
 
-    private CarriedStatements(List<String> columns, int keyColumnCount, Optional<List<String>> keyColumns,
-            List<Statement> statements) {
+    private CarriedStatements(
+            List<String> columns, int keyColumnCount, Optional<List<String>> keyColumns, List<Statement> statements) {
         this.columns = List.copyOf(columns);
         this.keyColumnCount = keyColumnCount;
         this.keyColumns = keyColumns;

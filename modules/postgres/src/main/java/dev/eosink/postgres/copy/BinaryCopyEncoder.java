@@ -1,20 +1,15 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.copy;
 
 import org.apache.flink.annotation.Internal;
 
 import java.io.Serializable;
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * Encodes rows in PostgreSQL's binary COPY format ({@code COPY ... FROM STDIN (FORMAT binary)}): a
@@ -37,7 +32,8 @@ public final class BinaryCopyEncoder implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0
+    };
     static final byte[] TRAILER = {(byte) 0xff, (byte) 0xff};
 
     /** Microseconds between 1970-01-01 and PostgreSQL's epoch 2000-01-01, where its timestamps count from. */
@@ -71,7 +67,9 @@ public final class BinaryCopyEncoder implements Serializable {
         Column[] encoders = new Column[typeNames.size()];
         for (int i = 0; i < encoders.length; i++) {
             int maxLength = maxLengths == null ? -1 : maxLengths[i];
-            Column c = maxLength >= 0 ? boundedText(typeNames.get(i), maxLength) : forType(typeNames.get(i));
+            Column c = maxLength >= 0
+                    ? ColumnEncoders.boundedText(typeNames.get(i), maxLength)
+                    : ColumnEncoders.forType(typeNames.get(i));
             if (c == null) {
                 return Optional.empty();
             }
@@ -82,106 +80,24 @@ public final class BinaryCopyEncoder implements Serializable {
 
     /** The type names this encoder supports. */
     public static final List<String> SUPPORTED = List.of(
-            "int2", "int4", "int8", "float4", "float8", "bool", "numeric", "text", "varchar", "bpchar", "name",
-            "json", "jsonb", "bytea", "uuid", "date", "timestamp", "timestamptz");
-
-    private static Column forType(String type) {
-        switch (type.toLowerCase(Locale.ROOT)) {
-            case "int2": return (out, v) -> { out.int32(2); out.int16(checkedLong(v, Short.MIN_VALUE, Short.MAX_VALUE, "smallint")); };
-            case "int4": return (out, v) -> { out.int32(4); out.int32((int) checkedLong(v, Integer.MIN_VALUE, Integer.MAX_VALUE, "integer")); };
-            case "int8": return (out, v) -> { out.int32(8); out.int64(checkedLong(v, Long.MIN_VALUE, Long.MAX_VALUE, "bigint")); };
-            case "float4": return (out, v) -> { out.int32(4); out.int32(Float.floatToIntBits(number(v, "real").floatValue())); };
-            case "float8": return (out, v) -> { out.int32(8); out.int64(Double.doubleToLongBits(number(v, "double precision").doubleValue())); };
-            case "bool": return (out, v) -> { out.int32(1); out.byte1(bool(v) ? 1 : 0); };
-            case "numeric": return NumericEncoding::encode;
-            case "text": case "varchar": case "bpchar": case "name": case "json":
-                return (out, v) -> {
-                    if (!(v instanceof String) || !out.ascii((String) v)) {
-                        out.bytes(text(v).getBytes(StandardCharsets.UTF_8));
-                    }
-                };
-            case "jsonb":
-                return (out, v) -> {
-                    byte[] b = text(v).getBytes(StandardCharsets.UTF_8);
-                    out.int32(b.length + 1);
-                    out.byte1(1); // jsonb binary format version
-                    out.raw(b);
-                };
-            case "bytea":
-                return (out, v) -> {
-                    if (!(v instanceof byte[])) {
-                        throw mismatch(v, "bytea (byte[])");
-                    }
-                    out.bytes((byte[]) v);
-                };
-            case "uuid":
-                return (out, v) -> {
-                    UUID u = v instanceof UUID ? (UUID) v : v instanceof String ? UUID.fromString((String) v) : null;
-                    if (u == null) {
-                        throw mismatch(v, "uuid (java.util.UUID or String)");
-                    }
-                    out.int32(16);
-                    out.int64(u.getMostSignificantBits());
-                    out.int64(u.getLeastSignificantBits());
-                };
-            case "date":
-                return (out, v) -> {
-                    LocalDate d = v instanceof LocalDate ? (LocalDate) v
-                            : v instanceof java.sql.Date ? ((java.sql.Date) v).toLocalDate() : null;
-                    if (d == null) {
-                        throw mismatch(v, "date (LocalDate or java.sql.Date)");
-                    }
-                    out.int32(4);
-                    out.int32(Math.toIntExact(d.toEpochDay() - PG_EPOCH_DAYS));
-                };
-            case "timestamp":
-                return (out, v) -> {
-                    LocalDateTime t = v instanceof LocalDateTime ? (LocalDateTime) v
-                            : v instanceof java.sql.Timestamp ? ((java.sql.Timestamp) v).toLocalDateTime() : null;
-                    if (t == null) {
-                        throw mismatch(v, "timestamp (LocalDateTime or java.sql.Timestamp)");
-                    }
-                    out.int32(8);
-                    out.int64(micros(t.toInstant(ZoneOffset.UTC)) - PG_EPOCH_MICROS);
-                };
-            case "timestamptz":
-                return (out, v) -> {
-                    Instant t = v instanceof Instant ? (Instant) v
-                            : v instanceof OffsetDateTime ? ((OffsetDateTime) v).toInstant()
-                            : v instanceof ZonedDateTime ? ((ZonedDateTime) v).toInstant()
-                            : v instanceof java.sql.Timestamp ? ((java.sql.Timestamp) v).toInstant() : null;
-                    if (t == null) {
-                        throw mismatch(v, "timestamptz (Instant, OffsetDateTime, ZonedDateTime or java.sql.Timestamp)");
-                    }
-                    out.int32(8);
-                    out.int64(micros(t) - PG_EPOCH_MICROS);
-                };
-            default:
-                return null;
-        }
-    }
-
-    /**
-     * A varchar(n) or char(n) column whose length is checked before encoding (any other type: its usual
-     * encoder). The check costs one comparison per value: String.length() counts UTF-16 units, never
-     * fewer than the characters, so only a value longer than n in units is counted in code points.
-     */
-    private static Column boundedText(String type, int maxLength) {
-        String t = type.toLowerCase(Locale.ROOT);
-        if (!t.equals("varchar") && !t.equals("bpchar")) {
-            return forType(type);
-        }
-        String declared = (t.equals("varchar") ? "character varying(" : "character(") + maxLength + ")";
-        return (out, v) -> {
-            String s = v instanceof String ? (String) v : text(v);
-            if (s.length() > maxLength) {
-                checkLength(s, maxLength, declared);
-            }
-            if (!out.ascii(s)) {
-                out.bytes(text(s).getBytes(StandardCharsets.UTF_8));
-            }
-        };
-    }
+            "int2",
+            "int4",
+            "int8",
+            "float4",
+            "float8",
+            "bool",
+            "numeric",
+            "text",
+            "varchar",
+            "bpchar",
+            "name",
+            "json",
+            "jsonb",
+            "bytea",
+            "uuid",
+            "date",
+            "timestamp",
+            "timestamptz");
 
     /**
      * PostgreSQL's rule (varchar_input, bpchar_input): a value of more than n characters is refused
@@ -194,8 +110,10 @@ public final class BinaryCopyEncoder implements Serializable {
         }
         for (int i = s.offsetByCodePoints(0, maxLength); i < s.length(); i++) {
             if (s.charAt(i) != ' ') {
-                throw new Refused("value too long for type " + declared + " (" + characters + " characters: \""
-                        + (s.length() > MAX_SHOWN ? s.substring(0, MAX_SHOWN) + "\"..." : s + "\"") + ")", "22001");
+                throw new Refused(
+                        "value too long for type " + declared + " (" + characters + " characters: \""
+                                + (s.length() > MAX_SHOWN ? s.substring(0, MAX_SHOWN) + "\"..." : s + "\"") + ")",
+                        "22001");
             }
         }
     }
@@ -232,8 +150,9 @@ public final class BinaryCopyEncoder implements Serializable {
     /** Appends one row; on a bad value nothing of the row is appended and the message names the column. */
     public void row(Buffer out, Object[] values) {
         if (values == null || values.length != encoders.length) {
-            throw new IllegalArgumentException("the row mapper returned "
-                    + (values == null ? "null" : values.length + " values") + " for " + encoders.length + " columns " + columns);
+            throw new IllegalArgumentException(
+                    "the row mapper returned " + (values == null ? "null" : values.length + " values") + " for "
+                            + encoders.length + " columns " + columns);
         }
         int mark = out.size();
         out.int16(encoders.length);
@@ -254,53 +173,10 @@ public final class BinaryCopyEncoder implements Serializable {
         }
     }
 
+    /** One column's encoder: a non-null value of it as a field ({@link ColumnEncoders}). */
     @FunctionalInterface
-    private interface Column extends Serializable {
+    interface Column extends Serializable {
         void encode(Buffer out, Object value);
-    }
-
-    private static long micros(Instant t) {
-        return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1_000);
-    }
-
-    private static Number number(Object v, String type) {
-        if (v instanceof Number) {
-            return (Number) v;
-        }
-        throw mismatch(v, type);
-    }
-
-    private static long checkedLong(Object v, long min, long max, String type) {
-        if (!(v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte)) {
-            throw mismatch(v, type + " (an integral Number)");
-        }
-        long l = ((Number) v).longValue();
-        if (l < min || l > max) {
-            throw new IllegalArgumentException("value " + l + " out of range for " + type);
-        }
-        return l;
-    }
-
-    private static boolean bool(Object v) {
-        if (v instanceof Boolean) {
-            return (Boolean) v;
-        }
-        throw mismatch(v, "boolean");
-    }
-
-    private static String text(Object v) {
-        if (v instanceof String || v instanceof Character || v instanceof CharSequence) {
-            String s = v.toString();
-            if (s.indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("text values cannot contain NUL (0x00)");
-            }
-            return s;
-        }
-        throw mismatch(v, "text (String)");
-    }
-
-    static IllegalArgumentException mismatch(Object v, String expected) {
-        return new IllegalArgumentException("expected " + expected + ", got " + v.getClass().getName());
     }
 
     /** A growable byte buffer the COPY writer drains into the connection when it is full enough. */

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.copy;
 
 import org.apache.flink.annotation.Internal;
@@ -18,6 +22,7 @@ public final class NumericEncoding {
 
     /** The largest display scale {@link #numericOfLong} takes: 10^16 times a fraction below 1 still fits a long. */
     private static final int LONG_NUMERIC_MAX_SCALE = 16;
+
     private static final long[] POWERS_OF_TEN = new long[LONG_NUMERIC_MAX_SCALE + 1];
 
     static {
@@ -61,7 +66,7 @@ public final class NumericEncoding {
             }
             d = new BigDecimal(Double.toString(x));
         } else {
-            throw BinaryCopyEncoder.mismatch(v, "numeric (BigDecimal or a Number)");
+            throw ColumnEncoders.mismatch(v, "numeric (BigDecimal or a Number)");
         }
         if (d.scale() < 0) {
             d = d.setScale(0); // numeric has no negative display scale: 1E+3 is stored as 1000
@@ -124,7 +129,8 @@ public final class NumericEncoding {
         int dscale = d.scale();
         String digits = d.unscaledValue().toString();
         String intPart = digits.length() > dscale ? digits.substring(0, digits.length() - dscale) : "";
-        String fracPart = digits.length() > dscale ? digits.substring(digits.length() - dscale)
+        String fracPart = digits.length() > dscale
+                ? digits.substring(digits.length() - dscale)
                 : "0".repeat(dscale - digits.length()) + digits;
         int intPad = (4 - intPart.length() % 4) % 4;
         intPart = "0".repeat(intPad) + intPart;
@@ -133,7 +139,9 @@ public final class NumericEncoding {
         int intGroups = intPart.length() / 4;
         short[] groups = new short[intGroups + fracPart.length() / 4];
         for (int i = 0; i < groups.length; i++) {
-            String g = i < intGroups ? intPart.substring(i * 4, i * 4 + 4) : fracPart.substring((i - intGroups) * 4, (i - intGroups) * 4 + 4);
+            String g = i < intGroups
+                    ? intPart.substring(i * 4, i * 4 + 4)
+                    : fracPart.substring((i - intGroups) * 4, (i - intGroups) * 4 + 4);
             groups[i] = Short.parseShort(g);
         }
         numericGroups(out, groups, intGroups, sign, dscale);
@@ -144,7 +152,8 @@ public final class NumericEncoding {
      * decimal point, without leading or trailing zero groups (as PostgreSQL's own numeric_send); zero
      * has no groups, weight 0 and a positive sign.
      */
-    private static void numericGroups(BinaryCopyEncoder.Buffer out, short[] groups, int integerGroups, int sign, int dscale) {
+    private static void numericGroups(
+            BinaryCopyEncoder.Buffer out, short[] groups, int integerGroups, int sign, int dscale) {
         int weight = integerGroups - 1;
         int first = 0;
         while (first < groups.length && groups[first] == 0) {

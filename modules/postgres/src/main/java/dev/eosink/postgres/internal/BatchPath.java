@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
@@ -37,6 +41,7 @@ sealed class BatchPath<IN> implements WritePath<IN> permits DeadLetterBatchPath 
 
     /** Prepared at the first epoch and reused across the session's transactions. */
     PreparedStatement insert;
+
     final List<IN> batch = new ArrayList<>();
     long batchFirstPosition;
 
@@ -129,7 +134,9 @@ sealed class BatchPath<IN> implements WritePath<IN> permits DeadLetterBatchPath 
         }
         if (closed) {
             return new SQLException(
-                    "the connection was lost during the batch (pgjdbc reported only: " + e.getMessage() + ")", "08006", e);
+                    "the connection was lost during the batch (pgjdbc reported only: " + e.getMessage() + ")",
+                    "08006",
+                    e);
         }
         return new SQLException("the JDBC driver failed during the batch: " + e, null, e);
     }
@@ -150,7 +157,9 @@ sealed class BatchPath<IN> implements WritePath<IN> permits DeadLetterBatchPath 
             return FailurePosition.batch(batchFirstPosition, last, "the failure was not about one entry of the batch");
         }
         if (rewritesBatches()) {
-            return FailurePosition.batch(batchFirstPosition, last,
+            return FailurePosition.batch(
+                    batchFirstPosition,
+                    last,
                     "reWriteBatchedInserts=true sends the batch as multi-row INSERTs, so PostgreSQL's error "
                             + "cannot be traced to one record; set reWriteBatchedInserts=false or batchSize(1) "
                             + "to see the record");

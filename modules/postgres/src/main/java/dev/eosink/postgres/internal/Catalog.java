@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
@@ -35,10 +39,10 @@ final class Catalog {
             s.setString(1, table.schema());
             try (ResultSet rs = s.executeQuery()) {
                 if (rs.next() && !rs.getBoolean(1)) {
-                    throw new MisconfigurationException(
-                            context + ": the role " + role + " lacks USAGE on schema " + SqlIdentifier.quote(table.schema())
-                                    + ", so it cannot use " + what + " " + table + ". Remedy: GRANT USAGE ON SCHEMA "
-                                    + SqlIdentifier.quote(table.schema()) + " TO " + role + " (see sql/02-sink-role.sql).");
+                    throw new MisconfigurationException(context + ": the role " + role + " lacks USAGE on schema "
+                            + SqlIdentifier.quote(table.schema())
+                            + ", so it cannot use " + what + " " + table + ". Remedy: GRANT USAGE ON SCHEMA "
+                            + SqlIdentifier.quote(table.schema()) + " TO " + role + " (see sql/02-sink-role.sql).");
                 }
             }
         }
@@ -91,8 +95,7 @@ final class Catalog {
         }
     }
 
-    static List<String> missingPrivileges(Connection c, SqlIdentifier table, String... privileges)
-            throws SQLException {
+    static List<String> missingPrivileges(Connection c, SqlIdentifier table, String... privileges) throws SQLException {
         List<String> missing = new ArrayList<>();
         try (PreparedStatement s = c.prepareStatement("SELECT has_table_privilege(to_regclass(?), ?)")) {
             for (String privilege : privileges) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.io.IoWatchdog;
@@ -48,6 +52,7 @@ final class CopyBacklog {
 
     /** Without progress for this long, the writer stops waiting (see the class comment). */
     static final long STALL_NANOS = 100_000_000L;
+
     private static final long MIN_SLEEP_NANOS = 200_000L;
     private static final long MAX_SLEEP_NANOS = 5_000_000L;
     /**
@@ -68,6 +73,7 @@ final class CopyBacklog {
 
     /** Of the running COPY: bytes sent, and the bytes the server last said it had read. */
     private long sent;
+
     private long read;
     /** When {@link #read} was read (0: not yet in this COPY). */
     private long readAt;
@@ -87,6 +93,7 @@ final class CopyBacklog {
 
     /** Of the epoch (reset by {@link #epochStats()}): waits, the time spent in them, progress readings. */
     private long waits;
+
     private long waitedNanos;
     private long readings;
 
@@ -200,7 +207,9 @@ final class CopyBacklog {
                     }
                     long bytes = rs.getLong(1);
                     if (rs.wasNull()) {
-                        turnOff("the role may not read the progress of its own COPY session in pg_stat_progress_copy", null);
+                        turnOff(
+                                "the role may not read the progress of its own COPY session in pg_stat_progress_copy",
+                                null);
                         return -1L;
                     }
                     return bytes;
@@ -232,8 +241,11 @@ final class CopyBacklog {
     private void turnOff(String why, Exception e) {
         if (!off) {
             off = true;
-            LOG.warn("{}: COPY flow control is off for this writer: {}. Rows are still written; only the time to end "
-                    + "a COPY at a checkpoint barrier is no longer bounded (see the builder's maxCopyBacklog).", owner, why);
+            LOG.warn(
+                    "{}: COPY flow control is off for this writer: {}. Rows are still written; only the time to end "
+                            + "a COPY at a checkpoint barrier is no longer bounded (see the builder's maxCopyBacklog).",
+                    owner,
+                    why);
             if (e != null) {
                 LOG.debug("{}: why COPY flow control turned off", owner, e);
             }
@@ -243,7 +255,9 @@ final class CopyBacklog {
 
     /** Waits, time waited and progress readings since the last call, for the prepare's debug line. */
     String epochStats() {
-        String s = waits == 0 ? "no waits" : waits + " waits, " + waitedNanos / 1_000_000 + " ms, " + readings + " readings";
+        String s = waits == 0
+                ? "no waits"
+                : waits + " waits, " + waitedNanos / 1_000_000 + " ms, " + readings + " readings";
         waits = 0;
         waitedNanos = 0;
         readings = 0;

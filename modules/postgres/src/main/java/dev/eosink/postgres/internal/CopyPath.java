@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
@@ -28,6 +32,7 @@ final class CopyPath<IN, R> implements WritePath<IN> {
 
     /** The latest records sent, newest last: positions {@code rowsInEpoch - recent.size()} on. */
     private final ArrayDeque<IN> recent = new ArrayDeque<>();
+
     private long rowsInEpoch;
 
     CopyPath(WritePlan.Resources session, TableRows<IN, R> rows, CopyStream<R> copy) {

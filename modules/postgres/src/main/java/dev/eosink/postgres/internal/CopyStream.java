@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.io.IoWatchdog;
@@ -37,6 +41,7 @@ final class CopyStream<R> {
     private final RowEncoder<R> encoder;
     /** Keeps what the server has received and not yet read small: see {@link CopyBacklog}. */
     private final CopyBacklog backlog;
+
     private final BinaryCopyEncoder.Buffer buffer = new BinaryCopyEncoder.Buffer(SEND_BYTES + 4096);
     private CopyIn copy;
     /** A COPY could not be cancelled: the connection must not be used again. */
@@ -44,15 +49,27 @@ final class CopyStream<R> {
 
     /** Rows held before they are sent, whatever their size: the builder's batchSize. */
     private final int maxRows;
+
     private int rowsBuffered;
     /** Bytes handed to the driver since the COPY started. */
     private long bytesSent;
 
-    CopyStream(Connection connection, IoWatchdog io, SqlIdentifier table, java.util.List<String> columns,
-            RowEncoder<R> encoder, int maxRows, CopyBacklog backlog) {
-        this.connection = connection;
-        this.backlog = backlog;
-        this.io = io;
+    /**
+     * @param on the connection the COPY runs on, its IO watchdog and its backlog
+     * @param table the table the COPY writes
+     * @param columns the columns it writes, in the rows' order
+     * @param encoder writes each row into the stream
+     * @param maxRows rows held before they are sent, whatever their size
+     */
+    CopyStream(
+            WatchedConnection on,
+            SqlIdentifier table,
+            java.util.List<String> columns,
+            RowEncoder<R> encoder,
+            int maxRows) {
+        this.connection = on.connection();
+        this.backlog = on.backlog();
+        this.io = on.io();
         this.maxRows = maxRows;
         this.encoder = encoder;
         this.sql = "COPY " + table.sql() + " ("
@@ -67,7 +84,9 @@ final class CopyStream<R> {
     /** Starts the COPY (in the open transaction: autocommit is off). */
     void start() throws SQLException {
         unusable = false;
-        copy = io.call("starting COPY", () -> connection.unwrap(PGConnection.class).getCopyAPI().copyIn(sql));
+        copy = io.call(
+                "starting COPY",
+                () -> connection.unwrap(PGConnection.class).getCopyAPI().copyIn(sql));
         backlog.started(connection.unwrap(PGConnection.class).getBackendPID());
         buffer.clear();
         bytesSent = 0;

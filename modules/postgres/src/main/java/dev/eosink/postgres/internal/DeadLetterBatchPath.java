@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
@@ -27,8 +31,7 @@ final class DeadLetterBatchPath<IN> extends BatchPath<IN> {
     private final SubtaskContext context;
     private final DeadLetters deadLetters;
 
-    DeadLetterBatchPath(
-            WritePlan.Resources session, RecordBinder<IN> binder, String sql, DeadLetters deadLetters) {
+    DeadLetterBatchPath(WritePlan.Resources session, RecordBinder<IN> binder, String sql, DeadLetters deadLetters) {
         super(session, binder, sql);
         this.context = session.context();
         this.deadLetters = deadLetters;
@@ -109,7 +112,11 @@ final class DeadLetterBatchPath<IN> extends BatchPath<IN> {
                 deadLetters.write(connection, id);
                 return null;
             });
-            LOG.warn("{}: {} kept {} refused records of the epoch in dead-letter table {}", context, id, kept,
+            LOG.warn(
+                    "{}: {} kept {} refused records of the epoch in dead-letter table {}",
+                    context,
+                    id,
+                    kept,
                     deadLetters.table());
         }
     }

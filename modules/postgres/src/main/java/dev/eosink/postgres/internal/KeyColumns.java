@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.sql.SqlIdentifier;
@@ -51,6 +55,7 @@ final class KeyColumns {
     private final List<Form> forms;
     /** Per key column: " COLLATE schema.name" for a nondeterministic collation, else "". */
     private final List<String> collations;
+
     private final String unsupported;
     private final String why;
 
@@ -80,12 +85,13 @@ final class KeyColumns {
         List<String> unsupported = new ArrayList<>();
         List<String> why = new ArrayList<>();
         try (PreparedStatement column = c.prepareStatement(
-                "SELECT a.atttypid, format_type(a.atttypid, a.atttypmod), co.collisdeterministic, "
-                        + "quote_ident(n.nspname) || '.' || quote_ident(co.collname) FROM pg_attribute a "
-                        + "LEFT JOIN pg_collation co ON co.oid = a.attcollation "
-                        + "LEFT JOIN pg_namespace n ON n.oid = co.collnamespace "
-                        + "WHERE a.attrelid = to_regclass(?) AND a.attname = ? AND a.attnum > 0 AND NOT a.attisdropped");
-                PreparedStatement type = c.prepareStatement("SELECT typname, typtype, typbasetype FROM pg_type WHERE oid = ?")) {
+                        "SELECT a.atttypid, format_type(a.atttypid, a.atttypmod), co.collisdeterministic, "
+                                + "quote_ident(n.nspname) || '.' || quote_ident(co.collname) FROM pg_attribute a "
+                                + "LEFT JOIN pg_collation co ON co.oid = a.attcollation "
+                                + "LEFT JOIN pg_namespace n ON n.oid = co.collnamespace "
+                                + "WHERE a.attrelid = to_regclass(?) AND a.attname = ? AND a.attnum > 0 AND NOT a.attisdropped");
+                PreparedStatement type =
+                        c.prepareStatement("SELECT typname, typtype, typbasetype FROM pg_type WHERE oid = ?")) {
             for (String name : keyColumns) {
                 column.setString(1, table.sql());
                 column.setString(2, name);
@@ -107,8 +113,9 @@ final class KeyColumns {
                 String described = "upsert key column " + SqlIdentifier.quote(name) + " (" + declared
                         + (nondeterministic ? " COLLATE " + collation : "") + ")";
                 if (citext && nondeterministic) {
-                    unsupported.add(described + ": its unique index compares by the nondeterministic collation, while "
-                            + "citext's own \"=\" ignores collations, so no statement can merge its rows as the index does");
+                    unsupported.add(
+                            described + ": its unique index compares by the nondeterministic collation, while "
+                                    + "citext's own \"=\" ignores collations, so no statement can merge its rows as the index does");
                     forms.add(Form.DATABASE);
                     collations.add("");
                 } else if (nondeterministic) {
@@ -125,7 +132,10 @@ final class KeyColumns {
                 }
             }
         }
-        return new KeyColumns(List.copyOf(keyColumns), forms, collations,
+        return new KeyColumns(
+                List.copyOf(keyColumns),
+                forms,
+                collations,
                 unsupported.isEmpty() ? null : String.join("; ", unsupported),
                 why.isEmpty() ? null : String.join("; ", why));
     }

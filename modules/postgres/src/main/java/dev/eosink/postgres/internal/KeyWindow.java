@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import java.util.Arrays;
@@ -23,15 +27,18 @@ final class KeyWindow<R> {
     private final Object[] keys;
     /** The held rows, as R: an array of a type variable can only be an Object[]. */
     private final Object[] rows;
+
     private final long[] positions;
     private final long[] hashes;
     /** Ring: slots head .. head + used - 1 (mod capacity), holes included. */
     private int head;
+
     private int used;
     private int live;
 
     /** index[i] = slot + 1, or 0 when empty; four times the capacity keeps probe runs short. */
     private final int[] index;
+
     private final int indexMask;
 
     private R polledRow;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.sql.InsertStatement;
@@ -55,7 +59,8 @@ final class MappedRows<IN> implements RowFormat<IN, Object[]> {
     @Override
     public RowEncoder<Object[]> encoder(List<TargetColumn> columns) {
         List<String> typeNames = columns.stream().map(TargetColumn::typeName).collect(Collectors.toList());
-        int[] maxLengths = columns.stream().mapToInt(TargetColumn::declaredLength).toArray();
+        int[] maxLengths =
+                columns.stream().mapToInt(TargetColumn::declaredLength).toArray();
         return encoder(BinaryCopyEncoder.forTypes(statement.columns(), typeNames, maxLengths));
     }
 
@@ -106,7 +111,9 @@ final class MappedRows<IN> implements RowFormat<IN, Object[]> {
             if (value == null) {
                 throw new IllegalArgumentException("key column value is null; an upsert key must not be null");
             }
-            return value instanceof BigDecimal ? ((BigDecimal) value).stripTrailingZeros().toPlainString() : MappedRows.text(value);
+            return value instanceof BigDecimal
+                    ? ((BigDecimal) value).stripTrailingZeros().toPlainString()
+                    : MappedRows.text(value);
         }
 
         @Override

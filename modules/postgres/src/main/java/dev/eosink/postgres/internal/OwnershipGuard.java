@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
@@ -119,8 +123,13 @@ final class OwnershipGuard {
                 long now = System.currentTimeMillis();
                 if (now >= nextLog && now < deadline) {
                     // A task going away releases it within seconds; a live job holding it is a second job.
-                    LOG.info("{}: waiting up to {} ms more for the ownership guard of sink id '{}' subtask {} ({})",
-                            context, deadline - now, context.sinkId(), subtask, holder(subtask).description);
+                    LOG.info(
+                            "{}: waiting up to {} ms more for the ownership guard of sink id '{}' subtask {} ({})",
+                            context,
+                            deadline - now,
+                            context.sinkId(),
+                            subtask,
+                            holder(subtask).description);
                     nextLog = now + 5_000;
                 }
                 if (now >= deadline) {
@@ -147,9 +156,12 @@ final class OwnershipGuard {
                 rs.next();
                 if (!rs.getBoolean(1)) {
                     // Only an exclusive lock of someone else's with the same 64-bit key refuses a shared one.
-                    LOG.warn("{}: advisory lock {} (this execution's mark) is held exclusively by another session; "
-                            + "a later attempt of this job that finds this session holding a guard takes it for "
-                            + "another job's", context, executionMark);
+                    LOG.warn(
+                            "{}: advisory lock {} (this execution's mark) is held exclusively by another session; "
+                                    + "a later attempt of this job that finds this session holding a guard takes it for "
+                                    + "another job's",
+                            context,
+                            executionMark);
                 }
             }
         }
@@ -183,8 +195,10 @@ final class OwnershipGuard {
         try {
             here = heldHere(connection, subtask);
         } catch (SQLException e) {
-            throw new SinkException(context + ": could not check that the ownership guard of subtask " + subtask
-                    + " is this session's alone: " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not check that the ownership guard of subtask " + subtask
+                            + " is this session's alone: " + e.getMessage(),
+                    e);
         }
         boolean sharedWithANewConnection = false;
         try (Connection other = opener.open()) {
@@ -192,16 +206,21 @@ final class OwnershipGuard {
             sharedWithANewConnection = heldHere(other, subtask);
         } catch (SQLException e) {
             // A second look only (a tight pool, max_connections reached): it must not keep the job from starting.
-            LOG.warn("{}: could not open a connection to check that no other client shares the session of the "
-                    + "ownership guard of subtask {} (a pooler in transaction mode would: docs/postgresql.md, "
-                    + "\"Connection poolers\"); going on: {}", context, subtask, e.getMessage());
+            LOG.warn(
+                    "{}: could not open a connection to check that no other client shares the session of the "
+                            + "ownership guard of subtask {} (a pooler in transaction mode would: docs/postgresql.md, "
+                            + "\"Connection poolers\"); going on: {}",
+                    context,
+                    subtask,
+                    e.getMessage());
         }
         if (here && !sharedWithANewConnection) {
             return;
         }
         throw new MisconfigurationException(context + ": the ownership guard of sink id '"
                 + context.sinkId() + "' subtask " + subtask + " (a session-level advisory lock) "
-                + (here ? "is held by the server session that a new connection was given too"
+                + (here
+                        ? "is held by the server session that a new connection was given too"
                         : "is not held by the server session of this connection's next transaction")
                 + ": the connection goes through a pooler that hands server sessions out per transaction (PgBouncer with "
                 + "pool_mode = transaction or statement). There the guard keeps no second job out, the session's "
@@ -255,9 +274,11 @@ final class OwnershipGuard {
             try (ResultSet rs = s.executeQuery()) {
                 if (rs.next()) {
                     int pid = rs.getInt(1);
-                    return new Holder("held by backend pid " + pid + ", application_name '" + rs.getString(2)
-                            + "', client " + rs.getString(3) + ", connected since " + rs.getTimestamp(4),
-                            rs.getBoolean(5) ? GuardHolder.THIS : GuardHolder.OTHER, pid);
+                    return new Holder(
+                            "held by backend pid " + pid + ", application_name '" + rs.getString(2) + "', client "
+                                    + rs.getString(3) + ", connected since " + rs.getTimestamp(4),
+                            rs.getBoolean(5) ? GuardHolder.THIS : GuardHolder.OTHER,
+                            pid);
                 }
                 return new Holder("holder gone from pg_locks meanwhile", GuardHolder.UNKNOWN, 0);
             }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
@@ -46,7 +50,10 @@ final class PostgresCommitSession implements CommitSession {
     public Attempt commit(TransactionId id) throws IOException {
         try (Connection c = pool.getConnection();
                 Statement s = c.createStatement()) {
-            watched(c).call("COMMIT PREPARED", () -> s.execute("COMMIT PREPARED " + SqlIdentifier.literal(id.toString())));
+            watched(c)
+                    .call(
+                            "COMMIT PREPARED",
+                            () -> s.execute("COMMIT PREPARED " + SqlIdentifier.literal(id.toString())));
             return Attempt.COMMITTED;
         } catch (SQLException e) {
             switch (PostgresErrors.onCommit(e)) {
@@ -54,7 +61,8 @@ final class PostgresCommitSession implements CommitSession {
                     return Attempt.NOT_FOUND;
                 case RETRY:
                     throw new RetriableCommitException(
-                            "COMMIT PREPARED of " + id + ": " + e.getMessage() + " (SQLSTATE " + e.getSQLState() + ")", e);
+                            "COMMIT PREPARED of " + id + ": " + e.getMessage() + " (SQLSTATE " + e.getSQLState() + ")",
+                            e);
                 default:
                     throw new SinkException(
                             context

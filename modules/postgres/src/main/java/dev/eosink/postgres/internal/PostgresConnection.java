@@ -1,13 +1,17 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.driver.JdbcUrls;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.util.function.SerializableSupplier;
+import org.postgresql.Driver;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import org.postgresql.Driver;
 
 import javax.sql.DataSource;
 
@@ -64,10 +68,9 @@ public final class PostgresConnection implements Serializable {
     public static PostgresConnection of(String jdbcUrl, Properties properties) {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
-            throw new IllegalArgumentException(
-                    "Not a PostgreSQL JDBC URL: '"
-                            + JdbcUrls.redact(jdbcUrl)
-                            + "'. Expected jdbc:postgresql://host:port/database");
+            throw new IllegalArgumentException("Not a PostgreSQL JDBC URL: '"
+                    + JdbcUrls.redact(jdbcUrl)
+                    + "'. Expected jdbc:postgresql://host:port/database");
         }
         Properties copy = new Properties();
         copy.putAll(properties);
@@ -146,8 +149,10 @@ public final class PostgresConnection implements Serializable {
         Connection c = PgJdbc.DRIVER.connect(url, props);
         if (c == null) {
             // What DriverManager would call "No suitable driver" (naming the URL with its password).
-            throw new SQLException("pgjdbc does not accept the JDBC URL '" + JdbcUrls.redact(url)
-                    + "'. Remedy: jdbc:postgresql://host:port/database, options after '?'", "08001");
+            throw new SQLException(
+                    "pgjdbc does not accept the JDBC URL '" + JdbcUrls.redact(url)
+                            + "'. Remedy: jdbc:postgresql://host:port/database, options after '?'",
+                    "08001");
         }
         return c;
     }
@@ -227,7 +232,9 @@ public final class PostgresConnection implements Serializable {
 
     /** A driver property as the sink passes it (not the URL's), or null; never the password. */
     public String property(String key) {
-        return properties == null || key.toLowerCase(java.util.Locale.ROOT).contains("password") ? null : properties.getProperty(key);
+        return properties == null || key.toLowerCase(java.util.Locale.ROOT).contains("password")
+                ? null
+                : properties.getProperty(key);
     }
 
     /** The URL without credentials, or "DataSource supplier", for messages. */

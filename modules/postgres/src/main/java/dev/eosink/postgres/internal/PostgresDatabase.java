@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
@@ -104,14 +108,23 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
                     () -> options.connection().open(applicationName(context, "copy-monitor")),
                     options.maxCopyBacklog(),
                     context);
-            return new PostgresWriterSession<>(context, options, findings, c, io, backlog,
-                    () -> options.connection().open(applicationName(context, "guard-probe")),
-                    new PreparedListing(() -> options.connection().open(applicationName(context, "commit-look")),
-                            options.networkTimeout(), context));
+            return new PostgresWriterSession<>(
+                    context,
+                    options,
+                    findings,
+                    new WatchedConnection(c, io, backlog),
+                    new PostgresWriterSession.SideConnections(
+                            () -> options.connection().open(applicationName(context, "guard-probe")),
+                            new PreparedListing(
+                                    () -> options.connection().open(applicationName(context, "commit-look")),
+                                    options.networkTimeout(),
+                                    context)));
         } catch (SQLException e) {
             endQuietly(c, io, context, e);
-            throw new SinkException(context + ": checking PostgreSQL at " + options.connection().describe()
-                    + " failed: " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": checking PostgreSQL at " + options.connection().describe() + " failed: "
+                            + e.getMessage(),
+                    e);
         } catch (IOException | RuntimeException e) {
             endQuietly(c, io, context, e);
             throw e;

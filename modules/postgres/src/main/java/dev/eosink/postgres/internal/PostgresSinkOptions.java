@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.RefusedRecords;
@@ -30,6 +34,7 @@ public final class PostgresSinkOptions<IN> implements Serializable {
     private final InsertStatement<IN> statement;
     /** How a table's records become rows; null exactly when the statement is the user's SQL. */
     private final RowFormat<IN, ?> rowFormat;
+
     private final MarkerTable markers;
     private final boolean createTables;
     private final int batchSize;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.TransactionId;
@@ -71,7 +75,8 @@ final class PreparedListing implements AutoCloseable {
         open();
         try {
             Connection c = connection;
-            return io.call("reading the notices of carried writes",
+            return io.call(
+                    "reading the notices of carried writes",
                     () -> CarriedNotices.read(c, markerTable, context.sinkId()));
         } catch (SQLException e) {
             close();
@@ -100,8 +105,10 @@ final class PreparedListing implements AutoCloseable {
                         if (id.isPresent()) {
                             ids.add(id.get());
                         } else {
-                            LOG.warn("Ignoring prepared transaction '{}': it starts like this sink's but does not "
-                                    + "parse", rs.getString(1));
+                            LOG.warn(
+                                    "Ignoring prepared transaction '{}': it starts like this sink's but does not "
+                                            + "parse",
+                                    rs.getString(1));
                         }
                     }
                 }

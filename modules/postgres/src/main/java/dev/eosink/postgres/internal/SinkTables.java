@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
@@ -50,12 +54,11 @@ final class SinkTables {
         checkSchemaUsage(c, context, role, markers.table(), "marker table");
         if (!exists(c, markers.table())) {
             if (!mayCreate) {
-                throw new MisconfigurationException(
-                        context
-                                + ": marker table "
-                                + markers.table()
-                                + " does not exist. Remedy: have a database administrator run "
-                                + "sql/01-marker-table.sql, or allow the sink to create it (createMarkerTable(true)).");
+                throw new MisconfigurationException(context
+                        + ": marker table "
+                        + markers.table()
+                        + " does not exist. Remedy: have a database administrator run "
+                        + "sql/01-marker-table.sql, or allow the sink to create it (createMarkerTable(true)).");
             }
             try (Statement s = c.createStatement()) {
                 s.execute(PostgresDialect.INSTANCE.markers(markers.table()).createSql());
@@ -64,7 +67,8 @@ final class SinkTables {
                 // Several subtasks may race on CREATE TABLE IF NOT EXISTS; the loser sees a
                 // duplicate. Anything else is a real problem (usually privileges).
                 if (!exists(c, markers.table())) {
-                    throw refused(e,
+                    throw refused(
+                            e,
                             context
                                     + ": could not create marker table "
                                     + markers.table()
@@ -85,20 +89,19 @@ final class SinkTables {
         }
         List<String> missing = missingPrivileges(c, markers.table(), "INSERT", "SELECT", "DELETE");
         if (!missing.isEmpty()) {
-            throw new MisconfigurationException(
-                    context
-                            + ": the role "
-                            + role
-                            + " lacks "
-                            + missing
-                            + " on marker table "
-                            + markers.table()
-                            + " (INSERT writes a marker inside each transaction, SELECT proves a commit, DELETE "
-                            + "prunes). Remedy: GRANT INSERT, SELECT, DELETE ON "
-                            + markers.table()
-                            + " TO "
-                            + role
-                            + " (see sql/02-sink-role.sql).");
+            throw new MisconfigurationException(context
+                    + ": the role "
+                    + role
+                    + " lacks "
+                    + missing
+                    + " on marker table "
+                    + markers.table()
+                    + " (INSERT writes a marker inside each transaction, SELECT proves a commit, DELETE "
+                    + "prunes). Remedy: GRANT INSERT, SELECT, DELETE ON "
+                    + markers.table()
+                    + " TO "
+                    + role
+                    + " (see sql/02-sink-role.sql).");
         }
     }
 
@@ -110,24 +113,25 @@ final class SinkTables {
             if (!mayCreate) {
                 throw new MisconfigurationException(
                         context + ": dead-letter table " + table + " does not exist. Remedy: "
-                        + "create it (" + DeadLetters.createSql(table) + ") and GRANT INSERT on it to " + role
-                        + ", or allow the sink to create its tables (createMarkerTable(true)).");
+                                + "create it (" + DeadLetters.createSql(table) + ") and GRANT INSERT on it to " + role
+                                + ", or allow the sink to create its tables (createMarkerTable(true)).");
             }
             try (Statement s = c.createStatement()) {
                 s.execute(DeadLetters.createSql(table));
                 LOG.info("{}: created dead-letter table {}", context, table);
             } catch (SQLException e) {
                 if (!exists(c, table)) { // another subtask may have won the race
-                    throw refused(e, context + ": could not create dead-letter table " + table + ": "
-                            + oneLine(e) + ". Remedy: create it (" + DeadLetters.createSql(table)
-                            + ") and GRANT INSERT on it to " + role + ".");
+                    throw refused(
+                            e,
+                            context + ": could not create dead-letter table " + table + ": "
+                                    + oneLine(e) + ". Remedy: create it (" + DeadLetters.createSql(table)
+                                    + ") and GRANT INSERT on it to " + role + ".");
                 }
             }
         }
         if (!missingPrivileges(c, table, "INSERT").isEmpty()) {
-            throw new MisconfigurationException(
-                    context + ": the role " + role + " lacks INSERT on dead-letter table " + table
-                    + ". Remedy: GRANT INSERT ON " + table + " TO " + role + ".");
+            throw new MisconfigurationException(context + ": the role " + role + " lacks INSERT on dead-letter table "
+                    + table + ". Remedy: GRANT INSERT ON " + table + " TO " + role + ".");
         }
     }
 

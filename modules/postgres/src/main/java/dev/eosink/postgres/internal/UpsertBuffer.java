@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
@@ -16,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * Upserts and deletes by key, a batch at a time, as two array-bound statements:
@@ -56,17 +59,16 @@ final class UpsertBuffer<R> {
 
     private static final Object DELETE = new Object();
 
-    private final String upsertSql;
-    private final String upsertWithNulls;
-    private final String deleteSql;
+    /** The batch's statements, as text. */
+    private final UpsertSql sql;
+
     private final int columns;
     /** The column names, which carried statements name too (see {@link CarriedStatements}). */
     private final List<String> columnNames;
+
     private final int[] keyIndexes;
     private final KeyColumns keys;
     private final RowEncoder<R> encoder;
-    /** The one statement of a batch whose keys only the database can compare, or null. */
-    private final String dedupingSql;
     private PreparedStatement deduping;
     private final LinkedHashMap<Object, Object> pending = new LinkedHashMap<>();
     private PreparedStatement upsert;
@@ -74,115 +76,27 @@ final class UpsertBuffer<R> {
     private long firstPosition = -1;
     private long lastPosition;
 
-    UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, List<String> keyColumns,
+    UpsertBuffer(
+            SqlIdentifier table,
+            List<String> columns,
+            List<String> columnTypes,
+            List<String> keyColumns,
             RowEncoder<R> encoder) {
         this(table, columns, columnTypes, KeyColumns.plain(keyColumns), encoder);
     }
 
-    UpsertBuffer(SqlIdentifier table, List<String> columns, List<String> columnTypes, KeyColumns keys,
+    UpsertBuffer(
+            SqlIdentifier table,
+            List<String> columns,
+            List<String> columnTypes,
+            KeyColumns keys,
             RowEncoder<R> encoder) {
-        List<String> keyColumns = keys.names();
         this.keys = keys;
         this.encoder = encoder;
         this.columns = columns.size();
         this.columnNames = List.copyOf(columns);
-        this.keyIndexes = keyColumns.stream().mapToInt(columns::indexOf).toArray();
-        this.upsertSql = upsertSql(table, columns, columnTypes, keyColumns, "?");
-        this.dedupingSql = keys.databaseDecides() ? dedupingSql(table, columns, columnTypes, keys, keyIndexes, "?") : null;
-        this.upsertWithNulls = keys.databaseDecides()
-                ? dedupingSql(table, columns, columnTypes, keys, keyIndexes, "NULL")
-                : upsertSql(table, columns, columnTypes, keyColumns, "NULL");
-        String quotedKeys = keyColumns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
-        String keyArrays = Arrays.stream(keyIndexes).mapToObj(i -> "?::text[]::" + columnTypes.get(i) + "[]")
-                .collect(Collectors.joining(", "));
-        this.deleteSql = "DELETE FROM " + table.sql() + " WHERE (" + quotedKeys + ") IN (SELECT * FROM unnest(" + keyArrays + "))";
-    }
-
-    /** The upsert with {@code parameter} for each column's array: "?" to bind, "NULL" to EXPLAIN. */
-    private static String upsertSql(
-            SqlIdentifier table, List<String> columns, List<String> columnTypes, List<String> keyColumns, String parameter) {
-        String cols = columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
-        String arrays = columnTypes.stream().map(t -> unnested(t, parameter)).collect(Collectors.joining(", "));
-        String keys = keyColumns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
-        List<String> others = new ArrayList<>(columns);
-        others.removeAll(keyColumns);
-        String action = others.isEmpty()
-                ? "DO NOTHING"
-                : "DO UPDATE SET " + others.stream().map(c -> SqlIdentifier.quote(c) + " = EXCLUDED." + SqlIdentifier.quote(c))
-                        .collect(Collectors.joining(", "));
-        String rows = columnTypes.stream().noneMatch(UpsertBuffer::isArray) ? "* FROM unnest(" + arrays + ")"
-                : values("u.c", columnTypes) + " FROM unnest(" + arrays + ") AS u(" + aliases(columns.size()) + ")";
-        return "INSERT INTO " + table.sql() + " (" + cols + ") SELECT " + rows + " ON CONFLICT (" + keys + ") " + action;
-    }
-
-    /**
-     * A column's values as an argument of unnest: a text array cast to an array of the column's type,
-     * or, for an array column, the text array itself, cast row by row in the select list ({@link
-     * #values}): unnest flattens an array of arrays, which PostgreSQL's arrays of several dimensions are.
-     */
-    private static String unnested(String type, String parameter) {
-        return isArray(type) ? parameter + "::text[]" : parameter + "::text[]::" + type + "[]";
-    }
-
-    /** The unnested columns {@code prefix}0, {@code prefix}1, ..., array columns cast to their type. */
-    private static String values(String prefix, List<String> columnTypes) {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < columnTypes.size(); i++) {
-            b.append(i == 0 ? "" : ", ").append(prefix).append(i);
-            if (isArray(columnTypes.get(i))) {
-                b.append("::").append(columnTypes.get(i));
-            }
-        }
-        return b.toString();
-    }
-
-    private static String aliases(int columns) {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < columns; i++) {
-            b.append(i == 0 ? "c" : ", c").append(i);
-        }
-        return b.toString();
-    }
-
-    /** Whether a column's type, as format_type names it, is an array type ("integer[]"). */
-    private static boolean isArray(String type) {
-        return type.endsWith("[]");
-    }
-
-    /** The batch statement of {@link KeyColumns.Form#DATABASE} keys (see the class comment). */
-    private static String dedupingSql(SqlIdentifier table, List<String> columns, List<String> columnTypes,
-            KeyColumns keys, int[] keyIndexes, String parameter) {
-        String arrays = columnTypes.stream().map(t -> unnested(t, parameter)).collect(Collectors.joining(", "))
-                + ", " + parameter + "::text[]::boolean[]";
-        StringBuilder aliases = new StringBuilder();
-        for (int i = 0; i < columns.size(); i++) {
-            aliases.append("c").append(i).append(", ");
-        }
-        List<String> sameKey = new ArrayList<>(); // the key as its unique index compares it
-        List<String> lastKey = new ArrayList<>();
-        for (int k = 0; k < keyIndexes.length; k++) {
-            sameKey.add("c" + keyIndexes[k] + keys.collate(k));
-            lastKey.add("eosink_last.c" + keyIndexes[k] + keys.collate(k));
-        }
-        String keyList = String.join(", ", sameKey);
-        String quotedKeys = keys.names().stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "));
-        List<String> set = new ArrayList<>();
-        for (int i = 0; i < columns.size(); i++) {
-            int k = keys.names().indexOf(columns.get(i));
-            if (k < 0 || keys.form(k) == KeyColumns.Form.DATABASE) { // the key takes the last record's spelling
-                set.add(SqlIdentifier.quote(columns.get(i)) + " = EXCLUDED." + SqlIdentifier.quote(columns.get(i)));
-            }
-        }
-        String values = values("eosink_last.c", columnTypes);
-        return "WITH eosink_batch AS (SELECT * FROM unnest(" + arrays + ") WITH ORDINALITY AS b(" + aliases
-                + "eosink_delete, eosink_order)), "
-                + "eosink_last AS (SELECT DISTINCT ON (" + keyList + ") * FROM eosink_batch ORDER BY " + keyList
-                + ", eosink_order DESC), "
-                + "eosink_deleted AS (DELETE FROM " + table.sql() + " WHERE (" + quotedKeys + ") IN (SELECT "
-                + String.join(", ", lastKey) + " FROM eosink_last WHERE eosink_delete)) "
-                + "INSERT INTO " + table.sql() + " (" + columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
-                + ") SELECT " + values + " FROM eosink_last WHERE NOT eosink_delete ON CONFLICT (" + quotedKeys
-                + ") DO UPDATE SET " + String.join(", ", set);
+        this.keyIndexes = keys.names().stream().mapToInt(columns::indexOf).toArray();
+        this.sql = new UpsertSql(table, columns, columnTypes, keys, keyIndexes);
     }
 
     /**
@@ -190,7 +104,7 @@ final class UpsertBuffer<R> {
      * the statement: a quoted column name may contain one.
      */
     String upsertSqlWithNulls() {
-        return upsertWithNulls;
+        return sql.upsertWithNulls;
     }
 
     /**
@@ -259,7 +173,7 @@ final class UpsertBuffer<R> {
         if (pending.isEmpty()) {
             return;
         }
-        if (dedupingSql != null) {
+        if (sql.deduping != null) {
             executeDeduping(c);
             clear();
             return;
@@ -277,7 +191,7 @@ final class UpsertBuffer<R> {
         upsertRows(c, rows);
         if (!deletes.isEmpty()) {
             if (delete == null) {
-                delete = c.prepareStatement(deleteSql);
+                delete = c.prepareStatement(sql.delete);
             }
             for (int k = 0; k < keyIndexes.length; k++) {
                 String[] values = new String[deletes.size()];
@@ -294,7 +208,7 @@ final class UpsertBuffer<R> {
     /** The batch in pending order as one statement that the database merges by its own equality. */
     private void executeDeduping(Connection c) throws SQLException {
         if (deduping == null) {
-            deduping = c.prepareStatement(dedupingSql);
+            deduping = c.prepareStatement(sql.deduping);
         }
         int n = pending.size();
         String[][] values = new String[columns][n];
@@ -330,7 +244,7 @@ final class UpsertBuffer<R> {
             return;
         }
         if (upsert == null) {
-            upsert = c.prepareStatement(upsertSql);
+            upsert = c.prepareStatement(sql.upsert);
         }
         for (int col = 0; col < columns; col++) {
             String[] values = new String[rows.size()];
@@ -383,11 +297,17 @@ final class UpsertBuffer<R> {
     CarriedStatements readCarried(byte[] bytes) throws CarriedStatementsRefused {
         CarriedStatements carried = CarriedStatements.decode(bytes);
         boolean otherKey = carried.keyColumnCount() != keyIndexes.length
-                || carried.keyColumns().map(names -> !names.equals(keys.names())).orElse(false);
+                || carried.keyColumns()
+                        .map(names -> !names.equals(keys.names()))
+                        .orElse(false);
         if (!carried.columns().equals(columnNames) || otherKey) {
-            throw CarriedStatementsRefused.otherColumns(carried.columns(), carried.keyColumns()
-                    .map(names -> "the key " + names).orElse(carried.keyColumnCount() + " key column(s)"),
-                    columnNames, "the key " + keys.names());
+            throw CarriedStatementsRefused.otherColumns(
+                    carried.columns(),
+                    carried.keyColumns()
+                            .map(names -> "the key " + names)
+                            .orElse(carried.keyColumnCount() + " key column(s)"),
+                    columnNames,
+                    "the key " + keys.names());
         }
         return carried;
     }
@@ -398,8 +318,8 @@ final class UpsertBuffer<R> {
      */
     void executeCarried(Connection c, CarriedStatements carried) throws SQLException {
         if (!pending.isEmpty()) {
-            throw new IllegalStateException("carried statements run before any record, but " + pending.size()
-                    + " statement(s) are buffered");
+            throw new IllegalStateException(
+                    "carried statements run before any record, but " + pending.size() + " statement(s) are buffered");
         }
         for (CarriedStatements.Statement s : carried.statements()) {
             Object key = keyIndexes.length == 1 ? s.key()[0] : Arrays.asList((Object[]) s.key());

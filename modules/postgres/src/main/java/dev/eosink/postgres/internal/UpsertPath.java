@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
@@ -24,8 +28,8 @@ final class UpsertPath<IN, R> implements WritePath<IN> {
     private final UpsertWriter<R> upserts;
     private final WriteErrors errors;
 
-    UpsertPath(WritePlan.Resources session, TableRows<IN, R> rows, RowKindFunction<IN> rowKind,
-            UpsertWriter<R> upserts) {
+    UpsertPath(
+            WritePlan.Resources session, TableRows<IN, R> rows, RowKindFunction<IN> rowKind, UpsertWriter<R> upserts) {
         this.rows = rows;
         this.rowKind = rowKind;
         this.upserts = upserts;
@@ -63,9 +67,11 @@ final class UpsertPath<IN, R> implements WritePath<IN> {
 
     /** A failure about an earlier record than the one being written: it names what it has of it. */
     private SinkException failed(UpsertWriter.Failure f) {
-        FailurePosition where = f.unknownBecause != null ? FailurePosition.batch(f.first, f.last, f.unknownBecause)
-                : f.row != null ? FailurePosition.exact(f.first, "row " + f.row)
-                : FailurePosition.row(f.first, f.error);
+        FailurePosition where = f.unknownBecause != null
+                ? FailurePosition.batch(f.first, f.last, f.unknownBecause)
+                : f.row != null
+                        ? FailurePosition.exact(f.first, "row " + f.row)
+                        : FailurePosition.row(f.first, f.error);
         return errors.writeFailed(f.error, where);
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.spi.OwnCommits;
@@ -9,9 +13,6 @@ import org.apache.flink.types.RowKind;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -20,7 +21,7 @@ import java.util.Optional;
  * <ul>
  *   <li><b>COPY</b>: the first record of a key this subtask has never written waits in a window of
  *       {@link #WINDOW_ROWS} such keys (a later record of the key replaces it there), then streams
- *       into the table by binary COPY, in chunks, each chunk under a savepoint;
+ *       into the table by binary COPY, in chunks, each chunk under a savepoint ({@link CopyChunks});
  *   <li><b>statements</b>: every other record (a key written before, a delete, which an UPDATE_BEFORE
  *       is here ({@link #add}), any record while COPY is paused) goes to {@link UpsertBuffer}'s
  *       array-bound {@code INSERT ... ON CONFLICT DO UPDATE} and {@code DELETE}.
@@ -61,12 +62,12 @@ import java.util.Optional;
  *       (nothing of it is pending), and a COPY of an already written key fails and is redone; it
  *       never waits for a lock of our own.
  *   <li>Memory is bounded: the window holds {@link #WINDOW_ROWS} rows, a chunk at most {@link
- *       #MAX_CHUNK_ROWS} (kept for the redo), deferred statements at most {@link #DEFER_BATCHES}
+ *       CopyChunks#MAX_CHUNK_ROWS} (kept for the redo), deferred statements at most {@link #DEFER_BATCHES}
  *       batches (held ones: one row per key they touch), the filter is a fixed 4 MiB.
  * </ol>
  *
  * <p>Savepoints cost a subtransaction each; chunks are sized from the previous epoch so that an epoch
- * uses about {@link #CHUNKS_PER_EPOCH} of them (PostgreSQL tracks up to 64 per transaction cheaply).
+ * uses about {@link CopyChunks#CHUNKS_PER_EPOCH} of them (PostgreSQL tracks up to 64 per transaction cheaply).
  *
  * @param <R> the rows it writes: each its own (retained), as it may hold them until the epoch ends
  */
@@ -74,20 +75,16 @@ final class UpsertWriter<R> {
 
     /** New keys held back before COPY, where later writes of theirs are merged: see {@link #window}. */
     static final int WINDOW_ROWS = 16_384;
-    static final int MIN_CHUNK_ROWS = 10_000;
-    static final int MAX_CHUNK_ROWS = 50_000;
-    static final int CHUNKS_PER_EPOCH = 32;
+
     /** Statements wait for the previous commit, while COPY goes on, for at most this many batches. */
     static final int DEFER_BATCHES = 8;
-    /** After failed chunks, COPY pauses for chunk size x 2^failures records, at most 2^6 chunks. */
-    private static final int MAX_PAUSE_SHIFT = 6;
-    private static final String SAVEPOINT = "eosink_copy_chunk";
 
     private final Connection connection;
     private final IoWatchdog io;
     private final UpsertBuffer<R> statements;
     /** Null when a column has no binary COPY encoder: then every record goes to statements. */
-    private final CopyStream<R> copy;
+    private final CopyChunks<R> chunks;
+
     private final int batchSize;
     private final KeyFilter written;
     private OwnCommits ownCommits = OwnCommits.NONE;
@@ -97,7 +94,6 @@ final class UpsertWriter<R> {
      * ask again.
      */
     private boolean held;
-    private Statement control;
 
     /**
      * New keys' rows not sent yet, oldest first: a later write of such a key replaces its row here,
@@ -105,29 +101,16 @@ final class UpsertWriter<R> {
      */
     private final KeyWindow<R> window = new KeyWindow<>(WINDOW_ROWS);
 
-    private final List<R> chunk = new ArrayList<>();
-    private long[] chunkPositions = new long[1024];
     /**
-     * The smallest and largest position in the chunk: the window reorders rows (a merged row keeps
-     * its key's place but takes the latest position), so the first and last slots need not hold them.
+     * @param on the session's connection, with the IO watchdog that bounds every statement on it
+     * @param copy the COPY stream of the keys never written, on the same connection; null: statements only
      */
-    private long chunkFirst;
-    private long chunkLast;
-    private int chunkLimit = MIN_CHUNK_ROWS;
-    private int failedChunksInARow;
-    /** Records of new keys still to route to statements after failed chunks. */
-    private long copyPausedFor;
-
-    private long copiedInEpoch;
-    private long chunksInEpoch;
-    private long redoneInEpoch;
-
-    UpsertWriter(Connection connection, IoWatchdog io, UpsertBuffer<R> statements, CopyStream<R> copy, int batchSize,
-            KeyFilter written) {
-        this.connection = connection;
-        this.io = io;
+    UpsertWriter(
+            WatchedConnection on, UpsertBuffer<R> statements, CopyStream<R> copy, int batchSize, KeyFilter written) {
+        this.connection = on.connection();
+        this.io = on.io();
         this.statements = statements;
-        this.copy = copy;
+        this.chunks = copy == null ? null : new CopyChunks<>(on, statements, copy);
         this.batchSize = batchSize;
         this.written = written;
     }
@@ -171,12 +154,11 @@ final class UpsertWriter<R> {
         Object key = statements.keyOf(row);
         long hash = KeyFilter.hash(key);
         boolean neverWritten = written.add(hash); // deletes too: a later insert must follow the delete
-        if (neverWritten && !delete && copy != null) {
-            if (copyPausedFor == 0) {
+        if (neverWritten && !delete && chunks != null) {
+            if (chunks.takesNewKey()) {
                 toWindow(key, hash, row, position);
                 return;
             }
-            copyPausedFor--;
         } else if (!neverWritten && !window.isEmpty()) {
             int held = window.find(key, hash);
             if (held >= 0) {
@@ -191,8 +173,8 @@ final class UpsertWriter<R> {
         }
         statements.add(key, row, delete, position);
         int due = statementBatch();
-        if (statements.size() >= due && (held ? heldMayRun()
-                : statements.size() >= DEFER_BATCHES * due || !ownCommits.pending())) {
+        if (statements.size() >= due
+                && (held ? heldMayRun() : statements.size() >= DEFER_BATCHES * due || !ownCommits.pending())) {
             runStatements();
             if (written.saturated() && !ownCommits.pending()) {
                 clearFilter();
@@ -215,7 +197,7 @@ final class UpsertWriter<R> {
      * with COPY on they gather a quarter chunk; on their own, the builder's batch size.
      */
     private int statementBatch() {
-        return copy == null || copyPausedFor > 0 ? batchSize : Math.max(batchSize, chunkLimit / 4);
+        return chunks == null || chunks.paused() ? batchSize : Math.max(batchSize, chunks.limit() / 4);
     }
 
     /**
@@ -282,26 +264,21 @@ final class UpsertWriter<R> {
     void epochPrepared() {
         held = false; // the next epoch waits for this one's commit, asking afresh
         statements.carriedIntoNextEpoch();
-        if (copiedInEpoch > 0) {
-            chunkLimit = (int) Math.max(MIN_CHUNK_ROWS, Math.min(MAX_CHUNK_ROWS, copiedInEpoch / CHUNKS_PER_EPOCH));
+        if (chunks != null) {
+            chunks.epochPrepared();
         }
-        copiedInEpoch = 0;
-        chunksInEpoch = 0;
-        redoneInEpoch = 0;
     }
 
     /** What this epoch did, for the session's log line. */
     String epochSummary() {
-        return copiedInEpoch + " row(s) by COPY in " + chunksInEpoch + " chunk(s), " + redoneInEpoch
-                + " chunk(s) redone as upserts";
+        return chunks == null ? CopyChunks.summary(0, 0, 0) : chunks.epochSummary();
     }
 
     /** The open transaction is being rolled back: forget what is buffered. */
     boolean abort() {
         window.clear();
-        chunk.clear();
         statements.clear();
-        return copy == null || copy.cancel();
+        return chunks == null || chunks.abort();
     }
 
     /** A new key's row, held back {@link #WINDOW_ROWS} new keys long, then streamed by COPY. */
@@ -314,116 +291,15 @@ final class UpsertWriter<R> {
 
     private void sendEldest() throws Failure, IOException {
         if (window.pollEldest()) {
-            addToChunk(window.polledRow(), window.polledPosition());
+            chunks.add(window.polledRow(), window.polledPosition());
         }
     }
 
-    private void addToChunk(R row, long position) throws Failure, IOException {
-        if (chunk.isEmpty()) {
-            startChunk(position);
-        }
-        if (chunk.size() == chunkPositions.length) {
-            chunkPositions = java.util.Arrays.copyOf(chunkPositions, chunkPositions.length * 2);
-        }
-        chunkPositions[chunk.size()] = position;
-        if (chunk.isEmpty()) {
-            chunkFirst = position;
-            chunkLast = position;
-        } else {
-            chunkFirst = Math.min(chunkFirst, position);
-            chunkLast = Math.max(chunkLast, position);
-        }
-        chunk.add(row);
-        try {
-            copy.add(row);
-        } catch (SQLException e) {
-            // The server refused an earlier row of the chunk (COPY streams ahead of its answers).
-            chunkFailed(e);
-            return;
-        } catch (RuntimeException e) {
-            // The encoder refused a value (a wrong Java type, a value out of range) before sending it.
-            throw new Failure(e, position, position, null, statements.show(row));
-        }
-        if (chunk.size() >= chunkLimit) {
-            endChunk();
-        }
-    }
-
-    private void startChunk(long position) throws Failure, IOException {
-        try {
-            control("SAVEPOINT " + SAVEPOINT);
-            copy.start();
-        } catch (SQLException e) {
-            throw new Failure(e, position, position, "starting a COPY chunk failed");
-        }
-    }
-
+    /** Ends the open COPY chunk, if any: before any statement runs (see invariant 1). */
     private void endChunk() throws Failure, IOException {
-        if (chunk.isEmpty()) {
-            return;
+        if (chunks != null) {
+            chunks.end();
         }
-        long stored;
-        try {
-            stored = copy.end();
-        } catch (SQLException e) {
-            chunkFailed(e);
-            return;
-        }
-        if (stored != chunk.size()) {
-            // Never go on with what does not match what was handed over.
-            throw new IllegalStateException("COPY stored " + stored + " rows of a chunk of " + chunk.size());
-        }
-        try {
-            control("RELEASE SAVEPOINT " + SAVEPOINT);
-        } catch (SQLException e) {
-            throw new Failure(e, chunkFirst, chunkLast, "ending a COPY chunk failed");
-        }
-        copiedInEpoch += stored;
-        chunksInEpoch++;
-        failedChunksInARow = 0;
-        chunk.clear();
-    }
-
-    /**
-     * The chunk's COPY failed (it is cancelled already). A unique violation means a key new to this
-     * subtask exists in the table: undo the chunk and upsert its rows instead. Anything else is the
-     * row's own fault and fails the epoch, naming the row.
-     */
-    private void chunkFailed(SQLException e) throws Failure, IOException {
-        int rows = chunk.size();
-        long first = chunkFirst;
-        long last = chunkLast;
-        if (!"23505".equals(e.getSQLState()) || !copy.cancel()) {
-            java.util.OptionalLong line = CopyStream.failedRow(e); // 0-based within this chunk's COPY
-            if (line.isPresent() && line.getAsLong() < rows) {
-                int refused = (int) line.getAsLong();
-                long position = chunkPositions[refused];
-                R row = chunk.get(refused); // the chunk keeps its rows, so the message can show it
-                chunk.clear();
-                throw new Failure(e, position, position, null, statements.show(row));
-            }
-            chunk.clear();
-            throw new Failure(e, first, last, "the database did not name the row of the COPY chunk");
-        }
-        try {
-            control("ROLLBACK TO SAVEPOINT " + SAVEPOINT);
-            control("RELEASE SAVEPOINT " + SAVEPOINT);
-            for (int from = 0; from < chunk.size(); from += MIN_CHUNK_ROWS) {
-                List<R> slice = chunk.subList(from, Math.min(chunk.size(), from + MIN_CHUNK_ROWS));
-                io.call("upserting a COPY chunk's rows", () -> {
-                    statements.upsertRows(connection, slice);
-                    return null;
-                });
-            }
-        } catch (SQLException redo) {
-            chunk.clear();
-            throw new Failure(redo, first, last, "these records' rows went by COPY, which a unique index refused, "
-                    + "and one statement upserts them again");
-        }
-        redoneInEpoch++;
-        failedChunksInARow++;
-        copyPausedFor = (long) chunkLimit << Math.min(failedChunksInARow - 1, MAX_PAUSE_SHIFT);
-        chunk.clear();
     }
 
     private void runStatements() throws Failure, IOException {
@@ -451,12 +327,5 @@ final class UpsertWriter<R> {
         } catch (SQLException e) {
             throw new Failure(e, first, last, "one statement upserts the whole batch (the last record of each key)");
         }
-    }
-
-    private void control(String sql) throws SQLException {
-        if (control == null) {
-            control = connection.createStatement();
-        }
-        io.call(sql, () -> control.execute(sql));
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
@@ -68,17 +72,20 @@ final class WriteErrors {
 
     /** The epoch refused one record more than a dead-letter table takes in an epoch. */
     SinkException tooManyRefused(long position, Object record, Exception e) {
-        return new SinkException("writing into " + target + " failed at record #" + position
-                + " of the epoch " + RecordText.bracketed(record) + ": " + sentence(refusal(e)) + ". More than "
-                + DeadLetters.MAX_PER_EPOCH + " records of this epoch were refused, which is no longer a few bad "
-                + "records but a broken job (a wrong column, a changed schema?), so the epoch fails instead of "
-                + "filling the dead-letter table. Nothing of this epoch becomes visible", e);
+        return new SinkException(
+                "writing into " + target + " failed at record #" + position
+                        + " of the epoch " + RecordText.bracketed(record) + ": " + sentence(refusal(e)) + ". More than "
+                        + DeadLetters.MAX_PER_EPOCH
+                        + " records of this epoch were refused, which is no longer a few bad "
+                        + "records but a broken job (a wrong column, a changed schema?), so the epoch fails instead of "
+                        + "filling the dead-letter table. Nothing of this epoch becomes visible",
+                e);
     }
 
     /** COPY stored another number of rows than the epoch handed over: the epoch is never prepared. */
     SinkException copyCountMismatch(TransactionId id, long stored, long rows) {
-        return new SinkException("COPY into " + target + " stored " + stored
-                + " rows, but the epoch has " + rows + " records; refusing to prepare " + id);
+        return new SinkException("COPY into " + target + " stored " + stored + " rows, but the epoch has " + rows
+                + " records; refusing to prepare " + id);
     }
 
     /**
@@ -86,8 +93,8 @@ final class WriteErrors {
      *
      * @param markerWritten whether the marker row was written: if not, the message names the marker table
      */
-    SinkException prepareFailed(TransactionId id, long rows, SqlIdentifier markerTable, boolean markerWritten,
-            SQLException e) {
+    SinkException prepareFailed(
+            TransactionId id, long rows, SqlIdentifier markerTable, boolean markerWritten, SQLException e) {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
         // PREPARE runs the constraints deferred to the end of the transaction: a row of this epoch,
         // but no longer a position in it.

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.TransactionId;
@@ -79,8 +83,9 @@ sealed interface WritePath<IN> permits BatchPath, CopyPath, UpsertPath {
      * @throws CarriedStatementsRefused when this path carries nothing, or the bytes do not fit its table
      */
     default void writeCarried(byte[] carried) throws SQLException, IOException {
-        throw new CarriedStatementsRefused("this sink does not upsert, yet the restored state carries upserts or deletes: "
-                + "restore with the sink's write mode of the job that took the checkpoint");
+        throw new CarriedStatementsRefused(
+                "this sink does not upsert, yet the restored state carries upserts or deletes: "
+                        + "restore with the sink's write mode of the job that took the checkpoint");
     }
 
     /**

@@ -1,8 +1,15 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.table;
 
 import dev.eosink.postgres.copy.BinaryCopyEncoder;
 
 import org.apache.flink.table.data.ArrayData;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalType;
 
 /**
  * ARRAY of a scalar Flink type into a one-dimensional PostgreSQL array of a type the elements may go
@@ -16,18 +23,33 @@ final class ArrayCodec extends FieldCodec.BoundAsText {
     private final FieldCodec element;
     /** The element type's oid: binary arrays carry it, and the server checks it against the column's. */
     private final int elementOid;
-    /** The elements of the array being written: arrays are not nested, so one view serves. */
-    private final Values.OfArray elements = new Values.OfArray();
+    /** Reads an element of the array, as the internal data structure the element's codec reads from a row. */
+    private final ArrayData.ElementGetter getter;
 
-    ArrayCodec(FieldCodec element, int elementOid) {
+    /** @param elementType the array's element type, whose internal values {@code element} encodes */
+    ArrayCodec(FieldCodec element, int elementOid, LogicalType elementType) {
         this.element = element;
         this.elementOid = elementOid;
+        this.getter = ArrayData.createElementGetter(elementType);
+    }
+
+    /**
+     * The array's elements as the fields of a row, so that the element's codec reads them as it reads a row's field.
+     * Flink's rows and arrays share no interface; an array's elements are boxed here once, where the row's fields
+     * (the common case) are read unboxed.
+     */
+    private RowData elements(ArrayData array) {
+        GenericRowData row = new GenericRowData(array.size());
+        for (int e = 0; e < array.size(); e++) {
+            row.setField(e, getter.getElementOrNull(array, e));
+        }
+        return row;
     }
 
     @Override
-    void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
-        Values.OfArray a = elements.of(v.getArray(i));
-        int n = a.size();
+    void copy(RowData v, int i, BinaryCopyEncoder.Buffer out) {
+        RowData a = elements(v.getArray(i));
+        int n = a.getArity();
         boolean nulls = false;
         for (int e = 0; e < n && !nulls; e++) {
             nulls = a.isNullAt(e);
@@ -56,11 +78,10 @@ final class ArrayCodec extends FieldCodec.BoundAsText {
      * {@code \} escaped by a backslash, so that no element's text needs more thought.
      */
     @Override
-    String text(Values v, int i) {
-        ArrayData array = v.getArray(i);
-        Values.OfArray a = new Values.OfArray().of(array); // not the shared view: messages may nest calls
+    String text(RowData v, int i) {
+        RowData a = elements(v.getArray(i));
         StringBuilder b = new StringBuilder().append('{');
-        for (int e = 0; e < a.size(); e++) {
+        for (int e = 0; e < a.getArity(); e++) {
             if (e > 0) {
                 b.append(',');
             }

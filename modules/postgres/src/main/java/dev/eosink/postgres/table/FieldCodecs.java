@@ -1,9 +1,14 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.table;
 
 import dev.eosink.postgres.copy.BinaryCopyEncoder;
 import dev.eosink.postgres.copy.NumericEncoding;
 
 import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryStringData;
@@ -29,17 +34,21 @@ final class FieldCodecs {
             this.pgWidth = pgWidth;
         }
 
-        private long read(Values v, int i) {
+        private long read(RowData v, int i) {
             switch (width) {
-                case 1: return v.getByte(i);
-                case 2: return v.getShort(i);
-                case 4: return v.getInt(i);
-                default: return v.getLong(i);
+                case 1:
+                    return v.getByte(i);
+                case 2:
+                    return v.getShort(i);
+                case 4:
+                    return v.getInt(i);
+                default:
+                    return v.getLong(i);
             }
         }
 
         @Override
-        void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
+        void copy(RowData v, int i, BinaryCopyEncoder.Buffer out) {
             long value = read(v, i);
             switch (pgWidth) {
                 case 2:
@@ -60,12 +69,12 @@ final class FieldCodecs {
         }
 
         @Override
-        void bind(Values v, int i, PreparedStatement s, int parameter) throws SQLException {
+        void bind(RowData v, int i, PreparedStatement s, int parameter) throws SQLException {
             s.setLong(parameter, read(v, i));
         }
 
         @Override
-        String text(Values v, int i) {
+        String text(RowData v, int i) {
             return Long.toString(read(v, i));
         }
     }
@@ -83,7 +92,7 @@ final class FieldCodecs {
         }
 
         @Override
-        void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
+        void copy(RowData v, int i, BinaryCopyEncoder.Buffer out) {
             if (toDouble) {
                 out.int32(8);
                 out.int64(Double.doubleToLongBits(single ? v.getFloat(i) : v.getDouble(i)));
@@ -94,7 +103,7 @@ final class FieldCodecs {
         }
 
         @Override
-        void bind(Values v, int i, PreparedStatement s, int parameter) throws SQLException {
+        void bind(RowData v, int i, PreparedStatement s, int parameter) throws SQLException {
             if (single && !toDouble) {
                 s.setFloat(parameter, v.getFloat(i));
             } else {
@@ -104,8 +113,9 @@ final class FieldCodecs {
 
         /** The shortest decimal that reads back as the same float (float4) or double (float8). */
         @Override
-        String text(Values v, int i) {
-            return single && !toDouble ? Float.toString(v.getFloat(i))
+        String text(RowData v, int i) {
+            return single && !toDouble
+                    ? Float.toString(v.getFloat(i))
                     : Double.toString(single ? v.getFloat(i) : v.getDouble(i));
         }
     }
@@ -113,18 +123,18 @@ final class FieldCodecs {
     /** BOOLEAN into bool. */
     static final class BooleanCodec extends FieldCodec {
         @Override
-        void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
+        void copy(RowData v, int i, BinaryCopyEncoder.Buffer out) {
             out.int32(1);
             out.byte1(v.getBoolean(i) ? 1 : 0);
         }
 
         @Override
-        void bind(Values v, int i, PreparedStatement s, int parameter) throws SQLException {
+        void bind(RowData v, int i, PreparedStatement s, int parameter) throws SQLException {
             s.setBoolean(parameter, v.getBoolean(i));
         }
 
         @Override
-        String text(Values v, int i) {
+        String text(RowData v, int i) {
             return v.getBoolean(i) ? "true" : "false";
         }
     }
@@ -140,7 +150,7 @@ final class FieldCodecs {
         }
 
         @Override
-        void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
+        void copy(RowData v, int i, BinaryCopyEncoder.Buffer out) {
             DecimalData d = v.getDecimal(i, precision, scale);
             if (d.isCompact()) {
                 NumericEncoding.encode(out, d.toUnscaledLong(), d.scale());
@@ -150,36 +160,39 @@ final class FieldCodecs {
         }
 
         @Override
-        void bind(Values v, int i, PreparedStatement s, int parameter) throws SQLException {
+        void bind(RowData v, int i, PreparedStatement s, int parameter) throws SQLException {
             s.setBigDecimal(parameter, v.getDecimal(i, precision, scale).toBigDecimal());
         }
 
         @Override
-        String text(Values v, int i) {
+        String text(RowData v, int i) {
             return v.getDecimal(i, precision, scale).toBigDecimal().toPlainString();
         }
 
         /** Without trailing zeros, as the row mapper's keys: 1.50 and 1.5 are one key. */
         @Override
-        String keyText(Values v, int i) {
-            return v.getDecimal(i, precision, scale).toBigDecimal().stripTrailingZeros().toPlainString();
+        String keyText(RowData v, int i) {
+            return v.getDecimal(i, precision, scale)
+                    .toBigDecimal()
+                    .stripTrailingZeros()
+                    .toPlainString();
         }
     }
 
     /** BINARY, VARBINARY, BYTES into bytea. */
     static final class BytesCodec extends FieldCodec {
         @Override
-        void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
+        void copy(RowData v, int i, BinaryCopyEncoder.Buffer out) {
             out.bytes(v.getBinary(i));
         }
 
         @Override
-        void bind(Values v, int i, PreparedStatement s, int parameter) throws SQLException {
+        void bind(RowData v, int i, PreparedStatement s, int parameter) throws SQLException {
             s.setBytes(parameter, v.getBinary(i));
         }
 
         @Override
-        String text(Values v, int i) {
+        String text(RowData v, int i) {
             return "\\x" + HexFormat.of().formatHex(v.getBinary(i));
         }
     }
@@ -187,7 +200,7 @@ final class FieldCodecs {
     /** DATE (days since 1970-01-01) into date (days since 2000-01-01). */
     static final class DateCodec extends FieldCodec.BoundAsText {
         @Override
-        void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
+        void copy(RowData v, int i, BinaryCopyEncoder.Buffer out) {
             long days = v.getInt(i) - BinaryCopyEncoder.PG_EPOCH_DAYS;
             if (days < Integer.MIN_VALUE) { // else in an int; the server checks its own, narrower range
                 throw new BinaryCopyEncoder.Refused("date out of range: " + PgText.date(v.getInt(i)), "22008");
@@ -197,7 +210,7 @@ final class FieldCodecs {
         }
 
         @Override
-        String text(Values v, int i) {
+        String text(RowData v, int i) {
             return PgText.date(v.getInt(i));
         }
     }
@@ -205,13 +218,13 @@ final class FieldCodecs {
     /** TIME(p) (milliseconds of the day, whatever p) into time (microseconds). */
     static final class TimeCodec extends FieldCodec.BoundAsText {
         @Override
-        void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
+        void copy(RowData v, int i, BinaryCopyEncoder.Buffer out) {
             out.int32(8);
             out.int64(v.getInt(i) * 1000L);
         }
 
         @Override
-        String text(Values v, int i) {
+        String text(RowData v, int i) {
             return PgText.time(v.getInt(i));
         }
     }
@@ -230,18 +243,18 @@ final class FieldCodecs {
             this.instant = instant;
         }
 
-        private long micros(Values v, int i) {
+        private long micros(RowData v, int i) {
             TimestampData t = v.getTimestamp(i, precision);
             try {
                 return Math.addExact(Math.multiplyExact(t.getMillisecond(), 1000L), t.getNanoOfMillisecond() / 1000);
             } catch (ArithmeticException e) {
-                throw new BinaryCopyEncoder.Refused((instant ? "timestamp with time zone" : "timestamp")
-                        + " out of range: " + t, "22008");
+                throw new BinaryCopyEncoder.Refused(
+                        (instant ? "timestamp with time zone" : "timestamp") + " out of range: " + t, "22008");
             }
         }
 
         @Override
-        void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
+        void copy(RowData v, int i, BinaryCopyEncoder.Buffer out) {
             long micros = micros(v, i);
             out.int32(8);
             // Out of PostgreSQL's range (before 4714 BC, after 294276): refused by the server.
@@ -249,7 +262,7 @@ final class FieldCodecs {
         }
 
         @Override
-        String text(Values v, int i) {
+        String text(RowData v, int i) {
             return PgText.timestamp(micros(v, i), instant);
         }
     }
@@ -280,7 +293,7 @@ final class FieldCodecs {
         }
 
         @Override
-        void copy(Values v, int i, BinaryCopyEncoder.Buffer out) {
+        void copy(RowData v, int i, BinaryCopyEncoder.Buffer out) {
             StringData s = v.getString(i);
             if (form == Form.TEXT && copyUnencoded(s, out)) {
                 return;
@@ -295,8 +308,9 @@ final class FieldCodecs {
             byte[] utf8 = s.toBytes();
             for (byte b : utf8) {
                 if (b == 0) {
-                    throw new BinaryCopyEncoder.Refused("invalid byte sequence for encoding \"UTF8\": 0x00 (text values "
-                            + "cannot contain NUL)", "22021");
+                    throw new BinaryCopyEncoder.Refused(
+                            "invalid byte sequence for encoding \"UTF8\": 0x00 (text values " + "cannot contain NUL)",
+                            "22021");
                 }
             }
             if (maxLength >= 0 && utf8.length > maxLength && characters(utf8) > maxLength) {
@@ -345,12 +359,12 @@ final class FieldCodecs {
         }
 
         @Override
-        void bind(Values v, int i, PreparedStatement s, int parameter) throws SQLException {
+        void bind(RowData v, int i, PreparedStatement s, int parameter) throws SQLException {
             s.setString(parameter, v.getString(i).toString());
         }
 
         @Override
-        String text(Values v, int i) {
+        String text(RowData v, int i) {
             return v.getString(i).toString();
         }
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.table;
 
 import org.apache.flink.table.data.ArrayData;
@@ -78,9 +82,11 @@ final class RowDataCopy {
 
     private static Value value(LogicalType type) {
         switch (type.getTypeRoot()) {
-            case CHAR: case VARCHAR:
+            case CHAR:
+            case VARCHAR:
                 return RowDataCopy::string;
-            case BINARY: case VARBINARY:
+            case BINARY:
+            case VARBINARY:
                 return v -> ((byte[]) v).clone();
             case ARRAY: {
                 LogicalType elementType = ((ArrayType) type).getElementType();

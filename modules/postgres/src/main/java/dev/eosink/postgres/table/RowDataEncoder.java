@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.table;
 
 import dev.eosink.postgres.copy.BinaryCopyEncoder;
@@ -20,8 +24,6 @@ final class RowDataEncoder implements RowEncoder<RowData> {
     private final List<String> columns;
     private final FieldCodec[] codecs;
     private final LogicalType[] types;
-    /** The view of the row being read: the session writes one row at a time. */
-    private final Values.OfRow fields = new Values.OfRow();
 
     RowDataEncoder(List<String> columns, FieldCodec[] codecs, LogicalType[] types) {
         this.columns = List.copyOf(columns);
@@ -36,7 +38,7 @@ final class RowDataEncoder implements RowEncoder<RowData> {
 
     @Override
     public void copy(RowData row, BinaryCopyEncoder.Buffer out) {
-        Values.OfRow v = fields.of(row);
+        RowData v = row;
         int mark = out.size();
         out.int16(codecs.length);
         for (int i = 0; i < codecs.length; i++) {
@@ -48,8 +50,8 @@ final class RowDataEncoder implements RowEncoder<RowData> {
                 }
             } catch (BinaryCopyEncoder.Refused e) {
                 out.truncate(mark); // nothing of a refused row reaches the server
-                throw new BinaryCopyEncoder.Refused("column " + TypeMapping.quote(columns.get(i)) + ": " + e.getMessage(),
-                        e.sqlState());
+                throw new BinaryCopyEncoder.Refused(
+                        "column " + TypeMapping.quote(columns.get(i)) + ": " + e.getMessage(), e.sqlState());
             } catch (RuntimeException e) {
                 out.truncate(mark);
                 throw new IllegalArgumentException("column " + TypeMapping.quote(columns.get(i)) + ": " + e, e);
@@ -59,7 +61,7 @@ final class RowDataEncoder implements RowEncoder<RowData> {
 
     @Override
     public void bind(RowData row, PreparedStatement statement) throws SQLException {
-        Values.OfRow v = fields.of(row);
+        RowData v = row;
         for (int i = 0; i < codecs.length; i++) {
             if (v.isNullAt(i)) {
                 statement.setNull(i + 1, Types.OTHER); // typed by the statement's cast
@@ -71,13 +73,13 @@ final class RowDataEncoder implements RowEncoder<RowData> {
 
     @Override
     public String text(RowData row, int column) {
-        Values.OfRow v = fields.of(row);
+        RowData v = row;
         return v.isNullAt(column) ? null : codecs[column].text(v, column);
     }
 
     @Override
     public String keyText(RowData row, int column) {
-        Values.OfRow v = fields.of(row);
+        RowData v = row;
         if (v.isNullAt(column)) {
             throw new IllegalArgumentException("key column value is null; an upsert key must not be null");
         }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.table;
 
 import dev.eosink.postgres.RowKindFunction;
@@ -87,7 +91,8 @@ final class RowDataRows implements RowFormat<RowData, RowData> {
         LogicalType[] fields = types();
         if (columns.size() != fields.length) {
             throw new ColumnsRefused(List.of("the sink writes " + columns.size() + " columns "
-                    + columns.stream().map(TargetColumn::name).toList() + ", but its row type " + rowType.asSummaryString()
+                    + columns.stream().map(TargetColumn::name).toList() + ", but its row type "
+                    + rowType.asSummaryString()
                     + " has " + fields.length + " fields. Remedy: give as many columns as the row type has fields"));
         }
         List<String> problems = new ArrayList<>();

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.table;
 
 import dev.eosink.jdbc.sql.RecordText;
@@ -23,25 +27,36 @@ final class RowDataText {
 
     /** The row, cut a little past {@link RecordText#MAX_CHARS}, where messages cut it anyway. */
     static String show(RowData row, LogicalType[] types) {
-        StringBuilder b = new StringBuilder(64).append(row.getRowKind().shortString()).append('[');
+        StringBuilder b =
+                new StringBuilder(64).append(row.getRowKind().shortString()).append('[');
         for (int i = 0; i < types.length && b.length() <= RecordText.MAX_CHARS; i++) {
             if (i > 0) {
                 b.append(", ");
             }
-            b.append(row.isNullAt(i) ? "null" : value(RowData.createFieldGetter(types[i], i).getFieldOrNull(row), types[i]));
+            b.append(
+                    row.isNullAt(i)
+                            ? "null"
+                            : value(RowData.createFieldGetter(types[i], i).getFieldOrNull(row), types[i]));
         }
         return b.append(']').toString();
     }
 
     private static String value(Object v, LogicalType type) {
         switch (type.getTypeRoot()) {
-            case DECIMAL: return ((DecimalData) v).toBigDecimal().toPlainString();
-            case BINARY: case VARBINARY: return "\\x" + HexFormat.of().formatHex((byte[]) v);
-            case DATE: return PgText.date((Integer) v);
-            case TIME_WITHOUT_TIME_ZONE: return PgText.time((Integer) v);
-            case TIMESTAMP_WITHOUT_TIME_ZONE: case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
+            case DECIMAL:
+                return ((DecimalData) v).toBigDecimal().toPlainString();
+            case BINARY:
+            case VARBINARY:
+                return "\\x" + HexFormat.of().formatHex((byte[]) v);
+            case DATE:
+                return PgText.date((Integer) v);
+            case TIME_WITHOUT_TIME_ZONE:
+                return PgText.time((Integer) v);
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
                 TimestampData t = (TimestampData) v;
-                return PgText.timestamp(t.getMillisecond() * 1000 + t.getNanoOfMillisecond() / 1000,
+                return PgText.timestamp(
+                        t.getMillisecond() * 1000 + t.getNanoOfMillisecond() / 1000,
                         type.getTypeRoot() == LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE);
             }
             case ARRAY: {
@@ -55,7 +70,8 @@ final class RowDataText {
                 }
                 return b.append(']').toString();
             }
-            default: return String.valueOf(v); // numbers, booleans, StringData
+            default:
+                return String.valueOf(v); // numbers, booleans, StringData
         }
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.table;
 
 import dev.eosink.postgres.row.TargetColumn;
@@ -40,30 +44,48 @@ final class TypeMapping {
     }
 
     /** The types of text a STRING is written into, by name; an enum column (category 'E') too. */
-    private static final List<String> TEXT_TYPES = List.of("text", "varchar", "bpchar", "citext", "json", "jsonb", "uuid");
+    private static final List<String> TEXT_TYPES =
+            List.of("text", "varchar", "bpchar", "citext", "json", "jsonb", "uuid");
 
     /** Why {@code type} cannot be written into any column, or empty: checked when the sink is built. */
     static Optional<String> unsupported(LogicalType type) {
         switch (type.getTypeRoot()) {
-            case BOOLEAN: case TINYINT: case SMALLINT: case INTEGER: case BIGINT: case FLOAT: case DOUBLE:
-            case DECIMAL: case CHAR: case VARCHAR: case BINARY: case VARBINARY: case DATE: case TIME_WITHOUT_TIME_ZONE:
+            case BOOLEAN:
+            case TINYINT:
+            case SMALLINT:
+            case INTEGER:
+            case BIGINT:
+            case FLOAT:
+            case DOUBLE:
+            case DECIMAL:
+            case CHAR:
+            case VARCHAR:
+            case BINARY:
+            case VARBINARY:
+            case DATE:
+            case TIME_WITHOUT_TIME_ZONE:
                 return Optional.empty();
-            case TIMESTAMP_WITHOUT_TIME_ZONE: case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                 int precision = timestampPrecision(type);
-                return precision <= 6 ? Optional.empty() : Optional.of(name(type) + " has fractions of a second below "
-                        + "microseconds, which PostgreSQL does not keep. Remedy: declare it with precision 6 or less in "
-                        + "the Flink table (CAST it in the query)");
+                return precision <= 6
+                        ? Optional.empty()
+                        : Optional.of(name(type) + " has fractions of a second below "
+                                + "microseconds, which PostgreSQL does not keep. Remedy: declare it with precision 6 or less in "
+                                + "the Flink table (CAST it in the query)");
             case ARRAY:
                 LogicalType element = ((ArrayType) type).getElementType();
                 if (element.getTypeRoot() == type.getTypeRoot()) {
-                    return Optional.of(name(type) + " is an array of arrays, which is not supported (PostgreSQL's arrays of "
-                            + "several dimensions must be rectangular). Remedy: write it as a JSON STRING into a jsonb column, "
-                            + "or flatten it");
+                    return Optional.of(
+                            name(type) + " is an array of arrays, which is not supported (PostgreSQL's arrays of "
+                                    + "several dimensions must be rectangular). Remedy: write it as a JSON STRING into a jsonb column, "
+                                    + "or flatten it");
                 }
                 return unsupported(element).map(why -> name(type) + ": its elements' type " + why);
             default:
-                return Optional.of(name(type) + " has no PostgreSQL column type it can be written into. Remedy: leave "
-                        + "the column out, or turn it into a supported type in the query (a JSON STRING for jsonb, say)");
+                return Optional.of(
+                        name(type) + " has no PostgreSQL column type it can be written into. Remedy: leave "
+                                + "the column out, or turn it into a supported type in the query (a JSON STRING for jsonb, say)");
         }
     }
 
@@ -78,15 +100,29 @@ final class TypeMapping {
                 throw mismatch(type, column, "an ARRAY goes into an array column");
             }
             LogicalType elementType = ((ArrayType) type).getElementType();
-            FieldCodec element = scalar(elementType, column.elementTypeName(), column.elementCategory(), column.typmod(),
-                    -1, column.declared(), type, column);
-            return new ArrayCodec(element, column.elementOid());
+            FieldCodec element = scalar(
+                    elementType,
+                    column.elementTypeName(),
+                    column.elementCategory(),
+                    column.typmod(),
+                    -1,
+                    column.declared(),
+                    type,
+                    column);
+            return new ArrayCodec(element, column.elementOid(), elementType);
         }
         if (column.isArray()) {
             throw mismatch(type, column, "only an ARRAY goes into an array column");
         }
-        return scalar(type, column.typeName(), column.category(), column.typmod(), column.declaredLength(),
-                column.declared(), type, column);
+        return scalar(
+                type,
+                column.typeName(),
+                column.category(),
+                column.typmod(),
+                column.declaredLength(),
+                column.declared(),
+                type,
+                column);
     }
 
     /**
@@ -94,22 +130,47 @@ final class TypeMapping {
      * and {@code typmod} are then the element's; a mismatch names the whole types, {@code flink} and
      * {@code column}).
      */
-    private static FieldCodec scalar(LogicalType type, String pgType, char category, int typmod, int maxLength,
-            String declared, LogicalType flink, TargetColumn column) throws Mismatch {
+    private static FieldCodec scalar(
+            LogicalType type,
+            String pgType,
+            char category,
+            int typmod,
+            int maxLength,
+            String declared,
+            LogicalType flink,
+            TargetColumn column)
+            throws Mismatch {
         switch (type.getTypeRoot()) {
             case BOOLEAN:
                 expect(pgType.equals("bool"), flink, column, "a BOOLEAN goes into boolean");
                 return new FieldCodecs.BooleanCodec();
             case TINYINT:
-                return integer(1, 3, pgType, typmod, flink, column, "a TINYINT goes into smallint, integer, bigint or numeric");
+                return integer(
+                        1,
+                        3,
+                        pgType,
+                        typmod,
+                        flink,
+                        column,
+                        "a TINYINT goes into smallint, integer, bigint or numeric");
             case SMALLINT:
-                return integer(2, 5, pgType, typmod, flink, column, "a SMALLINT goes into smallint, integer, bigint or numeric");
+                return integer(
+                        2,
+                        5,
+                        pgType,
+                        typmod,
+                        flink,
+                        column,
+                        "a SMALLINT goes into smallint, integer, bigint or numeric");
             case INTEGER:
                 return integer(4, 10, pgType, typmod, flink, column, "an INT goes into integer, bigint or numeric");
             case BIGINT:
                 return integer(8, 19, pgType, typmod, flink, column, "a BIGINT goes into bigint or numeric");
             case FLOAT:
-                expect(pgType.equals("float4") || pgType.equals("float8"), flink, column,
+                expect(
+                        pgType.equals("float4") || pgType.equals("float8"),
+                        flink,
+                        column,
                         "a FLOAT goes into real or double precision");
                 return new FieldCodecs.FloatCodec(true, pgType.equals("float8"));
             case DOUBLE:
@@ -121,13 +182,19 @@ final class TypeMapping {
                 checkDigits(d.getPrecision() - d.getScale(), d.getScale(), typmod, flink, column);
                 return new FieldCodecs.DecimalCodec(d.getPrecision(), d.getScale());
             }
-            case CHAR: case VARCHAR:
-                expect(TEXT_TYPES.contains(pgType) || category == 'E', flink, column, "a STRING goes into text, varchar, "
-                        + "char, citext, an enum, json, jsonb or uuid");
-                StringCodec.Form form = pgType.equals("jsonb") ? StringCodec.Form.JSONB
+            case CHAR:
+            case VARCHAR:
+                expect(
+                        TEXT_TYPES.contains(pgType) || category == 'E',
+                        flink,
+                        column,
+                        "a STRING goes into text, varchar, " + "char, citext, an enum, json, jsonb or uuid");
+                StringCodec.Form form = pgType.equals("jsonb")
+                        ? StringCodec.Form.JSONB
                         : pgType.equals("uuid") ? StringCodec.Form.UUID : StringCodec.Form.TEXT;
                 return new StringCodec(form, maxLength, declared);
-            case BINARY: case VARBINARY:
+            case BINARY:
+            case VARBINARY:
                 expect(pgType.equals("bytea"), flink, column, "BYTES go into bytea");
                 return new FieldCodecs.BytesCodec();
             case DATE:
@@ -137,29 +204,42 @@ final class TypeMapping {
                 expect(pgType.equals("time"), flink, column, "a TIME goes into time");
                 // Flink holds milliseconds whatever the precision: the column needs as many digits as there are.
                 int digits = Math.min(((TimeType) type).getPrecision(), 3);
-                expect(fractionalDigits(typmod) >= digits, flink, column, "the column keeps " + fractionalDigits(typmod)
-                        + " fractional digits of the " + digits + " of the values, and would round them");
+                expect(
+                        fractionalDigits(typmod) >= digits,
+                        flink,
+                        column,
+                        "the column keeps " + fractionalDigits(typmod) + " fractional digits of the " + digits
+                                + " of the values, and would round them");
                 return new FieldCodecs.TimeCodec();
             }
             case TIMESTAMP_WITHOUT_TIME_ZONE:
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
                 boolean instant = type.getTypeRoot() == LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE;
-                expect(pgType.equals(instant ? "timestamptz" : "timestamp"), flink, column, instant
-                        ? "a TIMESTAMP_LTZ, an instant, goes into timestamp with time zone"
-                        : "a TIMESTAMP, a wall-clock time, goes into timestamp without time zone");
+                expect(
+                        pgType.equals(instant ? "timestamptz" : "timestamp"),
+                        flink,
+                        column,
+                        instant
+                                ? "a TIMESTAMP_LTZ, an instant, goes into timestamp with time zone"
+                                : "a TIMESTAMP, a wall-clock time, goes into timestamp without time zone");
                 int precision = timestampPrecision(type);
-                expect(fractionalDigits(typmod) >= precision, flink, column, "the column keeps " + fractionalDigits(typmod)
-                        + " fractional digits of the " + precision + " of the values, and would round them");
+                expect(
+                        fractionalDigits(typmod) >= precision,
+                        flink,
+                        column,
+                        "the column keeps " + fractionalDigits(typmod) + " fractional digits of the " + precision
+                                + " of the values, and would round them");
                 return new FieldCodecs.TimestampCodec(precision, instant);
             }
             default:
-                throw new Mismatch("column " + quote(column.name()) + ": " + unsupported(flink).orElse(name(flink)
-                        + " is not supported"));
+                throw new Mismatch("column " + quote(column.name()) + ": "
+                        + unsupported(flink).orElse(name(flink) + " is not supported"));
         }
     }
 
-    private static FieldCodec integer(int width, int digits, String pgType, int typmod, LogicalType flink,
-            TargetColumn column, String accepted) throws Mismatch {
+    private static FieldCodec integer(
+            int width, int digits, String pgType, int typmod, LogicalType flink, TargetColumn column, String accepted)
+            throws Mismatch {
         int pgWidth = pgType.equals("int2") ? 2 : pgType.equals("int4") ? 4 : pgType.equals("int8") ? 8 : 0;
         expect(pgWidth >= width || pgType.equals("numeric"), flink, column, accepted);
         if (pgWidth == 0) {
@@ -176,9 +256,14 @@ final class TypeMapping {
         }
         int p = ((typmod - 4) >> 16) & 0xffff;
         int s = (((typmod - 4) & 0x7ff) ^ 1024) - 1024; // 11 bits, signed since PostgreSQL 15
-        expect(s >= scale && p - s >= integerDigits, flink, column, "the column keeps " + Math.max(0, p - s)
-                + " integer digits and " + s + " decimals, the values have up to " + integerDigits + " and " + scale
-                + ", which would overflow or round");
+        expect(
+                s >= scale && p - s >= integerDigits,
+                flink,
+                column,
+                "the column keeps " + Math.max(0, p - s)
+                        + " integer digits and " + s + " decimals, the values have up to " + integerDigits + " and "
+                        + scale
+                        + ", which would overflow or round");
     }
 
     /** The fractional digits of seconds a time or timestamp column keeps: its precision, 6 without one. */
@@ -187,7 +272,8 @@ final class TypeMapping {
     }
 
     private static int timestampPrecision(LogicalType type) {
-        return type instanceof TimestampType ? ((TimestampType) type).getPrecision()
+        return type instanceof TimestampType
+                ? ((TimestampType) type).getPrecision()
                 : ((LocalZonedTimestampType) type).getPrecision();
     }
 
@@ -201,16 +287,18 @@ final class TypeMapping {
         String declare = FlinkNames.flinkTypeFor(column);
         String alter = FlinkNames.postgresTypeFor(flink);
         String remedy = declare == null
-                ? "ALTER the column to " + alter + ", or leave it out of the Flink table (no Flink type is written into "
-                        + column.declared() + ")"
+                ? "ALTER the column to " + alter
+                        + ", or leave it out of the Flink table (no Flink type is written into " + column.declared()
+                        + ")"
                 : "declare the column as " + declare + " in the Flink table, or ALTER the column to " + alter;
-        return new Mismatch("column " + quote(column.name()) + ": Flink type " + name(flink) + " cannot be written into "
-                + column.declared() + " (" + why + "). Remedy: " + remedy);
+        return new Mismatch("column " + quote(column.name()) + ": Flink type " + name(flink)
+                + " cannot be written into " + column.declared() + " (" + why + "). Remedy: " + remedy);
     }
 
     /** The problem of a column the table lacks. */
     static String missing(String column, LogicalType flink) {
-        return "column " + quote(column) + " (Flink type " + name(flink) + ") is missing from the table. Remedy: add it "
+        return "column " + quote(column) + " (Flink type " + name(flink)
+                + ") is missing from the table. Remedy: add it "
                 + "(ALTER TABLE ... ADD COLUMN " + quote(column) + " " + FlinkNames.postgresTypeFor(flink)
                 + "), or leave it out of the Flink table";
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.copy;
 
 import org.junit.jupiter.api.Test;
@@ -24,12 +28,23 @@ class BinaryCopyEncoderTest {
     @Test
     void numericOfLongWritesWhatTheDigitPathWrites() {
         List<BigDecimal> values = new ArrayList<>(List.of(
-                BigDecimal.ZERO, new BigDecimal("0.000"), new BigDecimal("-0.5"), new BigDecimal("0.0001"),
-                new BigDecimal("12345.6789"), new BigDecimal("-12345.6789"), new BigDecimal("99999999.9999"),
-                new BigDecimal("10000"), new BigDecimal("100000000"), new BigDecimal("0.00000001"),
-                new BigDecimal("1.0000000000000001"), new BigDecimal("9223372036854775806"),
-                new BigDecimal("-9223372036854775806"), new BigDecimal("0.9223372036854775"),
-                new BigDecimal("922.3372036854775806"), new BigDecimal("1E+3"), new BigDecimal("-7E+12")));
+                BigDecimal.ZERO,
+                new BigDecimal("0.000"),
+                new BigDecimal("-0.5"),
+                new BigDecimal("0.0001"),
+                new BigDecimal("12345.6789"),
+                new BigDecimal("-12345.6789"),
+                new BigDecimal("99999999.9999"),
+                new BigDecimal("10000"),
+                new BigDecimal("100000000"),
+                new BigDecimal("0.00000001"),
+                new BigDecimal("1.0000000000000001"),
+                new BigDecimal("9223372036854775806"),
+                new BigDecimal("-9223372036854775806"),
+                new BigDecimal("0.9223372036854775"),
+                new BigDecimal("922.3372036854775806"),
+                new BigDecimal("1E+3"),
+                new BigDecimal("-7E+12")));
         SplittableRandom random = new SplittableRandom(42);
         for (int i = 0; i < 200_000; i++) {
             long unscaled = switch (i % 4) {
@@ -56,7 +71,8 @@ class BinaryCopyEncoderTest {
     @Test
     void integralNumbersAndLargeValuesTakeTheSamePathsAsTheirBigDecimals() {
         for (Object v : List.of(0L, 7, (short) -3, (byte) 100, Long.MAX_VALUE, Long.MIN_VALUE, -1L, 10_000L)) {
-            BigDecimal d = v instanceof Long ? BigDecimal.valueOf((Long) v) : BigDecimal.valueOf(((Number) v).longValue());
+            BigDecimal d =
+                    v instanceof Long ? BigDecimal.valueOf((Long) v) : BigDecimal.valueOf(((Number) v).longValue());
             assertThat(encode(v)).as("%s", v).isEqualTo(encode(d));
         }
         BigDecimal huge = new BigDecimal(new BigInteger("123456789012345678901234567890"), 3);
@@ -68,19 +84,32 @@ class BinaryCopyEncoderTest {
 
     @Test
     void asciiTextIsWrittenInPlaceAndEverythingElseAsUtf8() {
-        BinaryCopyEncoder text = BinaryCopyEncoder.forTypes(List.of("t"), List.of("text")).orElseThrow();
-        for (String s : List.of("", "k1f2e", "plain ascii with spaces and \t tabs\t", "ünïcödé", "a\u00e9b",
-                "x".repeat(70_000), "emoji \ud83d\ude00", "\u007f")) {
+        BinaryCopyEncoder text =
+                BinaryCopyEncoder.forTypes(List.of("t"), List.of("text")).orElseThrow();
+        for (String s : List.of(
+                "",
+                "k1f2e",
+                "plain ascii with spaces and \t tabs\t",
+                "ünïcödé",
+                "a\u00e9b",
+                "x".repeat(70_000),
+                "emoji \ud83d\ude00",
+                "\u007f")) {
             BinaryCopyEncoder.Buffer b = new BinaryCopyEncoder.Buffer(8);
             text.row(b, new Object[] {s});
             byte[] utf8 = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            java.nio.ByteBuffer want = java.nio.ByteBuffer.allocate(2 + 4 + utf8.length).putShort((short) 1).putInt(utf8.length).put(utf8);
-            assertThat(Arrays.copyOf(b.array(), b.size())).as("%s", s.length() > 40 ? s.substring(0, 40) : s)
+            java.nio.ByteBuffer want = java.nio.ByteBuffer.allocate(2 + 4 + utf8.length)
+                    .putShort((short) 1)
+                    .putInt(utf8.length)
+                    .put(utf8);
+            assertThat(Arrays.copyOf(b.array(), b.size()))
+                    .as("%s", s.length() > 40 ? s.substring(0, 40) : s)
                     .isEqualTo(want.array());
         }
         BinaryCopyEncoder.Buffer b = new BinaryCopyEncoder.Buffer(8);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> text.row(b, new Object[] {"nul\u0000inside"}))
-                .hasMessageContaining("column \"t\"").hasMessageContaining("NUL");
+                .hasMessageContaining("column \"t\"")
+                .hasMessageContaining("NUL");
         assertThat(b.size()).as("nothing of a refused row stays in the buffer").isZero();
     }
 
@@ -92,18 +121,30 @@ class BinaryCopyEncoderTest {
      */
     @Test
     void declaredLengthsAreCheckedAsPostgresChecksThem() {
-        BinaryCopyEncoder bounded = BinaryCopyEncoder.forTypes(List.of("v", "c"), List.of("varchar", "bpchar"), new int[] {3, 3})
+        BinaryCopyEncoder bounded = BinaryCopyEncoder.forTypes(
+                        List.of("v", "c"), List.of("varchar", "bpchar"), new int[] {3, 3})
                 .orElseThrow();
-        BinaryCopyEncoder unbounded = BinaryCopyEncoder.forTypes(List.of("v", "c"), List.of("varchar", "bpchar")).orElseThrow();
-        for (String fits : List.of("", "abc", "ab", "abc   ", "\u00e9\u00e9\u00e9", "\ud83d\ude42\ud83d\ude42\ud83d\ude42",
-                "\ud83d\ude42\ud83d\ude42\ud83d\ude42 ", "a b")) {
+        BinaryCopyEncoder unbounded = BinaryCopyEncoder.forTypes(List.of("v", "c"), List.of("varchar", "bpchar"))
+                .orElseThrow();
+        for (String fits : List.of(
+                "",
+                "abc",
+                "ab",
+                "abc   ",
+                "\u00e9\u00e9\u00e9",
+                "\ud83d\ude42\ud83d\ude42\ud83d\ude42",
+                "\ud83d\ude42\ud83d\ude42\ud83d\ude42 ",
+                "a b")) {
             BinaryCopyEncoder.Buffer b = new BinaryCopyEncoder.Buffer(8);
             BinaryCopyEncoder.Buffer want = new BinaryCopyEncoder.Buffer(8);
             bounded.row(b, new Object[] {fits, fits});
             unbounded.row(want, new Object[] {fits, fits});
-            assertThat(Arrays.copyOf(b.array(), b.size())).as("'%s'", fits).isEqualTo(Arrays.copyOf(want.array(), want.size()));
+            assertThat(Arrays.copyOf(b.array(), b.size()))
+                    .as("'%s'", fits)
+                    .isEqualTo(Arrays.copyOf(want.array(), want.size()));
         }
-        for (String tooLong : List.of("abcd", "abc d", "ab   x", "\ud83d\ude42\ud83d\ude42\ud83d\ude42\ud83d\ude42", "abc\t")) {
+        for (String tooLong :
+                List.of("abcd", "abc d", "ab   x", "\ud83d\ude42\ud83d\ude42\ud83d\ude42\ud83d\ude42", "abc\t")) {
             for (int column = 0; column < 2; column++) {
                 Object[] row = column == 0 ? new Object[] {tooLong, "ok"} : new Object[] {"ok", tooLong};
                 BinaryCopyEncoder.Buffer b = new BinaryCopyEncoder.Buffer(8);
@@ -111,10 +152,14 @@ class BinaryCopyEncoderTest {
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> bounded.row(b, row))
                         .as("'%s' in column %d", tooLong, column)
                         .isInstanceOf(BinaryCopyEncoder.Refused.class)
-                        .hasMessageContaining("column \"" + (column == 0 ? "v" : "c") + "\": value too long for type " + declared)
+                        .hasMessageContaining(
+                                "column \"" + (column == 0 ? "v" : "c") + "\": value too long for type " + declared)
                         .hasMessageContaining(tooLong.codePointCount(0, tooLong.length()) + " characters")
-                        .satisfies(e -> assertThat(((BinaryCopyEncoder.Refused) e).sqlState()).isEqualTo("22001"));
-                assertThat(b.size()).as("nothing of a refused row stays in the buffer").isZero();
+                        .satisfies(e -> assertThat(((BinaryCopyEncoder.Refused) e).sqlState())
+                                .isEqualTo("22001"));
+                assertThat(b.size())
+                        .as("nothing of a refused row stays in the buffer")
+                        .isZero();
             }
         }
     }

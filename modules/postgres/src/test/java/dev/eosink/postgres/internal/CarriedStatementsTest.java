@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
@@ -20,10 +24,12 @@ class CarriedStatementsTest {
     @Test
     void roundTripsUpsertsDeletesNullsAndAnyText() throws IOException {
         List<CarriedStatements.Statement> statements = List.of(
-                new CarriedStatements.Statement(false, new String[] {"1", "a"}, new String[] {"1", "a", null, "é ' \" \\ {}"}),
+                new CarriedStatements.Statement(
+                        false, new String[] {"1", "a"}, new String[] {"1", "a", null, "é ' \" \\ {}"}),
                 new CarriedStatements.Statement(true, new String[] {"2", "b"}, null),
                 new CarriedStatements.Statement(false, new String[] {"3", ""}, new String[] {"3", "", "", "x"}));
-        CarriedStatements written = new CarriedStatements(List.of("k1", "k2", "v", "note"), List.of("k1", "k2"), statements);
+        CarriedStatements written =
+                new CarriedStatements(List.of("k1", "k2", "v", "note"), List.of("k1", "k2"), statements);
 
         CarriedStatements read = CarriedStatements.decode(written.encode());
 
@@ -43,17 +49,23 @@ class CarriedStatementsTest {
 
     @Test
     void corruptOrNewerBytesAreRefused() {
-        byte[] bytes = new CarriedStatements(List.of("k"), List.of("k"),
-                List.of(new CarriedStatements.Statement(true, new String[] {"1"}, null))).encode();
+        byte[] bytes = new CarriedStatements(
+                        List.of("k"),
+                        List.of("k"),
+                        List.of(new CarriedStatements.Statement(true, new String[] {"1"}, null)))
+                .encode();
         assertThatThrownBy(() -> CarriedStatements.decode(Arrays.copyOf(bytes, bytes.length - 1)))
-                .isInstanceOf(IOException.class).hasMessageContaining("corrupt");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("corrupt");
         byte[] newer = bytes.clone();
         newer[0] = 3;
         assertThatThrownBy(() -> CarriedStatements.decode(newer))
-                .isInstanceOf(IOException.class).hasMessageContaining("newer release");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("newer release");
         byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
         assertThatThrownBy(() -> CarriedStatements.decode(longer))
-                .isInstanceOf(IOException.class).hasMessageContaining("trailing");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("trailing");
     }
 
     /**
@@ -80,7 +92,9 @@ class CarriedStatementsTest {
         assertThat(read.columns()).containsExactly("k", "v");
         assertThat(read.keyColumnCount()).isEqualTo(1);
         assertThat(read.keyColumns()).isEmpty();
-        assertThat(read.statements()).singleElement().satisfies(s -> assertThat(s.key()).containsExactly("7"));
+        assertThat(read.statements())
+                .singleElement()
+                .satisfies(s -> assertThat(s.key()).containsExactly("7"));
     }
 
     /**
@@ -89,11 +103,17 @@ class CarriedStatementsTest {
      */
     @Test
     void statementsCarriedByAnotherKeyAreRefused() {
-        UpsertBuffer<Object[]> buffer = new UpsertBuffer<>(new SqlIdentifier(null, "t"), List.of("k", "v"),
-                List.of("bigint", "bigint"), List.of("k"),
+        UpsertBuffer<Object[]> buffer = new UpsertBuffer<>(
+                new SqlIdentifier(null, "t"),
+                List.of("k", "v"),
+                List.of("bigint", "bigint"),
+                List.of("k"),
                 MappedRows.encoder(BinaryCopyEncoder.forTypes(List.of("k", "v"), List.of("int8", "int8"))));
-        byte[] otherKey = new CarriedStatements(List.of("k", "v"), List.of("v"),
-                List.of(new CarriedStatements.Statement(true, new String[] {"1"}, null))).encode();
+        byte[] otherKey = new CarriedStatements(
+                        List.of("k", "v"),
+                        List.of("v"),
+                        List.of(new CarriedStatements.Statement(true, new String[] {"1"}, null)))
+                .encode();
 
         assertThatThrownBy(() -> buffer.readCarried(otherKey))
                 .isInstanceOf(CarriedStatementsRefused.class)
@@ -107,11 +127,17 @@ class CarriedStatementsTest {
      */
     @Test
     void statementsCarriedForOtherColumnsAreRefused() {
-        UpsertBuffer<Object[]> buffer = new UpsertBuffer<>(new SqlIdentifier(null, "t"), List.of("k", "v"),
-                List.of("bigint", "bigint"), List.of("k"),
+        UpsertBuffer<Object[]> buffer = new UpsertBuffer<>(
+                new SqlIdentifier(null, "t"),
+                List.of("k", "v"),
+                List.of("bigint", "bigint"),
+                List.of("k"),
                 MappedRows.encoder(BinaryCopyEncoder.forTypes(List.of("k", "v"), List.of("int8", "int8"))));
-        byte[] otherColumns = new CarriedStatements(List.of("k", "v", "note"), List.of("k"),
-                List.of(new CarriedStatements.Statement(true, new String[] {"1"}, null))).encode();
+        byte[] otherColumns = new CarriedStatements(
+                        List.of("k", "v", "note"),
+                        List.of("k"),
+                        List.of(new CarriedStatements.Statement(true, new String[] {"1"}, null)))
+                .encode();
 
         assertThatThrownBy(() -> buffer.readCarried(otherColumns))
                 .isInstanceOf(CarriedStatementsRefused.class)

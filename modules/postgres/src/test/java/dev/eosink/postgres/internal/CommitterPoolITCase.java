@@ -1,10 +1,15 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.TcpProxy;
 
-import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
+
+import com.zaxxer.hikari.HikariDataSource;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -34,12 +39,14 @@ class CommitterPoolITCase {
                 HikariDataSource pool = PostgresConnection.of(proxy.jdbcUrl(db.jdbcUrl()), db.connectionProperties())
                         .pool("committer-pool-test", "eosink/committer-pool-test/0/committer", 2)) {
             proxy.cutWhenClientSends("SHOW TRANSACTION ISOLATION LEVEL");
-            try (Connection c = connectionOnceTheServerAnswers(pool); Statement s = c.createStatement();
+            try (Connection c = connectionOnceTheServerAnswers(pool);
+                    Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT 41 + 1")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getInt(1)).isEqualTo(42);
             }
-            assertThat(proxy.cuts()).as("the first connection was cut as the driver asked its isolation level")
+            assertThat(proxy.cuts())
+                    .as("the first connection was cut as the driver asked its isolation level")
                     .isEqualTo(1);
         }
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.io.IoWatchdog;
@@ -40,6 +44,7 @@ class CopyBacklogITCase {
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
     /** 1 KiB per row, and a 2 ms sleep every 20 rows: the server reads about 10 MB/s. */
     private static final String PAYLOAD = "x".repeat(1024);
+
     private static final long BOUND = 256 * 1024;
     /**
      * The most a backlog may be seen at with flow control: the bound, one send the writer makes before
@@ -65,7 +70,8 @@ class CopyBacklogITCase {
         db.execute("CREATE TABLE " + table + " (id bigint PRIMARY KEY, payload text NOT NULL)");
         db.execute("CREATE FUNCTION " + table + "_slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
                 + "IF NEW.id % 20 = 0 THEN PERFORM pg_sleep(0.002); END IF; RETURN NEW; END $$");
-        db.execute("CREATE TRIGGER slow BEFORE INSERT ON " + table + " FOR EACH ROW EXECUTE FUNCTION " + table + "_slow()");
+        db.execute("CREATE TRIGGER slow BEFORE INSERT ON " + table + " FOR EACH ROW EXECUTE FUNCTION " + table
+                + "_slow()");
     }
 
     @AfterEach
@@ -107,9 +113,14 @@ class CopyBacklogITCase {
             toClose.add(backlog::close);
             IoWatchdog io = new IoWatchdog(connection, networkTimeout, "CopyBacklogITCase " + table);
             List<String> columns = List.of("id", "payload");
-            BinaryCopyEncoder encoder = BinaryCopyEncoder.forTypes(columns, List.of("int8", "text")).orElseThrow();
-            copy = new CopyStream<>(connection, io, new SqlIdentifier(null, table), columns,
-                    MappedRows.encoder(Optional.of(encoder)), 1000, backlog);
+            BinaryCopyEncoder encoder =
+                    BinaryCopyEncoder.forTypes(columns, List.of("int8", "text")).orElseThrow();
+            copy = new CopyStream<>(
+                    new WatchedConnection(connection, io, backlog),
+                    new SqlIdentifier(null, table),
+                    columns,
+                    MappedRows.encoder(Optional.of(encoder)),
+                    1000);
         }
 
         int pid() throws SQLException {
@@ -135,18 +146,25 @@ class CopyBacklogITCase {
                     sent = w.copy.bytesSent();
                     w.largestUnconfirmed = Math.max(w.largestUnconfirmed, w.backlog.unconfirmed());
                     try (ResultSet rs = progress.executeQuery()) {
-                        assertThat(rs.next()).as("the COPY shows in pg_stat_progress_copy").isTrue();
+                        assertThat(rs.next())
+                                .as("the COPY shows in pg_stat_progress_copy")
+                                .isTrue();
                         max = Math.max(max, sent - rs.getLong(1));
                     }
                 }
             }
             assertThat(w.copy.end()).isEqualTo(rows);
-            assertThat(w.backlog.unconfirmed()).as("nothing in flight once the COPY ended").isZero();
+            assertThat(w.backlog.unconfirmed())
+                    .as("nothing in flight once the COPY ended")
+                    .isZero();
             w.connection.commit();
         }
         assertThat(db.count("SELECT count(*) FROM " + table)).isEqualTo(rows);
         assertThat(db.count("SELECT count(DISTINCT id) FROM " + table)).isEqualTo(rows);
-        LOG.info("{}: largest backlog seen {} KiB ({})", table, max / 1024,
+        LOG.info(
+                "{}: largest backlog seen {} KiB ({})",
+                table,
+                max / 1024,
                 w.backlog.isOn() ? "flow control on, bound " + BOUND / 1024 + " KiB" : "flow control off");
         return max;
     }
@@ -159,9 +177,13 @@ class CopyBacklogITCase {
         long max = streamAndObserve(w, 8_000);
 
         assertThat(max).isLessThanOrEqualTo(MOST_SEEN);
-        assertThat(w.largestUnconfirmed).as("the copyBacklogBytes gauge: sent, minus what the server last confirmed")
-                .isPositive().isLessThanOrEqualTo(MOST_SEEN);
-        assertThat(w.backlog.epochStats()).as("the writer waited for the server").doesNotContain("no waits");
+        assertThat(w.largestUnconfirmed)
+                .as("the copyBacklogBytes gauge: sent, minus what the server last confirmed")
+                .isPositive()
+                .isLessThanOrEqualTo(MOST_SEEN);
+        assertThat(w.backlog.epochStats())
+                .as("the writer waited for the server")
+                .doesNotContain("no waits");
         assertThat(w.backlog.isOn()).isTrue();
     }
 
@@ -169,14 +191,19 @@ class CopyBacklogITCase {
     @Test
     @Timeout(120)
     void withoutFlowControlTheBacklogGrowsToMegabytes() throws Exception {
-        Writer w = new Writer(() -> {
-            throw new AssertionError("flow control is off: no monitor connection");
-        }, 0, Duration.ofSeconds(60));
+        Writer w = new Writer(
+                () -> {
+                    throw new AssertionError("flow control is off: no monitor connection");
+                },
+                0,
+                Duration.ofSeconds(60));
 
         long max = streamAndObserve(w, 8_000);
 
         assertThat(max).isGreaterThan(4 * BOUND);
-        assertThat(w.largestUnconfirmed).as("the gauge knows nothing without flow control").isZero();
+        assertThat(w.largestUnconfirmed)
+                .as("the gauge knows nothing without flow control")
+                .isZero();
     }
 
     /**
@@ -195,11 +222,15 @@ class CopyBacklogITCase {
         w.copy.start();
 
         assertThatThrownBy(() -> {
-            for (int id = 0; id < 1_000_000; id++) { // up to 1 GB: far more than any socket buffers
-                w.copy.add(new Object[] {(long) id, PAYLOAD});
-            }
-        }).isInstanceOf(SQLException.class).hasMessageContaining("did not complete within the network timeout");
-        assertThat(w.backlog.epochStats()).as("flow control waited, then let the socket block").doesNotContain("no waits");
+                    for (int id = 0; id < 1_000_000; id++) { // up to 1 GB: far more than any socket buffers
+                        w.copy.add(new Object[] {(long) id, PAYLOAD});
+                    }
+                })
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("did not complete within the network timeout");
+        assertThat(w.backlog.epochStats())
+                .as("flow control waited, then let the socket block")
+                .doesNotContain("no waits");
         other.rollback();
     }
 
@@ -214,16 +245,19 @@ class CopyBacklogITCase {
     void aWriterInterruptedWhileWaitingAbortsItsConnection() throws Exception {
         Writer w = new Writer(this::connect, BOUND, Duration.ofSeconds(100));
         w.copy.start();
-        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
-        Thread writer = new Thread(() -> {
-            try {
-                for (int id = 0; id < 1_000_000; id++) {
-                    w.copy.add(new Object[] {(long) id, PAYLOAD});
-                }
-            } catch (Throwable t) {
-                failure.set(t);
-            }
-        }, "interrupted-writer");
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Thread writer = new Thread(
+                () -> {
+                    try {
+                        for (int id = 0; id < 1_000_000; id++) {
+                            w.copy.add(new Object[] {(long) id, PAYLOAD});
+                        }
+                    } catch (Throwable t) {
+                        failure.set(t);
+                    }
+                },
+                "interrupted-writer");
         writer.start();
         // Interrupted while it waits for the slow server, not after some time: a writer caught sending
         // instead ends as a write blocked in the socket does, with that call's message.
@@ -232,22 +266,27 @@ class CopyBacklogITCase {
         writer.join(30_000);
 
         assertThat(writer.isAlive()).as("the writer ended").isFalse();
-        assertThat(failure.get()).isInstanceOf(SQLException.class)
+        assertThat(failure.get())
+                .isInstanceOf(SQLException.class)
                 .hasMessageContaining("waiting for the server to read the COPY data was interrupted (the task is being "
                         + "cancelled), so the sink aborted the connection");
         assertThat(((SQLException) failure.get()).getSQLState()).isEqualTo("08006");
         assertThat(w.connection.isClosed()).isTrue();
-        assertThat(db.count("SELECT count(*) FROM " + table)).as("nothing of the aborted COPY is visible").isZero();
+        assertThat(db.count("SELECT count(*) FROM " + table))
+                .as("nothing of the aborted COPY is visible")
+                .isZero();
     }
 
     /** Waits until {@code writer} is in the flow control's wait for the server (its sleep between readings). */
     private static void awaitWaitingForTheServer(Thread writer) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (writer.getState() != Thread.State.TIMED_WAITING || Arrays.stream(writer.getStackTrace()).noneMatch(
-                f -> f.getClassName().equals(CopyBacklog.class.getName()) && f.getMethodName().equals("throttle"))) {
+        while (writer.getState() != Thread.State.TIMED_WAITING
+                || Arrays.stream(writer.getStackTrace())
+                        .noneMatch(f -> f.getClassName().equals(CopyBacklog.class.getName())
+                                && f.getMethodName().equals("throttle"))) {
             if (System.nanoTime() > deadline || !writer.isAlive()) {
-                throw new AssertionError("the writer never waited for the server: "
-                        + Arrays.toString(writer.getStackTrace()));
+                throw new AssertionError(
+                        "the writer never waited for the server: " + Arrays.toString(writer.getStackTrace()));
             }
             Thread.sleep(1);
         }
@@ -257,9 +296,12 @@ class CopyBacklogITCase {
     @Test
     @Timeout(120)
     void aMonitorThatCannotConnectTurnsFlowControlOff() throws Exception {
-        Writer w = new Writer(() -> {
-            throw new SQLException("connection refused (as the test wants)", "08001");
-        }, BOUND, Duration.ofSeconds(60));
+        Writer w = new Writer(
+                () -> {
+                    throw new SQLException("connection refused (as the test wants)", "08001");
+                },
+                BOUND,
+                Duration.ofSeconds(60));
 
         streamAndObserve(w, 2_000);
 
@@ -304,11 +346,14 @@ class CopyBacklogITCase {
     @Timeout(120)
     void closeClosesTheMonitorConnection() throws Exception {
         List<Connection> opened = new ArrayList<>();
-        Writer w = new Writer(() -> {
-            Connection c = connect();
-            opened.add(c);
-            return c;
-        }, BOUND, Duration.ofSeconds(60));
+        Writer w = new Writer(
+                () -> {
+                    Connection c = connect();
+                    opened.add(c);
+                    return c;
+                },
+                BOUND,
+                Duration.ofSeconds(60));
         streamAndObserve(w, 2_000);
         assertThat(opened).hasSize(1);
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.io.IoWatchdog;
@@ -97,7 +101,8 @@ class IoWatchdogITCase {
         long millis = millisSince(t0);
         assertThat(failure).as("the stalled write's end").isInstanceOf(SQLException.class);
         assertThat(((SQLException) failure).getSQLState()).isEqualTo("08006");
-        assertThat(failure).hasMessageContaining("sending COPY data did not complete within the network timeout of 1 s")
+        assertThat(failure)
+                .hasMessageContaining("sending COPY data did not complete within the network timeout of 1 s")
                 .hasMessageContaining("so the sink aborted the connection");
         assertThat(millis).as("ms from the stall to the write's end").isLessThan(PROMPTLY_MILLIS);
         awaitNoAbortInProgress(2_000);
@@ -124,10 +129,12 @@ class IoWatchdogITCase {
         long millis = millisSince(t0);
         assertThat((Throwable) failure).as("the read's end").isNotNull();
         assertThat(failure.getSQLState()).isEqualTo("08006");
-        assertThat((Throwable) failure).hasMessageContaining("reading the answer did not complete within the network timeout: "
+        assertThat((Throwable) failure)
+                .hasMessageContaining("reading the answer did not complete within the network timeout: "
                         + "the driver's read timed out (its socketTimeout, by default the network timeout of 10 s")
                 .hasMessageContaining("so the connection is lost");
-        assertThat(millis).as("ms from the stall to the read's end: the read timeout, not the watchdog's")
+        assertThat(millis)
+                .as("ms from the stall to the read's end: the read timeout, not the watchdog's")
                 .isLessThan(PROMPTLY_MILLIS);
     }
 
@@ -150,8 +157,10 @@ class IoWatchdogITCase {
         CompletableFuture<Long> firstWriting = writeUntilBlocked(firstIo, firstCopy);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (abortsInProgress() == 0) {
-            assertThat(System.nanoTime()).as("the first abort starts and blocks in the TLS close "
-                    + "(if a JDK no longer blocks there, this test needs another abort that does)").isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("the first abort starts and blocks in the TLS close "
+                            + "(if a JDK no longer blocks there, this test needs another abort that does)")
+                    .isLessThan(deadline);
             Thread.sleep(20);
         }
 
@@ -160,15 +169,21 @@ class IoWatchdogITCase {
         CompletableFuture<Long> secondWriting = writeUntilBlocked(secondIo, secondCopy);
         Throwable secondFailure = failureOf(secondWriting, 15_000);
         long millis = millisSince(t0);
-        assertThat(secondFailure).isInstanceOf(SQLException.class)
+        assertThat(secondFailure)
+                .isInstanceOf(SQLException.class)
                 .hasMessageContaining("did not complete within the network timeout of 1 s");
-        assertThat(millis).as("ms from the second stall to the second write's end").isLessThan(PROMPTLY_MILLIS);
+        assertThat(millis)
+                .as("ms from the second stall to the second write's end")
+                .isLessThan(PROMPTLY_MILLIS);
         assertThat(firstWriting).as("the first write, its abort stuck").isNotDone();
-        assertThat(abortsInProgress()).as("aborts in progress when the second write ended").isPositive();
+        assertThat(abortsInProgress())
+                .as("aborts in progress when the second write ended")
+                .isPositive();
 
         proxy.resume();
         Throwable firstFailure = failureOf(firstWriting, 10_000);
-        assertThat(firstFailure).isInstanceOf(SQLException.class)
+        assertThat(firstFailure)
+                .isInstanceOf(SQLException.class)
                 .hasMessageContaining("did not complete within the network timeout of 1 s");
         awaitNoAbortInProgress(5_000);
     }
@@ -190,8 +205,10 @@ class IoWatchdogITCase {
         Connection c = DriverManager.getConnection(via.jdbcUrl(server.jdbcUrl()), properties);
         opened.add(c);
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")) {
-            assertThat(rs.next() && rs.getBoolean(1)).as("the session is encrypted").isTrue();
+                ResultSet rs = s.executeQuery("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")) {
+            assertThat(rs.next() && rs.getBoolean(1))
+                    .as("the session is encrypted")
+                    .isTrue();
         }
         return c;
     }
@@ -209,21 +226,23 @@ class IoWatchdogITCase {
             rows[i] = '\n';
         }
         CompletableFuture<Long> writing = new CompletableFuture<>();
-        Thread writer = new Thread(() -> {
-            try {
-                writing.complete(io.call("sending COPY data", () -> {
-                    long written = 0;
-                    for (int i = 0; i < 256; i++) { // 256 MiB: far more than every buffer on the way
-                        copy.writeToCopy(rows, 0, rows.length);
-                        copy.flushCopy();
-                        written += rows.length;
+        Thread writer = new Thread(
+                () -> {
+                    try {
+                        writing.complete(io.call("sending COPY data", () -> {
+                            long written = 0;
+                            for (int i = 0; i < 256; i++) { // 256 MiB: far more than every buffer on the way
+                                copy.writeToCopy(rows, 0, rows.length);
+                                copy.flushCopy();
+                                written += rows.length;
+                            }
+                            return written;
+                        }));
+                    } catch (Throwable t) {
+                        writing.completeExceptionally(t);
                     }
-                    return written;
-                }));
-            } catch (Throwable t) {
-                writing.completeExceptionally(t);
-            }
-        }, "stalled-writer");
+                },
+                "stalled-writer");
         writer.setDaemon(true);
         writer.start();
         return writing;
@@ -240,8 +259,8 @@ class IoWatchdogITCase {
 
     /** A connection as some DataSources hand it out: every call forwarded, but it unwraps to nothing. */
     private static Connection hidingItsSocket(Connection c) {
-        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                (self, method, args) -> {
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (self, method, args) -> {
                     switch (method.getName()) {
                         case "isWrapperFor":
                             return false;
@@ -260,15 +279,18 @@ class IoWatchdogITCase {
     /** Threads inside an abort of the watchdog's, however they got there. */
     private static long abortsInProgress() {
         return Thread.getAllStackTraces().values().stream()
-                .filter(stack -> Arrays.stream(stack).anyMatch(f ->
-                        f.getClassName().equals(IoWatchdog.class.getName()) && f.getMethodName().equals("abort")))
+                .filter(stack -> Arrays.stream(stack)
+                        .anyMatch(f -> f.getClassName().equals(IoWatchdog.class.getName())
+                                && f.getMethodName().equals("abort")))
                 .count();
     }
 
     private static void awaitNoAbortInProgress(long millis) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         while (abortsInProgress() > 0) {
-            assertThat(System.nanoTime()).as("an abort still in progress after %d ms", millis).isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("an abort still in progress after %d ms", millis)
+                    .isLessThan(deadline);
             Thread.sleep(20);
         }
     }

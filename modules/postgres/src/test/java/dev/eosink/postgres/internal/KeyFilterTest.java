@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import org.junit.jupiter.api.Test;
@@ -44,7 +48,9 @@ class KeyFilterTest {
         List<String> keys = distinctKeys(1_000_000, 1);
         keys.forEach(filter::add);
         long falseNegatives = keys.stream().filter(filter::add).count();
-        assertThat(falseNegatives).as("keys added before and answered 'never added'").isZero();
+        assertThat(falseNegatives)
+                .as("keys added before and answered 'never added'")
+                .isZero();
 
         // The same holds in a tiny, overfull filter (every bit may be set: then nothing is "new").
         KeyFilter tiny = new KeyFilter(8);
@@ -63,7 +69,9 @@ class KeyFilterTest {
         KeyFilter filter = new KeyFilter();
         List<String> keys = distinctKeys(1_000_000, 3);
         long falsePositives = keys.stream().filter(k -> !filter.add(k)).count();
-        assertThat(falsePositives).as("new keys answered 'perhaps added' among 1,000,000").isLessThan(1_000);
+        assertThat(falsePositives)
+                .as("new keys answered 'perhaps added' among 1,000,000")
+                .isLessThan(1_000);
         assertThat(filter.saturated()).isFalse();
     }
 
@@ -78,7 +86,9 @@ class KeyFilterTest {
         List<String> keys = distinctKeys(2_000, 4);
         for (int i = 0; i < 170; i++) {
             filter.add(keys.get(i));
-            assertThat(filter.saturated()).as("after %d keys (at most %d bits set)", i + 1, 3 * (i + 1)).isFalse();
+            assertThat(filter.saturated())
+                    .as("after %d keys (at most %d bits set)", i + 1, 3 * (i + 1))
+                    .isFalse();
         }
         int added = 170;
         while (!filter.saturated()) {
@@ -86,7 +96,8 @@ class KeyFilterTest {
             filter.add(keys.get(added++));
         }
         // Half full: a new key is now often answered "perhaps added" (the reason to clear).
-        long perhaps = keys.subList(added, 2_000).stream().filter(k -> !filter.add(k)).count();
+        long perhaps =
+                keys.subList(added, 2_000).stream().filter(k -> !filter.add(k)).count();
         assertThat(perhaps).as("false positives in a saturated filter").isPositive();
 
         filter.clear();
@@ -119,9 +130,13 @@ class KeyFilterTest {
 
         KeyFilter filter = new KeyFilter();
         assertThat(filter.add(List.of("ab", "c"))).isTrue();
-        assertThat(filter.add(List.of("a", "bc"))).as("a different composite key").isTrue();
+        assertThat(filter.add(List.of("a", "bc")))
+                .as("a different composite key")
+                .isTrue();
         assertThat(filter.add("abc")).as("a single-column key").isTrue();
-        assertThat(filter.add(new ArrayList<>(List.of("ab", "c")))).as("the first key again, as another List").isFalse();
+        assertThat(filter.add(new ArrayList<>(List.of("ab", "c"))))
+                .as("the first key again, as another List")
+                .isFalse();
         assertThat(filter.add(List.of("a", "bc"))).isFalse();
         assertThat(filter.add("abc")).isFalse();
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,9 +30,11 @@ class KeyWindowTest {
         LinkedHashMap<String, long[]> model = new LinkedHashMap<>();
         for (int op = 0; op < 200_000; op++) {
             String key = "k" + random.nextInt(150);
-            long hash = distinctHashes == 0 ? KeyFilter.hash(key)
-                    : distinctHashes == 64 ? KeyFilter.hash(key) | 0xfff0L // same low bits, many keys per home
-                    : (key.hashCode() % distinctHashes) * 0x10001L - 3; // negative too: masked like the rest
+            long hash = distinctHashes == 0
+                    ? KeyFilter.hash(key)
+                    : distinctHashes == 64
+                            ? KeyFilter.hash(key) | 0xfff0L // same low bits, many keys per home
+                            : (key.hashCode() % distinctHashes) * 0x10001L - 3; // negative too: masked like the rest
             int slot = window.find(key, hash);
             assertThat(slot >= 0).as("held: %s", key).isEqualTo(model.containsKey(key));
             int dice = random.nextInt(10);

@@ -1,10 +1,14 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.jdbc.dialect.LockNames;
-import dev.eosink.jdbc.sql.GuardHolder;
 import dev.eosink.testing.PostgresFixture;
 
 import org.junit.jupiter.api.Test;
@@ -41,7 +45,9 @@ class OwnershipGuardITCase {
         String sinkId = "guard-holder-" + System.nanoTime() % 100000;
         long mark = LockNames.executionMarkKey(sinkId, "this-execution");
         int lockClass = OwnershipGuard.lockClass(sinkId);
-        try (Connection marked = pg.connect(); Connection unmarked = pg.connect(); Connection claimant = pg.connect()) {
+        try (Connection marked = pg.connect();
+                Connection unmarked = pg.connect();
+                Connection claimant = pg.connect()) {
             query(marked, "SELECT pg_try_advisory_lock_shared(" + mark + ")");
             query(marked, "SELECT pg_try_advisory_lock(" + lockClass + ", 0)");
             query(unmarked, "SELECT pg_try_advisory_lock(" + lockClass + ", 1)");
@@ -76,7 +82,8 @@ class OwnershipGuardITCase {
         PostgresFixture pg = PostgresFixture.get();
         String sinkId = "guard-other-db-" + System.nanoTime() % 100000;
         String otherDatabase = sinkId.replace('-', '_');
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "this-execution", OptionalLong.empty());
+        SubtaskContext context =
+                new SubtaskContext(sinkId, 0, 1, 1, new JobRun("this-execution", OptionalLong.empty()));
         long mark = LockNames.executionMarkKey(sinkId, context.execution());
         long otherMark = LockNames.executionMarkKey(sinkId, "other-execution");
         int lockClass = OwnershipGuard.lockClass(sinkId);
@@ -84,19 +91,22 @@ class OwnershipGuardITCase {
         String otherUrl = pg.jdbcUrl().replaceFirst("/postgres(\\?|$)", "/" + otherDatabase + "$1");
         assertThat(otherUrl).as("the URL of the other database").isNotEqualTo(pg.jdbcUrl());
         try (Connection other = DriverManager.getConnection(otherUrl, pg.connectionProperties());
-                Connection earlier = pg.connect(); Connection claimant = pg.connect()) {
+                Connection earlier = pg.connect();
+                Connection claimant = pg.connect()) {
             // A live job of the same sink id in the other database holds the guards of subtasks 0 and 1.
             query(other, "SELECT pg_try_advisory_lock_shared(" + otherMark + ")");
             query(other, "SELECT pg_try_advisory_lock(" + lockClass + ", 0)");
             query(other, "SELECT pg_try_advisory_lock(" + lockClass + ", 1)");
 
-            assertThat(holder(claimant, mark, lockClass, 1)).as("holders of subtask 1 in the claimant's database")
+            assertThat(holder(claimant, mark, lockClass, 1))
+                    .as("holders of subtask 1 in the claimant's database")
                     .isEmpty();
 
             // Here, a session of an earlier attempt of this job, going away, holds the guard of subtask 0.
             query(earlier, "SELECT pg_try_advisory_lock_shared(" + mark + ")");
             query(earlier, "SELECT pg_try_advisory_lock(" + lockClass + ", 0)");
-            assertThat(holder(claimant, mark, lockClass, 0)).as("holders of subtask 0 in the claimant's database")
+            assertThat(holder(claimant, mark, lockClass, 0))
+                    .as("holders of subtask 0 in the claimant's database")
                     .containsExactly(pid(earlier) + " marked");
             OwnershipGuard guard = new OwnershipGuard(claimant, context, null);
             assertThatThrownBy(() -> guard.claim(0, 300))
@@ -135,7 +145,8 @@ class OwnershipGuardITCase {
     }
 
     private static Object query(Connection c, String sql) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
+        try (PreparedStatement s = c.prepareStatement(sql);
+                ResultSet rs = s.executeQuery()) {
             rs.next();
             return rs.getObject(1);
         }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import org.junit.jupiter.api.Test;
@@ -20,7 +24,9 @@ class PostgresErrorsTest {
     @Test
     void commitErrorsSortIntoThreeBuckets() {
         assertThat(PostgresErrors.onCommit(state("42704"))).isEqualTo(NOT_FOUND);
-        for (String retry : new String[] {"55000", "08006", "08003", "08001", "57P01", "57P02", "57P03", "53300", "40001", "40P01"}) {
+        for (String retry :
+                new String[] {"55000", "08006", "08003", "08001", "57P01", "57P02", "57P03", "53300", "40001", "40P01"
+                }) {
             assertThat(PostgresErrors.onCommit(state(retry))).as(retry).isEqualTo(RETRY);
         }
         for (String fatal : new String[] {"0A000", "42501", "42601", "XX000"}) {
@@ -42,7 +48,8 @@ class PostgresErrorsTest {
     @Test
     void lostConnectionsWithoutStateAreRetried() {
         assertThat(PostgresErrors.onCommit(new SQLRecoverableException("gone"))).isEqualTo(RETRY);
-        assertThat(PostgresErrors.onCommit(new SQLException("io", null, new IOException("reset")))).isEqualTo(RETRY);
+        assertThat(PostgresErrors.onCommit(new SQLException("io", null, new IOException("reset"))))
+                .isEqualTo(RETRY);
         assertThat(PostgresErrors.onCommit(new SQLException("no state"))).isEqualTo(FATAL);
     }
 
@@ -54,9 +61,13 @@ class PostgresErrorsTest {
 
     @Test
     void writeErrorsSayWhatHappenedToTheEpoch() {
-        assertThat(PostgresErrors.onWrite(state("23502"))).contains("rejected a record").contains("23502");
+        assertThat(PostgresErrors.onWrite(state("23502")))
+                .contains("rejected a record")
+                .contains("23502");
         assertThat(PostgresErrors.onWrite(state("22001"))).contains("rejected a record");
-        assertThat(PostgresErrors.onWrite(state("08006"))).contains("connection").contains("replayed");
+        assertThat(PostgresErrors.onWrite(state("08006")))
+                .contains("connection")
+                .contains("replayed");
         assertThat(PostgresErrors.onWrite(state("42804")))
                 .contains("does not accept")
                 .contains("42804")

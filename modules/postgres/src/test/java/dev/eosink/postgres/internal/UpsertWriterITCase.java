@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.internal;
 
 import dev.eosink.core.spi.OwnCommits;
@@ -9,7 +13,6 @@ import dev.eosink.postgres.row.RowEncoder;
 import dev.eosink.testing.PostgresFixture;
 
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -83,6 +86,7 @@ class UpsertWriterITCase {
         final UpsertWriter<Object[]> writer;
         /** k -> {v, note}: the replayed end state, committed or not. */
         final Map<Long, Object[]> expected = new HashMap<>();
+
         long position;
         final List<String> summaries = new ArrayList<>();
 
@@ -97,12 +101,12 @@ class UpsertWriterITCase {
             IoWatchdog io = new IoWatchdog(connection, Duration.ofSeconds(60), "UpsertWriterITCase " + table);
             SqlIdentifier target = new SqlIdentifier(null, table);
             List<String> columns = List.of("k", "v", "note");
-            RowEncoder<Object[]> rows = MappedRows.encoder(
-                    BinaryCopyEncoder.forTypes(columns, List.of("int8", "int8", "text")));
+            RowEncoder<Object[]> rows =
+                    MappedRows.encoder(BinaryCopyEncoder.forTypes(columns, List.of("int8", "int8", "text")));
             buffer = new UpsertBuffer<>(target, columns, List.of("bigint", "bigint", "text"), List.of("k"), rows);
-            CopyStream<Object[]> copy = new CopyStream<>(
-                    connection, io, target, columns, rows, batchSize, new CopyBacklog(null, 0, "test"));
-            writer = new UpsertWriter<>(connection, io, buffer, copy, batchSize, filter);
+            WatchedConnection watched = new WatchedConnection(connection, io, new CopyBacklog(null, 0, "test"));
+            CopyStream<Object[]> copy = new CopyStream<>(watched, target, columns, rows, batchSize);
+            writer = new UpsertWriter<>(watched, buffer, copy, batchSize, filter);
         }
 
         /** Rows already in the table before the writer runs (as if written before the job). */
@@ -137,7 +141,9 @@ class UpsertWriterITCase {
             int guard = 0;
             do {
                 write(k--, 0, RowKind.DELETE);
-                assertThat(++guard).as("deletes needed before the statements ran").isLessThan(100_000);
+                assertThat(++guard)
+                        .as("deletes needed before the statements ran")
+                        .isLessThan(100_000);
             } while (buffer.size() > 0);
         }
 
@@ -208,8 +214,9 @@ class UpsertWriterITCase {
     /** The committed table must equal {@code expected}: no key missing, none unexpected, every value the last write. */
     private void assertTableIs(Map<Long, Object[]> expected) throws SQLException {
         Map<Long, Object[]> actual = new HashMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT k, v, note FROM " + table)) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT k, v, note FROM " + table)) {
             while (rs.next()) {
                 actual.put(rs.getLong(1), new Object[] {rs.getLong(2), rs.getString(3)});
             }
@@ -221,16 +228,24 @@ class UpsertWriterITCase {
             if (a == null) {
                 missing.add(e.getKey());
             } else if (!Objects.equals(a[0], e.getValue()[0]) || !Objects.equals(a[1], e.getValue()[1])) {
-                wrong.add(e.getKey() + ": " + a[0] + "/" + a[1] + " instead of " + e.getValue()[0] + "/" + e.getValue()[1]);
+                wrong.add(e.getKey() + ": " + a[0] + "/" + a[1] + " instead of " + e.getValue()[0] + "/"
+                        + e.getValue()[1]);
             }
         }
-        List<Long> unexpected = actual.keySet().stream().filter(k -> !expected.containsKey(k)).sorted().toList();
+        List<Long> unexpected = actual.keySet().stream()
+                .filter(k -> !expected.containsKey(k))
+                .sorted()
+                .toList();
         missing.sort(null);
         assertThat(missing).as("keys missing from %s", table).isEmpty();
         assertThat(unexpected).as("keys in %s that should not be there", table).isEmpty();
-        assertThat(wrong).as("keys of %s whose value is not the last write", table).isEmpty();
+        assertThat(wrong)
+                .as("keys of %s whose value is not the last write", table)
+                .isEmpty();
         assertThat(actual).hasSameSizeAs(expected);
-        assertThat(db.preparedGids(GID_PREFIX + table + "/")).as("prepared transactions left").isEmpty();
+        assertThat(db.preparedGids(GID_PREFIX + table + "/"))
+                .as("prepared transactions left")
+                .isEmpty();
     }
 
     /**
@@ -255,16 +270,22 @@ class UpsertWriterITCase {
                 RowKind kind = dice < 2 ? RowKind.DELETE : dice == 2 ? RowKind.UPDATE_BEFORE : RowKind.UPDATE_AFTER;
                 h.write(k, ++value, kind);
             }
-            assertThat(h.filter.clears()).as("filter cleared within epoch %d", epoch).isGreaterThan(clearsBefore);
+            assertThat(h.filter.clears())
+                    .as("filter cleared within epoch %d", epoch)
+                    .isGreaterThan(clearsBefore);
             long clearsAtFlush = h.filter.clears();
             h.writer.flush();
-            assertThat(h.filter.clears()).as("never cleared by the flush before PREPARE").isEqualTo(clearsAtFlush);
+            assertThat(h.filter.clears())
+                    .as("never cleared by the flush before PREPARE")
+                    .isEqualTo(clearsAtFlush);
             h.connection.commit();
             h.endEpoch();
             assertTableIs(h.expected);
         }
         // Clears make keys written before look new: their chunks meet them and are redone.
-        assertThat(h.redoneChunks()).as("chunks redone after clears: %s", h.summaries).isPositive();
+        assertThat(h.redoneChunks())
+                .as("chunks redone after clears: %s", h.summaries)
+                .isPositive();
     }
 
     /**
@@ -370,7 +391,9 @@ class UpsertWriterITCase {
             }
             h.upsert(k, 2); // a statement, while k's chunk is open
             h.runStatementsNow(-10_000_000 * (k == -1 ? 1 : 2));
-            assertThat(h.valueInTransaction(k)).as("key %d after COPY and update", k).isEqualTo(2);
+            assertThat(h.valueInTransaction(k))
+                    .as("key %d after COPY and update", k)
+                    .isEqualTo(2);
             h.write(k, 0, RowKind.DELETE);
             h.runStatementsNow(-30_000_000 * (k == -1 ? 1 : 2));
             assertThat(h.valueInTransaction(k)).as("key %d after delete", k).isNull();
@@ -382,9 +405,15 @@ class UpsertWriterITCase {
             assertTableIs(h.expected);
         }
         assertThat(h.summaries).hasSize(2);
-        assertThat(summary(h.summaries.get(0), 1)).as("rows by COPY, first epoch").isPositive();
-        assertThat(summary(h.summaries.get(0), 3)).as("chunks redone, first epoch").isZero();
-        assertThat(summary(h.summaries.get(1), 3)).as("chunks redone, second epoch (key -2 was in the table)").isPositive();
+        assertThat(summary(h.summaries.get(0), 1))
+                .as("rows by COPY, first epoch")
+                .isPositive();
+        assertThat(summary(h.summaries.get(0), 3))
+                .as("chunks redone, first epoch")
+                .isZero();
+        assertThat(summary(h.summaries.get(1), 3))
+                .as("chunks redone, second epoch (key -2 was in the table)")
+                .isPositive();
     }
 
     /**
@@ -422,21 +451,29 @@ class UpsertWriterITCase {
         }
         h.write(5, 0, RowKind.UPDATE_BEFORE); // a statement: the chunk ends first
         h.runStatementsNow(-1_000_000);
-        assertThat(h.valueInTransaction(5)).as("key 5, copied, after its UPDATE_BEFORE").isNull();
+        assertThat(h.valueInTransaction(5))
+                .as("key 5, copied, after its UPDATE_BEFORE")
+                .isNull();
         h.write(5, 52, RowKind.UPDATE_AFTER); // the next batch brings it back
         h.upsert(7, 71); // written by statements in this epoch
         h.runStatementsNow(-2_000_000);
-        assertThat(h.valueInTransaction(5)).as("key 5 after its UPDATE_AFTER in the next batch").isEqualTo(52);
+        assertThat(h.valueInTransaction(5))
+                .as("key 5 after its UPDATE_AFTER in the next batch")
+                .isEqualTo(52);
         assertThat(h.valueInTransaction(7)).isEqualTo(71);
         h.write(7, 0, RowKind.UPDATE_BEFORE);
         h.runStatementsNow(-3_000_000);
-        assertThat(h.valueInTransaction(7)).as("key 7, written by a statement, after its UPDATE_BEFORE").isNull();
+        assertThat(h.valueInTransaction(7))
+                .as("key 7, written by a statement, after its UPDATE_BEFORE")
+                .isNull();
         h.write(9, 0, RowKind.UPDATE_BEFORE); // in the table before: a statement, as a delete
         h.write(10, 0, RowKind.UPDATE_BEFORE);
         h.upsert(10, 100); // and back, by an INSERT
         h.commitEpoch();
         assertTableIs(h.expected);
-        assertThat(h.expected).as("keys of the first epoch").containsKeys(3L, 5L, 8L, 10L)
+        assertThat(h.expected)
+                .as("keys of the first epoch")
+                .containsKeys(3L, 5L, 8L, 10L)
                 .doesNotContainKeys(1L, 2L, 4L, 7L, 9L, 40L);
 
         // Keys of the last epoch, statements only. 8's UPDATE_AFTER comes in the epoch after its
@@ -465,10 +502,12 @@ class UpsertWriterITCase {
     private final class PreparedEpochs implements OwnCommits {
         /** The prepared epochs not committed yet, oldest first: they commit together, in order. */
         final List<String> pendingGids = new ArrayList<>();
+
         String pendingGid;
         int awaitsWhilePending;
         /** The pending epoch's checkpoint was aborted: its commit cannot be waited for. */
         boolean aborted;
+
         final List<Runnable> atAwait = new ArrayList<>();
 
         void prepared(String gid) {
@@ -605,7 +644,9 @@ class UpsertWriterITCase {
         own.prepared(gid(1)); // pending, and its commit will come: statements wait for it
         updateBeforesOf(h, 0);
         h.writer.flush();
-        assertThat(own.awaitsWhilePending).as("the statements waited for epoch 1's commit").isEqualTo(1);
+        assertThat(own.awaitsWhilePending)
+                .as("the statements waited for epoch 1's commit")
+                .isEqualTo(1);
         h.prepareEpoch(gid(2));
         own.prepared(gid(2));
         own.commitNow();
@@ -627,8 +668,10 @@ class UpsertWriterITCase {
         }
         h.writer.flush();
         byte[] carried = h.writer.carried().orElseThrow();
-        assertThat(CarriedStatements.decode(carried).statements()).as("carried: 200 deletes, 100 upserts")
-                .filteredOn(CarriedStatements.Statement::delete).hasSize(200);
+        assertThat(CarriedStatements.decode(carried).statements())
+                .as("carried: 200 deletes, 100 upserts")
+                .filteredOn(CarriedStatements.Statement::delete)
+                .hasSize(200);
         h.prepareEpoch(gid(4));
         own.prepared(gid(4));
         own.commitNow(); // what the restored committer does
@@ -638,7 +681,9 @@ class UpsertWriterITCase {
         restored.writer.executeCarried(carried);
         restored.connection.commit();
         assertTableIs(h.expected);
-        assertThat(h.expected).doesNotContainKeys(1_000L, 1_099L, 1_200L, 1_299L).containsKeys(1_100L, 1_199L);
+        assertThat(h.expected)
+                .doesNotContainKeys(1_000L, 1_099L, 1_200L, 1_299L)
+                .containsKeys(1_100L, 1_199L);
         restored.expected.putAll(h.expected);
         afterUpdatesOf(restored, 1_000);
         restored.commitEpoch();
@@ -686,17 +731,23 @@ class UpsertWriterITCase {
         long[] copiedAtAwait = {-1};
         own.atAwait.add(() -> copiedAtAwait[0] = summary(h.writer.epochSummary(), 1));
 
-        int deferLimit = UpsertWriter.DEFER_BATCHES * Math.max(500, UpsertWriter.MIN_CHUNK_ROWS / 4);
+        int deferLimit = UpsertWriter.DEFER_BATCHES * Math.max(500, CopyChunks.MIN_CHUNK_ROWS / 4);
         for (long k = 0; k < deferLimit - 1; k++) {
             h.upsert(100_000 + k, k); // new keys: window, then COPY, with epoch 1 still prepared
             h.upsert(k, -k); // keys of epoch 1: statements, deferred
         }
-        assertThat(own.awaitsWhilePending).as("deferred statements ran before 8 batches gathered").isZero();
+        assertThat(own.awaitsWhilePending)
+                .as("deferred statements ran before 8 batches gathered")
+                .isZero();
         for (long k = deferLimit - 1; k < 25_000; k++) {
             h.upsert(k, -k);
         }
-        assertThat(own.awaitsWhilePending).as("statements waited for the commit at 8 batches").isEqualTo(1);
-        assertThat(copiedAtAwait[0]).as("rows copied (new keys) before the statements waited").isPositive();
+        assertThat(own.awaitsWhilePending)
+                .as("statements waited for the commit at 8 batches")
+                .isEqualTo(1);
+        assertThat(copiedAtAwait[0])
+                .as("rows copied (new keys) before the statements waited")
+                .isPositive();
         h.prepareEpoch(gid(2));
         own.prepared(gid(2));
         own.commitNow();
@@ -731,7 +782,9 @@ class UpsertWriterITCase {
         assertThat(h.filter.saturated()).isTrue();
         h.prepareEpoch(gid(1));
         own.prepared(gid(1));
-        assertThat(h.filter.saturated()).as("not cleared at the flush of epoch 1, which is prepared next").isTrue();
+        assertThat(h.filter.saturated())
+                .as("not cleared at the flush of epoch 1, which is prepared next")
+                .isTrue();
 
         for (long k = 0; k < 300; k++) {
             h.upsert(k, 1_000 + k); // keys epoch 1 holds locked
@@ -739,7 +792,9 @@ class UpsertWriterITCase {
         h.upsert(5_000, 5_000); // and a new one
         long started = System.nanoTime();
         assertThatCode(() -> h.writer.flush())
-                .as("flush of epoch 2 while epoch 1 is prepared (took %d ms)", (System.nanoTime() - started) / 1_000_000)
+                .as(
+                        "flush of epoch 2 while epoch 1 is prepared (took %d ms)",
+                        (System.nanoTime() - started) / 1_000_000)
                 .doesNotThrowAnyException();
         h.prepareEpoch(gid(2));
         if (!db.preparedGids(gid(1)).isEmpty()) {

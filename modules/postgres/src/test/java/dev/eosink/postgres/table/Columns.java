@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.table;
 
 import dev.eosink.postgres.row.TargetColumn;
@@ -10,9 +14,13 @@ final class Columns {
     /** A column of a scalar type, with the modifier the server would report for {@code declared}. */
     static TargetColumn scalar(String name, String typeName, String declared, int typmod) {
         int length = (typeName.equals("varchar") || typeName.equals("bpchar")) && typmod >= 4 ? typmod - 4 : -1;
-        char category = typeName.startsWith("int") || typeName.startsWith("float") || typeName.equals("numeric") ? 'N'
+        char category = typeName.startsWith("int") || typeName.startsWith("float") || typeName.equals("numeric")
+                ? 'N'
                 : typeName.equals("mood") ? 'E' : 'U';
-        return TargetColumn.of(name, typeName, category, declared, typeName, typmod, length, null, 0, (char) 0);
+        return TargetColumn.of(
+                name,
+                TargetColumn.PgType.scalar(typeName, category),
+                new TargetColumn.Declaration(declared, typeName, typmod, length));
     }
 
     static TargetColumn scalar(String name, String typeName) {
@@ -21,7 +29,10 @@ final class Columns {
 
     /** An array column of {@code element}, oid {@code oid}. */
     static TargetColumn array(String name, String element, int oid, String declared, int typmod) {
-        return TargetColumn.of(name, "_" + element, 'A', declared, declared, typmod, -1, element, oid, 'N');
+        return TargetColumn.of(
+                name,
+                new TargetColumn.PgType("_" + element, 'A', element, oid, 'N'),
+                new TargetColumn.Declaration(declared, declared, typmod, -1));
     }
 
     /** numeric(p, s)'s modifier. */

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.table;
 
 import org.apache.flink.core.memory.MemorySegmentFactory;
@@ -20,7 +24,6 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
@@ -39,8 +42,16 @@ class RowDataCopyTest {
     private static final LogicalType STRING = VarCharType.STRING_TYPE;
 
     private static final RowType ROW = RowType.of(
-            new LogicalType[] {new BigIntType(), STRING, STRING, new ArrayType(STRING), new VarBinaryType(4),
-                new DecimalType(5, 2), new LocalZonedTimestampType(3), new DoubleType()},
+            new LogicalType[] {
+                new BigIntType(),
+                STRING,
+                STRING,
+                new ArrayType(STRING),
+                new VarBinaryType(4),
+                new DecimalType(5, 2),
+                new LocalZonedTimestampType(3),
+                new DoubleType()
+            },
             new String[] {"id", "s", "b", "a", "bin", "n", "ts", "d"});
 
     @Test
@@ -49,16 +60,27 @@ class RowDataCopyTest {
         StringData javaOnly = StringData.fromString("first"); // as most sources make strings: no bytes yet
         byte[] utf8 = "bytes".getBytes(StandardCharsets.UTF_8);
         byte[] bin = {1, 2};
-        GenericRowData reused = GenericRowData.ofKind(RowKind.UPDATE_AFTER, 1L, javaOnly, BinaryStringData.fromBytes(utf8),
-                new GenericArrayData(new Object[] {BinaryStringData.fromBytes(utf8), null}), bin,
-                DecimalData.fromBigDecimal(new BigDecimal("-1.50"), 5, 2), TimestampData.fromEpochMillis(1500), null);
+        GenericRowData reused = GenericRowData.ofKind(
+                RowKind.UPDATE_AFTER,
+                1L,
+                javaOnly,
+                BinaryStringData.fromBytes(utf8),
+                new GenericArrayData(new Object[] {BinaryStringData.fromBytes(utf8), null}),
+                bin,
+                DecimalData.fromBigDecimal(new BigDecimal("-1.50"), 5, 2),
+                TimestampData.fromEpochMillis(1500),
+                null);
         String before = "+U[1, first, bytes, [bytes, null], \\x0102, -1.50, 1970-01-01 00:00:01.5+00, null]";
 
         RowData kept = rows.retain(reused);
 
         assertThat(kept).isNotSameAs(reused);
-        assertThat(((BinaryStringData) javaOnly).getBinarySection()).as("the record's string, still not encoded").isNull();
-        assertThat(((BinaryStringData) kept.getString(1)).getBinarySection()).as("the copy's string, not encoded").isNull();
+        assertThat(((BinaryStringData) javaOnly).getBinarySection())
+                .as("the record's string, still not encoded")
+                .isNull();
+        assertThat(((BinaryStringData) kept.getString(1)).getBinarySection())
+                .as("the copy's string, not encoded")
+                .isNull();
         // The producer's next record, in the same objects and memory.
         ((BinaryStringData) javaOnly).setJavaObject("other");
         System.arraycopy("xxxxx".getBytes(StandardCharsets.UTF_8), 0, utf8, 0, utf8.length);
@@ -66,8 +88,8 @@ class RowDataCopyTest {
         reused.setField(0, 2L);
         reused.setField(7, 0.5);
         reused.setRowKind(RowKind.INSERT);
-        assertThat(rows.shown(reused)).isEqualTo("+I[2, other, xxxxx, [xxxxx, null], \\x0902, -1.50, "
-                + "1970-01-01 00:00:01.5+00, 0.5]");
+        assertThat(rows.shown(reused))
+                .isEqualTo("+I[2, other, xxxxx, [xxxxx, null], \\x0902, -1.50, " + "1970-01-01 00:00:01.5+00, 0.5]");
         assertThat(rows.shown(kept)).isEqualTo(before);
         assertThat(kept.getRowKind()).isEqualTo(RowKind.UPDATE_AFTER);
     }
@@ -77,7 +99,9 @@ class RowDataCopyTest {
         RowType longs = RowType.of(new BigIntType(), new BigIntType());
         RowDataRows rows = new RowDataRows(longs);
         BinaryRowData reused = new BinaryRowData(2);
-        reused.pointTo(MemorySegmentFactory.wrap(new byte[BinaryRowData.calculateFixPartSizeInBytes(2)]), 0,
+        reused.pointTo(
+                MemorySegmentFactory.wrap(new byte[BinaryRowData.calculateFixPartSizeInBytes(2)]),
+                0,
                 BinaryRowData.calculateFixPartSizeInBytes(2));
         reused.setLong(0, 1L);
         reused.setNullAt(1);

@@ -1,13 +1,17 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.postgres.table;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.postgres.ExactlyOnceTestBase;
 import dev.eosink.postgres.PostgresSinkBuilder;
-import dev.eosink.postgres.WriteMethod;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.records.CheckpointPacedIds;
@@ -28,7 +32,6 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,54 +56,74 @@ class RowDataSinkITCase extends ExactlyOnceTestBase {
 
     private PostgresSinkBuilder<RowData> builder(RowType type, String sinkId, String table) {
         return PostgresRowDataSink.builder(type)
-                .jdbcUrl(db.jdbcUrl()).username(db.user()).password(db.password())
-                .sinkId(sinkId).table(table).batchSize(100);
+                .jdbcUrl(db.jdbcUrl())
+                .username(db.user())
+                .password(db.password())
+                .sinkId(sinkId)
+                .table(table)
+                .batchSize(100);
     }
 
     private SubtaskContext context() {
-        return new SubtaskContext(sinkId, 0, 1, 0, "rowdata", OptionalLong.empty());
+        return new SubtaskContext(sinkId, 0, 1, 0, new JobRun("rowdata", OptionalLong.empty()));
     }
 
     @Test
     void aTableThatDoesNotFitIsRefusedBeforeAnythingIsWritten() throws Exception {
         db.execute("DROP TABLE " + table + "; CREATE TABLE " + table
                 + " (id bigint PRIMARY KEY, qty smallint, day date, code varchar(3))");
-        RowType type = RowType.of(new LogicalType[] {new BigIntType(false), new IntType(), new DateType(),
-            VarCharType.STRING_TYPE, VarCharType.STRING_TYPE}, new String[] {"id", "qty", "day", "note", "code"});
+        RowType type = RowType.of(
+                new LogicalType[] {
+                    new BigIntType(false),
+                    new IntType(),
+                    new DateType(),
+                    VarCharType.STRING_TYPE,
+                    VarCharType.STRING_TYPE
+                },
+                new String[] {"id", "qty", "day", "note", "code"});
         ExactlyOnceSink<RowData> sink = builder(type, sinkId, table).build();
 
-        SinkException refused = catchThrowableOfType(SinkException.class, () -> sink.database().openWriter(context()));
+        SinkException refused =
+                catchThrowableOfType(SinkException.class, () -> sink.database().openWriter(context()));
         LOG.info("the writer refused to start: {}", refused.getMessage());
-        assertThat(refused).hasMessage("sink '" + sinkId + "' subtask 0/1 (attempt 0): the records do not fit table \""
-                + table + "\": column \"qty\": Flink type INT cannot be written into smallint (an INT goes into integer, "
-                + "bigint or numeric). Remedy: declare the column as SMALLINT in the Flink table, or ALTER the column to "
-                + "integer; column \"note\" (Flink type STRING) is missing from the table. Remedy: add it (ALTER TABLE ... "
-                + "ADD COLUMN \"note\" text), or leave it out of the Flink table. Nothing was written.");
+        assertThat(refused)
+                .hasMessage("sink '" + sinkId + "' subtask 0/1 (attempt 0): the records do not fit table \""
+                        + table
+                        + "\": column \"qty\": Flink type INT cannot be written into smallint (an INT goes into integer, "
+                        + "bigint or numeric). Remedy: declare the column as SMALLINT in the Flink table, or ALTER the column to "
+                        + "integer; column \"note\" (Flink type STRING) is missing from the table. Remedy: add it (ALTER TABLE ... "
+                        + "ADD COLUMN \"note\" text), or leave it out of the Flink table. Nothing was written.");
         assertThat(rows()).isZero();
         assertThat(preparedLeft()).isEmpty();
-        assertThat(db.count("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ?",
-                "eosink/" + sinkId + "/%")).as("sessions left open").isZero();
+        assertThat(db.count(
+                        "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE ?",
+                        "eosink/" + sinkId + "/%"))
+                .as("sessions left open")
+                .isZero();
     }
 
     @Test
     void aRefusedRecordIsShownAsItsRow() throws Exception {
-        db.execute("DROP TABLE " + table + "; CREATE TABLE " + table + " (id bigint NOT NULL, payload varchar(5) NOT NULL"
-                + " CHECK (payload <> 'bad'))");
+        db.execute("DROP TABLE " + table + "; CREATE TABLE " + table
+                + " (id bigint NOT NULL, payload varchar(5) NOT NULL" + " CHECK (payload <> 'bad'))");
         // COPY: the encoder refuses the value too long before anything of the row is sent.
         ExactlyOnceSink<RowData> copy = builder(ID_PAYLOAD, sinkId, table).build();
         try (WriterSession<RowData> writer = copy.database().openWriter(context())) {
             writer.epoch().write(GenericRowData.of(1L, StringData.fromString("fine")), 0);
-            SinkException tooLong = catchThrowableOfType(SinkException.class,
+            SinkException tooLong = catchThrowableOfType(
+                    SinkException.class,
                     () -> writer.epoch().write(GenericRowData.of(2L, StringData.fromString("far too long")), 1));
-            assertThat(tooLong).hasMessageStartingWith("writing into table \"" + table + "\" failed at record #1 of the "
-                    + "epoch (counting from 0) [+I[2, far too long]]: column \"payload\": value too long for type "
-                    + "character varying(5) (12 characters: \"far too long\"). The sink refused the record before sending "
-                    + "it, as PostgreSQL would (SQLSTATE 22001)");
+            assertThat(tooLong)
+                    .hasMessageStartingWith("writing into table \"" + table + "\" failed at record #1 of the "
+                            + "epoch (counting from 0) [+I[2, far too long]]: column \"payload\": value too long for type "
+                            + "character varying(5) (12 characters: \"far too long\"). The sink refused the record before sending "
+                            + "it, as PostgreSQL would (SQLSTATE 22001)");
             writer.epoch().abortOpen();
         }
         // Batches with a dead-letter table: the server refuses, the row is kept with its error.
         String dead = table + "_dead";
-        ExactlyOnceSink<RowData> batches = builder(ID_PAYLOAD, sinkId, table).deadLetterTable(null, dead).build();
+        ExactlyOnceSink<RowData> batches =
+                builder(ID_PAYLOAD, sinkId, table).deadLetterTable(null, dead).build();
         try (WriterSession<RowData> writer = batches.database().openWriter(context())) {
             writer.recovery().claim(0, 10_000);
             GenericRowData reused = new GenericRowData(RowKind.INSERT, 2);
@@ -116,7 +139,8 @@ class RowDataSinkITCase extends ExactlyOnceTestBase {
                 committer.commit(id);
             }
         }
-        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload IN ('a', 'c', 'e')")).isEqualTo(3);
+        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload IN ('a', 'c', 'e')"))
+                .isEqualTo(3);
         assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE record = '+I[1, bad]' AND sqlstate = '23514'"))
                 .isEqualTo(1);
         assertThat(db.count("SELECT count(*) FROM " + dead + " WHERE record = '+I[3, null]' AND sqlstate = '23502'"))
@@ -141,9 +165,10 @@ class RowDataSinkITCase extends ExactlyOnceTestBase {
         conf.set(PipelineOptions.OBJECT_REUSE, true);
         StreamExecutionEnvironment env = env(2, 200, conf);
         // At least four epochs with records per subtask: the third PREPARE comes.
-        DataStream<RowData> rows = CheckpointPacedIds.ids(env, n, 500).map(new ReusedRow())
-                .returns(TypeInformation.of(RowData.class));
-        rows.sinkTo(FaultInjectingDatabase.wrap(builder(ID_PAYLOAD, sinkId, table).build()));
+        DataStream<RowData> rows =
+                CheckpointPacedIds.ids(env, n, 500).map(new ReusedRow()).returns(TypeInformation.of(RowData.class));
+        rows.sinkTo(
+                FaultInjectingDatabase.wrap(builder(ID_PAYLOAD, sinkId, table).build()));
         // Not keyed: each id comes once, from one subtask, and the records never leave the chain (GenericTypeInfo
         // would serialize them with Kryo, which needs --add-opens on Java 17 with Flink 1.20).
         rows.sinkTo(builder(ID_PAYLOAD, upsertSinkId, upserts).upsert("id").build());
@@ -153,13 +178,20 @@ class RowDataSinkITCase extends ExactlyOnceTestBase {
             db.rollbackPrepared(TransactionId.sinkPrefix(upsertSinkId));
         }
 
-        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE)).as("failovers").isEqualTo(1);
+        assertThat(Faults.fired(sinkId, Faults.Point.AFTER_PREPARE))
+                .as("failovers")
+                .isEqualTo(1);
         assertExactlyOnce(n);
-        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload <> 'row-' || id")).as("wrong payloads").isZero();
+        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE payload <> 'row-' || id"))
+                .as("wrong payloads")
+                .isZero();
         assertThat(db.preparedGids(TransactionId.sinkPrefix(upsertSinkId))).isEmpty();
         assertThat(db.count("SELECT count(*) FROM " + upserts)).isEqualTo(n);
-        assertThat(db.count("SELECT count(DISTINCT id) FROM " + upserts + " WHERE id >= 0 AND id < ?", n)).isEqualTo(n);
-        assertThat(db.count("SELECT count(*) FROM " + upserts + " WHERE payload <> 'row-' || id")).as("wrong payloads").isZero();
+        assertThat(db.count("SELECT count(DISTINCT id) FROM " + upserts + " WHERE id >= 0 AND id < ?", n))
+                .isEqualTo(n);
+        assertThat(db.count("SELECT count(*) FROM " + upserts + " WHERE payload <> 'row-' || id"))
+                .as("wrong payloads")
+                .isZero();
     }
 
     /** One record, rewritten for every id, as Flink's own operators reuse their output. */

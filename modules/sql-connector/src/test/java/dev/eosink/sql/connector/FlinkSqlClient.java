@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql.connector;
 
 import java.io.File;
@@ -71,23 +75,25 @@ final class FlinkSqlClient {
         Files.writeString(filled, fill(Files.readString(script), values, name));
         Path confDir = Files.createDirectories(workDir.resolve("conf"));
         // Each INSERT waits for its job: the client's JVM, and the MiniCluster in it, end after the last.
-        Files.writeString(confDir.resolve("config.yaml"), String.join("\n",
-                "execution.target: local",
-                "table.dml-sync: true",
-                ""));
+        Files.writeString(
+                confDir.resolve("config.yaml"),
+                String.join("\n", "execution.target: local", "table.dml-sync: true", ""));
         // The client's log goes to its standard error (kept in the log file), its output alone to stdout.
         Path log4j = confDir.resolve("log4j-cli.properties");
-        Files.writeString(log4j, String.join("\n",
-                "rootLogger.level = WARN",
-                "rootLogger.appenderRef.console.ref = Console",
-                "appender.console.type = Console",
-                "appender.console.name = Console",
-                "appender.console.target = SYSTEM_ERR",
-                "appender.console.layout.type = PatternLayout",
-                "appender.console.layout.pattern = %d{HH:mm:ss.SSS} %-5p %c{1} - %m%n",
-                "logger.eosink.name = dev.eosink",
-                "logger.eosink.level = INFO",
-                ""));
+        Files.writeString(
+                log4j,
+                String.join(
+                        "\n",
+                        "rootLogger.level = WARN",
+                        "rootLogger.appenderRef.console.ref = Console",
+                        "appender.console.type = Console",
+                        "appender.console.name = Console",
+                        "appender.console.target = SYSTEM_ERR",
+                        "appender.console.layout.type = PatternLayout",
+                        "appender.console.layout.pattern = %d{HH:mm:ss.SSS} %-5p %c{1} - %m%n",
+                        "logger.eosink.name = dev.eosink",
+                        "logger.eosink.level = INFO",
+                        ""));
         Path out = workDir.resolve(name + ".out");
         Path log = workDir.resolve(name + ".log");
 
@@ -95,11 +101,15 @@ final class FlinkSqlClient {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx768m",
                 "-Dlog4j.configurationFile=" + log4j.toUri(),
-                "-cp", flinkClassPath(),
+                "-cp",
+                flinkClassPath(),
                 "org.apache.flink.table.client.SqlClient",
-                "--jar", connectorJar.toString(),
-                "--history", workDir.resolve("history").toString(),
-                "-f", filled.toString()));
+                "--jar",
+                connectorJar.toString(),
+                "--history",
+                workDir.resolve("history").toString(),
+                "-f",
+                filled.toString()));
         ProcessBuilder builder = new ProcessBuilder(command)
                 .directory(workDir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
@@ -113,7 +123,9 @@ final class FlinkSqlClient {
                     + Files.readString(out, StandardCharsets.UTF_8) + "\nThe end of its log:\n"
                     + tail(Files.readString(log, StandardCharsets.UTF_8), 60));
         }
-        return new Result(client.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        return new Result(
+                client.exitValue(),
+                Files.readString(out, StandardCharsets.UTF_8),
                 Files.readString(log, StandardCharsets.UTF_8));
     }
 
@@ -132,8 +144,8 @@ final class FlinkSqlClient {
         }
         m.appendTail(filled);
         if (!missing.isEmpty()) {
-            throw new IllegalArgumentException(scriptName + " has placeholders without a value: " + missing
-                    + "; given: " + values.keySet());
+            throw new IllegalArgumentException(
+                    scriptName + " has placeholders without a value: " + missing + "; given: " + values.keySet());
         }
         return filled.toString();
     }
@@ -150,7 +162,9 @@ final class FlinkSqlClient {
                 .filter(entry -> !entry.isEmpty())
                 // A module of this project resolved to its classes directory rather than its jar.
                 .filter(entry -> !(Files.isDirectory(Path.of(entry)) && entry.endsWith(File.separator + "classes")))
-                .filter(entry -> !NOT_FLINK.matcher(Path.of(entry).getFileName().toString()).matches())
+                .filter(entry -> !NOT_FLINK
+                        .matcher(Path.of(entry).getFileName().toString())
+                        .matches())
                 .collect(Collectors.joining(File.pathSeparator));
     }
 

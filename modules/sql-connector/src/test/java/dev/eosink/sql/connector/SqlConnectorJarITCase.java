@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql.connector;
 
 import dev.eosink.core.TransactionId;
@@ -49,7 +53,9 @@ class SqlConnectorJarITCase {
     static void locate() {
         connectorJar = Path.of(property("eosink.sql.connector.jar"));
         scripts = Path.of(property("eosink.sql.scripts"));
-        assertThat(connectorJar).as("the connector jar, built by `package` before the integration tests").isRegularFile();
+        assertThat(connectorJar)
+                .as("the connector jar, built by `package` before the integration tests")
+                .isRegularFile();
     }
 
     @AfterEach
@@ -68,28 +74,35 @@ class SqlConnectorJarITCase {
         String factories;
         try (JarFile jar = new JarFile(connectorJar.toFile())) {
             jar.stream().map(JarEntry::getName).forEach(entries::add);
-            factories = new String(jar.getInputStream(jar.getEntry("META-INF/services/org.apache.flink.table.factories.Factory"))
-                    .readAllBytes(), StandardCharsets.UTF_8);
+            factories = new String(
+                    jar.getInputStream(jar.getEntry("META-INF/services/org.apache.flink.table.factories.Factory"))
+                            .readAllBytes(),
+                    StandardCharsets.UTF_8);
         }
         assertThat(factories.lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")))
-                .containsExactlyInAnyOrder("dev.eosink.sql.PostgresDynamicTableSinkFactory", "dev.eosink.sql.XaDynamicTableSinkFactory");
-        assertThat(entries).contains(
-                "dev/eosink/core/TransactionId.class",
-                "dev/eosink/jdbc/JdbcSinkBuilderBase.class",
-                "dev/eosink/postgres/PostgresSink.class",
-                "dev/eosink/xa/XaSink.class",
-                "dev/eosink/sql/PostgresDynamicTableSinkFactory.class",
-                "dev/eosink/shaded/org/postgresql/Driver.class",
-                "dev/eosink/shaded/com/zaxxer/hikari/HikariDataSource.class",
-                "dev/eosink/shaded/org/apache/flink/connector/jdbc/JdbcConnectionOptions.class",
-                "META-INF/LICENSE",
-                "META-INF/NOTICE");
+                .containsExactlyInAnyOrder(
+                        "dev.eosink.sql.PostgresDynamicTableSinkFactory", "dev.eosink.sql.XaDynamicTableSinkFactory");
+        assertThat(entries)
+                .contains(
+                        "dev/eosink/core/TransactionId.class",
+                        "dev/eosink/jdbc/JdbcSinkBuilderBase.class",
+                        "dev/eosink/postgres/PostgresSink.class",
+                        "dev/eosink/xa/XaSink.class",
+                        "dev/eosink/sql/PostgresDynamicTableSinkFactory.class",
+                        "dev/eosink/shaded/org/postgresql/Driver.class",
+                        "dev/eosink/shaded/com/zaxxer/hikari/HikariDataSource.class",
+                        "dev/eosink/shaded/org/apache/flink/connector/jdbc/JdbcConnectionOptions.class",
+                        "META-INF/LICENSE",
+                        "META-INF/NOTICE");
         assertThat(entries).anyMatch(e -> e.startsWith("META-INF/licenses/org.postgresql/"));
-        List<String> classes = entries.stream().filter(e -> e.endsWith(".class")).toList();
-        assertThat(classes).as("every class is the connector's or relocated under dev.eosink.shaded")
+        List<String> classes =
+                entries.stream().filter(e -> e.endsWith(".class")).toList();
+        assertThat(classes)
+                .as("every class is the connector's or relocated under dev.eosink.shaded")
                 .allMatch(e -> e.startsWith("dev/eosink/"))
                 .noneMatch(e -> e.startsWith("dev/eosink/testing/"));
-        assertThat(entries).doesNotContain("META-INF/services/java.sql.Driver")
+        assertThat(entries)
+                .doesNotContain("META-INF/services/java.sql.Driver")
                 .noneMatch(e -> e.startsWith("org/mariadb/"));
     }
 
@@ -109,28 +122,42 @@ class SqlConnectorJarITCase {
         String password = "pw-" + UUID.randomUUID();
         sinkIds.add(sinkId);
         db.execute("CREATE ROLE " + role + " LOGIN SUPERUSER PASSWORD '" + password + "'");
-        db.execute("CREATE TABLE " + table + " (id bigint NOT NULL, customer text NOT NULL, amount numeric(12, 2) NOT NULL)");
+        db.execute("CREATE TABLE " + table
+                + " (id bigint NOT NULL, customer text NOT NULL, amount numeric(12, 2) NOT NULL)");
 
         new FlinkSqlClient(connectorJar, workDir)
-                .run(scripts.resolve("bounded-insert.sql"), Map.of(
-                        "url", db.jdbcUrl(),
-                        "username", role,
-                        "password", password,
-                        "table", "public." + table,
-                        "sink.id", sinkId), Duration.ofMinutes(3))
+                .run(
+                        scripts.resolve("bounded-insert.sql"),
+                        Map.of(
+                                "url", db.jdbcUrl(),
+                                "username", role,
+                                "password", password,
+                                "table", "public." + table,
+                                "sink.id", sinkId),
+                        Duration.ofMinutes(3))
                 .assertSucceeded();
 
         assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(n);
-        assertThat(db.count("SELECT count(DISTINCT id) FROM " + table)).as("distinct ids (no duplicates)").isEqualTo(n);
-        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id NOT BETWEEN 1 AND " + n)).as("ids outside 1.." + n).isZero();
-        assertThat(db.count("SELECT count(*) FROM " + table
-                + " WHERE customer <> 'c' || (id % 7) OR amount <> id / 100.0")).as("rows whose values differ from the script's").isZero();
-        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId))).as("prepared transactions left").isEmpty();
+        assertThat(db.count("SELECT count(DISTINCT id) FROM " + table))
+                .as("distinct ids (no duplicates)")
+                .isEqualTo(n);
+        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id NOT BETWEEN 1 AND " + n))
+                .as("ids outside 1.." + n)
+                .isZero();
+        assertThat(db.count(
+                        "SELECT count(*) FROM " + table + " WHERE customer <> 'c' || (id % 7) OR amount <> id / 100.0"))
+                .as("rows whose values differ from the script's")
+                .isZero();
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                .as("prepared transactions left")
+                .isEmpty();
     }
 
     private static String property(String name) {
         String value = System.getProperty(name);
-        assertThat(value).as("system property " + name + " (set by this module's pom)").isNotBlank();
+        assertThat(value)
+                .as("system property " + name + " (set by this module's pom)")
+                .isNotBlank();
         return value;
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql.internal;
 
 import dev.eosink.jdbc.JdbcSinkBuilderBase;
@@ -24,7 +28,8 @@ public final class CommonOptions {
 
     /** The options every connector requires. */
     public static Set<ConfigOption<?>> required() {
-        return new LinkedHashSet<>(List.of(JdbcTableOptions.URL, JdbcTableOptions.TABLE_NAME, JdbcTableOptions.SINK_ID));
+        return new LinkedHashSet<>(
+                List.of(JdbcTableOptions.URL, JdbcTableOptions.TABLE_NAME, JdbcTableOptions.SINK_ID));
     }
 
     /** The options every connector takes ({@link #apply} sets them), then {@code specific} ones, in that order. */
@@ -64,7 +69,8 @@ public final class CommonOptions {
      * Writes the table's physical columns, each row converted into the Java values a JDBC driver binds
      * ({@link RowDataToObjects}): for sinks that bind parameters through JDBC alone.
      */
-    public static <B extends JdbcSinkBuilderBase<RowData, B>> void rowsAsObjects(TableOptions options, B builder, TableColumns columns) {
+    public static <B extends JdbcSinkBuilderBase<RowData, B>> void rowsAsObjects(
+            TableOptions options, B builder, TableColumns columns) {
         RowDataToObjects rows;
         try {
             rows = RowDataToObjects.of(columns.rowType());
@@ -81,14 +87,15 @@ public final class CommonOptions {
      * the sink inserts, as built. A dead-letter table given together with a primary key is refused,
      * naming the table, the option and the key.
      */
-    public static <B extends JdbcSinkBuilderBase<RowData, B>> void upsertByPrimaryKey(TableOptions options, B builder,
-            TableColumns columns) {
+    public static <B extends JdbcSinkBuilderBase<RowData, B>> void upsertByPrimaryKey(
+            TableOptions options, B builder, TableColumns columns) {
         if (!columns.hasPrimaryKey()) {
             return;
         }
         if (options.get(JdbcTableOptions.DEAD_LETTER_TABLE).isPresent()) {
             throw options.refused("'" + JdbcTableOptions.DEAD_LETTER_TABLE.key() + "' works with inserts only, and the "
-                    + "PRIMARY KEY " + columns.keyNames() + " makes the sink upsert (an upsert batch is written at once, "
+                    + "PRIMARY KEY " + columns.keyNames()
+                    + " makes the sink upsert (an upsert batch is written at once, "
                     + "so one refused row cannot be told from the others). Remove one of the two.");
         }
         builder.upsert(columns.keyNames().toArray(String[]::new)).changelog(RowData::getRowKind);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql.internal;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -54,8 +58,8 @@ public final class ExactlyOnceTableSink implements DynamicTableSink {
      * @param summary what the planner shows of this sink: never a credential
      * @param name the prefix of the sink's operators' names (its Writer, Committer, ...): never a credential
      */
-    public ExactlyOnceTableSink(ExactlyOnceSink<RowData> sink, TableColumns columns, OptionalInt parallelism, String summary,
-            String name) {
+    public ExactlyOnceTableSink(
+            ExactlyOnceSink<RowData> sink, TableColumns columns, OptionalInt parallelism, String summary, String name) {
         this.sink = Objects.requireNonNull(sink, "sink");
         this.columns = Objects.requireNonNull(columns, "columns");
         this.parallelism = Objects.requireNonNull(parallelism, "parallelism");

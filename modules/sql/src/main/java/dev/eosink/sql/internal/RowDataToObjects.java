@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql.internal;
 
 import dev.eosink.jdbc.RowMapper;
@@ -11,7 +15,6 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.io.Serializable;
@@ -123,7 +126,8 @@ public final class RowDataToObjects implements RowMapper<RowData> {
      */
     @Override
     public Object shown(RowData row) {
-        StringBuilder b = new StringBuilder(64).append(row.getRowKind().shortString()).append('[');
+        StringBuilder b =
+                new StringBuilder(64).append(row.getRowKind().shortString()).append('[');
         try {
             for (int i = 0; i < columns.length && b.length() <= RecordText.MAX_CHARS; i++) {
                 Object internal = columns[i].getter.getFieldOrNull(row);
@@ -175,8 +179,8 @@ public final class RowDataToObjects implements RowMapper<RowData> {
             case TIMESTAMP_WITHOUT_TIME_ZONE:
                 return new Column(v -> ((TimestampData) v).toLocalDateTime(), LocalDateTime.class, getter);
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                return new Column(v -> ((TimestampData) v).toInstant().atOffset(ZoneOffset.UTC), OffsetDateTime.class,
-                        getter);
+                return new Column(
+                        v -> ((TimestampData) v).toInstant().atOffset(ZoneOffset.UTC), OffsetDateTime.class, getter);
             case ARRAY:
                 return array((ArrayType) type, getter);
             default:

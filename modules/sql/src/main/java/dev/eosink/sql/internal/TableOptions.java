@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql.internal;
 
 import dev.eosink.jdbc.driver.JdbcUrls;
@@ -52,8 +56,11 @@ public final class TableOptions {
      */
     public static TableOptions validated(DynamicTableFactory factory, DynamicTableFactory.Context context) {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(factory, context);
-        TableOptions read = new TableOptions(factory.factoryIdentifier(), context.getObjectIdentifier().asSerializableString(),
-                context.getCatalogTable().getOptions(), helper.getOptions());
+        TableOptions read = new TableOptions(
+                factory.factoryIdentifier(),
+                context.getObjectIdentifier().asSerializableString(),
+                context.getCatalogTable().getOptions(),
+                helper.getOptions());
         // Values first: the helper's own refusal of a value that does not parse names neither the value
         // nor what is allowed.
         Set<ConfigOption<?>> declared = new LinkedHashSet<>(factory.requiredOptions());
@@ -106,8 +113,10 @@ public final class TableOptions {
         }
         String[] parts = value.split("\\.", -1);
         if (parts.length > 2 || Arrays.stream(parts).anyMatch(String::isEmpty)) {
-            throw invalid(option, "Expected 'name' or 'schema.name': two non-empty parts at most, separated by one "
-                    + "'.' (each is quoted as given, so case-sensitive).");
+            throw invalid(
+                    option,
+                    "Expected 'name' or 'schema.name': two non-empty parts at most, separated by one "
+                            + "'.' (each is quoted as given, so case-sensitive).");
         }
         try {
             if (parts.length == 1) {
@@ -127,8 +136,9 @@ public final class TableOptions {
             return OptionalInt.empty();
         }
         if (parallelism < 1) {
-            throw invalid(FactoryUtil.SINK_PARALLELISM, "Expected a positive integer, or no value for the "
-                    + "parallelism of the sink's input.");
+            throw invalid(
+                    FactoryUtil.SINK_PARALLELISM,
+                    "Expected a positive integer, or no value for the " + "parallelism of the sink's input.");
         }
         return OptionalInt.of(parallelism);
     }
@@ -155,8 +165,8 @@ public final class TableOptions {
     }
 
     private ValidationException invalid(ConfigOption<?> option, String reason) {
-        return new ValidationException(prefix() + "invalid value for option '" + option.key() + "': " + shown(option)
-                + ". " + reason);
+        return new ValidationException(
+                prefix() + "invalid value for option '" + option.key() + "': " + shown(option) + ". " + reason);
     }
 
     private <T> T parsed(ConfigOption<T> option) {

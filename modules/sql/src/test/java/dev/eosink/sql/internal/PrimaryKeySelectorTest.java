@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.sql.internal;
 
 import org.apache.flink.table.data.DecimalData;
@@ -13,7 +17,6 @@ import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
@@ -28,8 +31,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PrimaryKeySelectorTest {
 
     private static final RowType ROW = RowType.of(
-            new BigIntType(false), new VarCharType(false, 20), new VarBinaryType(10), new DecimalType(10, 2),
-            new TimestampType(3), new DoubleType(), new VarCharType(100));
+            new BigIntType(false),
+            new VarCharType(false, 20),
+            new VarBinaryType(10),
+            new DecimalType(10, 2),
+            new TimestampType(3),
+            new DoubleType(),
+            new VarCharType(100));
 
     /** Key: all columns but the last. */
     private final PrimaryKeySelector key = new PrimaryKeySelector(ROW, new int[] {0, 1, 2, 3, 4, 5});
@@ -53,7 +61,8 @@ class PrimaryKeySelectorTest {
 
     @Test
     void aNegativeZeroIsTheKeyOfZero() {
-        assertThat(key.getKey(row(RowKind.INSERT, "k", -0.0, "x"))).isEqualTo(key.getKey(row(RowKind.INSERT, "k", 0.0, "x")));
+        assertThat(key.getKey(row(RowKind.INSERT, "k", -0.0, "x")))
+                .isEqualTo(key.getKey(row(RowKind.INSERT, "k", 0.0, "x")));
     }
 
     /**
@@ -64,19 +73,28 @@ class PrimaryKeySelectorTest {
     void spellingsTheDatabaseTakesAsOneKeyAreOneKey() {
         int plain = key.getKey(row(RowKind.INSERT, "strasse", 0.5, "x"));
         for (String spelling : new String[] {"STRASSE", "Strasse  ", "stra\u00dfe", "str\u00e2sse"}) {
-            assertThat(key.getKey(row(RowKind.INSERT, spelling, 0.5, "x"))).as(spelling).isEqualTo(plain);
+            assertThat(key.getKey(row(RowKind.INSERT, spelling, 0.5, "x")))
+                    .as(spelling)
+                    .isEqualTo(plain);
         }
     }
 
     @Test
     void differentKeysMostlyDiffer() {
-        assertThat(key.getKey(row(RowKind.INSERT, "k", 0.5, "x"))).isNotEqualTo(key.getKey(row(RowKind.INSERT, "l", 0.5, "x")));
+        assertThat(key.getKey(row(RowKind.INSERT, "k", 0.5, "x")))
+                .isNotEqualTo(key.getKey(row(RowKind.INSERT, "l", 0.5, "x")));
     }
 
     private static GenericRowData row(RowKind kind, String k, double d, String payload) {
-        GenericRowData row = GenericRowData.ofKind(kind, 42L, StringData.fromString(k), new byte[] {1, 2, 3},
+        GenericRowData row = GenericRowData.ofKind(
+                kind,
+                42L,
+                StringData.fromString(k),
+                new byte[] {1, 2, 3},
                 DecimalData.fromBigDecimal(new BigDecimal("12.34"), 10, 2),
-                TimestampData.fromEpochMillis(1_700_000_000_000L), d, payload == null ? null : StringData.fromString(payload));
+                TimestampData.fromEpochMillis(1_700_000_000_000L),
+                d,
+                payload == null ? null : StringData.fromString(payload));
         return row;
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import dev.eosink.testing.records.UpsertRecords;
@@ -35,8 +39,7 @@ final class ChangelogIds {
     /** A churn record's own key is this plus its index: never one of the hot keys. */
     static final long CHURN_KEYS = 1_000;
 
-    private ChangelogIds() {
-    }
+    private ChangelogIds() {}
 
     static long key(long i) {
         if (hot(i)) {

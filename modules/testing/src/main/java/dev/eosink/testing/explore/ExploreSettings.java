@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import java.io.IOException;
@@ -19,11 +23,18 @@ import java.util.Optional;
 final class ExploreSettings {
 
     private static final Map<String, String> BACKEND_OPTIONS = Map.of(
-            "PostgreSQL", "postgres", "MariaDB (XA)", "xa-mariadb", "PostgreSQL (XA)", "xa-postgres", "files", "file",
-            "PostgreSQL with eosink-admin", "admin");
+            "PostgreSQL",
+            "postgres",
+            "MariaDB (XA)",
+            "xa-mariadb",
+            "PostgreSQL (XA)",
+            "xa-postgres",
+            "files",
+            "file",
+            "PostgreSQL with eosink-admin",
+            "admin");
 
-    private ExploreSettings() {
-    }
+    private ExploreSettings() {}
 
     static Duration budget(Duration ciDefault) {
         String minutes = System.getProperty("explore.minutes", "");
@@ -64,7 +75,9 @@ final class ExploreSettings {
 
     private static Optional<String> commit() {
         try {
-            Process git = new ProcessBuilder("git", "rev-parse", "HEAD").redirectErrorStream(true).start();
+            Process git = new ProcessBuilder("git", "rev-parse", "HEAD")
+                    .redirectErrorStream(true)
+                    .start();
             try (InputStream in = git.getInputStream()) {
                 String out = new String(in.readAllBytes(), StandardCharsets.US_ASCII).trim();
                 return git.waitFor() == 0 && out.matches("[0-9a-f]{40}") ? Optional.of(out) : Optional.empty();

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import dev.eosink.testing.faults.Faults;
@@ -33,8 +37,12 @@ public final class Explorer implements AutoCloseable {
     private final Path dir;
     private final Optional<Resolver> resolver;
 
-    private Explorer(ResourceBackend backend, Optional<HardCaseBackend.OwnServer> server, ClusterClient<?> client,
-            Path dir, Optional<Resolver> resolver) {
+    private Explorer(
+            ResourceBackend backend,
+            Optional<HardCaseBackend.OwnServer> server,
+            ClusterClient<?> client,
+            Path dir,
+            Optional<Resolver> resolver) {
         this.backend = backend;
         this.server = server;
         this.resolver = resolver;
@@ -55,7 +63,10 @@ public final class Explorer implements AutoCloseable {
      * As {@link #open(ResourceBackend, ClusterClient, Path)}, with the operator's tool for {@code resolve}
      * steps, made for the backend the explorer runs on (its own server, where it starts one).
      */
-    public static Explorer open(ResourceBackend backend, ClusterClient<?> client, Path dir,
+    public static Explorer open(
+            ResourceBackend backend,
+            ClusterClient<?> client,
+            Path dir,
             Optional<Function<ResourceBackend, Resolver>> resolver) {
         if (backend instanceof HardCaseBackend database) {
             HardCaseBackend.OwnServer own = database.startOwnServer();
@@ -181,7 +192,8 @@ public final class Explorer implements AutoCloseable {
      * trades a loss for, say, a job that timed out would report another problem than the one found.
      */
     private static boolean keepsAKindOf(Outcome candidate, Outcome original) {
-        return candidate.violations.stream().map(Oracle::kind)
+        return candidate.violations.stream()
+                .map(Oracle::kind)
                 .anyMatch(kind -> original.violations.stream().map(Oracle::kind).anyMatch(kind::equals));
     }
 
@@ -213,13 +225,23 @@ public final class Explorer implements AutoCloseable {
     }
 
     /** As {@link #assertKeepsItsPromises(ResourceBackend, ClusterClient, Path, String)}, with resolve steps run. */
-    public static void assertKeepsItsPromises(ResourceBackend backend, ClusterClient<?> client, Path dir, String text,
-            Function<ResourceBackend, Resolver> resolver) throws Exception {
+    public static void assertKeepsItsPromises(
+            ResourceBackend backend,
+            ClusterClient<?> client,
+            Path dir,
+            String text,
+            Function<ResourceBackend, Resolver> resolver)
+            throws Exception {
         assertKeepsItsPromises(backend, client, dir, text, Optional.of(resolver));
     }
 
-    private static void assertKeepsItsPromises(ResourceBackend backend, ClusterClient<?> client, Path dir, String text,
-            Optional<Function<ResourceBackend, Resolver>> resolver) throws Exception {
+    private static void assertKeepsItsPromises(
+            ResourceBackend backend,
+            ClusterClient<?> client,
+            Path dir,
+            String text,
+            Optional<Function<ResourceBackend, Resolver>> resolver)
+            throws Exception {
         try (Explorer explorer = open(backend, client, dir, resolver)) {
             Outcome outcome = explorer.check(Scenario.parse(text));
             if (outcome.violates()) {
@@ -238,9 +260,11 @@ public final class Explorer implements AutoCloseable {
                 + "what happened:\n" + outcome.history.describe()
                 + "violations:\n  " + String.join("\n  ", outcome.violations) + "\n"
                 + "replay: ./explore --backend " + ExploreSettings.backendOption(backend) + " --replay '" + text + "'\n"
-                + (resolves ? "as a test (in eosink-admin's tests, beside AdminExplorerITCase: a resolve step needs the "
-                        + "tool):\n" : "as a test (in a hard-case suite of this backend; one with a fixed job id if a step "
-                        + "fixes it):\n")
+                + (resolves
+                        ? "as a test (in eosink-admin's tests, beside AdminExplorerITCase: a resolve step needs the "
+                                + "tool):\n"
+                        : "as a test (in a hard-case suite of this backend; one with a fixed job id if a step "
+                                + "fixes it):\n")
                 + "    @Test\n"
                 + "    void explorerScenario" + Long.toUnsignedString(Math.abs((long) text.hashCode()), 36)
                 + "(@InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {\n"

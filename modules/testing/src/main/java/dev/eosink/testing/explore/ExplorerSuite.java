@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import dev.eosink.testing.hardcases.ForgetfulHaServicesFactory;
@@ -35,8 +39,8 @@ public abstract class ExplorerSuite {
     private static final Logger LOG = LoggerFactory.getLogger(ExplorerSuite.class);
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
                     .setConfiguration(ForgetfulHaServicesFactory.configure(new Configuration()))
                     .setNumberTaskManagers(1)
                     .setNumberSlotsPerTaskManager(4)
@@ -58,8 +62,8 @@ public abstract class ExplorerSuite {
         this(backend, ciBudget, Optional.of(resolver));
     }
 
-    private ExplorerSuite(ResourceBackend backend, Duration ciBudget,
-            Optional<Function<ResourceBackend, Resolver>> resolver) {
+    private ExplorerSuite(
+            ResourceBackend backend, Duration ciBudget, Optional<Function<ResourceBackend, Resolver>> resolver) {
         this.backend = backend;
         this.ciBudget = ciBudget;
         this.resolver = resolver;
@@ -77,7 +81,8 @@ public abstract class ExplorerSuite {
     private void explore(Explorer explorer) throws Exception {
         String name = backend.name() + (resolver.isPresent() ? " with eosink-admin" : "");
         if (ExploreSettings.replay().isPresent()) {
-            Explorer.Outcome outcome = explorer.check(Scenario.parse(ExploreSettings.replay().get()));
+            Explorer.Outcome outcome =
+                    explorer.check(Scenario.parse(ExploreSettings.replay().get()));
             LOG.info("Explorer replay on {}:\n{}", name, outcome.history.describe());
             if (outcome.violates()) {
                 throw new AssertionError(Explorer.report(outcome, name, "replay"));
@@ -87,8 +92,13 @@ public abstract class ExplorerSuite {
         long seed = ExploreSettings.seed();
         Duration budget = ExploreSettings.budget(ciBudget);
         String seedText = Long.toUnsignedString(seed, 36);
-        LOG.info("Explorer on {}: seed {}, budget {} s (./explore --backend {} --seed {} replays this run)", name,
-                seedText, budget.toSeconds(), ExploreSettings.backendOption(name), seedText);
+        LOG.info(
+                "Explorer on {}: seed {}, budget {} s (./explore --backend {} --seed {} replays this run)",
+                name,
+                seedText,
+                budget.toSeconds(),
+                ExploreSettings.backendOption(name),
+                seedText);
         long deadline = System.nanoTime() + budget.toNanos();
         List<String> reports = new ArrayList<>();
         Set<WriteMode> modes = WriteMode.on(backend);
@@ -96,8 +106,8 @@ public abstract class ExplorerSuite {
         int changelogs = 0;
         int steps = 0;
         while (System.nanoTime() < deadline) {
-            Scenario scenario = ScenarioGenerator.generate(ExploreSettings.scenarioSeed(seed, scenarios), modes,
-                    resolver.isPresent());
+            Scenario scenario = ScenarioGenerator.generate(
+                    ExploreSettings.scenarioSeed(seed, scenarios), modes, resolver.isPresent());
             Explorer.Outcome outcome = explorer.check(scenario);
             scenarios++;
             changelogs += scenario.mode().changelog() ? 1 : 0;
@@ -108,8 +118,11 @@ public abstract class ExplorerSuite {
                 LOG.error("{}(shrinking it next)", Explorer.report(outcome, name, found));
                 Explorer.Outcome shrunk = explorer.shrink(outcome, ExploreSettings.shrinkAttempts(12));
                 String report = Explorer.report(outcome, name, found)
-                        + (shrunk == outcome ? "" : "shrunk from " + scenario.steps().size() + " to "
-                                + shrunk.scenario.steps().size() + " steps:\n" + Explorer.report(shrunk, name, found + ", shrunk"));
+                        + (shrunk == outcome
+                                ? ""
+                                : "shrunk from " + scenario.steps().size() + " to "
+                                        + shrunk.scenario.steps().size() + " steps:\n"
+                                        + Explorer.report(shrunk, name, found + ", shrunk"));
                 LOG.error(report);
                 reports.add(report);
                 System.out.println(report);

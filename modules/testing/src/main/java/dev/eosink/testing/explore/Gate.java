@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import dev.eosink.testing.faults.PoisonableLongSerializer;
@@ -55,12 +59,14 @@ final class Gate extends RichMapFunction<Long, Long> implements CheckpointedFunc
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
         AtomicBoolean decline = DECLINE.get(key);
         boolean fail = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0
-                && decline != null && decline.compareAndSet(true, false);
+                && decline != null
+                && decline.compareAndSet(true, false);
         state.update(List.of(fail ? PoisonableLongSerializer.POISON : passed));
     }
 
     @Override
     public void initializeState(FunctionInitializationContext context) throws Exception {
-        state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("passed", new PoisonableLongSerializer()));
+        state = context.getOperatorStateStore()
+                .getListState(new ListStateDescriptor<>("passed", new PoisonableLongSerializer()));
     }
 }

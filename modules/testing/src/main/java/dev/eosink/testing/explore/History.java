@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import dev.eosink.core.TransactionId;
@@ -43,14 +47,17 @@ public final class History {
         public final Step.Start start;
         /** The snapshot it was restored from; null for a fresh start. */
         public final Snapshot origin;
+
         public final String sinkUid;
         /** Whether the sink's state was restored (a snapshot, and the sink's uid unchanged). */
         public final boolean sinkStateRestored;
         /** Whether this run is the one the runner added to close the scenario. */
         public final boolean closing;
+
         JobID jobId;
         /** Trace events with a sequence number in (firstSeq, lastSeq] are this run's. */
         long firstSeq;
+
         long lastSeq = Long.MAX_VALUE;
         Set<String> markersBefore = Set.of();
         Set<String> markersAfter = Set.of();
@@ -118,6 +125,7 @@ public final class History {
         public final Run run;
         /** The snapshot it was given: the newest of that job. */
         public final Snapshot snapshot;
+
         public final int exitCode;
         public final String printed;
 
@@ -136,6 +144,7 @@ public final class History {
 
     /** How the scenario's jobs wrote: which of {@link #idCounts} and {@link #rowsByKey} its target held. */
     final WriteMode mode;
+
     final List<Run> runs = new ArrayList<>();
     final List<Snapshot> snapshots = new ArrayList<>();
     final List<String> notes = new ArrayList<>();
@@ -146,6 +155,7 @@ public final class History {
     Map<Long, Long> idCounts = Map.of();
     /** {@link WriteMode#CHANGELOG}: what the target held once the scenario closed, key -> value. */
     Map<Long, Long> rowsByKey = Map.of();
+
     Map<TransactionId, Long> committed = Map.of();
     /** The sink's prepared transactions once the scenario closed, before any remedy. */
     Set<String> preparedAtEnd = Set.of();

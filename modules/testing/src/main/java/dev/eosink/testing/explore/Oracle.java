@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import dev.eosink.core.LeftoverPolicy;
@@ -74,8 +78,7 @@ public final class Oracle {
     private static final Pattern GID = Pattern.compile("eos1/[^,\\]\\s]+");
     private static final Pattern ACT = Pattern.compile("^run \\d+ (failed|was refused|committed|rolled back)");
 
-    private Oracle() {
-    }
+    private Oracle() {}
 
     /** The kind of refusal a job's failure messages show, if they show one. */
     static Optional<String> refusal(String messages) {
@@ -155,8 +158,8 @@ public final class Oracle {
     }
 
     /** Rule 1: the committed transactions of the final line hold every id exactly once. */
-    private static void judgeLine(List<History.Run> line, Set<String> committed, History history,
-            List<String> violations) {
+    private static void judgeLine(
+            List<History.Run> line, Set<String> committed, History history, List<String> violations) {
         Map<String, ProtocolTrace.Event> prepared = history.preparedByName();
         Set<String> onLine = lineTransactions(line, history).keySet();
         Map<Long, Integer> lineCounts = new TreeMap<>();
@@ -263,8 +266,10 @@ public final class Oracle {
         for (Map.Entry<Long, Long> e : new TreeMap<>(actual).entrySet()) {
             if (!expected.containsKey(e.getKey())) {
                 Long last = lastRecord.get(e.getKey());
-                extra.add("key " + e.getKey() + " = " + e.getValue() + (last == null ? " (no record writes it)"
-                        : " (its last record, " + last + ", is " + ChangelogIds.kind(last) + ")"));
+                extra.add("key " + e.getKey() + " = " + e.getValue()
+                        + (last == null
+                                ? " (no record writes it)"
+                                : " (its last record, " + last + ", is " + ChangelogIds.kind(last) + ")"));
             }
         }
         StringBuilder text = new StringBuilder("NOT THE REPLAY: the table (" + actual.size() + " rows) differs from "
@@ -329,8 +334,8 @@ public final class Oracle {
      * writes carried past its barrier, counts as written by the next run (a chain of carried barriers, as
      * commits lag, may hold records of each).
      */
-    private static Map<String, History.Run> writtenBy(List<History.Run> line, Map<String, History.Run> onLine,
-            History history) {
+    private static Map<String, History.Run> writtenBy(
+            List<History.Run> line, Map<String, History.Run> onLine, History history) {
         Map<String, History.Run> writers = new HashMap<>(onLine);
         for (int i = 0; i + 1 < line.size(); i++) {
             History.Run run = line.get(i);
@@ -373,8 +378,13 @@ public final class Oracle {
 
     private static void appendKeys(StringBuilder text, List<String> keys, String what) {
         if (!keys.isEmpty()) {
-            text.append(' ').append(keys.size()).append(' ').append(what).append(", the first: ")
-                    .append(String.join("; ", keys.subList(0, Math.min(10, keys.size())))).append('.');
+            text.append(' ')
+                    .append(keys.size())
+                    .append(' ')
+                    .append(what)
+                    .append(", the first: ")
+                    .append(String.join("; ", keys.subList(0, Math.min(10, keys.size()))))
+                    .append('.');
         }
     }
 
@@ -398,14 +408,18 @@ public final class Oracle {
                         + "see, but its sink's state was restored: " + run.failure);
             }
         } else if (kind.equals("leftovers")) {
-            if (run.sinkStateRestored ? !abandonedOnNewIndices(run, history).containsAll(refusedNames(run.failure))
+            if (run.sinkStateRestored
+                    ? !abandonedOnNewIndices(run, history).containsAll(refusedNames(run.failure))
                     : run.preparedBefore.isEmpty()) {
                 violations.add("run " + run.index + " was refused for leftovers, but "
-                        + (run.sinkStateRestored ? "its sink's state was restored, and no other run's transaction was "
-                                + "prepared on a subtask index its snapshot did not have"
-                                : "no transaction of the sink was prepared when it started") + ": " + run.failure);
+                        + (run.sinkStateRestored
+                                ? "its sink's state was restored, and no other run's transaction was "
+                                        + "prepared on a subtask index its snapshot did not have"
+                                : "no transaction of the sink was prepared when it started")
+                        + ": " + run.failure);
             }
-        } else if (run.start.rewindPolicy != RewindPolicy.FAIL || run.origin == null
+        } else if (run.start.rewindPolicy != RewindPolicy.FAIL
+                || run.origin == null
                 || run.markersBefore.stream().noneMatch(g -> committedSince(run.origin, g, history))) {
             violations.add("run " + run.index + " was refused as a rewind, but nothing was committed after its "
                     + "snapshot's checkpoint, nor by another run since the snapshot was taken: " + run.failure);
@@ -426,8 +440,9 @@ public final class Oracle {
         for (String gid : run.markersAfter) {
             if (!run.markersBefore.contains(gid) && !allowed.contains(gid)) {
                 violations.add("run " + run.index + " committed " + gid + ", neither its own nor promised by "
-                        + (run.origin == null ? "a snapshot (it started fresh)" : run.origin
-                                + (run.sinkStateRestored ? "" : " (restored without the sink's state)")));
+                        + (run.origin == null
+                                ? "a snapshot (it started fresh)"
+                                : run.origin + (run.sinkStateRestored ? "" : " (restored without the sink's state)")));
             }
         }
     }
@@ -466,7 +481,9 @@ public final class Oracle {
                         + " it restored with the sink's state promised");
             } else if (!run.sinkStateRestored && run.start.leftoverPolicy == LeftoverPolicy.FAIL && !afterRestored) {
                 violations.add("run " + run.index + " rolled back " + gid + ", another execution's"
-                        + (run.origin == null ? "" : " named at or before its restored checkpoint " + run.origin.checkpointId)
+                        + (run.origin == null
+                                ? ""
+                                : " named at or before its restored checkpoint " + run.origin.checkpointId)
                         + ", though it started without the sink's state under leftoverPolicy FAIL (a refusal was due)");
             }
         }
@@ -478,7 +495,9 @@ public final class Oracle {
      * run), missed the rewind the docs promise to refuse.
      */
     private static void judgeRewindSeen(History.Run run, History history, List<String> violations) {
-        if (run.start.rewindPolicy != RewindPolicy.FAIL || !run.sinkStateRestored || run.origin == null
+        if (run.start.rewindPolicy != RewindPolicy.FAIL
+                || !run.sinkStateRestored
+                || run.origin == null
                 || run.end == History.End.NOT_STARTED) {
             return;
         }
@@ -540,8 +559,11 @@ public final class Oracle {
         Set<String> promised = promisedTo(run, history);
         for (String gid : run.preparedBefore) {
             TransactionId id = TransactionId.parse(gid).orElse(null);
-            if (id != null && id.subtask() >= taken && id.subtask() < run.start.parallelism
-                    && id.checkpointId() <= run.origin.checkpointId && !promised.contains(gid)) {
+            if (id != null
+                    && id.subtask() >= taken
+                    && id.subtask() < run.start.parallelism
+                    && id.checkpointId() <= run.origin.checkpointId
+                    && !promised.contains(gid)) {
                 abandoned.add(gid);
             }
         }
@@ -586,7 +608,10 @@ public final class Oracle {
     }
 
     private static String indexes(List<History.Run> runs) {
-        return runs.stream().map(r -> String.valueOf(r.index)).reduce((a, b) -> a + ", " + b).orElse("none");
+        return runs.stream()
+                .map(r -> String.valueOf(r.index))
+                .reduce((a, b) -> a + ", " + b)
+                .orElse("none");
     }
 
     private static String first(List<Long> ids) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import java.util.ArrayList;
@@ -66,7 +70,9 @@ public final class Scenario {
      * WriteMode#INSERT}: the scenarios printed before there were modes replay as they ran.
      */
     public static Scenario parse(String text) {
-        List<String> parts = Arrays.stream(text.split(";")).map(String::trim).filter(s -> !s.isEmpty())
+        List<String> parts = Arrays.stream(text.split(";"))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
                 .collect(Collectors.toList());
         WriteMode mode = WriteMode.INSERT;
         if (!parts.isEmpty() && parts.get(0).startsWith("mode ")) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import dev.eosink.core.LeftoverPolicy;
@@ -47,8 +51,7 @@ public final class ScenarioGenerator {
     /** The share of insert scenarios written by JDBC batches, where that is another path than the default. */
     static final int BY_BATCH_PERCENT = 30;
 
-    private ScenarioGenerator() {
-    }
+    private ScenarioGenerator() {}
 
     /** The scenario of {@code seed} on a backend that offers {@code modes} ({@link WriteMode#on}). */
     public static Scenario generate(long seed, Set<WriteMode> modes) {
@@ -66,7 +69,8 @@ public final class ScenarioGenerator {
         WriteMode mode = WriteMode.INSERT;
         if (modes.contains(WriteMode.CHANGELOG) && modeDraws.nextInt(100) < CHANGELOG_PERCENT) {
             mode = modes.contains(WriteMode.CHANGELOG_BY_COPY) && modeDraws.nextInt(100) < BY_COPY_PERCENT
-                    ? WriteMode.CHANGELOG_BY_COPY : WriteMode.CHANGELOG;
+                    ? WriteMode.CHANGELOG_BY_COPY
+                    : WriteMode.CHANGELOG;
         } else if (modes.contains(WriteMode.INSERT_BY_BATCH) && modeDraws.nextInt(100) < BY_BATCH_PERCENT) {
             mode = WriteMode.INSERT_BY_BATCH;
         }
@@ -123,7 +127,8 @@ public final class ScenarioGenerator {
             } else if (pick < 89) {
                 steps.add(new Step.Fail(FAULT_POINTS[random.nextInt(FAULT_POINTS.length)]));
             } else if (pick < 95) {
-                steps.add(new Step.Delay(DELAY_POINTS[random.nextInt(DELAY_POINTS.length)], 200 + random.nextInt(1_800)));
+                steps.add(
+                        new Step.Delay(DELAY_POINTS[random.nextInt(DELAY_POINTS.length)], 200 + random.nextInt(1_800)));
             } else if (pick < 97) {
                 steps.add(new Step.Crash());
             } else {
@@ -168,13 +173,20 @@ public final class ScenarioGenerator {
         boolean sinkState = random.nextInt(100) < 55;
         // ROLLBACK is for sources that start over: the docs promise a loss for a restore that drops the
         // sink's state under it, so the explorer uses it only where it is right.
-        LeftoverPolicy leftover = origin == Step.Origin.FRESH && random.nextInt(100) < 30
-                ? LeftoverPolicy.ROLLBACK : LeftoverPolicy.FAIL;
+        LeftoverPolicy leftover =
+                origin == Step.Origin.FRESH && random.nextInt(100) < 30 ? LeftoverPolicy.ROLLBACK : LeftoverPolicy.FAIL;
         int chaining = random.nextInt(100);
-        return new Step.Start(origin, random.nextInt(8), sinkState, fixedJobId,
+        return new Step.Start(
+                origin,
+                random.nextInt(8),
+                sinkState,
+                fixedJobId,
                 1 + random.nextInt(3),
-                chaining < (changelog ? 25 : 60) ? Step.Chaining.ON
+                chaining < (changelog ? 25 : 60)
+                        ? Step.Chaining.ON
                         : chaining < (changelog ? 62 : 80) ? Step.Chaining.JOB_OFF : Step.Chaining.SINK_OFF,
-                random.nextBoolean(), leftover, random.nextInt(100) < 25 ? RewindPolicy.FAIL : RewindPolicy.WARN);
+                random.nextBoolean(),
+                leftover,
+                random.nextInt(100) < 25 ? RewindPolicy.FAIL : RewindPolicy.WARN);
     }
 }

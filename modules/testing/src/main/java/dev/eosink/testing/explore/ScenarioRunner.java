@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -98,8 +102,13 @@ public final class ScenarioRunner {
      * ({@link ForgetfulHaServicesFactory}) for the fixed job id. {@code server}, if there is one, is the
      * server the target's backend is on, which a crash step kills and restarts.
      */
-    ScenarioRunner(Target target, Optional<HardCaseBackend.OwnServer> server, Optional<Resolver> resolver,
-            ClusterClient<?> client, Path dir, String sinkId) {
+    ScenarioRunner(
+            Target target,
+            Optional<HardCaseBackend.OwnServer> server,
+            Optional<Resolver> resolver,
+            ClusterClient<?> client,
+            Path dir,
+            String sinkId) {
         this.backend = target.backend;
         this.resolver = resolver;
         this.server = server;
@@ -206,13 +215,19 @@ public final class ScenarioRunner {
         // checkpoints after its savepoints), one refused or failed left nothing of its own to finish.
         boolean dead = current != null && (current.end == History.End.CANCELED || current.end == History.End.STOPPED);
         if (resolver.isEmpty() || running() || !dead || current.snapshots.isEmpty()) {
-            history.notes.add("skipped 'resolve': " + (resolver.isEmpty() ? "no eosink-admin in this suite"
-                    : running() ? "a job runs" : !dead ? "the last job was not stopped or cancelled"
-                    : "the last job left no snapshot"));
+            history.notes.add("skipped 'resolve': "
+                    + (resolver.isEmpty()
+                            ? "no eosink-admin in this suite"
+                            : running()
+                                    ? "a job runs"
+                                    : !dead
+                                            ? "the last job was not stopped or cancelled"
+                                            : "the last job left no snapshot"));
             return;
         }
         History.Snapshot newest = current.snapshots.stream()
-                .max(java.util.Comparator.comparingLong(s -> s.checkpointId)).orElseThrow();
+                .max(java.util.Comparator.comparingLong(s -> s.checkpointId))
+                .orElseThrow();
         Set<String> preparedBefore = History.names(backend.prepared(sinkId));
         Resolver.Outcome outcome = resolver.get().resolve(sinkId, snapshotPath(newest));
         Set<String> committed = markers();
@@ -223,7 +238,11 @@ public final class ScenarioRunner {
             }
         }
         history.resolutions.add(new History.Resolution(current, newest, outcome.exitCode, outcome.printed));
-        LOG.info("Explorer {}: eosink-admin resolve {} exited {}:\n{}", sinkId, newest, outcome.exitCode,
+        LOG.info(
+                "Explorer {}: eosink-admin resolve {} exited {}:\n{}",
+                sinkId,
+                newest,
+                outcome.exitCode,
                 outcome.printed);
     }
 
@@ -268,7 +287,8 @@ public final class ScenarioRunner {
             history.notes.add("'" + start + "' restores a drained savepoint: as the job that took it");
             start = start.withSinkState(true).withChaining(taken.chaining, taken.gateChained);
         }
-        String uid = start.sinkState && origin != null ? origin.run.sinkUid
+        String uid = start.sinkState && origin != null
+                ? origin.run.sinkUid
                 : start.sinkState ? "eosink" : "eosink-" + history.runs.size();
         boolean restored = origin != null && uid.equals(origin.run.sinkUid);
         History.Run run = new History.Run(history.runs.size(), start, origin, uid, restored, closing);
@@ -281,8 +301,12 @@ public final class ScenarioRunner {
         // Enough restarts to outlast a crashed database's restart on a busy machine (seconds); a job that
         // fails for longer fails for good, and the oracle reports it.
         Configuration conf = TestJobs.fixedDelayRestarts(300, Duration.ofMillis(100));
-        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints(run).toUri().toString());
-        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        conf.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                checkpoints(run).toUri().toString());
+        conf.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         conf.set(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER, 1_000);
         if (origin != null) {
             conf.set(StateRecoveryOptions.SAVEPOINT_PATH, origin.path);
@@ -297,7 +321,9 @@ public final class ScenarioRunner {
             env.disableOperatorChaining();
         }
         DataStreamSink<Long> sink = target.gated(env, start, new Gate(sinkId), RATE)
-                .sinkTo(sink(start.leftoverPolicy, start.rewindPolicy)).uid(uid).name("eosink");
+                .sinkTo(sink(start.leftoverPolicy, start.rewindPolicy))
+                .uid(uid)
+                .name("eosink");
         if (start.chaining == Step.Chaining.SINK_OFF) {
             sink.disableChaining();
         }
@@ -306,7 +332,8 @@ public final class ScenarioRunner {
         if (start.fixedJobId) {
             fixedSubmissions++;
             if (!run.jobId.equals(fixedJobId)) {
-                throw new IllegalStateException("run " + run.index + " got job id " + run.jobId + ", not " + fixedJobId);
+                throw new IllegalStateException(
+                        "run " + run.index + " got job id " + run.jobId + ", not " + fixedJobId);
             }
         }
         awaitWriting(start.parallelism);
@@ -339,7 +366,8 @@ public final class ScenarioRunner {
     }
 
     private ExactlyOnceSink<Long> sink(LeftoverPolicy leftover, RewindPolicy rewind) {
-        SinkSpec spec = SinkSpec.of(sinkId, target.name).withLeftoverPolicy(leftover).withRewindPolicy(rewind);
+        SinkSpec spec =
+                SinkSpec.of(sinkId, target.name).withLeftoverPolicy(leftover).withRewindPolicy(rewind);
         return FaultInjectingDatabase.wrap(ProtocolTrace.wrap(target.sink(spec)));
     }
 
@@ -348,7 +376,9 @@ public final class ScenarioRunner {
         if (start.origin == Step.Origin.FRESH || taken.isEmpty()) {
             return null;
         }
-        return start.origin == Step.Origin.NEWEST ? taken.get(taken.size() - 1) : taken.get(start.snapshot % taken.size());
+        return start.origin == Step.Origin.NEWEST
+                ? taken.get(taken.size() - 1)
+                : taken.get(start.snapshot % taken.size());
     }
 
     /**
@@ -372,9 +402,11 @@ public final class ScenarioRunner {
         }
         List<History.Snapshot> usable = new java.util.ArrayList<>();
         for (History.Snapshot snapshot : history.snapshots) {
-            boolean promisedRolledBack = prepares.stream().anyMatch(e -> snapshot.run.owns(e)
-                    && e.seq <= snapshot.takenSeq && e.checkpointOfGid() <= snapshot.checkpointId
-                    && lastRolledBack.getOrDefault(e.gid, Long.MIN_VALUE) > snapshot.takenSeq);
+            boolean promisedRolledBack = prepares.stream()
+                    .anyMatch(e -> snapshot.run.owns(e)
+                            && e.seq <= snapshot.takenSeq
+                            && e.checkpointOfGid() <= snapshot.checkpointId
+                            && lastRolledBack.getOrDefault(e.gid, Long.MIN_VALUE) > snapshot.takenSeq);
             if (promisedRolledBack) {
                 if (!snapshot.unusable) {
                     snapshot.unusable = true;
@@ -478,21 +510,28 @@ public final class ScenarioRunner {
         History.Run run = current;
         ended(end);
         Optional<Path> retained = RetainedCheckpoints.newest(checkpoints(run));
-        long newestSnapshot = run.snapshots.stream().mapToLong(s -> s.checkpointId).max().orElse(-1);
+        long newestSnapshot =
+                run.snapshots.stream().mapToLong(s -> s.checkpointId).max().orElse(-1);
         // A savepoint taken after the job's last checkpoint is newer: the retained checkpoint adds nothing then.
         // Flink deletes a finished job's checkpoints: only a cancelled one's stay.
-        if (end == History.End.CANCELED && retained.isPresent()
+        if (end == History.End.CANCELED
+                && retained.isPresent()
                 && RetainedCheckpoints.number(retained.get()) > newestSnapshot) {
-            history.snapshots.add(new History.Snapshot(history.snapshots.size(), retained.get().toUri().toString(),
-                    RetainedCheckpoints.number(retained.get()), run, "retained checkpoint", false));
+            history.snapshots.add(new History.Snapshot(
+                    history.snapshots.size(),
+                    retained.get().toUri().toString(),
+                    RetainedCheckpoints.number(retained.get()),
+                    run,
+                    "retained checkpoint",
+                    false));
             history.snapshots.get(history.snapshots.size() - 1).takenSeq = run.lastSeq;
             run.snapshots.add(history.snapshots.get(history.snapshots.size() - 1));
         }
     }
 
     private void addSnapshot(String path, String kind) throws Exception {
-        History.Snapshot snapshot = new History.Snapshot(history.snapshots.size(), path, TestJobs.checkpointIdOf(path),
-                current, kind, kind.contains("--drain"));
+        History.Snapshot snapshot = new History.Snapshot(
+                history.snapshots.size(), path, TestJobs.checkpointIdOf(path), current, kind, kind.contains("--drain"));
         snapshot.takenSeq = ProtocolTrace.lastSeq();
         history.snapshots.add(snapshot);
         current.snapshots.add(snapshot);
@@ -515,13 +554,15 @@ public final class ScenarioRunner {
     }
 
     private void awaitTerminal() throws Exception {
-        TestJobs.await(() -> {
-            try {
-                return job.getJobStatus().get().isGloballyTerminalState();
-            } catch (Exception e) {
-                return false;
-            }
-        }, "job " + job.getJobID() + " to end");
+        TestJobs.await(
+                () -> {
+                    try {
+                        return job.getJobStatus().get().isGloballyTerminalState();
+                    } catch (Exception e) {
+                        return false;
+                    }
+                },
+                "job " + job.getJobID() + " to end");
     }
 
     /** How a job that reached a terminal status by itself ended: finished, refused, or failed. */
@@ -550,8 +591,8 @@ public final class ScenarioRunner {
         History.Run run = current;
         run.end = end;
         job = null;
-        TestJobs.await(() -> backend.openSessions(sinkId) == 0, "the sessions of " + sinkId + " to close",
-                SESSIONS_GONE);
+        TestJobs.await(
+                () -> backend.openSessions(sinkId) == 0, "the sessions of " + sinkId + " to close", SESSIONS_GONE);
         run.lastSeq = ProtocolTrace.lastSeq();
         run.markersAfter = markers();
         run.preparedAfter = History.names(backend.prepared(sinkId));
@@ -585,10 +626,16 @@ public final class ScenarioRunner {
         // The topology of the job that took the snapshot: Flink restores a snapshot taken with --drain only
         // into the same chains (History.End.NOT_STARTED).
         // PICKED counts among the usable snapshots (origin()), not among all of them.
-        Step.Start closing = new Step.Start(from == null ? Step.Origin.FRESH : Step.Origin.PICKED,
-                from == null ? 0 : usable.indexOf(from), true, false, 2,
-                from == null ? Step.Chaining.ON : from.run.start.chaining, from == null || from.run.start.gateChained,
-                from == null ? LeftoverPolicy.ROLLBACK : LeftoverPolicy.FAIL, RewindPolicy.WARN);
+        Step.Start closing = new Step.Start(
+                from == null ? Step.Origin.FRESH : Step.Origin.PICKED,
+                from == null ? 0 : usable.indexOf(from),
+                true,
+                false,
+                2,
+                from == null ? Step.Chaining.ON : from.run.start.chaining,
+                from == null || from.run.start.gateChained,
+                from == null ? LeftoverPolicy.ROLLBACK : LeftoverPolicy.FAIL,
+                RewindPolicy.WARN);
         Faults.reset(sinkId); // a fault armed but never reached belongs to the scenario, not to its closing
         if (slowCommits) {
             Faults.lag(sinkId, Faults.Point.BEFORE_COMMIT, Step.SlowCommits.LAG); // the world's, not a fault
@@ -597,7 +644,8 @@ public final class ScenarioRunner {
         finish();
         History.Run refused = current;
         Set<String> abandoned = Oracle.abandonedOnNewIndices(refused, history);
-        if (refused.end == History.End.REFUSED && Oracle.refusal(refused.failure).filter("leftovers"::equals).isPresent()
+        if (refused.end == History.End.REFUSED
+                && Oracle.refusal(refused.failure).filter("leftovers"::equals).isPresent()
                 && !abandoned.isEmpty()) {
             // The documented remedy (docs/guarantees.md, "A rescale up over another run's transactions"): roll
             // back what the snapshot never promised, as eosink-admin resolve against it would, and restore again.
@@ -615,8 +663,18 @@ public final class ScenarioRunner {
             }
             history.notes.add("run " + refused.index + " was refused for " + abandoned + ", of subtask indices its "
                     + "snapshot did not have: rolled back as documented, and the snapshot restored again");
-            start(new Step.Start(Step.Origin.PICKED, again, true, false, closing.parallelism, closing.chaining,
-                    closing.gateChained, closing.leftoverPolicy, closing.rewindPolicy), true);
+            start(
+                    new Step.Start(
+                            Step.Origin.PICKED,
+                            again,
+                            true,
+                            false,
+                            closing.parallelism,
+                            closing.chaining,
+                            closing.gateChained,
+                            closing.leftoverPolicy,
+                            closing.rewindPolicy),
+                    true);
             finish();
         }
     }
@@ -629,7 +687,8 @@ public final class ScenarioRunner {
             }
             // A trigger that races the job's end may never be answered: wait on it only while the job runs.
             CompletableFuture<Long> trigger = client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED);
-            while (!trigger.isDone() && !job.getJobStatus().get().isGloballyTerminalState()
+            while (!trigger.isDone()
+                    && !job.getJobStatus().get().isGloballyTerminalState()
                     && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import dev.eosink.core.LeftoverPolicy;
@@ -44,16 +48,26 @@ public sealed interface Step {
         public final int snapshot;
         /** Whether the sink keeps its uid, so that a restore gives it its state; else it is renamed. */
         public final boolean sinkState;
+
         public final boolean fixedJobId;
         public final int parallelism;
         public final Chaining chaining;
         /** Whether the stateful gate operator is chained to the sink (its task is then always restored). */
         public final boolean gateChained;
+
         public final LeftoverPolicy leftoverPolicy;
         public final RewindPolicy rewindPolicy;
 
-        public Start(Origin origin, int snapshot, boolean sinkState, boolean fixedJobId, int parallelism,
-                Chaining chaining, boolean gateChained, LeftoverPolicy leftoverPolicy, RewindPolicy rewindPolicy) {
+        public Start(
+                Origin origin,
+                int snapshot,
+                boolean sinkState,
+                boolean fixedJobId,
+                int parallelism,
+                Chaining chaining,
+                boolean gateChained,
+                LeftoverPolicy leftoverPolicy,
+                RewindPolicy rewindPolicy) {
             this.origin = Objects.requireNonNull(origin);
             this.snapshot = snapshot;
             this.sinkState = sinkState;
@@ -67,31 +81,66 @@ public sealed interface Step {
 
         /** This start at another parallelism. */
         public Start withParallelism(int parallelism) {
-            return new Start(origin, snapshot, sinkState, fixedJobId, parallelism, chaining, gateChained,
-                    leftoverPolicy, rewindPolicy);
+            return new Start(
+                    origin,
+                    snapshot,
+                    sinkState,
+                    fixedJobId,
+                    parallelism,
+                    chaining,
+                    gateChained,
+                    leftoverPolicy,
+                    rewindPolicy);
         }
 
         /** This start with other chaining of the job and of the gate operator to the sink. */
         public Start withChaining(Chaining chaining, boolean gateChained) {
-            return new Start(origin, snapshot, sinkState, fixedJobId, parallelism, chaining, gateChained,
-                    leftoverPolicy, rewindPolicy);
+            return new Start(
+                    origin,
+                    snapshot,
+                    sinkState,
+                    fixedJobId,
+                    parallelism,
+                    chaining,
+                    gateChained,
+                    leftoverPolicy,
+                    rewindPolicy);
         }
 
         /** This start with a fixed job id or a new one. */
         public Start withFixedJobId(boolean fixedJobId) {
-            return new Start(origin, snapshot, sinkState, fixedJobId, parallelism, chaining, gateChained,
-                    leftoverPolicy, rewindPolicy);
+            return new Start(
+                    origin,
+                    snapshot,
+                    sinkState,
+                    fixedJobId,
+                    parallelism,
+                    chaining,
+                    gateChained,
+                    leftoverPolicy,
+                    rewindPolicy);
         }
 
         /** This start with the sink's state kept or dropped. */
         public Start withSinkState(boolean sinkState) {
-            return new Start(origin, snapshot, sinkState, fixedJobId, parallelism, chaining, gateChained,
-                    leftoverPolicy, rewindPolicy);
+            return new Start(
+                    origin,
+                    snapshot,
+                    sinkState,
+                    fixedJobId,
+                    parallelism,
+                    chaining,
+                    gateChained,
+                    leftoverPolicy,
+                    rewindPolicy);
         }
 
         @Override
         public String toString() {
-            return "start " + (origin == Origin.PICKED ? "snapshot#" + snapshot : origin.name().toLowerCase(Locale.ROOT))
+            return "start "
+                    + (origin == Origin.PICKED
+                            ? "snapshot#" + snapshot
+                            : origin.name().toLowerCase(Locale.ROOT))
                     + " p" + parallelism + " state=" + (sinkState ? "kept" : "dropped")
                     + " jobid=" + (fixedJobId ? "fixed" : "new") + " chaining=" + chaining
                     + " gate=" + (gateChained ? "chained" : "apart")
@@ -292,7 +341,9 @@ public sealed interface Step {
         } else {
             origin = Origin.valueOf(words[1].toUpperCase(Locale.ROOT));
         }
-        return new Start(origin, snapshot,
+        return new Start(
+                origin,
+                snapshot,
                 value(words[3], "state").equals("kept"),
                 value(words[4], "jobid").equals("fixed"),
                 Integer.parseInt(words[2].substring(1)),

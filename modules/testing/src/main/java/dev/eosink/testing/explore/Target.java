@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -42,8 +46,11 @@ abstract sealed class Target permits Target.Inserts, Target.Changelog {
             return new Inserts(backend, name, mode == WriteMode.INSERT_BY_BATCH);
         }
         KeyedResource keyed = backend.keyed().orElseThrow();
-        return new Changelog(backend, keyed, name, mode == WriteMode.CHANGELOG_BY_COPY
-                ? KeyedResource.Method.COPY : KeyedResource.Method.STATEMENTS);
+        return new Changelog(
+                backend,
+                keyed,
+                name,
+                mode == WriteMode.CHANGELOG_BY_COPY ? KeyedResource.Method.COPY : KeyedResource.Method.STATEMENTS);
     }
 
     /** Creates it, empty. */
@@ -83,7 +90,9 @@ abstract sealed class Target permits Target.Inserts, Target.Changelog {
         @Override
         DataStream<Long> gated(StreamExecutionEnvironment env, Step.Start start, Gate gate, double rate) {
             SingleOutputStreamOperator<Long> gated = TestJobs.rebalancedIds(env, 0, Scenario.IDS, rate)
-                    .map(gate).uid("gate").name("gate");
+                    .map(gate)
+                    .uid("gate")
+                    .name("gate");
             if (!start.gateChained) {
                 gated.disableChaining();
             }
@@ -131,15 +140,22 @@ abstract sealed class Target permits Target.Inserts, Target.Changelog {
         @Override
         DataStream<Long> gated(StreamExecutionEnvironment env, Step.Start start, Gate gate, double rate) {
             DataStream<Long> ids = env.fromSource(
-                            new DataGeneratorSource<>((GeneratorFunction<Long, Long>) index -> index, Scenario.IDS,
-                                    RateLimiterStrategy.perSecond(rate), Types.LONG),
-                            WatermarkStrategy.noWatermarks(), "ids")
-                    .uid("ids").setParallelism(1);
+                            new DataGeneratorSource<>(
+                                    (GeneratorFunction<Long, Long>) index -> index,
+                                    Scenario.IDS,
+                                    RateLimiterStrategy.perSecond(rate),
+                                    Types.LONG),
+                            WatermarkStrategy.noWatermarks(),
+                            "ids")
+                    .uid("ids")
+                    .setParallelism(1);
             if (start.gateChained) {
                 return ids.map(gate).uid("gate").name("gate").setParallelism(1);
             }
             return ids.keyBy((KeySelector<Long, Long>) ChangelogIds::key, Types.LONG)
-                    .map(gate).uid("gate").name("gate");
+                    .map(gate)
+                    .uid("gate")
+                    .name("gate");
         }
 
         @Override

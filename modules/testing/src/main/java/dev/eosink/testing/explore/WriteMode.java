@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import dev.eosink.testing.hardcases.KeyedResource;
@@ -80,6 +84,7 @@ public enum WriteMode {
                 return mode;
             }
         }
-        throw new IllegalArgumentException("not a write mode: '" + word + "' (insert, insert-by-batch, changelog or changelog-by-copy)");
+        throw new IllegalArgumentException(
+                "not a write mode: '" + word + "' (insert, insert-by-batch, changelog or changelog-by-copy)");
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.faults;
 
 import dev.eosink.core.spi.LifecycleHook;
@@ -81,6 +85,7 @@ public final class Faults {
     private static final Map<String, AtomicInteger> HITS = new ConcurrentHashMap<>();
     /** sinkId/point -> how long every arrival there waits first. */
     private static final Map<String, java.time.Duration> LAGS = new ConcurrentHashMap<>();
+
     private static final Map<String, Armed> ARMED = new ConcurrentHashMap<>();
     private static final Map<String, AtomicInteger> FIRED = new ConcurrentHashMap<>();
 
@@ -104,12 +109,17 @@ public final class Faults {
     private Faults() {}
 
     static void writerOpened(String sinkId, int subtask, int attempt) {
-        WRITER_ATTEMPTS.computeIfAbsent(sinkId + "/" + subtask, k -> ConcurrentHashMap.newKeySet()).add(attempt);
+        WRITER_ATTEMPTS
+                .computeIfAbsent(sinkId + "/" + subtask, k -> ConcurrentHashMap.newKeySet())
+                .add(attempt);
     }
 
     static void writerStarting(SubtaskContext context) {
-        WRITER_STARTS.computeIfAbsent(context.sinkId() + "/" + context.subtask(),
-                k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(context.attempt());
+        WRITER_STARTS
+                .computeIfAbsent(
+                        context.sinkId() + "/" + context.subtask(),
+                        k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                .add(context.attempt());
         restored(context, "writer");
     }
 
@@ -118,8 +128,11 @@ public final class Faults {
     }
 
     private static void restored(SubtaskContext context, String role) {
-        RESTORED_CHECKPOINTS.computeIfAbsent(context.sinkId() + "/" + role + "/" + context.subtask(),
-                k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(context.restoredCheckpointId());
+        RESTORED_CHECKPOINTS
+                .computeIfAbsent(
+                        context.sinkId() + "/" + role + "/" + context.subtask(),
+                        k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                .add(context.restoredCheckpointId());
     }
 
     /**
@@ -127,14 +140,14 @@ public final class Faults {
      * writer that began to open, in order (empty: a fresh start, as far as that writer was told).
      */
     public static java.util.List<java.util.OptionalLong> writerRestoredCheckpoints(String sinkId, int subtask) {
-        return java.util.List.copyOf(RESTORED_CHECKPOINTS.getOrDefault(sinkId + "/writer/" + subtask,
-                java.util.List.of()));
+        return java.util.List.copyOf(
+                RESTORED_CHECKPOINTS.getOrDefault(sinkId + "/writer/" + subtask, java.util.List.of()));
     }
 
     /** As {@link #writerRestoredCheckpoints}, for the committers of subtask {@code subtask}. */
     public static java.util.List<java.util.OptionalLong> committerRestoredCheckpoints(String sinkId, int subtask) {
-        return java.util.List.copyOf(RESTORED_CHECKPOINTS.getOrDefault(sinkId + "/committer/" + subtask,
-                java.util.List.of()));
+        return java.util.List.copyOf(
+                RESTORED_CHECKPOINTS.getOrDefault(sinkId + "/committer/" + subtask, java.util.List.of()));
     }
 
     /** The attempt numbers with which writer {@code subtask} of {@code sinkId} was opened. */
@@ -251,7 +264,9 @@ public final class Faults {
         PREPARE_FAILURES.put(sinkId, new AtomicInteger(times));
         return (point, context, id) -> {
             AtomicInteger left = PREPARE_FAILURES.get(sinkId);
-            if (point == LifecycleHook.Point.AFTER_PREPARE && context.subtask() == subtask && left != null
+            if (point == LifecycleHook.Point.AFTER_PREPARE
+                    && context.subtask() == subtask
+                    && left != null
                     && left.getAndDecrement() > 0) {
                 throw new InjectedFault(sinkId + ": subtask " + subtask + " fails its checkpoint after " + id);
             }
@@ -270,8 +285,11 @@ public final class Faults {
         RESTORED_COMMIT_DELAYS.put(sinkId, new AtomicBoolean());
         return (point, context, id) -> {
             AtomicBoolean done = RESTORED_COMMIT_DELAYS.get(sinkId);
-            if (point == LifecycleHook.Point.BEFORE_COMMIT && context.attempt() > 0 && done != null
-                    && id.checkpointId() <= context.restoredCheckpointId().orElse(-1L) && done.compareAndSet(false, true)) {
+            if (point == LifecycleHook.Point.BEFORE_COMMIT
+                    && context.attempt() > 0
+                    && done != null
+                    && id.checkpointId() <= context.restoredCheckpointId().orElse(-1L)
+                    && done.compareAndSet(false, true)) {
                 try {
                     Thread.sleep(delay.toMillis());
                 } catch (InterruptedException e) {

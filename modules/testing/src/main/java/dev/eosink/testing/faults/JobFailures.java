@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.faults;
 
 import org.apache.flink.api.common.JobID;
@@ -25,13 +29,15 @@ public final class JobFailures {
     /** The stack trace text (messages of the whole cause chain) of every failure in the job's history. */
     public static List<String> of(MiniCluster cluster, JobID job) throws Exception {
         URI rest = cluster.getRestAddress().get();
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         HttpRequest request = HttpRequest.newBuilder(rest.resolve("/jobs/" + job + "/exceptions?maxExceptions=100"))
                 .timeout(Duration.ofSeconds(30))
                 .build();
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
-            throw new IllegalStateException("exception history of " + job + ": HTTP " + response.statusCode() + " " + response.body());
+            throw new IllegalStateException(
+                    "exception history of " + job + ": HTTP " + response.statusCode() + " " + response.body());
         }
         JsonNode root = new ObjectMapper().readTree(response.body());
         List<String> failures = new ArrayList<>();

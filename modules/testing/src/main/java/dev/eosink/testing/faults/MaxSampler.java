@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.faults;
 
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,17 +19,19 @@ public final class MaxSampler implements AutoCloseable {
     private final Thread thread;
 
     public MaxSampler(String name, IntSupplier count) {
-        thread = new Thread(() -> {
-            while (!Thread.currentThread().isInterrupted()) {
-                max.accumulateAndGet(count.getAsInt(), Math::max);
-                samples.incrementAndGet();
-                try {
-                    Thread.sleep(10);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "sampler-" + name);
+        thread = new Thread(
+                () -> {
+                    while (!Thread.currentThread().isInterrupted()) {
+                        max.accumulateAndGet(count.getAsInt(), Math::max);
+                        samples.incrementAndGet();
+                        try {
+                            Thread.sleep(10);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                },
+                "sampler-" + name);
         thread.setDaemon(true);
         thread.start();
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
@@ -24,8 +28,8 @@ final class CapabilityCondition implements ExecutionCondition {
         Map<Capability, String> lacking = suite.backend().lacking();
         for (Capability capability : needs.get().value()) {
             if (lacking.containsKey(capability)) {
-                return ConditionEvaluationResult.disabled(suite.backend().name() + " lacks " + capability + ": "
-                        + lacking.get(capability));
+                return ConditionEvaluationResult.disabled(
+                        suite.backend().name() + " lacks " + capability + ": " + lacking.get(capability));
             }
         }
         return ConditionEvaluationResult.enabled(suite.backend().name() + " has what the case needs");

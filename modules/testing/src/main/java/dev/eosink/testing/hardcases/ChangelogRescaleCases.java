@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -54,8 +58,10 @@ public interface ChangelogRescaleCases extends HardCaseSupport {
 
     /** The backend's changelog sink; a suite implements this interface only for a backend that has one. */
     default KeyedResource keyedResource() {
-        return backend().keyed().orElseThrow(() -> new IllegalStateException(backend().name()
-                + " has no changelog sink (no upserts): its suite must not implement ChangelogRescaleCases"));
+        return backend()
+                .keyed()
+                .orElseThrow(() -> new IllegalStateException(backend().name()
+                        + " has no changelog sink (no upserts): its suite must not implement ChangelogRescaleCases"));
     }
 
     /**
@@ -95,8 +101,11 @@ public interface ChangelogRescaleCases extends HardCaseSupport {
         awaitStatus(job, JobStatus.CANCELED);
         awaitSessionsClosed();
         List<TransactionId> ofSavepoint = prepared();
-        assertThat(ofSavepoint).as("the savepoint's transactions, still prepared").isNotEmpty()
-                .extracting(TransactionId::checkpointId).containsOnly(s);
+        assertThat(ofSavepoint)
+                .as("the savepoint's transactions, still prepared")
+                .isNotEmpty()
+                .extracting(TransactionId::checkpointId)
+                .containsOnly(s);
 
         Faults.lag(sinkId(), Faults.Point.BEFORE_COMMIT, SLOW_COMMIT);
         IdValve.openFully(valve);
@@ -104,17 +113,23 @@ public interface ChangelogRescaleCases extends HardCaseSupport {
         changelog(restored, valve);
         restored.execute("changelog restored at " + to);
 
-        assertThat(markedGids()).as("the savepoint's transactions, committed")
+        assertThat(markedGids())
+                .as("the savepoint's transactions, committed")
                 .containsAll(ofSavepoint.stream().map(TransactionId::toString).toList());
-        assertThat(preparedLeft()).as("prepared transactions of sink %s left", sinkId()).isEmpty();
-        Map<Long, Long> expected = UpsertRecords.replay(CHANGELOG_IDS, ChangelogRescaleCases::key,
-                ChangelogRescaleCases::kind);
+        assertThat(preparedLeft())
+                .as("prepared transactions of sink %s left", sinkId())
+                .isEmpty();
+        Map<Long, Long> expected =
+                UpsertRecords.replay(CHANGELOG_IDS, ChangelogRescaleCases::key, ChangelogRescaleCases::kind);
         Map<Long, Long> actual = keyedResource().rowsByKey(target());
         Map<Long, Long> survivors = new HashMap<>(actual);
         survivors.keySet().removeAll(expected.keySet());
-        assertThat(survivors).as("rows of deleted keys left in %s: a delete ran before the commit of its insert",
-                target()).isEmpty();
-        assertThat(actual).as("rows by key in %s: the replay of the input", target()).isEqualTo(expected);
+        assertThat(survivors)
+                .as("rows of deleted keys left in %s: a delete ran before the commit of its insert", target())
+                .isEmpty();
+        assertThat(actual)
+                .as("rows by key in %s: the replay of the input", target())
+                .isEqualTo(expected);
         for (int subtask = from; subtask < to; subtask++) {
             assertThat(Faults.writerRestoredCheckpoints(sinkId(), subtask))
                     .as("the restored checkpoint Flink told writer %s, new to the savepoint", subtask)
@@ -128,9 +143,12 @@ public interface ChangelogRescaleCases extends HardCaseSupport {
      * sink (uid "eosink"), which partitions them by key itself.
      */
     private void changelog(StreamExecutionEnvironment env, String valve) {
-        ExactlyOnceSink<Long> sink = FaultInjectingDatabase.wrap(ProtocolTrace.wrap(keyedResource().changelogSink(
-                spec().withBatchSize(CHANGELOG_BATCH), ChangelogRescaleCases::key, ChangelogRescaleCases::kind,
-                KeyedResource.Method.STATEMENTS)));
+        ExactlyOnceSink<Long> sink = FaultInjectingDatabase.wrap(ProtocolTrace.wrap(keyedResource()
+                .changelogSink(
+                        spec().withBatchSize(CHANGELOG_BATCH),
+                        ChangelogRescaleCases::key,
+                        ChangelogRescaleCases::kind,
+                        KeyedResource.Method.STATEMENTS)));
         IdValve.ids(env, valve, CHANGELOG_IDS).sinkTo(sink).uid("eosink").name("eosink");
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.testing.faults.PoisonableLongSerializer;
@@ -123,8 +127,17 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         /** All rows of the table at that moment. */
         public final long committedRows;
 
-        Observation(String when, long notifiedCheckpointId, long checkpointId, int subtask, List<String> gids,
-                List<String> stillPrepared, long markersVisible, long rowsVisible, long rowsPrepared, long committedRows) {
+        Observation(
+                String when,
+                long notifiedCheckpointId,
+                long checkpointId,
+                int subtask,
+                List<String> gids,
+                List<String> stillPrepared,
+                long markersVisible,
+                long rowsVisible,
+                long rowsPrepared,
+                long committedRows) {
             this.when = when;
             this.notifiedCheckpointId = notifiedCheckpointId;
             this.checkpointId = checkpointId;
@@ -149,6 +162,7 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
     private static final Map<String, Long> ABORT_SEEN = new ConcurrentHashMap<>();
     /** key -> subtask -> checkpoint -> the records this subtask passed on before that barrier (first attempt). */
     private static final Map<String, Map<Integer, Map<Long, Epoch>>> PASSED_ON = new ConcurrentHashMap<>();
+
     private static final Map<String, List<Observation>> OBSERVATIONS = new ConcurrentHashMap<>();
     private static final Map<String, DatabaseView> VIEWS = new ConcurrentHashMap<>();
 
@@ -162,6 +176,7 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
     private transient long abortedCheckpoint;
     /** Records passed on since the last snapshot: how many, the first and the last. */
     private transient long passedOn;
+
     private transient long firstPassedOn;
     private transient long lastPassedOn;
 
@@ -235,7 +250,8 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
 
     @Override
     public void initializeState(FunctionInitializationContext context) throws Exception {
-        state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("snapshots", new PoisonableLongSerializer()));
+        state = context.getOperatorStateStore()
+                .getListState(new ListStateDescriptor<>("snapshots", new PoisonableLongSerializer()));
     }
 
     @Override
@@ -246,7 +262,8 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         Epoch epoch = passedOn == 0 ? null : new Epoch(attempt, firstPassedOn, lastPassedOn);
         passedOn = 0;
         if (epoch != null) {
-            PASSED_ON.computeIfAbsent(key, k -> new ConcurrentHashMap<>())
+            PASSED_ON
+                    .computeIfAbsent(key, k -> new ConcurrentHashMap<>())
                     .computeIfAbsent(subtask, k -> new ConcurrentHashMap<>())
                     .putIfAbsent(checkpointId, epoch);
         }
@@ -254,7 +271,9 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         snapshots++;
         boolean waitsForTheSink = how == How.ASYNC_DECLINE_ONCE_SINK_PREPARED;
         boolean traced = ProtocolTrace.traces(key);
-        boolean fail = subtask == failingSubtask && attempt == 0 && snapshots >= failingSnapshot
+        boolean fail = subtask == failingSubtask
+                && attempt == 0
+                && snapshots >= failingSnapshot
                 && (waitsForTheSink || epoch != null || !traced)
                 && !FAILED_CHECKPOINT.containsKey(key);
         if (fail) {
@@ -291,7 +310,8 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("checkpoint " + checkpointId + ": within " + BLOCK_LIMIT_MILLIS
-                        + " ms, only the writers of subtasks " + prepared + " of " + writers + " prepared for it: is the "
+                        + " ms, only the writers of subtasks " + prepared + " of " + writers
+                        + " prepared for it: is the "
                         + "sink traced (ProtocolTrace.wrap), and did every writer get records before the barrier?");
             }
             Thread.sleep(5);
@@ -353,15 +373,21 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
     /** The sink's transactions this subtask's records of the barrier of {@code checkpointId} went into so far. */
     private List<String> gidsOf(long checkpointId) {
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        Epoch epoch = PASSED_ON.getOrDefault(key, Map.of()).getOrDefault(subtask, Map.of()).get(checkpointId);
+        Epoch epoch = PASSED_ON
+                .getOrDefault(key, Map.of())
+                .getOrDefault(subtask, Map.of())
+                .get(checkpointId);
         return epoch == null ? List.of() : epoch.preparedIn(key);
     }
 
     /** Waits until the committer tried to commit each of {@code gids}: the trace shows a commit of it. */
     private void awaitCommitOf(List<String> gids) throws InterruptedException {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(BLOCK_LIMIT_MILLIS);
-        while (!ProtocolTrace.events(key, ProtocolTrace.Kind.COMMIT).stream().map(e -> e.gid)
-                .collect(Collectors.toSet()).containsAll(gids) && System.nanoTime() < deadline) {
+        while (!ProtocolTrace.events(key, ProtocolTrace.Kind.COMMIT).stream()
+                        .map(e -> e.gid)
+                        .collect(Collectors.toSet())
+                        .containsAll(gids)
+                && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
     }
@@ -385,8 +411,19 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
             rowsPrepared += epoch.rows();
         }
         long committed = db.rows();
-        OBSERVATIONS.computeIfAbsent(key, k -> Collections.synchronizedList(new ArrayList<>()))
-                .add(new Observation(when, notified, checkpointId, subtask, gids, stillPrepared, markers, rowsVisible, rowsPrepared, committed));
+        OBSERVATIONS
+                .computeIfAbsent(key, k -> Collections.synchronizedList(new ArrayList<>()))
+                .add(new Observation(
+                        when,
+                        notified,
+                        checkpointId,
+                        subtask,
+                        gids,
+                        stillPrepared,
+                        markers,
+                        rowsVisible,
+                        rowsPrepared,
+                        committed));
     }
 
     /**

@@ -1,13 +1,17 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.testing.TcpProxy;
 import dev.eosink.testing.faults.Faults;
-import dev.eosink.testing.records.CheckpointPacedIds;
 import dev.eosink.testing.faults.JobFailures;
 import dev.eosink.testing.faults.LogCapture;
 import dev.eosink.testing.hardcases.HardCaseBackend.OwnServer;
+import dev.eosink.testing.records.CheckpointPacedIds;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -51,7 +55,8 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
     @Test
     default void lostConnectionMidEpochFailsTheTaskAndReplays() throws Exception {
         AtomicInteger cut = new AtomicInteger();
-        Faults.arm(sinkId(), Faults.Point.WRITE, 1_500, a -> cut.set(backend().cutSessions(sinkId(), SessionScope.all())));
+        Faults.arm(
+                sinkId(), Faults.Point.WRITE, 1_500, a -> cut.set(backend().cutSessions(sinkId(), SessionScope.all())));
         StreamExecutionEnvironment env = env(2, 200);
         ids(env, 4_000, 3_000).sinkTo(sink());
         env.execute("connections cut mid-epoch");
@@ -68,7 +73,8 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
      * session instead fails every task: {@link #lostConnectionMidEpochFailsTheTaskAndReplays}.
      */
     @Test
-    default void writerConnectionLostMidEpochFailsTheTaskAndReplays(@InjectMiniCluster MiniCluster cluster) throws Exception {
+    default void writerConnectionLostMidEpochFailsTheTaskAndReplays(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
         {
             AtomicReference<Faults.Arrival> hit = new AtomicReference<>();
             AtomicInteger cut = new AtomicInteger();
@@ -77,7 +83,10 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
                 // Runs on the writer's own thread: the next statement of its session fails.
                 hit.set(a);
                 cut.set(backend().cutSessions(sinkId(), SessionScope.writer(a.subtask)));
-                traceMark.set(ProtocolTrace.events(a.sinkId).stream().mapToLong(e -> e.seq).max().orElse(0));
+                traceMark.set(ProtocolTrace.events(a.sinkId).stream()
+                        .mapToLong(e -> e.seq)
+                        .max()
+                        .orElse(0));
             });
             StreamExecutionEnvironment env = env(2, 200);
             ids(env, 4_000, 4_000).sinkTo(sink());
@@ -92,11 +101,15 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
                     .filter(e -> e.subtask == subtask && e.attempt == 0 && e.seq > traceMark.get())
                     .map(Object::toString)
                     .collect(Collectors.toList());
-            assertThat(preparedAfter).as("transactions prepared by the writer after its session died").isEmpty();
+            assertThat(preparedAfter)
+                    .as("transactions prepared by the writer after its session died")
+                    .isEmpty();
             assertThat(Faults.writerAttempts(sinkId(), subtask)).containsExactly(0, 1);
             assertThat(Faults.writerAttempts(sinkId(), 1 - subtask)).containsExactly(0);
 
-            assertThat(JobFailures.of(cluster, job.getJobID())).as("failures in the job's exception history").hasSize(1);
+            assertThat(JobFailures.of(cluster, job.getJobID()))
+                    .as("failures in the job's exception history")
+                    .hasSize(1);
             assertExactlyOnce(4_000);
         }
     }
@@ -136,7 +149,8 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
             // it goes out: after commits on the same connections.
             Faults.arm(sinkId(), Faults.Point.BEFORE_COMMIT, 3, a -> {
                 hit.set(a.transactionId);
-                proxy.holdWhenClientSends(backend().commitRequest(TransactionId.parse(a.transactionId).orElseThrow()));
+                proxy.holdWhenClientSends(backend()
+                        .commitRequest(TransactionId.parse(a.transactionId).orElseThrow()));
             });
             StreamExecutionEnvironment env = env(2, 100);
             FaultPacedIds.ids(env, 4_000, 4_000, sinkId(), Faults.Point.BEFORE_COMMIT)
@@ -144,7 +158,9 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
             env.execute("committer connection lost");
 
             assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
-            assertThat(proxy.holds()).as("commits held back from the server, their connection reset").isEqualTo(1);
+            assertThat(proxy.holds())
+                    .as("commits held back from the server, their connection reset")
+                    .isEqualTo(1);
             // The first commit failed on the dead connection (outcome unknown), the retry on a new
             // connection committed it; all within the committer's first attempt.
             assertThat(ProtocolTrace.history(sinkId(), hit.get()))
@@ -164,7 +180,8 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
         AtomicReference<String> hit = new AtomicReference<>();
         Faults.arm(sinkId(), Faults.Point.AFTER_COMMIT, 4, a -> {
             hit.set(a.transactionId);
-            throw new RetriableCommitException("injected: the commit of " + a.transactionId + " succeeded, its reply was lost", null);
+            throw new RetriableCommitException(
+                    "injected: the commit of " + a.transactionId + " succeeded, its reply was lost", null);
         });
         StreamExecutionEnvironment env = env(2, 200);
         CheckpointPacedIds.ids(env, 4_000, 500).sinkTo(sink());
@@ -192,16 +209,25 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
     default void aPrepareStillRunningWhenTheWriterRestartsIsWaitedForAndRolledBack() throws Exception {
         try (TcpProxy proxy = TcpProxy.to(backend().jdbcUrl())) {
             // The third prepare of the job: after checkpoints completed, so the restart restores one.
-            Faults.arm(sinkId(), Faults.Point.BEFORE_PREPARE, 3, a -> proxy.holdWhenClientSends(
-                    backend().prepareRequest(TransactionId.parse(a.transactionId).orElseThrow())));
+            Faults.arm(
+                    sinkId(),
+                    Faults.Point.BEFORE_PREPARE,
+                    3,
+                    a -> proxy.holdWhenClientSends(backend()
+                            .prepareRequest(TransactionId.parse(a.transactionId).orElseThrow())));
             StreamExecutionEnvironment env = env(1, 200);
             CheckpointPacedIds.ids(env, 3_000, 500)
                     .sinkTo(sink(spec().withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))));
             JobClient job = env.executeAsync("prepare still running at the restart");
             try {
-                await(() -> proxy.holds() == 1 && Faults.writerAttempts(sinkId(), 0).size() > 1, "the restarted writer");
+                await(
+                        () -> proxy.holds() == 1
+                                && Faults.writerAttempts(sinkId(), 0).size() > 1,
+                        "the restarted writer");
                 Thread.sleep(1_000); // a writer that does not wait lists the prepared transactions within milliseconds
-                assertThat(preparedLeft()).as("the held transaction is not prepared yet").isEmpty();
+                assertThat(preparedLeft())
+                        .as("the held transaction is not prepared yet")
+                        .isEmpty();
                 proxy.releaseHeld();
                 job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
             } finally {
@@ -227,19 +253,26 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
         LogCapture logs = LogCapture.attach();
         try (TcpProxy proxy = TcpProxy.to(backend().jdbcUrl())) {
             // The third prepare of the job: after checkpoints completed, so the restart restores one.
-            Faults.arm(sinkId(), Faults.Point.BEFORE_PREPARE, 3,
-                    a -> proxy.holdWhenClientSends(
-                            backend().prepareRequest(TransactionId.parse(a.transactionId).orElseThrow())));
+            Faults.arm(
+                    sinkId(),
+                    Faults.Point.BEFORE_PREPARE,
+                    3,
+                    a -> proxy.holdWhenClientSends(backend()
+                            .prepareRequest(TransactionId.parse(a.transactionId).orElseThrow())));
             StreamExecutionEnvironment env = TestJobs.envWithDefaultRestarts(1, 200);
-            CheckpointPacedIds.ids(env, 3_000, 500).sinkTo(sink(spec()
-                    .withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))
-                    .withClaimWait(Duration.ofSeconds(1))));
+            CheckpointPacedIds.ids(env, 3_000, 500)
+                    .sinkTo(sink(spec().withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))
+                            .withClaimWait(Duration.ofSeconds(1))));
             JobClient job = env.executeAsync("a session of an earlier attempt going away");
             try {
                 // Starts 0 (held), 1 and 2: the writer of attempt 1 gave up on the held session, and the job restarted.
-                await(() -> proxy.holds() == 1 && Faults.writerStarts(sinkId(), 0).size() >= 3,
+                await(
+                        () -> proxy.holds() == 1
+                                && Faults.writerStarts(sinkId(), 0).size() >= 3,
                         "a restarted writer that gave up on the held session, and a restart after it");
-                assertThat(job.getJobStatus().get().isGloballyTerminalState()).as("the job still runs").isFalse();
+                assertThat(job.getJobStatus().get().isGloballyTerminalState())
+                        .as("the job still runs")
+                        .isFalse();
                 proxy.releaseHeld();
                 job.getJobExecutionResult().get(TestJobs.TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
             } finally {
@@ -250,7 +283,8 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
             logs.detach();
         }
         assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_PREPARE)).isEqualTo(1);
-        assertThat(logs.text()).as("what the restarted writers gave up on")
+        assertThat(logs.text())
+                .as("what the restarted writers gave up on")
                 .contains("a session of an earlier")
                 .doesNotContain("a session of another execution");
         assertExactlyOnce(3_000);
@@ -292,17 +326,19 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
                 stalledAt.set(System.nanoTime());
             });
             StreamExecutionEnvironment env = env(1, 200);
-            ids(env, 3_000, 3_000).sinkTo(sink(spec()
-                    .withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))
-                    .withNetworkTimeout(timeout)
-                    .withDriverProperty("socketTimeout", "0")));
+            ids(env, 3_000, 3_000)
+                    .sinkTo(sink(spec().withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))
+                            .withNetworkTimeout(timeout)
+                            .withDriverProperty("socketTimeout", "0")));
             JobClient job = env.executeAsync("network stalled at " + point);
             Duration ended;
             try {
                 await(() -> stalledAt.get() != 0, "the stall");
                 // A stalled call that is never ended opens no new connection: this wait would run out.
-                await(() -> proxy.connectionsAccepted() > acceptedBefore.get(),
-                        "a new connection after the stalled call was ended", Duration.ofSeconds(20));
+                await(
+                        () -> proxy.connectionsAccepted() > acceptedBefore.get(),
+                        "a new connection after the stalled call was ended",
+                        Duration.ofSeconds(20));
                 ended = Duration.ofNanos(System.nanoTime() - stalledAt.get());
                 proxy.resume();
                 job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
@@ -310,7 +346,9 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
                 proxy.resume();
                 cancelUnlessDone(job);
             }
-            assertThat(ended).as("from the stall to the new connection").isBetween(timeout.minusMillis(100), timeout.plusSeconds(10));
+            assertThat(ended)
+                    .as("from the stall to the new connection")
+                    .isBetween(timeout.minusMillis(100), timeout.plusSeconds(10));
         }
         assertThat(Faults.fired(sinkId(), point)).isEqualTo(1);
         assertExactlyOnce(3_000);
@@ -351,7 +389,9 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
             List<TransactionId> missing = new ArrayList<>(beforeCrash.get());
             missing.removeAll(afterRestart.get());
             assertThat(missing)
-                    .as("prepared before the crash and not listed right after the restart (listed: %s)", afterRestart.get())
+                    .as(
+                            "prepared before the crash and not listed right after the restart (listed: %s)",
+                            afterRestart.get())
                     .allSatisfy(id -> assertThat(ProtocolTrace.history(sinkId(), id.toString()))
                             .as("%s, resolved by the sink between the restart and the listing", id)
                             .anyMatch(h -> h.startsWith("ROLLED_BACK@") || h.startsWith("COMMIT:COMMITTED@")));
@@ -363,7 +403,9 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
     private void assertNoFailover() {
         assertThat(Faults.writerAttempts(sinkId(), 0)).containsExactly(0);
         assertThat(Faults.writerAttempts(sinkId(), 1)).containsExactly(0);
-        assertThat(ProtocolTrace.events(sinkId(), ProtocolTrace.Kind.COMMIT)).allSatisfy(e -> assertThat(e.attempt).isZero());
-        assertThat(ProtocolTrace.events(sinkId(), ProtocolTrace.Kind.ROLLED_BACK)).isEmpty();
+        assertThat(ProtocolTrace.events(sinkId(), ProtocolTrace.Kind.COMMIT))
+                .allSatisfy(e -> assertThat(e.attempt).isZero());
+        assertThat(ProtocolTrace.events(sinkId(), ProtocolTrace.Kind.ROLLED_BACK))
+                .isEmpty();
     }
 }

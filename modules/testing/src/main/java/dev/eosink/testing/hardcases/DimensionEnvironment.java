@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import org.apache.flink.api.common.JobID;
@@ -35,8 +39,8 @@ public final class DimensionEnvironment extends TestStreamEnvironment {
     private final RunDimension dimension;
     private final JobID fixedJobId;
 
-    private DimensionEnvironment(MiniCluster cluster, Configuration conf, int parallelism, RunDimension dimension,
-            JobID fixedJobId) {
+    private DimensionEnvironment(
+            MiniCluster cluster, Configuration conf, int parallelism, RunDimension dimension, JobID fixedJobId) {
         super(cluster, conf, parallelism, Collections.emptyList(), Collections.emptyList());
         this.dimension = dimension;
         this.fixedJobId = fixedJobId;
@@ -92,7 +96,8 @@ public final class DimensionEnvironment extends TestStreamEnvironment {
         ForgetfulHaServicesFactory.awaitCleanedUp(fixedJobId, submitted.get(), TestJobs.TIMEOUT);
         JobClient client = super.executeAsync(streamGraph);
         if (!client.getJobID().equals(fixedJobId)) {
-            throw new AssertionError("job submitted as " + client.getJobID() + ", not under the fixed id " + fixedJobId);
+            throw new AssertionError(
+                    "job submitted as " + client.getJobID() + ", not under the fixed id " + fixedJobId);
         }
         submitted.incrementAndGet();
         return client;

@@ -1,9 +1,13 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.testing.faults.Faults;
-import dev.eosink.testing.records.CheckpointPacedIds;
 import dev.eosink.testing.hardcases.CheckpointDecliner.Observation;
+import dev.eosink.testing.records.CheckpointPacedIds;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
@@ -71,7 +75,8 @@ public interface FailoverCases extends HardCaseSupport {
         ids(env, 4_000, 2_000).sinkTo(sink());
         env.execute("regional failover");
         assertThat(List.of(Faults.writerAttempts(sinkId(), 0), Faults.writerAttempts(sinkId(), 1)))
-                .as("writer attempts per subtask").containsExactlyInAnyOrder(Set.of(0), Set.of(0, 1));
+                .as("writer attempts per subtask")
+                .containsExactlyInAnyOrder(Set.of(0), Set.of(0, 1));
         assertExactlyOnce(4_000);
     }
 
@@ -86,17 +91,22 @@ public interface FailoverCases extends HardCaseSupport {
         AtomicReference<String> hit = new AtomicReference<>();
         Faults.arm(sinkId(), Faults.Point.AFTER_PREPARE, 3, rememberAndFail(hit));
         StreamExecutionEnvironment env = env(2, 200);
-        FaultPacedIds.ids(env, 4_000, 4_000, sinkId(), Faults.Point.AFTER_PREPARE).sinkTo(sink());
+        FaultPacedIds.ids(env, 4_000, 4_000, sinkId(), Faults.Point.AFTER_PREPARE)
+                .sinkTo(sink());
         env.execute("failure after prepare");
 
         assertThat(Faults.fired(sinkId(), Faults.Point.AFTER_PREPARE)).isEqualTo(1);
         String gid = hit.get();
         int subtask = TransactionId.parse(gid).orElseThrow().subtask();
-        assertThat(ProtocolTrace.prepared(sinkId(), gid).rows()).as("rows in the hit transaction").isPositive();
+        assertThat(ProtocolTrace.prepared(sinkId(), gid).rows())
+                .as("rows in the hit transaction")
+                .isPositive();
         // Never committed by anyone, rolled back by the restarted writer of its own subtask.
         assertThat(ProtocolTrace.history(sinkId(), gid)).containsExactly("PREPARED@0", "ROLLED_BACK@1");
         assertThat(ProtocolTrace.of(sinkId(), gid).get(1).subtask).isEqualTo(subtask);
-        assertThat(markers(gid)).as("marker of %s (visible only if it committed)", gid).isZero();
+        assertThat(markers(gid))
+                .as("marker of %s (visible only if it committed)", gid)
+                .isZero();
         assertThat(Faults.writerAttempts(sinkId(), subtask)).contains(0, 1);
         assertExactlyOnce(4_000);
     }
@@ -112,14 +122,17 @@ public interface FailoverCases extends HardCaseSupport {
         AtomicReference<String> hit = new AtomicReference<>();
         Faults.arm(sinkId(), Faults.Point.BEFORE_COMMIT, 3, rememberAndFail(hit));
         StreamExecutionEnvironment env = env(2, 200);
-        FaultPacedIds.ids(env, 4_000, 4_000, sinkId(), Faults.Point.BEFORE_COMMIT).sinkTo(sink());
+        FaultPacedIds.ids(env, 4_000, 4_000, sinkId(), Faults.Point.BEFORE_COMMIT)
+                .sinkTo(sink());
         env.execute("crash before commit");
 
         assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_COMMIT)).isEqualTo(1);
         String gid = hit.get();
         assertThat(ProtocolTrace.history(sinkId(), gid)).containsExactly("PREPARED@0", "COMMIT:COMMITTED@1");
         assertThat(markers(gid)).isEqualTo(1);
-        assertThat(Faults.writerAttempts(sinkId(), TransactionId.parse(gid).orElseThrow().subtask())).containsExactly(0, 1);
+        assertThat(Faults.writerAttempts(
+                        sinkId(), TransactionId.parse(gid).orElseThrow().subtask()))
+                .containsExactly(0, 1);
         assertCommitsInCheckpointOrder();
         assertExactlyOnce(4_000);
     }
@@ -146,8 +159,10 @@ public interface FailoverCases extends HardCaseSupport {
 
         String gid = hit.get();
         assertThat(ProtocolTrace.history(sinkId(), gid)).containsExactly("PREPARED@0", "COMMIT:COMMITTED@1");
-        assertThat(Faults.writerAttempts(sinkId(), TransactionId.parse(gid).orElseThrow().subtask()))
-                .as("one restart, the injected one").containsExactly(0, 1);
+        assertThat(Faults.writerAttempts(
+                        sinkId(), TransactionId.parse(gid).orElseThrow().subtask()))
+                .as("one restart, the injected one")
+                .containsExactly(0, 1);
         assertExactlyOnce(4_000);
     }
 
@@ -169,7 +184,9 @@ public interface FailoverCases extends HardCaseSupport {
         assertThat(ProtocolTrace.history(sinkId(), gid))
                 .containsExactly("PREPARED@0", "COMMIT:COMMITTED@0", "COMMIT:NOT_FOUND@1", "MARKER:true@1");
         // Exactly the one injected restart: proving the commit did not fail the restored task.
-        assertThat(Faults.writerAttempts(sinkId(), TransactionId.parse(gid).orElseThrow().subtask())).containsExactly(0, 1);
+        assertThat(Faults.writerAttempts(
+                        sinkId(), TransactionId.parse(gid).orElseThrow().subtask()))
+                .containsExactly(0, 1);
         assertCommitsInCheckpointOrder();
         assertExactlyOnce(4_000);
     }
@@ -234,7 +251,9 @@ public interface FailoverCases extends HardCaseSupport {
         assertThat(n).as("checkpoint declined by the map").isPositive();
         Map<Integer, List<String>> preparedAtN = CheckpointDecliner.preparedAt(sinkId(), n);
         // Subtask 0 declines and wrote in that epoch; subtask 1 may have had nothing to prepare under load.
-        assertThat(preparedAtN).containsKey(0).allSatisfy((subtask, gids) -> assertThat(gids).hasSizeBetween(subtask == 0 ? 1 : 0, 1));
+        assertThat(preparedAtN)
+                .containsKey(0)
+                .allSatisfy((subtask, gids) -> assertThat(gids).hasSizeBetween(subtask == 0 ? 1 : 0, 1));
         for (List<String> gids : preparedAtN.values()) {
             for (String gid : gids) {
                 assertThat(ProtocolTrace.history(sinkId(), gid)).containsExactly("PREPARED@0", "ROLLED_BACK@1");
@@ -267,10 +286,13 @@ public interface FailoverCases extends HardCaseSupport {
         long n = CheckpointDecliner.failedCheckpoint(sinkId());
         assertThat(n).isPositive();
         Map<Integer, List<String>> preparedAtN = CheckpointDecliner.preparedAt(sinkId(), n);
-        assertThat(preparedAtN).containsKey(0).allSatisfy((subtask, gids) -> assertThat(gids).hasSizeBetween(subtask == 0 ? 1 : 0, 1));
+        assertThat(preparedAtN)
+                .containsKey(0)
+                .allSatisfy((subtask, gids) -> assertThat(gids).hasSizeBetween(subtask == 0 ? 1 : 0, 1));
         assertThat(Faults.writerAttempts(sinkId(), 0)).containsExactly(0, 1);
         assertThat(Faults.writerAttempts(sinkId(), 1)).containsExactly(0);
-        assertThat(ProtocolTrace.history(sinkId(), preparedAtN.get(0).get(0))).containsExactly("PREPARED@0", "ROLLED_BACK@1");
+        assertThat(ProtocolTrace.history(sinkId(), preparedAtN.get(0).get(0)))
+                .containsExactly("PREPARED@0", "ROLLED_BACK@1");
         for (String gid : preparedAtN.getOrDefault(1, List.of())) {
             assertThat(ProtocolTrace.history(sinkId(), gid)).containsExactly("PREPARED@0", "COMMIT:COMMITTED@0");
         }
@@ -293,7 +315,9 @@ public interface FailoverCases extends HardCaseSupport {
         long n = 3_000;
         int restarts = 2;
         AtomicReference<String> hit = new AtomicReference<>();
-        Faults.armWhen(sinkId(), Faults.Point.BEFORE_COMMIT,
+        Faults.armWhen(
+                sinkId(),
+                Faults.Point.BEFORE_COMMIT,
                 a -> {
                     ProtocolTrace.Event epoch = ProtocolTrace.prepared(a.sinkId, a.transactionId);
                     return epoch != null && epoch.maxId() == n - 1;
@@ -301,7 +325,9 @@ public interface FailoverCases extends HardCaseSupport {
                 a -> {
                     hit.set(a.transactionId);
                     try {
-                        backend().rollbackPrepared(TransactionId.parse(a.transactionId).orElseThrow()); // as an operator might
+                        backend()
+                                .rollbackPrepared(
+                                        TransactionId.parse(a.transactionId).orElseThrow()); // as an operator might
                     } catch (Exception e) {
                         throw new IOException(e);
                     }
@@ -318,7 +344,8 @@ public interface FailoverCases extends HardCaseSupport {
                 .contains("checkpoint " + id.checkpointId())
                 .contains("sink '" + sinkId() + "' subtask 0/1")
                 .contains("written by subtask 0")
-                .contains("is gone and " + sink().database().wording().missingMarker()); // "its marker row is absent", ...
+                .contains("is gone and "
+                        + sink().database().wording().missingMarker()); // "its marker row is absent", ...
 
         // Never assumed committed: every attempt (the first and each restart) found it gone and unmarked.
         List<String> expected = new ArrayList<>(List.of("PREPARED@0"));
@@ -333,12 +360,15 @@ public interface FailoverCases extends HardCaseSupport {
         // in order, so the lost epoch is the contiguous range minId..n-1, which the trace recorded.
         ProtocolTrace.Event epoch = ProtocolTrace.prepared(sinkId(), gid);
         assertThat(epoch.maxId()).isEqualTo(n - 1);
-        assertThat(epoch.maxId() - epoch.minId() + 1).as("lost epoch is contiguous").isEqualTo(epoch.rows());
+        assertThat(epoch.maxId() - epoch.minId() + 1)
+                .as("lost epoch is contiguous")
+                .isEqualTo(epoch.rows());
         assertThat(preparedLeft()).as("prepared transactions left").isEmpty();
         assertThat(rows()).as("duplicates").isEqualTo(distinctRows());
         assertThat(rows()).isEqualTo(n - epoch.rows());
         assertThat(distinctIdsIn(0, epoch.minId()))
-                .as("every id before the lost epoch").isEqualTo(epoch.minId());
+                .as("every id before the lost epoch")
+                .isEqualTo(epoch.minId());
     }
 
     /** An action that remembers the transaction it hit, then fails the task. */
@@ -359,20 +389,26 @@ public interface FailoverCases extends HardCaseSupport {
         long n = CheckpointDecliner.failedCheckpoint(sinkId());
         assertThat(n).as("checkpoint failed by the map").isPositive();
         Map<Integer, List<String>> preparedAtN = CheckpointDecliner.preparedAt(sinkId(), n);
-        assertThat(preparedAtN).as("transactions prepared at the barrier of failed checkpoint %d", n)
+        assertThat(preparedAtN)
+                .as("transactions prepared at the barrier of failed checkpoint %d", n)
                 .containsKey(0)
                 .allSatisfy((subtask, gids) -> assertThat(gids).hasSizeBetween(subtask == 0 ? 1 : 0, 1));
-        List<String> gidsOfN = preparedAtN.values().stream().flatMap(List::stream).collect(Collectors.toList());
+        List<String> gidsOfN =
+                preparedAtN.values().stream().flatMap(List::stream).collect(Collectors.toList());
 
         // No failover: the failed checkpoint was tolerated.
         assertThat(Faults.writerAttempts(sinkId(), 0)).containsExactly(0);
         assertThat(Faults.writerAttempts(sinkId(), 1)).containsExactly(0);
 
         List<Observation> observations = CheckpointDecliner.observations(sinkId());
-        List<Observation> aborted = observations.stream().filter(o -> o.when.equals("aborted")).collect(Collectors.toList());
-        List<Observation> completed = observations.stream().filter(o -> o.when.equals("completed")).collect(Collectors.toList());
-        assertThat(aborted).as("abort notifications of checkpoint %d, per subtask", n)
-                .extracting(o -> o.subtask).containsExactlyInAnyOrder(0, 1);
+        List<Observation> aborted =
+                observations.stream().filter(o -> o.when.equals("aborted")).collect(Collectors.toList());
+        List<Observation> completed =
+                observations.stream().filter(o -> o.when.equals("completed")).collect(Collectors.toList());
+        assertThat(aborted)
+                .as("abort notifications of checkpoint %d, per subtask", n)
+                .extracting(o -> o.subtask)
+                .containsExactlyInAnyOrder(0, 1);
         for (Observation o : aborted) {
             // The declining subtask 0 wrote in that epoch; under load the other subtask's source may
             // have started late and had nothing to prepare, which is no less a correct run.
@@ -382,12 +418,16 @@ public interface FailoverCases extends HardCaseSupport {
             }
             assertThat(o.stillPrepared).as("still prepared at abort: %s", o).isEqualTo(o.gids);
             assertThat(o.markersVisible).as("markers visible at abort: %s", o).isZero();
-            assertThat(o.rowsVisible).as("rows of checkpoint %d visible at abort: %s", n, o).isZero();
+            assertThat(o.rowsVisible)
+                    .as("rows of checkpoint %d visible at abort: %s", n, o)
+                    .isZero();
             assertThat(o.rowsPrepared).as("%s", o).isPositive();
             assertThat(o.committedRows).as("%s", o).isLessThan(DECLINED_ROWS);
         }
-        assertThat(completed).as("first completed checkpoint after %d, per subtask", n)
-                .extracting(o -> o.subtask).containsExactlyInAnyOrder(0, 1);
+        assertThat(completed)
+                .as("first completed checkpoint after %d, per subtask", n)
+                .extracting(o -> o.subtask)
+                .containsExactlyInAnyOrder(0, 1);
         for (Observation o : completed) {
             assertThat(o.notifiedCheckpointId).as("%s", o).isGreaterThan(n);
             if (o.gids.isEmpty()) {
@@ -413,7 +453,8 @@ public interface FailoverCases extends HardCaseSupport {
                     .filter(e -> e.subtask == subtask && e.outcome.equals("COMMITTED"))
                     .map(ProtocolTrace.Event::checkpointOfGid)
                     .collect(Collectors.toList());
-            assertThat(order).as("checkpoints of the transactions subtask %d committed, in commit order", subtask)
+            assertThat(order)
+                    .as("checkpoints of the transactions subtask %d committed, in commit order", subtask)
                     .isSorted()
                     .doesNotHaveDuplicates();
         }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.testing.faults.Faults;
@@ -43,8 +47,8 @@ public final class FaultPacedIds {
      * paced by checkpoints until the fault armed at {@code point} on {@code sinkId} fired. The uid keeps the
      * source's state across runs, as {@link TestJobs#ids}' does.
      */
-    public static DataStream<Long> ids(StreamExecutionEnvironment env, long n, double perSecond, String sinkId,
-            Faults.Point point) {
+    public static DataStream<Long> ids(
+            StreamExecutionEnvironment env, long n, double perSecond, String sinkId, Faults.Point point) {
         return ids(env, n, perSecond, () -> Faults.fired(sinkId, point) > 0);
     }
 
@@ -52,14 +56,14 @@ public final class FaultPacedIds {
      * The same, the tail paced by checkpoints until a {@link CheckpointDecliner} of key {@code sinkId} failed
      * its checkpoint.
      */
-    public static DataStream<Long> idsUntilDeclined(StreamExecutionEnvironment env, long n, double perSecond,
-            String sinkId) {
+    public static DataStream<Long> idsUntilDeclined(
+            StreamExecutionEnvironment env, long n, double perSecond, String sinkId) {
         return ids(env, n, perSecond, () -> CheckpointDecliner.failedCheckpoint(sinkId) > 0);
     }
 
     private static DataStream<Long> ids(StreamExecutionEnvironment env, long n, double perSecond, Happened fault) {
-        DataGeneratorSource<Long> source = new DataGeneratorSource<>((GeneratorFunction<Long, Long>) index -> index, n,
-                new Strategy(n, perSecond, fault), Types.LONG);
+        DataGeneratorSource<Long> source = new DataGeneratorSource<>(
+                (GeneratorFunction<Long, Long>) index -> index, n, new Strategy(n, perSecond, fault), Types.LONG);
         return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids").uid("ids");
     }
 
@@ -82,8 +86,10 @@ public final class FaultPacedIds {
 
         @Override
         public RateLimiter createRateLimiter(int parallelism) {
-            return new Limiter(RateLimiterStrategy.perSecond(perSecond).createRateLimiter(parallelism),
-                    n / parallelism - TAIL, fault);
+            return new Limiter(
+                    RateLimiterStrategy.perSecond(perSecond).createRateLimiter(parallelism),
+                    n / parallelism - TAIL,
+                    fault);
         }
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import org.apache.flink.api.common.JobID;
@@ -50,8 +54,8 @@ import java.util.UUID;
 public abstract class FixedJobIdHardCases extends HardCaseSuite {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
                     .setConfiguration(ForgetfulHaServicesFactory.configure(new Configuration()))
                     .setNumberTaskManagers(1)
                     .setNumberSlotsPerTaskManager(SLOTS)
@@ -87,10 +91,9 @@ public abstract class FixedJobIdHardCases extends HardCaseSuite {
         cases().aSinkRestoredWithoutItsStateNeverRollsBackTheSavepointsTransactions(statefulChain, client, dir);
     }
 
-
     @Test
-    void restoreASavepointAfterARunFromAnOlderOneDied(
-            @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
+    void restoreASavepointAfterARunFromAnOlderOneDied(@InjectClusterClient ClusterClient<?> client, @TempDir Path dir)
+            throws Exception {
         cases().restoreASavepointAfterARunFromAnOlderOneDied(client, dir);
     }
 
@@ -106,7 +109,6 @@ public abstract class FixedJobIdHardCases extends HardCaseSuite {
             int from, int to, @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
         cases().rescaleFromSavepointWithPreparedTransactions(from, to, client, dir);
     }
-
 
     @Test
     void aSubtaskNewToTheRestoredSavepointRollsBackWhatAnEarlierRestoreOfItPrepared(

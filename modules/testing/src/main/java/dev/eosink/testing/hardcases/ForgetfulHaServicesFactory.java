@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import org.apache.flink.api.common.JobID;
@@ -52,9 +56,12 @@ public final class ForgetfulHaServicesFactory implements HighAvailabilityService
      * submission under that id is gone from the cluster, which will take the id again.
      */
     public static void awaitCleanedUp(JobID job, int times, Duration limit) throws InterruptedException {
-        TestJobs.await(() -> cleanedUp(job) >= times, times + " cleanups of job " + job + " (seen: " + cleanedUp(job)
-                + "); an earlier job of this id still runs, or its cluster is not configured with "
-                + ForgetfulHaServicesFactory.class.getSimpleName(), limit);
+        TestJobs.await(
+                () -> cleanedUp(job) >= times,
+                times + " cleanups of job " + job + " (seen: " + cleanedUp(job)
+                        + "); an earlier job of this id still runs, or its cluster is not configured with "
+                        + ForgetfulHaServicesFactory.class.getSimpleName(),
+                limit);
     }
 
     private static int cleanedUp(JobID job) {

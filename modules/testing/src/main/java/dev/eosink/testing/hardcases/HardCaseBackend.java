@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -76,7 +80,8 @@ public interface HardCaseBackend extends ResourceBackend {
      * lock that a prepared transaction or a live session still holds on it.
      */
     default void dropTable(String table) {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.setQueryTimeout(10);
             s.execute("DROP TABLE " + table);
         } catch (SQLException e) {
@@ -129,7 +134,8 @@ public interface HardCaseBackend extends ResourceBackend {
     default Map<TransactionId, Long> committed(String sinkId) {
         Map<TransactionId, Long> committed = new HashMap<>();
         try (Connection c = connect();
-                PreparedStatement s = c.prepareStatement("SELECT gid, row_count FROM " + MARKERS + " WHERE sink_id = ?")) {
+                PreparedStatement s =
+                        c.prepareStatement("SELECT gid, row_count FROM " + MARKERS + " WHERE sink_id = ?")) {
             s.setString(1, sinkId);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -179,7 +185,8 @@ public interface HardCaseBackend extends ResourceBackend {
 
     /** A query that returns one number ({@code SELECT count(*) ...}), as administrator. */
     default long count(String sql, Object... params) {
-        try (Connection c = connect(); PreparedStatement s = c.prepareStatement(sql)) {
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement(sql)) {
             for (int i = 0; i < params.length; i++) {
                 s.setObject(i + 1, params[i]);
             }
@@ -196,7 +203,8 @@ public interface HardCaseBackend extends ResourceBackend {
 
     /** Runs one statement as administrator. */
     default void execute(String sql) {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException("failed on " + name() + ": " + sql, e);

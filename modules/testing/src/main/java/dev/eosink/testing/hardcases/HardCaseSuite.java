@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.testing.faults.CheckpointCounter;
@@ -50,7 +54,10 @@ public abstract class HardCaseSuite implements HardCaseSupport {
      */
     @BeforeAll
     static void logVersions() {
-        LOG.info("Hard cases on Flink {}, Java {} ({})", EnvironmentInformation.getVersion(), Runtime.version(),
+        LOG.info(
+                "Hard cases on Flink {}, Java {} ({})",
+                EnvironmentInformation.getVersion(),
+                Runtime.version(),
                 System.getProperty("java.vendor"));
     }
 
@@ -116,7 +123,11 @@ public abstract class HardCaseSuite implements HardCaseSupport {
         boolean cancelled = false;
         for (JobStatusMessage job : client.listJobs().get(30, TimeUnit.SECONDS)) {
             if (!job.getJobState().isGloballyTerminalState()) {
-                LOG.warn("The test left job {} ({}) {}: cancelling it", job.getJobId(), job.getJobName(), job.getJobState());
+                LOG.warn(
+                        "The test left job {} ({}) {}: cancelling it",
+                        job.getJobId(),
+                        job.getJobName(),
+                        job.getJobState());
                 try {
                     client.cancel(job.getJobId()).get(30, TimeUnit.SECONDS);
                     cancelled = true;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -62,7 +66,10 @@ public interface HardCaseSupport {
      * run can restore any other run's savepoint at any parallelism.
      */
     default void pipeline(StreamExecutionEnvironment env, long offset, long n, double perSecond) {
-        TestJobs.rebalancedIds(env, offset, n, perSecond).sinkTo(sink()).uid("eosink").name("eosink");
+        TestJobs.rebalancedIds(env, offset, n, perSecond)
+                .sinkTo(sink())
+                .uid("eosink")
+                .name("eosink");
     }
 
     default void pipeline(StreamExecutionEnvironment env, long n, double perSecond) {
@@ -73,8 +80,13 @@ public interface HardCaseSupport {
      * Source, rebalance, [a stateful map chained to the sink,] the given sink under the given uid: for
      * runs that change the sink (its uid, its options) while the sources keep theirs.
      */
-    default void pipeline(StreamExecutionEnvironment env, long n, double perSecond, ExactlyOnceSink<Long> sink,
-            String sinkUid, boolean statefulMap) {
+    default void pipeline(
+            StreamExecutionEnvironment env,
+            long n,
+            double perSecond,
+            ExactlyOnceSink<Long> sink,
+            String sinkUid,
+            boolean statefulMap) {
         DataStream<Long> in = TestJobs.rebalancedIds(env, 0, n, perSecond);
         if (statefulMap) {
             in = in.map(new TestJobs.CountingMap()).uid("counting");
@@ -113,12 +125,16 @@ public interface HardCaseSupport {
 
     /** The names of the transactions of this sink that committed, by their markers. */
     default Set<String> markedGids() {
-        return backend().committed(sinkId()).keySet().stream().map(TransactionId::toString).collect(Collectors.toSet());
+        return backend().committed(sinkId()).keySet().stream()
+                .map(TransactionId::toString)
+                .collect(Collectors.toSet());
     }
 
     /** The rows this sink's committed transactions wrote, by their markers. */
     default long markedRows() {
-        return backend().committed(sinkId()).values().stream().mapToLong(Long::longValue).sum();
+        return backend().committed(sinkId()).values().stream()
+                .mapToLong(Long::longValue)
+                .sum();
     }
 
     /** The rows of this sink's committed transactions named after a checkpoint up to {@code checkpointId}, by their markers. */
@@ -166,13 +182,18 @@ public interface HardCaseSupport {
 
     /** Waits until {@code writers} writer subtasks hold rows in their open transaction. */
     default void awaitOpenTransactions(int writers) throws InterruptedException {
-        await(() -> ProtocolTrace.writersWithOpenRows(sinkId()) >= writers,
+        await(
+                () -> ProtocolTrace.writersWithOpenRows(sinkId()) >= writers,
                 writers + " writers of " + sinkId() + " with an open transaction");
     }
 
     /** Waits until {@code count} transactions named after checkpoint {@code checkpointId} are prepared. */
     default void awaitPrepared(long checkpointId, int count) throws InterruptedException {
-        await(() -> prepared().stream().filter(id -> id.checkpointId() == checkpointId).count() >= count,
+        await(
+                () -> prepared().stream()
+                                .filter(id -> id.checkpointId() == checkpointId)
+                                .count()
+                        >= count,
                 count + " prepared transactions of checkpoint " + checkpointId);
     }
 
@@ -202,11 +223,23 @@ public interface HardCaseSupport {
         long rows = counts.values().stream().mapToLong(Long::longValue).sum();
         long distinct = counts.size();
         long inRange = counts.keySet().stream().filter(id -> id >= 0 && id < n).count();
-        assertThat(db.prepared(sinkId())).as("prepared transactions of sink %s left on %s", sinkId(), db.name()).isEmpty();
-        assertThat(rows - distinct).as("duplicate rows in %s on %s", target(), db.name()).isZero();
-        assertThat(n - inRange).as("missing ids in %s on %s (the first of them: %s)", target(), db.name(),
-                LongStream.range(0, n).filter(id -> !counts.containsKey(id)).limit(20).boxed()
-                        .collect(Collectors.toList())).isZero();
+        assertThat(db.prepared(sinkId()))
+                .as("prepared transactions of sink %s left on %s", sinkId(), db.name())
+                .isEmpty();
+        assertThat(rows - distinct)
+                .as("duplicate rows in %s on %s", target(), db.name())
+                .isZero();
+        assertThat(n - inRange)
+                .as(
+                        "missing ids in %s on %s (the first of them: %s)",
+                        target(),
+                        db.name(),
+                        LongStream.range(0, n)
+                                .filter(id -> !counts.containsKey(id))
+                                .limit(20)
+                                .boxed()
+                                .collect(Collectors.toList()))
+                .isZero();
         assertThat(rows).as("rows in %s on %s", target(), db.name()).isEqualTo(n);
     }
 
@@ -216,7 +249,11 @@ public interface HardCaseSupport {
      * no prepared transaction left.
      */
     default void assertOnceBeforeTwiceAfter(long n, Set<Long> beforeS) {
-        assertThat(preparedLeft()).as("prepared transactions of sink %s left on %s", sinkId(), backend().name()).isEmpty();
+        assertThat(preparedLeft())
+                .as(
+                        "prepared transactions of sink %s left on %s",
+                        sinkId(), backend().name())
+                .isEmpty();
         Map<Long, Long> expected = new HashMap<>();
         for (long id = 0; id < n; id++) {
             expected.put(id, beforeS.contains(id) ? 1L : 2L);

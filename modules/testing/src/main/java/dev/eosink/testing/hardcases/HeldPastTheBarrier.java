@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.TransactionId;
@@ -47,8 +51,8 @@ public final class HeldPastTheBarrier {
      * declined once both writers prepared it; the third epoch's records are in the writers, whose
      * statements wait for the declined transactions' commit. Returns the running job.
      */
-    public JobClient declineThenFeedAnEpoch(ClusterClient<?> client, String name, Consumer<StreamExecutionEnvironment> job)
-            throws Exception {
+    public JobClient declineThenFeedAnEpoch(
+            ClusterClient<?> client, String name, Consumer<StreamExecutionEnvironment> job) throws Exception {
         StreamExecutionEnvironment env = TestJobs.manualEnv(2, TestJobs.noRestarts());
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
         job.accept(env);
@@ -58,9 +62,11 @@ public final class HeldPastTheBarrier {
             assertThat(TestJobs.checkpoint(client, running.getJobID())).isEqualTo(1);
             feed(2 * EPOCH);
             assertThat(client.triggerCheckpoint(running.getJobID(), CheckpointType.CONFIGURED))
-                    .as("checkpoint 2, declined").failsWithin(TestJobs.TIMEOUT);
+                    .as("checkpoint 2, declined")
+                    .failsWithin(TestJobs.TIMEOUT);
             assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).isEqualTo(2);
-            assertThat(ProtocolTrace.preparedFor(sinkId, 2)).as("writers that prepared the declined checkpoint")
+            assertThat(ProtocolTrace.preparedFor(sinkId, 2))
+                    .as("writers that prepared the declined checkpoint")
                     .containsExactly(0, 1);
             feed(3 * EPOCH); // statements that wait for the declined transactions' commit
             return running;
@@ -78,13 +84,17 @@ public final class HeldPastTheBarrier {
 
     /** Waits until every transaction the writers prepared for checkpoint {@code checkpointId} or earlier is committed. */
     public void awaitCommitted(long checkpointId) throws InterruptedException {
-        TestJobs.await(() -> {
-            Set<String> committed = ProtocolTrace.events(sinkId, ProtocolTrace.Kind.COMMIT).stream()
-                    .filter(e -> CommitSession.Attempt.COMMITTED.name().equals(e.outcome)).map(e -> e.gid)
-                    .collect(Collectors.toSet());
-            return ProtocolTrace.events(sinkId, ProtocolTrace.Kind.PREPARED).stream()
-                    .filter(e -> e.checkpointOfGid() <= checkpointId).allMatch(e -> committed.contains(e.gid));
-        }, "the commit of checkpoint " + checkpointId + " and the ones before");
+        TestJobs.await(
+                () -> {
+                    Set<String> committed = ProtocolTrace.events(sinkId, ProtocolTrace.Kind.COMMIT).stream()
+                            .filter(e -> CommitSession.Attempt.COMMITTED.name().equals(e.outcome))
+                            .map(e -> e.gid)
+                            .collect(Collectors.toSet());
+                    return ProtocolTrace.events(sinkId, ProtocolTrace.Kind.PREPARED).stream()
+                            .filter(e -> e.checkpointOfGid() <= checkpointId)
+                            .allMatch(e -> committed.contains(e.gid));
+                },
+                "the commit of checkpoint " + checkpointId + " and the ones before");
     }
 
     /**
@@ -94,15 +104,22 @@ public final class HeldPastTheBarrier {
      */
     public void assertHeldPastTheBarrierOf(long checkpointId, String log) {
         for (int subtask = 0; subtask < 2; subtask++) {
-            assertThat(log).as("writer %d gave up on the declined checkpoint's commit", subtask)
+            assertThat(log)
+                    .as("writer %d gave up on the declined checkpoint's commit", subtask)
                     .contains("sink '" + sinkId + "' subtask " + subtask + "/2 (attempt 0): checkpoint 2 of "
                             + TransactionId.PREFIX + "/" + sinkId + "/" + subtask + "/2/");
         }
         assertThat(log).contains("was aborted, so its commit comes only with a later checkpoint");
         List<ProtocolTrace.Event> carried = ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED).stream()
-                .filter(e -> e.gid != null && e.checkpointOfGid() == checkpointId).toList();
-        assertThat(carried).as("snapshots of checkpoint %d that carried held statements", checkpointId)
-                .extracting(e -> e.subtask).containsExactlyInAnyOrder(0, 1);
-        assertThat(carried).allSatisfy(e -> assertThat(Long.parseLong(e.outcome)).as("bytes carried").isPositive());
+                .filter(e -> e.gid != null && e.checkpointOfGid() == checkpointId)
+                .toList();
+        assertThat(carried)
+                .as("snapshots of checkpoint %d that carried held statements", checkpointId)
+                .extracting(e -> e.subtask)
+                .containsExactlyInAnyOrder(0, 1);
+        assertThat(carried)
+                .allSatisfy(e -> assertThat(Long.parseLong(e.outcome))
+                        .as("bytes carried")
+                        .isPositive());
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.testing.records.OneRecordPerPermit;
@@ -43,7 +47,9 @@ public final class IdValve {
     public static DataStream<Long> ids(StreamExecutionEnvironment env, String key, long n) {
         DataGeneratorSource<Long> source = new DataGeneratorSource<>(
                 (GeneratorFunction<Long, Long>) index -> index, n, new Strategy(key), Types.LONG);
-        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids").uid("ids").setParallelism(1);
+        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids")
+                .uid("ids")
+                .setParallelism(1);
     }
 
     /** Lets the sources of {@code key} emit {@code records} records in all, counted since {@link #reset}. */

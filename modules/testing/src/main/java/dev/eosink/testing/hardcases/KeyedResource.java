@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -55,7 +59,8 @@ public interface KeyedResource {
     /** What the keyed target holds, committed and visible: key -> value. Dropped as any target. */
     default Map<Long, Long> rowsByKey(String target) {
         Map<Long, Long> rows = new HashMap<>();
-        try (Connection c = connect(); Statement s = c.createStatement();
+        try (Connection c = connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT k, v FROM " + target)) {
             while (rs.next()) {
                 rows.put(rs.getLong(1), rs.getLong(2));

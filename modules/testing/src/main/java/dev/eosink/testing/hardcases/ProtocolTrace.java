@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -196,7 +200,10 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
 
     /** The PREPARED event of {@code gid}, or null if this sink never prepared it. */
     public static Event prepared(String sinkId, String gid) {
-        return events(sinkId, Kind.PREPARED).stream().filter(e -> e.gid.equals(gid)).findFirst().orElse(null);
+        return events(sinkId, Kind.PREPARED).stream()
+                .filter(e -> e.gid.equals(gid))
+                .findFirst()
+                .orElse(null);
     }
 
     /** "COMMIT:COMMITTED@0", "MARKER:true@1", ...: a compact history of one transaction, for assertions. */
@@ -217,7 +224,9 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
      * writer prepares a transaction.
      */
     public static int writersWithOpenRows(String sinkId) {
-        return (int) OPEN.getOrDefault(sinkId, Map.of()).values().stream().filter(e -> e.rows > 0).count();
+        return (int) OPEN.getOrDefault(sinkId, Map.of()).values().stream()
+                .filter(e -> e.rows > 0)
+                .count();
     }
 
     /** How many writer subtasks of the sink are open through this trace. */
@@ -233,8 +242,10 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
 
     /** The subtasks whose writer prepared a transaction named for {@code checkpointId}. */
     public static java.util.Set<Integer> preparedFor(String sinkId, long checkpointId) {
-        return events(sinkId, Kind.PREPARED).stream().filter(e -> e.checkpointOfGid() == checkpointId)
-                .map(e -> e.subtask).collect(Collectors.toCollection(java.util.TreeSet::new));
+        return events(sinkId, Kind.PREPARED).stream()
+                .filter(e -> e.checkpointOfGid() == checkpointId)
+                .map(e -> e.subtask)
+                .collect(Collectors.toCollection(java.util.TreeSet::new));
     }
 
     /** Records that an operator's tool finished {@code gid} of {@code sinkId}: {@link Kind#RESOLVED}. */
@@ -305,7 +316,11 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
         /** Whether a prepare came since the last snapshot. */
         private boolean preparedSinceSnapshot;
 
-        TracedSession(WriterSession<Long> w, SubtaskContext context, OpenEpoch open, Map<Integer, OpenEpoch> ofSink,
+        TracedSession(
+                WriterSession<Long> w,
+                SubtaskContext context,
+                OpenEpoch open,
+                Map<Integer, OpenEpoch> ofSink,
                 AtomicLong written) {
             this.w = w;
             this.context = context;
@@ -363,8 +378,8 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
                 }
 
                 @Override
-                public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis,
-                        Optional<String> takenBy) throws IOException {
+                public Optional<Committed> committedAfter(
+                        long checkpointId, long sinceEpochMillis, Optional<String> takenBy) throws IOException {
                     return r.committedAfter(checkpointId, sinceEpochMillis, takenBy);
                 }
             };
@@ -388,7 +403,12 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
                     try {
                         delegate.prepare(id, rowCount);
                     } catch (IOException | RuntimeException ex) {
-                        record(context, Kind.PREPARE_FAILED, id.toString(), ex.getClass().getSimpleName(), NO_IDS);
+                        record(
+                                context,
+                                Kind.PREPARE_FAILED,
+                                id.toString(),
+                                ex.getClass().getSimpleName(),
+                                NO_IDS);
                         throw ex;
                     }
                     record(context, Kind.PREPARED, id.toString(), null, Arrays.copyOf(ids, rows));
@@ -412,8 +432,12 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
                     // Asked once per snapshot, after the barrier's prepare (if any).
                     Optional<byte[]> carried = h.carried();
                     if (carried.isPresent()) {
-                        record(context, Kind.CARRIED, preparedSinceSnapshot ? preparedAtLastBarrier : null,
-                                String.valueOf(carried.get().length), NO_IDS);
+                        record(
+                                context,
+                                Kind.CARRIED,
+                                preparedSinceSnapshot ? preparedAtLastBarrier : null,
+                                String.valueOf(carried.get().length),
+                                NO_IDS);
                     }
                     preparedSinceSnapshot = false;
                     return carried;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -32,8 +36,11 @@ public abstract class ResourceHardCases extends HardCaseSuite
         implements FailoverCases, StartupCases, SavepointCases, RescaleCases {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(SLOTS).build());
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(SLOTS)
+                    .build());
 
     protected ResourceHardCases(ResourceBackend backend) {
         super(backend);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -90,7 +94,9 @@ public interface SavepointCases extends HardCaseSupport {
         // with a checkpoint up to S1 (see idsCommittedUpTo), as the markers count them.
         Set<Long> beforeS1 = idsCommittedUpTo(s1Id);
         long markedBeforeS1 = markedRowsUpTo(s1Id);
-        assertThat((long) beforeS1.size()).as("rows of S1's transactions and earlier").isEqualTo(markedBeforeS1);
+        assertThat((long) beforeS1.size())
+                .as("rows of S1's transactions and earlier")
+                .isEqualTo(markedBeforeS1);
         assertThat(beforeS1.size()).as("S1 taken mid-way").isBetween(1, (int) n - 1);
         assertThat(markedGids()).containsAll(ofS1);
 
@@ -107,7 +113,9 @@ public interface SavepointCases extends HardCaseSupport {
         valvedPipeline(second, valve, n, sink());
         second.execute("restored from the older savepoint S1");
 
-        assertThat(recommitted).as("re-committed, already committed by the first run").hasSize(1);
+        assertThat(recommitted)
+                .as("re-committed, already committed by the first run")
+                .hasSize(1);
         assertThat(ofS1).contains(recommitted.get(0));
         assertOnceBeforeTwiceAfter(n, beforeS1);
     }
@@ -147,7 +155,9 @@ public interface SavepointCases extends HardCaseSupport {
         assertThatThrownBy(() -> refused.execute("restored from S0 under rewindPolicy FAIL"))
                 .rootCause()
                 .hasMessageContaining("rewindPolicy FAIL");
-        assertThat(preparedLeft()).as("S1's transactions after the refused rewind").containsExactlyInAnyOrderElementsOf(ofS1);
+        assertThat(preparedLeft())
+                .as("S1's transactions after the refused rewind")
+                .containsExactlyInAnyOrderElementsOf(ofS1);
 
         IdValve.openFully(valve);
         StreamExecutionEnvironment remedy = env(2, 200, restoreFrom(s1));
@@ -182,11 +192,15 @@ public interface SavepointCases extends HardCaseSupport {
         awaitStatus(first, JobStatus.FINISHED);
         long s0Id = checkpointIdOf(s0);
         Set<Long> ofFirstRun = idsCommittedUpTo(s0Id);
-        assertThat(ofFirstRun).as("committed by the first run, all that S0 accounts for").hasSize((int) rows());
+        assertThat(ofFirstRun)
+                .as("committed by the first run, all that S0 accounts for")
+                .hasSize((int) rows());
 
         JobClient fresh = startValved(valve, n, 300, manualEnv(2), "a fresh run of the same sink id");
         long c1 = checkpoint(client, fresh.getJobID());
-        assertThat(c1).as("the fresh run's checkpoint, numbered no higher than S0's").isLessThanOrEqualTo(s0Id);
+        assertThat(c1)
+                .as("the fresh run's checkpoint, numbered no higher than S0's")
+                .isLessThanOrEqualTo(s0Id);
         await(() -> preparedLeft().isEmpty() && rows() > ofFirstRun.size(), "the fresh run's checkpoint committed");
         fresh.cancel().get();
         awaitStatus(fresh, JobStatus.CANCELED);
@@ -256,7 +270,10 @@ public interface SavepointCases extends HardCaseSupport {
         awaitSessionsClosed();
         List<String> orphans = preparedLeft();
         assertThat(orphans).hasSize(2);
-        assertThat(prepared()).extracting(TransactionId::checkpointId).as("named below S1 (%s)", s1Id).containsOnly(s0Id + 1);
+        assertThat(prepared())
+                .extracting(TransactionId::checkpointId)
+                .as("named below S1 (%s)", s1Id)
+                .containsOnly(s0Id + 1);
         assertThat(s0Id + 1).isLessThanOrEqualTo(s1Id);
         assertThat(rows()).isEqualTo(n);
 
@@ -348,10 +365,13 @@ public interface SavepointCases extends HardCaseSupport {
                 .hasMessageContaining("left by other job(s)")
                 .hasMessageContaining("only copy of their records")
                 .hasMessageContaining(statefulChain ? "without this sink's writer state" : "without restored state");
-        assertThat(preparedLeft()).as("the savepoint's transactions, untouched, and none of the refused run's")
+        assertThat(preparedLeft())
+                .as("the savepoint's transactions, untouched, and none of the refused run's")
                 .containsExactlyInAnyOrderElementsOf(ofSavepoint);
         assertThat(rows()).as("nothing of the refused run visible").isEqualTo(committed);
-        assertThat(Faults.writerAttempts(sinkId(), 0)).as("no restart after the refusal").containsExactly(0);
+        assertThat(Faults.writerAttempts(sinkId(), 0))
+                .as("no restart after the refusal")
+                .containsExactly(0);
 
         StreamExecutionEnvironment remedy = env(2, 200, restoreFrom(savepoint));
         pipeline(remedy, n, 5_000, sink(), "eosink", statefulChain);
@@ -387,9 +407,15 @@ public interface SavepointCases extends HardCaseSupport {
         Set<String> ofSavepoint = markedGids().stream()
                 .filter(g -> TransactionId.parse(g).orElseThrow().checkpointId() == savepointId)
                 .collect(Collectors.toSet());
-        assertThat(ofSavepoint).as("committed transactions of the stop's savepoint").hasSize(2);
+        assertThat(ofSavepoint)
+                .as("committed transactions of the stop's savepoint")
+                .hasSize(2);
         long atStop = rows();
-        assertThat(atStop).as("rows at the stop").isBetween(1L, n - 1).isEqualTo(distinctRows()).isEqualTo(markedRows());
+        assertThat(atStop)
+                .as("rows at the stop")
+                .isBetween(1L, n - 1)
+                .isEqualTo(distinctRows())
+                .isEqualTo(markedRows());
 
         List<String> recommitted = new CopyOnWriteArrayList<>();
         Faults.arm(sinkId(), Faults.Point.BEFORE_COMMIT, 1, a -> recommitted.add(a.transactionId));
@@ -398,7 +424,9 @@ public interface SavepointCases extends HardCaseSupport {
         resumed.execute("resumed");
 
         assertThat(recommitted).hasSize(1);
-        assertThat(ofSavepoint).as("the first commit after resuming re-commits the stop's").contains(recommitted.get(0));
+        assertThat(ofSavepoint)
+                .as("the first commit after resuming re-commits the stop's")
+                .contains(recommitted.get(0));
         assertExactlyOnce(n);
     }
 
@@ -416,7 +444,9 @@ public interface SavepointCases extends HardCaseSupport {
         Configuration retained = new Configuration();
         retained.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         retained.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toUri().toString());
-        retained.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        retained.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         StreamExecutionEnvironment env = manualEnv(2, retained);
         pipeline(env, n, 300);
         JobClient job = env.executeAsync("cancelled");
@@ -439,12 +469,19 @@ public interface SavepointCases extends HardCaseSupport {
         awaitStatus(job, JobStatus.CANCELED);
         awaitSessionsClosed();
 
-        assertThat(preparedLeft()).as("prepared after the cancel: the pending checkpoint's, untouched").isEqualTo(preparedAtCancel);
-        assertThat(rows()).as("rows of the open transaction never became visible").isEqualTo(committed);
+        assertThat(preparedLeft())
+                .as("prepared after the cancel: the pending checkpoint's, untouched")
+                .isEqualTo(preparedAtCancel);
+        assertThat(rows())
+                .as("rows of the open transaction never became visible")
+                .isEqualTo(committed);
 
         Path latest = newestRetainedCheckpoint(dir, jobId);
-        assertThat(checkpointIdOf(latest.toUri().toString())).as("latest retained checkpoint").isEqualTo(c2);
-        StreamExecutionEnvironment resumed = env(2, 200, restoreFrom(latest.toUri().toString()));
+        assertThat(checkpointIdOf(latest.toUri().toString()))
+                .as("latest retained checkpoint")
+                .isEqualTo(c2);
+        StreamExecutionEnvironment resumed =
+                env(2, 200, restoreFrom(latest.toUri().toString()));
         pipeline(resumed, n, 5_000);
         resumed.execute("resumed from " + latest.getFileName());
 

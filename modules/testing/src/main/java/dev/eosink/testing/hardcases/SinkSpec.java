@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.LeftoverPolicy;
@@ -55,92 +59,246 @@ public record SinkSpec(
 
     /** The suite's sink into {@code table} under {@code sinkId}, with the suite's defaults. */
     public static SinkSpec of(String sinkId, String table) {
-        return new SinkSpec(sinkId, table, Optional.empty(), 100, Duration.ofSeconds(20), Duration.ofMillis(50),
-                Optional.empty(), Optional.empty(), OptionalInt.empty(), Optional.empty(), Optional.empty(),
-                Optional.empty(), Map.of());
+        return new SinkSpec(
+                sinkId,
+                table,
+                Optional.empty(),
+                100,
+                Duration.ofSeconds(20),
+                Duration.ofMillis(50),
+                Optional.empty(),
+                Optional.empty(),
+                OptionalInt.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Map.of());
     }
 
     public SinkSpec withSinkId(String id) {
-        return new SinkSpec(id, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
-                maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+        return new SinkSpec(
+                id,
+                table,
+                jdbcUrl,
+                batchSize,
+                claimWait,
+                commitRetryBackoff,
+                leftoverPolicy,
+                rewindPolicy,
+                maxPreparedPerSubtask,
+                markerRetention,
+                markerPruneInterval,
+                networkTimeout,
+                driverProperties);
     }
 
     public SinkSpec withTable(String name) {
-        return new SinkSpec(sinkId, name, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
-                maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+        return new SinkSpec(
+                sinkId,
+                name,
+                jdbcUrl,
+                batchSize,
+                claimWait,
+                commitRetryBackoff,
+                leftoverPolicy,
+                rewindPolicy,
+                maxPreparedPerSubtask,
+                markerRetention,
+                markerPruneInterval,
+                networkTimeout,
+                driverProperties);
     }
 
     public SinkSpec withJdbcUrl(String url) {
-        return new SinkSpec(sinkId, table, Optional.of(url), batchSize, claimWait, commitRetryBackoff, leftoverPolicy,
-                rewindPolicy, maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+        return new SinkSpec(
+                sinkId,
+                table,
+                Optional.of(url),
+                batchSize,
+                claimWait,
+                commitRetryBackoff,
+                leftoverPolicy,
+                rewindPolicy,
+                maxPreparedPerSubtask,
+                markerRetention,
+                markerPruneInterval,
+                networkTimeout,
+                driverProperties);
     }
 
     public SinkSpec withBatchSize(int size) {
-        return new SinkSpec(sinkId, table, jdbcUrl, size, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
-                maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+        return new SinkSpec(
+                sinkId,
+                table,
+                jdbcUrl,
+                size,
+                claimWait,
+                commitRetryBackoff,
+                leftoverPolicy,
+                rewindPolicy,
+                maxPreparedPerSubtask,
+                markerRetention,
+                markerPruneInterval,
+                networkTimeout,
+                driverProperties);
     }
 
     public SinkSpec withClaimWait(Duration wait) {
-        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, wait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
-                maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+        return new SinkSpec(
+                sinkId,
+                table,
+                jdbcUrl,
+                batchSize,
+                wait,
+                commitRetryBackoff,
+                leftoverPolicy,
+                rewindPolicy,
+                maxPreparedPerSubtask,
+                markerRetention,
+                markerPruneInterval,
+                networkTimeout,
+                driverProperties);
     }
 
     public SinkSpec withLeftoverPolicy(LeftoverPolicy policy) {
-        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, Optional.of(policy),
-                rewindPolicy, maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+        return new SinkSpec(
+                sinkId,
+                table,
+                jdbcUrl,
+                batchSize,
+                claimWait,
+                commitRetryBackoff,
+                Optional.of(policy),
+                rewindPolicy,
+                maxPreparedPerSubtask,
+                markerRetention,
+                markerPruneInterval,
+                networkTimeout,
+                driverProperties);
     }
 
     public SinkSpec withRewindPolicy(RewindPolicy policy) {
-        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy,
-                Optional.of(policy), maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout,
+        return new SinkSpec(
+                sinkId,
+                table,
+                jdbcUrl,
+                batchSize,
+                claimWait,
+                commitRetryBackoff,
+                leftoverPolicy,
+                Optional.of(policy),
+                maxPreparedPerSubtask,
+                markerRetention,
+                markerPruneInterval,
+                networkTimeout,
                 driverProperties);
     }
 
     public SinkSpec withMaxPreparedPerSubtask(int max) {
-        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
-                OptionalInt.of(max), markerRetention, markerPruneInterval, networkTimeout, driverProperties);
+        return new SinkSpec(
+                sinkId,
+                table,
+                jdbcUrl,
+                batchSize,
+                claimWait,
+                commitRetryBackoff,
+                leftoverPolicy,
+                rewindPolicy,
+                OptionalInt.of(max),
+                markerRetention,
+                markerPruneInterval,
+                networkTimeout,
+                driverProperties);
     }
 
     public SinkSpec withMarkerRetention(Duration retention, Duration pruneInterval) {
-        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
-                maxPreparedPerSubtask, Optional.of(retention), Optional.of(pruneInterval), networkTimeout, driverProperties);
+        return new SinkSpec(
+                sinkId,
+                table,
+                jdbcUrl,
+                batchSize,
+                claimWait,
+                commitRetryBackoff,
+                leftoverPolicy,
+                rewindPolicy,
+                maxPreparedPerSubtask,
+                Optional.of(retention),
+                Optional.of(pruneInterval),
+                networkTimeout,
+                driverProperties);
     }
 
     public SinkSpec withNetworkTimeout(Duration timeout) {
-        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
-                maxPreparedPerSubtask, markerRetention, markerPruneInterval, Optional.of(timeout), driverProperties);
+        return new SinkSpec(
+                sinkId,
+                table,
+                jdbcUrl,
+                batchSize,
+                claimWait,
+                commitRetryBackoff,
+                leftoverPolicy,
+                rewindPolicy,
+                maxPreparedPerSubtask,
+                markerRetention,
+                markerPruneInterval,
+                Optional.of(timeout),
+                driverProperties);
     }
 
     public SinkSpec withDriverProperty(String key, String value) {
         Map<String, String> properties = new LinkedHashMap<>(driverProperties);
         properties.put(key, value);
-        return new SinkSpec(sinkId, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy, rewindPolicy,
-                maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout, properties);
+        return new SinkSpec(
+                sinkId,
+                table,
+                jdbcUrl,
+                batchSize,
+                claimWait,
+                commitRetryBackoff,
+                leftoverPolicy,
+                rewindPolicy,
+                maxPreparedPerSubtask,
+                markerRetention,
+                markerPruneInterval,
+                networkTimeout,
+                properties);
     }
 
     // Written out, not generated by the compiler: the architecture test says why.
     @Override
     public boolean equals(Object o) {
-        return o == this || o instanceof SinkSpec other
-                && Objects.equals(sinkId, other.sinkId)
-                && Objects.equals(table, other.table)
-                && Objects.equals(jdbcUrl, other.jdbcUrl)
-                && batchSize == other.batchSize
-                && Objects.equals(claimWait, other.claimWait)
-                && Objects.equals(commitRetryBackoff, other.commitRetryBackoff)
-                && Objects.equals(leftoverPolicy, other.leftoverPolicy)
-                && Objects.equals(rewindPolicy, other.rewindPolicy)
-                && Objects.equals(maxPreparedPerSubtask, other.maxPreparedPerSubtask)
-                && Objects.equals(markerRetention, other.markerRetention)
-                && Objects.equals(markerPruneInterval, other.markerPruneInterval)
-                && Objects.equals(networkTimeout, other.networkTimeout)
-                && Objects.equals(driverProperties, other.driverProperties);
+        return o == this
+                || o instanceof SinkSpec other
+                        && Objects.equals(sinkId, other.sinkId)
+                        && Objects.equals(table, other.table)
+                        && Objects.equals(jdbcUrl, other.jdbcUrl)
+                        && batchSize == other.batchSize
+                        && Objects.equals(claimWait, other.claimWait)
+                        && Objects.equals(commitRetryBackoff, other.commitRetryBackoff)
+                        && Objects.equals(leftoverPolicy, other.leftoverPolicy)
+                        && Objects.equals(rewindPolicy, other.rewindPolicy)
+                        && Objects.equals(maxPreparedPerSubtask, other.maxPreparedPerSubtask)
+                        && Objects.equals(markerRetention, other.markerRetention)
+                        && Objects.equals(markerPruneInterval, other.markerPruneInterval)
+                        && Objects.equals(networkTimeout, other.networkTimeout)
+                        && Objects.equals(driverProperties, other.driverProperties);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(sinkId, table, jdbcUrl, batchSize, claimWait, commitRetryBackoff, leftoverPolicy,
-                rewindPolicy, maxPreparedPerSubtask, markerRetention, markerPruneInterval, networkTimeout,
+        return Objects.hash(
+                sinkId,
+                table,
+                jdbcUrl,
+                batchSize,
+                claimWait,
+                commitRetryBackoff,
+                leftoverPolicy,
+                rewindPolicy,
+                maxPreparedPerSubtask,
+                markerRetention,
+                markerPruneInterval,
+                networkTimeout,
                 driverProperties);
     }
 

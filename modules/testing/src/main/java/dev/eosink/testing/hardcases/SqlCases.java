@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -126,13 +130,16 @@ public interface SqlCases extends JdbcHardCaseSupport {
         pipeline(renamed, n, 5_000, sink(spec().withClaimWait(Duration.ofSeconds(2))), "eosink-renamed", true);
         JobClient refused = renamed.executeAsync("restored without the sink's state, a leftover in the way");
         Throwable failure = catchThrowable(() -> refused.getJobExecutionResult().get(60, TimeUnit.SECONDS));
-        assertThat(failure).as("refused, well within the lock timeout of a writer waiting on the leftover")
+        assertThat(failure)
+                .as("refused, well within the lock timeout of a writer waiting on the leftover")
                 .isInstanceOf(ExecutionException.class)
                 .rootCause()
                 .hasMessageContaining(leftover.toString())
                 .hasMessageContaining("left by other job(s)")
                 .hasMessageContaining("without this sink's writer state");
-        assertThat(Faults.writerAttempts(sinkId(), 0)).as("no restart after the refusal").containsExactly(0);
+        assertThat(Faults.writerAttempts(sinkId(), 0))
+                .as("no restart after the refusal")
+                .containsExactly(0);
         assertThat(preparedLeft()).as("the leftover, untouched").containsExactly(leftover.toString());
         assertThat(rows()).as("nothing of the refused run visible").isEqualTo(atStop);
 
@@ -183,7 +190,9 @@ public interface SqlCases extends JdbcHardCaseSupport {
         checkpointUntilFinished(client, restored); // the restart restores the savepoint again
 
         assertThat(Faults.fired(sinkId(), Faults.Point.WRITE)).isEqualTo(1);
-        assertThat(markedGids()).as("pruned, once a checkpoint of the run completed").doesNotContainAnyElementsOf(ofSavepoint);
+        assertThat(markedGids())
+                .as("pruned, once a checkpoint of the run completed")
+                .doesNotContainAnyElementsOf(ofSavepoint);
         assertExactlyOnce(n);
     }
 }

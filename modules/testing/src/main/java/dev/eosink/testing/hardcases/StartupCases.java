@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.core.ExactlyOnceSink;
@@ -47,7 +51,9 @@ public interface StartupCases extends HardCaseSupport {
             ids(env, 2_000, 4_000).sinkTo(sink(spec().withLeftoverPolicy(LeftoverPolicy.ROLLBACK)));
             env.execute("fresh start with leftovers");
 
-            assertThat(backend().prepared(otherSink)).as("another sink's transaction is never touched").containsExactly(other);
+            assertThat(backend().prepared(otherSink))
+                    .as("another sink's transaction is never touched")
+                    .containsExactly(other);
             assertExactlyOnce(2_000);
         } finally {
             backend().rollbackAllPrepared(otherSink);
@@ -75,7 +81,8 @@ public interface StartupCases extends HardCaseSupport {
                 .hasMessageContaining(own.toString())
                 .hasMessageContaining("left by other job(s)")
                 .hasMessageContaining("restore the job from the checkpoint or savepoint that holds this sink's state")
-                .hasMessageContaining("decide by hand (" + sink().database().wording().manualResolution() + ")")
+                .hasMessageContaining(
+                        "decide by hand (" + sink().database().wording().manualResolution() + ")")
                 .hasMessageContaining("leftoverPolicy(ROLLBACK)");
         assertThat(Faults.writerAttempts(sinkId(), 0)).as("no restart").containsExactly(0);
         // Left exactly as found, for the operator to decide; nothing of the job became visible.
@@ -116,17 +123,23 @@ public interface StartupCases extends HardCaseSupport {
     default void checkpointsThatKeepFailingCannotPileUpPreparedTransactions() throws Exception {
         int bound = 3;
         MaxSampler prepared1;
-        try (MaxSampler sampler = new MaxSampler(sinkId(),
-                () -> (int) prepared().stream().filter(id -> id.subtask() == 1).count())) {
+        try (MaxSampler sampler = new MaxSampler(sinkId(), () ->
+                (int) prepared().stream().filter(id -> id.subtask() == 1).count())) {
             prepared1 = sampler;
             StreamExecutionEnvironment env = env(2, 100);
-            ids(env, 6_000, 1_500).sinkTo(sink(spec().withMaxPreparedPerSubtask(bound))
-                    .withLifecycleHook(Faults.failAfterEachPrepare(sinkId(), 0, 10))); // no checkpoint completes meanwhile
+            ids(env, 6_000, 1_500)
+                    .sinkTo(sink(spec().withMaxPreparedPerSubtask(bound))
+                            .withLifecycleHook(
+                                    Faults.failAfterEachPrepare(sinkId(), 0, 10))); // no checkpoint completes meanwhile
             env.execute("checkpoints keep failing on one subtask");
         }
         assertThat(prepared1.samples()).as("samples taken").isPositive();
-        assertThat(prepared1.max()).as("most prepared transactions of subtask 1 at once").isBetween(1, bound);
-        assertThat(Faults.writerAttempts(sinkId(), 1)).as("the healthy subtask failed over at the bound").hasSizeGreaterThan(1);
+        assertThat(prepared1.max())
+                .as("most prepared transactions of subtask 1 at once")
+                .isBetween(1, bound);
+        assertThat(Faults.writerAttempts(sinkId(), 1))
+                .as("the healthy subtask failed over at the bound")
+                .hasSizeGreaterThan(1);
         assertExactlyOnce(6_000);
     }
 
@@ -162,13 +175,16 @@ public interface StartupCases extends HardCaseSupport {
             assertThat(refused)
                     .rootCause()
                     .hasMessageContaining("sink '" + sinkId() + "' subtask 0/1")
-                    .hasMessageContaining("another live session holds the ownership guard of sink id '" + sinkId() + "'")
+                    .hasMessageContaining(
+                            "another live session holds the ownership guard of sink id '" + sinkId() + "'")
                     .hasMessageContaining(holder)
                     .hasMessageContaining("a session of another execution")
                     .hasMessageContaining("Remedy: stop the other job, or give this sink a different sink id");
-            assertThat(Faults.writerStarts(sinkId(), 0)).as("writer starts: the first job's, then the second's once")
+            assertThat(Faults.writerStarts(sinkId(), 0))
+                    .as("writer starts: the first job's, then the second's once")
                     .containsExactly(0, 0);
-            assertThat(logs.text()).as("the wait is logged, with the holder")
+            assertThat(logs.text())
+                    .as("the wait is logged, with the holder")
                     .contains("waiting up to")
                     .contains("for the ownership guard of sink id '" + sinkId() + "' subtask 0")
                     .contains(holder);
@@ -228,13 +244,17 @@ public interface StartupCases extends HardCaseSupport {
         StreamExecutionEnvironment env = env(1, 50);
         // One id per three completed checkpoints: at least two empty epochs after each with a record, at
         // any speed of the machine.
-        CheckpointPacedIds.sparseIds(env, 10, 3).map(new CheckpointCounter<>(sinkId())).sinkTo(sink());
+        CheckpointPacedIds.sparseIds(env, 10, 3)
+                .map(new CheckpointCounter<>(sinkId()))
+                .sinkTo(sink());
         env.execute("mostly empty epochs");
 
         long prepares = Faults.hits(sinkId(), Faults.Point.BEFORE_PREPARE);
         long markers = markedGids().size();
         assertThat(prepares).isEqualTo(markers).isBetween(1L, 10L);
-        assertThat(CheckpointCounter.completed(sinkId())).as("completed checkpoints").isGreaterThan(2L * prepares);
+        assertThat(CheckpointCounter.completed(sinkId()))
+                .as("completed checkpoints")
+                .isGreaterThan(2L * prepares);
         assertExactlyOnce(10);
     }
 }

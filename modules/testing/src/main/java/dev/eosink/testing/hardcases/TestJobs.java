@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.hardcases;
 
 import dev.eosink.testing.faults.Faults;
@@ -153,13 +157,16 @@ public final class TestJobs {
      * whatever the source's splits after a rescale, so every writer has an open transaction with rows
      * when a test wants one.
      */
-    public static DataStream<Long> rebalancedIds(StreamExecutionEnvironment env, long offset, long n, double perSecond) {
+    public static DataStream<Long> rebalancedIds(
+            StreamExecutionEnvironment env, long offset, long n, double perSecond) {
         return source(env, offset, n, perSecond).rebalance();
     }
 
     private static DataStream<Long> source(StreamExecutionEnvironment env, long offset, long n, double perSecond) {
         DataGeneratorSource<Long> source = new DataGeneratorSource<>(
-                (GeneratorFunction<Long, Long>) index -> offset + index, n, RateLimiterStrategy.perSecond(perSecond),
+                (GeneratorFunction<Long, Long>) index -> offset + index,
+                n,
+                RateLimiterStrategy.perSecond(perSecond),
                 Types.LONG);
         return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids").uid("ids");
     }
@@ -204,7 +211,8 @@ public final class TestJobs {
         Exception last = null;
         while (System.nanoTime() < deadline) {
             try {
-                return client.triggerCheckpoint(job, CheckpointType.CONFIGURED).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                return client.triggerCheckpoint(job, CheckpointType.CONFIGURED)
+                        .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             } catch (ExecutionException | TimeoutException e) {
                 last = e;
                 Thread.sleep(100);
@@ -225,19 +233,19 @@ public final class TestJobs {
 
     /** Stops {@code job} with a savepoint into {@code dir} (draining its input or not), as {@link #savepoint}. */
     public static String stopWithSavepoint(JobClient job, boolean drain, Path dir) throws Exception {
-        return onceAllTasksRun(job,
-                () -> job.stopWithSavepoint(drain, dir.toUri().toString(), SavepointFormatType.CANONICAL));
+        return onceAllTasksRun(
+                job, () -> job.stopWithSavepoint(drain, dir.toUri().toString(), SavepointFormatType.CANONICAL));
     }
 
-    private static String onceAllTasksRun(JobClient job, Supplier<CompletableFuture<String>> trigger)
-            throws Exception {
+    private static String onceAllTasksRun(JobClient job, Supplier<CompletableFuture<String>> trigger) throws Exception {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (true) {
             try {
                 return answer(job, trigger.get());
             } catch (ExecutionException e) {
                 boolean notYetRunning = ExceptionUtils.findThrowable(e, CheckpointException.class)
-                        .map(c -> c.getCheckpointFailureReason() == CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING)
+                        .map(c -> c.getCheckpointFailureReason()
+                                == CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING)
                         .orElse(false);
                 if (!notYetRunning || System.nanoTime() > deadline) {
                     throw e;
@@ -260,7 +268,9 @@ public final class TestJobs {
             } catch (TimeoutException notYet) {
                 boolean ended;
                 try {
-                    ended = job.getJobStatus().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).isGloballyTerminalState();
+                    ended = job.getJobStatus()
+                            .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                            .isGloballyTerminalState();
                 } catch (ExecutionException | TimeoutException gone) {
                     ended = true; // the cluster no longer knows the job
                 }
@@ -274,8 +284,9 @@ public final class TestJobs {
                     }
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new ExecutionException(new TimeoutException("the savepoint of job " + job.getJobID()
-                            + " was still pending after " + TIMEOUT.multipliedBy(2).toSeconds() + " s"));
+                    throw new ExecutionException(
+                            new TimeoutException("the savepoint of job " + job.getJobID() + " was still pending after "
+                                    + TIMEOUT.multipliedBy(2).toSeconds() + " s"));
                 }
             }
         }
@@ -316,7 +327,11 @@ public final class TestJobs {
         StringBuilder dump = new StringBuilder();
         Thread.getAllStackTraces().forEach((thread, stack) -> {
             if (thread.getName().contains("(") && thread.getName().contains("/")) { // "Source: ids -> ... (1/2)#0"
-                dump.append('"').append(thread.getName()).append("\" ").append(thread.getState()).append('\n');
+                dump.append('"')
+                        .append(thread.getName())
+                        .append("\" ")
+                        .append(thread.getState())
+                        .append('\n');
                 for (StackTraceElement frame : stack) {
                     dump.append("    at ").append(frame).append('\n');
                 }
@@ -329,8 +344,10 @@ public final class TestJobs {
     public static long checkpointIdOf(String pointer) throws IOException {
         Path dir = Paths.get(URI.create(pointer.startsWith("file:") ? pointer : "file://" + pointer));
         Path metadata = Files.isDirectory(dir) ? dir.resolve("_metadata") : dir;
-        try (InputStream in = Files.newInputStream(metadata); DataInputStream data = new DataInputStream(in)) {
-            return Checkpoints.loadCheckpointMetadata(data, TestJobs.class.getClassLoader(), pointer).getCheckpointId();
+        try (InputStream in = Files.newInputStream(metadata);
+                DataInputStream data = new DataInputStream(in)) {
+            return Checkpoints.loadCheckpointMetadata(data, TestJobs.class.getClassLoader(), pointer)
+                    .getCheckpointId();
         }
     }
 
@@ -340,7 +357,8 @@ public final class TestJobs {
         try (Stream<Path> dirs = Files.list(jobDir)) {
             return dirs.filter(d -> d.getFileName().toString().matches("chk-\\d+"))
                     .filter(d -> Files.exists(d.resolve("_metadata")))
-                    .max(Comparator.comparingLong(d -> Long.parseLong(d.getFileName().toString().substring(4))))
+                    .max(Comparator.comparingLong(
+                            d -> Long.parseLong(d.getFileName().toString().substring(4))))
                     .orElseThrow(() -> new AssertionError("no retained checkpoint under " + jobDir));
         }
     }
@@ -349,13 +367,15 @@ public final class TestJobs {
 
     /** Waits until the job reached a terminal status, and checks that it is {@code status}. */
     public static void awaitStatus(JobClient job, JobStatus status) throws Exception {
-        await(() -> {
-            try {
-                return job.getJobStatus().get().isGloballyTerminalState();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, "job " + job.getJobID() + " to reach " + status);
+        await(
+                () -> {
+                    try {
+                        return job.getJobStatus().get().isGloballyTerminalState();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                "job " + job.getJobID() + " to reach " + status);
         assertStatus(job, status);
     }
 
@@ -380,8 +400,10 @@ public final class TestJobs {
             return e;
         } catch (TimeoutException e) {
             cancelUnlessDone(job);
-            throw new AssertionError("job " + job.getJobID() + " did not end within " + bound
-                    + ": it kept restarting instead of failing for good", e);
+            throw new AssertionError(
+                    "job " + job.getJobID() + " did not end within " + bound
+                            + ": it kept restarting instead of failing for good",
+                    e);
         }
         throw new AssertionError("job " + job.getJobID() + " finished after "
                 + Duration.ofNanos(System.nanoTime() - start) + "; it should have failed at its start");
@@ -395,7 +417,8 @@ public final class TestJobs {
     public static int attempts(MiniCluster cluster, JobID job) throws Exception {
         int most = 0;
         for (AccessExecutionVertex task : cluster.getArchivedExecutionGraph(job)
-                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).getAllExecutionVertices()) {
+                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                .getAllExecutionVertices()) {
             most = Math.max(most, task.getCurrentExecutionAttempt().getAttemptNumber() + 1);
         }
         return most;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.metrics;
 
 import org.apache.flink.configuration.ConfigOptions;
@@ -107,7 +111,10 @@ public final class InMemoryReporter implements MetricReporter {
 
     /** Adds this reporter to a MiniCluster's configuration. */
     public static Configuration configure(Configuration conf) {
-        conf.set(ConfigOptions.key("metrics.reporter." + NAME + ".factory.class").stringType().noDefaultValue(),
+        conf.set(
+                ConfigOptions.key("metrics.reporter." + NAME + ".factory.class")
+                        .stringType()
+                        .noDefaultValue(),
                 Factory.class.getName());
         return conf;
     }
@@ -125,7 +132,9 @@ public final class InMemoryReporter implements MetricReporter {
     public static List<Registration> find(String jobName, String operator, String group, String name) {
         String suffix = "." + (group == null ? "" : group + ".") + name;
         return REGISTERED.stream()
-                .filter(r -> r.name.equals(name) && r.identifier.endsWith(suffix) && r.jobName().equals(jobName)
+                .filter(r -> r.name.equals(name)
+                        && r.identifier.endsWith(suffix)
+                        && r.jobName().equals(jobName)
                         && r.operatorName().contains(operator))
                 .collect(Collectors.toList());
     }
@@ -152,7 +161,8 @@ public final class InMemoryReporter implements MetricReporter {
 
     @Override
     public void notifyOfAddedMetric(Metric metric, String metricName, MetricGroup group) {
-        REGISTERED.add(new Registration(metricName, group.getMetricIdentifier(metricName), Map.copyOf(group.getAllVariables()), metric));
+        REGISTERED.add(new Registration(
+                metricName, group.getMetricIdentifier(metricName), Map.copyOf(group.getAllVariables()), metric));
     }
 
     @Override

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.records;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -46,7 +50,8 @@ public final class CheckpointPacedIds {
      * replayable from checkpoints. The uid keeps the source's position across runs.
      */
     public static DataStream<Long> ids(StreamExecutionEnvironment env, long n, int perCheckpoint) {
-        return env.fromSource(source(n, perCheckpoint), WatermarkStrategy.noWatermarks(), "ids").uid("ids");
+        return env.fromSource(source(n, perCheckpoint), WatermarkStrategy.noWatermarks(), "ids")
+                .uid("ids");
     }
 
     /**
@@ -54,13 +59,17 @@ public final class CheckpointPacedIds {
      * sink's partitioning.
      */
     public static DataStream<Long> orderedIds(StreamExecutionEnvironment env, long n, int perCheckpoint) {
-        return env.fromSource(source(n, perCheckpoint), WatermarkStrategy.noWatermarks(), "ids").uid("ids")
+        return env.fromSource(source(n, perCheckpoint), WatermarkStrategy.noWatermarks(), "ids")
+                .uid("ids")
                 .setParallelism(1);
     }
 
     private static DataGeneratorSource<Long> source(long n, int perCheckpoint) {
-        return new DataGeneratorSource<>((GeneratorFunction<Long, Long>) index -> index, n,
-                RateLimiterStrategy.perCheckpoint(perCheckpoint), Types.LONG);
+        return new DataGeneratorSource<>(
+                (GeneratorFunction<Long, Long>) index -> index,
+                n,
+                RateLimiterStrategy.perCheckpoint(perCheckpoint),
+                Types.LONG);
     }
 
     /**
@@ -74,9 +83,14 @@ public final class CheckpointPacedIds {
         if (checkpointsPerId < 1) {
             throw new IllegalArgumentException("checkpointsPerId must be at least 1: " + checkpointsPerId);
         }
-        DataGeneratorSource<Long> source = new DataGeneratorSource<>((GeneratorFunction<Long, Long>) index -> index, n,
-                parallelism -> new EveryNthCheckpoint(checkpointsPerId), Types.LONG);
-        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids").uid("ids").setParallelism(1);
+        DataGeneratorSource<Long> source = new DataGeneratorSource<>(
+                (GeneratorFunction<Long, Long>) index -> index,
+                n,
+                parallelism -> new EveryNthCheckpoint(checkpointsPerId),
+                Types.LONG);
+        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids")
+                .uid("ids")
+                .setParallelism(1);
     }
 
     /** One permit per {@code every} completed checkpoints; the first at once. */

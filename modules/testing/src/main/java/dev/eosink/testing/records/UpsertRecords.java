@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.records;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -52,9 +56,13 @@ public final class UpsertRecords {
     /** Ids 0..n-1 from one source subtask, so that every key's records keep their order after the sink's partitioning. */
     public static DataStream<Long> orderedIds(StreamExecutionEnvironment env, long n, double perSecond) {
         return env.fromSource(
-                        new DataGeneratorSource<>((GeneratorFunction<Long, Long>) index -> index, n,
-                                RateLimiterStrategy.perSecond(perSecond), Types.LONG),
-                        WatermarkStrategy.noWatermarks(), "ids")
+                        new DataGeneratorSource<>(
+                                (GeneratorFunction<Long, Long>) index -> index,
+                                n,
+                                RateLimiterStrategy.perSecond(perSecond),
+                                Types.LONG),
+                        WatermarkStrategy.noWatermarks(),
+                        "ids")
                 .setParallelism(1);
     }
 
@@ -67,7 +75,8 @@ public final class UpsertRecords {
      * The table after records 0..n-1 into one holding {@code before}, replayed in order: key -> the
      * index of its last write; a delete or an UPDATE_BEFORE removes the key.
      */
-    public static Map<Long, Long> replay(Map<Long, Long> before, long n, LongFunction<Long> key, LongFunction<RowKind> kind) {
+    public static Map<Long, Long> replay(
+            Map<Long, Long> before, long n, LongFunction<Long> key, LongFunction<RowKind> kind) {
         Map<Long, Long> rows = new HashMap<>(before);
         for (long i = 0; i < n; i++) {
             RowKind k = kind.apply(i);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import dev.eosink.core.LeftoverPolicy;
@@ -42,8 +46,11 @@ class OracleTest {
     /** Without the other line's commit, the same table is a lost delete. */
     @Test
     void withoutAnotherLinesCommitTheKeyIsALostDelete() {
-        assertThat(Oracle.violations(history(false, false, 100L))).singleElement().asString()
-                .startsWith("NOT THE REPLAY").contains("key 1100 = 100");
+        assertThat(Oracle.violations(history(false, false, 100L)))
+                .singleElement()
+                .asString()
+                .startsWith("NOT THE REPLAY")
+                .contains("key 1100 = 100");
     }
 
     /**
@@ -52,15 +59,21 @@ class OracleTest {
      */
     @Test
     void aDeleteTheFinalLineMayHaveCarriedPastTheBarrierGetsNoAllowance() {
-        assertThat(Oracle.violations(history(true, true, 100L))).singleElement().asString()
-                .startsWith("NOT THE REPLAY").contains("key 1100 = 100");
+        assertThat(Oracle.violations(history(true, true, 100L)))
+                .singleElement()
+                .asString()
+                .startsWith("NOT THE REPLAY")
+                .contains("key 1100 = 100");
     }
 
     /** A value no record of another line's committed transactions wrote is reported, allowance or not. */
     @Test
     void aValueNoOtherLineWroteIsReported() {
-        assertThat(Oracle.violations(history(true, false, 99L))).singleElement().asString()
-                .startsWith("NOT THE REPLAY").contains("key 1100 = 99");
+        assertThat(Oracle.violations(history(true, false, 99L)))
+                .singleElement()
+                .asString()
+                .startsWith("NOT THE REPLAY")
+                .contains("key 1100 = 99");
     }
 
     private static History history(boolean otherLine, boolean carried, long key1100) {
@@ -109,10 +122,22 @@ class OracleTest {
         return h;
     }
 
-    private static History.Run run(int index, Step.Origin origin, History.Snapshot from, boolean stateRestored,
-            long firstSeq, long lastSeq, History.End end) {
-        History.Run run = new History.Run(index, new Step.Start(origin, 0, true, false, 1, Step.Chaining.ON, true,
-                LeftoverPolicy.ROLLBACK, RewindPolicy.WARN), from, "eosink", stateRestored, false);
+    private static History.Run run(
+            int index,
+            Step.Origin origin,
+            History.Snapshot from,
+            boolean stateRestored,
+            long firstSeq,
+            long lastSeq,
+            History.End end) {
+        History.Run run = new History.Run(
+                index,
+                new Step.Start(
+                        origin, 0, true, false, 1, Step.Chaining.ON, true, LeftoverPolicy.ROLLBACK, RewindPolicy.WARN),
+                from,
+                "eosink",
+                stateRestored,
+                false);
         run.firstSeq = firstSeq;
         run.lastSeq = lastSeq;
         run.end = end;

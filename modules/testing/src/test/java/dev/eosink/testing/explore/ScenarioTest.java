@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import org.apache.flink.types.RowKind;
@@ -36,7 +40,8 @@ class ScenarioTest {
         assertThat(Scenario.parse("mode changelog").steps()).isEmpty();
         assertThat(scenario.with(1, new Step.Checkpoint()).mode()).isEqualTo(WriteMode.CHANGELOG);
         assertThatThrownBy(() -> Scenario.parse("mode upsert; " + STEPS))
-                .hasMessageContaining("not a write mode: 'upsert' (insert, insert-by-batch, changelog or changelog-by-copy)");
+                .hasMessageContaining(
+                        "not a write mode: 'upsert' (insert, insert-by-batch, changelog or changelog-by-copy)");
         assertThat(Scenario.parse("mode changelog-by-copy; " + STEPS).mode()).isEqualTo(WriteMode.CHANGELOG_BY_COPY);
         assertThat(Scenario.parse("mode insert-by-batch; " + STEPS).mode()).isEqualTo(WriteMode.INSERT_BY_BATCH);
     }
@@ -65,13 +70,18 @@ class ScenarioTest {
             assertThat(byStatements.steps().toString()).isEqualTo(keyed.steps().toString());
             Scenario resolving = ScenarioGenerator.generate(seed, all, true);
             assertThat(resolving.mode()).isEqualTo(keyed.mode());
-            assertThat(resolving.steps()).as("a resolve step only where a job just ended by a stop or a cancel")
-                    .filteredOn(step -> step instanceof Step.Resolve).allSatisfy(step -> {
+            assertThat(resolving.steps())
+                    .as("a resolve step only where a job just ended by a stop or a cancel")
+                    .filteredOn(step -> step instanceof Step.Resolve)
+                    .allSatisfy(step -> {
                         Step before = resolving.steps().get(resolving.steps().indexOf(step) - 1);
                         assertThat(before).isInstanceOfAny(Step.Stop.class, Step.Cancel.class);
                     });
-            assertThat(resolving.steps().stream().filter(step -> !(step instanceof Step.Resolve)).map(Step::toString))
-                    .as("the other steps those of the seed").containsExactlyElementsOf(
+            assertThat(resolving.steps().stream()
+                            .filter(step -> !(step instanceof Step.Resolve))
+                            .map(Step::toString))
+                    .as("the other steps those of the seed")
+                    .containsExactlyElementsOf(
                             keyed.steps().stream().map(Step::toString).toList());
             if (!keyed.mode().changelog()) {
                 byBatch += keyed.mode() == WriteMode.INSERT_BY_BATCH ? 1 : 0;
@@ -89,11 +99,15 @@ class ScenarioTest {
             }
         }
         assertThat(changelogs).isBetween(400, 500);
-        assertThat(byBatch * 100 / (1_000 - changelogs)).as("%% of insert scenarios by batches").isBetween(
-                ScenarioGenerator.BY_BATCH_PERCENT - 10, ScenarioGenerator.BY_BATCH_PERCENT + 10);
-        assertThat(byCopy * 100 / changelogs).as("%% of changelog scenarios by COPY").isBetween(
-                ScenarioGenerator.BY_COPY_PERCENT - 10, ScenarioGenerator.BY_COPY_PERCENT + 10);
-        assertThat(unchained * 100 / starts).as("%% of changelog starts with chaining off").isBetween(70, 80);
+        assertThat(byBatch * 100 / (1_000 - changelogs))
+                .as("%% of insert scenarios by batches")
+                .isBetween(ScenarioGenerator.BY_BATCH_PERCENT - 10, ScenarioGenerator.BY_BATCH_PERCENT + 10);
+        assertThat(byCopy * 100 / changelogs)
+                .as("%% of changelog scenarios by COPY")
+                .isBetween(ScenarioGenerator.BY_COPY_PERCENT - 10, ScenarioGenerator.BY_COPY_PERCENT + 10);
+        assertThat(unchained * 100 / starts)
+                .as("%% of changelog starts with chaining off")
+                .isBetween(70, 80);
     }
 
     /**
@@ -108,16 +122,23 @@ class ScenarioTest {
         }
         Map<RowKind, Integer> lastKinds = new HashMap<>();
         lastRecord.values().forEach(i -> lastKinds.merge(ChangelogIds.kind(i), 1, Integer::sum));
-        assertThat(lastKinds.get(RowKind.UPDATE_BEFORE)).as("keys an UPDATE_BEFORE deletes last").isGreaterThan(100);
-        assertThat(lastKinds.get(RowKind.DELETE)).as("keys a DELETE deletes last").isGreaterThan(100);
-        assertThat(ChangelogIds.expected()).hasSize(lastRecord.size() - lastKinds.get(RowKind.UPDATE_BEFORE)
-                - lastKinds.get(RowKind.DELETE));
-        long hotKeysDeleted = lastRecord.entrySet().stream().filter(e -> e.getKey() < ChangelogIds.HOT_KEYS)
-                .filter(e -> !ChangelogIds.expected().containsKey(e.getKey())).count();
+        assertThat(lastKinds.get(RowKind.UPDATE_BEFORE))
+                .as("keys an UPDATE_BEFORE deletes last")
+                .isGreaterThan(100);
+        assertThat(lastKinds.get(RowKind.DELETE))
+                .as("keys a DELETE deletes last")
+                .isGreaterThan(100);
+        assertThat(ChangelogIds.expected())
+                .hasSize(lastRecord.size() - lastKinds.get(RowKind.UPDATE_BEFORE) - lastKinds.get(RowKind.DELETE));
+        long hotKeysDeleted = lastRecord.entrySet().stream()
+                .filter(e -> e.getKey() < ChangelogIds.HOT_KEYS)
+                .filter(e -> !ChangelogIds.expected().containsKey(e.getKey()))
+                .count();
         assertThat(hotKeysDeleted).as("hot keys the input deletes last").isPositive();
         for (long i = 0; i < Scenario.IDS; i++) {
             if (ChangelogIds.key(i) >= ChangelogIds.CHURN_KEYS && ChangelogIds.key(i) != ChangelogIds.CHURN_KEYS + i) {
-                assertThat(ChangelogIds.key(i)).as("the key record %d deletes", i)
+                assertThat(ChangelogIds.key(i))
+                        .as("the key record %d deletes", i)
                         .isEqualTo(ChangelogIds.CHURN_KEYS + i - ChangelogIds.LAG);
                 assertThat(ChangelogIds.kind(i)).isIn(RowKind.DELETE, RowKind.UPDATE_BEFORE);
             }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.testing.explore;
 
 import org.junit.jupiter.api.Test;
@@ -14,31 +18,51 @@ class ScenarioTextTest {
     void everyGeneratedScenarioReadsBackFromItsText() {
         java.util.Set<String> moves = new java.util.TreeSet<>();
         for (long seed = 0; seed < 500; seed++) {
-            Scenario scenario = ScenarioGenerator.generate(ExploreSettings.scenarioSeed(42, (int) seed),
-                    java.util.EnumSet.allOf(WriteMode.class), true);
+            Scenario scenario = ScenarioGenerator.generate(
+                    ExploreSettings.scenarioSeed(42, (int) seed), java.util.EnumSet.allOf(WriteMode.class), true);
             scenario.steps().forEach(step -> moves.add(step.getClass().getSimpleName()));
             String text = scenario.text();
             assertThat(Scenario.parse(text).text()).as("scenario %d", seed).isEqualTo(text);
-            assertThat(scenario.steps()).as("scenario %d", seed)
-                    .filteredOn(step -> !(step instanceof Step.SlowCommits)).first().isInstanceOf(Step.Start.class);
+            assertThat(scenario.steps())
+                    .as("scenario %d", seed)
+                    .filteredOn(step -> !(step instanceof Step.SlowCommits))
+                    .first()
+                    .isInstanceOf(Step.Start.class);
         }
-        assertThat(moves).as("the moves 500 scenarios draw").containsExactlyInAnyOrder(
-                "Start", "Progress", "Checkpoint", "Decline", "Savepoint", "Stop", "Cancel", "Fail", "Delay", "Crash",
-                "Stall", "SlowCommits", "Resolve");
+        assertThat(moves)
+                .as("the moves 500 scenarios draw")
+                .containsExactlyInAnyOrder(
+                        "Start",
+                        "Progress",
+                        "Checkpoint",
+                        "Decline",
+                        "Savepoint",
+                        "Stop",
+                        "Cancel",
+                        "Fail",
+                        "Delay",
+                        "Crash",
+                        "Stall",
+                        "SlowCommits",
+                        "Resolve");
     }
 
     @Test
     void theShrinkersCopiesChangeOneParameterEach() {
         Step.Start start = (Step.Start) Step.parse(
                 "start snapshot#3 p3 state=dropped jobid=fixed chaining=JOB_OFF gate=apart leftover=FAIL rewind=WARN");
-        assertThat(start.withParallelism(1)).hasToString(
-                "start snapshot#3 p1 state=dropped jobid=fixed chaining=JOB_OFF gate=apart leftover=FAIL rewind=WARN");
-        assertThat(start.withChaining(Step.Chaining.ON, true)).hasToString(
-                "start snapshot#3 p3 state=dropped jobid=fixed chaining=ON gate=chained leftover=FAIL rewind=WARN");
-        assertThat(start.withFixedJobId(false)).hasToString(
-                "start snapshot#3 p3 state=dropped jobid=new chaining=JOB_OFF gate=apart leftover=FAIL rewind=WARN");
-        assertThat(start.withSinkState(true)).hasToString(
-                "start snapshot#3 p3 state=kept jobid=fixed chaining=JOB_OFF gate=apart leftover=FAIL rewind=WARN");
+        assertThat(start.withParallelism(1))
+                .hasToString(
+                        "start snapshot#3 p1 state=dropped jobid=fixed chaining=JOB_OFF gate=apart leftover=FAIL rewind=WARN");
+        assertThat(start.withChaining(Step.Chaining.ON, true))
+                .hasToString(
+                        "start snapshot#3 p3 state=dropped jobid=fixed chaining=ON gate=chained leftover=FAIL rewind=WARN");
+        assertThat(start.withFixedJobId(false))
+                .hasToString(
+                        "start snapshot#3 p3 state=dropped jobid=new chaining=JOB_OFF gate=apart leftover=FAIL rewind=WARN");
+        assertThat(start.withSinkState(true))
+                .hasToString(
+                        "start snapshot#3 p3 state=kept jobid=fixed chaining=JOB_OFF gate=apart leftover=FAIL rewind=WARN");
     }
 
     @Test
@@ -64,6 +88,8 @@ class ScenarioTextTest {
         history.unfinished = "AssertionError: run 0 of ex-1 did not finish";
         assertThat(Oracle.violations(history)).containsExactly("DID NOT FINISH: " + history.unfinished);
         assertThat(Oracle.violations(new History(WriteMode.INSERT)))
-                .singleElement().asString().startsWith("LOSS: " + Scenario.IDS + " ids");
+                .singleElement()
+                .asString()
+                .startsWith("LOSS: " + Scenario.IDS + " ids");
     }
 }

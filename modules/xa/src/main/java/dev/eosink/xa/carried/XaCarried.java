@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.carried;
 
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
@@ -63,7 +67,8 @@ public final class XaCarried {
         return deletes;
     }
 
-    public static byte[] encode(List<String> columns, List<String> keyColumns, List<Object[]> rows, List<Boolean> deletes)
+    public static byte[] encode(
+            List<String> columns, List<String> keyColumns, List<Object[]> rows, List<Boolean> deletes)
             throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         bytes.write(VERSION_1);
@@ -76,8 +81,10 @@ public final class XaCarried {
                 out.writeObject(rows.get(i));
             }
         } catch (java.io.NotSerializableException e) {
-            throw new IOException("a held upsert's row holds a value that cannot be kept in checkpoint state ("
-                    + e.getMessage() + "): let the row mapper return JDK values (numbers, strings, java.time, byte[])", e);
+            throw new IOException(
+                    "a held upsert's row holds a value that cannot be kept in checkpoint state (" + e.getMessage()
+                            + "): let the row mapper return JDK values (numbers, strings, java.time, byte[])",
+                    e);
         }
         return bytes.toByteArray();
     }

@@ -1,9 +1,15 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.jdbc.io.AbortsItself;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import javax.net.ssl.SSLSocket;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationHandler;
@@ -13,8 +19,6 @@ import java.net.Socket;
 import java.sql.Connection;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import javax.net.ssl.SSLSocket;
 
 /**
  * An abort that ends a blocked call of MariaDB Connector/J, for the watchdog ({@link XaIo}).
@@ -54,20 +58,22 @@ final class MariaDbAbort {
                 throw e.getCause();
             }
         };
-        return (Connection) Proxy.newProxyInstance(MariaDbAbort.class.getClassLoader(),
-                new Class<?>[] {Connection.class, AbortsItself.class}, handler);
+        return (Connection) Proxy.newProxyInstance(
+                MariaDbAbort.class.getClassLoader(), new Class<?>[] {Connection.class, AbortsItself.class}, handler);
     }
 
     private static void abort(Connection c, Executor executor, Object owner) {
         Socket socket = socketOf(c, owner);
         if (socket == null) {
-            Thread t = new Thread(() -> {
-                try {
-                    c.abort(executor);
-                } catch (Exception e) {
-                    LOG.debug("{}: the driver's abort failed", owner, e);
-                }
-            }, "eosink-mariadb-abort");
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            c.abort(executor);
+                        } catch (Exception e) {
+                            LOG.debug("{}: the driver's abort failed", owner, e);
+                        }
+                    },
+                    "eosink-mariadb-abort");
             t.setDaemon(true);
             t.start();
             return;
@@ -113,8 +119,10 @@ final class MariaDbAbort {
             LOG.debug("{}: no socket found in MariaDB Connector/J's client", owner, e);
         }
         if (WARNED.compareAndSet(false, true)) {
-            LOG.warn("{}: the socket of a MariaDB Connector/J connection cannot be reached (another driver version?): "
-                    + "a call the network timeout aborts may not end until the driver's own abort gets through", owner);
+            LOG.warn(
+                    "{}: the socket of a MariaDB Connector/J connection cannot be reached (another driver version?): "
+                            + "a call the network timeout aborts may not end until the driver's own abort gets through",
+                    owner);
         }
         return null;
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
@@ -37,19 +41,25 @@ final class PreparedBranches {
      * @param dialect lists the branches, and adds how to let the sink's user list prepared branches to a
      *     refused listing
      */
-    static List<TransactionId> list(XaIo io, XAResource resource, Connection plain, SubtaskContext context,
-            JdbcDialect dialect) throws SinkException {
+    static List<TransactionId> list(
+            XaIo io, XAResource resource, Connection plain, SubtaskContext context, JdbcDialect dialect)
+            throws SinkException {
         List<Xid> xids;
         try {
             xids = io.xa("XA recover", () -> dialect.xa().preparedBranches(resource, plain));
         } catch (SQLException e) {
-            throw new SinkException(context + ": XA recover (listing prepared transactions) failed: " + e.getMessage()
-                    + ". The task fails and the restarted one tries again.", e);
+            throw new SinkException(
+                    context + ": XA recover (listing prepared transactions) failed: " + e.getMessage()
+                            + ". The task fails and the restarted one tries again.",
+                    e);
         } catch (XAException e) {
-            throw new SinkException(context + ": XA recover (listing prepared transactions) failed: "
-                    + XaErrors.describe(e) + "." + (XaErrors.of(Operation.RECOVER, e) == Handling.RETRY
-                            ? " The task fails and the restarted one tries again."
-                            : XaErrors.remedy(Operation.RECOVER, e.errorCode) + dialect.xa().recoverRemedy()),
+            throw new SinkException(
+                    context + ": XA recover (listing prepared transactions) failed: "
+                            + XaErrors.describe(e) + "."
+                            + (XaErrors.of(Operation.RECOVER, e) == Handling.RETRY
+                                    ? " The task fails and the restarted one tries again."
+                                    : XaErrors.remedy(Operation.RECOVER, e.errorCode)
+                                            + dialect.xa().recoverRemedy()),
                     e);
         }
         List<TransactionId> ids = new ArrayList<>();

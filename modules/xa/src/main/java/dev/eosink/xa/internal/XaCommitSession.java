@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
@@ -64,6 +68,7 @@ final class XaCommitSession implements CommitSession {
     private Connection handle;
     /** Bounds every call on {@link #handle}; replaced with the connection. */
     private XaIo io;
+
     private JdbcDialect dialect;
 
     XaCommitSession(SubtaskContext context, XaDatabase<?> database) {
@@ -132,7 +137,8 @@ final class XaCommitSession implements CommitSession {
             // The watchdog aborted the call (network timeout, or the task is being cancelled): the outcome
             // is unknown; a new connection looks again, and the marker decides if the branch is gone.
             drop();
-            throw new RetriableCommitException("XA commit of " + id + " (" + XaIds.describe(xid) + "): " + e.getMessage(), e);
+            throw new RetriableCommitException(
+                    "XA commit of " + id + " (" + XaIds.describe(xid) + "): " + e.getMessage(), e);
         } catch (XAException e) {
             // A dialect may know a code that only says the branch is finished already (Firebird's XA_HEURCOM, for
             // a commit and a rollback alike): then the marker decides, and there is no heuristic outcome to forget.
@@ -143,23 +149,27 @@ final class XaCommitSession implements CommitSession {
                         forget(resource, xid);
                     }
                     if (stillPrepared(resource, id)) {
-                        throw new RetriableCommitException("XA commit of " + id + " answered " + XaErrors.describe(e)
-                                + ", yet the branch is still prepared (still attached to the session that prepared it)", e);
+                        throw new RetriableCommitException(
+                                "XA commit of " + id + " answered " + XaErrors.describe(e)
+                                        + ", yet the branch is still prepared (still attached to the session that prepared it)",
+                                e);
                     }
                     if (dialect.xa().provesOutcomesByMarker() && markerRow(id) == MarkerRow.HELD) {
-                        throw forgotten(id, xid, "answered " + XaErrors.describe(e) + " and no longer lists the branch",
-                                e);
+                        throw forgotten(
+                                id, xid, "answered " + XaErrors.describe(e) + " and no longer lists the branch", e);
                     }
                     return Attempt.NOT_FOUND; // the marker decides
                 case RETRY:
                     drop();
-                    throw new RetriableCommitException("XA commit of " + id + " (" + XaIds.describe(xid) + "): "
-                            + XaErrors.describe(e), e);
+                    throw new RetriableCommitException(
+                            "XA commit of " + id + " (" + XaIds.describe(xid) + "): " + XaErrors.describe(e), e);
                 default:
-                    throw new SinkException(context + ": XA commit of " + id + " (checkpoint " + id.checkpointId()
-                            + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + ") into "
-                            + database.target() + " failed: " + XaErrors.describe(e) + "."
-                            + XaErrors.remedy(Operation.COMMIT, e.errorCode), e);
+                    throw new SinkException(
+                            context + ": XA commit of " + id + " (checkpoint " + id.checkpointId()
+                                    + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + ") into "
+                                    + database.target() + " failed: " + XaErrors.describe(e) + "."
+                                    + XaErrors.remedy(Operation.COMMIT, e.errorCode),
+                            e);
             }
         }
         if (dialect.xa().provesOutcomesByMarker() && markerRow(id) == MarkerRow.HELD) {
@@ -173,7 +183,8 @@ final class XaCommitSession implements CommitSession {
     private MarkerRow markerRow(TransactionId id) throws IOException {
         Connection c = plain(id);
         try {
-            return io.sql("looking up the marker row of " + id,
+            return io.sql(
+                    "looking up the marker row of " + id,
                     () -> dialect.xa().markerRow(c, dialect.markers(database.markerId()), id.toString()));
         } catch (SQLException e) {
             throw markerLookupFailed(id, e);
@@ -182,15 +193,19 @@ final class XaCommitSession implements CommitSession {
 
     /**
      * The commit of a branch that the database no longer lists but still holds prepared: MariaDB's answer to
-     * a commit that reached the branch while the session that prepared it was ending (see {@link
-     * MariaDbDialect}). No XA statement reaches that branch until the server restarts; retried until then.
+     * a commit that reached the branch while the session that prepared it was ending (see {@code
+     * MariaDbXaTraits}). No XA statement reaches that branch until the server restarts; retried until then.
      */
     private RetriableCommitException forgotten(TransactionId id, Xid xid, String answered, Exception cause) {
-        return new RetriableCommitException(context + ": XA commit of " + id + " (checkpoint " + id.checkpointId()
-                + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + ") into " + database.target() + ": "
-                + XaErrors.lostTrackOfBranch(dialect.name(), answered) + " The commit is retried. "
-                + "Remedy: restart " + dialect.name() + " (a prepared branch survives a restart, and a crash); the "
-                + "committer then commits the branch. Do not roll it back: a completed checkpoint promised it.", cause);
+        return new RetriableCommitException(
+                context + ": XA commit of " + id + " (checkpoint " + id.checkpointId()
+                        + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + ") into " + database.target()
+                        + ": "
+                        + XaErrors.lostTrackOfBranch(dialect.name(), answered) + " The commit is retried. "
+                        + "Remedy: restart " + dialect.name()
+                        + " (a prepared branch survives a restart, and a crash); the "
+                        + "committer then commits the branch. Do not roll it back: a completed checkpoint promised it.",
+                cause);
     }
 
     private boolean stillPrepared(XAResource resource, TransactionId id) throws IOException {
@@ -206,7 +221,11 @@ final class XaCommitSession implements CommitSession {
         try {
             resource.forget(xid);
         } catch (XAException e) {
-            LOG.debug("{}: forget of heuristically completed {} failed: {}", context, XaIds.describe(xid), XaErrors.describe(e));
+            LOG.debug(
+                    "{}: forget of heuristically completed {} failed: {}",
+                    context,
+                    XaIds.describe(xid),
+                    XaErrors.describe(e));
         }
     }
 
@@ -222,8 +241,8 @@ final class XaCommitSession implements CommitSession {
 
     @Override
     public boolean isMarked(TransactionId id) throws IOException {
-        try (PreparedStatement s = plain(id).prepareStatement(
-                dialect.markers(database.markerId()).existsSql())) {
+        try (PreparedStatement s =
+                plain(id).prepareStatement(dialect.markers(database.markerId()).existsSql())) {
             s.setString(1, id.toString());
             return io.sql("looking up the marker of " + id, () -> {
                 try (ResultSet rs = s.executeQuery()) {
@@ -238,12 +257,15 @@ final class XaCommitSession implements CommitSession {
     /** A lookup of the marker row of {@code id} that failed: retried if the connection failed, else fatal. */
     private IOException markerLookupFailed(TransactionId id, SQLException e) {
         drop();
-        if (e instanceof SQLTransientException || e instanceof SQLRecoverableException
+        if (e instanceof SQLTransientException
+                || e instanceof SQLRecoverableException
                 || (e.getSQLState() != null && e.getSQLState().startsWith("08"))) {
             return new RetriableCommitException("marker lookup of " + id + ": " + e.getMessage(), e);
         }
-        return new SinkException(context + ": could not read marker table " + database.markerTable() + " for " + id
-                + ": " + e.getMessage(), e);
+        return new SinkException(
+                context + ": could not read marker table " + database.markerTable() + " for " + id + ": "
+                        + e.getMessage(),
+                e);
     }
 
     /**
@@ -255,13 +277,16 @@ final class XaCommitSession implements CommitSession {
     public long pruneMarkers(Duration retention) throws IOException {
         try {
             Connection c = handle();
-            return io.sql("pruning markers", () -> dialect.xa().pastPrepared(c, () -> {
-                try (PreparedStatement s = c.prepareStatement(dialect.markers(database.markerId()).pruneSql())) {
-                    s.setString(1, context.sinkId());
-                    s.setDouble(2, retention.toMillis() / 1000.0);
-                    return s.executeUpdate();
-                }
-            }));
+            return io.sql(
+                    "pruning markers",
+                    () -> dialect.xa().pastPrepared(c, () -> {
+                        try (PreparedStatement s = c.prepareStatement(
+                                dialect.markers(database.markerId()).pruneSql())) {
+                            s.setString(1, context.sinkId());
+                            s.setDouble(2, retention.toMillis() / 1000.0);
+                            return s.executeUpdate();
+                        }
+                    }));
         } catch (SQLException e) {
             drop();
             throw new SinkException(context + ": pruning " + database.markerTable() + " failed: " + e.getMessage(), e);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
@@ -123,7 +127,9 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     /** application_name (PostgreSQL) or program_name (MariaDB): how operators see the sink's sessions. */
     static String applicationName(SubtaskContext context, String role) {
         String name = "eosink-xa/" + context.sinkId() + "/" + context.subtask() + "/" + role;
-        return name.length() <= 63 ? name : "eosink-xa/" + LockNames.sinkHash(context.sinkId()) + "/" + context.subtask() + "/" + role;
+        return name.length() <= 63
+                ? name
+                : "eosink-xa/" + LockNames.sinkHash(context.sinkId()) + "/" + context.subtask() + "/" + role;
     }
 
     /**
@@ -143,12 +149,11 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
             c.setAutoCommit(true);
             JdbcDialect dialect = JdbcDialects.forConnection(c);
             XaPreflight.run(c, context, this, dialect);
-            return new XaWriterSession<>(context, this, dialect, guard, c,
-                    new XaEpochBranch.Statements<>(XaWritePath.of(context, this, dialect)));
+            return new XaWriterSession<>(context, this, dialect, guard, c);
         } catch (SQLException e) {
             closeQuietly(guard, e);
-            throw new SinkException(context + ": checking the database at " + connector().describe() + " failed: "
-                    + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": checking the database at " + connector().describe() + " failed: " + e.getMessage(), e);
         } catch (IOException | RuntimeException e) {
             closeQuietly(guard, e);
             throw e;
@@ -164,9 +169,12 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
         try {
             return connector().open(applicationName(context, role), lockTimeout());
         } catch (SQLException e) {
-            throw new SinkException(context + ": could not connect to " + connector().describe() + ": " + e.getMessage()
-                    + " (SQLSTATE " + e.getSQLState() + "). Remedy: check the JDBC URL, the credentials and that the "
-                    + "server accepts connections from the task managers.", e);
+            throw new SinkException(
+                    context + ": could not connect to " + connector().describe() + ": " + e.getMessage()
+                            + " (SQLSTATE " + e.getSQLState()
+                            + "). Remedy: check the JDBC URL, the credentials and that the "
+                            + "server accepts connections from the task managers.",
+                    e);
         }
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
@@ -30,9 +34,14 @@ final class XaDeadLetterInsertPath<IN> implements XaWritePath<IN> {
     private final XaDeadLetters<IN> deadLetters;
     /** The epoch connection and its watchdog, set with its statement: savepoints go on it. */
     private Connection connection;
+
     private XaIo io;
 
-    XaDeadLetterInsertPath(SubtaskContext context, XaDatabase<IN> database, JdbcDialect dialect, XaInsertBatch<IN> batch,
+    XaDeadLetterInsertPath(
+            SubtaskContext context,
+            XaDatabase<IN> database,
+            JdbcDialect dialect,
+            XaInsertBatch<IN> batch,
             XaDeadLetters<IN> deadLetters) {
         this.context = context;
         this.dialect = dialect;
@@ -99,10 +108,14 @@ final class XaDeadLetterInsertPath<IN> implements XaWritePath<IN> {
         try {
             deadLetters.writeKept(connection, io, id);
         } catch (SQLException e) {
-            throw errors.writeFailed(e, "writing " + kept + " refused record(s) into dead-letter table "
-                    + deadLetters.table(), id);
+            throw errors.writeFailed(
+                    e, "writing " + kept + " refused record(s) into dead-letter table " + deadLetters.table(), id);
         }
-        LOG.warn("{}: {} kept {} refused records of the epoch in dead-letter table {}", context, id, kept,
+        LOG.warn(
+                "{}: {} kept {} refused records of the epoch in dead-letter table {}",
+                context,
+                id,
+                kept,
                 deadLetters.table());
     }
 

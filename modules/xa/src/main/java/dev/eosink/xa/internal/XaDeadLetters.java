@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.TransactionId;
@@ -116,7 +120,10 @@ final class XaDeadLetters<IN> {
         String state = null;
         String error;
         if (e instanceof SQLException sql) {
-            SQLException refusal = ErrorKinds.chain(sql).stream().filter(dialect.errors()::rejectsRecord).findFirst().orElse(sql);
+            SQLException refusal = ErrorKinds.chain(sql).stream()
+                    .filter(dialect.errors()::rejectsRecord)
+                    .findFirst()
+                    .orElse(sql);
             state = refusal.getSQLState();
             error = String.valueOf(refusal.getMessage()).replaceAll("\\s+", " ");
         } else {

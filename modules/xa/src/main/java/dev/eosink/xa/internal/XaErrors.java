@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import org.apache.flink.annotation.Internal;
@@ -162,9 +166,11 @@ public final class XaErrors {
             return e.errorCode;
         }
         for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
-            if (c instanceof SQLTransientConnectionException || c instanceof SQLNonTransientConnectionException
+            if (c instanceof SQLTransientConnectionException
+                    || c instanceof SQLNonTransientConnectionException
                     || c instanceof SQLRecoverableException
-                    || (c instanceof SQLException && String.valueOf(((SQLException) c).getSQLState()).startsWith("08"))) {
+                    || (c instanceof SQLException
+                            && String.valueOf(((SQLException) c).getSQLState()).startsWith("08"))) {
                 return XAException.XAER_RMFAIL;
             }
         }
@@ -187,7 +193,9 @@ public final class XaErrors {
             text.append(": ").append(e.getMessage());
         }
         Throwable cause = e.getCause();
-        if (cause != null && cause.getMessage() != null && !String.valueOf(e.getMessage()).contains(cause.getMessage())) {
+        if (cause != null
+                && cause.getMessage() != null
+                && !String.valueOf(e.getMessage()).contains(cause.getMessage())) {
             text.append(" (").append(cause.getMessage()).append(')');
         }
         return text.toString().replaceAll("\\s+", " ");
@@ -196,7 +204,7 @@ public final class XaErrors {
     /**
      * The middle of the message about a branch the database no longer lists but still holds prepared
      * (MariaDB's answer to an XA statement from another session that reached the branch while the session
-     * that prepared it was ending; see {@link MariaDbDialect}): what happened, and that only a server
+     * that prepared it was ending; see {@code MariaDbXaTraits}): what happened, and that only a server
      * restart brings the branch back. The caller says what it does next and the remedy.
      */
     public static String lostTrackOfBranch(String database, String answered) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.TransactionId;
@@ -46,7 +50,8 @@ public final class XaIds {
     private XaIds() {}
 
     public static Xid toXid(TransactionId id) {
-        String gtrid = GTRID_PREFIX + sinkHash(id.sinkId()) + "/" + id.subtask() + "/" + id.checkpointId() + "/" + id.run();
+        String gtrid =
+                GTRID_PREFIX + sinkHash(id.sinkId()) + "/" + id.subtask() + "/" + id.checkpointId() + "/" + id.run();
         return new XaXid(FORMAT_ID, gtrid.getBytes(StandardCharsets.US_ASCII), bqual(id.sinkId()));
     }
 
@@ -61,7 +66,8 @@ public final class XaIds {
             return Optional.empty();
         }
         try {
-            return Optional.of(new TransactionId(sinkId, Integer.parseInt(parts[2]), Long.parseLong(parts[3]), parts[4]));
+            return Optional.of(
+                    new TransactionId(sinkId, Integer.parseInt(parts[2]), Long.parseLong(parts[3]), parts[4]));
         } catch (IllegalArgumentException e) { // includes NumberFormatException
             return Optional.empty();
         }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.jdbc.dialect.JdbcDialect;
@@ -29,6 +33,7 @@ final class XaInsertBatch<IN> {
 
     /** Prepared on each epoch connection. */
     private PreparedStatement insert;
+
     private final List<IN> records = new ArrayList<>();
     private long firstPosition;
 
@@ -41,8 +46,16 @@ final class XaInsertBatch<IN> {
     /** The batch of {@code statement}: table mode's INSERT in {@code dialect}, or the user's statement as given. */
     static <IN> XaInsertBatch<IN> of(InsertStatement<IN> statement, JdbcDialect dialect, int batchSize) {
         if (statement instanceof InsertStatement.Columns<IN> insert) {
-            return new XaInsertBatch<>(statement,
-                    dialect.writes().insertSql(new SqlIdentifier(insert.table().schema(), insert.table().name()), insert.columns(), 1), batchSize);
+            return new XaInsertBatch<>(
+                    statement,
+                    dialect.writes()
+                            .insertSql(
+                                    new SqlIdentifier(
+                                            insert.table().schema(),
+                                            insert.table().name()),
+                                    insert.columns(),
+                                    1),
+                    batchSize);
         }
         return new XaInsertBatch<>(statement, ((InsertStatement.UserSql<IN>) statement).sql(), batchSize);
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.jdbc.dialect.XaTraits;
@@ -40,8 +44,8 @@ final class XaIo {
      * @param traits the connection's dialect's XA traits
      */
     XaIo(Connection connection, Duration timeout, Object owner, XaTraits traits) throws SQLException {
-        Connection abortable = isMariaDb(connection) ? MariaDbAbort.abortingBySocket(connection, owner)
-                : traits.abortable(connection);
+        Connection abortable =
+                isMariaDb(connection) ? MariaDbAbort.abortingBySocket(connection, owner) : traits.abortable(connection);
         this.watchdog = new IoWatchdog(abortable, timeout, owner);
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
@@ -40,7 +44,7 @@ import java.util.Set;
  *
  * <p>What the claim does not promise: that the server has let go of those sessions' prepared branches.
  * MariaDB lets go of a session's GET_LOCKs before it leaves the process list, and of its prepared branch
- * only after, and shows no step in between ({@link MariaDbDialect}): a session that let go of the branch
+ * only after, and shows no step in between ({@code MariaDbXaTraits}): a session that let go of the branch
  * lock before the claim's first look is not seen, and one seen may be a few steps short of its end. A
  * rollback that reaches its branch then does nothing, and recovery proves each rollback by the branch's
  * marker row ({@link XaWriterSession#rollbackPrepared}).
@@ -71,6 +75,7 @@ final class XaLocks {
     private final Connection guard;
     /** Bounds every call on the guard connection. */
     private final XaIo guardIo;
+
     private final String sinkHash;
     /** What the sink writes to, for messages. */
     private final String target;
@@ -121,8 +126,13 @@ final class XaLocks {
                 long now = System.currentTimeMillis();
                 if (now >= nextLog && now < deadline) {
                     // A task going away releases it within seconds; a live job holding it is a second job.
-                    LOG.info("{}: waiting up to {} ms more for the ownership guard of sink id '{}' subtask {} on {}",
-                            context, deadline - now, context.sinkId(), subtask, dialect.name());
+                    LOG.info(
+                            "{}: waiting up to {} ms more for the ownership guard of sink id '{}' subtask {} on {}",
+                            context,
+                            deadline - now,
+                            context.sinkId(),
+                            subtask,
+                            dialect.name());
                     nextLog = now + 5_000;
                 }
                 if (now >= deadline) {
@@ -132,8 +142,8 @@ final class XaLocks {
             }
             awaitEarlierBranchSessions(subtask, deadline, waitMillis);
         } catch (SQLException e) {
-            throw new SinkException(context + ": could not take the ownership guard of subtask " + subtask + ": "
-                    + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not take the ownership guard of subtask " + subtask + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SinkException(context + ": interrupted while waiting for the ownership guard", e);
@@ -149,13 +159,19 @@ final class XaLocks {
     private SinkException notReleased(int subtask, long waitMillis) throws SQLException {
         SessionLocks locks = sessionLocks.orElseThrow();
         long holder = guardIo.sql("reading the guard's holder", () -> locks.guardHolder(guard, sinkHash, subtask));
-        GuardHolder whose = holder == 0 ? GuardHolder.UNKNOWN : guardIo.sql("reading the holder's execution",
-                () -> locks.holderExecution(guard, sinkHash, context.execution(), holder));
-        boolean gone = whose == GuardHolder.OTHER && guardIo.sql("reading the guard's holder again",
-                () -> locks.guardHolder(guard, sinkHash, subtask)) != holder;
+        GuardHolder whose = holder == 0
+                ? GuardHolder.UNKNOWN
+                : guardIo.sql(
+                        "reading the holder's execution",
+                        () -> locks.holderExecution(guard, sinkHash, context.execution(), holder));
+        boolean gone = whose == GuardHolder.OTHER
+                && guardIo.sql("reading the guard's holder again", () -> locks.guardHolder(guard, sinkHash, subtask))
+                        != holder;
         String held = context + ": another live session holds the ownership guard of sink id '" + context.sinkId()
-                + "' subtask " + subtask + " on " + dialect.name() + " (" + (holder == 0 ? "session unknown"
-                : dialect.name() + " session " + holder + (gone ? ", which let go of it just now" : ""))
+                + "' subtask " + subtask + " on " + dialect.name() + " ("
+                + (holder == 0
+                        ? "session unknown"
+                        : dialect.name() + " session " + holder + (gone ? ", which let go of it just now" : ""))
                 + ") and did not release it within " + waitMillis + " ms";
         return (gone ? GuardHolder.UNKNOWN : whose).refusal(held, locks.endSessionSql(holder));
     }
@@ -183,8 +199,8 @@ final class XaLocks {
         long nextLog = 0;
         long sleep = 2;
         while (!guardIo.sql("taking the branch lock", () -> locks.tryBranchLock(guard, sinkHash, subtask))) {
-            long holder = guardIo.sql("reading the branch lock's holder",
-                    () -> locks.branchLockHolder(guard, sinkHash, subtask));
+            long holder = guardIo.sql(
+                    "reading the branch lock's holder", () -> locks.branchLockHolder(guard, sinkHash, subtask));
             if (holder != 0) {
                 holders.add(holder);
             }
@@ -203,9 +219,16 @@ final class XaLocks {
                         + "; or raise claimWait if the server is slow to finish a PREPARE.");
             }
             if (now >= nextLog) {
-                LOG.info("{}: waiting up to {} ms more for {} session {} of an earlier writer of sink id '{}' subtask {} "
+                LOG.info(
+                        "{}: waiting up to {} ms more for {} session {} of an earlier writer of sink id '{}' subtask {} "
                                 + "to end: it holds the branch lock, so it may still prepare a branch, which recovery "
-                                + "must see", context, deadline - now, dialect.name(), holder, context.sinkId(), subtask);
+                                + "must see",
+                        context,
+                        deadline - now,
+                        dialect.name(),
+                        holder,
+                        context.sinkId(),
+                        subtask);
                 nextLog = now + 5_000;
             }
             Thread.sleep(Math.min(sleep, Math.max(1, deadline - System.currentTimeMillis())));
@@ -239,7 +262,7 @@ final class XaLocks {
      * epoch session this writer closed right after preparing {@code branch} on it (0: none to wait for,
      * where the dialect keeps its epoch connection or knows no session ids). MariaDB detaches the branch
      * from an ending session before InnoDB lets go of it, and a commit from another session in between
-     * commits nothing and loses the branch until the server restarts ({@link MariaDbDialect}); the session
+     * commits nothing and loses the branch until the server restarts ({@code MariaDbXaTraits}); the session
      * leaves the process list after that detach, right before InnoDB lets go. So the prepare returns, and
      * the checkpoint that promises the branch can complete and have it committed, only after that.
      */
@@ -260,12 +283,14 @@ final class XaLocks {
                         + "); or raise claimWait if the server is slow to end sessions.");
             }
         } catch (SQLException e) {
-            throw new SinkException(context + ": could not ask whether " + dialect.name() + " session " + session
-                    + ", which prepared " + branch + ", has ended: " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not ask whether " + dialect.name() + " session " + session + ", which prepared "
+                            + branch + ", has ended: " + e.getMessage(),
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new SinkException(context + ": interrupted while waiting for the session that prepared " + branch
-                    + " to end", e);
+            throw new SinkException(
+                    context + ": interrupted while waiting for the session that prepared " + branch + " to end", e);
         }
     }
 
@@ -276,8 +301,7 @@ final class XaLocks {
     private boolean awaitGone(long session, long deadline) throws SQLException, InterruptedException {
         SessionLocks locks = sessionLocks.orElseThrow();
         long sleep = 1;
-        while (guardIo.sql("asking whether session " + session + " ended",
-                () -> locks.sessionAlive(guard, session))) {
+        while (guardIo.sql("asking whether session " + session + " ended", () -> locks.sessionAlive(guard, session))) {
             if (System.currentTimeMillis() >= deadline) {
                 return false;
             }
@@ -340,8 +364,10 @@ final class XaLocks {
         long sleep = 1;
         while (!io.sql("taking the branch lock", () -> locks.tryBranchLock(c, sinkHash, subtask))) {
             if (System.currentTimeMillis() >= deadline) {
-                long holder = io.sql("reading the branch lock's holder", () -> locks.branchLockHolder(c, sinkHash, subtask));
-                throw new SinkException(context + ": " + dialect.name() + " session " + (holder == 0 ? "unknown" : holder)
+                long holder =
+                        io.sql("reading the branch lock's holder", () -> locks.branchLockHolder(c, sinkHash, subtask));
+                throw new SinkException(context + ": " + dialect.name() + " session "
+                        + (holder == 0 ? "unknown" : holder)
                         + " still holds the branch lock of sink id '" + context.sinkId() + "' subtask " + subtask
                         + " after " + claimWaitMillis + " ms, so this writer cannot begin its next branch into "
                         + target + ". It is a session of this writer that the server has not ended yet, or "

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
@@ -84,19 +88,24 @@ final class XaPreflight<IN> {
             ensureDeadLetterTable(deadLetters.table());
         }
         if (dialect.sessionLocks().isEmpty()) {
-            LOG.warn("{}: {} has no session lock this sink knows, so a second live job with sink id '{}' "
-                    + "cannot be detected (never run two), and a restarted writer cannot wait for the sessions "
-                    + "of the writer before it: a branch whose XA PREPARE was still running on the server when "
-                    + "its task manager died may be prepared after this writer's recovery, and then stays "
-                    + "prepared until a later start rolls it back. It sets no lock timeout either.",
-                    context, dialect.name(), context.sinkId());
+            LOG.warn(
+                    "{}: {} has no session lock this sink knows, so a second live job with sink id '{}' "
+                            + "cannot be detected (never run two), and a restarted writer cannot wait for the sessions "
+                            + "of the writer before it: a branch whose XA PREPARE was still running on the server when "
+                            + "its task manager died may be prepared after this writer's recovery, and then stays "
+                            + "prepared until a later start rolls it back. It sets no lock timeout either.",
+                    context,
+                    dialect.name(),
+                    context.sinkId());
         } else if (!dialect.sessionLocks().get().locksBranches()) {
-            LOG.warn("{}: {} has no branch lock this sink knows (its ownership guard stands), so a restarted "
-                    + "writer cannot wait for the sessions of the writer before it: a branch whose XA PREPARE was "
-                    + "still running on the server when its task manager died may be prepared after this writer's "
-                    + "recovery listed the prepared branches, and then stays prepared (in limbo), holding its rows, "
-                    + "until the next recovery of that subtask rolls it back or an operator resolves it.",
-                    context, dialect.name());
+            LOG.warn(
+                    "{}: {} has no branch lock this sink knows (its ownership guard stands), so a restarted "
+                            + "writer cannot wait for the sessions of the writer before it: a branch whose XA PREPARE was "
+                            + "still running on the server when its task manager died may be prepared after this writer's "
+                            + "recovery listed the prepared branches, and then stays prepared (in limbo), holding its rows, "
+                            + "until the next recovery of that subtask rolls it back or an operator resolves it.",
+                    context,
+                    dialect.name());
         }
     }
 
@@ -109,24 +118,30 @@ final class XaPreflight<IN> {
         if (dialect.writes().upsertSql(table, upsertKey, upsertKey, 1).isEmpty()) {
             throw new MisconfigurationException(
                     context + ": upsert(" + String.join(", ", upsertKey) + ") into " + database.target()
-                    + " is not supported through XA on " + dialect.name() + ". Remedy: for PostgreSQL use PostgresSink, "
-                    + "which upserts; otherwise give sql(...) with your database's own upsert statement.");
+                            + " is not supported through XA on " + dialect.name()
+                            + ". Remedy: for PostgreSQL use PostgresSink, "
+                            + "which upserts; otherwise give sql(...) with your database's own upsert statement.");
         }
         List<List<String>> keys = dialect.writes().uniqueKeys(c, table);
         Set<String> wanted = lower(upsertKey);
         if (keys.stream().noneMatch(k -> lower(k).equals(wanted))) {
-            throw new MisconfigurationException(
-                    context + ": " + database.target() + " has no PRIMARY KEY or UNIQUE key on exactly the upsert "
+            throw new MisconfigurationException(context + ": " + database.target()
+                    + " has no PRIMARY KEY or UNIQUE key on exactly the upsert "
                     + "key columns " + upsertKey + " (its unique keys: " + (keys.isEmpty() ? "none" : keys.toString())
                     + "), so an upsert could not find the row of a key: it would insert a second row, or update the row "
                     + "another key matches. Remedy: ALTER TABLE " + dialect.qualified(table.schema(), table.name())
-                    + " ADD UNIQUE KEY (" + upsertKey.stream().map(dialect::quote).collect(Collectors.joining(", "))
+                    + " ADD UNIQUE KEY ("
+                    + upsertKey.stream().map(dialect::quote).collect(Collectors.joining(", "))
                     + "), or give upsert(...) the columns of an existing unique key.");
         }
         if (keys.size() > 1) {
-            LOG.warn("{}: {} has more unique keys than the upsert key {}: {}. A record that matches another key's row "
-                    + "updates that row (ON DUPLICATE KEY UPDATE fires on any unique key).", context, database.target(),
-                    upsertKey, keys);
+            LOG.warn(
+                    "{}: {} has more unique keys than the upsert key {}: {}. A record that matches another key's row "
+                            + "updates that row (ON DUPLICATE KEY UPDATE fires on any unique key).",
+                    context,
+                    database.target(),
+                    upsertKey,
+                    keys);
         }
     }
 
@@ -137,24 +152,32 @@ final class XaPreflight<IN> {
 
     private void ensureMarkerTable() throws SQLException, SinkException {
         String marker = dialect.qualified(markerSchema, markerTable);
-        if (options.createTables() && !readable(dialect.markers(new SqlIdentifier(markerSchema, markerTable)).existsSql())) {
+        if (options.createTables()
+                && !readable(dialect.markers(new SqlIdentifier(markerSchema, markerTable))
+                        .existsSql())) {
             try (Statement s = c.createStatement()) {
-                s.execute(dialect.markers(new SqlIdentifier(markerSchema, markerTable)).createSql());
+                s.execute(dialect.markers(new SqlIdentifier(markerSchema, markerTable))
+                        .createSql());
                 LOG.info("{}: created marker table {}", context, marker);
             } catch (SQLException e) {
                 // Several subtasks race on CREATE TABLE; the loser may fail, and then finds the table.
-                if (!readable(dialect.markers(new SqlIdentifier(markerSchema, markerTable)).existsSql())) {
-                    throw refused(e, context + ": could not create marker table " + marker + ": "
-                            + e.getMessage() + ". Remedy: create it (see docs/xa.md, What each database needs) and grant the sink's "
-                            + "user INSERT, SELECT, DELETE on it, or grant CREATE.");
+                if (!readable(dialect.markers(new SqlIdentifier(markerSchema, markerTable))
+                        .existsSql())) {
+                    throw refused(
+                            e,
+                            context + ": could not create marker table " + marker + ": "
+                                    + e.getMessage()
+                                    + ". Remedy: create it (see docs/xa.md, What each database needs) and grant the sink's "
+                                    + "user INSERT, SELECT, DELETE on it, or grant CREATE.");
                 }
             }
         }
-        if (!readable(dialect.markers(new SqlIdentifier(markerSchema, markerTable)).existsSql())) {
+        if (!readable(
+                dialect.markers(new SqlIdentifier(markerSchema, markerTable)).existsSql())) {
             throw new MisconfigurationException(
                     context + ": marker table " + marker + " is missing or not readable by the sink's "
-                    + "user. Remedy: create it (docs/xa.md, What each database needs) and GRANT INSERT, SELECT, DELETE on it, or allow "
-                    + "the sink to create it (createMarkerTable(true)).");
+                            + "user. Remedy: create it (docs/xa.md, What each database needs) and GRANT INSERT, SELECT, DELETE on it, or allow "
+                            + "the sink to create it (createMarkerTable(true)).");
         }
         dialect.xa().checkTransactional(c, context, new SqlIdentifier(markerSchema, markerTable));
     }
@@ -167,27 +190,32 @@ final class XaPreflight<IN> {
         if (ddl.isEmpty()) {
             throw new MisconfigurationException(
                     context + ": deadLetterTable(...) is not supported through XA on " + dialect.name()
-                    + " (the sink knows no DDL for it there). Remedy: drop deadLetterTable(...), or use MariaDB, MySQL "
-                    + "or PostgreSQL.");
+                            + " (the sink knows no DDL for it there). Remedy: drop deadLetterTable(...), or use MariaDB, MySQL "
+                            + "or PostgreSQL.");
         }
         String qualified = dialect.qualified(schema, name);
-        if (options.createTables() && !readable(dialect.markers(new SqlIdentifier(schema, name)).existsSql())) {
+        if (options.createTables()
+                && !readable(dialect.markers(new SqlIdentifier(schema, name)).existsSql())) {
             try (Statement s = c.createStatement()) {
                 s.execute(ddl.get());
                 LOG.info("{}: created dead-letter table {}", context, qualified);
             } catch (SQLException e) {
                 if (!readable(dialect.markers(new SqlIdentifier(schema, name)).existsSql())) {
-                    throw refused(e, context + ": could not create dead-letter table " + qualified + ": "
-                            + e.getMessage() + ". Remedy: create it (" + ddl.get() + ") and grant the sink's user INSERT on it, "
-                            + "or grant CREATE.");
+                    throw refused(
+                            e,
+                            context + ": could not create dead-letter table " + qualified + ": "
+                                    + e.getMessage() + ". Remedy: create it (" + ddl.get()
+                                    + ") and grant the sink's user INSERT on it, "
+                                    + "or grant CREATE.");
                 }
             }
         }
         if (!readable(dialect.markers(new SqlIdentifier(schema, name)).existsSql())) {
             throw new MisconfigurationException(
                     context + ": dead-letter table " + qualified + " is missing or not readable by the "
-                    + "sink's user. Remedy: create it (" + ddl.get() + ") and GRANT SELECT, INSERT on it, or allow the sink to "
-                    + "create it (createMarkerTable(true)).");
+                            + "sink's user. Remedy: create it (" + ddl.get()
+                            + ") and GRANT SELECT, INSERT on it, or allow the sink to "
+                            + "create it (createMarkerTable(true)).");
         }
         dialect.xa().checkTransactional(c, context, new SqlIdentifier(schema, name));
     }
@@ -229,8 +257,10 @@ final class XaPreflight<IN> {
             }
             throw new MisconfigurationException(
                     context + ": " + database.target() + " with columns " + columns + " cannot be read on "
-                    + database.connector().describe() + ": " + e.getMessage() + ". Remedy: create the table, fix the "
-                    + "table or column names given to the sink, or grant the sink's user SELECT and INSERT on it.", e);
+                            + database.connector().describe() + ": " + e.getMessage()
+                            + ". Remedy: create the table, fix the "
+                            + "table or column names given to the sink, or grant the sink's user SELECT and INSERT on it.",
+                    e);
         }
         dialect.xa().checkTransactional(c, context, new SqlIdentifier(table.schema(), table.name()));
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
@@ -45,6 +49,7 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
     private final XaKeyedStatements.Sql sql;
     /** The epoch connection's statements and watchdog, set when it opens. */
     private XaKeyedStatements keyed;
+
     private XaIo io;
 
     XaUpsertPath(SubtaskContext context, XaDatabase<IN> database, JdbcDialect dialect, WriteMode.Upserts<IN> mode) {
@@ -57,8 +62,11 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
         List<String> upsertKey = mode.key();
         this.upserts = new XaUpserts<>(mode, database.batchSize());
         this.sql = new XaKeyedStatements.Sql(
-                rows -> dialect.writes().upsertSql(table, columns.columns(), upsertKey, rows).orElseThrow(), // checked at start
-                dialect.writes().deleteSql(table, upsertKey), upserts.columnCount());
+                rows -> dialect.writes()
+                        .upsertSql(table, columns.columns(), upsertKey, rows)
+                        .orElseThrow(), // checked at start
+                dialect.writes().deleteSql(table, upsertKey),
+                upserts.columnCount());
     }
 
     /**
@@ -79,7 +87,8 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
     }
 
     private XaKeyedStatements keyedStatements(Connection c) throws SQLException {
-        return new XaKeyedStatements(c, sql, database.batchSize(), dialect.writes().maxStatementBytes(c));
+        return new XaKeyedStatements(
+                c, sql, database.batchSize(), dialect.writes().maxStatementBytes(c));
     }
 
     @Override
@@ -87,7 +96,9 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
         try {
             upserts.add(record, positionInEpoch);
         } catch (Exception e) {
-            throw errors.writeFailed(e, XaWriteErrors.atRecord(positionInEpoch, database.statement().shown(record)),
+            throw errors.writeFailed(
+                    e,
+                    XaWriteErrors.atRecord(positionInEpoch, database.statement().shown(record)),
                     branch);
         }
         if (upserts.due()) {
@@ -108,9 +119,12 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
         try {
             upserts.run(keyed, io);
         } catch (SQLException e) {
-            throw errors.writeFailed(e, "in the upserts and deletes of records #" + positions[0] + " to #" + positions[1]
-                    + " of the epoch (counting from 0; one row per key, its last record; the driver does not say "
-                    + "which of them the database refused)", branch);
+            throw errors.writeFailed(
+                    e,
+                    "in the upserts and deletes of records #" + positions[0] + " to #" + positions[1]
+                            + " of the epoch (counting from 0; one row per key, its last record; the driver does not say "
+                            + "which of them the database refused)",
+                    branch);
         }
     }
 
@@ -157,8 +171,8 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
             carried = upserts.readCarried(bytes);
         } catch (CarriedStatementsRefused e) {
             // A restart would read the same state again.
-            throw new SuppressRestartsException(new SinkException(failed + ": " + e.getMessage()
-                    + ". Nothing of them is committed", e));
+            throw new SuppressRestartsException(
+                    new SinkException(failed + ": " + e.getMessage() + ". Nothing of them is committed", e));
         }
         XAConnection xa = database.open(context, "carried");
         try {
@@ -171,18 +185,25 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                 c.setAutoCommit(false);
                 upserts.executeCarried(carried, keyedStatements(c), io);
-                CarriedNotices.delete(c, dialect.markers(database.markerId()),
-                        context.sinkId(), subtask);
+                CarriedNotices.delete(c, dialect.markers(database.markerId()), context.sinkId(), subtask);
                 c.commit();
                 return null;
             });
-            LOG.info("{}: wrote {} upsert(s) and delete(s) carried by {}", context, carried.rows().size(), origin);
+            LOG.info(
+                    "{}: wrote {} upsert(s) and delete(s) carried by {}",
+                    context,
+                    carried.rows().size(),
+                    origin);
         } catch (SQLException e) {
             // Closing the connection rolls back what is not committed.
-            throw new SinkException(failed + ": " + e.getMessage() + (dialect.errors().isLockTimeout(e)
-                    ? " (another session holds a row of one of their keys: after a rescale, the subtask that owns that "
-                            + "key now may have written it first)"
-                    : "") + ". Nothing of them is committed; the task fails over and tries again.", e);
+            throw new SinkException(
+                    failed + ": " + e.getMessage()
+                            + (dialect.errors().isLockTimeout(e)
+                                    ? " (another session holds a row of one of their keys: after a rescale, the subtask that owns that "
+                                            + "key now may have written it first)"
+                                    : "")
+                            + ". Nothing of them is committed; the task fails over and tries again.",
+                    e);
         } finally {
             try {
                 xa.close();

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.spi.OwnCommits;
@@ -65,12 +69,14 @@ final class XaUpserts<IN> {
     private final InsertStatement.Columns<IN> statement;
     /** The statement, the key and each record's kind. */
     private final WriteMode.Upserts<IN> mode;
+
     private final List<String> keyColumns;
     private final int[] keyIndexes;
     private final int batchSize;
 
     /** By key, in the order of each key's last record. */
     private final Map<List<Object>, Pending> pending = new LinkedHashMap<>();
+
     private OwnCommits ownCommits = OwnCommits.NONE;
     /**
      * The wait for the previous commit said no in this epoch: the statements are held (past the
@@ -82,7 +88,9 @@ final class XaUpserts<IN> {
         this.mode = mode;
         this.statement = mode.statement();
         this.keyColumns = mode.key();
-        this.keyIndexes = keyColumns.stream().mapToInt(c -> statement.columns().indexOf(c)).toArray();
+        this.keyIndexes = keyColumns.stream()
+                .mapToInt(c -> statement.columns().indexOf(c))
+                .toArray();
         this.batchSize = batchSize;
     }
 
@@ -133,7 +141,8 @@ final class XaUpserts<IN> {
         if (n < batchSize) {
             return false;
         }
-        return held ? !ownCommits.pending() || ownCommits.lookDue()
+        return held
+                ? !ownCommits.pending() || ownCommits.lookDue()
                 : n >= DEFER_BATCHES * batchSize || !ownCommits.pending();
     }
 
@@ -188,7 +197,8 @@ final class XaUpserts<IN> {
         }
     }
 
-    private static void send(List<Object[]> run, boolean deletes, XaKeyedStatements keyed, XaIo io) throws SQLException {
+    private static void send(List<Object[]> run, boolean deletes, XaKeyedStatements keyed, XaIo io)
+            throws SQLException {
         if (deletes) {
             keyed.delete(run, io);
         } else {
@@ -255,9 +265,10 @@ final class XaUpserts<IN> {
     /** Reads carried statements, refusing those carried for other columns or another key. */
     XaCarried readCarried(byte[] bytes) throws CarriedStatementsRefused {
         XaCarried carried = XaCarried.decode(bytes);
-        if (!carried.columns().equals(statement.columns()) || !carried.keyColumns().equals(keyColumns)) {
-            throw CarriedStatementsRefused.otherColumns(carried.columns(), "the key " + carried.keyColumns(),
-                    statement.columns(), "the key " + keyColumns);
+        if (!carried.columns().equals(statement.columns())
+                || !carried.keyColumns().equals(keyColumns)) {
+            throw CarriedStatementsRefused.otherColumns(
+                    carried.columns(), "the key " + carried.keyColumns(), statement.columns(), "the key " + keyColumns);
         }
         return carried;
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
@@ -42,8 +46,12 @@ sealed interface XaWritePath<IN> permits XaInsertPath, XaDeadLetterInsertPath, X
         WriteMode.Inserts<IN> inserts = (WriteMode.Inserts<IN>) mode; // the other mode
         XaInsertBatch<IN> batch = XaInsertBatch.of(inserts.statement(), dialect, database.batchSize());
         if (inserts.refused() instanceof RefusedRecords.DeadLetterTable deadLetterTable) {
-            return new XaDeadLetterInsertPath<>(context, database, dialect, batch, new XaDeadLetters<>(dialect,
-                    inserts.statement(), deadLetterTable.table()));
+            return new XaDeadLetterInsertPath<>(
+                    context,
+                    database,
+                    dialect,
+                    batch,
+                    new XaDeadLetters<>(dialect, inserts.statement(), deadLetterTable.table()));
         }
         return new XaInsertPath<>(database, dialect, batch);
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
@@ -83,6 +87,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     private final Connection guard;
     /** Bounds every call on the guard connection. */
     private final XaIo guardIo;
+
     private final XaLocks locks;
     private final XaEpochBranch<IN> epoch;
     /** Whether the guard connection holds a transaction while it holds guards (see the class comment). */
@@ -98,8 +103,13 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
      * @param guard the handle of {@code guardXa} already in use: a second {@code getConnection()} would
      *     close it (pgjdbc hands out one live handle per XA connection)
      */
-    XaWriterSession(SubtaskContext context, XaDatabase<IN> database, JdbcDialect dialect, XAConnection guardXa,
-            Connection guard, XaEpochBranch.Statements<IN> statements) throws SQLException {
+    XaWriterSession(
+            SubtaskContext context,
+            XaDatabase<IN> database,
+            JdbcDialect dialect,
+            XAConnection guardXa,
+            Connection guard)
+            throws SQLException {
         this.context = context;
         this.database = database;
         this.dialect = dialect;
@@ -107,8 +117,10 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
         this.guard = guard;
         this.guardIo = new XaIo(guard, database.networkTimeout(), context + " (guard)", dialect.xa());
         this.locks = new XaLocks(context, dialect, guard, guardIo, database.target());
-        this.epoch = new XaEpochBranch<>(context, database, dialect, locks, statements);
-        this.guardHoldsTransaction = dialect.sessionLocks().map(SessionLocks::guardHoldsTransaction).orElse(false);
+        // The write path of the database's write mode, in its dialect's SQL: chosen once, for this writer.
+        this.epoch = new XaEpochBranch<>(context, database, dialect, locks, XaWritePath.of(context, database, dialect));
+        this.guardHoldsTransaction =
+                dialect.sessionLocks().map(SessionLocks::guardHoldsTransaction).orElse(false);
         if (!guardHoldsTransaction) {
             this.reader = guard;
             this.readerIo = guardIo;
@@ -131,8 +143,8 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
                 reader = c;
             } catch (SQLException e) {
                 XaDatabase.closeQuietly(xa, e);
-                throw new SinkException(context + ": could not open a connection to read the marker table: "
-                        + e.getMessage(), e);
+                throw new SinkException(
+                        context + ": could not open a connection to read the marker table: " + e.getMessage(), e);
             }
         }
         return reader;
@@ -201,24 +213,30 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
         try {
             // Committed markers only: a marker of a branch still prepared (of another subtask) must not fail it. The
             // statement is prepared inside: a driver may begin the transaction that runs it then (Jaybird does).
-            return readerIo.sql("reading the marker table", () -> dialect.xa().pastPrepared(c, () -> {
-                try (PreparedStatement s = c.prepareStatement(sql.get())) {
-                    s.setString(1, context.sinkId());
-                    s.setLong(2, checkpointId);
-                    s.setString(3, MarkerTable.namedBy(takenBy));
-                    s.setLong(4, sinceEpochMillis);
-                    try (ResultSet rs = s.executeQuery()) {
-                        rs.next();
-                        return rs.getLong(1) == 0
-                                ? Optional.<Committed>empty()
-                                : Optional.of(new Committed(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)));
-                    }
-                }
-            }));
+            return readerIo.sql(
+                    "reading the marker table",
+                    () -> dialect.xa().pastPrepared(c, () -> {
+                        try (PreparedStatement s = c.prepareStatement(sql.get())) {
+                            s.setString(1, context.sinkId());
+                            s.setLong(2, checkpointId);
+                            s.setString(3, MarkerTable.namedBy(takenBy));
+                            s.setLong(4, sinceEpochMillis);
+                            try (ResultSet rs = s.executeQuery()) {
+                                rs.next();
+                                return rs.getLong(1) == 0
+                                        ? Optional.<Committed>empty()
+                                        : Optional.of(new Committed(
+                                                rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)));
+                            }
+                        }
+                    }));
         } catch (SQLException e) {
             dropReader();
-            throw new SinkException(context + ": could not read marker table "
-                    + dialect.qualified(database.markerSchema(), database.markerTable()) + ": " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not read marker table "
+                            + dialect.qualified(database.markerSchema(), database.markerTable()) + ": "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -242,25 +260,35 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
             // A dialect may know a code that only says the branch is finished already (Firebird's XA_HEURCOM).
             Handling handling = dialect.xa().answersFinished(e) ? Handling.KNOWN : XaErrors.of(Operation.ROLLBACK, e);
             if (handling != Handling.KNOWN) {
-                throw new SinkException(context + ": could not roll back prepared transaction " + id + " (checkpoint "
-                        + id.checkpointId() + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + "): "
-                        + XaErrors.describe(e) + "." + (handling == Handling.RETRY
-                                ? " The task fails and the restarted one tries again."
-                                : XaErrors.remedy(Operation.ROLLBACK, e.errorCode)), e);
+                throw new SinkException(
+                        context + ": could not roll back prepared transaction " + id + " (checkpoint "
+                                + id.checkpointId() + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid)
+                                + "): "
+                                + XaErrors.describe(e) + "."
+                                + (handling == Handling.RETRY
+                                        ? " The task fails and the restarted one tries again."
+                                        : XaErrors.remedy(Operation.ROLLBACK, e.errorCode)),
+                        e);
             }
             if (listPrepared().contains(id)) {
                 // MariaDB: still attached to the session that prepared it (a task going away).
-                throw new SinkException(context + ": rolling back " + id + " (" + XaIds.describe(xid)
-                        + ") failed with " + XaErrors.describe(e) + ", yet it is still prepared: the session that "
-                        + "prepared it has not ended. The task fails and the restarted one tries again.", e);
+                throw new SinkException(
+                        context + ": rolling back " + id + " (" + XaIds.describe(xid)
+                                + ") failed with " + XaErrors.describe(e)
+                                + ", yet it is still prepared: the session that "
+                                + "prepared it has not ended. The task fails and the restarted one tries again.",
+                        e);
             }
             gone = e;
         } catch (SQLException e) {
             throw new SinkException(context + ": could not roll back " + id + ": " + e.getMessage(), e);
         }
         if (dialect.xa().provesOutcomesByMarker() && markerRow(id) == MarkerRow.HELD) {
-            throw lostTrackOf(id, xid, "answered the XA ROLLBACK with "
-                    + (gone == null ? "success" : XaErrors.describe(gone)), gone);
+            throw lostTrackOf(
+                    id,
+                    xid,
+                    "answered the XA ROLLBACK with " + (gone == null ? "success" : XaErrors.describe(gone)),
+                    gone);
         }
         if (gone != null) {
             LOG.info("{}: {} was already gone when rolling it back ({})", context, id, XaErrors.name(gone.errorCode));
@@ -271,29 +299,37 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     private MarkerRow markerRow(TransactionId id) throws SinkException {
         Connection c = reader();
         try {
-            return readerIo.sql("looking up the marker row of " + id,
+            return readerIo.sql(
+                    "looking up the marker row of " + id,
                     () -> dialect.xa().markerRow(c, dialect.markers(database.markerId()), id.toString()));
         } catch (SQLException e) {
             dropReader();
-            throw new SinkException(context + ": could not read marker table "
-                    + dialect.qualified(database.markerSchema(), database.markerTable()) + " to prove the rollback of "
-                    + id + ": " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not read marker table "
+                            + dialect.qualified(database.markerSchema(), database.markerTable())
+                            + " to prove the rollback of "
+                            + id + ": " + e.getMessage(),
+                    e);
         }
     }
 
     /**
      * The rollback of a branch that the database no longer lists but still holds prepared: MariaDB's answer
-     * to an XA statement that reached the branch while the session that prepared it was ending (see {@link
-     * MariaDbDialect}). No XA statement reaches that branch until the server restarts.
+     * to an XA statement that reached the branch while the session that prepared it was ending (see {@code
+     * MariaDbXaTraits}). No XA statement reaches that branch until the server restarts.
      */
     private SinkException lostTrackOf(TransactionId id, Xid xid, String answered, XAException cause) {
-        return new SinkException(context + ": the rollback of " + id + " (checkpoint " + id.checkpointId()
-                + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + ") into " + database.target() + ": "
-                + XaErrors.lostTrackOfBranch(dialect.name(), answered) + " "
-                + "The task fails; until that restart, writes of the branch's rows wait for its locks. Remedy: "
-                + "restart " + dialect.name() + " (a prepared branch survives a restart), after which recovery at the "
-                + "next start of this subtask finds the branch again, or roll it back by hand then (XA ROLLBACK). "
-                + "Never commit it: no completed checkpoint promised it.", cause);
+        return new SinkException(
+                context + ": the rollback of " + id + " (checkpoint " + id.checkpointId()
+                        + ", subtask " + id.subtask() + ", xid " + XaIds.describe(xid) + ") into " + database.target()
+                        + ": "
+                        + XaErrors.lostTrackOfBranch(dialect.name(), answered) + " "
+                        + "The task fails; until that restart, writes of the branch's rows wait for its locks. Remedy: "
+                        + "restart " + dialect.name()
+                        + " (a prepared branch survives a restart), after which recovery at the "
+                        + "next start of this subtask finds the branch again, or roll it back by hand then (XA ROLLBACK). "
+                        + "Never commit it: no completed checkpoint promised it.",
+                cause);
     }
 
     /**
@@ -305,12 +341,15 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
         MarkerSql markers = dialect.markers(database.markerId());
         Connection c = reader();
         try {
-            return readerIo.sql("reading the notices of carried writes",
+            return readerIo.sql(
+                    "reading the notices of carried writes",
                     () -> dialect.xa().pastPrepared(c, () -> CarriedNotices.read(c, markers, context.sinkId())));
         } catch (SQLException e) {
             dropReader();
-            throw new SinkException(context + ": could not read marker table " + markers + " for writes carried past a "
-                    + "barrier: " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not read marker table " + markers + " for writes carried past a " + "barrier: "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -319,12 +358,16 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
         MarkerSql markers = dialect.markers(database.markerId());
         Connection c = reader();
         try {
-            readerIo.sql("removing the notices of carried writes", () -> dialect.xa().pastPrepared(c,
-                    () -> CarriedNotices.delete(c, markers, context.sinkId(), subtask)));
+            readerIo.sql(
+                    "removing the notices of carried writes",
+                    () -> dialect.xa()
+                            .pastPrepared(c, () -> CarriedNotices.delete(c, markers, context.sinkId(), subtask)));
         } catch (SQLException e) {
             dropReader();
-            throw new SinkException(context + ": could not remove the notices of writes subtask " + subtask
-                    + " carried past a barrier from marker table " + markers + ": " + e.getMessage(), e);
+            throw new SinkException(
+                    context + ": could not remove the notices of writes subtask " + subtask
+                            + " carried past a barrier from marker table " + markers + ": " + e.getMessage(),
+                    e);
         }
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.TransactionId;
@@ -41,7 +45,13 @@ final class EndingSessions {
             for (int k = 0; k < USER_VARIABLES / perStatement; k++) {
                 StringBuilder set = new StringBuilder("SET ");
                 for (int i = 0; i < perStatement; i++) {
-                    set.append(i == 0 ? "" : ", ").append("@v").append(k).append('_').append(i).append(" = ").append(i);
+                    set.append(i == 0 ? "" : ", ")
+                            .append("@v")
+                            .append(k)
+                            .append('_')
+                            .append(i)
+                            .append(" = ")
+                            .append(i);
                 }
                 s.execute(set.toString());
             }
@@ -69,8 +79,10 @@ final class EndingSessions {
         try (Statement s = preparer.getConnection().createStatement()) {
             s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
         }
-        try (PreparedStatement marker = preparer.getConnection().prepareStatement(
-                new MariaDbDialect().markers(new SqlIdentifier(null, "eosink_markers")).insertSql())) {
+        try (PreparedStatement marker = preparer.getConnection()
+                .prepareStatement(new MariaDbDialect()
+                        .markers(new SqlIdentifier(null, "eosink_markers"))
+                        .insertSql())) {
             marker.setString(1, id.toString());
             marker.setString(2, id.sinkId());
             marker.setInt(3, id.subtask());

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.TransactionId;
@@ -5,6 +9,7 @@ import dev.eosink.core.spi.CarriedNotice;
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.WriteMode;
@@ -51,27 +56,34 @@ class XaCarriedWritesITCase {
         String table = "xa_carried_" + System.nanoTime() % 100_000;
         String sinkId = table.replace('_', '-');
         db.execute("CREATE TABLE " + table + " (k BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL) ENGINE=InnoDB");
-        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER + "'@'%'");
+        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER
+                + "'@'%'");
         db.execute("INSERT INTO " + table + " VALUES (0, 0), (100, 0)");
         Properties props = new Properties();
         props.setProperty("user", MariaDbFixture.SINK_USER);
         props.setProperty("password", MariaDbFixture.SINK_PASSWORD);
         List<String> columns = List.of("k", "v");
-        XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(XaConnector.of(db.jdbcUrl(), props),
+        XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(
+                XaConnector.of(db.jdbcUrl(), props),
                 JdbcSinkOptions.builder(WriteMode.<Long>upserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), columns, k -> new Object[] {k, k}),
-                        List.of("k")))
-                        .batchSize(10).build(),
-                Duration.ofSeconds(30), Duration.ofSeconds(10)));
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
-        byte[] carried = XaCarried.encode(columns, List.of("k"),
-                List.of(new Object[] {50L, 0L}, new Object[] {100L, 1L}), List.of(true, false));
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, table), columns, k -> new Object[] {k, k}),
+                                List.of("k")))
+                        .batchSize(10)
+                        .build(),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(10)));
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, new JobRun("job", OptionalLong.empty()));
+        byte[] carried = XaCarried.encode(
+                columns, List.of("k"), List.of(new Object[] {50L, 0L}, new Object[] {100L, 1L}), List.of(true, false));
 
-        try (Connection other = db.connect(); WriterSession<Long> writer = database.openWriter(context)) {
+        try (Connection other = db.connect();
+                WriterSession<Long> writer = database.openWriter(context)) {
             other.setAutoCommit(false);
             try (Statement s = other.createStatement()) {
                 s.execute("SET SESSION innodb_lock_wait_timeout = 5");
-                s.executeQuery("SELECT v FROM " + table + " WHERE k = 100 FOR UPDATE").close();
+                s.executeQuery("SELECT v FROM " + table + " WHERE k = 100 FOR UPDATE")
+                        .close();
             }
             CompletableFuture<Void> applied = CompletableFuture.runAsync(() -> {
                 try {
@@ -104,8 +116,8 @@ class XaCarriedWritesITCase {
         String markers = table + "_markers";
         String sinkId = (table.replace('_', '-') + "-" + "s".repeat(100)).substring(0, 100);
         db.execute("CREATE TABLE " + table + " (k BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL) ENGINE=InnoDB");
-        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table
-                + " TO '" + MariaDbFixture.SINK_USER + "'@'%'");
+        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER
+                + "'@'%'");
         db.execute("CREATE TABLE " + markers + " (gid VARCHAR(200) NOT NULL PRIMARY KEY, sink_id VARCHAR(100) NOT NULL,"
                 + " subtask INT NOT NULL, checkpoint_id BIGINT NOT NULL, row_count BIGINT NOT NULL,"
                 + " created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),"
@@ -113,13 +125,18 @@ class XaCarriedWritesITCase {
         Properties props = new Properties();
         props.setProperty("user", MariaDbFixture.SINK_USER);
         props.setProperty("password", MariaDbFixture.SINK_PASSWORD);
-        XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(XaConnector.of(db.jdbcUrl(), props),
+        XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(
+                XaConnector.of(db.jdbcUrl(), props),
                 JdbcSinkOptions.builder(WriteMode.<Long>upserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("k", "v"), k -> new Object[] {k, k}),
-                        List.of("k")))
-                        .batchSize(10).markerTable(new SqlIdentifier(null, markers)).build(),
-                Duration.ofSeconds(30), Duration.ofSeconds(10)));
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, table), List.of("k", "v"), k -> new Object[] {k, k}),
+                                List.of("k")))
+                        .batchSize(10)
+                        .markerTable(new SqlIdentifier(null, markers))
+                        .build(),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(10)));
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId carrying = new TransactionId(sinkId, 0, 2, TransactionId.newRunToken(context.execution()));
 
         try (WriterSession<Long> writer = database.openWriter(context);
@@ -139,31 +156,38 @@ class XaCarriedWritesITCase {
             writer.epoch().write(7L, 0);
             writer.epoch().flush();
             assertThat(writer.carriedWrites().orElseThrow().held().holdsWrites())
-                    .as("the upsert is held past the barrier").isTrue();
+                    .as("the upsert is held past the barrier")
+                    .isTrue();
             writer.epoch().prepare(carrying, 1);
             committer.commit(carrying);
             assertThat(writer.carriedWrites().orElseThrow().ledger().openCarried())
                     .as("the notice of the carried upsert")
-                    .extracting(CarriedNotice::transaction).containsExactly(carrying);
+                    .extracting(CarriedNotice::transaction)
+                    .containsExactly(carrying);
         }
     }
 
     /** Until the carried upsert of 100 has waited 300 ms (for the lock of row 100). */
     private void waitForTheCarriedUpsert(String table, CompletableFuture<Void> applied) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (db.count("SELECT count(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND TIME_MS > 300",
-                "INSERT INTO `" + table + "`%") == 0) {
+        while (db.count(
+                        "SELECT count(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND TIME_MS > 300",
+                        "INSERT INTO `" + table + "`%")
+                == 0) {
             if (applied.isDone()) {
                 applied.get(); // its failure
             }
-            assertThat(System.nanoTime()).as("the carried upsert of 100 waits for the row's lock").isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("the carried upsert of 100 waits for the row's lock")
+                    .isLessThan(deadline);
             Thread.sleep(20);
         }
     }
 
     private Map<Long, Long> rows(String table) throws Exception {
         Map<Long, Long> rows = new TreeMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT k, v FROM " + table)) {
             while (rs.next()) {
                 rows.put(rs.getLong(1), rs.getLong(2));

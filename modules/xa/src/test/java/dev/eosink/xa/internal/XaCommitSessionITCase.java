@@ -1,9 +1,14 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.CommitSession.Attempt;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.RefusedRecords;
@@ -55,18 +60,24 @@ class XaCommitSessionITCase {
         String sinkId = "commit-session-" + System.nanoTime() % 100000;
         String table = sinkId.replace('-', '_');
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL) ENGINE=InnoDB");
-        maria.execute(new MariaDbDialect().markers(new SqlIdentifier(null, "eosink_markers")).createSql()); // as every writer of a sink ensures
+        maria.execute(new MariaDbDialect()
+                .markers(new SqlIdentifier(null, "eosink_markers"))
+                .createSql()); // as every writer of a sink ensures
         Properties props = new Properties();
         props.setProperty("user", MariaDbFixture.SINK_USER);
         props.setProperty("password", MariaDbFixture.SINK_PASSWORD);
         XaConnector connector = XaConnector.of(maria.jdbcUrl(), props);
-        XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(connector,
+        XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(
+                connector,
                 JdbcSinkOptions.builder(WriteMode.<Long>inserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                        RefusedRecords.failTheEpoch()))
-                        .batchSize(10).build(),
-                Duration.ofSeconds(120), Duration.ofSeconds(60))); // inserts, no dead letters
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                                RefusedRecords.failTheEpoch()))
+                        .batchSize(10)
+                        .build(),
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(60))); // inserts, no dead letters
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
         Xid xid = XaIds.toXid(id);
 
@@ -110,9 +121,11 @@ class XaCommitSessionITCase {
         String sinkId = "commit-forgotten-" + System.nanoTime() % 100000;
         String table = sinkId.replace('-', '_');
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL) ENGINE=InnoDB");
-        maria.execute(new MariaDbDialect().markers(new SqlIdentifier(null, "eosink_markers")).createSql());
+        maria.execute(new MariaDbDialect()
+                .markers(new SqlIdentifier(null, "eosink_markers"))
+                .createSql());
         XaDatabase<Long> database = database(maria, table);
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
 
         XAConnection preparer = connector(maria).open("test");
@@ -124,9 +137,12 @@ class XaCommitSessionITCase {
             Object outcome = outcomeOnceDetached(committer, id, new int[1]);
             closed.get();
 
-            assertThat(maria.count("SELECT count(*) FROM " + table)).as("rows the commit made visible").isZero();
+            assertThat(maria.count("SELECT count(*) FROM " + table))
+                    .as("rows the commit made visible")
+                    .isZero();
             assertThat(listed(maria, id)).as("the branch listed by XA RECOVER").isFalse();
-            assertThat(outcome).as("what the committer made of the commit MariaDB answered, which committed nothing")
+            assertThat(outcome)
+                    .as("what the committer made of the commit MariaDB answered, which committed nothing")
                     .isInstanceOf(RetriableCommitException.class);
             assertThat(((Exception) outcome).getMessage())
                     .contains(id.toString())
@@ -145,7 +161,8 @@ class XaCommitSessionITCase {
             closeQuietly(preparer);
         }
         assertThat(maria.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(1);
-        assertThat(maria.count("SELECT count(*) FROM eosink_markers WHERE gid = ?", id.toString())).isEqualTo(1);
+        assertThat(maria.count("SELECT count(*) FROM eosink_markers WHERE gid = ?", id.toString()))
+                .isEqualTo(1);
         assertThat(maria.xaRecover()).as("branches left prepared").isEmpty();
     }
 
@@ -163,13 +180,17 @@ class XaCommitSessionITCase {
         String table = sinkId.replace('-', '_');
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL) ENGINE=InnoDB");
         String url = maria.jdbcUrl();
-        XaDatabase<Long> slowToEnd = new XaDatabase<>(new XaSinkOptions<>(XaConnector.of(() -> new SlowToEnd(url)),
+        XaDatabase<Long> slowToEnd = new XaDatabase<>(new XaSinkOptions<>(
+                XaConnector.of(() -> new SlowToEnd(url)),
                 JdbcSinkOptions.builder(WriteMode.<Long>inserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                        RefusedRecords.failTheEpoch()))
-                        .batchSize(10).build(),
-                Duration.ofSeconds(120), Duration.ofSeconds(60)));
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "job", OptionalLong.empty());
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                                RefusedRecords.failTheEpoch()))
+                        .batchSize(10)
+                        .build(),
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(60)));
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, new JobRun("job", OptionalLong.empty()));
         TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
 
         int[] attempts = {0};
@@ -181,11 +202,14 @@ class XaCommitSessionITCase {
             writer.epoch().prepare(id, 1);
             Object outcome = outcomeOnceDetached(committer, id, attempts);
 
-            assertThat(maria.count("SELECT count(*) FROM " + table)).as("rows the commit made visible").isEqualTo(1);
+            assertThat(maria.count("SELECT count(*) FROM " + table))
+                    .as("rows the commit made visible")
+                    .isEqualTo(1);
             assertThat(outcome).isEqualTo(Attempt.COMMITTED);
             assertThat(attempts[0]).as("commit attempts").isEqualTo(1);
         }
-        assertThat(maria.count("SELECT count(*) FROM eosink_markers WHERE gid = ?", id.toString())).isEqualTo(1);
+        assertThat(maria.count("SELECT count(*) FROM eosink_markers WHERE gid = ?", id.toString()))
+                .isEqualTo(1);
         assertThat(listed(maria, id)).as("the branch left prepared").isFalse();
     }
 
@@ -290,12 +314,16 @@ class XaCommitSessionITCase {
     }
 
     private static XaDatabase<Long> database(MariaDbFixture maria, String table) {
-        return new XaDatabase<>(new XaSinkOptions<>(connector(maria),
+        return new XaDatabase<>(new XaSinkOptions<>(
+                connector(maria),
                 JdbcSinkOptions.builder(WriteMode.<Long>inserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                        RefusedRecords.failTheEpoch()))
-                        .batchSize(10).build(),
-                Duration.ofSeconds(120), Duration.ofSeconds(60))); // inserts, no dead letters
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                                RefusedRecords.failTheEpoch()))
+                        .batchSize(10)
+                        .build(),
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(60))); // inserts, no dead letters
     }
 
     private static void closeQuietly(XAConnection c) {

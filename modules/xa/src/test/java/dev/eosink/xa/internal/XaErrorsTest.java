@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.xa.internal.XaErrors.Handling;
@@ -18,12 +22,16 @@ class XaErrorsTest {
     @Test
     void everyXaErrorCodeHasANameAndAVerdictForEveryOperation() throws Exception {
         for (Field f : XAException.class.getFields()) {
-            if (Modifier.isStatic(f.getModifiers()) && f.getType() == int.class
-                    && !f.getName().equals("XA_RBBASE") && !f.getName().equals("XA_RBEND")) {
+            if (Modifier.isStatic(f.getModifiers())
+                    && f.getType() == int.class
+                    && !f.getName().equals("XA_RBBASE")
+                    && !f.getName().equals("XA_RBEND")) {
                 int code = f.getInt(null);
                 assertThat(XaErrors.CODES).as(f.getName()).containsKey(code);
                 for (Operation op : Operation.values()) {
-                    assertThat(XaErrors.of(op, code)).as(f.getName() + " on " + op).isNotNull();
+                    assertThat(XaErrors.of(op, code))
+                            .as(f.getName() + " on " + op)
+                            .isNotNull();
                 }
             }
         }

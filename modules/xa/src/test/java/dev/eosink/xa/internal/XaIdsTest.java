@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.TransactionId;
@@ -27,7 +31,8 @@ class XaIdsTest {
         Xid xid = XaIds.toXid(id);
         Xid recovered = new XaIds.XaXid(xid.getFormatId(), xid.getGlobalTransactionId(), xid.getBranchQualifier());
         assertThat(XaIds.parse(recovered, "orders")).contains(id);
-        assertThat(new String(xid.getGlobalTransactionId())).isEqualTo("e1/" + XaIds.sinkHash("orders") + "/3/42/abcd1234");
+        assertThat(new String(xid.getGlobalTransactionId()))
+                .isEqualTo("e1/" + XaIds.sinkHash("orders") + "/3/42/abcd1234");
         assertThat(new String(xid.getBranchQualifier())).isEqualTo("orders");
     }
 
@@ -38,11 +43,14 @@ class XaIdsTest {
         // Two long sink ids with the same first 47 characters: the bqual carries the hash, so they differ.
         String a = "x".repeat(60) + "a";
         String b = "x".repeat(60) + "b";
-        assertThat(XaIds.parse(XaIds.toXid(new TransactionId(a, 0, 1, "aaaaaaaa")), b)).isEmpty();
+        assertThat(XaIds.parse(XaIds.toXid(new TransactionId(a, 0, 1, "aaaaaaaa")), b))
+                .isEmpty();
         Xid foreign = new XaIds.XaXid(XaIds.FORMAT_ID, "not/ours".getBytes(), "orders".getBytes());
         assertThat(XaIds.parse(foreign, "orders")).isEmpty();
-        Xid otherFormat = new XaIds.XaXid(1, XaIds.toXid(new TransactionId("orders", 0, 1, "aaaaaaaa"))
-                .getGlobalTransactionId(), "orders".getBytes());
+        Xid otherFormat = new XaIds.XaXid(
+                1,
+                XaIds.toXid(new TransactionId("orders", 0, 1, "aaaaaaaa")).getGlobalTransactionId(),
+                "orders".getBytes());
         assertThat(XaIds.parse(otherFormat, "orders")).isEmpty();
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.jdbc.dialect.JdbcDialects;
@@ -43,7 +47,11 @@ class XaKeyedStatementsITCase {
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             XaKeyedStatements keyed = keyed(c, table, columns, key, 3);
-            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test", JdbcDialects.forConnection(c).xa());
+            XaIo io = new XaIo(
+                    c,
+                    Duration.ofSeconds(30),
+                    "test",
+                    JdbcDialects.forConnection(c).xa());
             List<Object[]> rows = new ArrayList<>();
             for (long id = 0; id < 7; id++) {
                 rows.add(new Object[] {id, id == 4 ? null : "v" + id});
@@ -72,20 +80,27 @@ class XaKeyedStatementsITCase {
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             XaKeyedStatements keyed = keyed(c, table, columns, key, 2);
-            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test", JdbcDialects.forConnection(c).xa());
-            keyed.upsert(List.of(
-                    new Object[] {"eu", 1L, 10L},
-                    new Object[] {"EU", 1L, 11L}, // the same key to the database: the later row wins
-                    new Object[] {"us", 1L, 20L},
-                    new Object[] {"eu", 2L, 30L},
-                    new Object[] {"us", 2L, 40L}), io);
+            XaIo io = new XaIo(
+                    c,
+                    Duration.ofSeconds(30),
+                    "test",
+                    JdbcDialects.forConnection(c).xa());
+            keyed.upsert(
+                    List.of(
+                            new Object[] {"eu", 1L, 10L},
+                            new Object[] {"EU", 1L, 11L}, // the same key to the database: the later row wins
+                            new Object[] {"us", 1L, 20L},
+                            new Object[] {"eu", 2L, 30L},
+                            new Object[] {"us", 2L, 40L}),
+                    io);
             keyed.delete(List.of(new Object[] {"us", 1L}, new Object[] {"eu", 2L}, new Object[] {"us", 9L}), io);
             c.commit();
         }
         Map<Long, String> expected = new TreeMap<>();
         expected.put(11L, "eu/1");
         expected.put(40L, "us/2");
-        assertThat(rows("SELECT amount, CONCAT(LOWER(region), '/', id) FROM " + table)).isEqualTo(expected);
+        assertThat(rows("SELECT amount, CONCAT(LOWER(region), '/', id) FROM " + table))
+                .isEqualTo(expected);
     }
 
     /**
@@ -104,7 +119,11 @@ class XaKeyedStatementsITCase {
         List<String> key = List.of("k");
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
-            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test", JdbcDialects.forConnection(c).xa());
+            XaIo io = new XaIo(
+                    c,
+                    Duration.ofSeconds(30),
+                    "test",
+                    JdbcDialects.forConnection(c).xa());
             List<String> columns = List.of("k", "v");
             XaKeyedStatements keyed = keyed(c, table, columns, key, 10);
             keyed.upsert(List.of(new Object[] {"alice", 1L}, new Object[] {"bob", 1L}), io);
@@ -136,15 +155,22 @@ class XaKeyedStatementsITCase {
         for (int i = 0; i < width; i++) {
             columns.add("c" + i);
         }
-        db.execute("CREATE TABLE " + table + " (" + columns.stream().map(c -> c + " BIGINT" + (c.equals("c0") ? " PRIMARY KEY" : ""))
-                .collect(Collectors.joining(", ")) + ") ENGINE=InnoDB");
+        db.execute("CREATE TABLE " + table + " ("
+                + columns.stream()
+                        .map(c -> c + " BIGINT" + (c.equals("c0") ? " PRIMARY KEY" : ""))
+                        .collect(Collectors.joining(", "))
+                + ") ENGINE=InnoDB");
         List<String> key = List.of("c0");
         int n = 1_000;
-        try (Connection c = DriverManager.getConnection(db.jdbcUrl() + "?useServerPrepStmts=true",
-                db.adminProperties())) {
+        try (Connection c =
+                DriverManager.getConnection(db.jdbcUrl() + "?useServerPrepStmts=true", db.adminProperties())) {
             c.setAutoCommit(false);
             XaKeyedStatements keyed = keyed(c, table, columns, key, n);
-            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test", JdbcDialects.forConnection(c).xa());
+            XaIo io = new XaIo(
+                    c,
+                    Duration.ofSeconds(30),
+                    "test",
+                    JdbcDialects.forConnection(c).xa());
             List<Object[]> rows = new ArrayList<>();
             for (long id = 0; id < n; id++) {
                 Object[] row = new Object[width];
@@ -157,8 +183,11 @@ class XaKeyedStatementsITCase {
             c.commit();
         }
         assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(n);
-        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE c0 % ? = 0 AND c199 = c0 + 199 AND c100 = c0 + 100",
-                width)).as("rows with their values").isEqualTo(n);
+        assertThat(db.count(
+                        "SELECT count(*) FROM " + table + " WHERE c0 % ? = 0 AND c199 = c0 + 199 AND c100 = c0 + 100",
+                        width))
+                .as("rows with their values")
+                .isEqualTo(n);
     }
 
     /**
@@ -180,7 +209,11 @@ class XaKeyedStatementsITCase {
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             XaKeyedStatements keyed = keyed(c, table, columns, key, n);
-            XaIo io = new XaIo(c, Duration.ofSeconds(30), "test", JdbcDialects.forConnection(c).xa());
+            XaIo io = new XaIo(
+                    c,
+                    Duration.ofSeconds(30),
+                    "test",
+                    JdbcDialects.forConnection(c).xa());
             List<Object[]> rows = new ArrayList<>();
             for (long id = 0; id < n; id++) {
                 rows.add(new Object[] {id, doc});
@@ -189,14 +222,18 @@ class XaKeyedStatementsITCase {
             c.commit();
         }
         assertThat(db.count("SELECT count(*) FROM " + table)).as("rows").isEqualTo(n);
-        assertThat(db.count("SELECT count(*) FROM " + table + " WHERE id >= 0 AND id < ? AND LENGTH(doc) = ?", n, width))
-                .as("rows whole").isEqualTo(n);
+        assertThat(db.count(
+                        "SELECT count(*) FROM " + table + " WHERE id >= 0 AND id < ? AND LENGTH(doc) = ?", n, width))
+                .as("rows whole")
+                .isEqualTo(n);
     }
 
     /** The first column (a number) to the second, of every row. */
     private Map<Long, String> rows(String sql) throws Exception {
         Map<Long, String> rows = new TreeMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
                 rows.put(rs.getLong(1), rs.getString(2));
             }
@@ -207,7 +244,15 @@ class XaKeyedStatementsITCase {
     /** The keyed statements of {@code table} on the connection, as an epoch's branch makes them. */
     static XaKeyedStatements keyed(Connection c, String table, List<String> columns, List<String> key, int batchSize)
             throws SQLException {
-        return new XaKeyedStatements(c, new XaKeyedStatements.Sql(n -> DIALECT.writes().upsertSql(new SqlIdentifier(null, table), columns, key, n).orElseThrow(),
-                DIALECT.writes().deleteSql(new SqlIdentifier(null, table), key), columns.size()), batchSize, DIALECT.writes().maxStatementBytes(c));
+        return new XaKeyedStatements(
+                c,
+                new XaKeyedStatements.Sql(
+                        n -> DIALECT.writes()
+                                .upsertSql(new SqlIdentifier(null, table), columns, key, n)
+                                .orElseThrow(),
+                        DIALECT.writes().deleteSql(new SqlIdentifier(null, table), key),
+                        columns.size()),
+                batchSize,
+                DIALECT.writes().maxStatementBytes(c));
     }
 }

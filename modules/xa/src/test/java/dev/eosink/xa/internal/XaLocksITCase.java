@@ -1,8 +1,13 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.jdbc.dialect.ErrorKinds;
 import dev.eosink.jdbc.dialect.JdbcDialect;
 import dev.eosink.jdbc.dialect.JdbcDialects;
@@ -50,7 +55,7 @@ class XaLocksITCase {
     void aHolderThatEndsWhileTheClaimAsksWhoseItIsIsNotTakenForAnotherJob(String backend) throws Exception {
         String sinkId = "locks-" + System.nanoTime() % 100000;
         String sinkHash = XaIds.sinkHash(sinkId);
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, new JobRun("job", OptionalLong.empty()));
         XaConnector connector = connector(backend);
         XAConnection holderXa = connector.open("holder");
         XAConnection guardXa = connector.open("claimant");
@@ -64,8 +69,16 @@ class XaLocksITCase {
 
             Connection guard = guardXa.getConnection();
             JdbcDialect endsTheHolder = new EndingHolderOnItsExecutionCheck(real, holderXa);
-            XaLocks locks = new XaLocks(context, endsTheHolder, guard,
-                    new XaIo(guard, Duration.ofSeconds(30), "claimant", JdbcDialects.forConnection(guard).xa()), "table t");
+            XaLocks locks = new XaLocks(
+                    context,
+                    endsTheHolder,
+                    guard,
+                    new XaIo(
+                            guard,
+                            Duration.ofSeconds(30),
+                            "claimant",
+                            JdbcDialects.forConnection(guard).xa()),
+                    "table t");
 
             assertThatThrownBy(() -> locks.claim(0, 300))
                     .isInstanceOf(SinkException.class)
@@ -73,7 +86,9 @@ class XaLocksITCase {
                     .hasMessageContaining("sink '" + sinkId + "' subtask 0/1")
                     .hasMessageContaining(real.name() + " session " + holderSession)
                     .hasMessageNotContaining("a session of another execution");
-            assertThat(realLocks.guardHolder(guard, sinkHash, 0)).as("the guard's holder afterwards").isZero();
+            assertThat(realLocks.guardHolder(guard, sinkHash, 0))
+                    .as("the guard's holder afterwards")
+                    .isZero();
         } finally {
             holderXa.close();
             guardXa.close();
@@ -115,8 +130,8 @@ class XaLocksITCase {
                     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
                     while (realLocks.guardHolder(c, sinkHash, 0) == session) {
                         if (System.nanoTime() > deadline) {
-                            throw new IllegalStateException("session " + session + " holds the guard 30 s after its "
-                                    + "close");
+                            throw new IllegalStateException(
+                                    "session " + session + " holds the guard 30 s after its " + "close");
                         }
                         try {
                             Thread.sleep(10);

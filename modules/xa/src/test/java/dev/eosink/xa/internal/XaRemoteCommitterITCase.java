@@ -1,7 +1,12 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.spi.CommitSession;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.WriteMode;
@@ -37,6 +42,7 @@ class XaRemoteCommitterITCase {
     private static final int BATCH = 10;
     /** Upserts the second epoch gathers before it first asks: the XA upserts defer up to eight batches. */
     private static final int HELD = 100;
+
     private static final int MORE = 20;
 
     private final MariaDbFixture db = MariaDbFixture.get();
@@ -46,27 +52,37 @@ class XaRemoteCommitterITCase {
         String sinkId = "xa-remote-" + System.nanoTime() % 100000;
         String table = sinkId.replace('-', '_');
         db.execute("CREATE TABLE " + table + " (k BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL) ENGINE=InnoDB");
-        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER + "'@'%'");
+        db.execute("GRANT UPDATE ON " + MariaDbFixture.DATABASE + "." + table + " TO '" + MariaDbFixture.SINK_USER
+                + "'@'%'");
         Properties props = new Properties();
         props.setProperty("user", MariaDbFixture.SINK_USER);
         props.setProperty("password", MariaDbFixture.SINK_PASSWORD);
-        XaDatabase<long[]> database = new XaDatabase<>(new XaSinkOptions<>(XaConnector.of(db.jdbcUrl(), props),
+        XaDatabase<long[]> database = new XaDatabase<>(new XaSinkOptions<>(
+                XaConnector.of(db.jdbcUrl(), props),
                 JdbcSinkOptions.builder(WriteMode.<long[]>upserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("k", "v"), r -> new Object[] {r[0], r[1]}),
-                        List.of("k")))
-                        .batchSize(BATCH).build(),
-                Duration.ofSeconds(30), Duration.ofSeconds(10)));
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 0, "remote-committer", OptionalLong.empty());
+                                InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("k", "v"), r ->
+                                        new Object[] {r[0], r[1]}),
+                                List.of("k")))
+                        .batchSize(BATCH)
+                        .build(),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(10)));
+        SubtaskContext context =
+                new SubtaskContext(sinkId, 0, 1, 0, new JobRun("remote-committer", OptionalLong.empty()));
         try (WriterSession<long[]> writer = database.openWriter(context);
                 CommitSession otherJvm = database.openCommitter(context)) {
             RemoteCommitterEpochs.run(context, writer, otherJvm, HELD, MORE);
         }
-        assertThat(values(table)).as("every key once, at its second value").hasSize(HELD + 2 * MORE).containsOnly(2L);
+        assertThat(values(table))
+                .as("every key once, at its second value")
+                .hasSize(HELD + 2 * MORE)
+                .containsOnly(2L);
     }
 
     private List<Long> values(String table) throws SQLException {
         List<Long> values = new ArrayList<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT v FROM " + table + " ORDER BY k")) {
             while (rs.next()) {
                 values.add(rs.getLong(1));

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.spi.OwnCommits;
@@ -9,7 +13,6 @@ import dev.eosink.testing.MariaDbFixture;
 import dev.eosink.xa.carried.XaCarried;
 
 import org.apache.flink.types.RowKind;
-
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -65,6 +68,7 @@ class XaUpsertsITCase {
         final XaIo io;
         /** k -> v: the replayed end state. */
         final Map<Long, Long> expected;
+
         long position;
 
         Writer(Map<Long, Long> expected) throws Exception {
@@ -72,10 +76,18 @@ class XaUpsertsITCase {
             connection = db.connect();
             connection.setAutoCommit(false);
             keyed = XaKeyedStatementsITCase.keyed(connection, table, COLUMNS, KEY, 10);
-            io = new XaIo(connection, Duration.ofSeconds(30), "XaUpsertsITCase " + table, JdbcDialects.forConnection(connection).xa());
-            upserts = new XaUpserts<>(WriteMode.<Object[]>changelog(
-                    InsertStatement.forColumns(new SqlIdentifier(null, table), COLUMNS, r -> new Object[] {r[0], r[1]}),
-                    KEY, r -> (RowKind) r[2]), 10);
+            io = new XaIo(
+                    connection,
+                    Duration.ofSeconds(30),
+                    "XaUpsertsITCase " + table,
+                    JdbcDialects.forConnection(connection).xa());
+            upserts = new XaUpserts<>(
+                    WriteMode.<Object[]>changelog(
+                            InsertStatement.forColumns(
+                                    new SqlIdentifier(null, table), COLUMNS, r -> new Object[] {r[0], r[1]}),
+                            KEY,
+                            r -> (RowKind) r[2]),
+                    10);
         }
 
         void write(long k, long v, RowKind kind) throws Exception {
@@ -141,7 +153,9 @@ class XaUpsertsITCase {
             assertThat(w.valueInTransaction(12)).isEqualTo(120);
             w.write(13, 0, RowKind.UPDATE_BEFORE); // written by the last batch
             w.runBatch();
-            assertThat(w.valueInTransaction(13)).as("key 13 after its UPDATE_BEFORE").isNull();
+            assertThat(w.valueInTransaction(13))
+                    .as("key 13 after its UPDATE_BEFORE")
+                    .isNull();
             w.write(13, 130, RowKind.UPDATE_AFTER); // the next batch brings it back
             w.commitEpoch();
             assertTable(w.expected);
@@ -188,10 +202,14 @@ class XaUpsertsITCase {
                     w.write(k, -k, RowKind.UPDATE_AFTER);
                 }
             }
-            assertThat(w.upserts.run(w.keyed, w.io)).as("run while the own commit cannot come").isFalse();
+            assertThat(w.upserts.run(w.keyed, w.io))
+                    .as("run while the own commit cannot come")
+                    .isFalse();
             carried = w.upserts.carried().orElseThrow();
-            assertThat(XaCarried.decode(carried).deletes()).as("carried deletes")
-                    .filteredOn(Boolean::booleanValue).hasSize(20);
+            assertThat(XaCarried.decode(carried).deletes())
+                    .as("carried deletes")
+                    .filteredOn(Boolean::booleanValue)
+                    .hasSize(20);
             w.connection.commit(); // the epoch, prepared without them
         }
         try (Writer restored = new Writer(expected)) {
@@ -208,7 +226,8 @@ class XaUpsertsITCase {
 
     private void assertTable(Map<Long, Long> expected) throws Exception {
         Map<Long, Long> actual = new TreeMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT k, v FROM " + table)) {
             while (rs.next()) {
                 actual.put(rs.getLong(1), rs.getLong(2));

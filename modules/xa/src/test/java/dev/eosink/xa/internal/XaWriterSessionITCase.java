@@ -1,8 +1,13 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.SubtaskContext;
+import dev.eosink.core.spi.SubtaskContext.JobRun;
 import dev.eosink.core.spi.WriterSession;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.RefusedRecords;
@@ -63,13 +68,17 @@ class XaWriterSessionITCase {
         String sinkId = "writer-session-" + System.nanoTime() % 100000;
         String table = sinkId.replace('-', '_');
         XaConnector connector = connector(backend, table);
-        XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(connector,
+        XaDatabase<Long> database = new XaDatabase<>(new XaSinkOptions<>(
+                connector,
                 JdbcSinkOptions.builder(WriteMode.<Long>inserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                        RefusedRecords.failTheEpoch()))
-                        .batchSize(10).build(),
-                Duration.ofSeconds(30), Duration.ofSeconds(10))); // inserts, no dead letters
-        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty());
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                                RefusedRecords.failTheEpoch()))
+                        .batchSize(10)
+                        .build(),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(10))); // inserts, no dead letters
+        SubtaskContext context = new SubtaskContext(sinkId, 0, 1, 1, new JobRun("job", OptionalLong.empty()));
 
         // A session of an earlier writer of subtask 0 that the server has not finished with.
         XAConnection earlier = connector.open("earlier-writer");
@@ -85,7 +94,8 @@ class XaWriterSessionITCase {
                 assertThatThrownBy(() -> writer.recovery().claim(0, 500))
                         .isInstanceOf(SinkException.class)
                         .hasMessageContaining("sink '" + sinkId + "' subtask 0/1")
-                        .hasMessageContaining("earlier writer of sink id '" + sinkId + "' subtask 0 into table " + table)
+                        .hasMessageContaining(
+                                "earlier writer of sink id '" + sinkId + "' subtask 0 into table " + table)
                         .hasMessageContaining(name + " session " + session + ")")
                         .hasMessageContaining("XA PREPARE")
                         .hasMessageContaining("Remedy")
@@ -110,8 +120,12 @@ class XaWriterSessionITCase {
                 long claimed = System.nanoTime();
                 ended.get(10, TimeUnit.SECONDS);
                 // By order, not by a duration: the claim returned only once the earlier session was ending.
-                assertThat(claimed).as("the claim waited for the earlier session's end").isGreaterThan(closing.get());
-                assertThat(Duration.ofNanos(claimed - t0)).as("the claim's wait").isLessThan(Duration.ofSeconds(8));
+                assertThat(claimed)
+                        .as("the claim waited for the earlier session's end")
+                        .isGreaterThan(closing.get());
+                assertThat(Duration.ofNanos(claimed - t0))
+                        .as("the claim's wait")
+                        .isLessThan(Duration.ofSeconds(8));
 
                 // The claim let the branch lock go: this writer's own epoch connection takes it.
                 TransactionId id = new TransactionId(sinkId, 0, 1, "aaaaaaaa");
@@ -165,11 +179,15 @@ class XaWriterSessionITCase {
             log.detach();
             earlier.close();
         }
-        assertThat(markerRow(maria, id)).as("the branch's marker row after its rollback").isEqualTo(MarkerRow.ABSENT);
+        assertThat(markerRow(maria, id))
+                .as("the branch's marker row after its rollback")
+                .isEqualTo(MarkerRow.ABSENT);
         assertThat(maria.count("SELECT count(*) FROM " + table)).as("rows").isZero();
         maria.crash();
         maria.restart();
-        assertThat(listed(maria, id)).as("the branch prepared after a restart of the server").isFalse();
+        assertThat(listed(maria, id))
+                .as("the branch prepared after a restart of the server")
+                .isFalse();
     }
 
     /**
@@ -221,11 +239,15 @@ class XaWriterSessionITCase {
         maria.restart();
         try (WriterSession<Long> writer = database.openWriter(context)) {
             writer.recovery().claim(0, 30_000);
-            assertThat(writer.recovery().listPrepared()).as("branches listed after the restart").containsExactly(id);
+            assertThat(writer.recovery().listPrepared())
+                    .as("branches listed after the restart")
+                    .containsExactly(id);
             writer.recovery().rollbackPrepared(id);
             assertThat(writer.recovery().listPrepared()).isEmpty();
         }
-        assertThat(markerRow(maria, id)).as("the branch's marker row after its rollback").isEqualTo(MarkerRow.ABSENT);
+        assertThat(markerRow(maria, id))
+                .as("the branch's marker row after its rollback")
+                .isEqualTo(MarkerRow.ABSENT);
         assertThat(maria.count("SELECT count(*) FROM " + table)).as("rows").isZero();
         assertThat(listed(maria, id)).as("the branch left prepared").isFalse();
     }
@@ -239,7 +261,8 @@ class XaWriterSessionITCase {
             throws Exception {
         Connection c = earlier.getConnection();
         SessionLocks dialect = new MariaDbDialect().sessionLocks().orElseThrow();
-        assertThat(dialect.tryBranchLock(c, XaIds.sinkHash(id.sinkId()), id.subtask())).isTrue();
+        assertThat(dialect.tryBranchLock(c, XaIds.sinkHash(id.sinkId()), id.subtask()))
+                .isTrue();
         EndingSessions.holdPreparedStatements(c);
         EndingSessions.prepareWithMarker(earlier, id, table);
         return dialect.sessionId(c);
@@ -261,7 +284,9 @@ class XaWriterSessionITCase {
                 task.get();
                 throw new AssertionError("the claim returned without logging '" + text + "'");
             }
-            assertThat(System.nanoTime()).as("'" + text + "' logged within 60 s").isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("'" + text + "' logged within 60 s")
+                    .isLessThan(deadline);
             Thread.sleep(10);
         }
     }
@@ -269,8 +294,11 @@ class XaWriterSessionITCase {
     private static void awaitBranchLockFree(MariaDbFixture maria, String sinkId) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         try (Connection c = maria.connect()) {
-            while (new MariaDbDialect().sessionLocks().orElseThrow().branchLockHolder(c, XaIds.sinkHash(sinkId), 0) != 0) {
-                assertThat(System.nanoTime()).as("the branch lock free within 60 s").isLessThan(deadline);
+            while (new MariaDbDialect().sessionLocks().orElseThrow().branchLockHolder(c, XaIds.sinkHash(sinkId), 0)
+                    != 0) {
+                assertThat(System.nanoTime())
+                        .as("the branch lock free within 60 s")
+                        .isLessThan(deadline);
             }
         }
     }
@@ -298,13 +326,16 @@ class XaWriterSessionITCase {
      * A sink id of its own on {@code maria}, its table, the database of subtask 0 of 1, and the branch of
      * checkpoint 1 that an earlier writer prepared: what a recovery test starts from.
      */
-    private record RecoveryCase(String sinkId, String table, XaDatabase<Long> database, SubtaskContext context,
-            TransactionId branch) {
+    private record RecoveryCase(
+            String sinkId, String table, XaDatabase<Long> database, SubtaskContext context, TransactionId branch) {
         static RecoveryCase of(MariaDbFixture maria, String prefix) {
             String sinkId = prefix + System.nanoTime() % 100000;
             String table = sinkId.replace('-', '_');
-            return new RecoveryCase(sinkId, table, mariaDbDatabase(maria, table),
-                    new SubtaskContext(sinkId, 0, 1, 1, "job", OptionalLong.empty()),
+            return new RecoveryCase(
+                    sinkId,
+                    table,
+                    mariaDbDatabase(maria, table),
+                    new SubtaskContext(sinkId, 0, 1, 1, new JobRun("job", OptionalLong.empty())),
                     new TransactionId(sinkId, 0, 1, "aaaaaaaa"));
         }
     }
@@ -312,13 +343,19 @@ class XaWriterSessionITCase {
     /** Inserts into {@code table} (created here, with a primary key) on {@code maria}, markers in eosink_markers. */
     private static XaDatabase<Long> mariaDbDatabase(MariaDbFixture maria, String table) {
         maria.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL PRIMARY KEY) ENGINE=InnoDB");
-        maria.execute(new MariaDbDialect().markers(new SqlIdentifier(null, "eosink_markers")).createSql());
-        return new XaDatabase<>(new XaSinkOptions<>(connector(maria),
+        maria.execute(new MariaDbDialect()
+                .markers(new SqlIdentifier(null, "eosink_markers"))
+                .createSql());
+        return new XaDatabase<>(new XaSinkOptions<>(
+                connector(maria),
                 JdbcSinkOptions.builder(WriteMode.<Long>inserts(
-                        InsertStatement.forColumns(new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
-                        RefusedRecords.failTheEpoch()))
-                        .batchSize(10).build(),
-                Duration.ofSeconds(120), Duration.ofSeconds(60))); // inserts, no dead letters
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, table), List.of("id"), id -> new Object[] {id}),
+                                RefusedRecords.failTheEpoch()))
+                        .batchSize(10)
+                        .build(),
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(60))); // inserts, no dead letters
     }
 
     /**
@@ -335,7 +372,9 @@ class XaWriterSessionITCase {
                 return;
             } catch (SinkException e) {
                 assertThat(e).hasMessageContaining("the session that prepared it has not ended");
-                assertThat(System.nanoTime()).as("the branch becomes free within 10 s").isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("the branch becomes free within 10 s")
+                        .isLessThan(deadline);
                 Thread.sleep(100);
             }
         }
@@ -351,7 +390,8 @@ class XaWriterSessionITCase {
             return XaConnector.of(maria.jdbcUrl(), props);
         }
         PostgresFixture pg = PostgresFixture.get();
-        try (Connection c = pg.connect(); Statement s = c.createStatement()) {
+        try (Connection c = pg.connect();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + table + " (id bigint NOT NULL)");
         }
         props.setProperty("user", pg.user());

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.firebird;
 
 import dev.eosink.jdbc.sql.SqlIdentifier;
@@ -19,6 +23,7 @@ final class DdlBlock {
         String missing = "NOT EXISTS (SELECT 1 FROM " + systemTable + " WHERE " + nameColumn + " = "
                 + SqlIdentifier.literal(name) + ")";
         return "IF (" + missing + ") THEN\nBEGIN\nIN AUTONOMOUS TRANSACTION DO EXECUTE STATEMENT "
-                + SqlIdentifier.literal(ddl) + ";\nWHEN ANY DO\nBEGIN\nIF (" + missing + ") THEN EXCEPTION;\nEND\nEND\n";
+                + SqlIdentifier.literal(ddl) + ";\nWHEN ANY DO\nBEGIN\nIF (" + missing
+                + ") THEN EXCEPTION;\nEND\nEND\n";
     }
 }

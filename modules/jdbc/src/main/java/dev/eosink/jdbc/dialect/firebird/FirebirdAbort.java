@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.firebird;
 
 import dev.eosink.jdbc.io.AbortsItself;
@@ -40,7 +44,7 @@ final class FirebirdAbort {
                 throw e.getCause();
             }
         };
-        return (Connection) Proxy.newProxyInstance(FirebirdAbort.class.getClassLoader(),
-                new Class<?>[] {Connection.class, AbortsItself.class}, handler);
+        return (Connection) Proxy.newProxyInstance(
+                FirebirdAbort.class.getClassLoader(), new Class<?>[] {Connection.class, AbortsItself.class}, handler);
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.firebird;
 
 import dev.eosink.jdbc.dialect.ErrorKinds;
@@ -101,7 +105,10 @@ public final class FirebirdDialect implements JdbcDialect {
         return Optional.of(new LockTimeout() {
             @Override
             public void set(Connection c, Duration timeout) throws SQLException {
-                FirebirdTpb.ensure(c, Connection.TRANSACTION_READ_COMMITTED, FirebirdTpb.branch(timeout),
+                FirebirdTpb.ensure(
+                        c,
+                        Connection.TRANSACTION_READ_COMMITTED,
+                        FirebirdTpb.branch(timeout),
                         "A lock timeout of " + FirebirdTpb.seconds(timeout) + " s",
                         "Create the XADataSource through the Firebird dialect's XaDriver with that lock timeout.");
             }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.firebird;
 
 import dev.eosink.jdbc.dialect.ErrorKinds;
@@ -64,8 +68,11 @@ final class FirebirdLocks implements SessionLocks {
             endIfNoneHeld(c);
             return false;
         }
-        autonomous(c, "UPDATE OR INSERT INTO " + QUOTED + " (\"name\", \"session\", \"owner\") VALUES (:n, "
-                + "CURRENT_CONNECTION, CURRENT_USER) MATCHING (\"name\");", guard + HOLDER);
+        autonomous(
+                c,
+                "UPDATE OR INSERT INTO " + QUOTED + " (\"name\", \"session\", \"owner\") VALUES (:n, "
+                        + "CURRENT_CONNECTION, CURRENT_USER) MATCHING (\"name\");",
+                guard + HOLDER);
         return true;
     }
 
@@ -94,8 +101,9 @@ final class FirebirdLocks implements SessionLocks {
         }
         endIfNoneHeld(c);
         if (!lost.isEmpty()) {
-            throw new SQLException("Releasing guard " + guard + " on Firebird undid the guards taken after it, and "
-                    + "another session took " + lost + " before this one could take them again: they are lost.",
+            throw new SQLException(
+                    "Releasing guard " + guard + " on Firebird undid the guards taken after it, and "
+                            + "another session took " + lost + " before this one could take them again: they are lost.",
                     "40001");
         }
     }
@@ -123,18 +131,28 @@ final class FirebirdLocks implements SessionLocks {
     @Override
     public void markExecution(Connection c, String sinkHash, String execution, long session) throws SQLException {
         ensureTable(c);
-        autonomous(c, "DELETE FROM " + QUOTED + " WHERE \"owner\" = CURRENT_USER AND \"session\" IS NOT NULL AND "
-                + "\"session\" NOT IN (SELECT MON$ATTACHMENT_ID FROM MON$ATTACHMENTS);", "");
-        autonomous(c, "UPDATE OR INSERT INTO " + QUOTED + " (\"name\", \"session\", \"owner\") VALUES (:n, "
-                + "CURRENT_CONNECTION, CURRENT_USER) MATCHING (\"name\");",
+        autonomous(
+                c,
+                "DELETE FROM " + QUOTED + " WHERE \"owner\" = CURRENT_USER AND \"session\" IS NOT NULL AND "
+                        + "\"session\" NOT IN (SELECT MON$ATTACHMENT_ID FROM MON$ATTACHMENTS);",
+                "");
+        autonomous(
+                c,
+                "UPDATE OR INSERT INTO " + QUOTED + " (\"name\", \"session\", \"owner\") VALUES (:n, "
+                        + "CURRENT_CONNECTION, CURRENT_USER) MATCHING (\"name\");",
                 LockNames.executionMark(sinkHash, execution, session));
     }
 
     @Override
     public GuardHolder holderExecution(Connection c, String sinkHash, String execution, long holder)
             throws SQLException {
-        return Sql.single(c, "SELECT 1 FROM " + QUOTED + " WHERE \"name\" = ?",
-                LockNames.executionMark(sinkHash, execution, holder)) == null ? GuardHolder.OTHER : GuardHolder.THIS;
+        return Sql.single(
+                                c,
+                                "SELECT 1 FROM " + QUOTED + " WHERE \"name\" = ?",
+                                LockNames.executionMark(sinkHash, execution, holder))
+                        == null
+                ? GuardHolder.OTHER
+                : GuardHolder.THIS;
     }
 
     /** {@code CURRENT_CONNECTION}: the attachment id of {@code MON$ATTACHMENTS}. */
@@ -146,16 +164,21 @@ final class FirebirdLocks implements SessionLocks {
     /** In {@code MON$ATTACHMENTS}, read in an autonomous transaction (a fresh snapshot). */
     @Override
     public boolean sessionAlive(Connection c, long id) throws SQLException {
-        Object n = Sql.single(c, "EXECUTE BLOCK (id BIGINT = ?) RETURNS (n INTEGER) AS BEGIN\n"
-                + "IN AUTONOMOUS TRANSACTION DO SELECT COUNT(*) FROM MON$ATTACHMENTS WHERE MON$ATTACHMENT_ID = :id "
-                + "INTO :n;\nSUSPEND;\nEND", id);
+        Object n = Sql.single(
+                c,
+                "EXECUTE BLOCK (id BIGINT = ?) RETURNS (n INTEGER) AS BEGIN\n"
+                        + "IN AUTONOMOUS TRANSACTION DO SELECT COUNT(*) FROM MON$ATTACHMENTS WHERE MON$ATTACHMENT_ID = :id "
+                        + "INTO :n;\nSUSPEND;\nEND",
+                id);
         return ((Number) n).intValue() > 0;
     }
 
     /** The registered holder while its session lives; 0 without one. */
     @Override
     public long guardHolder(Connection c, String sinkHash, int subtask) throws SQLException {
-        Object id = Sql.single(c, "SELECT \"session\" FROM " + QUOTED + " WHERE \"name\" = ?",
+        Object id = Sql.single(
+                c,
+                "SELECT \"session\" FROM " + QUOTED + " WHERE \"name\" = ?",
                 LockNames.guard(sinkHash, subtask) + HOLDER);
         if (id == null) {
             return 0;
@@ -178,7 +201,11 @@ final class FirebirdLocks implements SessionLocks {
     /** Leaves autocommit for a transaction of {@link FirebirdTpb#SKIP_LIMBO}, or checks that it is in one. */
     private static void beginGuard(Connection c) throws SQLException {
         if (c.getAutoCommit()) {
-            FirebirdTpb.ensure(c, FirebirdTpb.SKIP_LIMBO, FirebirdTpb.skipLimbo(), "The ownership guard",
+            FirebirdTpb.ensure(
+                    c,
+                    FirebirdTpb.SKIP_LIMBO,
+                    FirebirdTpb.skipLimbo(),
+                    "The ownership guard",
                     "Create the XADataSource through the Firebird dialect's XaDriver, or guard on a plain connection.");
             c.setTransactionIsolation(FirebirdTpb.SKIP_LIMBO);
             c.setAutoCommit(false);
@@ -203,8 +230,8 @@ final class FirebirdLocks implements SessionLocks {
     /** The row lock, under its savepoint: true if taken (or held already), false if another transaction holds it. */
     private static boolean take(Connection c, String guard, String savepoint) throws SQLException {
         Sql.execute(c, "SAVEPOINT " + savepoint);
-        try (PreparedStatement s = c.prepareStatement(
-                "UPDATE " + QUOTED + " SET \"session\" = CURRENT_CONNECTION WHERE \"name\" = ?")) {
+        try (PreparedStatement s =
+                c.prepareStatement("UPDATE " + QUOTED + " SET \"session\" = CURRENT_CONNECTION WHERE \"name\" = ?")) {
             s.setString(1, guard);
             if (s.executeUpdate() != 1) {
                 throw new SQLException("The row of guard " + guard + " is missing from " + QUOTED);
@@ -220,8 +247,8 @@ final class FirebirdLocks implements SessionLocks {
 
     /** Whether this connection's transaction holds {@code guard}: only its own update shows its session there. */
     private static boolean holds(Connection c, String guard) throws SQLException {
-        Object session = Sql.single(c, "SELECT 1 FROM " + QUOTED + " WHERE \"name\" = ? AND \"session\" = "
-                + "CURRENT_CONNECTION", guard);
+        Object session = Sql.single(
+                c, "SELECT 1 FROM " + QUOTED + " WHERE \"name\" = ? AND \"session\" = " + "CURRENT_CONNECTION", guard);
         return session != null;
     }
 
@@ -229,7 +256,7 @@ final class FirebirdLocks implements SessionLocks {
     private static List<String> registered(Connection c) throws SQLException {
         List<String> guards = new ArrayList<>();
         try (PreparedStatement s = c.prepareStatement("SELECT \"name\" FROM " + QUOTED + " WHERE \"name\" LIKE '%"
-                + HOLDER + "' AND \"session\" = CURRENT_CONNECTION ORDER BY \"name\"");
+                        + HOLDER + "' AND \"session\" = CURRENT_CONNECTION ORDER BY \"name\"");
                 ResultSet rs = s.executeQuery()) {
             while (rs.next()) {
                 String name = rs.getString(1);
@@ -240,21 +267,34 @@ final class FirebirdLocks implements SessionLocks {
     }
 
     private static void deleteRegistration(Connection c, String guard) throws SQLException {
-        autonomous(c, "DELETE FROM " + QUOTED + " WHERE \"name\" = :n AND \"session\" = CURRENT_CONNECTION;",
+        autonomous(
+                c,
+                "DELETE FROM " + QUOTED + " WHERE \"name\" = :n AND \"session\" = CURRENT_CONNECTION;",
                 guard + HOLDER);
     }
 
     /** The guard's row, inserted (committed) if missing; a concurrent insert of the same row is no failure. */
     private static void ensureRow(Connection c, String guard) throws SQLException {
         ensureTable(c);
-        autonomous(c, "INSERT INTO " + QUOTED + " (\"name\") SELECT :n FROM RDB$DATABASE WHERE NOT EXISTS (SELECT 1 "
-                + "FROM " + QUOTED + " WHERE \"name\" = :n);\nWHEN ANY DO\nBEGIN\nEND", guard);
+        autonomous(
+                c,
+                "INSERT INTO " + QUOTED + " (\"name\") SELECT :n FROM RDB$DATABASE WHERE NOT EXISTS (SELECT 1 "
+                        + "FROM " + QUOTED + " WHERE \"name\" = :n);\nWHEN ANY DO\nBEGIN\nEND",
+                guard);
     }
 
     private static void ensureTable(Connection c) throws SQLException {
-        Sql.execute(c, "EXECUTE BLOCK AS BEGIN\n" + DdlBlock.ifMissing("RDB$RELATIONS", "RDB$RELATION_NAME", TABLE,
-                "CREATE TABLE " + QUOTED + " (\"name\" VARCHAR(100) NOT NULL PRIMARY KEY, \"session\" BIGINT, "
-                        + "\"owner\" VARCHAR(63))") + "END");
+        Sql.execute(
+                c,
+                "EXECUTE BLOCK AS BEGIN\n"
+                        + DdlBlock.ifMissing(
+                                "RDB$RELATIONS",
+                                "RDB$RELATION_NAME",
+                                TABLE,
+                                "CREATE TABLE " + QUOTED
+                                        + " (\"name\" VARCHAR(100) NOT NULL PRIMARY KEY, \"session\" BIGINT, "
+                                        + "\"owner\" VARCHAR(63))")
+                        + "END");
     }
 
     /**
@@ -274,8 +314,10 @@ final class FirebirdLocks implements SessionLocks {
                     s.execute();
                     return;
                 } catch (SQLException e) {
-                    if (attempt >= AUTONOMOUS_ATTEMPTS || ErrorKinds.chain(e).stream().noneMatch(
-                            x -> x.getErrorCode() == RECORD_ERASED || x.getErrorCode() == FirebirdErrors.LOCK_CONFLICT)) {
+                    if (attempt >= AUTONOMOUS_ATTEMPTS
+                            || ErrorKinds.chain(e).stream()
+                                    .noneMatch(x -> x.getErrorCode() == RECORD_ERASED
+                                            || x.getErrorCode() == FirebirdErrors.LOCK_CONFLICT)) {
                         throw e;
                     }
                     pause(attempt);

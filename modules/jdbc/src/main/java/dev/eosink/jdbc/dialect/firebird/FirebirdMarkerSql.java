@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.firebird;
 
 import dev.eosink.jdbc.dialect.MarkerSql;
@@ -37,13 +41,20 @@ final class FirebirdMarkerSql implements MarkerSql {
     public String createSql() {
         String index = FirebirdWriteSql.indexName(table.name(), "_sink_created");
         return "EXECUTE BLOCK AS BEGIN\n"
-                + DdlBlock.ifMissing("RDB$RELATIONS", "RDB$RELATION_NAME", table.name(), "CREATE TABLE " + quoted
-                        + " (\"gid\" VARCHAR(200) NOT NULL PRIMARY KEY, \"sink_id\" VARCHAR(100) NOT NULL,"
-                        + " \"subtask\" INTEGER NOT NULL, \"checkpoint_id\" BIGINT NOT NULL,"
-                        + " \"row_count\" BIGINT NOT NULL,"
-                        + " \"created_at\" TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)")
-                + DdlBlock.ifMissing("RDB$INDICES", "RDB$INDEX_NAME", index, "CREATE INDEX " + dialect.quote(index)
-                        + " ON " + quoted + " (\"sink_id\", \"created_at\")")
+                + DdlBlock.ifMissing(
+                        "RDB$RELATIONS",
+                        "RDB$RELATION_NAME",
+                        table.name(),
+                        "CREATE TABLE " + quoted
+                                + " (\"gid\" VARCHAR(200) NOT NULL PRIMARY KEY, \"sink_id\" VARCHAR(100) NOT NULL,"
+                                + " \"subtask\" INTEGER NOT NULL, \"checkpoint_id\" BIGINT NOT NULL,"
+                                + " \"row_count\" BIGINT NOT NULL,"
+                                + " \"created_at\" TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)")
+                + DdlBlock.ifMissing(
+                        "RDB$INDICES",
+                        "RDB$INDEX_NAME",
+                        index,
+                        "CREATE INDEX " + dialect.quote(index) + " ON " + quoted + " (\"sink_id\", \"created_at\")")
                 + "END";
     }
 
@@ -88,9 +99,8 @@ final class FirebirdMarkerSql implements MarkerSql {
     @Override
     public String bySinkSql(boolean oneSink) {
         return "SELECT \"sink_id\", COUNT(*), MIN(\"checkpoint_id\"), MAX(\"checkpoint_id\"), MIN(\"created_at\"), "
-                + "MAX(\"created_at\") FROM " + quoted + (oneSink
-                        ? " WHERE \"sink_id\" = ?"
-                        : " WHERE \"sink_id\" NOT LIKE '%" + CarriedNotices.SUFFIX + "'")
+                + "MAX(\"created_at\") FROM " + quoted
+                + (oneSink ? " WHERE \"sink_id\" = ?" : " WHERE \"sink_id\" NOT LIKE '%" + CarriedNotices.SUFFIX + "'")
                 + " GROUP BY \"sink_id\" ORDER BY \"sink_id\"";
     }
 

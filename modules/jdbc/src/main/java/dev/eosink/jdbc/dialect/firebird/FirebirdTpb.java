@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.firebird;
 
 import org.firebirdsql.gds.TransactionParameterBuffer;
@@ -94,8 +98,11 @@ final class FirebirdTpb {
         try {
             firebird.setTransactionParameters(level, wanted);
         } catch (SQLException e) {
-            throw new SQLException(what + " needs a Firebird transaction that Jaybird cannot set on this connection ("
-                    + e.getMessage() + "). " + remedy, e.getSQLState(), e);
+            throw new SQLException(
+                    what + " needs a Firebird transaction that Jaybird cannot set on this connection (" + e.getMessage()
+                            + "). " + remedy,
+                    e.getSQLState(),
+                    e);
         }
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.firebird;
 
 import dev.eosink.jdbc.dialect.WriteSql;
@@ -62,9 +66,10 @@ final class FirebirdWriteSql implements WriteSql {
     public Optional<String> upsertSql(SqlIdentifier table, List<String> columns, List<String> key, int rows) {
         String head = "UPDATE OR INSERT INTO " + qualified(table) + " (" + columnList(columns) + ") VALUES ";
         String matching = " MATCHING (" + columnList(key) + ")";
-        return Optional.of(rows == 1
-                ? head + "(" + marks(columns.size()) + ")" + matching
-                : block(table, columns, rows, head, matching));
+        return Optional.of(
+                rows == 1
+                        ? head + "(" + marks(columns.size()) + ")" + matching
+                        : block(table, columns, rows, head, matching));
     }
 
     /**
@@ -82,7 +87,8 @@ final class FirebirdWriteSql implements WriteSql {
             s.setString(1, table.name());
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    keys.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
+                    keys.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
+                            .add(rs.getString(2));
                 }
             }
         }
@@ -95,13 +101,20 @@ final class FirebirdWriteSql implements WriteSql {
         String name = qualified(table);
         String index = indexName(table.name(), "_gid");
         return Optional.of("EXECUTE BLOCK AS BEGIN\n"
-                + DdlBlock.ifMissing("RDB$RELATIONS", "RDB$RELATION_NAME", table.name(), "CREATE TABLE " + name
-                        + " (\"gid\" VARCHAR(200) NOT NULL, \"sink_id\" VARCHAR(100) NOT NULL,"
-                        + " \"subtask\" INTEGER NOT NULL, \"checkpoint_id\" BIGINT NOT NULL,"
-                        + " \"position\" BIGINT NOT NULL, \"record\" BLOB SUB_TYPE TEXT CHARACTER SET UTF8 NOT NULL,"
-                        + " \"sqlstate\" VARCHAR(5), \"error\" BLOB SUB_TYPE TEXT CHARACTER SET UTF8 NOT NULL,"
-                        + " \"created_at\" TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)")
-                + DdlBlock.ifMissing("RDB$INDICES", "RDB$INDEX_NAME", index,
+                + DdlBlock.ifMissing(
+                        "RDB$RELATIONS",
+                        "RDB$RELATION_NAME",
+                        table.name(),
+                        "CREATE TABLE " + name
+                                + " (\"gid\" VARCHAR(200) NOT NULL, \"sink_id\" VARCHAR(100) NOT NULL,"
+                                + " \"subtask\" INTEGER NOT NULL, \"checkpoint_id\" BIGINT NOT NULL,"
+                                + " \"position\" BIGINT NOT NULL, \"record\" BLOB SUB_TYPE TEXT CHARACTER SET UTF8 NOT NULL,"
+                                + " \"sqlstate\" VARCHAR(5), \"error\" BLOB SUB_TYPE TEXT CHARACTER SET UTF8 NOT NULL,"
+                                + " \"created_at\" TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)")
+                + DdlBlock.ifMissing(
+                        "RDB$INDICES",
+                        "RDB$INDEX_NAME",
+                        index,
                         "CREATE INDEX " + quote(index) + " ON " + name + " (\"gid\")")
                 + "END");
     }
@@ -142,11 +155,22 @@ final class FirebirdWriteSql implements WriteSql {
         for (int row = 0; row < rows; row++) {
             List<String> values = new ArrayList<>(columns.size());
             for (String column : columns) {
-                params.append(n == 0 ? "" : ", ").append('p').append(n).append(" TYPE OF COLUMN ").append(name)
-                        .append('.').append(quote(column)).append(" = ?");
+                params.append(n == 0 ? "" : ", ")
+                        .append('p')
+                        .append(n)
+                        .append(" TYPE OF COLUMN ")
+                        .append(name)
+                        .append('.')
+                        .append(quote(column))
+                        .append(" = ?");
                 values.add(":p" + n++);
             }
-            body.append(head).append('(').append(String.join(", ", values)).append(')').append(tail).append(";\n");
+            body.append(head)
+                    .append('(')
+                    .append(String.join(", ", values))
+                    .append(')')
+                    .append(tail)
+                    .append(";\n");
         }
         return "EXECUTE BLOCK (" + params + ") AS BEGIN\n" + body + "END";
     }

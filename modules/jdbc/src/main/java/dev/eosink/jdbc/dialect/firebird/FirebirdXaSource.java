@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.firebird;
 
 import org.firebirdsql.ds.FBXADataSource;
@@ -42,9 +46,10 @@ final class FirebirdXaSource {
         return new OnePerConnection(() -> configured(url, properties, applicationName, lockTimeout));
     }
 
-    private static FBXADataSource configured(String url, Properties properties, String applicationName,
-            Duration lockTimeout) throws SQLException {
-        String rest = url.startsWith("jdbc:firebirdsql:") ? url.substring("jdbc:firebirdsql:".length())
+    private static FBXADataSource configured(
+            String url, Properties properties, String applicationName, Duration lockTimeout) throws SQLException {
+        String rest = url.startsWith("jdbc:firebirdsql:")
+                ? url.substring("jdbc:firebirdsql:".length())
                 : url.startsWith("jdbc:firebird:") ? url.substring("jdbc:firebird:".length()) : null;
         if (rest == null) {
             throw new SQLException("not a Jaybird URL (jdbc:firebird: or jdbc:firebirdsql:)");

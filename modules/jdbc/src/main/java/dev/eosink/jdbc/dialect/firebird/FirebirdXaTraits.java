@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.firebird;
 
 import dev.eosink.core.SinkException;
@@ -137,7 +141,7 @@ final class FirebirdXaTraits implements XaTraits {
     public List<Xid> preparedBranches(XAResource resource, Connection plain) throws XAException, SQLException {
         Set<String> prepared = new HashSet<>();
         try (PreparedStatement s = plain.prepareStatement("SELECT RDB$TRANSACTION_DESCRIPTION FROM RDB$TRANSACTIONS "
-                + "WHERE RDB$TRANSACTION_STATE = 1");
+                        + "WHERE RDB$TRANSACTION_STATE = 1");
                 ResultSet rs = s.executeQuery()) {
             while (rs.next()) {
                 byte[] description = rs.getBytes(1);
@@ -180,8 +184,8 @@ final class FirebirdXaTraits implements XaTraits {
         Object version = Sql.single(c, "SELECT RDB$GET_CONTEXT('SYSTEM', 'ENGINE_VERSION') FROM RDB$DATABASE");
         int major = Integer.parseInt(String.valueOf(version).split("\\.")[0]);
         if (major < 3) {
-            throw new MisconfigurationException(context + ": " + where + " runs Firebird " + version
-                    + "; the XA sink needs Firebird 3 or later.");
+            throw new MisconfigurationException(
+                    context + ": " + where + " runs Firebird " + version + "; the XA sink needs Firebird 3 or later.");
         }
         try {
             String remedy = "Remedy: let the sink create its XADataSource (from the JDBC URL) rather than give one.";
@@ -199,13 +203,15 @@ final class FirebirdXaTraits implements XaTraits {
     @Override
     public void checkTransactional(Connection c, SubtaskContext context, SqlIdentifier table)
             throws SQLException, SinkException {
-        Object type = Sql.single(c, "SELECT RDB$RELATION_TYPE FROM RDB$RELATIONS WHERE RDB$RELATION_NAME = ?",
-                table.name());
+        Object type =
+                Sql.single(c, "SELECT RDB$RELATION_TYPE FROM RDB$RELATIONS WHERE RDB$RELATION_NAME = ?", table.name());
         int t = type == null ? 0 : ((Number) type).intValue();
         if (t == 2 || t == 4 || t == 5) {
             throw new MisconfigurationException(context + ": table " + dialect.qualified(table) + " is "
-                    + (t == 2 ? "an external table, whose file is written at once" : "a global temporary table, "
-                    + "whose rows no other session sees") + ": it cannot take the sink's rows exactly once. Remedy: "
+                    + (t == 2
+                            ? "an external table, whose file is written at once"
+                            : "a global temporary table, " + "whose rows no other session sees")
+                    + ": it cannot take the sink's rows exactly once. Remedy: "
                     + "write to an ordinary table.");
         }
     }
@@ -228,7 +234,11 @@ final class FirebirdXaTraits implements XaTraits {
             throw new SQLException(what + " on Firebird needs a connection in autocommit: it runs transactions of "
                     + "its own kind, which a connection inside a transaction cannot begin");
         }
-        FirebirdTpb.ensure(c, level, level == FirebirdTpb.PROBE ? FirebirdTpb.probe() : FirebirdTpb.skipLimbo(), what,
+        FirebirdTpb.ensure(
+                c,
+                level,
+                level == FirebirdTpb.PROBE ? FirebirdTpb.probe() : FirebirdTpb.skipLimbo(),
+                what,
                 "Create the XADataSource through the Firebird dialect's XaDriver.");
         int before = c.getTransactionIsolation();
         c.setTransactionIsolation(level);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.mariadb;
 
 import dev.eosink.jdbc.dialect.ErrorKinds;
@@ -92,7 +96,11 @@ public final class MariaDbDialect implements JdbcDialect {
             @Override
             public boolean rejectsRecord(SQLException e) {
                 int code = e.getErrorCode();
-                return ErrorKinds.super.rejectsRecord(e) || code == 1366 || code == 1292 || code == 1264 || code == 4025;
+                return ErrorKinds.super.rejectsRecord(e)
+                        || code == 1366
+                        || code == 1292
+                        || code == 1264
+                        || code == 4025;
             }
 
             /** ER_LOCK_WAIT_TIMEOUT (1205), for row and metadata locks alike. */
@@ -126,8 +134,10 @@ public final class MariaDbDialect implements JdbcDialect {
             @Override
             public void set(Connection c, Duration timeout) throws SQLException {
                 long seconds = Math.max(1, (timeout.toMillis() + 999) / 1000);
-                Sql.execute(c, "SET SESSION innodb_lock_wait_timeout = " + seconds + ", SESSION lock_wait_timeout = "
-                        + seconds);
+                Sql.execute(
+                        c,
+                        "SET SESSION innodb_lock_wait_timeout = " + seconds + ", SESSION lock_wait_timeout = "
+                                + seconds);
             }
 
             @Override

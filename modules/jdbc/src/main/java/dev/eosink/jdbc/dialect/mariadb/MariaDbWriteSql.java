@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.mariadb;
 
 import dev.eosink.jdbc.dialect.Sql;
@@ -38,7 +42,8 @@ final class MariaDbWriteSql implements WriteSql {
      */
     @Override
     public Optional<String> upsertSql(SqlIdentifier table, List<String> columns, List<String> key, int rows) {
-        String updates = columns.stream().map(c -> quote(c) + " = VALUES(" + quote(c) + ")")
+        String updates = columns.stream()
+                .map(c -> quote(c) + " = VALUES(" + quote(c) + ")")
                 .collect(Collectors.joining(", "));
         return Optional.of(insertSql(table, columns, rows) + " ON DUPLICATE KEY UPDATE " + updates);
     }
@@ -63,7 +68,8 @@ final class MariaDbWriteSql implements WriteSql {
             s.setString(i, table.name());
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    keys.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
+                    keys.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
+                            .add(rs.getString(2));
                 }
             }
         }

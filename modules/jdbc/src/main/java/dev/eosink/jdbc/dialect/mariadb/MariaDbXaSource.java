@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.mariadb;
 
 import org.mariadb.jdbc.MariaDbDataSource;
@@ -21,9 +25,9 @@ final class MariaDbXaSource {
      * DriverManager (the driver still registers itself when loaded).
      */
     static XADataSource create(String url, Properties properties, String applicationName) throws SQLException {
-        StringBuilder full = UrlOptions.append(url.startsWith("jdbc:mysql:")
-                ? url + (url.contains("?") ? "&" : "?") + "permitMysqlScheme"
-                : url, properties);
+        StringBuilder full = UrlOptions.append(
+                url.startsWith("jdbc:mysql:") ? url + (url.contains("?") ? "&" : "?") + "permitMysqlScheme" : url,
+                properties);
         String separator = full.indexOf("?") >= 0 ? "&" : "?";
         // program_name in performance_schema.session_connect_attrs. The name is [A-Za-z0-9_.-/] (sink ids are), none
         // of which the URL or the attribute list treats specially.

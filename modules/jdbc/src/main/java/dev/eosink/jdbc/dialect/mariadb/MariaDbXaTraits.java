@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.mariadb;
 
 import dev.eosink.core.SinkException;
@@ -44,21 +48,26 @@ import java.util.Properties;
  */
 final class MariaDbXaTraits implements XaTraits {
 
-    private static final XaDriver MARIADB = new Driver("MariaDB Connector/J", "org.mariadb.jdbc.MariaDbDataSource",
-            "org.mariadb.jdbc:mariadb-java-client") {
-        @Override
-        public XADataSource create(String url, Properties properties, String applicationName) throws SQLException {
-            return MariaDbXaSource.create(url, properties, applicationName);
-        }
-    };
+    private static final XaDriver MARIADB =
+            new Driver(
+                    "MariaDB Connector/J",
+                    "org.mariadb.jdbc.MariaDbDataSource",
+                    "org.mariadb.jdbc:mariadb-java-client") {
+                @Override
+                public XADataSource create(String url, Properties properties, String applicationName)
+                        throws SQLException {
+                    return MariaDbXaSource.create(url, properties, applicationName);
+                }
+            };
 
-    private static final XaDriver MYSQL = new Driver("MySQL Connector/J", "com.mysql.cj.jdbc.MysqlXADataSource",
-            "com.mysql:mysql-connector-j") {
-        @Override
-        public XADataSource create(String url, Properties properties, String applicationName) throws SQLException {
-            return MySqlXaSource.create(url, properties, applicationName);
-        }
-    };
+    private static final XaDriver MYSQL =
+            new Driver("MySQL Connector/J", "com.mysql.cj.jdbc.MysqlXADataSource", "com.mysql:mysql-connector-j") {
+                @Override
+                public XADataSource create(String url, Properties properties, String applicationName)
+                        throws SQLException {
+                    return MySqlXaSource.create(url, properties, applicationName);
+                }
+            };
 
     private final MariaDbDialect dialect;
 
@@ -107,8 +116,10 @@ final class MariaDbXaTraits implements XaTraits {
     @Override
     public void checkTransactional(Connection c, SubtaskContext context, SqlIdentifier table)
             throws SQLException, SinkException {
-        Object engine = Sql.single(c, "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
-                + (table.schema() == null ? "DATABASE()" : "?") + " AND TABLE_NAME = ?",
+        Object engine = Sql.single(
+                c,
+                "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
+                        + (table.schema() == null ? "DATABASE()" : "?") + " AND TABLE_NAME = ?",
                 table.schema() == null ? new Object[] {table.name()} : new Object[] {table.schema(), table.name()});
         if (engine != null && !"InnoDB".equalsIgnoreCase(engine.toString())) {
             String name = dialect.qualified(table);

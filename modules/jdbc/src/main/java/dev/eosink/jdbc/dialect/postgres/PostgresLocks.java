@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.postgres;
 
 import dev.eosink.jdbc.dialect.LockNames;
@@ -61,9 +65,11 @@ final class PostgresLocks implements SessionLocks {
         long key = LockNames.executionMarkKey(sinkHash, execution);
         if (!Boolean.TRUE.equals(Sql.single(c, "SELECT pg_try_advisory_lock_shared(?)", key))) {
             // Only an exclusive lock of someone else's with the same 64-bit key refuses a shared one.
-            LOG.warn("advisory lock {} (the execution mark of session {}) is held exclusively by another session; "
-                    + "a later attempt of this job that finds this session holding a guard takes it for another job's",
-                    key, session);
+            LOG.warn(
+                    "advisory lock {} (the execution mark of session {}) is held exclusively by another session; "
+                            + "a later attempt of this job that finds this session holding a guard takes it for another job's",
+                    key,
+                    session);
         }
     }
 
@@ -71,9 +77,13 @@ final class PostgresLocks implements SessionLocks {
     public GuardHolder holderExecution(Connection c, String sinkHash, String execution, long holder)
             throws SQLException {
         long key = LockNames.executionMarkKey(sinkHash, execution);
-        Object marked = Sql.single(c, "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
-                + " AND objsubid = 1 AND pid = ? AND classid::bigint = ? AND objid::bigint = ?)",
-                (int) holder, key >>> 32, key & 0xFFFF_FFFFL);
+        Object marked = Sql.single(
+                c,
+                "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                        + " AND objsubid = 1 AND pid = ? AND classid::bigint = ? AND objid::bigint = ?)",
+                (int) holder,
+                key >>> 32,
+                key & 0xFFFF_FFFFL);
         return Boolean.TRUE.equals(marked) ? GuardHolder.THIS : GuardHolder.OTHER;
     }
 
@@ -97,10 +107,13 @@ final class PostgresLocks implements SessionLocks {
      * classid = key1 (as an unsigned oid), objid = key2 and objsubid = 2.
      */
     private static long holder(Connection c, int key1, int key2) throws SQLException {
-        Object pid = Sql.single(c, "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2"
-                + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-                + " AND classid::bigint = ? AND objid::bigint = ?",
-                Integer.toUnsignedLong(key1), Integer.toUnsignedLong(key2));
+        Object pid = Sql.single(
+                c,
+                "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2"
+                        + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                        + " AND classid::bigint = ? AND objid::bigint = ?",
+                Integer.toUnsignedLong(key1),
+                Integer.toUnsignedLong(key2));
         return pid == null ? 0 : ((Number) pid).longValue();
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.postgres;
 
 import dev.eosink.core.SinkException;
@@ -69,21 +73,26 @@ final class PostgresXaTraits implements XaTraits {
     @Override
     public void checkServer(Connection c, SubtaskContext context, String where, int maxPreparedPerSubtask)
             throws SQLException, SinkException {
-        int max = Integer.parseInt(String.valueOf(Sql.single(c, "SELECT current_setting('max_prepared_transactions')")));
+        int max =
+                Integer.parseInt(String.valueOf(Sql.single(c, "SELECT current_setting('max_prepared_transactions')")));
         int needed = 2 * context.parallelism();
         if (max < needed) {
-            throw new MisconfigurationException(
-                    context + ": PostgreSQL at " + where + " has max_prepared_transactions = " + max
+            throw new MisconfigurationException(context + ": PostgreSQL at " + where
+                    + " has max_prepared_transactions = " + max
                     + "; this sink needs at least " + needed + " (2 per subtask), and room for "
                     + maxPreparedPerSubtask * context.parallelism() + " (maxPreparedPerSubtask per subtask) when "
                     + "checkpoints fail. Remedy: set max_prepared_transactions in postgresql.conf "
                     + "(sql/00-server-settings.sql) and restart PostgreSQL.");
         }
         if (max < maxPreparedPerSubtask * context.parallelism()) {
-            LOG.warn("{}: max_prepared_transactions = {} leaves no room for maxPreparedPerSubtask ({}) x parallelism "
+            LOG.warn(
+                    "{}: max_prepared_transactions = {} leaves no room for maxPreparedPerSubtask ({}) x parallelism "
                             + "({}) prepared branches of this sink, which it may hold while checkpoints fail; size it as "
                             + "the sum of parallelism x maxPreparedPerSubtask over the sinks on this server.",
-                    context, max, maxPreparedPerSubtask, context.parallelism());
+                    context,
+                    max,
+                    maxPreparedPerSubtask,
+                    context.parallelism());
         }
     }
 }

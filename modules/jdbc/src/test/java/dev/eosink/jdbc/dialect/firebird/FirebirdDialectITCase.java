@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.eosink.jdbc.dialect.firebird;
 
 import dev.eosink.core.spi.MisconfigurationException;
@@ -86,7 +90,8 @@ class FirebirdDialectITCase {
         firebird.createDatabase(database);
         url = firebird.url(database);
         // The sink's user creates and uses its tables, as a sink would; it needs CREATE TABLE for that.
-        try (Connection c = admin(); Statement s = c.createStatement()) {
+        try (Connection c = admin();
+                Statement s = c.createStatement()) {
             s.execute("GRANT CREATE TABLE TO USER " + FirebirdFixture.SINK_USER);
         }
     }
@@ -108,9 +113,11 @@ class FirebirdDialectITCase {
         assertThat(JdbcDialects.forUrl("jdbc:firebird://h:3050//db.fdb")).isInstanceOf(FirebirdDialect.class);
         assertThat(JdbcDialects.forUrl("jdbc:firebirdsql:h/3050:db")).isInstanceOf(FirebirdDialect.class);
         assertThatThrownBy(() -> dialect.markers(new SqlIdentifier("s", "t")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Firebird 3 has no schemas");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Firebird 3 has no schemas");
         assertThatThrownBy(() -> dialect.writes().insertSql(new SqlIdentifier("s", "t"), List.of("a"), 1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Firebird 3 has no schemas");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Firebird 3 has no schemas");
         assertThatThrownBy(() -> dialect.quote("x".repeat(32))).hasMessageContaining("at most 31 bytes");
     }
 
@@ -120,7 +127,8 @@ class FirebirdDialectITCase {
         try (Connection c = sinkConnection()) {
             execute(c, markers.createSql());
             execute(c, markers.createSql());
-            assertThat(count(c, "SELECT COUNT(*) FROM RDB$INDICES WHERE RDB$INDEX_NAME = 'eosink_markers_sink_created'"))
+            assertThat(count(
+                            c, "SELECT COUNT(*) FROM RDB$INDICES WHERE RDB$INDEX_NAME = 'eosink_markers_sink_created'"))
                     .isEqualTo(1);
             for (int i = 1; i <= 4; i++) {
                 assertThat(update(c, markers.insertSql(), "eos1/s/0/" + i, i < 4 ? "s" : "t", 0, (long) i, 10L * i))
@@ -132,15 +140,22 @@ class FirebirdDialectITCase {
             List<List<Object>> one = query(c, markers.bySinkSql(true), "s");
             assertThat(one).hasSize(1);
             assertThat(one.get(0).subList(0, 4)).containsExactly("s", 3L, 1L, 3L);
-            assertThat(query(c, markers.bySinkSql(false))).extracting(r -> r.get(0)).containsExactly("s", "t");
-            assertThat(query(c, markers.rowsOfSql(), "s")).extracting(r -> r.get(0))
+            assertThat(query(c, markers.bySinkSql(false)))
+                    .extracting(r -> r.get(0))
+                    .containsExactly("s", "t");
+            assertThat(query(c, markers.rowsOfSql(), "s"))
+                    .extracting(r -> r.get(0))
                     .containsExactly("eos1/s/0/1", "eos1/s/0/2", "eos1/s/0/3");
             // A made-up history: two of sink s's markers two hours old, by the server's clock.
-            assertThat(update(c, "UPDATE \"eosink_markers\" SET \"created_at\" = DATEADD(-2 HOUR TO CURRENT_TIMESTAMP)"
-                    + " WHERE \"gid\" IN ('eos1/s/0/1', 'eos1/s/0/2', 'eos1/s/0/4')")).isEqualTo(3);
+            assertThat(update(
+                            c,
+                            "UPDATE \"eosink_markers\" SET \"created_at\" = DATEADD(-2 HOUR TO CURRENT_TIMESTAMP)"
+                                    + " WHERE \"gid\" IN ('eos1/s/0/1', 'eos1/s/0/2', 'eos1/s/0/4')"))
+                    .isEqualTo(3);
             int pruned = dialect.xa().pastPrepared(c, () -> update(c, markers.pruneSql(), "s", 3600));
             assertThat(pruned).isEqualTo(2);
-            assertThat(query(c, "SELECT \"gid\" FROM \"eosink_markers\" ORDER BY 1")).extracting(r -> r.get(0))
+            assertThat(query(c, "SELECT \"gid\" FROM \"eosink_markers\" ORDER BY 1"))
+                    .extracting(r -> r.get(0))
                     .containsExactly("eos1/s/0/3", "eos1/s/0/4");
         }
         assertThat(markers.committedAfterSql()).isEmpty();
@@ -152,11 +167,14 @@ class FirebirdDialectITCase {
         SqlIdentifier table = new SqlIdentifier(null, "Up");
         List<String> columns = List.of("k", "j", "v");
         try (Connection c = sinkConnection()) {
-            execute(c, "CREATE TABLE \"Up\" (\"k\" INTEGER NOT NULL, \"j\" VARCHAR(10) NOT NULL, \"v\" VARCHAR(20), "
-                    + "CONSTRAINT \"Up_pk\" PRIMARY KEY (\"k\", \"j\"), CONSTRAINT \"Up_v\" UNIQUE (\"v\"))");
+            execute(
+                    c,
+                    "CREATE TABLE \"Up\" (\"k\" INTEGER NOT NULL, \"j\" VARCHAR(10) NOT NULL, \"v\" VARCHAR(20), "
+                            + "CONSTRAINT \"Up_pk\" PRIMARY KEY (\"k\", \"j\"), CONSTRAINT \"Up_v\" UNIQUE (\"v\"))");
             assertThat(writes.uniqueKeys(c, table)).containsExactlyInAnyOrder(List.of("k", "j"), List.of("v"));
 
-            assertThat(update(c, writes.insertSql(table, columns, 1), 0, "a", "v0")).isEqualTo(1);
+            assertThat(update(c, writes.insertSql(table, columns, 1), 0, "a", "v0"))
+                    .isEqualTo(1);
             int rows = 200;
             String many = writes.insertSql(table, columns, rows);
             assertThat((long) many.getBytes(StandardCharsets.UTF_8).length).isLessThan(writes.maxStatementBytes(c));
@@ -171,11 +189,19 @@ class FirebirdDialectITCase {
 
             // Two existing keys (one of them twice: the later row wins) and one new: three records changed, which is
             // what Firebird counts (a record changed twice in one block counts once).
-            String upsert = writes.upsertSql(table, columns, List.of("k", "j"), 4).orElseThrow();
-            assertThat(update(c, upsert, 1, "r0", "x1", 2, "r1", "x2", 1, "r0", "y1", 500, "n", "x500")).isEqualTo(3);
+            String upsert =
+                    writes.upsertSql(table, columns, List.of("k", "j"), 4).orElseThrow();
+            assertThat(update(c, upsert, 1, "r0", "x1", 2, "r1", "x2", 1, "r0", "y1", 500, "n", "x500"))
+                    .isEqualTo(3);
             assertThat(query(c, "SELECT \"k\", \"v\" FROM \"Up\" WHERE \"k\" IN (1, 2, 500) ORDER BY 1"))
                     .containsExactly(List.of(1, "y1"), List.of(2, "x2"), List.of(500, "x500"));
-            assertThat(update(c, writes.upsertSql(table, columns, List.of("k", "j"), 1).orElseThrow(), 3, "r2", "z3"))
+            assertThat(update(
+                            c,
+                            writes.upsertSql(table, columns, List.of("k", "j"), 1)
+                                    .orElseThrow(),
+                            3,
+                            "r2",
+                            "z3"))
                     .isEqualTo(1);
             assertThat(count(c, "SELECT COUNT(*) FROM \"Up\"")).isEqualTo(rows + 2);
 
@@ -187,11 +213,29 @@ class FirebirdDialectITCase {
             SqlIdentifier dead = new SqlIdentifier(null, "eosink_dead_letters");
             execute(c, writes.deadLetterDdl(dead).orElseThrow());
             execute(c, writes.deadLetterDdl(dead).orElseThrow());
-            List<String> deadColumns = List.of("gid", "sink_id", "subtask", "checkpoint_id", "position", "record",
-                    "sqlstate", "error");
+            List<String> deadColumns =
+                    List.of("gid", "sink_id", "subtask", "checkpoint_id", "position", "record", "sqlstate", "error");
             String record = "{\"name\": \"Zoë 日本\"}" + "x".repeat(40_000);
-            assertThat(update(c, writes.insertSql(dead, deadColumns, 2), "g", "s", 0, 7L, 1L, record, "23000", "dup",
-                    "g", "s", 0, 7L, 2L, "r2", null, "e2")).isEqualTo(2);
+            assertThat(update(
+                            c,
+                            writes.insertSql(dead, deadColumns, 2),
+                            "g",
+                            "s",
+                            0,
+                            7L,
+                            1L,
+                            record,
+                            "23000",
+                            "dup",
+                            "g",
+                            "s",
+                            0,
+                            7L,
+                            2L,
+                            "r2",
+                            null,
+                            "e2"))
+                    .isEqualTo(2);
             assertThat(query(c, "SELECT \"record\" FROM \"eosink_dead_letters\" WHERE \"position\" = 1"))
                     .containsExactly(List.of(record));
         }
@@ -202,14 +246,22 @@ class FirebirdDialectITCase {
         ErrorKinds errors = dialect.errors();
         Connection other = handle(dataSource(Duration.ofSeconds(1)));
         try (Connection c = sinkConnection()) {
-            execute(c, "CREATE TABLE \"t\" (\"id\" INTEGER NOT NULL PRIMARY KEY, \"v\" VARCHAR(3), \"d\" DATE, "
-                    + "CONSTRAINT \"pos\" CHECK (\"id\" >= 0))");
+            execute(
+                    c,
+                    "CREATE TABLE \"t\" (\"id\" INTEGER NOT NULL PRIMARY KEY, \"v\" VARCHAR(3), \"d\" DATE, "
+                            + "CONSTRAINT \"pos\" CHECK (\"id\" >= 0))");
             update(c, "INSERT INTO \"t\" (\"id\") VALUES (1)");
-            for (Object[] refused : List.of(new Object[] {null, "a", null}, new Object[] {1, "a", null},
-                    new Object[] {-1, "a", null}, new Object[] {2, "long", null}, new Object[] {3, "a", "not a date"})) {
-                SQLException e = failure(() -> update(c, "INSERT INTO \"t\" (\"id\", \"v\", \"d\") VALUES (?, ?, ?)",
-                        refused));
-                assertThat(errors.rejectsRecord(e)).as(Arrays.toString(refused) + ": " + e).isTrue();
+            for (Object[] refused : List.of(
+                    new Object[] {null, "a", null},
+                    new Object[] {1, "a", null},
+                    new Object[] {-1, "a", null},
+                    new Object[] {2, "long", null},
+                    new Object[] {3, "a", "not a date"})) {
+                SQLException e =
+                        failure(() -> update(c, "INSERT INTO \"t\" (\"id\", \"v\", \"d\") VALUES (?, ?, ?)", refused));
+                assertThat(errors.rejectsRecord(e))
+                        .as(Arrays.toString(refused) + ": " + e)
+                        .isTrue();
                 assertThat(errors.isLockTimeout(e)).isFalse();
             }
             SQLException conversion = failure(() -> query(c, "SELECT CAST('abc' AS INTEGER) FROM RDB$DATABASE"));
@@ -255,7 +307,9 @@ class FirebirdDialectITCase {
 
         long t0 = System.nanoTime();
         assertThat(locks.tryGuard(b, hash, 0)).isFalse();
-        assertThat((System.nanoTime() - t0) / 1_000_000).as("a try does not wait").isLessThan(1_000);
+        assertThat((System.nanoTime() - t0) / 1_000_000)
+                .as("a try does not wait")
+                .isLessThan(1_000);
         assertThat(b.getAutoCommit()).as("back to autocommit: b holds nothing").isTrue();
         assertThat(locks.guardHolder(b, hash, 0)).isEqualTo(sessionA);
         assertThat(locks.holderExecution(b, hash, "exec0001", sessionA)).isEqualTo(GuardHolder.THIS);
@@ -304,17 +358,25 @@ class FirebirdDialectITCase {
         assertThat(plain.getAutoCommit()).isTrue();
 
         // isql-fb, another process, holds the guard's row lock; SIGKILL ends it without a goodbye.
-        Process isql = new ProcessBuilder("/usr/bin/isql-fb", "-q", "-user", FirebirdFixture.SINK_USER, "-password",
-                FirebirdFixture.SINK_PASSWORD, firebird.host() + "/" + firebird.port() + ":"
-                        + firebird.databasePath(database))
-                .redirectErrorStream(true).start();
+        Process isql = new ProcessBuilder(
+                        "/usr/bin/isql-fb",
+                        "-q",
+                        "-user",
+                        FirebirdFixture.SINK_USER,
+                        "-password",
+                        FirebirdFixture.SINK_PASSWORD,
+                        firebird.host() + "/" + firebird.port() + ":" + firebird.databasePath(database))
+                .redirectErrorStream(true)
+                .start();
         try {
             OutputStream in = isql.getOutputStream();
             in.write(("SET TRANSACTION READ COMMITTED NO WAIT;\nUPDATE \"eosink_locks\" SET \"session\" = "
-                    + "CURRENT_CONNECTION WHERE \"name\" = '" + LockNames.guard(hash, 3) + "';\n"
-                    + "SELECT 'taken' FROM RDB$DATABASE;\n").getBytes(StandardCharsets.UTF_8));
+                            + "CURRENT_CONNECTION WHERE \"name\" = '" + LockNames.guard(hash, 3) + "';\n"
+                            + "SELECT 'taken' FROM RDB$DATABASE;\n")
+                    .getBytes(StandardCharsets.UTF_8));
             in.flush();
-            BufferedReader out = new BufferedReader(new InputStreamReader(isql.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(isql.getInputStream(), StandardCharsets.UTF_8));
             String line;
             StringBuilder seen = new StringBuilder();
             while ((line = out.readLine()) != null && !line.contains("taken")) {
@@ -358,8 +420,8 @@ class FirebirdDialectITCase {
         open.add(recovery::close);
         Connection plain = recovery.getConnection();
         XAResource resource = recovery.getXAResource();
-        assertThat(keys(xa.preparedBranches(resource, plain))).containsExactlyInAnyOrder(
-                key(committed), key(rolledBack), key(alive));
+        assertThat(keys(xa.preparedBranches(resource, plain)))
+                .containsExactlyInAnyOrder(key(committed), key(rolledBack), key(alive));
 
         Connection reader = handle(ds);
         // In limbo (its session gone): the default reader fails on the row, the probe says HELD, a read past
@@ -450,7 +512,8 @@ class FirebirdDialectITCase {
         open.add(writer::close);
         dialect.lockTimeout().orElseThrow().set(writer.getConnection(), Duration.ofMillis(1200));
         assertThatThrownBy(() -> dialect.lockTimeout().orElseThrow().set(writer.getConnection(), Duration.ofSeconds(5)))
-                .isInstanceOf(SQLException.class).hasMessageContaining("lock timeout of 5 s");
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("lock timeout of 5 s");
         Xid xid = xid("eos1/orders/2/1/c", new byte[] {3});
         writer.getXAResource().start(xid, XAResource.TMNOFLAGS);
         long t0 = System.nanoTime();
@@ -475,22 +538,29 @@ class FirebirdDialectITCase {
                 .isInstanceOf(MisconfigurationException.class)
                 .hasMessageContaining("let the sink create its XADataSource");
         assertThatThrownBy(() -> dialect.sessionLocks().orElseThrow().tryGuard(made, "0123456789abcdef", 0))
-                .isInstanceOf(SQLException.class).hasMessageContaining("The ownership guard needs");
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("The ownership guard needs");
 
         try (Connection c = sinkConnection()) {
             execute(c, "CREATE GLOBAL TEMPORARY TABLE \"tmp\" (\"id\" INTEGER)");
             execute(c, "CREATE TABLE \"ok\" (\"id\" INTEGER)");
             xa.checkTransactional(c, context(), new SqlIdentifier(null, "ok"));
             assertThatThrownBy(() -> xa.checkTransactional(c, context(), new SqlIdentifier(null, "tmp")))
-                    .isInstanceOf(MisconfigurationException.class).hasMessageContaining("global temporary table");
+                    .isInstanceOf(MisconfigurationException.class)
+                    .hasMessageContaining("global temporary table");
         }
     }
 
     private XADataSource dataSource(Duration lockTimeout) throws SQLException {
         Properties p = sinkProperties();
         return lockTimeout == null
-                ? dialect.xa().driver(url, getClass().getClassLoader()).orElseThrow().create(url, p, "eosink-test")
-                : dialect.xa().driver(url, getClass().getClassLoader()).orElseThrow()
+                ? dialect.xa()
+                        .driver(url, getClass().getClassLoader())
+                        .orElseThrow()
+                        .create(url, p, "eosink-test")
+                : dialect.xa()
+                        .driver(url, getClass().getClassLoader())
+                        .orElseThrow()
                         .create(url, p, "eosink-test", lockTimeout);
     }
 
@@ -525,7 +595,7 @@ class FirebirdDialectITCase {
     }
 
     private static SubtaskContext context() {
-        return new SubtaskContext("orders", 0, 1, 0, "job", OptionalLong.empty());
+        return new SubtaskContext("orders", 0, 1, 0, new SubtaskContext.JobRun("job", OptionalLong.empty()));
     }
 
     private void prepareAndClose(XADataSource ds, Xid xid, MarkerSql markers) throws Exception {
@@ -540,7 +610,8 @@ class FirebirdDialectITCase {
     /** A branch that writes its marker row, as the sink's do, prepared. */
     private static void prepare(XAConnection c, Xid xid, MarkerSql markers) throws Exception {
         c.getXAResource().start(xid, XAResource.TMNOFLAGS);
-        assertThat(update(c.getConnection(), markers.insertSql(), gid(xid), "orders", 0, 1L, 0L)).isEqualTo(1);
+        assertThat(update(c.getConnection(), markers.insertSql(), gid(xid), "orders", 0, 1L, 0L))
+                .isEqualTo(1);
         c.getXAResource().end(xid, XAResource.TMSUCCESS);
         assertThat(c.getXAResource().prepare(xid)).isEqualTo(XAResource.XA_OK);
     }

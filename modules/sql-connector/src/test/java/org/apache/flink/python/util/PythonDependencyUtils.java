@@ -1,8 +1,11 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package org.apache.flink.python.util;
 
-import org.apache.flink.configuration.Configuration;
-
 import org.apache.commons.cli.CommandLine;
+import org.apache.flink.configuration.Configuration;
 
 /**
  * Stands in for flink-python's class of this name on the SQL client's class path (see {@code
