@@ -124,7 +124,7 @@ final class MarkerQueries {
         if (committedAfter.isEmpty()) {
             throw new AdminException("the marker table " + sql.table() + " of " + database.get() + " cannot be asked "
                     + "what committed after a checkpoint: the database's dialect cannot compare a marker's time with the "
-                    + "checkpoint's (Firebird 3 keeps no time comparable with it), so the tool cannot tell whether this "
+                    + "checkpoint's, so the tool cannot tell whether this "
                     + "checkpoint is the job's last. Remedy: look at its rows (list --markers: no checkpoint newer than "
                     + "this one, no marker written after it was taken), then resolve with --allow-older-checkpoint");
         }
@@ -133,7 +133,7 @@ final class MarkerQueries {
                 s.setString(1, sinkId);
                 s.setLong(2, checkpointId);
                 s.setString(3, MarkerTable.namedBy(takenBy));
-                s.setLong(4, sinceEpochMillis);
+                s.setLong(4, sql.committedAfterTime(sinceEpochMillis));
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();
                     return rs.getLong(1) == 0

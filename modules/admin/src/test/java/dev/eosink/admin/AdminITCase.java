@@ -203,19 +203,6 @@ class AdminITCase {
                     .count();
         }
 
-        /** Whether the tool can tell what committed after a checkpoint: not on Firebird 3 (no comparable time). */
-        boolean tellsCommitsAfterACheckpoint() {
-            return !kind.equals("firebird");
-        }
-
-        /**
-         * What the operator passes once they looked at the markers themselves, where the tool cannot tell whether
-         * the checkpoint is the job's last: here it is (the newest retained checkpoint of the killed job).
-         */
-        String[] lookedAtTheMarkers() {
-            return tellsCommitsAfterACheckpoint() ? new String[0] : new String[] {"--allow-older-checkpoint"};
-        }
-
         /** The count, lowest and highest checkpoint of the sink's marker rows. */
         long[] markers(String sinkId) throws SQLException {
             try (Connection c = connect();
@@ -403,17 +390,7 @@ class AdminITCase {
                 .contains("committables: eos1/" + sinkId + "/0/");
 
         long rowsBefore = db.count("SELECT count(*) FROM " + table);
-        if (!db.tellsCommitsAfterACheckpoint()) {
-            // The tool cannot tell whether the checkpoint is the job's last, and says so rather than guess; the
-            // operator, having looked, says it is (the same option as for an older checkpoint chosen deliberately).
-            Run cannotTell = resolveOnceTheGuardIsFree(db, checkpoint, sinkId);
-            assertThat(cannotTell.exit()).as("%s", cannotTell).isEqualTo(1);
-            assertThat(cannotTell.err())
-                    .contains("cannot tell whether this checkpoint is the job's last")
-                    .contains("--allow-older-checkpoint");
-            assertThat(db.prepared(sinkId)).as("a refusal changes nothing").isEqualTo(preparedAtDeath);
-        }
-        Run dryRun = resolveOnceTheGuardIsFree(db, checkpoint, sinkId, db.lookedAtTheMarkers());
+        Run dryRun = resolveOnceTheGuardIsFree(db, checkpoint, sinkId);
         assertThat(dryRun.exit()).as("%s", dryRun).isZero();
         assertThat(dryRun.out())
                 .as("the hard case: a completed checkpoint's transaction still prepared, and one of "
@@ -429,7 +406,7 @@ class AdminITCase {
         assertThat(db.prepared(sinkId)).as("a dry run changes nothing").isEqualTo(preparedAtDeath);
         assertThat(db.count("SELECT count(*) FROM " + table)).isEqualTo(rowsBefore);
 
-        Run apply = admin(db.env(), db.args(resolve(checkpoint, sinkId, applied(db))));
+        Run apply = admin(db.env(), db.args(resolve(checkpoint, sinkId, "--apply")));
         assertThat(apply.exit()).as("%s", apply).isZero();
         assertThat(apply.out())
                 .contains("committed   eos1/" + sinkId + "/0/")
@@ -445,16 +422,10 @@ class AdminITCase {
         Path older = retained.get(retained.size() - 2);
         Run olderRefused = admin(db.env(), db.args("resolve", older.toString(), "--sink-id", sinkId, "--apply"));
         assertThat(olderRefused.exit()).as("%s", olderRefused).isEqualTo(1);
-        if (db.tellsCommitsAfterACheckpoint()) {
-            assertThat(olderRefused.err())
-                    .contains("is not the job's last")
-                    .contains("Remedy: resolve with the newest");
-        } else {
-            assertThat(olderRefused.err()).contains("cannot tell whether this checkpoint is the job's last");
-        }
+        assertThat(olderRefused.err()).contains("is not the job's last").contains("Remedy: resolve with the newest");
         assertExactly(db, table, k);
 
-        Run again = admin(db.env(), db.args(resolve(checkpoint, sinkId, applied(db))));
+        Run again = admin(db.env(), db.args(resolve(checkpoint, sinkId, "--apply")));
         assertThat(again.exit()).as("%s", again).isZero();
         assertThat(again.out())
                 .contains("nothing to do")
@@ -484,13 +455,6 @@ class AdminITCase {
     private static String[] resolve(Path checkpoint, String sinkId, String... more) {
         List<String> args = new ArrayList<>(List.of("resolve", checkpoint.toString(), "--sink-id", sinkId));
         args.addAll(List.of(more));
-        return args.toArray(String[]::new);
-    }
-
-    /** {@link Target#lookedAtTheMarkers} and {@code --apply}. */
-    private static String[] applied(Target db) {
-        List<String> args = new ArrayList<>(List.of(db.lookedAtTheMarkers()));
-        args.add("--apply");
         return args.toArray(String[]::new);
     }
 

@@ -59,6 +59,7 @@ public final class FirebirdFixture implements AutoCloseable {
     private static final Path ISQL = Path.of("/usr/bin/isql-fb");
     private static final Duration START_LIMIT = Duration.ofSeconds(60);
     private static final Duration EXIT_LIMIT = Duration.ofSeconds(30);
+    private static final String SERVER_ZONE = "NPT-5:45";
 
     private final Path root;
     private final int port;
@@ -77,7 +78,11 @@ public final class FirebirdFixture implements AutoCloseable {
                 "FIREBIRD_LOCK",
                 root.resolve("lock").toString(),
                 "FIREBIRD_TMP",
-                root.resolve("tmp").toString());
+                root.resolve("tmp").toString(),
+                // Firebird 3 keeps only its local time and tells no offset: the server runs 5 h 45 min ahead of UTC
+                // (a POSIX zone, no tzdata needed), so that anything comparing its time with UTC shows in the tests.
+                "TZ",
+                SERVER_ZONE);
     }
 
     /**

@@ -115,11 +115,6 @@ final class XaFirebirdBackend extends XaBackend {
     @Override
     public Map<Capability, String> lacking() {
         return Map.of(
-                Capability.REWIND_CHECK,
-                        "Firebird 3 keeps a marker's time as the server's local time and tells "
-                                + "neither UTC nor its offset, so no marker time compares honestly with a checkpoint's epoch "
-                                + "milliseconds: the dialect has no committedAfterSql, and the sink skips the rewind check "
-                                + "(docs/xa.md)",
                 Capability.WAITS_FOR_EARLIER_SESSIONS,
                         "Firebird has no lock that a connection carrying XA branches "
                                 + "can hold through its prepare (a row lock ends with the branch), so the dialect takes no "

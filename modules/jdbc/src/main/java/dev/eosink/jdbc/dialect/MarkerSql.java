@@ -31,11 +31,22 @@ public interface MarkerSql {
 
     /**
      * Count, rows, lowest and highest checkpoint of a sink's ({@code ?1}) markers named after checkpoint {@code ?2}
-     * or not matching the name pattern {@code ?3} ({@code MarkerTable.namedBy}), whose epoch began after {@code ?4}
-     * (epoch milliseconds); empty where the dialect cannot compare a marker's time with epoch milliseconds (the
-     * rewind check is then skipped).
+     * or not matching the name pattern {@code ?3} ({@code MarkerTable.namedBy}), whose epoch began after the time
+     * bound to {@code ?4} ({@link #committedAfterTime}); empty where the dialect cannot compare a marker's time with
+     * a checkpoint's (the rewind check is then skipped, with a warning).
      */
     Optional<String> committedAfterSql();
+
+    /**
+     * The value bound to {@code ?4} of {@link #committedAfterSql} for a checkpoint taken at {@code sinceEpochMillis}
+     * (by the job's clock), computed when the statement runs. By default those epoch milliseconds, for a table whose
+     * {@code created_at} the database can compare with them. A database that keeps only its local time and tells
+     * no offset (Firebird 3) binds the checkpoint's age instead, by the caller's clock, and its SQL subtracts that
+     * age from the database's own clock: so no time zone enters, only the clocks' drift, as with epoch milliseconds.
+     */
+    default long committedAfterTime(long sinceEpochMillis) {
+        return sinceEpochMillis;
+    }
 
     /** The marker row's insert: gid, sink id, subtask, checkpoint, row count. */
     default String insertSql() {

@@ -214,7 +214,7 @@ final class PostgresWriterSession<IN>
             s.setString(1, context.sinkId());
             s.setLong(2, checkpointId);
             s.setString(3, MarkerTable.namedBy(takenBy));
-            s.setLong(4, sinceEpochMillis);
+            s.setLong(4, markerSql.committedAfterTime(sinceEpochMillis));
             return io.call("reading the marker table", () -> {
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();

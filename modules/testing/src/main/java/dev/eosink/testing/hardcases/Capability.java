@@ -12,12 +12,6 @@ package dev.eosink.testing.hardcases;
 public enum Capability {
 
     /**
-     * The rewind check: the sink can tell, from its marker rows, that it committed after a checkpoint was taken,
-     * by comparing a marker's time with the checkpoint's epoch milliseconds ({@code MarkerSql.committedAfterSql}).
-     */
-    REWIND_CHECK,
-
-    /**
      * A restarted writer waits for the sessions of the writer before it that may still prepare a branch (the XA
      * sink's branch lock, the PostgreSQL sink's guard on its one connection), so that recovery sees every branch
      * they prepare.

@@ -70,7 +70,6 @@ public interface SavepointCases extends HardCaseSupport {
      * after S1 committed since S1 was taken): they warn by default, and refuse under rewindPolicy(FAIL).
      */
     @Test
-    @Needs(Capability.REWIND_CHECK)
     default void restoreFromAnOlderSavepointRecommitsIdempotentlyAndReplaysTheRest(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
         // The input through a valve: S1 is taken mid-way on any machine, the rest let through after it.
@@ -130,7 +129,6 @@ public interface SavepointCases extends HardCaseSupport {
      * them LOST.
      */
     @Test
-    @Needs(Capability.REWIND_CHECK)
     default void aRefusedRewindLeavesTheNewerSavepointRestorable(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
         long n = 2_400;
@@ -176,7 +174,6 @@ public interface SavepointCases extends HardCaseSupport {
      * (the default) it goes on, and the table holds what each run committed, no more.
      */
     @Test
-    @Needs(Capability.REWIND_CHECK)
     default void aRestoreAfterAFreshRunCommittedIsARewind(
             @InjectClusterClient ClusterClient<?> client, @TempDir Path dir) throws Exception {
         long n = 1_200;

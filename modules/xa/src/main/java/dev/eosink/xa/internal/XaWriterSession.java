@@ -205,8 +205,16 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
     @Override
     public Optional<Committed> committedAfter(long checkpointId, long sinceEpochMillis, Optional<String> takenBy)
             throws IOException {
-        Optional<String> sql = dialect.markers(database.markerId()).committedAfterSql();
+        MarkerSql markers = dialect.markers(database.markerId());
+        Optional<String> sql = markers.committedAfterSql();
         if (sql.isEmpty()) {
+            LOG.warn(
+                    "{}: {} cannot tell whether the sink committed after restored checkpoint {} (its marker table "
+                            + "keeps no time comparable with the checkpoint's): the rewind check is skipped, and "
+                            + "rewindPolicy has no effect on this database.",
+                    context,
+                    dialect.name(),
+                    checkpointId);
             return Optional.empty();
         }
         Connection c = reader();
@@ -220,7 +228,7 @@ final class XaWriterSession<IN> implements WriterSession<IN>, Recovery, CarriedL
                             s.setString(1, context.sinkId());
                             s.setLong(2, checkpointId);
                             s.setString(3, MarkerTable.namedBy(takenBy));
-                            s.setLong(4, sinceEpochMillis);
+                            s.setLong(4, markers.committedAfterTime(sinceEpochMillis));
                             try (ResultSet rs = s.executeQuery()) {
                                 rs.next();
                                 return rs.getLong(1) == 0

@@ -71,13 +71,26 @@ final class FirebirdMarkerSql implements MarkerSql {
     }
 
     /**
-     * Empty: {@code created_at} is the server's local time, and Firebird 3 tells neither its offset from UTC nor
-     * UTC, so no comparison with epoch milliseconds is honest unless the server's zone were assumed (UTC, say), and
-     * a wrong assumption would shift the rewind check by hours in either direction. The rewind check is skipped.
+     * Compares each marker's {@code created_at} with the server's own clock less the checkpoint's age ({@link
+     * #committedAfterTime}): both sides are the server's local time, so the time zone Firebird 3 does not tell never
+     * enters. A change of daylight saving time between a marker's write and this read shifts that marker by the
+     * change (run the server in UTC, or a zone without it, to rule that out). Run past prepared branches ({@link
+     * dev.eosink.jdbc.dialect.XaTraits#pastPrepared}): a read that meets a marker of a branch in limbo fails
+     * otherwise.
      */
     @Override
     public Optional<String> committedAfterSql() {
-        return Optional.empty();
+        return Optional.of(
+                "SELECT COUNT(*), COALESCE(SUM(\"row_count\"), 0), MIN(\"checkpoint_id\"), "
+                        + "MAX(\"checkpoint_id\") FROM " + quoted
+                        + " WHERE \"sink_id\" = ? AND (\"checkpoint_id\" > ? OR "
+                        + "\"gid\" NOT LIKE ?) AND \"created_at\" > DATEADD(MILLISECOND, -CAST(? AS BIGINT), CURRENT_TIMESTAMP)");
+    }
+
+    /** The checkpoint's age in milliseconds by the caller's clock, never negative (a clock behind the job's). */
+    @Override
+    public long committedAfterTime(long sinceEpochMillis) {
+        return Math.max(0, System.currentTimeMillis() - sinceEpochMillis);
     }
 
     @Override

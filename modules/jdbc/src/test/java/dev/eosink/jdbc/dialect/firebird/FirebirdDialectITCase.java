@@ -157,8 +157,35 @@ class FirebirdDialectITCase {
             assertThat(query(c, "SELECT \"gid\" FROM \"eosink_markers\" ORDER BY 1"))
                     .extracting(r -> r.get(0))
                     .containsExactly("eos1/s/0/3", "eos1/s/0/4");
+
+            // The rewind check's query, with checkpoints taken at times by this JVM's clock: a marker written now
+            // (s's third) is after a checkpoint taken a minute ago, not after one a minute ahead; t's marker, two
+            // hours old by the server's clock, is after a checkpoint three hours ago, not after one an hour ago. The
+            // fixture's server runs 5 h 45 min ahead of UTC: a comparison that let its zone in would miss both.
+            long now = System.currentTimeMillis();
+            long minute = 60_000;
+            java.sql.Timestamp serverTime = (java.sql.Timestamp) query(c, "SELECT CURRENT_TIMESTAMP FROM RDB$DATABASE")
+                    .get(0)
+                    .get(0);
+            long serverAhead = serverTime.toLocalDateTime().toEpochSecond(java.time.ZoneOffset.UTC) * 1000 - now;
+            assertThat(serverAhead).as("the server's local time ahead of UTC").isBetween(340 * minute, 350 * minute);
+            assertThat(committedAfter(c, markers, "s", now - minute)).containsExactly(1L, 30L, 3L, 3L);
+            assertThat(committedAfter(c, markers, "s", now + minute)).containsExactly(0L, 0L, null, null);
+            assertThat(committedAfter(c, markers, "t", now - 180 * minute)).containsExactly(1L, 40L, 4L, 4L);
+            assertThat(committedAfter(c, markers, "t", now - 60 * minute)).containsExactly(0L, 0L, null, null);
         }
-        assertThat(markers.committedAfterSql()).isEmpty();
+    }
+
+    /** The rewind check's row for sink {@code sinkId}: every marker after checkpoint 0, by any execution. */
+    private List<Object> committedAfter(Connection c, MarkerSql markers, String sinkId, long sinceEpochMillis)
+            throws SQLException {
+        String sql = markers.committedAfterSql().orElseThrow();
+        List<List<Object>> rows = dialect.xa()
+                .pastPrepared(c, () -> query(c, sql, sinkId, 0L, "%", markers.committedAfterTime(sinceEpochMillis)));
+        assertThat(rows).hasSize(1);
+        return rows.get(0).stream()
+                .map(v -> v == null ? null : ((Number) v).longValue())
+                .collect(java.util.stream.Collectors.toList());
     }
 
     @Test
