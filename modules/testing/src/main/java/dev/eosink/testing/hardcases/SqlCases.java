@@ -154,8 +154,8 @@ public interface SqlCases extends JdbcHardCaseSupport {
         assertThat(failure)
                 .as("refused, well within the lock timeout of a writer waiting on the leftover")
                 .isInstanceOf(ExecutionException.class);
-        String refusal = TestJobs.messages(failure);
-        if (writesWait || !metARowInLimbo(refusal)) {
+        String messages = TestJobs.messages(failure);
+        if (writesWait || !metARowInLimbo(messages)) {
             assertThat(failure)
                     .rootCause()
                     .hasMessageContaining(leftover.toString())
