@@ -8,8 +8,8 @@ import dev.eosink.testing.hardcases.HardCases;
 
 /**
  * The protocol's hard cases ({@link HardCases}) through XA against a real Firebird 3 (Jaybird's FBXADataSource).
- * The cases that need the rewind check or a branch lock are reported disabled, with the reason ({@link
- * XaFirebirdBackend#lacking}).
+ * Every case runs: one that meets what Firebird lacks ({@link XaFirebirdBackend#lacking}, with the reasons) asserts
+ * what Firebird does instead.
  */
 class XaFirebirdHardCasesITCase extends HardCases {
 

@@ -5,9 +5,10 @@
 package dev.eosink.testing.hardcases;
 
 /**
- * What a hard case may need of a backend's database beyond what every backend gives. A backend names those its
- * database lacks ({@link ResourceBackend#lacking}), each with the reason; a case that {@link Needs} one of them is
- * not run on that backend, and the test report shows it disabled with that reason (never skipped silently).
+ * What a hard case may assume of a backend's database beyond what every backend gives. A backend names those its
+ * database lacks ({@link ResourceBackend#lacking}), each with the reason. No case is skipped for it: a case that
+ * meets one asks the backend ({@link ResourceBackend#lacks}) and asserts there what the database documents
+ * instead, and still ends on exact counts and no prepared transaction left.
  */
 public enum Capability {
 

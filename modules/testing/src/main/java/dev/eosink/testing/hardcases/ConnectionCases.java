@@ -4,6 +4,7 @@
  */
 package dev.eosink.testing.hardcases;
 
+import dev.eosink.core.LeftoverPolicy;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.RetriableCommitException;
 import dev.eosink.testing.TcpProxy;
@@ -199,22 +200,28 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
      * that request back and resets the client at once (the writer's task fails, the restarted writer
      * opens), keeps the transaction's session open on the server, and delivers the prepare a second
      * after the restarted writer opened, when it would long have listed the prepared transactions: the
-     * transaction is prepared after that listing. The restarted writer must wait for that session
-     * (through the ownership guard, or a lock of its own where the guard lives on another session) and
-     * roll the transaction back; without that, it stays prepared, holding its locks, and this test
-     * finds it left.
+     * transaction is prepared after that listing.
+     *
+     * <p>Where the restarted writer can wait for that session (through the ownership guard, or a branch
+     * lock of its own where the guard lives on another session), it must, and roll the transaction back;
+     * without that wait, it stays prepared, holding its locks, and this test finds it left. Where the
+     * database gives the sink no such lock ({@link Capability#WAITS_FOR_EARLIER_SESSIONS}: Firebird), the
+     * restarted writer waits for nothing: the job ends exact while the prepare is still held back, the
+     * prepare arrives after the end, and its transaction stays prepared until the next start of the sink
+     * id ({@link #assertTheHeldPrepareIsLeftUntilTheNextStart}).
      */
     @Test
-    @Needs(Capability.WAITS_FOR_EARLIER_SESSIONS)
     default void aPrepareStillRunningWhenTheWriterRestartsIsWaitedForAndRolledBack() throws Exception {
+        boolean waits = !backend().lacks(Capability.WAITS_FOR_EARLIER_SESSIONS);
+        AtomicReference<String> held = new AtomicReference<>();
+        LogCapture logs = LogCapture.attach();
         try (TcpProxy proxy = TcpProxy.to(backend().jdbcUrl())) {
             // The third prepare of the job: after checkpoints completed, so the restart restores one.
-            Faults.arm(
-                    sinkId(),
-                    Faults.Point.BEFORE_PREPARE,
-                    3,
-                    a -> proxy.holdWhenClientSends(backend()
-                            .prepareRequest(TransactionId.parse(a.transactionId).orElseThrow())));
+            Faults.arm(sinkId(), Faults.Point.BEFORE_PREPARE, 3, a -> {
+                held.set(a.transactionId);
+                proxy.holdWhenClientSends(backend()
+                        .prepareRequest(TransactionId.parse(a.transactionId).orElseThrow()));
+            });
             StreamExecutionEnvironment env = env(1, 200);
             CheckpointPacedIds.ids(env, 3_000, 500)
                     .sinkTo(sink(spec().withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))));
@@ -225,17 +232,34 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
                                 && Faults.writerAttempts(sinkId(), 0).size() > 1,
                         "the restarted writer");
                 Thread.sleep(1_000); // a writer that does not wait lists the prepared transactions within milliseconds
-                assertThat(preparedLeft())
-                        .as("the held transaction is not prepared yet")
-                        .isEmpty();
-                proxy.releaseHeld();
-                job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+                if (waits) {
+                    assertThat(preparedLeft())
+                            .as("the held transaction is not prepared yet")
+                            .isEmpty();
+                    proxy.releaseHeld();
+                    job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+                } else {
+                    // The restarted writer runs on (its own transactions come and go): only the held one is
+                    // known not to be prepared.
+                    assertThat(preparedLeft())
+                            .as("the held transaction is not prepared yet")
+                            .doesNotContain(held.get());
+                    job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+                    proxy.releaseHeld();
+                    await(() -> preparedLeft().contains(held.get()), "the held prepare, delivered after the job ended");
+                }
             } finally {
                 proxy.releaseHeld();
                 cancelUnlessDone(job);
             }
+        } finally {
+            logs.detach();
         }
         assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_PREPARE)).isEqualTo(1);
+        if (!waits) {
+            assertTheHeldPrepareIsLeftUntilTheNextStart(held.get(), 3_000, logs);
+            return;
+        }
         assertExactlyOnce(3_000);
     }
 
@@ -246,35 +270,56 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
      * branch lock (XA). With a claimWait of 1 s the restarted writers give up on it, twice; unlike a guard
      * held by another job, that is no misconfiguration: the job keeps restarting under Flink's default
      * restart strategy, and once the session ended (the prepare delivered), it runs on and ends exact.
+     *
+     * <p>Where the database gives the sink no branch lock ({@link Capability#WAITS_FOR_EARLIER_SESSIONS}:
+     * Firebird, whose guard session of the dead writer ends with its task), the restarted writer finds
+     * nothing to wait for and gives up on nothing: it starts once, the job ends exact while the prepare is
+     * still held back, and the prepare, delivered after the end, leaves its transaction prepared until the
+     * next start of the sink id ({@link #assertTheHeldPrepareIsLeftUntilTheNextStart}).
      */
     @Test
-    @Needs(Capability.WAITS_FOR_EARLIER_SESSIONS)
     default void aSessionOfAnEarlierAttemptStillGoingAwayKeepsTheJobRestarting() throws Exception {
+        boolean waits = !backend().lacks(Capability.WAITS_FOR_EARLIER_SESSIONS);
+        AtomicReference<String> held = new AtomicReference<>();
         LogCapture logs = LogCapture.attach();
         try (TcpProxy proxy = TcpProxy.to(backend().jdbcUrl())) {
             // The third prepare of the job: after checkpoints completed, so the restart restores one.
-            Faults.arm(
-                    sinkId(),
-                    Faults.Point.BEFORE_PREPARE,
-                    3,
-                    a -> proxy.holdWhenClientSends(backend()
-                            .prepareRequest(TransactionId.parse(a.transactionId).orElseThrow())));
+            Faults.arm(sinkId(), Faults.Point.BEFORE_PREPARE, 3, a -> {
+                held.set(a.transactionId);
+                proxy.holdWhenClientSends(backend()
+                        .prepareRequest(TransactionId.parse(a.transactionId).orElseThrow()));
+            });
             StreamExecutionEnvironment env = TestJobs.envWithDefaultRestarts(1, 200);
             CheckpointPacedIds.ids(env, 3_000, 500)
                     .sinkTo(sink(spec().withJdbcUrl(proxy.jdbcUrl(backend().jdbcUrl()))
                             .withClaimWait(Duration.ofSeconds(1))));
-            JobClient job = env.executeAsync("a session of an earlier attempt going away");
+            JobClient job = env.executeAsync(
+                    // Not the words of the sink's message, which the logs are searched for below.
+                    "an earlier attempt's session still going away");
             try {
-                // Starts 0 (held), 1 and 2: the writer of attempt 1 gave up on the held session, and the job restarted.
-                await(
-                        () -> proxy.holds() == 1
-                                && Faults.writerStarts(sinkId(), 0).size() >= 3,
-                        "a restarted writer that gave up on the held session, and a restart after it");
-                assertThat(job.getJobStatus().get().isGloballyTerminalState())
-                        .as("the job still runs")
-                        .isFalse();
-                proxy.releaseHeld();
-                job.getJobExecutionResult().get(TestJobs.TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+                if (waits) {
+                    // Starts 0 (held), 1 and 2: the writer of attempt 1 gave up on the held session, and the job
+                    // restarted.
+                    await(
+                            () -> proxy.holds() == 1
+                                    && Faults.writerStarts(sinkId(), 0).size() >= 3,
+                            "a restarted writer that gave up on the held session, and a restart after it");
+                    assertThat(job.getJobStatus().get().isGloballyTerminalState())
+                            .as("the job still runs")
+                            .isFalse();
+                    proxy.releaseHeld();
+                    job.getJobExecutionResult().get(TestJobs.TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+                } else {
+                    job.getJobExecutionResult().get(TestJobs.TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+                    assertThat(proxy.holds())
+                            .as("prepares held back when the job ended")
+                            .isEqualTo(1);
+                    assertThat(Faults.writerStarts(sinkId(), 0))
+                            .as("writer starts: the one whose prepare is held, the restarted one")
+                            .hasSize(2);
+                    proxy.releaseHeld();
+                    await(() -> preparedLeft().contains(held.get()), "the held prepare, delivered after the job ended");
+                }
             } finally {
                 proxy.releaseHeld();
                 cancelUnlessDone(job);
@@ -284,10 +329,41 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
         }
         assertThat(Faults.fired(sinkId(), Faults.Point.BEFORE_PREPARE)).isEqualTo(1);
         assertThat(logs.text())
-                .as("what the restarted writers gave up on")
-                .contains("a session of an earlier")
+                .as("what restarted writers gave up on")
                 .doesNotContain("a session of another execution");
+        if (!waits) {
+            assertThat(logs.text()).as("what restarted writers gave up on").doesNotContain("a session of an earlier");
+            assertTheHeldPrepareIsLeftUntilTheNextStart(held.get(), 3_000, logs);
+            return;
+        }
+        assertThat(logs.text()).as("what the restarted writers gave up on").contains("a session of an earlier");
         assertExactlyOnce(3_000);
+    }
+
+    /**
+     * What a database without a branch lock ({@link Capability#WAITS_FOR_EARLIER_SESSIONS}) shows once a job
+     * of {@code n} ids ended while a prepare of its first attempt was held back, and that prepare was then
+     * delivered: the job's start warned that its restarted writers cannot wait for an earlier writer's
+     * sessions; every id is in the target once (the restarted attempt replayed and committed the held
+     * transaction's records); and the held transaction is the one left prepared (in limbo), since no recovery
+     * of the sink came after it. The next start of the sink id recovers: it finds the transaction, another
+     * execution's, and rolls it back as its leftover policy (ROLLBACK here) says; it writes the next ids,
+     * and the target holds every id once with nothing prepared left.
+     */
+    private void assertTheHeldPrepareIsLeftUntilTheNextStart(String held, long n, LogCapture logs) throws Exception {
+        assertThat(logs.text())
+                .as("the start's warning")
+                .contains("cannot wait for the sessions of the writer before it");
+        assertThat(preparedLeft()).as("prepared when the job had ended").containsExactly(held);
+        assertEachIdOnce(n);
+
+        StreamExecutionEnvironment next = env(1, 200);
+        TestJobs.rebalancedIds(next, n, 1_000, 2_000).sinkTo(sink(spec().withLeftoverPolicy(LeftoverPolicy.ROLLBACK)));
+        next.execute("the next start of the sink id");
+        assertThat(ProtocolTrace.history(sinkId(), held))
+                .as("the held transaction, at the next start")
+                .contains("ROLLED_BACK@0");
+        assertExactlyOnce(n + 1_000);
     }
 
     /**
@@ -307,21 +383,30 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
     /**
      * {@link #aStalledNetworkEndsWithinTheNetworkTimeoutAndTheJobEndsExact}, the network stalled while a
      * commit is on its way: the committer's watchdog ends the commit, and the committer retries on a new
-     * connection. Needs a commit that runs on the committer's own connection, which the watchdog aborts.
+     * connection.
+     *
+     * <p>Where the driver commits on a connection of its own rather than the committer's ({@link
+     * Capability#COMMITS_ON_THE_COMMITTERS_CONNECTION}: Jaybird, for a branch its connection did not prepare),
+     * the watchdog cannot reach the stalled commit: it ends when the network moves again. Then no commit of
+     * the sink completes while the network stalls, for well past the network timeout (the stall is total:
+     * nothing can), and once the network resumes the job ends exact.
      */
     @Test
-    @Needs(Capability.COMMITS_ON_THE_COMMITTERS_CONNECTION)
     default void aStalledCommitEndsWithinTheNetworkTimeoutAndTheJobEndsExact() throws Exception {
         stalledNetworkEndsWithinTheNetworkTimeout(Faults.Point.BEFORE_COMMIT);
     }
 
     private void stalledNetworkEndsWithinTheNetworkTimeout(Faults.Point point) throws Exception {
         Duration timeout = Duration.ofSeconds(2);
+        boolean abortable = point != Faults.Point.BEFORE_COMMIT
+                || !backend().lacks(Capability.COMMITS_ON_THE_COMMITTERS_CONNECTION);
         AtomicLong stalledAt = new AtomicLong();
+        AtomicLong traceMark = new AtomicLong();
         AtomicInteger acceptedBefore = new AtomicInteger();
         try (TcpProxy proxy = TcpProxy.to(backend().jdbcUrl())) {
             Faults.arm(sinkId(), point, point == Faults.Point.WRITE ? 1_500 : 2, a -> {
                 acceptedBefore.set(proxy.connectionsAccepted());
+                traceMark.set(ProtocolTrace.lastSeq());
                 proxy.stall();
                 stalledAt.set(System.nanoTime());
             });
@@ -331,24 +416,37 @@ public interface ConnectionCases extends JdbcHardCaseSupport {
                             .withNetworkTimeout(timeout)
                             .withDriverProperty("socketTimeout", "0")));
             JobClient job = env.executeAsync("network stalled at " + point);
-            Duration ended;
+            Duration ended = null;
             try {
                 await(() -> stalledAt.get() != 0, "the stall");
-                // A stalled call that is never ended opens no new connection: this wait would run out.
-                await(
-                        () -> proxy.connectionsAccepted() > acceptedBefore.get(),
-                        "a new connection after the stalled call was ended",
-                        Duration.ofSeconds(20));
-                ended = Duration.ofNanos(System.nanoTime() - stalledAt.get());
+                if (abortable) {
+                    // A stalled call that is never ended opens no new connection: this wait would run out.
+                    await(
+                            () -> proxy.connectionsAccepted() > acceptedBefore.get(),
+                            "a new connection after the stalled call was ended",
+                            Duration.ofSeconds(20));
+                    ended = Duration.ofNanos(System.nanoTime() - stalledAt.get());
+                } else {
+                    // Well past the network timeout, and past the watchdog's abort of the committer's own
+                    // connection, which the commit does not run on.
+                    Thread.sleep(timeout.multipliedBy(3).toMillis());
+                    assertThat(ProtocolTrace.events(sinkId(), ProtocolTrace.Kind.COMMIT).stream()
+                                    .filter(e -> e.seq > traceMark.get())
+                                    .map(Object::toString))
+                            .as("commits that ended while the network stalled")
+                            .isEmpty();
+                }
                 proxy.resume();
                 job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
             } finally {
                 proxy.resume();
                 cancelUnlessDone(job);
             }
-            assertThat(ended)
-                    .as("from the stall to the new connection")
-                    .isBetween(timeout.minusMillis(100), timeout.plusSeconds(10));
+            if (abortable) {
+                assertThat(ended)
+                        .as("from the stall to the new connection")
+                        .isBetween(timeout.minusMillis(100), timeout.plusSeconds(10));
+            }
         }
         assertThat(Faults.fired(sinkId(), point)).isEqualTo(1);
         assertExactlyOnce(3_000);

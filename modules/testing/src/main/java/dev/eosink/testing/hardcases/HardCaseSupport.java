@@ -219,13 +219,26 @@ public interface HardCaseSupport {
 
     /** {@link #assertExactlyOnce(long)} on {@code db}: another server of the test's own. */
     default void assertExactlyOnce(ResourceBackend db, long n) {
+        assertThat(db.prepared(sinkId()))
+                .as("prepared transactions of sink %s left on %s", sinkId(), db.name())
+                .isEmpty();
+        assertEachIdOnce(db, n);
+    }
+
+    /**
+     * What {@link #assertExactlyOnce(long)} asserts of the target, the sink's prepared transactions aside:
+     * exactly ids 0..n-1, each once. For a case that shows a transaction left prepared, then resolves it.
+     */
+    default void assertEachIdOnce(long n) {
+        assertEachIdOnce(backend(), n);
+    }
+
+    /** {@link #assertEachIdOnce(long)} on {@code db}. */
+    default void assertEachIdOnce(ResourceBackend db, long n) {
         Map<Long, Long> counts = db.idCounts(target());
         long rows = counts.values().stream().mapToLong(Long::longValue).sum();
         long distinct = counts.size();
         long inRange = counts.keySet().stream().filter(id -> id >= 0 && id < n).count();
-        assertThat(db.prepared(sinkId()))
-                .as("prepared transactions of sink %s left on %s", sinkId(), db.name())
-                .isEmpty();
         assertThat(rows - distinct)
                 .as("duplicate rows in %s on %s", target(), db.name())
                 .isZero();

@@ -62,12 +62,17 @@ public interface ResourceBackend {
     }
 
     /**
-     * What the backend's database lacks of what some cases need, each with the reason (the database's nature, never
-     * a shortcoming of the test); a case that {@link Needs} one of them is reported disabled with that reason. Empty
-     * (the default): every case runs.
+     * What the backend's database lacks of what some cases assume, each with the reason (the database's nature,
+     * never a shortcoming of the test). Every case runs on every backend: one that meets a capability the backend
+     * lacks ({@link #lacks}) asserts what the database documents instead. Empty (the default): it lacks none.
      */
     default Map<Capability, String> lacking() {
         return Map.of();
+    }
+
+    /** Whether the database lacks {@code capability} ({@link #lacking}). */
+    default boolean lacks(Capability capability) {
+        return lacking().containsKey(capability);
     }
 
     /** Creates an empty target: a table {@code (id, payload)}, a directory, ... */
