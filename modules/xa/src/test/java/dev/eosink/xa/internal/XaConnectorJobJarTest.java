@@ -34,13 +34,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * Adversarial review (break-dialects): a user's own dialect and its XA driver in the job's jar, the sink in Flink's
+ * A user's own dialect and its XA driver in the job's jar, the sink in Flink's
  * lib/ (the SQL connector jar, say). On a TaskManager the task's context class loader is the job's, which {@code
- * JdbcDialects} searches, so the dialect is found; its driver must then be found by the same loader. Simulated here:
+ * JdbcDialects} searches, so the dialect is found; its driver must then be found by the dialect's own loader, the one
+ * that links it. Simulated here:
  * the job's class loader is a child of the test's, holding the dialect's service entry and the driver's class, which
  * the test's (the "lib/") loader does not see.
  */
-class BreakUserDialectInJobJarTest {
+class XaConnectorJobJarTest {
 
     static final String DRIVER_CLASS = "com.acme.breakdb.BreakXaDataSource";
 
@@ -71,8 +72,7 @@ class BreakUserDialectInJobJarTest {
         Files.writeString(services, UserDialect.class.getName() + "\n", StandardCharsets.UTF_8);
 
         ClassLoader before = Thread.currentThread().getContextClassLoader();
-        try (URLClassLoader job = new URLClassLoader(
-                new URL[] {classes.toUri().toURL()}, BreakUserDialectInJobJarTest.class.getClassLoader())) {
+        try (URLClassLoader job = new JobClassLoader(classes)) {
             Thread.currentThread().setContextClassLoader(job);
             XaConnector connector = XaConnector.of("jdbc:breakdb://db/x", new Properties());
             Throwable opened = catchThrowable(() -> connector.open("app"));
@@ -82,6 +82,35 @@ class BreakUserDialectInJobJarTest {
                     .hasMessageContaining("reached the driver");
         } finally {
             Thread.currentThread().setContextClassLoader(before);
+        }
+    }
+
+    /**
+     * The job's class loader: the "job jar" (the driver, the service entry) and the user's dialect, whose classes it
+     * defines itself (child first, as Flink's job class loader does), so that the dialect's own loader is the job's;
+     * everything else from the test's loader, "lib/".
+     */
+    private static final class JobClassLoader extends URLClassLoader {
+        private static final String DIALECT = UserDialect.class.getName();
+
+        JobClassLoader(Path classes) throws Exception {
+            super(
+                    new URL[] {
+                        classes.toUri().toURL(),
+                        UserDialect.class.getProtectionDomain().getCodeSource().getLocation()
+                    },
+                    XaConnectorJobJarTest.class.getClassLoader());
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (!name.startsWith(DIALECT)) {
+                return super.loadClass(name, resolve);
+            }
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> loaded = findLoadedClass(name);
+                return loaded != null ? loaded : findClass(name);
+            }
         }
     }
 
@@ -153,12 +182,10 @@ class BreakUserDialectInJobJarTest {
                         public XADataSource create(String url, Properties properties, String applicationName)
                                 throws SQLException {
                             try {
-                                return (XADataSource) Class.forName(
-                                                DRIVER_CLASS,
-                                                true,
-                                                Thread.currentThread().getContextClassLoader())
-                                        .getMethod("make")
-                                        .invoke(null);
+                                return (XADataSource)
+                                        Class.forName(DRIVER_CLASS, true, UserDialect.class.getClassLoader())
+                                                .getMethod("make")
+                                                .invoke(null);
                             } catch (ReflectiveOperationException e) {
                                 throw new SQLException(e);
                             }

@@ -11,13 +11,13 @@ import java.util.Properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Adversarial review (break-dialects): what the XA sink prints of a URL ({@link XaConnector#describe()}, in every
+ * What the XA sink prints of a URL ({@link XaConnector#describe()}, in every
  * "could not connect to ..." and "checking the database at ... failed" message) must never carry a password, in any
  * form the URL's driver takes one. MySQL Connector/J, which the sink picks for {@code jdbc:mysql:} when it is on the
  * class path, takes credentials as user info ({@code //user:password@host}) and its multi-factor passwords as {@code
  * password1..3}.
  */
-class BreakRedactTest {
+class XaConnectorDescribeTest {
 
     @Test
     void aPasswordInTheUserInfoOfAMySqlUrlIsNeverPrinted() {
