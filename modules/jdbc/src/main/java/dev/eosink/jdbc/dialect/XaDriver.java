@@ -59,9 +59,10 @@ public interface XaDriver {
         if (!present(loader)) {
             throw new IllegalStateException("The XA sink connects to " + redactedUrl + " through " + displayName()
                     + " ("
-                    + dataSourceClass() + "), which is not on the class path: eosink-xa leaves the JDBC driver to the "
-                    + "job. Remedy: add the Maven artifact " + artifact() + " to the job's dependencies, or its jar to "
-                    + "Flink's lib/ directory.");
+                    + dataSourceClass() + "), which is not on the class path of its dialect: eosink-xa leaves the "
+                    + "JDBC driver to the job. Remedy: add the Maven artifact " + artifact() + " where the dialect is: "
+                    + "to the job's dependencies when eosink is in the job's jar, to Flink's lib/ directory when eosink "
+                    + "is there (the SQL connector jar).");
         }
     }
 

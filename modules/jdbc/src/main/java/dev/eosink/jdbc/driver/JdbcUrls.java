@@ -16,13 +16,24 @@ import java.util.regex.Pattern;
 @Internal
 public final class JdbcUrls {
 
-    private static final Pattern PASSWORD_IN_URL = Pattern.compile("(?i)(password|sslpassword)=[^&;]*");
+    /**
+     * Every property whose name ends in "password", with a number or not: pgjdbc's {@code password} and {@code
+     * sslpassword}, MySQL Connector/J's multi-factor {@code password1..3} and key store passwords, Jaybird's.
+     */
+    private static final Pattern PASSWORD_IN_URL = Pattern.compile("(?i)\\b([\\w.]*password\\d*)=[^&;]*");
+
+    /** A password in the URL's user info, {@code //user:password@host}, as MySQL Connector/J takes it. */
+    private static final Pattern PASSWORD_IN_USER_INFO = Pattern.compile("(//[^/:@?;\\[]*):[^@/?;]*@");
 
     private JdbcUrls() {}
 
     /** The URL with every password replaced by {@code ***}: the only form in which a message may show it. */
     public static String redact(String jdbcUrl) {
-        return jdbcUrl == null ? null : PASSWORD_IN_URL.matcher(jdbcUrl).replaceAll("$1=***");
+        if (jdbcUrl == null) {
+            return null;
+        }
+        String withoutUserInfo = PASSWORD_IN_USER_INFO.matcher(jdbcUrl).replaceAll("$1:***@");
+        return PASSWORD_IN_URL.matcher(withoutUserInfo).replaceAll("$1=***");
     }
 
     /**

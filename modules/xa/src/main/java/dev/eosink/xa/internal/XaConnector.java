@@ -4,6 +4,7 @@
  */
 package dev.eosink.xa.internal;
 
+import dev.eosink.jdbc.dialect.JdbcDialect;
 import dev.eosink.jdbc.dialect.JdbcDialects;
 import dev.eosink.jdbc.dialect.XaDriver;
 import dev.eosink.jdbc.driver.JdbcUrls;
@@ -122,12 +123,21 @@ public final class XaConnector implements Serializable {
         return driver(jdbcUrl).isPresent();
     }
 
-    /**
-     * The XA driver of {@code jdbcUrl}'s dialect ({@link JdbcDialects}), as this library's class loader finds the
-     * driver's classes (a job's own jar, or Flink's lib/).
-     */
+    /** The XA driver of {@code jdbcUrl}'s dialect ({@link JdbcDialects}), as {@link #loader} finds its classes. */
     private static Optional<XaDriver> driver(String jdbcUrl) {
-        return JdbcDialects.find(jdbcUrl).flatMap(d -> d.xa().driver(jdbcUrl, XaConnector.class.getClassLoader()));
+        return JdbcDialects.find(jdbcUrl).flatMap(d -> d.xa().driver(jdbcUrl, loader(d)));
+    }
+
+    /**
+     * Where a dialect's driver classes are looked for: the dialect's own class loader, the one that links them when
+     * the dialect creates the data source. A dialect in the job's jar sees the driver in the job's jar (and Flink's
+     * lib/); a built-in one sees the driver where eosink is: in the job's jar, or in lib/ beside the SQL connector
+     * jar. So a choice a dialect makes by what is on the class path (MySQL Connector/J for {@code jdbc:mysql:}) is
+     * one it can link.
+     */
+    private static ClassLoader loader(JdbcDialect dialect) {
+        ClassLoader loader = dialect.getClass().getClassLoader();
+        return loader != null ? loader : ClassLoader.getSystemClassLoader();
     }
 
     /**
@@ -159,11 +169,15 @@ public final class XaConnector implements Serializable {
         ByUrl byUrl = (ByUrl) source;
         String url = byUrl.url();
         Properties properties = byUrl.properties();
-        XaDriver driver =
-                driver(url).orElseThrow(() -> new IllegalStateException("no XA driver for " + JdbcUrls.redact(url)));
+        JdbcDialect dialect = JdbcDialects.find(url)
+                .orElseThrow(() -> new IllegalStateException("no dialect for " + JdbcUrls.redact(url)));
+        ClassLoader loader = loader(dialect);
+        XaDriver driver = dialect.xa()
+                .driver(url, loader)
+                .orElseThrow(() -> new IllegalStateException("no XA driver for " + JdbcUrls.redact(url)));
         // Before any class of the driver is touched: a missing driver fails with its remedy, not with a
         // NoClassDefFoundError. The classes that refer to a driver are loaded for its URLs alone.
-        driver.require(XaConnector.class.getClassLoader(), JdbcUrls.redact(url));
+        driver.require(loader, JdbcUrls.redact(url));
         return lockTimeout == null
                 ? driver.create(url, properties, applicationName)
                 : driver.create(url, properties, applicationName, lockTimeout);

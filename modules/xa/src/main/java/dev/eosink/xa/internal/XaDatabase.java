@@ -6,6 +6,7 @@ package dev.eosink.xa.internal;
 
 import dev.eosink.core.SinkException;
 import dev.eosink.core.spi.CommitSession;
+import dev.eosink.core.spi.MisconfigurationException;
 import dev.eosink.core.spi.SubtaskContext;
 import dev.eosink.core.spi.TransactionalDatabase;
 import dev.eosink.core.spi.Wording;
@@ -168,6 +169,9 @@ public final class XaDatabase<IN> implements TransactionalDatabase<IN> {
     XAConnection open(SubtaskContext context, String role) throws SinkException {
         try {
             return connector().open(applicationName(context, role), lockTimeout());
+        } catch (IllegalStateException e) {
+            // The URL's XA driver is not on the class path (the message names the artifact): a restart finds the same.
+            throw new MisconfigurationException(context + ": " + e.getMessage(), e);
         } catch (SQLException e) {
             throw new SinkException(
                     context + ": could not connect to " + connector().describe() + ": " + e.getMessage()
