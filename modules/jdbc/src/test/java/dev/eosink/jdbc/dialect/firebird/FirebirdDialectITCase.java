@@ -202,7 +202,7 @@ class FirebirdDialectITCase {
 
             assertThat(update(c, writes.insertSql(table, columns, 1), 0, "a", "v0"))
                     .isEqualTo(1);
-            int rows = 200;
+            int rows = writes.maxRowsPerStatement(); // the most one statement takes: FirebirdWriteSqlITCase
             String many = writes.insertSql(table, columns, rows);
             assertThat((long) many.getBytes(StandardCharsets.UTF_8).length).isLessThan(writes.maxStatementBytes(c));
             Object[] params = new Object[rows * 3];
