@@ -82,6 +82,24 @@ public interface WriteSql {
         return "RELEASE SAVEPOINT " + name;
     }
 
+    /**
+     * The DDL that adds a unique key on {@code key} to {@code table}: the remedy the sink names at start for an upsert
+     * key that is no unique key of the table. Standard SQL's {@code ALTER TABLE t ADD UNIQUE (k, ...)} by default.
+     */
+    default String addUniqueKeySql(SqlIdentifier table, List<String> key) {
+        return "ALTER TABLE " + qualified(table) + " ADD UNIQUE ("
+                + key.stream().map(this::quote).collect(Collectors.joining(", ")) + ")";
+    }
+
+    /**
+     * What {@link #upsertSql} does with a record whose row another unique key of the table matches than its upsert
+     * key: a sentence of the warning the sink logs at start for a table of several unique keys.
+     */
+    default String upsertOnOtherUniqueKeys() {
+        return "A record that matches another unique key's row may update that row or fail, as the database's upsert "
+                + "does.";
+    }
+
     /** The column lists of the table's PRIMARY and UNIQUE keys, each in index order; asked where upserts are. */
     default List<List<String>> uniqueKeys(Connection c, SqlIdentifier table) throws SQLException {
         return List.of();

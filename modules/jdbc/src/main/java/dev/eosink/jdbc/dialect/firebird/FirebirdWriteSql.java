@@ -79,6 +79,17 @@ final class FirebirdWriteSql implements WriteSql {
     }
 
     /**
+     * {@code UPDATE OR INSERT ... MATCHING} looks up the upsert key alone: a record whose values match another unique
+     * key's row fails with that key's violation (measured), which fails the epoch.
+     */
+    @Override
+    public String upsertOnOtherUniqueKeys() {
+        return "UPDATE OR INSERT ... MATCHING looks up the upsert key alone: a record whose values match another unique "
+                + "key's row fails its epoch with that key's unique violation, and the job fails over on every replay "
+                + "until the row or the record changes.";
+    }
+
+    /**
      * The table's unique indexes (those of its PRIMARY KEY and UNIQUE constraints among them) from {@code
      * RDB$INDICES}, active ones on columns only (an expression index names no column), each in its order.
      */
