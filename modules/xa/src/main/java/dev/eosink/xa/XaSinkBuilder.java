@@ -8,9 +8,12 @@ import dev.eosink.core.SinkSettings;
 import dev.eosink.jdbc.JdbcSinkBuilderBase;
 import dev.eosink.jdbc.JdbcSinkOptions;
 import dev.eosink.jdbc.WriteMode;
+import dev.eosink.jdbc.dialect.JdbcDialects;
+import dev.eosink.jdbc.dialect.XaDriver;
 import dev.eosink.jdbc.driver.JdbcUrls;
 import dev.eosink.xa.internal.XaConnector;
 import dev.eosink.xa.internal.XaDatabase;
+import dev.eosink.xa.internal.XaNames;
 import dev.eosink.xa.internal.XaSinkOptions;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -98,8 +101,9 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
      * Flink cancels, has its connection aborted: the writer's task fails over and replays the epoch,
      * the committer retries on a new connection (the marker decides if the branch is gone). A write
      * into a stalled network otherwise blocks for ever: neither a read timeout nor an interrupt ends
-     * it. By URL it is also the driver's read timeout ({@code socketTimeout}; MariaDB Connector/J
-     * counts milliseconds, pgjdbc seconds) with TCP keepalive on, unless set as a property or in the
+     * it. By URL it is also the driver's read timeout ({@code socketTimeout}, Jaybird's {@code soTimeout}:
+     * {@link XaDriver#readTimeoutProperty}; MariaDB Connector/J and Jaybird count milliseconds, pgjdbc
+     * seconds) with TCP keepalive on, unless set as a property or in the
      * URL; an {@link #xaDataSource} is used as configured. Keep it above {@link #lockTimeout} and the
      * longest statement you expect (an XA PREPARE or commit of a big branch that waits for a
      * synchronous replica). {@link Duration#ZERO} turns the bound off; a call of a task that Flink
@@ -154,6 +158,12 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
                     + "use PostgresSink.builder().upsert(...), which upserts exactly once by PostgreSQL's own "
                     + "two-phase commit");
         }
+        // A name the URL's dialect cannot take: refused here as the writer would refuse it at start.
+        options.jdbcUrl()
+                .flatMap(url -> XaNames.problem(JdbcDialects.forUrl(url), options))
+                .ifPresent(problem -> {
+                    throw misconfigured(problem);
+                });
         if (!networkTimeout.isZero() && lockTimeout.compareTo(networkTimeout) >= 0) {
             throw misconfigured("lockTimeout (" + lockTimeout.toMillis() + " ms) must be shorter than networkTimeout ("
                     + networkTimeout.toMillis() + " ms): a lock wait would otherwise end as an aborted connection "
@@ -174,13 +184,22 @@ public final class XaSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, XaSinkBuild
             setUnlessGiven(
                     effective,
                     url,
-                    "socketTimeout",
+                    readTimeoutProperty(url),
                     url.startsWith("jdbc:postgresql:")
                             ? String.valueOf((millis + 999) / 1000) // pgjdbc: seconds
-                            : String.valueOf(millis)); // MariaDB Connector/J: milliseconds
+                            : String.valueOf(millis)); // MariaDB Connector/J, Jaybird: milliseconds
         }
         setUnlessGiven(effective, url, "tcpKeepAlive", "true");
         return effective;
+    }
+
+    /** The URL's driver's read timeout property ({@link XaDriver#readTimeoutProperty}), {@code socketTimeout} if none. */
+    private static String readTimeoutProperty(String url) {
+        return JdbcDialects.forUrl(url)
+                .xa()
+                .driver(url, XaSinkBuilder.class.getClassLoader())
+                .map(XaDriver::readTimeoutProperty)
+                .orElse("socketTimeout");
     }
 
     private static void setUnlessGiven(Properties effective, String url, String key, String value) {

@@ -5,10 +5,15 @@
 package dev.eosink.xa;
 
 import dev.eosink.core.ExactlyOnceSink;
+import dev.eosink.xa.internal.XaConnector;
+import dev.eosink.xa.internal.XaDatabase;
 
 import org.junit.jupiter.api.Test;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -147,5 +152,74 @@ class XaSinkBuilderTest {
                         .upsert("id")
                         .build())
                 .hasMessageContaining("not on PostgreSQL: use PostgresSink.builder().upsert(...)");
+    }
+
+    /** A name Firebird 3 cannot take is refused by build() as the writer refuses it at start, when the URL is given. */
+    @Test
+    void aNameTheUrlsDialectCannotTakeIsRefusedAtBuild() {
+        assertThatThrownBy(() -> XaSink.<Long>builder()
+                        .jdbcUrl("jdbc:firebird://db:3050/shop")
+                        .sinkId("orders")
+                        .table("orders")
+                        .columns("id")
+                        .rows(id -> new Object[] {id})
+                        .markerTable(null, "eosink_markers_of_the_orders_job")
+                        .build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("sink 'orders': the marker table (markerTable(...)) "
+                        + "\"eosink_markers_of_the_orders_job\" cannot be named on Firebird")
+                .hasMessageContaining("Remedy: choose a shorter name");
+        assertThatThrownBy(() -> XaSink.<Long>builder()
+                        .jdbcUrl("jdbc:firebird://db:3050/shop")
+                        .sinkId("orders")
+                        .table("shop", "orders")
+                        .columns("id")
+                        .rows(id -> new Object[] {id})
+                        .build())
+                .hasMessageContaining("sink 'orders': the target table (table(...)) \"shop\".\"orders\"")
+                .hasMessageContaining("Remedy: give the table without a schema");
+        assertThat(XaSink.<Long>builder()
+                        .jdbcUrl("jdbc:mariadb://db:3306/shop")
+                        .sinkId("orders")
+                        .table("shop", "orders")
+                        .columns("id")
+                        .rows(id -> new Object[] {id})
+                        .markerTable(null, "eosink_markers_of_the_orders_job")
+                        .build())
+                .as("MariaDB takes both")
+                .isNotNull();
+    }
+
+    /** The network timeout becomes the read timeout by the driver's own name: Jaybird knows soTimeout only. */
+    @Test
+    void theReadTimeoutIsTheDriversProperty() throws Exception {
+        Properties firebird = new Properties();
+        firebird.setProperty("user", "flink");
+        firebird.setProperty("soTimeout", "120000");
+        firebird.setProperty("tcpKeepAlive", "true");
+        assertThat(driverProperties(XaSink.<Long>builder()
+                        .jdbcUrl("jdbc:firebird://db:3050/shop")
+                        .username("flink")
+                        .sinkId("orders")
+                        .table("orders")
+                        .columns("id")
+                        .rows(id -> new Object[] {id})))
+                .isEqualTo(firebird);
+        Properties mariadb = new Properties();
+        mariadb.setProperty("socketTimeout", "120000");
+        mariadb.setProperty("tcpKeepAlive", "true");
+        assertThat(driverProperties(complete())).isEqualTo(mariadb);
+    }
+
+    /** The properties the built sink's connector passes to the driver (private: they hold the password). */
+    private static Object driverProperties(XaSinkBuilder<Long> builder) throws Exception {
+        XaConnector connector =
+                ((XaDatabase<Long>) builder.build().database()).options().connector();
+        Field source = XaConnector.class.getDeclaredField("source");
+        source.setAccessible(true);
+        Object byUrl = source.get(connector);
+        Method properties = byUrl.getClass().getDeclaredMethod("properties");
+        properties.setAccessible(true);
+        return properties.invoke(byUrl);
     }
 }

@@ -30,7 +30,10 @@ public interface WriteSql {
         return table.schema() == null ? quote(table.name()) : quote(table.schema()) + "." + quote(table.name());
     }
 
-    /** The insert of {@code rows} rows in one statement: one parameter per column and row, row by row. */
+    /**
+     * The insert of {@code rows} rows in one statement: one parameter per column and row, row by row; {@code rows}
+     * at most {@link #maxRowsPerStatement()}.
+     */
     default String insertSql(SqlIdentifier table, List<String> columns, int rows) {
         String row = "(" + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
         return "INSERT INTO " + qualified(table) + " ("
@@ -42,6 +45,7 @@ public interface WriteSql {
      * The upsert of {@code rows} rows by {@code key} in one statement, with the parameters of {@link #insertSql},
      * applied in row order, every column updated from the row (the key's too, so that a key the database takes as
      * equal ends in the row's spelling); empty where the dialect has none, and an upsert sink is refused at start.
+     * {@code rows} at most {@link #maxRowsPerStatement()}.
      */
     default Optional<String> upsertSql(SqlIdentifier table, List<String> columns, List<String> key, int rows) {
         return Optional.empty();
@@ -78,6 +82,24 @@ public interface WriteSql {
         return "RELEASE SAVEPOINT " + name;
     }
 
+    /**
+     * The DDL that adds a unique key on {@code key} to {@code table}: the remedy the sink names at start for an upsert
+     * key that is no unique key of the table. Standard SQL's {@code ALTER TABLE t ADD UNIQUE (k, ...)} by default.
+     */
+    default String addUniqueKeySql(SqlIdentifier table, List<String> key) {
+        return "ALTER TABLE " + qualified(table) + " ADD UNIQUE ("
+                + key.stream().map(this::quote).collect(Collectors.joining(", ")) + ")";
+    }
+
+    /**
+     * What {@link #upsertSql} does with a record whose row another unique key of the table matches than its upsert
+     * key: a sentence of the warning the sink logs at start for a table of several unique keys.
+     */
+    default String upsertOnOtherUniqueKeys() {
+        return "A record that matches another unique key's row may update that row or fail, as the database's upsert "
+                + "does.";
+    }
+
     /** The column lists of the table's PRIMARY and UNIQUE keys, each in index order; asked where upserts are. */
     default List<List<String>> uniqueKeys(Connection c, SqlIdentifier table) throws SQLException {
         return List.of();
@@ -99,5 +121,14 @@ public interface WriteSql {
      */
     default long maxStatementBytes(Connection c) throws SQLException {
         return Long.MAX_VALUE;
+    }
+
+    /**
+     * The most rows one statement of {@link #insertSql} or {@link #upsertSql} may take, whatever their bytes: a
+     * statement of many rows is cut there too ({@link #maxStatementBytes} bounds its bytes). {@link
+     * Integer#MAX_VALUE} (the default) where the dialect knows no bound.
+     */
+    default int maxRowsPerStatement() {
+        return Integer.MAX_VALUE;
     }
 }

@@ -50,6 +50,15 @@ public interface XaDriver {
     }
 
     /**
+     * The driver property that bounds each read from the server, which the XA sink sets to its network timeout (in
+     * milliseconds; pgjdbc's counts seconds) unless the job sets it: {@code socketTimeout} by default, as MariaDB
+     * Connector/J, MySQL Connector/J and pgjdbc name it.
+     */
+    default String readTimeoutProperty() {
+        return "socketTimeout";
+    }
+
+    /**
      * Fails unless {@code loader} finds {@link #dataSourceClass()}.
      *
      * @param redactedUrl the URL without passwords, for the message

@@ -5,6 +5,7 @@
 package dev.eosink.xa.internal;
 
 import dev.eosink.jdbc.dialect.JdbcDialect;
+import dev.eosink.jdbc.dialect.WriteSql;
 import dev.eosink.jdbc.sql.Parameters;
 
 import java.math.BigDecimal;
@@ -31,7 +32,8 @@ import java.util.function.IntFunction;
  * refuses a larger one and closes the connection, and every replay of the epoch would fail the same
  * way. So a chunk ends early before the row that could take it past the limit, by an upper bound of
  * each row's bytes ({@link #bytesOf}); a row alone past it goes alone, and the database refuses it as
- * it would refuse its insert.
+ * it would refuse its insert. And it takes no more rows than the dialect's statement may ({@link
+ * WriteSql#maxRowsPerStatement}: Firebird's bound of a request's contexts).
  *
  * <p>The upsert of a full chunk is prepared once per connection, that of a shorter chunk each time.
  * Used by the task thread only; closed with its connection.
@@ -59,8 +61,9 @@ final class XaKeyedStatements {
      * @param upsert the upsert of n rows
      * @param delete the delete of one key
      * @param columns the columns of a row
+     * @param maxRows the most rows the dialect's upsert takes ({@link WriteSql#maxRowsPerStatement})
      */
-    record Sql(IntFunction<String> upsert, String delete, int columns) {
+    record Sql(IntFunction<String> upsert, String delete, int columns, int maxRows) {
         Sql {
             Objects.requireNonNull(upsert, "upsert");
             Objects.requireNonNull(delete, "delete");
@@ -73,24 +76,26 @@ final class XaKeyedStatements {
                     || o instanceof Sql other
                             && Objects.equals(upsert, other.upsert)
                             && Objects.equals(delete, other.delete)
-                            && columns == other.columns;
+                            && columns == other.columns
+                            && maxRows == other.maxRows;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(upsert, delete, columns);
+            return Objects.hash(upsert, delete, columns, maxRows);
         }
 
         @Override
         public String toString() {
-            return "Sql[upsert=" + upsert + ", delete=" + delete + ", columns=" + columns + "]";
+            return "Sql[upsert=" + upsert + ", delete=" + delete + ", columns=" + columns + ", maxRows=" + maxRows
+                    + "]";
         }
     }
 
     /**
      * @param sql the table's upsert and delete
      * @param batchSize the rows of one upsert statement, at most (fewer where the parameters would
-     *     exceed {@link #MAX_PARAMETERS})
+     *     exceed {@link #MAX_PARAMETERS} or the rows the dialect's upsert takes, {@link Sql#maxRows})
      * @param maxStatementBytes the server's bound on a statement ({@link JdbcDialect#maxStatementBytes})
      */
     XaKeyedStatements(Connection connection, Sql sql, int batchSize, long maxStatementBytes) {
@@ -98,7 +103,7 @@ final class XaKeyedStatements {
         this.upsertSql = sql.upsert();
         this.deleteSql = sql.delete();
         this.columns = sql.columns();
-        this.rowsPerStatement = Math.max(1, Math.min(batchSize, MAX_PARAMETERS / columns));
+        this.rowsPerStatement = Math.max(1, Math.min(Math.min(batchSize, sql.maxRows()), MAX_PARAMETERS / columns));
         // The text of a statement of one row (its placeholders are counted again in the rows' bytes), and
         // room for the protocol's own bytes.
         this.rowBytesPerStatement = maxStatementBytes - upsertSql.apply(1).length() - 1024;

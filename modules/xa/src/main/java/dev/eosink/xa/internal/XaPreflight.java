@@ -31,7 +31,8 @@ import static dev.eosink.xa.internal.XaDatabase.refusesForGood;
 
 /**
  * What an XA writer checks on its guard connection before it writes anything, so that what would fail
- * at the first record or checkpoint fails at start, with a remedy: the server's settings for XA
+ * at the first record or checkpoint fails at start, with a remedy: that the dialect can name the sink's
+ * tables and columns ({@link XaNames}), the server's settings for XA
  * ({@link JdbcDialect#checkServer}), that the marker table exists or can be created and may be used, that
  * the target table and columns can be read, that every table the sink writes takes part in
  * transactions, that an upsert key is a unique key of the table, and that a dead-letter table exists or
@@ -75,6 +76,10 @@ final class XaPreflight<IN> {
     }
 
     private void run() throws SQLException, SinkException {
+        Optional<String> names = XaNames.problem(dialect, options);
+        if (names.isPresent()) {
+            throw new MisconfigurationException(context + ": " + names.get());
+        }
         XaConnector connector = database.connector();
         int maxPreparedPerSubtask = options.maxPreparedPerSubtask();
         dialect.xa().checkServer(c, context, connector.describe(), maxPreparedPerSubtask);
@@ -110,9 +115,11 @@ final class XaPreflight<IN> {
     }
 
     /**
-     * An upsert needs a unique key on exactly the key columns: without one, {@code ON DUPLICATE KEY}
-     * never fires and every record inserts a row; with a unique key on other columns only, it updates
-     * whichever row that key matches. Checked at start, before any record.
+     * An upsert needs a unique key on exactly the key columns: without one, an upsert finds no row by its
+     * key (MariaDB's {@code ON DUPLICATE KEY} never fires) and every record inserts a row; with a unique
+     * key on other columns only, it updates whichever row that key matches. Checked at start, before any
+     * record; the remedy and the warning about other unique keys are the dialect's ({@link
+     * dev.eosink.jdbc.dialect.WriteSql#addUniqueKeySql}).
      */
     private void checkUpsertKey(SqlIdentifier table, List<String> upsertKey) throws SQLException, SinkException {
         if (dialect.writes().upsertSql(table, upsertKey, upsertKey, 1).isEmpty()) {
@@ -129,19 +136,17 @@ final class XaPreflight<IN> {
                     + " has no PRIMARY KEY or UNIQUE key on exactly the upsert "
                     + "key columns " + upsertKey + " (its unique keys: " + (keys.isEmpty() ? "none" : keys.toString())
                     + "), so an upsert could not find the row of a key: it would insert a second row, or update the row "
-                    + "another key matches. Remedy: ALTER TABLE " + dialect.qualified(table.schema(), table.name())
-                    + " ADD UNIQUE KEY ("
-                    + upsertKey.stream().map(dialect::quote).collect(Collectors.joining(", "))
-                    + "), or give upsert(...) the columns of an existing unique key.");
+                    + "another key matches. Remedy: " + dialect.writes().addUniqueKeySql(table, upsertKey)
+                    + ", or give upsert(...) the columns of an existing unique key.");
         }
         if (keys.size() > 1) {
             LOG.warn(
-                    "{}: {} has more unique keys than the upsert key {}: {}. A record that matches another key's row "
-                            + "updates that row (ON DUPLICATE KEY UPDATE fires on any unique key).",
+                    "{}: {} has more unique keys than the upsert key {}: {}. {}",
                     context,
                     database.target(),
                     upsertKey,
-                    keys);
+                    keys,
+                    dialect.writes().upsertOnOtherUniqueKeys());
         }
     }
 

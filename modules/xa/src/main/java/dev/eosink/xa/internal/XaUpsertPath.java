@@ -66,7 +66,8 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
                         .upsertSql(table, columns.columns(), upsertKey, rows)
                         .orElseThrow(), // checked at start
                 dialect.writes().deleteSql(table, upsertKey),
-                upserts.columnCount());
+                upserts.columnCount(),
+                dialect.writes().maxRowsPerStatement());
     }
 
     /**

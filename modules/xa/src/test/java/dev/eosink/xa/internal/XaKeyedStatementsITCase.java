@@ -251,7 +251,8 @@ class XaKeyedStatementsITCase {
                                 .upsertSql(new SqlIdentifier(null, table), columns, key, n)
                                 .orElseThrow(),
                         DIALECT.writes().deleteSql(new SqlIdentifier(null, table), key),
-                        columns.size()),
+                        columns.size(),
+                        DIALECT.writes().maxRowsPerStatement()),
                 batchSize,
                 DIALECT.writes().maxStatementBytes(c));
     }

@@ -16,6 +16,14 @@ import java.sql.SQLException;
  * is 40001 / 335544336 ({@code isc_deadlock}, "update conflicts with concurrent update") whether the wait ran into
  * the lock timeout, a NO WAIT transaction met a lock, or the server found a deadlock: Jaybird's exception carries
  * nothing more. A record of a branch in limbo is HY000 / 335544459, a missing table 42S02 / 335544580.
+ *
+ * <p>A unique key violation (23000 / 335544665, or 335544349 for a unique index without a constraint) is no refused
+ * record here: the key may be held by a branch prepared by another session, not by a committed row. A branch of a
+ * live session makes the insert wait the lock timeout and then fail with the same 335544665 as a committed duplicate
+ * (measured), and only its session being gone (in limbo) tells it apart. Firebird has no branch lock, so such a
+ * branch can be an orphan of an earlier attempt that the next recovery rolls back: kept as a dead letter, the
+ * record would end in the dead-letter table only. So the epoch fails, and a record that truly duplicates a key fails
+ * the job naming it, as without a dead-letter table.
  */
 final class FirebirdErrors implements ErrorKinds {
 
@@ -25,14 +33,20 @@ final class FirebirdErrors implements ErrorKinds {
     static final int RECORD_IN_LIMBO = 335544459;
     /** {@code isc_dsql_relation_err}: "Table unknown". */
     static final int TABLE_UNKNOWN = 335544580;
+    /** {@code isc_unique_key_violation}: "violation of PRIMARY or UNIQUE KEY constraint". */
+    static final int UNIQUE_KEY_VIOLATION = 335544665;
+    /** {@code isc_no_dup}: "attempt to store duplicate value ... in unique index" (an index without a constraint). */
+    static final int DUPLICATE_IN_UNIQUE_INDEX = 335544349;
 
     /**
      * The standard classes, and Jaybird's client-side conversion refusal (07006), which is the record's value too.
-     * A record in limbo (HY000) is never the record's fault: it is another branch's row, and the epoch fails.
+     * A record in limbo (HY000) is never the record's fault: it is another branch's row, and the epoch fails. Nor is
+     * a unique key violation, which a prepared branch's key makes too (see the class).
      */
     @Override
     public boolean rejectsRecord(SQLException e) {
-        if (e.getErrorCode() == RECORD_IN_LIMBO) {
+        int code = e.getErrorCode();
+        if (code == RECORD_IN_LIMBO || code == UNIQUE_KEY_VIOLATION || code == DUPLICATE_IN_UNIQUE_INDEX) {
             return false;
         }
         return ErrorKinds.super.rejectsRecord(e) || "07006".equals(e.getSQLState());

@@ -81,6 +81,12 @@ final class FirebirdXaTraits implements XaTraits {
             return FirebirdXaSource.create(url, properties, applicationName, null);
         }
 
+        /** Jaybird's read timeout, in milliseconds; it knows no {@code socketTimeout}. */
+        @Override
+        public String readTimeoutProperty() {
+            return "soTimeout";
+        }
+
         /** The bound goes into the data source's TPB of READ COMMITTED, which its XA branches use (measured). */
         @Override
         public XADataSource create(String url, Properties properties, String applicationName, Duration lockTimeout)

@@ -48,6 +48,19 @@ final class MariaDbWriteSql implements WriteSql {
         return Optional.of(insertSql(table, columns, rows) + " ON DUPLICATE KEY UPDATE " + updates);
     }
 
+    /** {@code ALTER TABLE t ADD UNIQUE KEY (k, ...)}. */
+    @Override
+    public String addUniqueKeySql(SqlIdentifier table, List<String> key) {
+        return "ALTER TABLE " + qualified(table) + " ADD UNIQUE KEY ("
+                + key.stream().map(this::quote).collect(Collectors.joining(", ")) + ")";
+    }
+
+    @Override
+    public String upsertOnOtherUniqueKeys() {
+        return "A record that matches another key's row updates that row (ON DUPLICATE KEY UPDATE fires on any unique "
+                + "key).";
+    }
+
     /** The session's {@code max_allowed_packet}: the global value when the session began. */
     @Override
     public long maxStatementBytes(Connection c) throws SQLException {

@@ -26,12 +26,12 @@ import java.util.Properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Adversarial review (break-dialects): the XA sink's upsert path on Firebird, with the default batch size, flushing
- * 300 keys of an ordinary two-column table: {@link XaKeyedStatements} cuts statements by the values' bytes only (up to
- * batchSize rows), and Firebird's {@code EXECUTE BLOCK} of one {@code UPDATE OR INSERT} per row runs into Firebird's
+ * The XA sink's upsert path on Firebird, with the default batch size, flushing 300 keys of an ordinary two-column
+ * table: {@link XaKeyedStatements} cuts its statements at the dialect's rows per statement as well as by the values'
+ * bytes, so that Firebird's {@code EXECUTE BLOCK} of one {@code UPDATE OR INSERT} per row stays within Firebird's
  * limit of 256 contexts per request.
  */
-class BreakFirebirdUpsertITCase {
+class XaKeyedStatementsFirebirdITCase {
 
     private static FirebirdFixture firebird;
     private static String url;
@@ -68,7 +68,8 @@ class BreakFirebirdUpsertITCase {
                             .upsertSql(table, List.of("ID", "PAYLOAD"), key, rows)
                             .orElseThrow(),
                     dialect.writes().deleteSql(table, key),
-                    2);
+                    2,
+                    dialect.writes().maxRowsPerStatement());
             XaKeyedStatements keyed = new XaKeyedStatements(
                     c,
                     sql,

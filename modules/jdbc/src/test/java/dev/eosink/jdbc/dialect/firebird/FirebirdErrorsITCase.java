@@ -25,18 +25,20 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Adversarial review (break-dialects): an insert of a key that a prepared branch (an orphan of an earlier attempt, not
- * yet rolled back: Firebird has no branch lock) also inserted is no refusal of the record: the dead-letter path
- * ({@code XaDeadLetters.rejects}: any exception of the chain that {@code rejectsRecord}) must not keep it, since the
- * orphan is rolled back later and the record would then be in the dead-letter table only.
+ * {@link FirebirdErrors#rejectsRecord} on a key that a prepared branch (an orphan of an earlier attempt, not yet rolled
+ * back: Firebird has no branch lock) also inserted: no refusal of the record, so that the dead-letter path ({@code
+ * XaDeadLetters.rejects}: any exception of the chain that {@code rejectsRecord}) does not keep it, since the orphan
+ * is rolled back later and the record would then be in the dead-letter table only. A duplicate of a committed key
+ * fails the same way (the price: dead letters on Firebird keep no duplicates), a record's own data is still refused.
  */
-class BreakFirebirdErrorsITCase {
+class FirebirdErrorsITCase {
 
     private static FirebirdFixture firebird;
     private static String url;
@@ -52,6 +54,10 @@ class BreakFirebirdErrorsITCase {
         try (Connection c = DriverManager.getConnection(url, p);
                 Statement s = c.createStatement()) {
             s.execute("CREATE TABLE T (ID BIGINT NOT NULL PRIMARY KEY)");
+            s.execute("CREATE TABLE U (ID BIGINT NOT NULL, V VARCHAR(3), CONSTRAINT POS CHECK (ID >= 0))");
+            s.execute("CREATE UNIQUE INDEX U_ID ON U (ID)");
+            s.execute("INSERT INTO T (ID) VALUES (100)");
+            s.execute("INSERT INTO U (ID) VALUES (100)");
         }
     }
 
@@ -177,6 +183,50 @@ class BreakFirebirdErrorsITCase {
             } finally {
                 resolver.close();
             }
+        }
+    }
+
+    /**
+     * A duplicate of a committed key reads as the live orphan's does (23000 / 335544665 from a PRIMARY KEY,
+     * 335544349 from a unique index without a constraint): no refused record either, the epoch fails. A NULL, a
+     * CHECK and a value too long are still the record's.
+     */
+    @Test
+    void aDuplicateOfACommittedKeyIsNoRefusedRecordButTheRecordsOwnDataIs() throws Exception {
+        XADataSource ds = dataSource();
+        SQLException primary = insertInABranch(ds, 100, "eos1/dup/0/1/a");
+        assertThat((Object) primary).as("the duplicate's insert fails").isNotNull();
+        assertThat(primary.getErrorCode()).isEqualTo(FirebirdErrors.UNIQUE_KEY_VIOLATION);
+        assertThat(ErrorKinds.chain(primary).stream().anyMatch(dialect.errors()::rejectsRecord))
+                .as("kept as a refused record (dead letter): " + describe(primary))
+                .isFalse();
+        Properties p = admin();
+        p.setProperty("encoding", "UTF8");
+        try (Connection c = DriverManager.getConnection(url, p)) {
+            SQLException index = update(c, "INSERT INTO U (ID) VALUES (100)");
+            assertThat(index.getErrorCode()).as(describe(index)).isEqualTo(FirebirdErrors.DUPLICATE_IN_UNIQUE_INDEX);
+            assertThat(ErrorKinds.chain(index).stream().anyMatch(dialect.errors()::rejectsRecord))
+                    .as(describe(index))
+                    .isFalse();
+            for (String own : List.of(
+                    "INSERT INTO U (ID) VALUES (NULL)",
+                    "INSERT INTO U (ID) VALUES (-1)",
+                    "INSERT INTO U (ID, V) VALUES (1, 'long')")) {
+                SQLException e = update(c, own);
+                assertThat((Object) e).as(own).isNotNull();
+                assertThat(ErrorKinds.chain(e).stream().anyMatch(dialect.errors()::rejectsRecord))
+                        .as(own + ": " + describe(e))
+                        .isTrue();
+            }
+        }
+    }
+
+    private static SQLException update(Connection c, String sql) {
+        try (Statement s = c.createStatement()) {
+            s.executeUpdate(sql);
+            return null;
+        } catch (SQLException e) {
+            return e;
         }
     }
 }

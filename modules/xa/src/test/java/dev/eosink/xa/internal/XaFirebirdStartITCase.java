@@ -32,11 +32,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * Adversarial review (break-dialects): a Firebird sink whose names Firebird 3 cannot take must be refused at start
- * without restarts (a {@link MisconfigurationException}, which {@code ExactlyOnceSink.refusedWithoutRestarts} looks
- * for in an {@link java.io.IOException}), naming the sink and subtask, like every other start-up refusal.
+ * The start of a Firebird sink whose names Firebird 3 cannot take: refused without restarts (a {@link
+ * MisconfigurationException}, which {@code ExactlyOnceSink.refusedWithoutRestarts} looks for in an {@link
+ * java.io.IOException}), naming the sink and subtask, the option, the name and the remedy, like every other start-up
+ * refusal; and the upsert key's remedy in Firebird's own DDL.
  */
-class BreakFirebirdStartITCase {
+class XaFirebirdStartITCase {
 
     private static FirebirdFixture firebird;
     private static String url;
@@ -49,6 +50,7 @@ class BreakFirebirdStartITCase {
         try (Connection c = DriverManager.getConnection(url, admin());
                 Statement s = c.createStatement()) {
             s.execute("CREATE TABLE T1 (ID BIGINT NOT NULL PRIMARY KEY)");
+            s.execute("CREATE TABLE T2 (ID BIGINT NOT NULL, V BIGINT)");
         }
     }
 
@@ -67,14 +69,17 @@ class BreakFirebirdStartITCase {
     }
 
     private static XaDatabase<Long> database(SqlIdentifier target, SqlIdentifier markers) {
+        return database(
+                WriteMode.<Long>inserts(
+                        InsertStatement.forColumns(target, List.of("ID"), id -> new Object[] {id}),
+                        RefusedRecords.failTheEpoch()),
+                markers);
+    }
+
+    private static XaDatabase<Long> database(WriteMode<Long> mode, SqlIdentifier markers) {
         return new XaDatabase<>(new XaSinkOptions<>(
                 XaConnector.of(url, admin()),
-                JdbcSinkOptions.builder(WriteMode.<Long>inserts(
-                                InsertStatement.forColumns(target, List.of("ID"), id -> new Object[] {id}),
-                                RefusedRecords.failTheEpoch()))
-                        .markerTable(markers)
-                        .batchSize(10)
-                        .build(),
+                JdbcSinkOptions.builder(mode).markerTable(markers).batchSize(10).build(),
                 Duration.ofSeconds(30),
                 Duration.ofSeconds(10)));
     }
@@ -100,6 +105,10 @@ class BreakFirebirdStartITCase {
                 .as("a refusal without restarts (MisconfigurationException), not " + thrown)
                 .isPresent();
         assertThat(thrown.getMessage()).contains("fb-long-marker").contains("subtask");
+        assertThat(thrown.getMessage())
+                .contains("marker table (markerTable(...)) \"" + longName + "\"")
+                .contains("at most 31 bytes")
+                .contains("Remedy: choose a shorter name");
     }
 
     /** A target table in a schema: Firebird 3 has none. Every restart finds the same. */
@@ -113,5 +122,51 @@ class BreakFirebirdStartITCase {
                 .as("a refusal without restarts (MisconfigurationException), not " + thrown)
                 .isPresent();
         assertThat(thrown.getMessage()).contains("fb-schema-target").contains("subtask");
+        assertThat(thrown.getMessage())
+                .contains("target table (table(...)) \"SHOP\".\"T1\"")
+                .contains("Remedy: give the table without a schema");
+    }
+
+    /** A dead-letter table name of 32 bytes, refused as the marker table's. */
+    @Test
+    void aDeadLetterTableNameTooLongForFirebirdIsRefusedWithoutRestarts() {
+        String longName = "eosink_dead_letters_of_the_shop1";
+        assertThat(longName).hasSize(32);
+        Throwable thrown = openWriter(
+                database(
+                        WriteMode.<Long>inserts(
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, "T1"), List.of("ID"), id -> new Object[] {id}),
+                                RefusedRecords.deadLetterTable(new SqlIdentifier(null, longName))),
+                        new SqlIdentifier(null, "eosink_markers")),
+                "fb-long-dead-letters");
+        assertThat(ExceptionUtils.findThrowable(thrown, MisconfigurationException.class))
+                .as("a refusal without restarts (MisconfigurationException), not " + thrown)
+                .isPresent();
+        assertThat(thrown.getMessage())
+                .contains("fb-long-dead-letters")
+                .contains("subtask")
+                .contains("dead-letter table (deadLetterTable(...)) \"" + longName + "\"")
+                .contains("Remedy: choose a shorter name");
+    }
+
+    /** An upsert key that is no unique key of the table: the remedy is Firebird's DDL, not MariaDB's. */
+    @Test
+    void anUpsertKeyThatIsNoUniqueKeyIsRefusedWithFirebirdsRemedy() {
+        Throwable thrown = openWriter(
+                database(
+                        WriteMode.<Long>upserts(
+                                InsertStatement.forColumns(
+                                        new SqlIdentifier(null, "T2"), List.of("ID", "V"), id -> new Object[] {id, id}),
+                                List.of("ID")),
+                        new SqlIdentifier(null, "eosink_markers")),
+                "fb-upsert-key");
+        assertThat(ExceptionUtils.findThrowable(thrown, MisconfigurationException.class))
+                .as("a refusal without restarts (MisconfigurationException), not " + thrown)
+                .isPresent();
+        assertThat(thrown.getMessage())
+                .contains("fb-upsert-key")
+                .contains("Remedy: ALTER TABLE \"T2\" ADD UNIQUE (\"ID\")")
+                .doesNotContain("UNIQUE KEY");
     }
 }
