@@ -51,8 +51,16 @@ final class CheckpointReader {
 
     static final String WRITER_STATE = "writer_raw_states";
 
-    /** What the checkpoint holds: its id and, per sink id, the sink's state. */
-    record Contents(Path metadata, long checkpointId, Map<String, SinkState> sinks) {
+    /**
+     * What the checkpoint holds: its id, per sink id the sink's state, how many of its operators Flink recorded as
+     * finished (with no state), and whether every committer state in it was read.
+     */
+    record Contents(
+            Path metadata,
+            long checkpointId,
+            Map<String, SinkState> sinks,
+            int finishedOperators,
+            boolean committersRead) {
 
         /** The state of {@code sinkId}, or an error naming the sink ids this checkpoint holds. */
         SinkState sink(String sinkId) throws AdminException {
@@ -70,18 +78,34 @@ final class CheckpointReader {
             return state;
         }
 
+        /**
+         * The state of {@code sinkId}; where the checkpoint holds none of it, but Flink recorded operators as
+         * finished and every committer state was read (none holds a committable of it), the state of a sink whose
+         * writers may have finished with nothing left to commit ({@link SinkState#writersFinished}, no
+         * committables): the caller must not act on it without the database's word that nothing of the sink is
+         * prepared. Otherwise the error of {@link #sink}.
+         */
+        SinkState sinkOrFinished(String sinkId) throws AdminException {
+            if (!sinks.containsKey(sinkId) && finishedOperators > 0 && committersRead) {
+                return new SinkState(sinkId, checkpointId, List.of(), List.of(), Optional.empty());
+            }
+            return sink(sinkId);
+        }
+
         @Override
         public boolean equals(Object o) {
             return o == this
                     || o instanceof Contents other
                             && metadata.equals(other.metadata)
                             && checkpointId == other.checkpointId
-                            && sinks.equals(other.sinks);
+                            && sinks.equals(other.sinks)
+                            && finishedOperators == other.finishedOperators
+                            && committersRead == other.committersRead;
         }
 
         @Override
         public int hashCode() {
-            return java.util.Objects.hash(metadata, checkpointId, sinks);
+            return java.util.Objects.hash(metadata, checkpointId, sinks, finishedOperators, committersRead);
         }
 
         @Override
@@ -158,7 +182,25 @@ final class CheckpointReader {
                             committables.getOrDefault(sinkId, List.of()),
                             note));
         }
-        return new Contents(metadata, checkpoint.getCheckpointId(), sinks);
+        // A sink whose writers had all finished (the end of a bounded input) left no writer state: Flink keeps none
+        // of a finished operator. Its committer state, when read, still names it and holds what it promised.
+        for (Map.Entry<String, List<PreparedTransaction>> e : committables.entrySet()) {
+            if (!sinks.containsKey(e.getKey())) {
+                sinks.put(
+                        e.getKey(),
+                        new SinkState(
+                                e.getKey(), checkpoint.getCheckpointId(), List.of(), e.getValue(), Optional.empty()));
+            }
+        }
+        int finished = (int) checkpoint.getOperatorStates().stream()
+                .filter(OperatorState::isFullyFinished)
+                .count();
+        return new Contents(
+                metadata,
+                checkpoint.getCheckpointId(),
+                sinks,
+                finished,
+                !committerElements.isEmpty() && committerNotes.isEmpty());
     }
 
     /** Flink's reading of {@code _metadata}; the state files it names are resolved against its directory. */

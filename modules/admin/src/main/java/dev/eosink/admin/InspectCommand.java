@@ -31,7 +31,11 @@ final class InspectCommand {
                 ? List.of(contents.sink(args.sinkId().get()))
                 : contents.sinks().values();
         if (sinks.isEmpty()) {
-            out.println("no eosink sink's state in this checkpoint");
+            out.println("no eosink sink's state in this checkpoint"
+                    + (contents.finishedOperators() > 0
+                            ? " (" + contents.finishedOperators() + " operator(s) recorded finished: a sink whose "
+                                    + "writers finished and whose committers committed everything leaves none)"
+                            : ""));
         }
         for (SinkState sink : sinks) {
             print(sink, out);
@@ -40,6 +44,14 @@ final class InspectCommand {
     }
 
     static void print(SinkState sink, PrintStream out) {
+        if (sink.writersFinished()) {
+            out.println("sink id " + sink.sinkId() + ": no writer state: its writers had finished before checkpoint "
+                    + sink.checkpointId() + " (the end of a bounded input)");
+            sink.committables().forEach(c -> out.println("  committable: " + c.id() + " (" + c.rows() + " rows)"));
+            out.println("  promised: the committables above, and nothing else (a job restored from this checkpoint "
+                    + "runs no writer; its committers commit them)");
+            return;
+        }
         out.println("sink id " + sink.sinkId() + ": " + sink.writerStates().size() + " writer state(s)"
                 + sink.parallelism().stream()
                         .mapToObj(p -> ", parallelism " + p)

@@ -55,7 +55,7 @@ final class ResolveCommand {
 
     int run() throws AdminException {
         CheckpointReader.Contents contents = CheckpointReader.read(args.path());
-        SinkState sink = contents.sink(sinkId(contents));
+        SinkState sink = contents.sinkOrFinished(sinkId(contents));
         String sinkId = sink.sinkId();
         if (!sink.decidable()) {
             throw new AdminException(
@@ -71,6 +71,27 @@ final class ResolveCommand {
             out.println("database: " + db.describe());
             db.markers(Optional.of(sinkId)); // fails with the remedy when the marker table is missing
             List<AdminDatabase.Prepared> prepared = db.prepared(Optional.of(sinkId));
+            if (sink.writersFinished() && sink.committables().isEmpty()) {
+                // The checkpoint does not name the sink: it may be the sink's after its writers finished and its
+                // committers committed, or another job's. Only "nothing of the sink prepared" is safe to accept.
+                if (!prepared.isEmpty()) {
+                    throw new AdminException("checkpoint " + contents.checkpointId() + " (" + contents.metadata()
+                            + ") holds no state of sink id '" + sinkId + "': " + contents.finishedOperators()
+                            + " of its operators are recorded finished and its committer states hold no committable "
+                            + "of the sink, so if those were this sink's writers, it promised nothing still prepared; "
+                            + "yet the database holds " + prepared.size() + " prepared transaction(s) of it ("
+                            + prepared.stream().map(p -> p.id().toString()).collect(Collectors.joining(", "))
+                            + "), which this checkpoint cannot tell about. Nothing changed. Remedy: resolve against a "
+                            + "retained checkpoint or savepoint of the job that prepared them, taken before its writers "
+                            + "finished; or, once sure that no snapshot promised them, roll them back by hand "
+                            + "(docs/admin.md)");
+                }
+                out.println("checkpoint " + contents.checkpointId() + " holds no state of sink id " + sinkId + ", but "
+                        + contents.finishedOperators() + " of its operators are recorded finished (a job whose input "
+                        + "ended keeps no state of its finished writers) and its committer states hold nothing of it; "
+                        + "no prepared transaction of sink id " + sinkId + ": nothing to do");
+                return 0;
+            }
             List<String> holders = db.guardHoldersUpTo(
                     sinkId,
                     IntStream.concat(
@@ -87,6 +108,12 @@ final class ResolveCommand {
                                 + "its transactions itself), then run resolve again");
             }
             out.println("ownership guard: free (no live job with sink id " + sinkId + ")");
+            if (sink.writersFinished()) {
+                out.println("the sink's writers had finished before checkpoint " + sink.checkpointId()
+                        + " (the end of a bounded input): its committables are all it promised. No writer state tells "
+                        + "when it was taken, so whether a later snapshot exists goes unchecked: resolve against the "
+                        + "newest retained checkpoint or savepoint");
+            }
             OptionalLong takenAt = WriterState.takenAt(sink.writerStates());
             if (takenAt.isPresent() && !args.allowOlder) {
                 Optional<String> later = db.committedAfter(

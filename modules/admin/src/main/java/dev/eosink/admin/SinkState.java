@@ -59,9 +59,23 @@ record SinkState(
         return RecoveryPlan.promises(checkpointId, writerStates, id);
     }
 
-    /** Whether every writer state carries a run token (lineage): the rule can be applied to the writer states. */
+    /**
+     * Whether there are writer states and every one carries a run token (lineage): the rule can be applied to the
+     * writer states.
+     */
     boolean withLineage() {
-        return writerStates.stream().allMatch(s -> s.lineage().isPresent());
+        return !writerStates.isEmpty()
+                && writerStates.stream().allMatch(s -> s.lineage().isPresent());
+    }
+
+    /**
+     * Whether the sink's writers had all finished before this checkpoint (the end of a bounded input): Flink records
+     * a finished operator with no state at all, so only the committer state names the sink. Its committables are
+     * then the whole promise: a job restored from this checkpoint runs no writer (it neither prepares nor rolls back
+     * anything); its committers commit what they hold. Such a state is made only from committables that were read.
+     */
+    boolean writersFinished() {
+        return writerStates.isEmpty();
     }
 
     /** Whether {@link #promises} can decide: by the writer states, or by committer state that was read. */
@@ -73,6 +87,14 @@ record SinkState(
     String why(TransactionId id) {
         Optional<WriterState> state =
                 writerStates.stream().filter(s -> s.subtask() == id.subtask()).findFirst();
+        if (writersFinished()) {
+            return promises(id)
+                    ? "promised: a committable of the committer state (the sink's writers had finished before checkpoint "
+                            + checkpointId + ": its committables are all it promised)"
+                    : "not promised: not a committable of the committer state, and the sink's writers had finished "
+                            + "before checkpoint " + checkpointId
+                            + " (the end of the input), so it promised nothing else";
+        }
         if (!withLineage()) {
             return promises(id)
                     ? "promised: a committable of the committer state (writer state without run tokens)"

@@ -5,6 +5,7 @@
 package dev.eosink.admin;
 
 import dev.eosink.core.TransactionId;
+import dev.eosink.core.protocol.PreparedTransaction;
 import dev.eosink.core.protocol.WriterState;
 import dev.eosink.core.protocol.WriterState.Lineage;
 
@@ -49,5 +50,28 @@ class SinkStateTest {
         assertThat(CHECKPOINT_5.promises(promised)).isTrue();
         assertThat(CHECKPOINT_5.why(promised))
                 .isEqualTo("promised: the writer state of subtask 0 names run x4ndz0ahabcd, and checkpoint 5 <= 5");
+    }
+
+    /**
+     * A checkpoint taken after the sink's writers finished (the end of a bounded input) holds no writer state: Flink
+     * keeps none of a finished operator. The committer state's committables are then all it promised.
+     */
+    @Test
+    void afterTheWritersFinishedTheCommittablesAreThePromise() {
+        TransactionId committable = new TransactionId("orders", 1, 7, "x4ndrqcfabcd");
+        TransactionId other = new TransactionId("orders", 0, 7, "x4ndz0ahabcd");
+        SinkState finished = new SinkState(
+                "orders", 8, List.of(), List.of(new PreparedTransaction(committable, 40, 1_000L)), Optional.empty());
+        assertThat(finished.writersFinished()).isTrue();
+        assertThat(finished.withLineage()).isFalse();
+        assertThat(finished.decidable()).isTrue();
+        assertThat(finished.promises(committable)).isTrue();
+        assertThat(finished.promises(other)).isFalse();
+        assertThat(finished.why(committable))
+                .startsWith("promised: a committable of the committer state (the sink's "
+                        + "writers had finished before checkpoint 8");
+        assertThat(finished.why(other)).startsWith("not promised: not a committable of the committer state");
+        assertThat(finished.committablesNotPromised()).isEmpty();
+        assertThat(CHECKPOINT_5.writersFinished()).isFalse();
     }
 }
