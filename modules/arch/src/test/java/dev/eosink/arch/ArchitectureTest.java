@@ -47,13 +47,14 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
  *   <li>core is the database-neutral protocol: no JDBC type, no database module;
  *   <li>the XA sink knows nothing of the PostgreSQL sink;
  *   <li>the sinks know nothing of their SQL connector (sql), which is built on their builders;
+ *   <li>cdc, the parsing of Debezium's events, knows nothing of the sinks nor of Kafka's or Flink's runtime;
  *   <li>a module's {@code internal} package is imported by that module alone;
- *   <li>every public top-level type of core, jdbc, postgres, xa and sql says whether it is API
+ *   <li>every public top-level type of core, jdbc, postgres, xa, sql and cdc says whether it is API
  *       ({@link PublicEvolving}) or not ({@link Internal});
  *   <li>the API shows no HikariCP type: the pool is the PostgreSQL module's internal choice;
  *   <li>no record leaves {@code equals}, {@code hashCode} or {@code toString} to the compiler, whose
  *       versions pin a finished job's class loader on a long-lived TaskManager;
- *   <li>no constructor of core, jdbc, postgres or xa takes more than five parameters;
+ *   <li>no constructor of core, jdbc, postgres, xa or cdc takes more than five parameters;
  *   <li>SQL text lives in the dialects ({@link #sqlTextLivesInTheDialects}).
  * </ul>
  */
@@ -62,7 +63,12 @@ class ArchitectureTest {
 
     /** The sink's modules, whose public types are either API or internal. */
     private static final String[] SINK_MODULES = {
-        "dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.postgres..", "dev.eosink.xa..", "dev.eosink.sql.."
+        "dev.eosink.core..",
+        "dev.eosink.jdbc..",
+        "dev.eosink.postgres..",
+        "dev.eosink.xa..",
+        "dev.eosink.sql..",
+        "dev.eosink.cdc.."
     };
 
     @ArchTest
@@ -92,6 +98,40 @@ class ArchitectureTest {
             .dependOnClassesThat()
             .resideInAPackage("dev.eosink.sql..")
             .because("the SQL connector (eosink-sql) is built on the sinks' builders, never the other way round");
+
+    @ArchTest
+    static final ArchRule cdcImportsNoSinkModule = noClasses()
+            .that()
+            .resideInAPackage("dev.eosink.cdc..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                    "dev.eosink.core..",
+                    "dev.eosink.jdbc..",
+                    "dev.eosink.postgres..",
+                    "dev.eosink.xa..",
+                    "dev.eosink.sql..",
+                    "java.sql..",
+                    "javax.sql..")
+            .because("eosink-cdc turns Debezium's events into values; the sinks that write them build on it, never "
+                    + "the other way round");
+
+    /**
+     * The parsing takes bytes and gives values: of Flink it uses the annotations and the Jackson that Flink ships
+     * shaded, of Kafka nothing, so that a Kafka source's deserializer, a test or a tool calls it alike.
+     */
+    @ArchTest
+    static final ArchRule cdcUsesNoKafkaAndNoFlinkRuntime = noClasses()
+            .that()
+            .resideInAPackage("dev.eosink.cdc..")
+            .should()
+            .dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
+                    "are of Kafka, or of Flink other than its annotations and shaded Jackson",
+                    (JavaClass c) -> c.getPackageName().startsWith("org.apache.kafka")
+                            || (c.getPackageName().startsWith("org.apache.flink")
+                                    && !c.getPackageName().equals("org.apache.flink.annotation")
+                                    && !c.getPackageName().startsWith("org.apache.flink.shaded.jackson2"))))
+            .because("the events are parsed from bytes, wherever they come from");
 
     @ArchTest
     static final ArchRule internalPackagesStayInTheirModule = classes()
@@ -139,7 +179,7 @@ class ArchitectureTest {
                     + "JDK-wide cache; a record of this project writes the three out");
 
     /**
-     * No constructor of core, jdbc, postgres or xa takes more than five parameters: more is a sign of a class doing
+     * No constructor of core, jdbc, postgres, xa or cdc takes more than five parameters: more is a sign of a class doing
      * several jobs, or of options that want to be one value (as {@code JdbcSinkOptions}, {@code XaSinkOptions} and
      * {@code PostgresSinkOptions} are). A record's canonical constructor counts too, so a record holds at most five
      * components; the compiler's synthetic constructors (of inner and anonymous classes) do not.
@@ -148,7 +188,12 @@ class ArchitectureTest {
     static final ArchRule constructorsTakeAtMostFiveParameters = constructors()
             .that()
             .areDeclaredInClassesThat()
-            .resideInAnyPackage("dev.eosink.core..", "dev.eosink.jdbc..", "dev.eosink.postgres..", "dev.eosink.xa..")
+            .resideInAnyPackage(
+                    "dev.eosink.core..",
+                    "dev.eosink.jdbc..",
+                    "dev.eosink.postgres..",
+                    "dev.eosink.xa..",
+                    "dev.eosink.cdc..")
             .and()
             .doNotHaveModifier(JavaModifier.SYNTHETIC)
             .should(new ArchCondition<>("take at most five parameters") {
