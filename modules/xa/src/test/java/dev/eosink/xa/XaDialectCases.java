@@ -30,6 +30,9 @@ import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
@@ -234,6 +237,7 @@ abstract class XaDialectCases {
         XAConnection preparer = ds.getXAConnection();
         XAConnection other = ds.getXAConnection();
         try {
+            long preparerSession = session(preparer.getConnection());
             XAResource mine = preparer.getXAResource();
             mine.start(xid, XAResource.TMNOFLAGS);
             try (Statement s = preparer.getConnection().createStatement()) {
@@ -255,6 +259,9 @@ abstract class XaDialectCases {
                 preparer.close(); // detaches the branch; it survives
                 assertThat(List.of(theirs.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN)))
                         .contains(xid);
+                // The server ends the session in steps, and answers a commit from elsewhere XAER_NOTA until it
+                // detached the branch; the sink waits until the session left the process list, and so does this.
+                awaitSessionGone(other.getConnection(), preparerSession);
                 theirs.commit(xid, false);
             } else {
                 theirs.commit(xid, false); // while the preparer is open
@@ -274,6 +281,37 @@ abstract class XaDialectCases {
             other.close();
         }
         assertThat(db.prepared(sinkId)).isEmpty();
+    }
+
+    /** The server's id of the session behind {@code c}, where the backend keeps a branch attached to it. */
+    private long session(Connection c) throws SQLException {
+        if (!db.keepsPreparedBranchAttached()) {
+            return 0;
+        }
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** Waits (up to 10 s) until session {@code id} has left the server's process list. */
+    private static void awaitSessionGone(Connection c, long id) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            try (PreparedStatement s =
+                    c.prepareStatement("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?")) {
+                s.setLong(1, id);
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    if (rs.getLong(1) == 0) {
+                        return;
+                    }
+                }
+            }
+            assertThat(System.nanoTime()).as("session %s ended within 10 s", id).isLessThan(deadline);
+            Thread.sleep(5);
+        }
     }
 
     interface XaCall {

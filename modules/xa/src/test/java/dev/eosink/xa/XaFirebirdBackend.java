@@ -129,9 +129,9 @@ final class XaFirebirdBackend extends XaBackend {
                 Capability.COMMITS_ON_THE_COMMITTERS_CONNECTION,
                         "Jaybird commits a branch its connection did not "
                                 + "prepare on a connection it opens for that commit (its in-limbo completion), which the "
-                                + "sink's watchdog cannot reach: a commit the network stalls ends when the network moves "
-                                + "again, or at Jaybird's socket timeout (soTimeout), not within the sink's network timeout "
-                                + "(docs/xa.md)");
+                                + "sink's watchdog cannot reach: a commit the network stalls is not sure to end within "
+                                + "the sink's network timeout (it ends when the abort of the committer's own connection "
+                                + "reaches it, when the network moves again, or at Jaybird's soTimeout) (docs/xa.md)");
     }
 
     @Override

@@ -271,7 +271,7 @@ class FirebirdDialectITCase {
     @Test
     void errorsSortOnRealFirebirdErrors() throws Exception {
         ErrorKinds errors = dialect.errors();
-        Connection other = handle(dataSource(Duration.ofSeconds(1)));
+        Connection other = handle(dataSource(Duration.ofSeconds(2)));
         try (Connection c = sinkConnection()) {
             execute(
                     c,
