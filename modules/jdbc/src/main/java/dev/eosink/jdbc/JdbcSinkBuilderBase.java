@@ -11,6 +11,7 @@ import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.TransactionalDatabase;
+import dev.eosink.jdbc.route.RoutedTables;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 import dev.eosink.jdbc.sql.UpsertKeys;
 
@@ -197,6 +198,12 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         return self();
     }
 
+    /** Records routed to many tables, for the sinks that offer it ({@code PostgresSinkBuilder.tables}). */
+    protected final SELF setRoutes(RoutedTables<IN> routes) {
+        statement.routes = Objects.requireNonNull(routes, "routes");
+        return self();
+    }
+
     /**
      * Records per JDBC batch sent into the open transaction, per upsert statement, or (PostgreSQL's COPY)
      * at most held before they are sent (default 1000, at least 1).
@@ -377,15 +384,10 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         statement.choiceProblem().ifPresent(problem -> {
             throw misconfigured(problem);
         });
-        writeMode
-                .problem(statement.tableMode(), statement.columns, upsertClause())
-                .ifPresent(problem -> {
-                    throw misconfigured(problem);
-                });
-        statement.tableProblem().ifPresent(problem -> {
+        statement.modeProblem(writeMode, upsertClause()).ifPresent(problem -> {
             throw misconfigured(problem);
         });
-        JdbcSinkOptions.Builder<IN> shared = JdbcSinkOptions.builder(writeMode.toMode(statement.toStatement()))
+        JdbcSinkOptions.Builder<IN> shared = JdbcSinkOptions.builder(statement.toMode(writeMode))
                 .batchSize(batchSize)
                 .markerTable(markerTable)
                 .createTables(createMarkerTable)
@@ -428,7 +430,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
      */
     protected InputDistribution<IN> distribution(JdbcSinkOptions<IN> options) {
         if (options.writeMode() instanceof WriteMode.Upserts<IN> upserts) {
-            return InputDistribution.byKey(UpsertKeys.of(upserts.statement(), upserts.key()));
+            return InputDistribution.byKey(UpsertKeys.of(upserts.table(), upserts.key()));
         }
         return InputDistribution.asGiven();
     }

@@ -83,9 +83,16 @@ public final class JdbcSinkOptions<IN> implements Serializable {
         return writeMode;
     }
 
-    /** What each record becomes: the write mode's statement. */
+    /**
+     * What each record becomes: the write mode's statement, for a sink that writes one table or the user's
+     * statement. A {@link WriteMode.Routed} sink has none: the sinks that take one ask for it only after
+     * refusing routed tables.
+     */
     public InsertStatement<IN> statement() {
-        return writeMode.statement();
+        return writeMode
+                .statement()
+                .orElseThrow(() -> new IllegalStateException("this sink writes "
+                        + ((WriteMode.Routed<IN>) writeMode).tables().describe() + ", not one statement"));
     }
 
     /** Records per JDBC batch, per upsert statement, or at most held before they are sent. */

@@ -4,6 +4,7 @@
  */
 package dev.eosink.jdbc;
 
+import dev.eosink.jdbc.route.RoutedTables;
 import dev.eosink.jdbc.sql.InsertStatement;
 import dev.eosink.jdbc.sql.SqlIdentifier;
 
@@ -28,6 +29,8 @@ final class StatementSettings<IN> {
     RowMapper<IN> rowMapper;
     String sql;
     JdbcStatementBuilder<IN> statementBuilder;
+    /** Many tables, by a route: the third choice, which only some sinks offer. */
+    RoutedTables<IN> routes;
 
     /** Whether a setting of table mode was given: then {@code sql(...)} must not be. */
     boolean tableMode() {
@@ -36,6 +39,12 @@ final class StatementSettings<IN> {
 
     /** What breaks the rule of exactly one of table mode and {@code sql(...)}; empty when nothing does. */
     Optional<String> choiceProblem() {
+        if (routes != null) {
+            return tableMode() || sql != null
+                    ? Optional.of("tables(...) routes records to the tables it declares: give no table(...), "
+                            + "columns(...), rows(...) or sql(...) with it")
+                    : Optional.empty();
+        }
         if (tableMode() == (sql != null)) {
             return Optional.of("give either table(...) + columns(...) + rows(...), or sql(...) with a "
                     + "JdbcStatementBuilder, not both and not neither");
@@ -52,6 +61,21 @@ final class StatementSettings<IN> {
                     + (rowMapper == null ? "rows" : ""));
         }
         return Optional.empty();
+    }
+
+    /**
+     * What breaks the rules between the write mode's settings and these, then what table mode lacks; empty when
+     * nothing does (after {@link #choiceProblem}).
+     */
+    Optional<String> modeProblem(WriteModeSettings<IN> writeMode, String upsertClause) {
+        Optional<String> problem =
+                routes != null ? writeMode.routedProblem() : writeMode.problem(tableMode(), columns, upsertClause);
+        return problem.isPresent() ? problem : tableProblem();
+    }
+
+    /** The write mode of a set that passed {@link #choiceProblem} and {@link #modeProblem}. */
+    WriteMode<IN> toMode(WriteModeSettings<IN> writeMode) {
+        return routes != null ? WriteMode.routed(routes) : writeMode.toMode(toStatement());
     }
 
     /** The statement of a set that passed {@link #choiceProblem} and {@link #tableProblem}. */

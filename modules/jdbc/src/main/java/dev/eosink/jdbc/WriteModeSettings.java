@@ -55,6 +55,16 @@ final class WriteModeSettings<IN> {
         return Optional.empty();
     }
 
+    /** What a routed sink's write mode settings break: each routed table upserts by its own key. */
+    Optional<String> routedProblem() {
+        if (upsertKey != null || rowKind != null || deadLetterTable != null) {
+            return Optional.of(
+                    "tables(...) upserts and deletes each table by the key it declares: give no upsert(...), "
+                            + "changelog(...) or deadLetterTable(...) with it");
+        }
+        return Optional.empty();
+    }
+
     /** The write mode of {@code statement}, once {@link #problem} found none (upserts have table mode). */
     WriteMode<IN> toMode(InsertStatement<IN> statement) {
         if (upsertKey == null) {

@@ -11,10 +11,12 @@ import dev.eosink.jdbc.RefusedRecords;
 import dev.eosink.jdbc.RowMapper;
 import dev.eosink.jdbc.WriteMode;
 import dev.eosink.jdbc.driver.JdbcUrls;
+import dev.eosink.jdbc.route.RoutedTables;
 import dev.eosink.jdbc.sql.MarkerTable;
 import dev.eosink.postgres.internal.PostgresConnection;
 import dev.eosink.postgres.internal.PostgresDatabase;
 import dev.eosink.postgres.internal.PostgresSinkOptions;
+import dev.eosink.postgres.internal.PostgresTarget;
 import dev.eosink.postgres.internal.RowAction;
 import dev.eosink.postgres.row.RowFormat;
 
@@ -106,6 +108,20 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
         return super.rows(record -> {
             throw new IllegalStateException("records are written by their row format");
         });
+    }
+
+    /**
+     * Many tables instead of one: {@code tables}' route turns each record into upserts and deletes of the
+     * tables it declares, and every table an epoch touched commits in the subtask's one transaction, so a reader
+     * never sees part of a record (docs/tables.md). Each table's key must carry a unique index; foreign keys
+     * between the tables are kept: DEFERRABLE ones are deferred to the commit, NOT DEFERRABLE ones by applying
+     * parents' upserts first and children's deletes first (a cycle of those is refused at start). Records are
+     * written by the subtask that receives them: send the records that must commit together (a consistency
+     * group) to one subtask. Replaces {@link #table}, {@link #columns}, {@link #rows}, {@link #sql} and
+     * {@link #upsert}, which it refuses beside it.
+     */
+    public PostgresSinkBuilder<IN> tables(RoutedTables<IN> tables) {
+        return setRoutes(tables);
     }
 
     /**
@@ -214,6 +230,19 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
         PostgresConnection connection = dataSource != null
                 ? PostgresConnection.of(dataSource)
                 : PostgresConnection.of(common.jdbcUrl().orElseThrow(), driverProperties(common));
+        if (common.writeMode() instanceof WriteMode.Routed<IN> routed) {
+            return new PostgresDatabase<>(PostgresSinkOptions.builder(
+                            connection,
+                            new PostgresTarget.Tables<>(routed.tables()),
+                            new MarkerTable(common.markerTable()))
+                    .createTables(common.createTables())
+                    .batchSize(common.batchSize())
+                    .writeMethod(WriteMethod.BATCH) // statements: rows of a route go as text, never by COPY
+                    .networkTimeout(networkTimeout)
+                    .maxCopyBacklog(0)
+                    .maxPreparedPerSubtask(common.maxPreparedPerSubtask())
+                    .build());
+        }
         RowAction<IN> rowAction = RowAction.insert();
         RefusedRecords refused = RefusedRecords.failTheEpoch();
         if (common.writeMode() instanceof WriteMode.Inserts<IN> inserts) {

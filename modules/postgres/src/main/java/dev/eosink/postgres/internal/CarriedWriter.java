@@ -82,7 +82,7 @@ final class CarriedWriter {
         this.connection = on.connection();
         this.io = on.io();
         this.path = path;
-        this.target = options.statement().describe();
+        this.target = options.target().describe();
         this.betweenEpochs = betweenEpochs;
     }
 

@@ -69,7 +69,7 @@ public final class PostgresDatabase<IN> implements TransactionalDatabase<IN> {
 
     @Override
     public String target() {
-        return options.statement().describe();
+        return options.target().describe();
     }
 
     /** The operator's view and statements of the repository's SQL scripts; the server's row locks and slots. */

@@ -31,7 +31,7 @@ public final class PostgresSinkOptions<IN> implements Serializable {
     private static final long serialVersionUID = 1L;
 
     private final PostgresConnection connection;
-    private final InsertStatement<IN> statement;
+    private final PostgresTarget<IN> target;
     /** How a table's records become rows; null exactly when the statement is the user's SQL. */
     private final RowFormat<IN, ?> rowFormat;
 
@@ -47,11 +47,12 @@ public final class PostgresSinkOptions<IN> implements Serializable {
 
     private PostgresSinkOptions(Builder<IN> b) {
         this.connection = Objects.requireNonNull(b.connection, "connection");
-        this.statement = Objects.requireNonNull(b.statement, "statement");
-        if (statement instanceof InsertStatement.Columns<IN> table) {
+        this.target = Objects.requireNonNull(b.target, "target");
+        if (target instanceof PostgresTarget.OneStatement<IN> one
+                && one.statement() instanceof InsertStatement.Columns<IN> table) {
             this.rowFormat = b.rowFormat != null ? b.rowFormat : new MappedRows<>(table);
         } else if (b.rowFormat != null) {
-            throw new IllegalArgumentException("a row format is for a table's columns, not the user's SQL");
+            throw new IllegalArgumentException("a row format is for a table's columns, not the user's SQL or routes");
         } else {
             this.rowFormat = null;
         }
@@ -76,7 +77,13 @@ public final class PostgresSinkOptions<IN> implements Serializable {
      */
     public static <IN> Builder<IN> builder(
             PostgresConnection connection, InsertStatement<IN> statement, MarkerTable markers) {
-        return new Builder<>(connection, statement, markers);
+        return new Builder<>(connection, new PostgresTarget.OneStatement<>(statement), markers);
+    }
+
+    /** Options of a sink that writes {@code target}. */
+    public static <IN> Builder<IN> builder(
+            PostgresConnection connection, PostgresTarget<IN> target, MarkerTable markers) {
+        return new Builder<>(connection, target, markers);
     }
 
     /** How the sink reaches PostgreSQL. */
@@ -84,9 +91,9 @@ public final class PostgresSinkOptions<IN> implements Serializable {
         return connection;
     }
 
-    /** What each record becomes: a table's row, or the user's statement. */
-    public InsertStatement<IN> statement() {
-        return statement;
+    /** What the sink writes: a table's rows, the user's statement, or routed tables. */
+    public PostgresTarget<IN> target() {
+        return target;
     }
 
     /**
@@ -142,7 +149,7 @@ public final class PostgresSinkOptions<IN> implements Serializable {
     /** Sets each option once; {@link #build()} makes the value. Not thread-safe, not reusable. */
     public static final class Builder<IN> {
         private final PostgresConnection connection;
-        private final InsertStatement<IN> statement;
+        private final PostgresTarget<IN> target;
         private final MarkerTable markers;
         private RowFormat<IN, ?> rowFormat;
         private boolean createTables;
@@ -154,9 +161,9 @@ public final class PostgresSinkOptions<IN> implements Serializable {
         private long maxCopyBacklog;
         private int maxPreparedPerSubtask;
 
-        private Builder(PostgresConnection connection, InsertStatement<IN> statement, MarkerTable markers) {
+        private Builder(PostgresConnection connection, PostgresTarget<IN> target, MarkerTable markers) {
             this.connection = connection;
-            this.statement = statement;
+            this.target = target;
             this.markers = markers;
         }
 

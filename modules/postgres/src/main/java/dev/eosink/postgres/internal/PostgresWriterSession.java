@@ -131,7 +131,7 @@ final class PostgresWriterSession<IN>
         this.guard = new OwnershipGuard(connection, context, side.guardProbe());
         this.backlog = watched.backlog();
         this.commitLook = side.commitLook();
-        this.target = options.statement().describe();
+        this.target = options.target().describe();
         this.errors = new WriteErrors(target);
         this.marker = connection.prepareStatement(markerSql.insertSql());
         this.path = findings.plan().open(new WritePlan.Resources(context, watched, options.batchSize(), errors));

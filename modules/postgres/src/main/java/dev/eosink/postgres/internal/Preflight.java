@@ -114,15 +114,19 @@ final class Preflight<IN> {
         if (options.refusedRecords() instanceof RefusedRecords.DeadLetterTable deadLetters) {
             tables.ensureDeadLetterTable(deadLetters.table());
         }
-        if (!(options.statement() instanceof InsertStatement.Columns<IN> insert)) {
-            InsertStatement.UserSql<IN> userSql = (InsertStatement.UserSql<IN>) options.statement(); // the other form
+        if (options.target() instanceof PostgresTarget.Tables<IN> routed) {
+            return new Findings<>(List.of(), new TablesPreflight(this, c, context).plan(routed.tables()));
+        }
+        InsertStatement<IN> statement = ((PostgresTarget.OneStatement<IN>) options.target()).statement(); // the other
+        if (!(statement instanceof InsertStatement.Columns<IN> insert)) {
+            InsertStatement.UserSql<IN> userSql = (InsertStatement.UserSql<IN>) statement; // the other form
             checkUserSql(userSql);
             return new Findings<>(
                     List.of(),
                     new WritePlan.Batch<>(RecordBinder.of(userSql), userSql.sql(), options.refusedRecords()));
         }
         RowFormat<IN, ?> format = options.rowFormat().orElseThrow(); // there is one for every table
-        checkTable(insert, format.checksColumns());
+        checkTable(insert.table(), insert.columns(), format.checksColumns());
         List<TargetColumn> types = columnTypes(insert.table(), insert.columns(), format.checksColumns());
         TableRows<IN, ?> rows;
         try {
@@ -151,7 +155,7 @@ final class Preflight<IN> {
         if (max < needed) {
             throw new MisconfigurationException(context
                     + " into "
-                    + options.statement().describe()
+                    + options.target().describe()
                     + ": PostgreSQL at "
                     + options.connection().describe()
                     + " has max_prepared_transactions = "
@@ -222,9 +226,8 @@ final class Preflight<IN> {
      * The table exists, may be written, and has the columns, unless {@code formatChecksColumns}: then
      * the {@link RowFormat} names missing columns itself, with its other refusals.
      */
-    private void checkTable(InsertStatement.Columns<IN> insert, boolean formatChecksColumns)
+    void checkTable(SqlIdentifier table, List<String> columns, boolean formatChecksColumns)
             throws SQLException, SinkException {
-        SqlIdentifier table = insert.table();
         String role = currentRole(c);
         checkSchemaUsage(c, context, role, table, "table");
         if (!exists(c, table)) {
@@ -239,7 +242,7 @@ final class Preflight<IN> {
                     + ". Remedy: GRANT INSERT ON " + table + " TO " + role + " (see sql/02-sink-role.sql).");
         }
         String probe = "SELECT "
-                + insert.columns().stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
+                + columns.stream().map(SqlIdentifier::quote).collect(Collectors.joining(", "))
                 + " FROM "
                 + table.sql()
                 + " WHERE false";
@@ -249,7 +252,7 @@ final class Preflight<IN> {
             if ("42703".equals(e.getSQLState()) && !formatChecksColumns) {
                 throw new MisconfigurationException(
                         context + ": table " + table + " lacks a column the sink writes: " + oneLine(e)
-                                + ". Columns configured: " + insert.columns() + ". Remedy: add the column to "
+                                + ". Columns configured: " + columns + ". Remedy: add the column to "
                                 + "the table, or fix columns(...) (names are case-sensitive as given).",
                         e);
             }
@@ -265,7 +268,7 @@ final class Preflight<IN> {
      * as {@link TargetColumn#missing} where {@code missingAllowed} (the probe of {@link #checkTable}
      * refused it otherwise).
      */
-    private List<TargetColumn> columnTypes(SqlIdentifier table, List<String> columns, boolean missingAllowed)
+    List<TargetColumn> columnTypes(SqlIdentifier table, List<String> columns, boolean missingAllowed)
             throws SQLException {
         boolean countsBytes;
         try (Statement s = c.createStatement();
@@ -403,7 +406,7 @@ final class Preflight<IN> {
     }
 
     /** ON CONFLICT needs a unique index on exactly the key columns: EXPLAIN finds out without writing. */
-    private void checkUpsertKey(SqlIdentifier table, List<String> key, UpsertBuffer<?> upserts)
+    void checkUpsertKey(SqlIdentifier table, List<String> key, UpsertBuffer<?> upserts)
             throws SinkException, SQLException {
         try (Statement s = c.createStatement()) {
             s.executeQuery("EXPLAIN " + upserts.upsertSqlWithNulls()).close();

@@ -15,7 +15,6 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -170,6 +169,16 @@ final class UpsertBuffer<R> {
 
     /** Runs the batch's upserts and deletes in the open transaction, then empties it. */
     void execute(Connection c) throws SQLException {
+        executeUpserts(c);
+        executeDeletes(c);
+    }
+
+    /**
+     * Runs the batch's upserts in the open transaction and keeps its deletes for {@link #executeDeletes}, which
+     * must follow: a sink of many tables runs every table's upserts before any table's deletes, for foreign
+     * keys. Where the database merges keys (a deduping statement), the whole batch runs here and is emptied.
+     */
+    void executeUpserts(Connection c) throws SQLException {
         if (pending.isEmpty()) {
             return;
         }
@@ -179,16 +188,25 @@ final class UpsertBuffer<R> {
             return;
         }
         List<Object> rows = new ArrayList<>();
-        List<Object> deletes = new ArrayList<>();
-        for (Iterator<Map.Entry<Object, Object>> it = pending.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<Object, Object> e = it.next();
-            if (e.getValue() == DELETE) {
-                deletes.add(e.getKey());
-            } else {
-                rows.add(e.getValue());
+        for (Object value : pending.values()) {
+            if (value != DELETE) {
+                rows.add(value);
             }
         }
         upsertRows(c, rows);
+    }
+
+    /** Runs the batch's deletes, after {@link #executeUpserts}, then empties the batch. */
+    void executeDeletes(Connection c) throws SQLException {
+        if (pending.isEmpty()) {
+            return;
+        }
+        List<Object> deletes = new ArrayList<>();
+        for (Map.Entry<Object, Object> e : pending.entrySet()) {
+            if (e.getValue() == DELETE) {
+                deletes.add(e.getKey());
+            }
+        }
         if (!deletes.isEmpty()) {
             if (delete == null) {
                 delete = c.prepareStatement(sql.delete);
@@ -317,6 +335,12 @@ final class UpsertBuffer<R> {
      * its key's last write.
      */
     void executeCarried(Connection c, CarriedStatements carried) throws SQLException {
+        loadCarried(carried);
+        execute(c);
+    }
+
+    /** Buffers carried statements, before any record, to run with the next {@link #execute}. */
+    void loadCarried(CarriedStatements carried) {
         if (!pending.isEmpty()) {
             throw new IllegalStateException(
                     "carried statements run before any record, but " + pending.size() + " statement(s) are buffered");
@@ -325,7 +349,6 @@ final class UpsertBuffer<R> {
             Object key = keyIndexes.length == 1 ? s.key()[0] : Arrays.asList((Object[]) s.key());
             pending.put(key, s.delete() ? DELETE : new TextRow(s.values()));
         }
-        execute(c);
     }
 
     /** An upsert carried in checkpoint state: its columns' text, as the statements bind it. */

@@ -27,7 +27,7 @@ import java.util.Optional;
  *
  * @param <IN> the records the sink writes
  */
-sealed interface WritePath<IN> permits BatchPath, CopyPath, UpsertPath {
+sealed interface WritePath<IN> permits BatchPath, CopyPath, UpsertPath, TablesPath {
 
     /** The epoch's transaction begins (autocommit just turned off): forget the previous epoch. */
     void begin() throws SQLException;

@@ -86,7 +86,7 @@ final class XaPreflight<IN> {
         ensureMarkerTable();
         checkTarget();
         if (options.writeMode() instanceof WriteMode.Upserts<IN> upserts) {
-            checkUpsertKey(upserts.statement().table(), upserts.key());
+            checkUpsertKey(upserts.table().table(), upserts.key());
         }
         if (options.writeMode() instanceof WriteMode.Inserts<IN> inserts
                 && inserts.refused() instanceof RefusedRecords.DeadLetterTable deadLetters) {

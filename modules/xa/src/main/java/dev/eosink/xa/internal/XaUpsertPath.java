@@ -57,7 +57,7 @@ final class XaUpsertPath<IN> implements XaWritePath<IN> {
         this.database = database;
         this.dialect = dialect;
         this.errors = new XaWriteErrors(database, dialect);
-        InsertStatement.Columns<IN> columns = mode.statement();
+        InsertStatement.Columns<IN> columns = mode.table();
         SqlIdentifier table = columns.table();
         List<String> upsertKey = mode.key();
         this.upserts = new XaUpserts<>(mode, database.batchSize());

@@ -86,7 +86,7 @@ final class XaUpserts<IN> {
 
     XaUpserts(WriteMode.Upserts<IN> mode, int batchSize) {
         this.mode = mode;
-        this.statement = mode.statement();
+        this.statement = mode.table();
         this.keyColumns = mode.key();
         this.keyIndexes = keyColumns.stream()
                 .mapToInt(c -> statement.columns().indexOf(c))

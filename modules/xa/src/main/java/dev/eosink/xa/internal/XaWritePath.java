@@ -44,14 +44,14 @@ sealed interface XaWritePath<IN> permits XaInsertPath, XaDeadLetterInsertPath, X
             return new XaUpsertPath<>(context, database, dialect, upserts);
         }
         WriteMode.Inserts<IN> inserts = (WriteMode.Inserts<IN>) mode; // the other mode
-        XaInsertBatch<IN> batch = XaInsertBatch.of(inserts.statement(), dialect, database.batchSize());
+        XaInsertBatch<IN> batch = XaInsertBatch.of(inserts.insert(), dialect, database.batchSize());
         if (inserts.refused() instanceof RefusedRecords.DeadLetterTable deadLetterTable) {
             return new XaDeadLetterInsertPath<>(
                     context,
                     database,
                     dialect,
                     batch,
-                    new XaDeadLetters<>(dialect, inserts.statement(), deadLetterTable.table()));
+                    new XaDeadLetters<>(dialect, inserts.insert(), deadLetterTable.table()));
         }
         return new XaInsertPath<>(database, dialect, batch);
     }

@@ -1,0 +1,113 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package dev.eosink.jdbc.route;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The tables a routed sink writes and the route from its records to their changes. Immutable once
+ * built; the declared order is kept wherever foreign keys leave a choice.
+ *
+ * <pre>{@code
+ * RoutedTables.<Transfer>route((t, out) -> {
+ *         out.upsert("public.accounts", t.from(), t.fromBalance());
+ *         out.upsert("public.accounts", t.to(), t.toBalance());
+ *         out.upsert("public.transfers", t.id(), t.from(), t.to(), t.amount());
+ *     })
+ *     .table(RoutedTable.of("public", "accounts", List.of("id", "balance"), List.of("id")))
+ *     .table(RoutedTable.of("public", "transfers", List.of("id", "src", "dst", "amount"), List.of("id")))
+ *     .build();
+ * }</pre>
+ *
+ * @param <IN> the records the sink writes
+ */
+@PublicEvolving
+public final class RoutedTables<IN> implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final List<RoutedTable> tables;
+    private final TableRoute<IN> route;
+
+    private RoutedTables(List<RoutedTable> tables, TableRoute<IN> route) {
+        this.tables = tables;
+        this.route = route;
+    }
+
+    /** Starts the tables of {@code route}; declare each with {@link Builder#table}. */
+    public static <IN> Builder<IN> route(TableRoute<IN> route) {
+        return new Builder<>(Objects.requireNonNull(route, "route"));
+    }
+
+    /** The tables, in the order they were declared. */
+    public List<RoutedTable> tables() {
+        return tables;
+    }
+
+    public TableRoute<IN> route() {
+        return route;
+    }
+
+    /** The declared table a route names so, if any. */
+    public Optional<RoutedTable> find(String name) {
+        return tables.stream().filter(t -> t.name().equals(name)).findFirst();
+    }
+
+    /** For messages: the tables' names. */
+    public String describe() {
+        List<String> names = new ArrayList<>();
+        tables.forEach(t -> names.add(t.table().toString()));
+        return "tables " + names;
+    }
+
+    @Override
+    public String toString() {
+        return "RoutedTables" + tables;
+    }
+
+    /** Declares the tables of a route. */
+    @PublicEvolving
+    public static final class Builder<IN> {
+        private final TableRoute<IN> route;
+        private final Map<String, RoutedTable> tables = new LinkedHashMap<>();
+
+        private Builder(TableRoute<IN> route) {
+            this.route = route;
+        }
+
+        /**
+         * Adds a table the route may name.
+         *
+         * @throws IllegalArgumentException when a table of that name was declared already
+         */
+        public Builder<IN> table(RoutedTable table) {
+            Objects.requireNonNull(table, "table");
+            if (tables.putIfAbsent(table.name(), table) != null) {
+                throw new IllegalArgumentException("table " + table.name() + " is declared twice");
+            }
+            return this;
+        }
+
+        /**
+         * The tables and the route.
+         *
+         * @throws IllegalStateException when no table was declared
+         */
+        public RoutedTables<IN> build() {
+            if (tables.isEmpty()) {
+                throw new IllegalStateException("declare at least one table(...) for the route");
+            }
+            return new RoutedTables<>(List.copyOf(tables.values()), route);
+        }
+    }
+}

@@ -1,0 +1,103 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package dev.eosink.postgres.internal;
+
+import dev.eosink.jdbc.route.RoutedTable;
+import dev.eosink.jdbc.sql.CarriedStatementsRefused;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * One routed table's changes in a {@link TablesPath}: the last upsert or delete of each key, in an {@link
+ * UpsertBuffer} of the route's {@code Object[]} rows, until the path runs them.
+ */
+final class TableBuffer {
+
+    private final RoutedTable table;
+    private final UpsertBuffer<Object[]> buffer;
+    private final int[] keyIndexes;
+    /** What a failure of this table's statements reads like: it names this table. */
+    private final WriteErrors errors;
+
+    TableBuffer(RoutedTable table, UpsertBuffer<Object[]> buffer) {
+        this.table = table;
+        this.buffer = buffer;
+        this.keyIndexes = table.keyIndexes();
+        this.errors = new WriteErrors("table " + table.table() + " (routed)");
+    }
+
+    RoutedTable table() {
+        return table;
+    }
+
+    WriteErrors errors() {
+        return errors;
+    }
+
+    /** Buffers the upsert of {@code row}, one value per column, in place of what its key had. */
+    void upsert(Object[] row, long position) {
+        if (row == null || row.length != table.columns().size()) {
+            throw new IllegalArgumentException("an upsert of table " + table.name() + " takes "
+                    + table.columns().size() + " values, one per column " + table.columns() + ", in that order; got "
+                    + (row == null ? "null" : row.length + ": " + Arrays.deepToString(row)));
+        }
+        buffer.add(buffer.keyOf(row), row.clone(), false, position);
+    }
+
+    /** Buffers the delete of the row whose key columns hold {@code key}, in place of what its key had. */
+    void delete(Object[] key, long position) {
+        if (key == null || key.length != keyIndexes.length) {
+            throw new IllegalArgumentException("a delete of table " + table.name() + " takes " + keyIndexes.length
+                    + " values, one per key column " + table.key() + ", in that order; got "
+                    + (key == null ? "null" : key.length + ": " + Arrays.deepToString(key)));
+        }
+        Object[] row = new Object[table.columns().size()];
+        for (int k = 0; k < keyIndexes.length; k++) {
+            row[keyIndexes[k]] = key[k];
+        }
+        buffer.add(buffer.keyOf(row), row, true, position);
+    }
+
+    int size() {
+        return buffer.size();
+    }
+
+    long firstPosition() {
+        return buffer.firstPosition();
+    }
+
+    long lastPosition() {
+        return buffer.lastPosition();
+    }
+
+    void executeUpserts(Connection c) throws SQLException {
+        buffer.executeUpserts(c);
+    }
+
+    void executeDeletes(Connection c) throws SQLException {
+        buffer.executeDeletes(c);
+    }
+
+    /** This table's changes, to carry past a barrier; empty when it has none. */
+    Optional<byte[]> carried() {
+        return buffer.carried();
+    }
+
+    /** Buffers what a restored state carried for this table, before any record. */
+    void loadCarried(byte[] carried) throws CarriedStatementsRefused {
+        buffer.loadCarried(buffer.readCarried(carried));
+    }
+
+    void carriedIntoNextEpoch() {
+        buffer.carriedIntoNextEpoch();
+    }
+
+    void clear() {
+        buffer.clear();
+    }
+}

@@ -1,0 +1,292 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package dev.eosink.postgres.internal;
+
+import dev.eosink.core.SinkException;
+import dev.eosink.core.TransactionId;
+import dev.eosink.core.spi.OwnCommits;
+import dev.eosink.jdbc.io.IoWatchdog;
+import dev.eosink.jdbc.route.TableChanges;
+import dev.eosink.jdbc.route.TableRoute;
+import dev.eosink.jdbc.sql.CarriedStatementsRefused;
+import dev.eosink.jdbc.sql.RecordText;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Upserts and deletes of many tables in the session's one transaction, as a {@link TableRoute} makes them of
+ * each record. Each table keeps the last change of each key ({@link TableBuffer}); a run sends every table's
+ * upserts, parents first, then every table's deletes, children first, in the order {@link TableOrder} found
+ * for the foreign keys that cannot wait; the others wait for PREPARE ({@code SET CONSTRAINTS ALL DEFERRED} at
+ * the epoch's begin).
+ *
+ * <p>Invariants:
+ *
+ * <ol>
+ *   <li>A run happens only between records, so it takes the tables from their state after one whole record to
+ *       their state after a later one: when each record is a whole source transaction, both are states the
+ *       source had, whose foreign keys hold, and the order keeps them between the statements of the run.
+ *   <li>Statements may touch rows of this subtask's previous, still prepared transaction: they run only after
+ *       {@link OwnCommits#await()} (see there). When it says no, every change stays buffered (a later change of
+ *       a key replaces it) and, if still held at the barrier, is carried past it in checkpoint state ({@link
+ *       #carried()}) and run in a later epoch, after the commit, all tables together as ever.
+ *   <li>Memory: the buffers run every {@code batchSize} changes once the previous commit is known, and at most
+ *       {@link #DEFER_BATCHES} times that while it is pending; while held, they grow by the keys touched.
+ * </ol>
+ *
+ * @param <IN> the records the sink writes
+ */
+final class TablesPath<IN> implements WritePath<IN> {
+
+    /** Changes wait for the previous commit, while records go on, for at most this many batches. */
+    static final int DEFER_BATCHES = 8;
+
+    /** Layout version of {@link #carried()}: version, table count, then per table its name and its statements. */
+    private static final byte CARRIED_VERSION = 1;
+
+    private final TableRoute<IN> route;
+    /** Parents before children, where a foreign key that cannot wait says so; else as declared. */
+    private final List<TableBuffer> order;
+
+    private final Map<String, TableBuffer> byName = new LinkedHashMap<>();
+    private final Connection connection;
+    private final IoWatchdog io;
+    private final WriteErrors errors;
+    private final int batchSize;
+    private final Changes changes = new Changes();
+    private OwnCommits ownCommits = OwnCommits.NONE;
+    /** The wait for the previous commit said no in this epoch: see {@link UpsertWriter}'s field of that name. */
+    private boolean held;
+    /** Changes routed since the last run: at least the keys buffered. */
+    private long routed;
+
+    TablesPath(WritePlan.Resources session, TableRoute<IN> route, List<TableBuffer> order) {
+        this.route = route;
+        this.order = List.copyOf(order);
+        order.forEach(t -> byName.put(t.table().name(), t));
+        this.connection = session.connection();
+        this.io = session.io();
+        this.errors = session.errors();
+        this.batchSize = session.batchSize();
+    }
+
+    @Override
+    public void begin() throws SQLException {
+        deferConstraints();
+    }
+
+    /** Constraints declared DEFERRABLE are checked at PREPARE, not statement by statement. */
+    private void deferConstraints() throws SQLException {
+        try (Statement s = connection.createStatement()) {
+            io.call("deferring the deferrable constraints", () -> s.execute("SET CONSTRAINTS ALL DEFERRED"));
+        }
+    }
+
+    @Override
+    public void write(IN record, long positionInEpoch) throws IOException {
+        changes.position = positionInEpoch;
+        try {
+            route.route(record, changes);
+        } catch (Exception e) {
+            // What the record routed so far stays buffered: the epoch fails, and abort() forgets it.
+            throw new SinkException(
+                    "routing record #" + positionInEpoch + " of the epoch (counting from 0) "
+                            + RecordText.bracketed(route.shown(record)) + " into " + errors.target() + " failed: "
+                            + e.getClass().getName() + ": " + e.getMessage() + ". "
+                            + PostgresErrors.SAME_AFTER_RESTART + ".",
+                    e);
+        }
+        if (routed >= batchSize) {
+            boolean mayRun = held
+                    ? !ownCommits.pending() || ownCommits.lookDue() && ownCommits.await()
+                    : routed >= (long) DEFER_BATCHES * batchSize || !ownCommits.pending();
+            if (mayRun) {
+                run();
+            }
+        }
+    }
+
+    @Override
+    public void flush() throws IOException {
+        run();
+    }
+
+    @Override
+    public void end(TransactionId id, long rows) throws IOException {
+        run();
+    }
+
+    /** Runs every table's buffered changes, once the previous commit is done; else holds them. */
+    private void run() throws IOException {
+        if (heldWrites() == 0) {
+            routed = 0;
+            return;
+        }
+        if (!ownCommits.await()) {
+            held = true; // past the barrier if need be: see the class's invariants
+            return;
+        }
+        held = false;
+        for (TableBuffer t : order) {
+            runOne(t, true);
+        }
+        for (int i = order.size() - 1; i >= 0; i--) {
+            runOne(order.get(i), false);
+        }
+        routed = 0;
+    }
+
+    private void runOne(TableBuffer t, boolean upserts) throws SinkException {
+        if (t.size() == 0) {
+            return;
+        }
+        long first = t.firstPosition();
+        long last = t.lastPosition();
+        try {
+            io.call(upserts ? "upserting a routed table's rows" : "deleting a routed table's rows", () -> {
+                if (upserts) {
+                    t.executeUpserts(connection);
+                } else {
+                    t.executeDeletes(connection);
+                }
+                return null;
+            });
+        } catch (SQLException e) {
+            throw t.errors()
+                    .writeFailed(
+                            e,
+                            FailurePosition.batch(
+                                    first,
+                                    last,
+                                    "one statement " + (upserts ? "upserts" : "deletes") + " the table's keys of "
+                                            + "the records since the last run (each key's last change)"));
+        }
+    }
+
+    @Override
+    public Optional<String> prepared() {
+        order.forEach(TableBuffer::carriedIntoNextEpoch);
+        return Optional.empty();
+    }
+
+    @Override
+    public void ownCommits(OwnCommits ownCommits) {
+        this.ownCommits = ownCommits;
+    }
+
+    @Override
+    public int heldWrites() {
+        int n = 0;
+        for (TableBuffer t : order) {
+            n += t.size();
+        }
+        return n;
+    }
+
+    /** Every table's held changes, by table name; the tables keep them until they run. */
+    @Override
+    public Optional<byte[]> carried() {
+        if (heldWrites() == 0) {
+            return Optional.empty();
+        }
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            DataOutputStream out = new DataOutputStream(bytes);
+            out.writeByte(CARRIED_VERSION);
+            List<TableBuffer> holding = order.stream().filter(t -> t.size() > 0).toList();
+            out.writeInt(holding.size());
+            for (TableBuffer t : holding) {
+                byte[] statements = t.carried().orElseThrow();
+                out.writeUTF(t.table().name());
+                out.writeInt(statements.length);
+                out.write(statements);
+            }
+            out.flush();
+            return Optional.of(bytes.toByteArray());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // into memory: cannot happen
+        }
+    }
+
+    /** Runs what a restored state carried, before any record, all tables together in the usual order. */
+    @Override
+    public void writeCarried(byte[] carried) throws SQLException, IOException {
+        deferConstraints();
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(carried))) {
+            byte version = in.readByte();
+            if (version != CARRIED_VERSION) {
+                throw CarriedStatementsRefused.unknownVersion(version + " of routed tables", CARRIED_VERSION);
+            }
+            int tables = in.readInt();
+            for (int i = 0; i < tables; i++) {
+                String name = in.readUTF();
+                byte[] statements = in.readNBytes(in.readInt());
+                TableBuffer t = byName.get(name);
+                if (t == null) {
+                    throw new CarriedStatementsRefused("the restored state carries upserts and deletes of table " + name
+                            + ", which this sink no longer declares (it declares " + byName.keySet() + "). Remedy: "
+                            + "declare the table again for this restore, or restore without the sink's state");
+                }
+                t.loadCarried(statements);
+            }
+        } catch (EOFException e) {
+            throw new CarriedStatementsRefused("the carried upserts and deletes of routed tables are cut short", e);
+        }
+        OwnCommits live = ownCommits;
+        ownCommits = OwnCommits.NONE; // they run before any record, once nothing of their writer is prepared
+        try {
+            run();
+        } finally {
+            ownCommits = live;
+        }
+    }
+
+    @Override
+    public boolean abort() {
+        order.forEach(TableBuffer::clear);
+        routed = 0;
+        return true;
+    }
+
+    /** The route's view of the path: each change goes to its table's buffer. */
+    private final class Changes implements TableChanges {
+        long position;
+
+        @Override
+        public void upsert(String table, Object... row) {
+            buffer(table).upsert(row, position);
+            routed++;
+        }
+
+        @Override
+        public void delete(String table, Object... key) {
+            buffer(table).delete(key, position);
+            routed++;
+        }
+
+        private TableBuffer buffer(String table) {
+            TableBuffer t = byName.get(table);
+            if (t == null) {
+                throw new IllegalArgumentException(
+                        "the route names table " + table + ", which the sink does not declare: it writes "
+                                + byName.keySet() + " (names as declared, schema.table)");
+            }
+            return t;
+        }
+    }
+}
