@@ -6,6 +6,7 @@ package dev.eosink.admin;
 
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.postgres.carried.CarriedStatements;
+import dev.eosink.postgres.carried.RoutedCarried;
 import dev.eosink.xa.carried.XaCarried;
 
 import java.util.ArrayList;
@@ -75,6 +76,11 @@ final class CarriedWrites {
      */
     static CarriedWrites decode(byte[] bytes, String where) throws AdminException {
         try {
+            if (RoutedCarried.isRouted(bytes)) {
+                throw new AdminException(where + " carries the writes of a sink of routed tables ("
+                        + RoutedCarried.decode(bytes).keySet() + "), which this tool does not show or write. Remedy: "
+                        + "restore the job from it with the sink's state (its writers write them)");
+            }
             if (bytes.length > 2 && bytes[1] == (byte) 0xAC && bytes[2] == (byte) 0xED) {
                 return xa(XaCarried.decode(bytes));
             }

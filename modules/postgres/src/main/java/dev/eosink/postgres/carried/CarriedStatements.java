@@ -135,6 +135,11 @@ public final class CarriedStatements {
 
     /** @throws CarriedStatementsRefused when the bytes are not statements of a version this release reads */
     public static CarriedStatements decode(byte[] bytes) throws CarriedStatementsRefused {
+        if (RoutedCarried.isRouted(bytes)) {
+            throw new CarriedStatementsRefused(
+                    "they are the writes of a sink of routed tables, not of one table: restore "
+                            + "with the sink's write mode of the job that took the checkpoint");
+        }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
             int version = in.readByte();
             if (version != VERSION_1 && version != VERSION_2) {

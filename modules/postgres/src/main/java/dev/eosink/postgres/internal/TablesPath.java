@@ -12,14 +12,9 @@ import dev.eosink.jdbc.route.TableChanges;
 import dev.eosink.jdbc.route.TableRoute;
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
 import dev.eosink.jdbc.sql.RecordText;
+import dev.eosink.postgres.carried.RoutedCarried;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -55,9 +50,6 @@ final class TablesPath<IN> implements WritePath<IN> {
 
     /** Changes wait for the previous commit, while records go on, for at most this many batches. */
     static final int DEFER_BATCHES = 8;
-
-    /** Layout version of {@link #carried()}: version, table count, then per table its name and its statements. */
-    private static final byte CARRIED_VERSION = 1;
 
     private final TableRoute<IN> route;
     /** Parents before children, where a foreign key that cannot wait says so; else as declared. */
@@ -198,54 +190,31 @@ final class TablesPath<IN> implements WritePath<IN> {
         return n;
     }
 
-    /** Every table's held changes, by table name; the tables keep them until they run. */
+    /** Every table's held changes, by table name ({@link RoutedCarried}); the tables keep them until they run. */
     @Override
     public Optional<byte[]> carried() {
         if (heldWrites() == 0) {
             return Optional.empty();
         }
-        try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            DataOutputStream out = new DataOutputStream(bytes);
-            out.writeByte(CARRIED_VERSION);
-            List<TableBuffer> holding = order.stream().filter(t -> t.size() > 0).toList();
-            out.writeInt(holding.size());
-            for (TableBuffer t : holding) {
-                byte[] statements = t.carried().orElseThrow();
-                out.writeUTF(t.table().name());
-                out.writeInt(statements.length);
-                out.write(statements);
-            }
-            out.flush();
-            return Optional.of(bytes.toByteArray());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e); // into memory: cannot happen
+        Map<String, byte[]> tables = new LinkedHashMap<>();
+        for (TableBuffer t : order) {
+            t.carried().ifPresent(statements -> tables.put(t.table().name(), statements));
         }
+        return Optional.of(RoutedCarried.encode(tables));
     }
 
     /** Runs what a restored state carried, before any record, all tables together in the usual order. */
     @Override
     public void writeCarried(byte[] carried) throws SQLException, IOException {
         deferConstraints();
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(carried))) {
-            byte version = in.readByte();
-            if (version != CARRIED_VERSION) {
-                throw CarriedStatementsRefused.unknownVersion(version + " of routed tables", CARRIED_VERSION);
+        for (Map.Entry<String, byte[]> table : RoutedCarried.decode(carried).entrySet()) {
+            TableBuffer t = byName.get(table.getKey());
+            if (t == null) {
+                throw new CarriedStatementsRefused("the restored state carries upserts and deletes of table "
+                        + table.getKey() + ", which this sink no longer declares (it declares " + byName.keySet()
+                        + "). Remedy: declare the table again for this restore, or restore without the sink's state");
             }
-            int tables = in.readInt();
-            for (int i = 0; i < tables; i++) {
-                String name = in.readUTF();
-                byte[] statements = in.readNBytes(in.readInt());
-                TableBuffer t = byName.get(name);
-                if (t == null) {
-                    throw new CarriedStatementsRefused("the restored state carries upserts and deletes of table " + name
-                            + ", which this sink no longer declares (it declares " + byName.keySet() + "). Remedy: "
-                            + "declare the table again for this restore, or restore without the sink's state");
-                }
-                t.loadCarried(statements);
-            }
-        } catch (EOFException e) {
-            throw new CarriedStatementsRefused("the carried upserts and deletes of routed tables are cut short", e);
+            t.loadCarried(table.getValue());
         }
         OwnCommits live = ownCommits;
         ownCommits = OwnCommits.NONE; // they run before any record, once nothing of their writer is prepared

@@ -9,6 +9,9 @@ import dev.eosink.jdbc.route.RoutedTables;
 import dev.eosink.jdbc.route.TableChanges;
 
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 
 /**
  * Source transactions over four related tables, each record (an index) one whole transaction, with an
@@ -51,6 +54,21 @@ final class BankAndOrders {
             }
         }
         return b;
+    }
+
+    /** The orders there are once transactions 0..m-1 are applied: one per even i, less those deleted. */
+    static long orders(long m) {
+        long deleted = m <= 14 ? 0 : (m - 5) / 10; // i = 14, 24, ... below m
+        return (m + 1) / 2 - deleted;
+    }
+
+    /** The accounts as they are before the first transaction, as the tables model reads rows. */
+    static Map<String, List<String>> opening(String prefix) {
+        return Map.of(
+                prefix + "_accounts",
+                LongStream.range(0, ACCOUNTS)
+                        .mapToObj(a -> a + "," + OPENING_BALANCE)
+                        .collect(Collectors.toList()));
     }
 
     static long lineAmount(long order, long line) {

@@ -6,43 +6,57 @@ package dev.eosink.postgres.tables;
 
 import dev.eosink.core.ExactlyOnceSink;
 import dev.eosink.jdbc.route.RoutedTables;
+import dev.eosink.jdbc.sql.CarriedNotices;
 import dev.eosink.postgres.ExactlyOnceTestBase;
 import dev.eosink.postgres.PostgresSink;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.faults.Faults.Point;
+import dev.eosink.testing.hardcases.CheckpointDecliner;
+import dev.eosink.testing.hardcases.IdValve;
+import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.TestJobs;
 
+import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.core.execution.CheckpointType;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectClusterClient;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A routed sink of four related tables ({@link BankAndOrders}), each record one whole source transaction, through
- * failures at every point of the protocol: the tables end exactly as the records' replay says, nothing is left
- * prepared, and a reader polling the tables meanwhile sees, at every commit it observes, a state the source had
- * (the balances and orders of exactly some prefix of the transactions).
+ * A routed sink of four related tables ({@link BankAndOrders}), each record one whole source transaction: the
+ * tables end exactly as the records' replay says, nothing is left prepared, and a reader polling the tables
+ * meanwhile ({@link ConsistencyReader}) sees, at every commit it observes, a state the source had (the balances
+ * and orders of exactly some prefix of the transactions).
  */
 class RoutedTablesITCase extends ExactlyOnceTestBase {
 
-    @Test
-    void manyTablesCommitTogetherThroughFailuresAndEveryObservedCommitIsAStateOfTheSource() throws Exception {
-        BankAndOrders.ddl(table).forEach(db::execute);
-        long n = 3_000;
-        RoutedTables<Long> tables = BankAndOrders.tables(table);
-        ExactlyOnceSink<Long> sink = FaultInjectingDatabase.wrap(PostgresSink.<Long>builder()
+    /** Records per epoch where the test triggers the checkpoints. */
+    private static final long EPOCH = 500;
+
+    @AfterEach
+    void forgetTheValveAndTrace() {
+        IdValve.reset(sinkId);
+        ProtocolTrace.reset(sinkId);
+        CheckpointDecliner.reset(sinkId);
+    }
+
+    private ExactlyOnceSink<Long> sink(RoutedTables<Long> tables) {
+        return FaultInjectingDatabase.wrap(ProtocolTrace.wrap(PostgresSink.<Long>builder()
                 .jdbcUrl(db.jdbcUrl())
                 .username(db.user())
                 .password(db.password())
@@ -51,31 +65,131 @@ class RoutedTablesITCase extends ExactlyOnceTestBase {
                 .batchSize(50) // runs mid-epoch too, right after barriers, while the previous commit is pending
                 .claimWait(Duration.ofSeconds(20))
                 .commitRetryBackoff(Duration.ofMillis(50))
-                .build());
+                .build()));
+    }
+
+    @Test
+    void manyTablesCommitTogetherThroughFailuresAndEveryObservedCommitIsAStateOfTheSource() throws Exception {
+        BankAndOrders.ddl(table).forEach(db::execute);
+        long n = 3_000;
+        RoutedTables<Long> tables = BankAndOrders.tables(table);
         Faults.arm(sinkId, Point.WRITE, 900);
         Faults.arm(sinkId, Point.AFTER_PREPARE, 6);
         Faults.arm(sinkId, Point.BEFORE_COMMIT, 12);
         Faults.arm(sinkId, Point.AFTER_COMMIT, 18);
         StreamExecutionEnvironment env = TestJobs.env(1, 100, TestJobs.fixedDelayRestarts(20, Duration.ofMillis(100)));
-        TestJobs.ids(env, n, 1_500).sinkTo(sink);
+        TestJobs.ids(env, n, 1_500).sinkTo(sink(tables));
 
-        Reader reader = new Reader(table);
-        Thread polling = new Thread(reader, "reader");
-        polling.start();
+        ConsistencyReader reader = new ConsistencyReader(db, table).start();
         try {
             env.execute("routed tables through failures");
         } finally {
-            reader.stop.set(true);
-            polling.join();
+            reader.stop();
         }
 
+        assertExact(tables, n, reader);
+        assertThat(Faults.fired(sinkId, Point.WRITE)
+                        + Faults.fired(sinkId, Point.AFTER_PREPARE)
+                        + Faults.fired(sinkId, Point.BEFORE_COMMIT)
+                        + Faults.fired(sinkId, Point.AFTER_COMMIT))
+                .as("failures injected")
+                .isEqualTo(4);
+    }
+
+    /**
+     * Checkpoint 2 is declined once the writer prepared it, so its transaction commits only with a later
+     * checkpoint; the next epoch's changes touch its rows, so the writer holds them all (every table), and the
+     * job is stopped with a savepoint before any other checkpoint: the savepoint's state carries them. Restored
+     * from it, the writer writes them, all tables in one transaction, before its first record; the job runs to
+     * the end, exact, and the reader never sees part of a record.
+     */
+    @Test
+    void changesHeldPastADeclinedCheckpointTravelInTheSavepointAndCommitTogetherOnRestore(
+            @InjectClusterClient ClusterClient<?> client, @TempDir Path savepoints) throws Exception {
+        BankAndOrders.ddl(table).forEach(db::execute);
+        long n = 4 * EPOCH;
+        RoutedTables<Long> tables = BankAndOrders.tables(table);
+        ConsistencyReader reader = new ConsistencyReader(db, table).start();
+        String savepoint;
+        try {
+            StreamExecutionEnvironment first = TestJobs.manualEnv(1, TestJobs.noRestarts());
+            first.getCheckpointConfig().setTolerableCheckpointFailureNumber(3);
+            valvedJob(
+                    first,
+                    n,
+                    tables,
+                    new CheckpointDecliner(sinkId, 0, 2, CheckpointDecliner.How.ASYNC_DECLINE_ONCE_SINK_PREPARED));
+            JobClient job = first.executeAsync("routed tables, a declined checkpoint");
+            try {
+                feed(EPOCH);
+                assertThat(TestJobs.checkpoint(client, job.getJobID())).isEqualTo(1);
+                feed(2 * EPOCH);
+                assertThat(client.triggerCheckpoint(job.getJobID(), CheckpointType.CONFIGURED))
+                        .as("checkpoint 2, declined")
+                        .failsWithin(TestJobs.TIMEOUT);
+                assertThat(CheckpointDecliner.failedCheckpoint(sinkId)).isEqualTo(2);
+                feed(3 * EPOCH); // changes that wait for the declined transaction's commit
+                savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get(TestJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } finally {
+                TestJobs.cancelUnlessDone(job);
+            }
+            assertThat(TestJobs.checkpointIdOf(savepoint))
+                    .as("the savepoint's checkpoint")
+                    .isEqualTo(3);
+            assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED))
+                    .as("snapshots that carried held changes")
+                    .anySatisfy(e -> {
+                        assertThat(e.checkpointOfGid()).isEqualTo(3);
+                        assertThat(Long.parseLong(e.outcome))
+                                .as("bytes carried")
+                                .isPositive();
+                    });
+            assertThat(preparedLeft()).as("prepared after the stop").isEmpty();
+
+            IdValve.openFully(sinkId);
+            StreamExecutionEnvironment second = TestJobs.env(1, 200, TestJobs.restoreFrom(savepoint));
+            valvedJob(
+                    second,
+                    n,
+                    tables,
+                    new CheckpointDecliner(sinkId, 0, Integer.MAX_VALUE, CheckpointDecliner.How.ASYNC_DECLINE));
+            second.execute("routed tables, restored from the savepoint");
+        } finally {
+            reader.stop();
+        }
+
+        assertThat(ProtocolTrace.events(sinkId, ProtocolTrace.Kind.CARRIED_WRITTEN))
+                .as("restored writers that wrote carried changes")
+                .extracting(e -> e.subtask)
+                .containsExactly(0);
+        assertThat(db.count("SELECT count(*) FROM eosink_markers WHERE sink_id = ?", CarriedNotices.sinkIdOf(sinkId)))
+                .as("notices of carried changes once they are written")
+                .isZero();
+        assertExact(tables, n, reader);
+    }
+
+    private void valvedJob(
+            StreamExecutionEnvironment env, long n, RoutedTables<Long> tables, CheckpointDecliner decliner) {
+        IdValve.ids(env, sinkId, n)
+                .map(decliner)
+                .uid("decliner")
+                .setParallelism(1)
+                .sinkTo(sink(tables))
+                .uid("sink");
+    }
+
+    /** Lets the source emit up to {@code records} ids in all, and waits until the writer took them. */
+    private void feed(long records) throws InterruptedException {
+        IdValve.openTo(sinkId, records);
+        TestJobs.await(() -> ProtocolTrace.written(sinkId) == records, "the writer to take " + records + " records");
+    }
+
+    /** The tables are exactly the replay of records 0..n-1, nothing is prepared, and the reader saw only source states. */
+    private void assertExact(RoutedTables<Long> tables, long n, ConsistencyReader reader) throws Exception {
         TablesModel expected = TablesModel.replay(
                 tables,
-                Map.of(
-                        table + "_accounts",
-                        LongStream.range(0, BankAndOrders.ACCOUNTS)
-                                .mapToObj(a -> a + "," + BankAndOrders.OPENING_BALANCE)
-                                .collect(Collectors.toList())),
+                BankAndOrders.opening(table),
                 LongStream.range(0, n).boxed().collect(Collectors.toList()));
         Map<String, Map<String, String>> actual;
         try (Connection c = db.connect()) {
@@ -90,94 +204,11 @@ class RoutedTablesITCase extends ExactlyOnceTestBase {
             assertThat(got.size()).as("rows of %s", name).isEqualTo(want.size());
             assertThat(got).as("%s, row by row", name).isEqualTo(want);
         }
-        assertThat(Faults.fired(sinkId, Point.WRITE)
-                        + Faults.fired(sinkId, Point.AFTER_PREPARE)
-                        + Faults.fired(sinkId, Point.BEFORE_COMMIT)
-                        + Faults.fired(sinkId, Point.AFTER_COMMIT))
-                .as("failures injected")
-                .isEqualTo(4);
-        assertThat(reader.failure).as("the reader's own failure").isNull();
-        assertThat(reader.inconsistent)
+        assertThat(reader.failure()).as("the reader's own failure").isNull();
+        assertThat(reader.inconsistent())
                 .as("observed commits that are no state of the source")
                 .isEmpty();
-        assertThat(reader.observed).as("commits the reader observed").isGreaterThanOrEqualTo(5);
-        assertThat(reader.lastTransfers).as("transfers the reader saw last").isEqualTo(n);
-    }
-
-    /**
-     * Polls the tables, each time in one snapshot, and checks what it sees whenever the number of transfers
-     * changed (a commit): the balances after exactly that many transactions, as many orders as they leave, and
-     * every order's lines adding up to its total.
-     */
-    private final class Reader implements Runnable {
-        final String prefix;
-        final AtomicBoolean stop = new AtomicBoolean();
-        final List<String> inconsistent = new ArrayList<>();
-        volatile Exception failure;
-        int observed;
-        long lastTransfers = -1;
-
-        Reader(String prefix) {
-            this.prefix = prefix;
-        }
-
-        @Override
-        public void run() {
-            try (Connection c = db.connect()) {
-                c.setAutoCommit(false);
-                c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-                boolean last = false;
-                while (!last) {
-                    last = stop.get(); // one more look after the job ended
-                    look(c);
-                    c.commit();
-                    Thread.sleep(5);
-                }
-            } catch (Exception e) {
-                failure = e;
-            }
-        }
-
-        private void look(Connection c) throws Exception {
-            try (Statement s = c.createStatement()) {
-                long m = one(s, "SELECT count(*) FROM " + prefix + "_transfers");
-                if (m == lastTransfers) {
-                    return;
-                }
-                lastTransfers = m;
-                observed++;
-                List<String> wrong = new ArrayList<>();
-                try (ResultSet rs = s.executeQuery("SELECT id, balance FROM " + prefix + "_accounts ORDER BY id")) {
-                    while (rs.next()) {
-                        long want = BankAndOrders.balance(rs.getLong(1), m);
-                        if (rs.getLong(2) != want) {
-                            wrong.add("account " + rs.getLong(1) + " has " + rs.getLong(2) + ", not " + want);
-                        }
-                    }
-                }
-                long orders = one(s, "SELECT count(*) FROM " + prefix + "_orders");
-                long deleted = m <= 14 ? 0 : (m - 14 + 9) / 10;
-                if (orders != (m + 1) / 2 - deleted) {
-                    wrong.add(orders + " orders, not " + ((m + 1) / 2 - deleted));
-                }
-                long unbalanced = one(
-                        s,
-                        "SELECT count(*) FROM " + prefix + "_orders o WHERE total <> (SELECT "
-                                + "coalesce(sum(amount), 0) FROM " + prefix + "_lines l WHERE l.order_id = o.id)");
-                if (unbalanced != 0) {
-                    wrong.add(unbalanced + " orders whose lines do not add up to their total");
-                }
-                if (!wrong.isEmpty()) {
-                    inconsistent.add("after " + m + " transfers: " + wrong);
-                }
-            }
-        }
-
-        private long one(Statement s, String sql) throws Exception {
-            try (ResultSet rs = s.executeQuery(sql)) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
+        assertThat(reader.observed()).as("commits the reader observed").isGreaterThanOrEqualTo(3);
+        assertThat(reader.lastTransfers()).as("transfers the reader saw last").isEqualTo(n);
     }
 }
