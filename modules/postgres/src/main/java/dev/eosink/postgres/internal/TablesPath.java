@@ -58,7 +58,6 @@ final class TablesPath<IN> implements WritePath<IN> {
     private final Map<String, TableBuffer> byName = new LinkedHashMap<>();
     private final Connection connection;
     private final IoWatchdog io;
-    private final WriteErrors errors;
     private final int batchSize;
     private final Changes changes = new Changes();
     private OwnCommits ownCommits = OwnCommits.NONE;
@@ -73,7 +72,6 @@ final class TablesPath<IN> implements WritePath<IN> {
         order.forEach(t -> byName.put(t.table().name(), t));
         this.connection = session.connection();
         this.io = session.io();
-        this.errors = session.errors();
         this.batchSize = session.batchSize();
     }
 
@@ -98,7 +96,7 @@ final class TablesPath<IN> implements WritePath<IN> {
             // What the record routed so far stays buffered: the epoch fails, and abort() forgets it.
             throw new SinkException(
                     "routing record #" + positionInEpoch + " of the epoch (counting from 0) "
-                            + RecordText.bracketed(route.shown(record)) + " into " + errors.target() + " failed: "
+                            + RecordText.bracketed(route.shown(record)) + " failed: "
                             + e.getClass().getName() + ": " + e.getMessage() + ". "
                             + PostgresErrors.SAME_AFTER_RESTART + ".",
                     e);
