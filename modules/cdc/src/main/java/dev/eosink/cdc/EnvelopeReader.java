@@ -41,7 +41,18 @@ final class EnvelopeReader {
                 table(JsonFields.object(payload, "source", path), path + ".source"),
                 position(payload, path),
                 transaction(payload, path));
-        Optional<Row> before = row(payload, envelopeSchema, "before", path);
+        Optional<Row> before;
+        try {
+            before = row(payload, envelopeSchema, "before", path);
+        } catch (ChangeEventFormatException e) {
+            if (kind != ChangeKind.DELETE && kind != ChangeKind.UPDATE) {
+                throw e;
+            }
+            // Without REPLICA IDENTITY FULL, Debezium fills a delete's (or an update's) row before with the key's
+            // columns and the schema's defaults for the others ("" where a uuid belongs): not a row the source had.
+            // One that cannot even be read is no row before; the key says which row changed.
+            before = Optional.empty();
+        }
         Optional<Row> after = row(payload, envelopeSchema, "after", path);
         try {
             return new ChangeEvent(origin, kind, kind == ChangeKind.TRUNCATE ? Optional.empty() : key, before, after);

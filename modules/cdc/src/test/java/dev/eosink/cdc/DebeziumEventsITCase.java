@@ -6,6 +6,7 @@ package dev.eosink.cdc;
 
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.StandalonePostgres;
+import dev.eosink.testing.cdc.DebeziumCapture;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,10 +47,10 @@ class DebeziumEventsITCase {
 
     /** A record and what the parser made of it (empty for a tombstone). */
     static final class Parsed {
-        final EngineCapture.Captured record;
+        final DebeziumCapture.Captured record;
         final Optional<CdcEvent> event;
 
-        Parsed(EngineCapture.Captured record, Optional<CdcEvent> event) {
+        Parsed(DebeziumCapture.Captured record, Optional<CdcEvent> event) {
             this.record = record;
             this.event = event;
         }
@@ -63,8 +64,8 @@ class DebeziumEventsITCase {
             CdcWorkload.insertItem(c, CdcWorkload.item1());
             CdcWorkload.insertOrder(c, CdcWorkload.order(1, 1, 3));
         }
-        try (EngineCapture withSchema = new EngineCapture("typed", engineProperties("typed", true));
-                EngineCapture without = new EngineCapture("schemaless", engineProperties("plain", false))) {
+        try (DebeziumCapture withSchema = new DebeziumCapture("typed", engineProperties("typed", true));
+                DebeziumCapture without = new DebeziumCapture("schemaless", engineProperties("plain", false))) {
             // The slot exists before the snapshot is read: what is written after the snapshot's rows arrived streams.
             withSchema.awaitRecords("the snapshot", r -> dataRecords(r) >= 2, WAIT);
             without.awaitRecords("the snapshot", r -> dataRecords(r) >= 2, WAIT);
@@ -145,15 +146,15 @@ class DebeziumEventsITCase {
         }
     }
 
-    private static long dataRecords(List<EngineCapture.Captured> records) {
+    private static long dataRecords(List<DebeziumCapture.Captured> records) {
         return records.stream().filter(r -> !r.topic.endsWith(".transaction")).count();
     }
 
     /** Whether the records hold order 99's insert and, after it, its transaction's END. */
-    private static boolean ended(List<EngineCapture.Captured> records) {
+    private static boolean ended(List<DebeziumCapture.Captured> records) {
         DebeziumJsonParser parser = new DebeziumJsonParser();
         String last = null;
-        for (EngineCapture.Captured record : records) {
+        for (DebeziumCapture.Captured record : records) {
             Optional<CdcEvent> event = parser.parse(record.key, record.value);
             if (event.isPresent()
                     && event.get() instanceof ChangeEvent change
@@ -179,10 +180,10 @@ class DebeziumEventsITCase {
         return value instanceof JsonScalar scalar ? scalar.text() : String.valueOf(value);
     }
 
-    private static List<Parsed> parseAll(List<EngineCapture.Captured> records) {
+    private static List<Parsed> parseAll(List<DebeziumCapture.Captured> records) {
         DebeziumJsonParser parser = new DebeziumJsonParser();
         List<Parsed> parsed = new ArrayList<>();
-        for (EngineCapture.Captured record : records) {
+        for (DebeziumCapture.Captured record : records) {
             parsed.add(new Parsed(record, parser.parse(record.key, record.value)));
         }
         return parsed;

@@ -2,7 +2,7 @@
  * Copyright 2026 The eosink authors
  * SPDX-License-Identifier: Apache-2.0
  */
-package dev.eosink.cdc;
+package dev.eosink.testing.cdc;
 
 import io.debezium.engine.ChangeEvent;
 import io.debezium.engine.DebeziumEngine;
@@ -23,13 +23,13 @@ import java.util.function.Predicate;
  * write (topic, key bytes, value bytes), in the order it emitted them. Waits are for what arrived, never for time:
  * {@link #awaitRecords} returns as soon as the records satisfy the condition, and fails at once if the engine stops.
  */
-final class EngineCapture implements AutoCloseable {
+public final class DebeziumCapture implements AutoCloseable {
 
     /** One record as the engine's converter wrote it. */
-    static final class Captured {
-        final String topic;
-        final byte[] key;
-        final byte[] value;
+    public static final class Captured {
+        public final String topic;
+        public final byte[] key;
+        public final byte[] value;
 
         Captured(String topic, byte[] key, byte[] value) {
             this.topic = topic;
@@ -53,7 +53,7 @@ final class EngineCapture implements AutoCloseable {
 
     private boolean stopped;
 
-    EngineCapture(String name, Properties properties) {
+    public DebeziumCapture(String name, Properties properties) {
         this.name = name;
         this.engine = DebeziumEngine.create(JsonByteArray.class)
                 .using(properties)
@@ -78,7 +78,7 @@ final class EngineCapture implements AutoCloseable {
     }
 
     /** Waits until the records so far satisfy the condition; returns them. Fails if the engine stops or at timeout. */
-    synchronized List<Captured> awaitRecords(String what, Predicate<List<Captured>> condition, Duration timeout)
+    public synchronized List<Captured> awaitRecords(String what, Predicate<List<Captured>> condition, Duration timeout)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.test(records)) {
@@ -100,7 +100,7 @@ final class EngineCapture implements AutoCloseable {
      * Writes every record so far to {@code target/debezium-events/<name>.jsonl}, one line each (topic, key, value), so
      * that what the engine emitted can be read after the run.
      */
-    synchronized void writeRecords() throws IOException {
+    public synchronized void writeRecords() throws IOException {
         java.nio.file.Path dir = java.nio.file.Path.of("target", "debezium-events");
         java.nio.file.Files.createDirectories(dir);
         List<String> lines = new ArrayList<>();

@@ -1,0 +1,187 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package dev.eosink.replication;
+
+import dev.eosink.cdc.ChangeEvent;
+import dev.eosink.cdc.DebeziumJsonParser;
+import dev.eosink.cdc.SchemalessValues;
+import dev.eosink.core.TransactionId;
+import dev.eosink.jdbc.route.RoutedTables;
+import dev.eosink.jdbc.route.TableRoute;
+import dev.eosink.postgres.PostgresSink;
+import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.StandalonePostgres;
+import dev.eosink.testing.cdc.DebeziumCapture;
+import dev.eosink.testing.faults.FaultInjectingDatabase;
+import dev.eosink.testing.faults.Faults;
+import dev.eosink.testing.faults.Faults.Point;
+import dev.eosink.testing.hardcases.TestJobs;
+
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Debezium's change events of a real source (PostgreSQL, {@link SourceBank}'s transactions over four related
+ * tables, captured by Debezium's embedded engine), replicated by a routed sink into a replica schema of the same
+ * kinds of tables, through failures: the replica ends exactly as the source, row by row, with nothing prepared.
+ */
+class ReplicationITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final long TRANSACTIONS = 200;
+
+    private static StandalonePostgres db;
+    /** The data topics' records, in the order the engine emitted them: key and value bytes. */
+    static List<DebeziumCapture.Captured> changes;
+
+    @BeforeAll
+    static void captureTheSource() throws Exception {
+        db = PostgresFixture.startNew(Map.of("wal_level", "logical"));
+        try (Connection c = db.connect()) {
+            try (Statement s = c.createStatement()) {
+                for (String ddl : SourceBank.ddl("public")) {
+                    s.execute(ddl);
+                }
+            }
+            SourceBank.openAccounts(c);
+        }
+        try (DebeziumCapture capture = new DebeziumCapture("bank", engineProperties())) {
+            capture.awaitRecords("the snapshot", r -> data(r).size() >= SourceBank.ACCOUNTS, WAIT);
+            try (Connection c = db.connect()) {
+                c.setAutoCommit(false);
+                for (long i = 0; i < TRANSACTIONS; i++) {
+                    SourceBank.transaction(c, i);
+                }
+            }
+            changes = data(capture.awaitRecords(
+                    "the END of every transaction",
+                    r -> r.stream().filter(ReplicationITCase::isEnd).count() >= TRANSACTIONS,
+                    WAIT));
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        if (db != null) {
+            db.close();
+        }
+    }
+
+    private static Properties engineProperties() {
+        Properties p = new Properties();
+        p.setProperty("name", "bank");
+        p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+        p.setProperty("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
+        p.setProperty("offset.flush.interval.ms", "60000");
+        p.setProperty("database.hostname", "localhost");
+        p.setProperty("database.port", String.valueOf(db.port()));
+        p.setProperty("database.user", db.user());
+        p.setProperty("database.dbname", "postgres");
+        p.setProperty("topic.prefix", "bank");
+        p.setProperty("plugin.name", "pgoutput");
+        p.setProperty("slot.name", "bank_slot");
+        p.setProperty("slot.drop.on.stop", "true");
+        p.setProperty("publication.name", "bank_publication");
+        p.setProperty("publication.autocreate.mode", "filtered");
+        p.setProperty(
+                "table.include.list",
+                SourceBank.TABLES.stream().map(t -> "public." + t).collect(Collectors.joining(",")));
+        p.setProperty("snapshot.mode", "initial");
+        p.setProperty("provide.transaction.metadata", "true");
+        p.setProperty("converter.schemas.enable", "true");
+        return p;
+    }
+
+    private static boolean isEnd(DebeziumCapture.Captured r) {
+        return r.topic.endsWith(".transaction")
+                && r.value != null
+                && new String(r.value, java.nio.charset.StandardCharsets.UTF_8).contains("\"status\":\"END\"");
+    }
+
+    private static List<DebeziumCapture.Captured> data(List<DebeziumCapture.Captured> records) {
+        return records.stream()
+                .filter(r -> !r.topic.endsWith(".transaction") && r.value != null)
+                .collect(Collectors.toList());
+    }
+
+    /**
+     * One change per record (per-key mode at parallelism 1): the replica ends exactly as the source, through a
+     * failure mid-epoch, one after a PREPARE and one before a commit.
+     */
+    @Test
+    void changeByChangeTheReplicaEndsExactlyAsTheSource() throws Exception {
+        String schema = "replica_changes";
+        String sinkId = "replica-changes";
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            for (String ddl : SourceBank.ddl(schema)) {
+                s.execute(ddl);
+            }
+        }
+        ReplicaTables tables;
+        try (Connection c = db.connect()) {
+            tables = ReplicaTables.read(
+                    c,
+                    schema,
+                    SourceBank.TABLES.stream().map(t -> "public." + t).collect(Collectors.toList()));
+        }
+        ChangeEventRouter router = new ChangeEventRouter(tables, SchemalessValues.microseconds());
+        DebeziumJsonParser parser = new DebeziumJsonParser();
+        TableRoute<Long> route = (i, out) -> {
+            DebeziumCapture.Captured record = changes.get(i.intValue());
+            router.route((ChangeEvent) parser.parse(record.key, record.value).orElseThrow(), out);
+        };
+        RoutedTables<Long> routed = tables.routed(route);
+        Faults.arm(sinkId, Point.WRITE, changes.size() / 3);
+        Faults.arm(sinkId, Point.AFTER_PREPARE, 3);
+        Faults.arm(sinkId, Point.BEFORE_COMMIT, 6);
+        StreamExecutionEnvironment env = TestJobs.env(1, 100, TestJobs.fixedDelayRestarts(10, Duration.ofMillis(100)));
+        TestJobs.ids(env, changes.size(), 2_000)
+                .sinkTo(FaultInjectingDatabase.wrap(PostgresSink.<Long>builder()
+                        .jdbcUrl(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .sinkId(sinkId)
+                        .tables(routed)
+                        .batchSize(50)
+                        .build()));
+        env.execute("replication, change by change");
+
+        try (Connection c = db.connect()) {
+            assertThat(SourceBank.read(c, schema)).as("the replica").isEqualTo(SourceBank.read(c, "public"));
+            assertThat(SourceBank.read(c, schema).get("transfers")).hasSize((int) TRANSACTIONS);
+        }
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                .as("prepared left")
+                .isEmpty();
+        assertThat(Faults.fired(sinkId, Point.WRITE)
+                        + Faults.fired(sinkId, Point.AFTER_PREPARE)
+                        + Faults.fired(sinkId, Point.BEFORE_COMMIT))
+                .as("failures injected")
+                .isEqualTo(3);
+    }
+}

@@ -1,0 +1,148 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package dev.eosink.replication;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Source transactions over four related tables, run on the source database as real SQL transactions, with
+ * invariants a reader of any replica can check at any commit: the balances always sum to {@link #TOTAL}, every
+ * order's lines add up to its total, and as many orders exist as the transfers so far leave. Transaction i moves
+ * money between two accounts and records the transfer; for even i it places an order with 1-3 lines; for
+ * i = 10k + 4 (k >= 1) it deletes order i - 10 and its lines; for odd i with i % 7 == 3 it changes the first line
+ * of order i - 1 and its total.
+ */
+final class SourceBank {
+
+    static final int ACCOUNTS = 20;
+    static final long TOTAL = ACCOUNTS * 1_000L;
+    static final List<String> TABLES = List.of("accounts", "transfers", "orders", "lines");
+
+    private SourceBank() {}
+
+    /** The tables in {@code schema}: the same on the source and the replica (foreign keys included). */
+    static List<String> ddl(String schema) {
+        return List.of(
+                "CREATE SCHEMA IF NOT EXISTS " + schema,
+                "CREATE TABLE " + schema
+                        + ".accounts (id bigint PRIMARY KEY, owner text NOT NULL, balance numeric(12,2) NOT NULL)",
+                "CREATE TABLE " + schema + ".transfers (id bigint PRIMARY KEY, src bigint NOT NULL REFERENCES " + schema
+                        + ".accounts, dst bigint NOT NULL REFERENCES " + schema
+                        + ".accounts, amount numeric(12,2) NOT NULL, "
+                        + "at timestamptz NOT NULL)",
+                "CREATE TABLE " + schema
+                        + ".orders (id bigint PRIMARY KEY, total numeric(12,2) NOT NULL, placed date NOT NULL, "
+                        + "ref uuid NOT NULL)",
+                "CREATE TABLE " + schema + ".lines (order_id bigint NOT NULL REFERENCES " + schema
+                        + ".orders, line_no int NOT NULL, "
+                        + "amount numeric(12,2) NOT NULL, note jsonb, PRIMARY KEY (order_id, line_no))");
+    }
+
+    static void openAccounts(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("INSERT INTO public.accounts SELECT g, 'owner ' || g, 1000 FROM generate_series(0, "
+                    + (ACCOUNTS - 1) + ") g");
+        }
+    }
+
+    /** Runs transaction {@code i} on {@code c} (autocommit off) and commits it. */
+    static void transaction(Connection c, long i) throws SQLException {
+        long from = i % ACCOUNTS;
+        long to = (from + 1 + (i / ACCOUNTS) % (ACCOUNTS - 1)) % ACCOUNTS;
+        String amount = (1 + i % 3) + "." + (i % 100 < 10 ? "0" : "") + (i % 100);
+        try (Statement s = c.createStatement()) {
+            s.execute("UPDATE public.accounts SET balance = balance - " + amount + " WHERE id = " + from);
+            s.execute("UPDATE public.accounts SET balance = balance + " + amount + " WHERE id = " + to);
+            s.execute("INSERT INTO public.transfers VALUES (" + i + ", " + from + ", " + to + ", " + amount
+                    + ", timestamptz '2026-12-07 10:00:00.123456+01' + interval '" + i + " seconds')");
+            if (i % 2 == 0) {
+                long lines = 1 + i % 3;
+                s.execute("INSERT INTO public.orders VALUES (" + i + ", 0, date '2026-01-01' + " + (i % 300) + ", '"
+                        + new java.util.UUID(i, 42) + "')");
+                for (long k = 0; k < lines; k++) {
+                    s.execute("INSERT INTO public.lines VALUES (" + i + ", " + k + ", " + (10 + k + i % 5) + ".25, "
+                            + (k == 0 ? "'{\"gift\": " + (i % 4 == 0) + "}'" : "NULL") + ")");
+                }
+                s.execute("UPDATE public.orders SET total = (SELECT sum(amount) FROM public.lines WHERE order_id = " + i
+                        + ") WHERE id = " + i);
+            }
+            if (i % 10 == 4 && i >= 14) {
+                s.execute("DELETE FROM public.lines WHERE order_id = " + (i - 10));
+                s.execute("DELETE FROM public.orders WHERE id = " + (i - 10));
+            }
+            if (i % 2 == 1 && i % 7 == 3) {
+                s.execute(
+                        "UPDATE public.lines SET amount = amount + 5 WHERE order_id = " + (i - 1) + " AND line_no = 0");
+                s.execute("UPDATE public.orders SET total = total + 5 WHERE id = " + (i - 1));
+            }
+        }
+        c.commit();
+    }
+
+    /** The orders there are once transactions 0..m-1 ran: one per even i, less those deleted. */
+    static long orders(long m) {
+        long deleted = m <= 14 ? 0 : (m - 5) / 10;
+        return (m + 1) / 2 - deleted;
+    }
+
+    /** Every table of {@code schema}, as text: per table, each row by its primary key's text. */
+    static Map<String, Map<String, String>> read(Connection c, String schema) throws SQLException {
+        Map<String, Map<String, String>> tables = new TreeMap<>();
+        for (String table : TABLES) {
+            Map<String, String> rows = new TreeMap<>();
+            String key = table.equals("lines") ? "order_id || '/' || line_no" : "id::text";
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT " + key + ", t::text FROM " + schema + "." + table + " t")) {
+                while (rs.next()) {
+                    rows.put(rs.getString(1), rs.getString(2));
+                }
+            }
+            tables.put(table, rows);
+        }
+        return tables;
+    }
+
+    /**
+     * What is wrong with the replica as one snapshot shows it, against the invariants; empty when nothing is. The
+     * snapshot's number of transfers is its {@code m}.
+     */
+    static List<String> violations(Statement s, String schema) throws SQLException {
+        List<String> wrong = new java.util.ArrayList<>();
+        long m = one(s, "SELECT count(*) FROM " + schema + ".transfers");
+        String total = text(s, "SELECT coalesce(sum(balance), 0) FROM " + schema + ".accounts");
+        if (m > 0 && new java.math.BigDecimal(total).compareTo(java.math.BigDecimal.valueOf(TOTAL)) != 0) {
+            wrong.add("after " + m + " transfers the balances sum to " + total + ", not " + TOTAL);
+        }
+        long orders = one(s, "SELECT count(*) FROM " + schema + ".orders");
+        if (m > 0 && orders != orders(m)) {
+            wrong.add("after " + m + " transfers " + orders + " orders, not " + orders(m));
+        }
+        long unbalanced = one(
+                s,
+                "SELECT count(*) FROM " + schema + ".orders o WHERE total <> (SELECT coalesce(sum(amount), "
+                        + "0) FROM " + schema + ".lines l WHERE l.order_id = o.id)");
+        if (unbalanced != 0) {
+            wrong.add("after " + m + " transfers " + unbalanced + " orders whose lines do not add up to their total");
+        }
+        return wrong;
+    }
+
+    static long one(Statement s, String sql) throws SQLException {
+        return Long.parseLong(text(s, sql));
+    }
+
+    private static String text(Statement s, String sql) throws SQLException {
+        try (ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}
