@@ -23,6 +23,8 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
  *     return CdcTypes.events();
  * }
  * }</pre>
+ *
+ * {@link TransactionAssembler} declares its output as {@link #sourceChanges()} itself.
  */
 @PublicEvolving
 public final class CdcTypes {
