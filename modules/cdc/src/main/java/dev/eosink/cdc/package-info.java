@@ -15,7 +15,8 @@
  * it maps to) or, without it, kept as the JSON scalars Debezium wrote ({@link dev.eosink.cdc.JsonScalar}), which
  * {@link dev.eosink.cdc.SchemalessValues} converts once the target column's type is known.
  *
- * <p>Nothing of Kafka's or Flink's runtime is used: the parser takes bytes and gives values, so a Kafka source's
+ * <p>Nothing of Kafka's or Flink's runtime is used here (what runs in a Flink job, the assembly of whole source
+ * transactions, is in {@code dev.eosink.cdc.flink}): the parser takes bytes and gives values, so a Kafka source's
  * deserializer, a test or a tool can call it alike. JSON is read with the Jackson that Flink ships shaded
  * ({@code org.apache.flink.shaded.jackson2}, part of {@code flink-core}, which is {@code provided}): a job's jar then
  * carries no second Jackson, whose version could clash with the one the user's own code or another connector
