@@ -68,7 +68,8 @@ class ArchitectureTest {
         "dev.eosink.postgres..",
         "dev.eosink.xa..",
         "dev.eosink.sql..",
-        "dev.eosink.cdc.."
+        "dev.eosink.cdc..",
+        "dev.eosink.replication.."
     };
 
     @ArchTest
@@ -118,12 +119,13 @@ class ArchitectureTest {
 
     /**
      * The parsing takes bytes and gives values: of Flink it uses the annotations and the Jackson that Flink ships
-     * shaded, of Kafka nothing, so that a Kafka source's deserializer, a test or a tool calls it alike.
+     * shaded, of Kafka nothing, so that a Kafka source's deserializer, a test or a tool calls it alike. The Flink
+     * functions over the events live in {@code dev.eosink.cdc.flink}, which the values never import.
      */
     @ArchTest
     static final ArchRule cdcUsesNoKafkaAndNoFlinkRuntime = noClasses()
             .that()
-            .resideInAPackage("dev.eosink.cdc..")
+            .resideInAPackage("dev.eosink.cdc")
             .should()
             .dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
                     "are of Kafka, or of Flink other than its annotations and shaded Jackson",
@@ -132,6 +134,34 @@ class ArchitectureTest {
                                     && !c.getPackageName().equals("org.apache.flink.annotation")
                                     && !c.getPackageName().startsWith("org.apache.flink.shaded.jackson2"))))
             .because("the events are parsed from bytes, wherever they come from");
+
+    @ArchTest
+    static final ArchRule cdcValuesImportNoFlinkFunctions = noClasses()
+            .that()
+            .resideInAPackage("dev.eosink.cdc")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("dev.eosink.cdc.flink..")
+            .because("the events and their parser stay usable without Flink's runtime");
+
+    @ArchTest
+    static final ArchRule cdcFlinkFunctionsUseNoKafka = noClasses()
+            .that()
+            .resideInAPackage("dev.eosink.cdc.flink..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("org.apache.kafka..")
+            .because("they work on parsed events, wherever they come from");
+
+    @ArchTest
+    static final ArchRule replicationBuildsOnTheRouteApiOnly = noClasses()
+            .that()
+            .resideInAPackage("dev.eosink.replication..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                    "dev.eosink.postgres..", "dev.eosink.xa..", "dev.eosink.sql..", "dev.eosink.jdbc.dialect..")
+            .because("replication turns change events into a route's changes, which any sink of routed tables takes");
 
     @ArchTest
     static final ArchRule internalPackagesStayInTheirModule = classes()

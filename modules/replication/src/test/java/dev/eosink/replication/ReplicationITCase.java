@@ -4,9 +4,13 @@
  */
 package dev.eosink.replication;
 
+import dev.eosink.cdc.CdcEvent;
 import dev.eosink.cdc.ChangeEvent;
 import dev.eosink.cdc.DebeziumJsonParser;
 import dev.eosink.cdc.SchemalessValues;
+import dev.eosink.cdc.SourceChanges;
+import dev.eosink.cdc.flink.CdcTypes;
+import dev.eosink.cdc.flink.TransactionAssembler;
 import dev.eosink.core.TransactionId;
 import dev.eosink.jdbc.route.RoutedTables;
 import dev.eosink.jdbc.route.TableRoute;
@@ -19,9 +23,11 @@ import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.faults.Faults.Point;
 import dev.eosink.testing.hardcases.TestJobs;
 
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,6 +63,8 @@ class ReplicationITCase {
     private static StandalonePostgres db;
     /** The data topics' records, in the order the engine emitted them: key and value bytes. */
     static List<DebeziumCapture.Captured> changes;
+    /** Every record but tombstones, the transaction topic's among them, in the order the engine emitted them. */
+    static List<DebeziumCapture.Captured> records;
 
     @BeforeAll
     static void captureTheSource() throws Exception {
@@ -77,10 +85,15 @@ class ReplicationITCase {
                     SourceBank.transaction(c, i);
                 }
             }
-            changes = data(capture.awaitRecords(
-                    "the END of every transaction",
-                    r -> r.stream().filter(ReplicationITCase::isEnd).count() >= TRANSACTIONS,
-                    WAIT));
+            records = capture
+                    .awaitRecords(
+                            "the END of every transaction",
+                            r -> r.stream().filter(ReplicationITCase::isEnd).count() >= TRANSACTIONS,
+                            WAIT)
+                    .stream()
+                    .filter(r -> r.value != null)
+                    .collect(Collectors.toList());
+            changes = data(records);
         }
     }
 
@@ -183,5 +196,78 @@ class ReplicationITCase {
                         + Faults.fired(sinkId, Point.BEFORE_COMMIT))
                 .as("failures injected")
                 .isEqualTo(3);
+    }
+
+    /**
+     * Whole source transactions (transaction-whole mode): the events, the transaction topic's among them, go
+     * through the assembler into the routed sink, through failures; a reader of the replica checks, at every commit
+     * it observes, the source's invariants (balances summing to the same total, every order's lines adding up to its
+     * total, as many orders as the transfers leave), and the replica ends exactly as the source.
+     */
+    @Test
+    void wholeTransactionsEveryObservedCommitIsAStateOfTheSource() throws Exception {
+        String schema = "replica_whole";
+        String sinkId = "replica-whole";
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            for (String ddl : SourceBank.ddl(schema)) {
+                s.execute(ddl);
+            }
+        }
+        ReplicaTables tables;
+        try (Connection c = db.connect()) {
+            tables = ReplicaTables.read(
+                    c,
+                    schema,
+                    SourceBank.TABLES.stream().map(t -> "public." + t).collect(Collectors.toList()));
+        }
+        RoutedTables<SourceChanges> routed =
+                tables.routed(new SourceChangesRoute(new ChangeEventRouter(tables, SchemalessValues.microseconds())));
+        Faults.arm(sinkId, Point.WRITE, 60);
+        Faults.arm(sinkId, Point.AFTER_PREPARE, 3);
+        Faults.arm(sinkId, Point.BEFORE_COMMIT, 6);
+        Faults.arm(sinkId, Point.AFTER_COMMIT, 9);
+        StreamExecutionEnvironment env = TestJobs.env(1, 100, TestJobs.fixedDelayRestarts(10, Duration.ofMillis(100)));
+        DebeziumJsonParser parser = new DebeziumJsonParser();
+        TestJobs.ids(env, records.size(), 3_000)
+                .flatMap((Long i, Collector<CdcEvent> out) -> {
+                    DebeziumCapture.Captured record = records.get(i.intValue());
+                    parser.parse(record.key, record.value).ifPresent(out::collect);
+                })
+                .returns(CdcTypes.events())
+                .keyBy(e -> "bank", Types.STRING)
+                .process(new TransactionAssembler<String>())
+                .sinkTo(FaultInjectingDatabase.wrap(PostgresSink.<SourceChanges>builder()
+                        .jdbcUrl(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .sinkId(sinkId)
+                        .tables(routed)
+                        .batchSize(50)
+                        .build()));
+        ReplicaReader reader = new ReplicaReader(db, schema).start();
+        try {
+            env.execute("replication, whole transactions");
+        } finally {
+            reader.stop();
+        }
+
+        try (Connection c = db.connect()) {
+            assertThat(SourceBank.read(c, schema)).as("the replica").isEqualTo(SourceBank.read(c, "public"));
+        }
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                .as("prepared left")
+                .isEmpty();
+        assertThat(reader.failure()).as("the reader's own failure").isNull();
+        assertThat(reader.inconsistent())
+                .as("observed commits that are no state of the source")
+                .isEmpty();
+        assertThat(reader.observed()).as("commits the reader observed").isGreaterThanOrEqualTo(3);
+        assertThat(Faults.fired(sinkId, Point.WRITE)
+                        + Faults.fired(sinkId, Point.AFTER_PREPARE)
+                        + Faults.fired(sinkId, Point.BEFORE_COMMIT)
+                        + Faults.fired(sinkId, Point.AFTER_COMMIT))
+                .as("failures injected")
+                .isEqualTo(4);
     }
 }
