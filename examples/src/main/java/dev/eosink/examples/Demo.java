@@ -74,6 +74,9 @@ public final class Demo {
         if ("kafka".equals(o.source)) {
             return KafkaDemo.run(o, KafkaDemo.Servers.startOrNamed(o));
         }
+        if ("cdc".equals(o.source)) {
+            return CdcDemo.run(o);
+        }
         Chaos.resetCounters();
         String url = o.postgresUrl;
         String user = o.user;

@@ -58,6 +58,10 @@ final class DemoOptions {
             + "  --source kafka      Kafka in: the orders go through a topic (embedded broker, or\n"
             + "                      --kafka-bootstrap host:port), with a TaskManager, PostgreSQL and the broker\n"
             + "                      killed on top of the failures below; local runs, PostgreSQL (docs/demo.md)\n"
+            + "  --cdc               replication: source transactions over related tables, captured by Debezium into\n"
+            + "                      Kafka, replicated whole into PostgreSQL (schema --table, default replica)\n"
+            + "                      while a reader checks every commit; --events source transactions (default\n"
+            + "                      2000), --rate change events a second (default 2000) (docs/demo.md)\n"
             + "  --postgres-url URL  jdbc:postgresql://host:port/db (default: start an embedded PostgreSQL)\n"
             + "  --mariadb-url URL   jdbc:mariadb://host:port/db: write to MariaDB through the XA sink instead\n"
             + "  --user U            database user (password: env EOSINK_DEMO_PASSWORD)\n"
@@ -85,6 +89,8 @@ final class DemoOptions {
     static DemoOptions parse(String[] args) {
         DemoOptions o = new DemoOptions();
         Integer perCheckpoint = null;
+        boolean eventsGiven = false;
+        boolean rateGiven = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.startsWith("-D") && a.contains("=")) {
@@ -130,9 +136,14 @@ final class DemoOptions {
                     break;
                 case "--events":
                     o.events = Long.parseLong(value(args, ++i, a).replace("_", ""));
+                    eventsGiven = true;
                     break;
                 case "--rate":
                     o.rate = Double.parseDouble(value(args, ++i, a).replace("_", ""));
+                    rateGiven = true;
+                    break;
+                case "--cdc":
+                    o.source = "cdc";
                     break;
                 case "--per-checkpoint":
                     perCheckpoint = Integer.parseInt(value(args, ++i, a).replace("_", ""));
@@ -185,6 +196,9 @@ final class DemoOptions {
                         || (o.postgresUrl != null && !o.postgresUrl.startsWith("jdbc:postgresql:")))) {
             throw new IllegalArgumentException("--sql runs the windows job into PostgreSQL");
         }
+        if (o.source.equals("cdc")) {
+            return cdc(o, eventsGiven, rateGiven, perCheckpoint);
+        }
         boolean kafka = o.source.equals("kafka");
         if (kafka
                 && (o.sql
@@ -214,6 +228,32 @@ final class DemoOptions {
             throw new IllegalArgumentException("--events 1.." + Integer.MAX_VALUE + ", --rate > 0, --parallelism >= 1");
         }
         o.pace = perCheckpoint != null ? Pace.perCheckpoint(perCheckpoint, o.parallelism) : Pace.perSecond(o.rate);
+        return o;
+    }
+
+    /** The options of {@code --cdc} ({@link CdcDemo}): its own defaults, and what it does not take. */
+    private static DemoOptions cdc(DemoOptions o, boolean eventsGiven, boolean rateGiven, Integer perCheckpoint) {
+        if (o.sql
+                || o.job.equals("events")
+                || o.resume
+                || o.mode.equals("verify")
+                || perCheckpoint != null
+                || o.postgresUrl != null) {
+            throw new IllegalArgumentException("--cdc replicates its own source into an embedded PostgreSQL (not with "
+                    + "--sql, --job events, --resume, verify, --per-checkpoint or --postgres-url)");
+        }
+        if (!eventsGiven) {
+            o.events = 2_000; // source transactions
+        }
+        if (!rateGiven) {
+            o.rate = 2_000; // change events a second
+        }
+        o.table = o.table != null ? o.table : "replica";
+        o.sinkId = o.sinkId != null ? o.sinkId : "demo-cdc";
+        if (o.events < 1 || o.events > Integer.MAX_VALUE || o.rate <= 0) {
+            throw new IllegalArgumentException("--events 1.." + Integer.MAX_VALUE + ", --rate > 0");
+        }
+        o.pace = Pace.perSecond(o.rate);
         return o;
     }
 

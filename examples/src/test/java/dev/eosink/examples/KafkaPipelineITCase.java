@@ -91,6 +91,36 @@ class KafkaPipelineITCase {
     }
 
     /**
+     * ./demo --cdc, smaller: source transactions over related tables captured by Debezium into Kafka, replicated
+     * whole into PostgreSQL through task failures, a TaskManager killed, PostgreSQL crashed and the broker killed;
+     * the replica equals the source row by row, nothing is left prepared, and every commit the reader observed
+     * holds the source's invariants.
+     */
+    @Test
+    void theCdcDemoReplicatesWholeTransactionsThroughEveryKindOfFailure() throws Exception {
+        DemoOptions o = options("it-cdc", "--cdc", "--events", "800", "--rate", "1500", "--faults", "3", "--seed", "7");
+        o.chaosMinMillis = 1_000;
+        o.chaosMaxMillis = 2_000;
+        CdcDemo.Run run = CdcDemo.run(o, KafkaDemo.Servers.shared(broker, postgres));
+
+        assertThat(run.exit).as("exit code; inconsistent %s", run.inconsistent).isZero();
+        assertThat(run.equal).as("the replica equals the source").isTrue();
+        assertThat(run.inconsistent)
+                .as("observed commits that are no state of the source")
+                .isEmpty();
+        assertThat(run.observed).as("commits the reader observed").isGreaterThanOrEqualTo(3);
+        assertThat(run.serversLost.get(Outages.Kind.TASK_MANAGER_KILLED))
+                .as("TaskManagers killed")
+                .isEqualTo(1);
+        assertThat(run.serversLost.get(Outages.Kind.POSTGRES_CRASHED))
+                .as("PostgreSQL crashes")
+                .isEqualTo(1);
+        assertThat(run.serversLost.get(Outages.Kind.KAFKA_BROKER_RESTARTED))
+                .as("broker restarts (%s)", broker)
+                .isEqualTo(broker.restartable() ? 1 : 0);
+    }
+
+    /**
      * A job stopped with a savepoint mid-stream, and a new job restored from it: the new one goes on from
      * the savepoint's offsets and transactions, so the table ends exact, nothing twice, nothing missing.
      */

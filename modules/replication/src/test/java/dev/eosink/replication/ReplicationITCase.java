@@ -18,6 +18,8 @@ import dev.eosink.postgres.PostgresSink;
 import dev.eosink.testing.PostgresFixture;
 import dev.eosink.testing.StandalonePostgres;
 import dev.eosink.testing.cdc.DebeziumCapture;
+import dev.eosink.testing.cdc.ReplicaReader;
+import dev.eosink.testing.cdc.SourceBank;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.faults.Faults.Point;

@@ -2,7 +2,7 @@
  * Copyright 2026 The eosink authors
  * SPDX-License-Identifier: Apache-2.0
  */
-package dev.eosink.replication;
+package dev.eosink.testing.cdc;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -20,16 +20,16 @@ import java.util.TreeMap;
  * i = 10k + 4 (k >= 1) it deletes order i - 10 and its lines; for odd i with i % 7 == 3 it changes the first line
  * of order i - 1 and its total.
  */
-final class SourceBank {
+public final class SourceBank {
 
-    static final int ACCOUNTS = 20;
-    static final long TOTAL = ACCOUNTS * 1_000L;
-    static final List<String> TABLES = List.of("accounts", "transfers", "orders", "lines");
+    public static final int ACCOUNTS = 20;
+    public static final long TOTAL = ACCOUNTS * 1_000L;
+    public static final List<String> TABLES = List.of("accounts", "transfers", "orders", "lines");
 
     private SourceBank() {}
 
     /** The tables in {@code schema}: the same on the source and the replica (foreign keys included). */
-    static List<String> ddl(String schema) {
+    public static List<String> ddl(String schema) {
         return List.of(
                 "CREATE SCHEMA IF NOT EXISTS " + schema,
                 "CREATE TABLE " + schema
@@ -46,7 +46,7 @@ final class SourceBank {
                         + "amount numeric(12,2) NOT NULL, note jsonb, PRIMARY KEY (order_id, line_no))");
     }
 
-    static void openAccounts(Connection c) throws SQLException {
+    public static void openAccounts(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("INSERT INTO public.accounts SELECT g, 'owner ' || g, 1000 FROM generate_series(0, "
                     + (ACCOUNTS - 1) + ") g");
@@ -54,7 +54,7 @@ final class SourceBank {
     }
 
     /** Runs transaction {@code i} on {@code c} (autocommit off) and commits it. */
-    static void transaction(Connection c, long i) throws SQLException {
+    public static void transaction(Connection c, long i) throws SQLException {
         long from = i % ACCOUNTS;
         long to = (from + 1 + (i / ACCOUNTS) % (ACCOUNTS - 1)) % ACCOUNTS;
         String amount = (1 + i % 3) + "." + (i % 100 < 10 ? "0" : "") + (i % 100);
@@ -88,13 +88,13 @@ final class SourceBank {
     }
 
     /** The orders there are once transactions 0..m-1 ran: one per even i, less those deleted. */
-    static long orders(long m) {
+    public static long orders(long m) {
         long deleted = m <= 14 ? 0 : (m - 5) / 10;
         return (m + 1) / 2 - deleted;
     }
 
     /** Every table of {@code schema}, as text: per table, each row by its primary key's text. */
-    static Map<String, Map<String, String>> read(Connection c, String schema) throws SQLException {
+    public static Map<String, Map<String, String>> read(Connection c, String schema) throws SQLException {
         Map<String, Map<String, String>> tables = new TreeMap<>();
         for (String table : TABLES) {
             Map<String, String> rows = new TreeMap<>();
@@ -114,7 +114,7 @@ final class SourceBank {
      * What is wrong with the replica as one snapshot shows it, against the invariants; empty when nothing is. The
      * snapshot's number of transfers is its {@code m}.
      */
-    static List<String> violations(Statement s, String schema) throws SQLException {
+    public static List<String> violations(Statement s, String schema) throws SQLException {
         List<String> wrong = new java.util.ArrayList<>();
         long m = one(s, "SELECT count(*) FROM " + schema + ".transfers");
         String total = text(s, "SELECT coalesce(sum(balance), 0) FROM " + schema + ".accounts");
@@ -135,7 +135,7 @@ final class SourceBank {
         return wrong;
     }
 
-    static long one(Statement s, String sql) throws SQLException {
+    public static long one(Statement s, String sql) throws SQLException {
         return Long.parseLong(text(s, sql));
     }
 
