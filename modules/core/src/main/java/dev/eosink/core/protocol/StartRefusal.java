@@ -166,7 +166,7 @@ final class StartRefusal {
                     .append("found that ")
                     .append(unseen.stream().map(CarriedNotice::toString).collect(Collectors.joining("; ")))
                     .append(
-                            ": an upsert writer held them past that barrier (they had to follow a commit that came only ")
+                            ": a writer of upserts held them past that barrier (they had to follow a commit that came only ")
                     .append(
                             "with a later checkpoint), and they are in that checkpoint's or savepoint's writer state only, ")
                     .append("never written. Going on without them would leave those keys at an older value.");
@@ -188,8 +188,9 @@ final class StartRefusal {
                     .append("their snapshot completed and the sources resume after it, roll them back otherwise");
         }
         if (!unseen.isEmpty()) {
-            m.append("; or write the carried writes by hand from that snapshot (eosink-admin carried shows them, and ")
-                    .append("writes them with --apply)");
+            m.append(
+                            "; or, for a sink of one table, write the carried writes by hand from that snapshot (eosink-admin ")
+                    .append("carried shows them and, with --apply, writes them; it refuses a sink of routed tables)");
         }
         m.append("; or, if the sources replay everything this job needs (a fresh start from the beginning), set ")
                 .append("leftoverPolicy(ROLLBACK).");

@@ -61,12 +61,15 @@ final class MappedRows<IN> implements RowFormat<IN, Object[]> {
         List<String> typeNames = columns.stream().map(TargetColumn::typeName).collect(Collectors.toList());
         int[] maxLengths =
                 columns.stream().mapToInt(TargetColumn::declaredLength).toArray();
-        return encoder(BinaryCopyEncoder.forTypes(statement.columns(), typeNames, maxLengths));
+        return encoder(BinaryCopyEncoder.forTypes(statement.columns(), typeNames, maxLengths), typeNames);
     }
 
-    /** The encoder of mapped rows, with COPY by {@code copy} where there is one. */
-    static RowEncoder<Object[]> encoder(Optional<BinaryCopyEncoder> copy) {
-        return new Encoder(copy.orElse(null));
+    /**
+     * The encoder of mapped rows into columns of {@code typeNames} (PostgreSQL's {@code typname}, which key values
+     * are compared by), with COPY by {@code copy} where there is one.
+     */
+    static RowEncoder<Object[]> encoder(Optional<BinaryCopyEncoder> copy, List<String> typeNames) {
+        return new Encoder(copy.orElse(null), typeNames);
     }
 
     @Override
@@ -74,12 +77,19 @@ final class MappedRows<IN> implements RowFormat<IN, Object[]> {
         return "MappedRows[" + statement.describe() + "]";
     }
 
+    /** Types whose values compare as numbers: a BigDecimal key is one key at any scale there. */
+    private static final java.util.Set<String> NUMBERS =
+            java.util.Set.of("numeric", "int2", "int4", "int8", "float4", "float8", "money");
+
     private static final class Encoder implements RowEncoder<Object[]> {
         /** Null when a column's type has no COPY encoder. */
         private final BinaryCopyEncoder copy;
+        /** Each column's type name: a key value is compared as that type compares it. */
+        private final List<String> typeNames;
 
-        Encoder(BinaryCopyEncoder copy) {
+        Encoder(BinaryCopyEncoder copy, List<String> typeNames) {
             this.copy = copy;
+            this.typeNames = List.copyOf(typeNames);
         }
 
         @Override
@@ -111,9 +121,20 @@ final class MappedRows<IN> implements RowFormat<IN, Object[]> {
             if (value == null) {
                 throw new IllegalArgumentException("key column value is null; an upsert key must not be null");
             }
-            return value instanceof BigDecimal
-                    ? ((BigDecimal) value).stripTrailingZeros().toPlainString()
-                    : MappedRows.text(value);
+            String type = typeNames.get(column);
+            if (value instanceof BigDecimal && NUMBERS.contains(type)) {
+                return ((BigDecimal) value).stripTrailingZeros().toPlainString(); // 1.50 = 1.5 in a number column
+            }
+            if ("timestamptz".equals(type)) {
+                // One instant, whatever its offset, as timestamptz compares it.
+                if (value instanceof java.time.OffsetDateTime t) {
+                    return t.toInstant().toString();
+                }
+                if (value instanceof java.time.ZonedDateTime t) {
+                    return t.toInstant().toString();
+                }
+            }
+            return MappedRows.text(value); // as the column receives it: a text column keeps "1.50"
         }
 
         @Override

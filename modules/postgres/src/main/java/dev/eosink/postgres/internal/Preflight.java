@@ -422,5 +422,20 @@ final class Preflight<IN> {
             }
             throw e;
         }
+        // EXPLAIN accepts a DEFERRABLE unique constraint as the arbiter; running the upsert refuses it (55000).
+        try (PreparedStatement s = c.prepareStatement("SELECT bool_or(i.indimmediate) FROM pg_index i WHERE "
+                + "i.indrelid = to_regclass(?) AND i.indisunique AND i.indpred IS NULL AND ARRAY(SELECT a.attname::text "
+                + "FROM pg_attribute a WHERE a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey) ORDER BY 1) = ?")) {
+            s.setString(1, table.sql());
+            s.setArray(2, c.createArrayOf("text", key.stream().sorted().toArray()));
+            try (ResultSet rs = s.executeQuery()) {
+                if (rs.next() && rs.getObject(1) != null && !rs.getBoolean(1)) {
+                    throw new MisconfigurationException(context + ": the unique constraint on upsert key " + key
+                            + " of table " + table + " is DEFERRABLE, which INSERT ... ON CONFLICT cannot use. Remedy: "
+                            + "make it NOT DEFERRABLE (other constraints, foreign keys among them, may stay DEFERRABLE)"
+                            + ", or add a unique index on those columns.");
+                }
+            }
+        }
     }
 }

@@ -20,13 +20,17 @@ final class TableBuffer {
 
     private final RoutedTable table;
     private final UpsertBuffer<Object[]> buffer;
+    /** Whether a NOT DEFERRABLE foreign key of a routed table refers to this one ({@link TableOrder#isParent}). */
+    private final boolean parent;
+
     private final int[] keyIndexes;
     /** What a failure of this table's statements reads like: it names this table. */
     private final WriteErrors errors;
 
-    TableBuffer(RoutedTable table, UpsertBuffer<Object[]> buffer) {
+    TableBuffer(RoutedTable table, UpsertBuffer<Object[]> buffer, boolean parent) {
         this.table = table;
         this.buffer = buffer;
+        this.parent = parent;
         this.keyIndexes = table.keyIndexes();
         this.errors = new WriteErrors("table " + table.table() + " (routed)");
     }
@@ -39,6 +43,10 @@ final class TableBuffer {
         return errors;
     }
 
+    boolean parent() {
+        return parent;
+    }
+
     /** Buffers the upsert of {@code row}, one value per column, in place of what its key had. */
     void upsert(Object[] row, long position) {
         if (row == null || row.length != table.columns().size()) {
@@ -46,7 +54,19 @@ final class TableBuffer {
                     + table.columns().size() + " values, one per column " + table.columns() + ", in that order; got "
                     + (row == null ? "null" : row.length + ": " + Arrays.deepToString(row)));
         }
+        checkKey(row, "upsert");
         buffer.add(buffer.keyOf(row), row.clone(), false, position);
+    }
+
+    private void checkKey(Object[] row, String what) {
+        for (int k = 0; k < keyIndexes.length; k++) {
+            if (row[keyIndexes[k]] == null) {
+                throw new IllegalArgumentException("key column value is null: a" + (what.equals("upsert") ? "n " : " ")
+                        + what + " of table " + table.name() + " gives none for its key column "
+                        + table.key().get(k)
+                        + " (of " + table.key() + "); a key must have every value");
+            }
+        }
     }
 
     /** Buffers the delete of the row whose key columns hold {@code key}, in place of what its key had. */
@@ -60,6 +80,7 @@ final class TableBuffer {
         for (int k = 0; k < keyIndexes.length; k++) {
             row[keyIndexes[k]] = key[k];
         }
+        checkKey(row, "delete");
         buffer.add(buffer.keyOf(row), row, true, position);
     }
 

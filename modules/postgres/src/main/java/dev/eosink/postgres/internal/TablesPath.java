@@ -51,6 +51,9 @@ final class TablesPath<IN> implements WritePath<IN> {
     /** Changes wait for the previous commit, while records go on, for at most this many batches. */
     static final int DEFER_BATCHES = 8;
 
+    /** Foreign key, unique and exclusion violations: what the order of a run's statements can cause. */
+    private static final java.util.Set<String> CONSTRAINTS = java.util.Set.of("23503", "23505", "23P01");
+
     private final TableRoute<IN> route;
     /** Parents before children, where a foreign key that cannot wait says so; else as declared. */
     private final List<TableBuffer> order;
@@ -123,6 +126,22 @@ final class TablesPath<IN> implements WritePath<IN> {
 
     /** Runs every table's buffered changes, once the previous commit is done; else holds them. */
     private void run() throws IOException {
+        try {
+            run(false);
+        } catch (SQLException e) {
+            throw new IllegalStateException("a run of records reports through its tables", e); // see runOne
+        }
+    }
+
+    /**
+     * The order of a run: each table parents first, a table no foreign key refers to deleting before it upserts (a
+     * unique value its delete frees may be taken by its upsert), a parent only upserting; then the parents'
+     * deletes, children first (a child may have moved away from a row its parent deletes).
+     *
+     * @param carried whether the changes are a restored state's: a failure is then about no record of the epoch,
+     *     and goes to the caller as it is
+     */
+    private void run(boolean carried) throws IOException, SQLException {
         if (heldWrites() == 0) {
             routed = 0;
             return;
@@ -133,15 +152,21 @@ final class TablesPath<IN> implements WritePath<IN> {
         }
         held = false;
         for (TableBuffer t : order) {
-            runOne(t, true);
+            if (!t.parent()) {
+                runOne(t, false, carried);
+            }
+            runOne(t, true, carried);
         }
         for (int i = order.size() - 1; i >= 0; i--) {
-            runOne(order.get(i), false);
+            if (order.get(i).parent()) {
+                runOne(order.get(i), false, carried);
+            }
         }
+        order.forEach(TableBuffer::clear);
         routed = 0;
     }
 
-    private void runOne(TableBuffer t, boolean upserts) throws SinkException {
+    private void runOne(TableBuffer t, boolean upserts, boolean carried) throws IOException, SQLException {
         if (t.size() == 0) {
             return;
         }
@@ -157,6 +182,24 @@ final class TablesPath<IN> implements WritePath<IN> {
                 return null;
             });
         } catch (SQLException e) {
+            if (carried) {
+                throw e;
+            }
+            if (CONSTRAINTS.contains(e.getSQLState())) {
+                // The records may be right: a constraint checked statement by statement can refuse a run whose
+                // every whole-record state satisfies it (see docs/tables.md).
+                throw new SinkException(
+                        "writing into " + t.errors().target() + " failed in the run of records #" + first + " to #"
+                                + last + " of the epoch (counting from 0): " + Catalog.oneLine(e) + " (SQLSTATE "
+                                + e.getSQLState() + "). The sink runs a table's changes of a run in one statement per "
+                                + "kind, parents' upserts first and their deletes last: a NOT DEFERRABLE constraint "
+                                + "that rows of one run must satisfy in another order (a unique value moved between "
+                                + "rows, or freed and taken in a table that others refer to) refuses that, although "
+                                + "the source's states satisfy it. Remedy: make the constraint DEFERRABLE (the sink "
+                                + "defers it to the commit), or, if the records do violate it, fix them upstream. "
+                                + "Nothing of this epoch becomes visible",
+                        e);
+            }
             throw t.errors()
                     .writeFailed(
                             e,
@@ -170,6 +213,7 @@ final class TablesPath<IN> implements WritePath<IN> {
 
     @Override
     public Optional<String> prepared() {
+        held = false; // the next epoch waits for this one's commit, asking afresh
         order.forEach(TableBuffer::carriedIntoNextEpoch);
         return Optional.empty();
     }
@@ -217,7 +261,7 @@ final class TablesPath<IN> implements WritePath<IN> {
         OwnCommits live = ownCommits;
         ownCommits = OwnCommits.NONE; // they run before any record, once nothing of their writer is prepared
         try {
-            run();
+            run(true);
         } finally {
             ownCommits = live;
         }

@@ -39,7 +39,8 @@ final class TablesPreflight {
 
     <IN> WritePlan<IN> plan(RoutedTables<IN> routes) throws SQLException, SinkException {
         List<WritePlan.RoutedTablePlan> tables = new ArrayList<>();
-        for (RoutedTable table : TableOrder.of(c, context, routes.tables())) {
+        TableOrder order = TableOrder.read(c, context, routes.tables());
+        for (RoutedTable table : order.order()) {
             checks.checkTable(table.table(), table.columns(), false);
             List<String> missing = missingPrivileges(c, table.table(), "UPDATE", "DELETE");
             if (!missing.isEmpty()) {
@@ -49,18 +50,28 @@ final class TablesPreflight {
                         + "INSERT, UPDATE, DELETE ON " + table.table() + " TO " + role
                         + " (see sql/02-sink-role.sql).");
             }
-            List<String> casts = checks.columnTypes(table.table(), table.columns(), false).stream()
-                    .map(TargetColumn::cast)
-                    .collect(Collectors.toList());
+            List<TargetColumn> types = checks.columnTypes(table.table(), table.columns(), false);
+            List<String> casts = types.stream().map(TargetColumn::cast).collect(Collectors.toList());
             KeyColumns keys = KeyColumns.read(c, table.table(), table.key());
-            if (keys.unsupported() != null) {
+            if (keys.unsupported() != null || keys.databaseDecides()) {
+                // The database's own merge runs a run's deletes with its upserts, in one statement, which the
+                // order of the foreign keys needs apart.
                 throw new MisconfigurationException(context + ": routed table " + table.table() + ": "
-                        + keys.unsupported() + ". Remedy: give the key column a deterministic collation.");
+                        + (keys.unsupported() != null ? keys.unsupported() : keys.whyDatabaseDecides())
+                        + ", so only the database can tell which changes share a key, which a routed table cannot "
+                        + "use. Remedy: give the key column a type and collation that compare exactly (text with a "
+                        + "deterministic collation instead of citext), or write the table with a sink of its own "
+                        + "(upsert(...)).");
             }
-            WritePlan.RoutedTablePlan plan = new WritePlan.RoutedTablePlan(table, casts, keys);
+            WritePlan.RoutedTablePlan plan =
+                    new WritePlan.RoutedTablePlan(table, casts, keys, order.isParent(table), typeNames(types));
             checks.checkUpsertKey(table.table(), table.key(), plan.newBuffer());
             tables.add(plan);
         }
         return new WritePlan.Tables<>(routes.route(), tables);
+    }
+
+    private static List<String> typeNames(List<TargetColumn> types) {
+        return types.stream().map(TargetColumn::typeName).collect(Collectors.toList());
     }
 }

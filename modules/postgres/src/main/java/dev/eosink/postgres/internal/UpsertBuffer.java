@@ -171,12 +171,13 @@ final class UpsertBuffer<R> {
     void execute(Connection c) throws SQLException {
         executeUpserts(c);
         executeDeletes(c);
+        clear();
     }
 
     /**
-     * Runs the batch's upserts in the open transaction and keeps its deletes for {@link #executeDeletes}, which
-     * must follow: a sink of many tables runs every table's upserts before any table's deletes, for foreign
-     * keys. Where the database merges keys (a deduping statement), the whole batch runs here and is emptied.
+     * Runs the batch's upserts in the open transaction, keeping the batch: a sink of many tables orders every
+     * table's upserts and deletes for its foreign keys ({@link #executeDeletes}), then {@link #clear}s. Where the
+     * database merges keys (a deduping statement), the whole batch runs here and is emptied.
      */
     void executeUpserts(Connection c) throws SQLException {
         if (pending.isEmpty()) {
@@ -196,7 +197,7 @@ final class UpsertBuffer<R> {
         upsertRows(c, rows);
     }
 
-    /** Runs the batch's deletes, after {@link #executeUpserts}, then empties the batch. */
+    /** Runs the batch's deletes in the open transaction, keeping the batch (see {@link #executeUpserts}). */
     void executeDeletes(Connection c) throws SQLException {
         if (pending.isEmpty()) {
             return;
@@ -220,7 +221,6 @@ final class UpsertBuffer<R> {
             }
             delete.executeUpdate();
         }
-        clear();
     }
 
     /** The batch in pending order as one statement that the database merges by its own equality. */

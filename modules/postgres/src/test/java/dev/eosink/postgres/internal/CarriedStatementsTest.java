@@ -108,7 +108,9 @@ class CarriedStatementsTest {
                 List.of("k", "v"),
                 List.of("bigint", "bigint"),
                 List.of("k"),
-                MappedRows.encoder(BinaryCopyEncoder.forTypes(List.of("k", "v"), List.of("int8", "int8"))));
+                MappedRows.encoder(
+                        BinaryCopyEncoder.forTypes(List.of("k", "v"), List.of("int8", "int8")),
+                        List.of("int8", "int8")));
         byte[] otherKey = new CarriedStatements(
                         List.of("k", "v"),
                         List.of("v"),
@@ -132,7 +134,9 @@ class CarriedStatementsTest {
                 List.of("k", "v"),
                 List.of("bigint", "bigint"),
                 List.of("k"),
-                MappedRows.encoder(BinaryCopyEncoder.forTypes(List.of("k", "v"), List.of("int8", "int8"))));
+                MappedRows.encoder(
+                        BinaryCopyEncoder.forTypes(List.of("k", "v"), List.of("int8", "int8")),
+                        List.of("int8", "int8")));
         byte[] otherColumns = new CarriedStatements(
                         List.of("k", "v", "note"),
                         List.of("k"),

@@ -119,7 +119,7 @@ class CopyBacklogITCase {
                     new WatchedConnection(connection, io, backlog),
                     new SqlIdentifier(null, table),
                     columns,
-                    MappedRows.encoder(Optional.of(encoder)),
+                    MappedRows.encoder(Optional.of(encoder), List.of("int8", "text")),
                     1000);
         }
 

@@ -101,8 +101,9 @@ class UpsertWriterITCase {
             IoWatchdog io = new IoWatchdog(connection, Duration.ofSeconds(60), "UpsertWriterITCase " + table);
             SqlIdentifier target = new SqlIdentifier(null, table);
             List<String> columns = List.of("k", "v", "note");
-            RowEncoder<Object[]> rows =
-                    MappedRows.encoder(BinaryCopyEncoder.forTypes(columns, List.of("int8", "int8", "text")));
+            RowEncoder<Object[]> rows = MappedRows.encoder(
+                    BinaryCopyEncoder.forTypes(columns, List.of("int8", "int8", "text")),
+                    List.of("int8", "int8", "text"));
             buffer = new UpsertBuffer<>(target, columns, List.of("bigint", "bigint", "text"), List.of("k"), rows);
             WatchedConnection watched = new WatchedConnection(connection, io, new CopyBacklog(null, 0, "test"));
             CopyStream<Object[]> copy = new CopyStream<>(watched, target, columns, rows, batchSize);
