@@ -113,6 +113,14 @@ public final class TransactionBoundary implements CdcEvent {
     }
 
     /** What every event of the transaction shares: as {@link SourceTransaction#transactionKey()}. */
+    /**
+     * The source's position of this event, where its id carries one (PostgreSQL: the LSN after the colon), which
+     * grows with the commit order from one END to the next; empty for other connectors.
+     */
+    public java.util.OptionalLong position() {
+        return TransactionKeys.position(id);
+    }
+
     public String transactionKey() {
         return TransactionKeys.of(id);
     }

@@ -26,4 +26,20 @@ final class TransactionKeys {
         Matcher postgres = POSTGRES_ID.matcher(id);
         return postgres.matches() ? postgres.group(1) : id;
     }
+
+    /**
+     * The position a PostgreSQL id carries (its LSN), which grows with the commit order for the ids of ENDs; empty
+     * for other connectors' ids.
+     */
+    static java.util.OptionalLong position(String id) {
+        Matcher postgres = POSTGRES_ID.matcher(id);
+        if (!postgres.matches()) {
+            return java.util.OptionalLong.empty();
+        }
+        try {
+            return java.util.OptionalLong.of(Long.parseLong(id.substring(id.indexOf(':') + 1)));
+        } catch (NumberFormatException tooLong) {
+            return java.util.OptionalLong.empty();
+        }
+    }
 }

@@ -23,9 +23,12 @@ import dev.eosink.testing.cdc.SourceBank;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
 import dev.eosink.testing.faults.Faults.Point;
+import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.TestJobs;
 
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -34,13 +37,16 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -271,5 +277,106 @@ class ReplicationITCase {
                         + Faults.fired(sinkId, Point.AFTER_COMMIT))
                 .as("failures injected")
                 .isEqualTo(4);
+    }
+
+    /**
+     * Stop and resume, rescaled: the job takes half the records (a source transaction is then, most likely, half
+     * in the assembler's state), is stopped with a savepoint, and a new job restored from it at parallelism 2
+     * (assembler and sink; the one consistency group stays on one subtask, forward into its writer) takes the
+     * rest. The reader sees only states of the source throughout; the replica ends equal to the source.
+     */
+    @Test
+    void stoppedWithASavepointMidStreamAndResumedRescaledEveryObservedCommitIsAStateOfTheSource(
+            @TempDir Path savepoints) throws Exception {
+        String schema = "replica_resumed";
+        String sinkId = "replica-resumed";
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            for (String ddl : SourceBank.ddl(schema)) {
+                s.execute(ddl);
+            }
+        }
+        ReplicaTables tables;
+        try (Connection c = db.connect()) {
+            tables = ReplicaTables.read(
+                    c,
+                    schema,
+                    SourceBank.TABLES.stream().map(t -> "public." + t).collect(Collectors.toList()));
+        }
+        RoutedTables<SourceChanges> routed =
+                tables.routed(new SourceChangesRoute(new ChangeEventRouter(tables, SchemalessValues.microseconds())));
+        ReplicaReader reader = new ReplicaReader(db, schema).start();
+        try {
+            StreamExecutionEnvironment first = TestJobs.env(1, 100, TestJobs.noRestarts());
+            replicationJob(first, sinkId, routed);
+            IdValve.openTo(sinkId, records.size() / 2);
+            JobClient job = first.executeAsync("replication, the first half");
+            String savepoint;
+            try {
+                TestJobs.await(
+                        () -> db.count("SELECT count(*) FROM " + schema + ".transfers") > 0,
+                        "a commit of the first half");
+                savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get(TestJobs.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } finally {
+                TestJobs.cancelUnlessDone(job);
+            }
+            long atStop = db.count("SELECT count(*) FROM " + schema + ".transfers");
+            assertThat(atStop)
+                    .as("transfers replicated before the stop")
+                    .isPositive()
+                    .isLessThan(TRANSACTIONS);
+            assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                    .as("prepared after the stop")
+                    .isEmpty();
+
+            IdValve.openFully(sinkId);
+            StreamExecutionEnvironment second = TestJobs.env(2, 100, TestJobs.restoreFrom(savepoint));
+            replicationJob(second, sinkId, routed);
+            second.execute("replication, resumed at parallelism 2");
+        } finally {
+            reader.stop();
+            IdValve.reset(sinkId);
+        }
+
+        try (Connection c = db.connect()) {
+            assertThat(SourceBank.read(c, schema)).as("the replica").isEqualTo(SourceBank.read(c, "public"));
+        }
+        assertThat(db.preparedGids(TransactionId.sinkPrefix(sinkId)))
+                .as("prepared left")
+                .isEmpty();
+        assertThat(reader.failure()).as("the reader's own failure").isNull();
+        assertThat(reader.inconsistent())
+                .as("observed commits that are no state of the source")
+                .isEmpty();
+        assertThat(reader.observed()).as("commits the reader observed").isGreaterThanOrEqualTo(2);
+    }
+
+    /** The captured records (valved by the sink id) through the parser and the assembler into the routed sink. */
+    private static void replicationJob(
+            StreamExecutionEnvironment env, String sinkId, RoutedTables<SourceChanges> routed) {
+        DebeziumJsonParser parser = new DebeziumJsonParser();
+        IdValve.ids(env, sinkId, records.size())
+                .flatMap((Long i, Collector<CdcEvent> out) -> {
+                    DebeziumCapture.Captured record = records.get(i.intValue());
+                    parser.parse(record.key, record.value).ifPresent(out::collect);
+                })
+                .returns(CdcTypes.events())
+                .uid("parse")
+                // As the source: records keep the topics' order into the assembler, which takes the ENDs' order
+                // as the commit order (a rebalance here would mix it).
+                .setParallelism(1)
+                .keyBy(e -> "bank", Types.STRING)
+                .process(new TransactionAssembler<String>())
+                .uid("assembler")
+                .sinkTo(PostgresSink.<SourceChanges>builder()
+                        .jdbcUrl(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .sinkId(sinkId)
+                        .tables(routed)
+                        .batchSize(50)
+                        .build())
+                .uid("replica");
     }
 }

@@ -108,6 +108,8 @@ public final class TransactionAssembler<K> extends KeyedProcessFunction<K, CdcEv
     private transient ValueState<Long> arrivals;
     /** The sequence of the next unit emitted; null before the first (1). */
     private transient ValueState<Long> nextSequence;
+    /** The position of the last END (PostgreSQL's LSN), where the ENDs carry one: see {@link #onEnd}. */
+    private transient ValueState<Long> lastEndPosition;
 
     private transient EndedTransactions ended;
     private transient RecentTransactions recent;
@@ -146,6 +148,7 @@ public final class TransactionAssembler<K> extends KeyedProcessFunction<K, CdcEv
         bufferedEvents = context.getState(new ValueStateDescriptor<>("buffered-event-count", Types.LONG));
         arrivals = context.getState(new ValueStateDescriptor<>("transaction-arrivals", Types.LONG));
         nextSequence = context.getState(new ValueStateDescriptor<>("next-sequence", Types.LONG));
+        lastEndPosition = context.getState(new ValueStateDescriptor<>("last-end-position", Types.LONG));
         ended = new EndedTransactions(context);
         recent = new RecentTransactions(context, rememberedTransactions);
         duplicates = context.getMetricGroup().counter(DUPLICATES_METRIC);
@@ -193,10 +196,35 @@ public final class TransactionAssembler<K> extends KeyedProcessFunction<K, CdcEv
             dropRepeat(end);
             return;
         }
+        checkCommitOrder(end);
         transactions.put(key, (known == null ? progressOf(key) : known).withEnd(end));
         ended.add(key);
         emitCompleted(out);
         checkBound(context);
+    }
+
+    /**
+     * The ENDs' order is the commit order this assembler emits in, so it must be the transaction topic's. Where the
+     * ENDs carry a position (PostgreSQL's LSN, which grows with the commit order), one that does not grow means
+     * that order was lost on the way (the transaction topic in several partitions, a rebalance or a parallel
+     * operator before the key), or a repeat older than the remembered transactions: either would apply
+     * transactions out of order, so it fails instead.
+     */
+    private void checkCommitOrder(TransactionBoundary end) throws Exception {
+        java.util.OptionalLong position = end.position();
+        if (position.isEmpty()) {
+            return;
+        }
+        Long last = lastEndPosition.value();
+        if (last != null && position.getAsLong() <= last) {
+            throw new TransactionAssemblyException("the END of transaction " + end.id() + " (position "
+                    + position.getAsLong() + ") came after an END at position " + last + ": the ENDs no longer come "
+                    + "in commit order, which this assembler emits in. Remedy: keep the transaction topic's order into "
+                    + "the assembler (one partition; the source's parallelism on every operator before the keyBy, "
+                    + "no rebalance), or, if Debezium repeated a transaction older than the remembered ones, raise "
+                    + "rememberedTransactions");
+        }
+        lastEndPosition.update(position.getAsLong());
     }
 
     /** The transaction's progress so far, or none if the key has seen nothing of it (it arrives now). */

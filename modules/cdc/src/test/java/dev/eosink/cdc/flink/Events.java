@@ -62,7 +62,7 @@ final class Events {
     static TransactionBoundary endCounting(String txId, long eventCount, Map<String, Long> perTable) {
         return new TransactionBoundary(
                 TransactionBoundary.Status.END,
-                txId + ":22099999",
+                txId + ":" + (22_000_000 + 100 * Long.parseLong(txId)), // ENDs in commit order: growing LSNs
                 TIME.plusSeconds(Long.parseLong(txId)),
                 Optional.of(new TransactionBoundary.Totals(eventCount, perTable)));
     }

@@ -138,15 +138,17 @@ class TransactionAssemblerTest {
             feed(harness, a1, endA, b1, endB, c1, endC);
             feed(harness, b1, endB, c1, endC);
             assertThat(assembler.duplicatesDropped()).isEqualTo(4);
-            // 749 is forgotten: its repeat is a transaction again, as the class comment warns.
-            feed(harness, a1, endA);
-            assertThat(assembler.duplicatesDropped()).isEqualTo(4);
             assertThat(harness.extractOutputValues())
                     .containsExactly(
                             new WholeTransaction(1, endA, List.of(a1)),
                             new WholeTransaction(2, endB, List.of(b1)),
-                            new WholeTransaction(3, endC, List.of(c1)),
-                            new WholeTransaction(4, endA, List.of(a1)));
+                            new WholeTransaction(3, endC, List.of(c1)));
+            // 749 is forgotten: its END's position (PostgreSQL's LSN) is behind the last one's, so its repeat is
+            // refused rather than applied again out of order.
+            assertThatThrownBy(() -> feed(harness, a1, endA))
+                    .isInstanceOf(TransactionAssemblyException.class)
+                    .hasMessageContaining("came after an END at position")
+                    .hasMessageContaining("raise rememberedTransactions");
         }
     }
 
@@ -207,10 +209,10 @@ class TransactionAssemblerTest {
 
     @Test
     void theStateMovesWithItsKeyWhenTheJobIsRescaled() throws Exception {
-        ChangeEvent a1 = insert("items", 1, "749", 1, 1);
-        ChangeEvent a2 = insert("items", 2, "749", 2, 2);
+        ChangeEvent a1 = insert("items", 1, "751", 1, 1);
+        ChangeEvent a2 = insert("items", 2, "751", 2, 2);
         ChangeEvent b1 = insert("orders", 10, "750", 1, 1);
-        TransactionBoundary endA = end("749", "items", 2);
+        TransactionBoundary endA = end("751", "items", 2);
         TransactionBoundary endB = end("750", "orders", 1);
         OperatorSubtaskState snapshot;
         try (var harness = started(new TransactionAssembler<>())) {
@@ -254,6 +256,22 @@ class TransactionAssemblerTest {
         }
     }
 
+    /**
+     * ENDs whose positions (PostgreSQL's LSNs) go back: the transaction topic's order was lost before the assembler
+     * (a rebalance, several partitions), and emitting in that order would apply transactions out of commit order.
+     */
+    @Test
+    void endsOutOfCommitOrderFailNamingTheRemedy() throws Exception {
+        try (var harness = started(new TransactionAssembler<>())) {
+            feed(harness, insert("items", 1, "750", 1, 1), end("750", "items", 1));
+            assertThatThrownBy(() -> feed(harness, end("749", "items", 1)))
+                    .isInstanceOf(TransactionAssemblyException.class)
+                    .hasMessageContaining("the END of transaction 749:22074900 (position 22074900) came after an END "
+                            + "at position 22075000")
+                    .hasMessageContaining("keep the transaction topic's order into the assembler");
+        }
+    }
+
     @Test
     void anEndedTransactionThatLacksEventsFailsTheBoundNamingWhatItWaitsFor() throws Exception {
         try (var harness = started(new TransactionAssembler<>(3, 10))) {
@@ -263,7 +281,7 @@ class TransactionAssemblerTest {
                     .isInstanceOf(TransactionAssemblyException.class)
                     .hasMessage("the TransactionAssembler of key shop holds 3 change events and 1 END waiting, 4 in"
                             + " all, more than its maxBufferedEvents of 3. The oldest incomplete transaction: source"
-                            + " transaction 749 (END 749:22099999 at 2026-01-01T00:12:29Z) has 2 of the 4 events its"
+                            + " transaction 749 (END 749:22074900 at 2026-01-01T00:12:29Z) has 2 of the 4 events its"
                             + " END counts, and waits for public.orders: 0 of 2. Its events have not all come: does the"
                             + " job read every topic of the tables it waits for and send their records to this key?"
                             + " Transactions are emitted whole and in commit order, so one that never completes holds"
