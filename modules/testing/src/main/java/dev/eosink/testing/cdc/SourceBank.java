@@ -55,9 +55,9 @@ public final class SourceBank {
 
     /** Runs transaction {@code i} on {@code c} (autocommit off) and commits it. */
     public static void transaction(Connection c, long i) throws SQLException {
-        long from = i % ACCOUNTS;
-        long to = (from + 1 + (i / ACCOUNTS) % (ACCOUNTS - 1)) % ACCOUNTS;
-        String amount = (1 + i % 3) + "." + (i % 100 < 10 ? "0" : "") + (i % 100);
+        long from = from(i);
+        long to = to(i);
+        String amount = java.math.BigDecimal.valueOf(amountCents(i), 2).toPlainString();
         try (Statement s = c.createStatement()) {
             s.execute("UPDATE public.accounts SET balance = balance - " + amount + " WHERE id = " + from);
             s.execute("UPDATE public.accounts SET balance = balance + " + amount + " WHERE id = " + to);
@@ -85,6 +85,47 @@ public final class SourceBank {
             }
         }
         c.commit();
+    }
+
+    static long from(long i) {
+        return i % ACCOUNTS;
+    }
+
+    static long to(long i) {
+        return (from(i) + 1 + (i / ACCOUNTS) % (ACCOUNTS - 1)) % ACCOUNTS;
+    }
+
+    /** Transaction i's amount, in cents. */
+    static long amountCents(long i) {
+        return (1 + i % 3) * 100 + i % 100;
+    }
+
+    /** Account {@code a}'s balance, in cents, once transactions 0..m-1 ran. */
+    static long balanceCents(long a, long m) {
+        long cents = 100_000;
+        for (long i = 0; i < m; i++) {
+            cents += to(i) == a ? amountCents(i) : 0;
+            cents -= from(i) == a ? amountCents(i) : 0;
+        }
+        return cents;
+    }
+
+    /** Each order there is once transactions 0..m-1 ran, with its total in cents. */
+    static Map<Long, Long> orderTotalsCents(long m) {
+        Map<Long, Long> totals = new TreeMap<>();
+        for (long o = 0; o < m; o += 2) {
+            boolean deleted = o % 10 == 4 && o >= 4 && o + 10 < m;
+            if (deleted) {
+                continue;
+            }
+            long cents = 0;
+            for (long k = 0; k < 1 + o % 3; k++) {
+                cents += (10 + k + o % 5) * 100 + 25;
+            }
+            boolean changed = (o + 1) % 7 == 3 && o + 1 < m; // odd i = o + 1 with i % 7 == 3
+            totals.put(o, cents + (changed ? 500 : 0));
+        }
+        return totals;
     }
 
     /** The orders there are once transactions 0..m-1 ran: one per even i, less those deleted. */
@@ -132,7 +173,56 @@ public final class SourceBank {
         if (unbalanced != 0) {
             wrong.add("after " + m + " transfers " + unbalanced + " orders whose lines do not add up to their total");
         }
+        if (m > 0) {
+            exactly(s, schema, m, wrong);
+        }
         return wrong;
+    }
+
+    /** The accounts and orders exactly as the source had them after its transactions 0..m-1, and no other transfer. */
+    private static void exactly(Statement s, String schema, long m, List<String> wrong) throws SQLException {
+        if (one(s, "SELECT max(id) FROM " + schema + ".transfers") != m - 1) {
+            wrong.add(m + " transfers, but not transfers 0.." + (m - 1));
+        }
+        try (ResultSet rs = s.executeQuery("SELECT id, (balance * 100)::bigint FROM " + schema + ".accounts")) {
+            while (rs.next()) {
+                long want = balanceCents(rs.getLong(1), m);
+                if (rs.getLong(2) != want) {
+                    wrong.add("after " + m + " transfers account " + rs.getLong(1) + " holds " + rs.getLong(2)
+                            + " cents, not " + want);
+                }
+            }
+        }
+        Map<Long, Long> orders = new TreeMap<>();
+        try (ResultSet rs = s.executeQuery("SELECT id, (total * 100)::bigint FROM " + schema + ".orders")) {
+            while (rs.next()) {
+                orders.put(rs.getLong(1), rs.getLong(2));
+            }
+        }
+        Map<Long, Long> want = orderTotalsCents(m);
+        if (!orders.equals(want)) {
+            wrong.add("after " + m + " transfers the orders' totals (cents) are not the source's: "
+                    + difference(orders, want));
+        }
+    }
+
+    private static String difference(Map<Long, Long> got, Map<Long, Long> want) {
+        List<String> d = new java.util.ArrayList<>();
+        for (Long id : new java.util.TreeSet<>(java.util.Set.copyOf(union(got, want)))) {
+            if (!java.util.Objects.equals(got.get(id), want.get(id))) {
+                d.add("order " + id + ": " + got.get(id) + " instead of " + want.get(id));
+            }
+            if (d.size() == 5) {
+                break;
+            }
+        }
+        return String.join("; ", d);
+    }
+
+    private static List<Long> union(Map<Long, Long> a, Map<Long, Long> b) {
+        List<Long> ids = new java.util.ArrayList<>(a.keySet());
+        ids.addAll(b.keySet());
+        return ids;
     }
 
     public static long one(Statement s, String sql) throws SQLException {
