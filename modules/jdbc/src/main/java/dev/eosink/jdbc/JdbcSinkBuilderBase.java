@@ -432,6 +432,10 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         if (options.writeMode() instanceof WriteMode.Upserts<IN> upserts) {
             return InputDistribution.byKey(UpsertKeys.of(upserts.table(), upserts.key()));
         }
+        if (options.writeMode() instanceof WriteMode.Routed<IN> routed
+                && routed.tables().group().isPresent()) {
+            return InputDistribution.byKey(routed.tables().group().get());
+        }
         return InputDistribution.asGiven();
     }
 

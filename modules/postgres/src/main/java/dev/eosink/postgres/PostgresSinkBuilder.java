@@ -117,7 +117,8 @@ public final class PostgresSinkBuilder<IN> extends JdbcSinkBuilderBase<IN, Postg
      * between the tables are kept: DEFERRABLE ones are deferred to the commit, NOT DEFERRABLE ones by applying
      * parents' upserts first and children's deletes first (a cycle of those is refused at start). Records are
      * written by the subtask that receives them: send the records that must commit together (a consistency
-     * group) to one subtask. Replaces {@link #table}, {@link #columns}, {@link #rows}, {@link #sql} and
+     * group) to one subtask, or name the group ({@code RoutedTables.Builder.groupedBy}) and the sink distributes
+     * its input by it. Replaces {@link #table}, {@link #columns}, {@link #rows}, {@link #sql} and
      * {@link #upsert}, which it refuses beside it.
      */
     public PostgresSinkBuilder<IN> tables(RoutedTables<IN> tables) {

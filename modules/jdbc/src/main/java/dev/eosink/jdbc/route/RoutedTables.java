@@ -5,6 +5,7 @@
 package dev.eosink.jdbc.route;
 
 import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.java.functions.KeySelector;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -38,10 +39,13 @@ public final class RoutedTables<IN> implements Serializable {
 
     private final List<RoutedTable> tables;
     private final TableRoute<IN> route;
+    /** Null: the records go to the writers as the job sends them. */
+    private final KeySelector<IN, ?> group;
 
-    private RoutedTables(List<RoutedTable> tables, TableRoute<IN> route) {
+    private RoutedTables(List<RoutedTable> tables, TableRoute<IN> route, KeySelector<IN, ?> group) {
         this.tables = tables;
         this.route = route;
+        this.group = group;
     }
 
     /** Starts the tables of {@code route}; declare each with {@link Builder#table}. */
@@ -56,6 +60,14 @@ public final class RoutedTables<IN> implements Serializable {
 
     public TableRoute<IN> route() {
         return route;
+    }
+
+    /**
+     * The consistency group of each record, when the sink distributes its input by it ({@link Builder#groupedBy}):
+     * each group's records go to one writer subtask, in the order they come; empty when the job distributes them.
+     */
+    public Optional<KeySelector<IN, ?>> group() {
+        return Optional.ofNullable(group);
     }
 
     /** The declared table a route names so, if any. */
@@ -80,6 +92,7 @@ public final class RoutedTables<IN> implements Serializable {
     public static final class Builder<IN> {
         private final TableRoute<IN> route;
         private final Map<String, RoutedTable> tables = new LinkedHashMap<>();
+        private KeySelector<IN, ?> group;
 
         private Builder(TableRoute<IN> route) {
             this.route = route;
@@ -99,6 +112,17 @@ public final class RoutedTables<IN> implements Serializable {
         }
 
         /**
+         * Has the sink send each record to the writer subtask of its consistency group (records that must commit
+         * together and in order: one source database, one tenant), as an upsert sink partitions by its key: groups
+         * spread over the subtasks, each group's records in one, in the order they come from one upstream subtask.
+         * Groups must share no rows. Without it, the job's own distribution decides (send a group to one subtask).
+         */
+        public Builder<IN> groupedBy(KeySelector<IN, ?> group) {
+            this.group = Objects.requireNonNull(group, "group");
+            return this;
+        }
+
+        /**
          * The tables and the route.
          *
          * @throws IllegalStateException when no table was declared
@@ -107,7 +131,7 @@ public final class RoutedTables<IN> implements Serializable {
             if (tables.isEmpty()) {
                 throw new IllegalStateException("declare at least one table(...) for the route");
             }
-            return new RoutedTables<>(List.copyOf(tables.values()), route);
+            return new RoutedTables<>(List.copyOf(tables.values()), route, group);
         }
     }
 }

@@ -17,7 +17,12 @@ import dev.eosink.testing.hardcases.IdValve;
 import dev.eosink.testing.hardcases.ProtocolTrace;
 import dev.eosink.testing.hardcases.TestJobs;
 
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.client.program.ClusterClient;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -98,6 +103,77 @@ class RoutedTablesITCase extends ExactlyOnceTestBase {
                         + Faults.fired(sinkId, Point.AFTER_COMMIT))
                 .as("failures injected")
                 .isEqualTo(4);
+    }
+
+    /**
+     * Two consistency groups (two banks sharing no rows) at parallelism 2, distributed by the sink itself
+     * ({@code groupedBy}): each group's transactions in one writer, in order, through a failover; each bank ends
+     * exact, and a reader of each sees only states its source had.
+     */
+    @Test
+    void twoConsistencyGroupsRunInParallelEachOneWholeAndInOrder() throws Exception {
+        String[] banks = {table + "_g0", table + "_g1"};
+        for (String bank : banks) {
+            BankAndOrders.ddl(bank).forEach(db::execute);
+        }
+        long n = 3_000;
+        RoutedTables.Builder<Long> both = RoutedTables.<Long>route(
+                        (i, out) -> BankAndOrders.route(banks[(int) (i % 2)], i / 2, out))
+                // Groups 0 and 2: their hashes fall on different subtasks of two (0 and 1 would share one).
+                .groupedBy(i -> (i % 2) * 2);
+        for (String bank : banks) {
+            BankAndOrders.tables(bank).tables().forEach(both::table);
+        }
+        RoutedTables<Long> tables = both.build();
+        Faults.arm(sinkId, Point.WRITE, 700);
+        StreamExecutionEnvironment env = TestJobs.env(2, 100, TestJobs.fixedDelayRestarts(20, Duration.ofMillis(100)));
+        DataGeneratorSource<Long> ordered = new DataGeneratorSource<>(
+                (GeneratorFunction<Long, Long>) index -> index, n, RateLimiterStrategy.perSecond(1_500), Types.LONG);
+        // One source subtask: each group's records come in order from one channel.
+        env.fromSource(ordered, WatermarkStrategy.noWatermarks(), "ids")
+                .setParallelism(1)
+                .sinkTo(sink(tables));
+
+        ConsistencyReader[] readers = {
+            new ConsistencyReader(db, banks[0]).start(), new ConsistencyReader(db, banks[1]).start()
+        };
+        try {
+            env.execute("two consistency groups");
+        } finally {
+            for (ConsistencyReader r : readers) {
+                r.stop();
+            }
+        }
+
+        for (int g = 0; g < 2; g++) {
+            RoutedTables<Long> one = BankAndOrders.tables(banks[g]);
+            int group = g;
+            TablesModel expected = TablesModel.replay(
+                    one,
+                    BankAndOrders.opening(banks[g]),
+                    LongStream.range(0, n)
+                            .filter(i -> i % 2 == group)
+                            .map(i -> i / 2)
+                            .boxed()
+                            .collect(Collectors.toList()));
+            try (Connection c = db.connect()) {
+                assertThat(expected.read(c)).as("bank %s", banks[g]).isEqualTo(expected.rows());
+            }
+            assertThat(readers[g].failure()).as("reader of %s", banks[g]).isNull();
+            assertThat(readers[g].inconsistent())
+                    .as("observed commits of %s no state of its source", banks[g])
+                    .isEmpty();
+            assertThat(readers[g].lastTransfers())
+                    .as("transfers of %s", banks[g])
+                    .isEqualTo(n / 2);
+        }
+        assertThat(preparedLeft()).as("prepared left").isEmpty();
+        assertThat(Faults.fired(sinkId, Point.WRITE)).as("failures injected").isEqualTo(1);
+        assertThat(db.count(
+                        "SELECT count(DISTINCT subtask) FROM eosink_markers WHERE sink_id = ? AND row_count > 0",
+                        sinkId))
+                .as("writer subtasks that committed rows: one per group")
+                .isEqualTo(2);
     }
 
     /**
