@@ -9,12 +9,13 @@ import dev.eosink.jdbc.route.TableChanges;
 import dev.eosink.jdbc.route.TableRoute;
 
 import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.java.functions.KeySelector;
 
 import java.util.Objects;
 
 /**
- * A route of single change events, one per record: the per-key mode, where the sink's subtasks may take the
- * changes of one table by key and no source transaction is kept whole.
+ * A route of single change events, one per record: the per-key mode, where the sink's subtasks take the changes
+ * by table and key ({@link #byKey()}) and no source transaction is kept whole.
  */
 @PublicEvolving
 public final class ChangeEventRoute implements TableRoute<ChangeEvent> {
@@ -30,5 +31,18 @@ public final class ChangeEventRoute implements TableRoute<ChangeEvent> {
     @Override
     public void route(ChangeEvent record, TableChanges out) {
         router.route(record, out);
+    }
+
+    /**
+     * The group of per-key mode: the event's table and key, so that each row's changes go to one writer subtask
+     * in their order ({@link ReplicaTables#routed(TableRoute, KeySelector)}). Rows of one source transaction may
+     * then commit in different subtasks at different times, and a foreign key between them may refuse a child
+     * whose parent another subtask writes: per-key targets have none.
+     */
+    public static KeySelector<ChangeEvent, String> byKey() {
+        // Row's text is deterministic (byte arrays by length, long texts cut): two keys may share a group, which
+        // only puts them on one subtask; one key is always one group.
+        return event -> event.table().dataCollection() + "/"
+                + event.key().map(Object::toString).orElse("");
     }
 }

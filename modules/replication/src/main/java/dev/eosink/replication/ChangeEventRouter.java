@@ -37,6 +37,10 @@ public final class ChangeEventRouter implements Serializable {
     /** Debezium's default {@code unavailable.value.placeholder}. */
     public static final String UNAVAILABLE = "__debezium_unavailable_value";
 
+    private static final byte[] UNAVAILABLE_BYTES = UNAVAILABLE.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    private static final String UNAVAILABLE_BASE64 =
+            java.util.Base64.getEncoder().encodeToString(UNAVAILABLE_BYTES);
+
     private final ReplicaTables tables;
     private final SchemalessValues schemaless;
 
@@ -96,10 +100,7 @@ public final class ChangeEventRouter implements Serializable {
                         + "drop it from the target");
             }
             Object value = row.value(column);
-            if (UNAVAILABLE.equals(value)
-                    || value instanceof JsonScalar s
-                            && s.kind() == JsonScalar.Kind.STRING
-                            && UNAVAILABLE.equals(s.text())) {
+            if (unavailable(value)) {
                 throw new IllegalArgumentException("the " + event.kind() + " of source table " + replica.source()
                         + " left column " + column + " out (a TOASTed value the update did not change, which Debezium "
                         + "sends as " + UNAVAILABLE + "). Remedy: ALTER TABLE " + replica.source()
@@ -111,6 +112,22 @@ public final class ChangeEventRouter implements Serializable {
                     : value;
         }
         return values;
+    }
+
+    /**
+     * Whether a value is Debezium's placeholder: as text, as the bytes of a bytea (which Debezium sends for a
+     * TOASTed bytea), or as their base64 in an event without its schema.
+     */
+    private static boolean unavailable(Object value) {
+        if (UNAVAILABLE.equals(value)) {
+            return true;
+        }
+        if (value instanceof byte[] bytes) {
+            return java.util.Arrays.equals(bytes, UNAVAILABLE_BYTES);
+        }
+        return value instanceof JsonScalar s
+                && s.kind() == JsonScalar.Kind.STRING
+                && (UNAVAILABLE.equals(s.text()) || UNAVAILABLE_BASE64.equals(s.text()));
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.eosink.jdbc.route.RoutedTables;
 import dev.eosink.jdbc.route.TableRoute;
 
 import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.java.functions.KeySelector;
 
 import java.io.Serializable;
 import java.sql.Connection;
@@ -117,11 +118,23 @@ public final class ReplicaTables implements Serializable {
         return Optional.ofNullable(bySource.get(dataCollection));
     }
 
-    /** The target tables, for a sink, with {@code route}. */
+    /** The target tables, for a sink, with {@code route}: the job distributes the records (see RoutedTables). */
     public <IN> RoutedTables<IN> routed(TableRoute<IN> route) {
+        return builder(route).build();
+    }
+
+    /**
+     * The target tables, for a sink, with {@code route}, the sink distributing its input by {@code group}
+     * ({@code RoutedTables.Builder.groupedBy}): {@link ChangeEventRoute#byKey()} for per-key mode.
+     */
+    public <IN> RoutedTables<IN> routed(TableRoute<IN> route, KeySelector<IN, ?> group) {
+        return builder(route).groupedBy(group).build();
+    }
+
+    private <IN> RoutedTables.Builder<IN> builder(TableRoute<IN> route) {
         RoutedTables.Builder<IN> tables = RoutedTables.route(route);
         bySource.values().forEach(t -> tables.table(t.target()));
-        return tables.build();
+        return tables;
     }
 
     @Override
