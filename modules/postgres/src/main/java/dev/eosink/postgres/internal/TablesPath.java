@@ -25,10 +25,11 @@ import java.util.Optional;
 
 /**
  * Upserts and deletes of many tables in the session's one transaction, as a {@link TableRoute} makes them of
- * each record. Each table keeps the last change of each key ({@link TableBuffer}); a run sends every table's
- * upserts, parents first, then every table's deletes, children first, in the order {@link TableOrder} found
- * for the foreign keys that cannot wait; the others wait for PREPARE ({@code SET CONSTRAINTS ALL DEFERRED} at
- * the epoch's begin).
+ * each record. Each table keeps the last change of each key ({@link TableBuffer}); a run goes through the tables
+ * parents first, in the order {@link TableOrder} found for the foreign keys that cannot wait, each table deleting
+ * then upserting, except a table such a key refers to, which only upserts there and deletes at the end, children
+ * first (see {@code run}); the other constraints wait for PREPARE ({@code SET CONSTRAINTS ALL DEFERRED} at the
+ * epoch's begin).
  *
  * <p>Invariants:
  *
