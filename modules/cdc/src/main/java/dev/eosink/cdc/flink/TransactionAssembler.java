@@ -52,9 +52,11 @@ import java.util.Optional;
  *       changes are in {@code total_order}.
  *   <li>A change event without a transaction block (a snapshot read; any change of a connector without transaction
  *       metadata) as a {@link SingleChange} the moment it comes, ahead of ended transactions still waiting for
- *       events. That keeps each row's order: Debezium writes a row's events to one partition, in order, so a
- *       transaction that also changes the row is complete only after the snapshot read before it has come, and a
- *       snapshot read, which Debezium writes before it streams, never waits behind a transaction that came later.
+ *       events, unless a transaction not emitted yet changed its row before it came (an incremental snapshot reads
+ *       rows while Debezium streams): then right after that transaction ({@link HeldReads}). That keeps each row's
+ *       order: Debezium writes a row's events to one partition, in order, so a transaction that also changes the
+ *       row after a read is complete only after that read has come, and a read that came behind a change of its row
+ *       holds the row as that change left it.
  *   <li>{@link SourceChanges#sequence()}: 1, 2, ... per key, in emission order, whole transactions and single
  *       changes alike.
  * </ul>
@@ -113,6 +115,9 @@ public final class TransactionAssembler<K> extends KeyedProcessFunction<K, CdcEv
 
     private transient EndedTransactions ended;
     private transient RecentTransactions recent;
+    /** Reads behind a change of their row by a transaction not emitted yet: see {@link HeldReads}. */
+    private transient HeldReads heldReads;
+
     private transient Counter duplicates;
 
     /** With {@link #DEFAULT_MAX_BUFFERED_EVENTS} and {@link #DEFAULT_REMEMBERED_TRANSACTIONS}. */
@@ -151,6 +156,7 @@ public final class TransactionAssembler<K> extends KeyedProcessFunction<K, CdcEv
         lastEndPosition = context.getState(new ValueStateDescriptor<>("last-end-position", Types.LONG));
         ended = new EndedTransactions(context);
         recent = new RecentTransactions(context, rememberedTransactions);
+        heldReads = new HeldReads(context);
         duplicates = context.getMetricGroup().counter(DUPLICATES_METRIC);
     }
 
@@ -160,6 +166,9 @@ public final class TransactionAssembler<K> extends KeyedProcessFunction<K, CdcEv
             Optional<SourceTransaction> transaction = change.transaction();
             if (transaction.isPresent()) {
                 onChange(change, transaction.get(), context, out);
+            } else if (heldReads.hold(change)) {
+                bufferedEvents.update(valueOf(bufferedEvents) + 1); // counted with the buffered changes
+                checkBound(context);
             } else {
                 out.collect(new SingleChange(takeSequence(), change));
             }
@@ -181,6 +190,7 @@ public final class TransactionAssembler<K> extends KeyedProcessFunction<K, CdcEv
         }
         TransactionProgress progress = progressOf(key).withChange(transaction, change.table());
         events.put(position, change);
+        heldReads.changed(change, key);
         transactions.put(key, progress);
         bufferedEvents.update(valueOf(bufferedEvents) + 1);
         if (progress.complete()) {
@@ -264,6 +274,10 @@ public final class TransactionAssembler<K> extends KeyedProcessFunction<K, CdcEv
             recent.add(key);
             bufferedEvents.update(valueOf(bufferedEvents) - count);
             out.collect(new WholeTransaction(takeSequence(), end, changes));
+            for (ChangeEvent read : heldReads.emitted(key, changes)) {
+                bufferedEvents.update(valueOf(bufferedEvents) - 1);
+                out.collect(new SingleChange(takeSequence(), read));
+            }
         }
     }
 

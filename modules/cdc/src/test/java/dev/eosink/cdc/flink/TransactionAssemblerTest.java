@@ -207,6 +207,34 @@ class TransactionAssemblerTest {
         }
     }
 
+    /**
+     * A read held behind a waiting transaction's change of its row (an incremental snapshot) survives a snapshot and
+     * its restore, and a second read of the row waits behind the first: once the transaction completes, it comes
+     * out whole, then both reads in their order.
+     */
+    @Test
+    void aReadHeldBehindAWaitingTransactionSurvivesARestoreAndKeepsItsRowsOrder() throws Exception {
+        ChangeEvent item = insert("items", 1, "749", 1, 1);
+        ChangeEvent order = insert("orders", 2, "749", 2, 1);
+        TransactionBoundary endA = end("749", "items", 1, "orders", 1);
+        ChangeEvent read = read("items", 1);
+        ChangeEvent other = read("items", 5); // a row no waiting transaction changed: out at once
+        OperatorSubtaskState snapshot;
+        try (var harness = started(new TransactionAssembler<>())) {
+            feed(harness, item, endA, read, other);
+            assertThat(harness.extractOutputValues()).containsExactly(new SingleChange(1, other));
+            snapshot = harness.snapshot(1, 1);
+        }
+        try (var harness = started(new TransactionAssembler<>(), snapshot, 1, 0)) {
+            feed(harness, read, order);
+            assertThat(harness.extractOutputValues())
+                    .containsExactly(
+                            new WholeTransaction(2, endA, List.of(item, order)),
+                            new SingleChange(3, read),
+                            new SingleChange(4, read));
+        }
+    }
+
     @Test
     void theStateMovesWithItsKeyWhenTheJobIsRescaled() throws Exception {
         ChangeEvent a1 = insert("items", 1, "751", 1, 1);
