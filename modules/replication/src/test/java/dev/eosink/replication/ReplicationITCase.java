@@ -161,19 +161,7 @@ class ReplicationITCase {
     void changeByChangePerKeyAtParallelism2TheReplicaEndsExactlyAsTheSource() throws Exception {
         String schema = "replica_changes";
         String sinkId = "replica-changes";
-        try (Connection c = db.connect();
-                Statement s = c.createStatement()) {
-            for (String ddl : SourceBank.ddl(schema)) {
-                s.execute(ddl.replaceAll(" REFERENCES [a-z_.]+", "")); // per-key mode keeps no foreign key
-            }
-        }
-        ReplicaTables tables;
-        try (Connection c = db.connect()) {
-            tables = ReplicaTables.read(
-                    c,
-                    schema,
-                    SourceBank.TABLES.stream().map(t -> "public." + t).collect(Collectors.toList()));
-        }
+        ReplicaTables tables = replica(schema, false); // per-key mode keeps no foreign key
         RoutedTables<ChangeEvent> routed = tables.routed(
                 new ChangeEventRoute(new ChangeEventRouter(tables, SchemalessValues.microseconds())),
                 ChangeEventRoute.byKey());
@@ -230,19 +218,7 @@ class ReplicationITCase {
     void wholeTransactionsEveryObservedCommitIsAStateOfTheSource() throws Exception {
         String schema = "replica_whole";
         String sinkId = "replica-whole";
-        try (Connection c = db.connect();
-                Statement s = c.createStatement()) {
-            for (String ddl : SourceBank.ddl(schema)) {
-                s.execute(ddl);
-            }
-        }
-        ReplicaTables tables;
-        try (Connection c = db.connect()) {
-            tables = ReplicaTables.read(
-                    c,
-                    schema,
-                    SourceBank.TABLES.stream().map(t -> "public." + t).collect(Collectors.toList()));
-        }
+        ReplicaTables tables = replica(schema, true);
         RoutedTables<SourceChanges> routed =
                 tables.routed(new SourceChangesRoute(new ChangeEventRouter(tables, SchemalessValues.microseconds())));
         Faults.arm(sinkId, Point.WRITE, 60);
@@ -304,19 +280,7 @@ class ReplicationITCase {
             @TempDir Path savepoints) throws Exception {
         String schema = "replica_resumed";
         String sinkId = "replica-resumed";
-        try (Connection c = db.connect();
-                Statement s = c.createStatement()) {
-            for (String ddl : SourceBank.ddl(schema)) {
-                s.execute(ddl);
-            }
-        }
-        ReplicaTables tables;
-        try (Connection c = db.connect()) {
-            tables = ReplicaTables.read(
-                    c,
-                    schema,
-                    SourceBank.TABLES.stream().map(t -> "public." + t).collect(Collectors.toList()));
-        }
+        ReplicaTables tables = replica(schema, true);
         RoutedTables<SourceChanges> routed =
                 tables.routed(new SourceChangesRoute(new ChangeEventRouter(tables, SchemalessValues.microseconds())));
         ReplicaReader reader = new ReplicaReader(db, schema).start();
@@ -392,5 +356,19 @@ class ReplicationITCase {
                         .batchSize(50)
                         .build())
                 .uid("replica");
+    }
+
+    /** Creates {@link SourceBank}'s tables in {@code schema}, with or without their foreign keys, and reads them. */
+    private static ReplicaTables replica(String schema, boolean foreignKeys) throws Exception {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            for (String ddl : SourceBank.ddl(schema)) {
+                s.execute(foreignKeys ? ddl : ddl.replaceAll(" REFERENCES [a-z_.]+", ""));
+            }
+            return ReplicaTables.read(
+                    c,
+                    schema,
+                    SourceBank.TABLES.stream().map(t -> "public." + t).collect(Collectors.toList()));
+        }
     }
 }
