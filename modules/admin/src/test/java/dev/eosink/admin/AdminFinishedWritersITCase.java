@@ -85,6 +85,9 @@ class AdminFinishedWritersITCase {
         env.enableCheckpointing(Duration.ofHours(1).toMillis()); // only the final checkpoint, at the end of input
         env.disableOperatorChaining();
         env.fromSequence(1, N)
+                // Both writers must get rows (the test waits for both committers): a source reader that starts
+                // first may take every split of the sequence, leaving the other writer nothing to prepare.
+                .rebalance()
                 .sinkTo(PostgresSink.<Long>builder()
                         .jdbcUrl(pg.jdbcUrl())
                         .username(pg.user())
