@@ -30,6 +30,7 @@ public final class ChangeEventRoute implements TableRoute<ChangeEvent> {
 
     @Override
     public void route(ChangeEvent record, TableChanges out) {
+        router.evolve(record, out);
         router.route(record, out);
     }
 

@@ -5,16 +5,22 @@
 package dev.eosink.replication;
 
 import dev.eosink.cdc.ChangeEvent;
+import dev.eosink.cdc.ColumnSchema;
 import dev.eosink.cdc.JsonScalar;
 import dev.eosink.cdc.Row;
+import dev.eosink.cdc.RowSchema;
 import dev.eosink.cdc.SchemalessValues;
 import dev.eosink.jdbc.route.RoutedTable;
 import dev.eosink.jdbc.route.TableChanges;
+import dev.eosink.jdbc.route.TableShape;
 
 import org.apache.flink.annotation.PublicEvolving;
 
 import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Collectors;
 
@@ -43,6 +49,8 @@ public final class ChangeEventRouter implements Serializable {
 
     private final ReplicaTables tables;
     private final SchemalessValues schemaless;
+    /** Shapes by target, row schema and key schema: events of one schema share one. */
+    private transient Map<List<Object>, TableShape> shapes;
 
     /** Events with their schema, or without it with values converted as {@code schemaless} says. */
     public ChangeEventRouter(ReplicaTables tables, SchemalessValues schemaless) {
@@ -54,14 +62,26 @@ public final class ChangeEventRouter implements Serializable {
         return tables;
     }
 
+    /**
+     * For an {@linkplain ReplicaTables#evolving() evolving} replication, gives {@code out} the shape of the event's
+     * table (its columns and key from the event's schema), which the sink creates or widens the table to; nothing
+     * for a delete or a truncate, or otherwise. A record's shapes come before its changes: call it for each of them before {@link #route}.
+     */
+    public void evolve(ChangeEvent event, TableChanges out) {
+        // A delete needs the key only, which a table made from an earlier event has; it may carry no row schema.
+        if (tables.evolving() && event.kind().hasRowAfter()) {
+            out.evolve(shape(event, target(event)));
+        }
+    }
+
     /** Emits the event's change into {@code out}. */
     public void route(ChangeEvent event, TableChanges out) {
+        if (tables.evolving()) {
+            routeEvolving(event, target(event), out);
+            return;
+        }
         String source = event.table().dataCollection();
-        ReplicaTable replica = tables.forSource(source)
-                .orElseThrow(() -> new IllegalArgumentException("a change of source table " + source
-                        + ", which this replication does not declare (it replicates "
-                        + tables.tables().stream().map(ReplicaTable::source).collect(Collectors.toList())
-                        + "). Remedy: add the table, or leave its topic out"));
+        ReplicaTable replica = tables.forSource(source).orElseThrow(() -> undeclared(source));
         RoutedTable target = replica.target();
         switch (event.kind()) {
             case INSERT:
@@ -82,10 +102,94 @@ public final class ChangeEventRouter implements Serializable {
                 return;
             case TRUNCATE:
             default:
-                throw new IllegalArgumentException("a TRUNCATE of source table " + source + ": replication into "
-                        + target.table() + " takes inserts, updates and deletes only. Remedy: have the connector skip "
-                        + "truncates (skipped.operations=t, its default) and truncate the target yourself");
+                throw truncate(source, target.table());
         }
+    }
+
+    private String target(ChangeEvent event) {
+        String source = event.table().dataCollection();
+        return tables.targetOf(source).orElseThrow(() -> undeclared(source));
+    }
+
+    private IllegalArgumentException undeclared(String source) {
+        return new IllegalArgumentException("a change of source table " + source
+                + ", which this replication does not declare (it replicates " + tables.sources()
+                + "). Remedy: add the table, or leave its topic out");
+    }
+
+    /** The target table's shape as the event's schema gives it: the columns as the source has them, its key. */
+    private TableShape shape(ChangeEvent event, String target) {
+        String source = event.table().dataCollection();
+        RowSchema row = event.rowSchema()
+                .orElseThrow(() -> new IllegalArgumentException("the " + event.kind() + " of source table " + source
+                        + " carries no schema, by which an evolving replication creates and widens " + target
+                        + ". Remedy: have the converter embed schemas (value.converter.schemas.enable=true), or "
+                        + "replicate into existing tables (ReplicaTables.read)"));
+        RowSchema key = event.key()
+                .flatMap(Row::schema)
+                .orElseThrow(() -> new IllegalArgumentException("the " + event.kind() + " of source table " + source
+                        + " has no key, by which replication upserts and deletes its rows in " + target
+                        + ". Remedy: give the source table a primary key"));
+        if (shapes == null) {
+            shapes = new HashMap<>();
+        }
+        return shapes.computeIfAbsent(List.of(target, row, key), k -> {
+            int dot = target.lastIndexOf('.');
+            List<TableShape.Column> columns = new ArrayList<>();
+            for (ColumnSchema c : row.columns()) {
+                columns.add(new TableShape.Column(c.name(), c.postgresType(), c.optional()));
+            }
+            List<String> keyColumns =
+                    key.columns().stream().map(ColumnSchema::name).collect(Collectors.toList());
+            return TableShape.of(target.substring(0, dot), target.substring(dot + 1), columns, keyColumns);
+        });
+    }
+
+    /**
+     * The change by column name into an evolving table: a column the event lacks (the source dropped it, or the
+     * table has more) gets null, a delete goes by the event's key, whose columns are the table's key.
+     */
+    private void routeEvolving(ChangeEvent event, String target, TableChanges out) {
+        String source = event.table().dataCollection();
+        switch (event.kind()) {
+            case INSERT:
+            case SNAPSHOT_READ:
+            case UPDATE:
+                Row after = event.after().orElseThrow();
+                List<String> columns = out.columns(target);
+                Object[] values = new Object[columns.size()];
+                for (int i = 0; i < values.length; i++) {
+                    String column = columns.get(i);
+                    values[i] = after.has(column) ? available(event, source, column, after.value(column)) : null;
+                }
+                out.upsert(target, values);
+                return;
+            case DELETE:
+                Row key = event.key()
+                        .orElseThrow(() -> new IllegalArgumentException("a delete of " + source + " without a key: "
+                                + "the target's row cannot be found. Remedy: give the source table a primary key"));
+                out.delete(target, key.values().toArray());
+                return;
+            case TRUNCATE:
+            default:
+                throw truncate(source, target);
+        }
+    }
+
+    private static Object available(ChangeEvent event, String source, String column, Object value) {
+        if (unavailable(value)) {
+            throw new IllegalArgumentException("the " + event.kind() + " of source table " + source
+                    + " left column " + column + " out (a TOASTed value the update did not change, which Debezium "
+                    + "sends as " + UNAVAILABLE + "). Remedy: ALTER TABLE " + source
+                    + " REPLICA IDENTITY FULL at the source");
+        }
+        return value;
+    }
+
+    private static IllegalArgumentException truncate(String source, Object target) {
+        return new IllegalArgumentException("a TRUNCATE of source table " + source + ": replication into "
+                + target + " takes inserts, updates and deletes only. Remedy: have the connector skip "
+                + "truncates (skipped.operations=t, its default) and truncate the target yourself");
     }
 
     private Object[] values(ChangeEvent event, ReplicaTable replica, List<String> columns, Row row) {
@@ -99,13 +203,7 @@ public final class ChangeEventRouter implements Serializable {
                         + " has (the event has " + row.columns() + "). Remedy: add the column at the source, or "
                         + "drop it from the target");
             }
-            Object value = row.value(column);
-            if (unavailable(value)) {
-                throw new IllegalArgumentException("the " + event.kind() + " of source table " + replica.source()
-                        + " left column " + column + " out (a TOASTed value the update did not change, which Debezium "
-                        + "sends as " + UNAVAILABLE + "). Remedy: ALTER TABLE " + replica.source()
-                        + " REPLICA IDENTITY FULL at the source");
-            }
+            Object value = available(event, replica.source(), column, row.value(column));
             values[i] = value instanceof JsonScalar s
                     ? schemaless.convert(
                             s, replica.types().get(replica.target().columns().indexOf(column)))

@@ -32,6 +32,9 @@ public final class SourceChangesRoute implements TableRoute<SourceChanges> {
     @Override
     public void route(SourceChanges record, TableChanges out) {
         for (ChangeEvent change : record.changes()) {
+            router.evolve(change, out); // every shape first: tables change between records, not within one
+        }
+        for (ChangeEvent change : record.changes()) {
             router.route(change, out);
         }
     }

@@ -42,10 +42,13 @@ public final class RoutedTables<IN> implements Serializable {
     /** Null: the records go to the writers as the job sends them. */
     private final KeySelector<IN, ?> group;
 
-    private RoutedTables(List<RoutedTable> tables, TableRoute<IN> route, KeySelector<IN, ?> group) {
+    private final boolean evolving;
+
+    private RoutedTables(List<RoutedTable> tables, TableRoute<IN> route, KeySelector<IN, ?> group, boolean evolving) {
         this.tables = tables;
         this.route = route;
         this.group = group;
+        this.evolving = evolving;
     }
 
     /** Starts the tables of {@code route}; declare each with {@link Builder#table}. */
@@ -70,6 +73,14 @@ public final class RoutedTables<IN> implements Serializable {
         return Optional.ofNullable(group);
     }
 
+    /**
+     * Whether the sink creates and widens tables as the route's {@link TableChanges#evolve shapes} ask
+     * ({@link Builder#evolving()}).
+     */
+    public boolean evolving() {
+        return evolving;
+    }
+
     /** The declared table a route names so, if any. */
     public Optional<RoutedTable> find(String name) {
         return tables.stream().filter(t -> t.name().equals(name)).findFirst();
@@ -84,7 +95,7 @@ public final class RoutedTables<IN> implements Serializable {
 
     @Override
     public String toString() {
-        return "RoutedTables" + tables;
+        return "RoutedTables" + tables + (evolving ? " evolving" : "");
     }
 
     /** Declares the tables of a route. */
@@ -93,6 +104,7 @@ public final class RoutedTables<IN> implements Serializable {
         private final TableRoute<IN> route;
         private final Map<String, RoutedTable> tables = new LinkedHashMap<>();
         private KeySelector<IN, ?> group;
+        private boolean evolving;
 
         private Builder(TableRoute<IN> route) {
             this.route = route;
@@ -123,15 +135,27 @@ public final class RoutedTables<IN> implements Serializable {
         }
 
         /**
+         * Has the sink create and widen tables as the route's {@link TableChanges#evolve shapes} ask: a table the
+         * route names need not be declared (nor exist) once its shape was given, and a declared one may be missing
+         * at start. The sink's role then needs {@code CREATE} on the tables' schemas and must own the tables it
+         * widens (see sql/02-sink-role.sql). Columns are only ever added; see {@link TableChanges#evolve}.
+         */
+        public Builder<IN> evolving() {
+            this.evolving = true;
+            return this;
+        }
+
+        /**
          * The tables and the route.
          *
-         * @throws IllegalStateException when no table was declared
+         * @throws IllegalStateException when no table was declared and the tables are not {@link #evolving()}
          */
         public RoutedTables<IN> build() {
-            if (tables.isEmpty()) {
-                throw new IllegalStateException("declare at least one table(...) for the route");
+            if (tables.isEmpty() && !evolving) {
+                throw new IllegalStateException("declare at least one table(...) for the route, or make the tables "
+                        + "evolving() to have the route's shapes create them");
             }
-            return new RoutedTables<>(List.copyOf(tables.values()), route, group);
+            return new RoutedTables<>(List.copyOf(tables.values()), route, group, evolving);
         }
     }
 }

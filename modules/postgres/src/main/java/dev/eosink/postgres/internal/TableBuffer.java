@@ -109,9 +109,12 @@ final class TableBuffer {
         return buffer.carried();
     }
 
-    /** Buffers what a restored state carried for this table, before any record. */
-    void loadCarried(byte[] carried) throws CarriedStatementsRefused {
-        buffer.loadCarried(buffer.readCarried(carried));
+    /**
+     * Buffers what a restored state carried for this table, before any record; with {@code widened}, also changes
+     * carried for some of its columns (an evolving table that gained columns since: they get null).
+     */
+    void loadCarried(byte[] carried, boolean widened) throws CarriedStatementsRefused {
+        buffer.loadCarried(buffer.readCarried(carried, widened));
     }
 
     void carriedIntoNextEpoch() {

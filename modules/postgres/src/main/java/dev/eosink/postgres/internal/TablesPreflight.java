@@ -38,37 +38,60 @@ final class TablesPreflight {
     }
 
     <IN> WritePlan<IN> plan(RoutedTables<IN> routes) throws SQLException, SinkException {
-        List<WritePlan.RoutedTablePlan> tables = new ArrayList<>();
-        TableOrder order = TableOrder.read(c, context, routes.tables());
-        for (RoutedTable table : order.order()) {
-            checks.checkTable(table.table(), table.columns(), false);
-            List<String> missing = missingPrivileges(c, table.table(), "UPDATE", "DELETE");
-            if (!missing.isEmpty()) {
-                String role = currentRole(c);
-                throw new MisconfigurationException(context + ": the role " + role + " lacks " + missing
-                        + " on routed table " + table.table() + ", whose changes it upserts and deletes. Remedy: GRANT "
-                        + "INSERT, UPDATE, DELETE ON " + table.table() + " TO " + role
-                        + " (see sql/02-sink-role.sql).");
+        List<RoutedTable> declared = routes.tables();
+        if (routes.evolving()) {
+            // A declared table may be missing: the route's shapes create it, and it is planned then.
+            List<RoutedTable> existing = new ArrayList<>();
+            for (RoutedTable t : declared) {
+                if (Catalog.exists(c, t.table())) {
+                    existing.add(t);
+                }
             }
-            List<TargetColumn> types = checks.columnTypes(table.table(), table.columns(), false);
-            List<String> casts = types.stream().map(TargetColumn::cast).collect(Collectors.toList());
-            KeyColumns keys = KeyColumns.read(c, table.table(), table.key());
-            if (keys.unsupported() != null || keys.databaseDecides()) {
-                // The database's own merge runs a run's deletes with its upserts, in one statement, which the
-                // order of the foreign keys needs apart.
-                throw new MisconfigurationException(context + ": routed table " + table.table() + ": "
-                        + (keys.unsupported() != null ? keys.unsupported() : keys.whyDatabaseDecides())
-                        + ", so only the database can tell which changes share a key, which a routed table cannot "
-                        + "use. Remedy: give the key column a type and collation that compare exactly (text with a "
-                        + "deterministic collation instead of citext), or write the table with a sink of its own "
-                        + "(upsert(...)).");
-            }
-            WritePlan.RoutedTablePlan plan =
-                    new WritePlan.RoutedTablePlan(table, casts, keys, order.isParent(table), typeNames(types));
-            checks.checkUpsertKey(table.table(), table.key(), plan.newBuffer());
-            tables.add(plan);
+            declared = existing;
         }
-        return new WritePlan.Tables<>(routes.route(), tables);
+        List<WritePlan.RoutedTablePlan> tables = new ArrayList<>();
+        TableOrder order = TableOrder.read(c, context, declared);
+        for (RoutedTable table : order.order()) {
+            tables.add(planOne(table, order.isParent(table)));
+        }
+        return new WritePlan.Tables<>(
+                routes.route(), tables, routes.evolving() ? new WritePlan.Evolving(this) : WritePlan.Fixed.FIXED);
+    }
+
+    /**
+     * Checks one table as an upsert sink's and plans its statements: at start, and when an evolving sink created or
+     * widened the table (then on the session's connection, inside the epoch's transaction, which sees the change).
+     */
+    WritePlan.RoutedTablePlan planOne(RoutedTable table, boolean parent) throws SQLException, SinkException {
+        checks.checkTable(table.table(), table.columns(), false);
+        List<String> missing = missingPrivileges(c, table.table(), "UPDATE", "DELETE");
+        if (!missing.isEmpty()) {
+            String role = currentRole(c);
+            throw new MisconfigurationException(context + ": the role " + role + " lacks " + missing
+                    + " on routed table " + table.table() + ", whose changes it upserts and deletes. Remedy: GRANT "
+                    + "INSERT, UPDATE, DELETE ON " + table.table() + " TO " + role
+                    + " (see sql/02-sink-role.sql).");
+        }
+        List<TargetColumn> types = checks.columnTypes(table.table(), table.columns(), false);
+        List<String> casts = types.stream().map(TargetColumn::cast).collect(Collectors.toList());
+        KeyColumns keys = KeyColumns.read(c, table.table(), table.key());
+        if (keys.unsupported() != null || keys.databaseDecides()) {
+            // The database's own merge runs a run's deletes with its upserts, in one statement, which the
+            // order of the foreign keys needs apart.
+            throw new MisconfigurationException(context + ": routed table " + table.table() + ": "
+                    + (keys.unsupported() != null ? keys.unsupported() : keys.whyDatabaseDecides())
+                    + ", so only the database can tell which changes share a key, which a routed table cannot "
+                    + "use. Remedy: give the key column a type and collation that compare exactly (text with a "
+                    + "deterministic collation instead of citext), or write the table with a sink of its own "
+                    + "(upsert(...)).");
+        }
+        WritePlan.RoutedTablePlan plan = new WritePlan.RoutedTablePlan(table, casts, keys, parent, typeNames(types));
+        checks.checkUpsertKey(table.table(), table.key(), plan.newBuffer());
+        return plan;
+    }
+
+    SubtaskContext context() {
+        return context;
     }
 
     private static List<String> typeNames(List<TargetColumn> types) {

@@ -313,12 +313,24 @@ final class UpsertBuffer<R> {
      *     or keys than this sink's
      */
     CarriedStatements readCarried(byte[] bytes) throws CarriedStatementsRefused {
+        return readCarried(bytes, false);
+    }
+
+    /**
+     * Reads carried statements; with {@code fewerColumns}, also those carried for some of this buffer's columns (a
+     * table widened since: {@link #loadCarried} gives the others null), the key the same.
+     */
+    CarriedStatements readCarried(byte[] bytes, boolean fewerColumns) throws CarriedStatementsRefused {
         CarriedStatements carried = CarriedStatements.decode(bytes);
         boolean otherKey = carried.keyColumnCount() != keyIndexes.length
                 || carried.keyColumns()
                         .map(names -> !names.equals(keys.names()))
                         .orElse(false);
-        if (!carried.columns().equals(columnNames) || otherKey) {
+        boolean fits = fewerColumns
+                ? columnNames.containsAll(carried.columns())
+                        && carried.keyColumns().isPresent()
+                : carried.columns().equals(columnNames);
+        if (!fits || otherKey) {
             throw CarriedStatementsRefused.otherColumns(
                     carried.columns(),
                     carried.keyColumns()
@@ -345,10 +357,21 @@ final class UpsertBuffer<R> {
             throw new IllegalStateException(
                     "carried statements run before any record, but " + pending.size() + " statement(s) are buffered");
         }
+        // Where each of this buffer's columns is among the carried ones: -1 for a column added since (null).
+        int[] from = columnNames.stream().mapToInt(carried.columns()::indexOf).toArray();
+        boolean same = carried.columns().equals(columnNames);
         for (CarriedStatements.Statement s : carried.statements()) {
             Object key = keyIndexes.length == 1 ? s.key()[0] : Arrays.asList((Object[]) s.key());
-            pending.put(key, s.delete() ? DELETE : new TextRow(s.values()));
+            pending.put(key, s.delete() ? DELETE : new TextRow(same ? s.values() : widened(s.values(), from)));
         }
+    }
+
+    private static String[] widened(String[] values, int[] from) {
+        String[] row = new String[from.length];
+        for (int i = 0; i < from.length; i++) {
+            row[i] = from[i] < 0 ? null : values[from[i]];
+        }
+        return row;
     }
 
     /** An upsert carried in checkpoint state: its columns' text, as the statements bind it. */

@@ -99,4 +99,14 @@ final class TablesModel implements TableChanges {
         }
         return read;
     }
+
+    @Override
+    public List<String> columns(String table) {
+        return tables.get(table).columns();
+    }
+
+    @Override
+    public void evolve(dev.eosink.jdbc.route.TableShape shape) {
+        throw new UnsupportedOperationException("the model's tables are fixed");
+    }
 }
