@@ -33,6 +33,13 @@ GRANT INSERT, SELECT, DELETE ON public.eosink_markers TO flink_sink;
 -- Since PostgreSQL 15 nobody but the owner may create in schema public without this grant.
 --   GRANT CREATE ON SCHEMA public TO flink_sink;
 
+-- Only with routed tables that are evolving() (replication with ReplicaTables.readEvolving): CREATE
+-- on each schema the sink creates tables in (it then owns them), and, for a table that exists and
+-- gains columns, ownership: PostgreSQL lets only a table's owner ALTER TABLE ... ADD COLUMN. With
+-- your schema and tables for replica:
+--   GRANT CREATE ON SCHEMA replica TO flink_sink;
+--   ALTER TABLE replica.orders OWNER TO flink_sink;
+
 -- Only with deadLetterTable(...): INSERT on the dead-letter table, created by an administrator
 -- (the DDL is in the sink's error message when it is missing) or by the sink (CREATE, as above).
 --   GRANT INSERT ON public.orders_dead_letters TO flink_sink;

@@ -122,18 +122,27 @@ final class CdcDemo {
                 try (Connection c = source.connect()) {
                     c.setAutoCommit(false);
                     for (long i = 0; i < o.events; i++) {
-                        SourceBank.transaction(c, i);
+                        if (i == schemaChangeAt(o)) {
+                            SourceBank.addChannel(c); // the replica gains it with the first rows that carry it
+                        }
+                        SourceBank.transaction(c, i, i >= schemaChangeAt(o));
                     }
                 }
                 capture.awaitEnds(o.events, CAPTURE_TIMEOUT);
                 System.out.printf(
-                        "%s: %,d source transactions captured by Debezium into Kafka (%,d records) in %.1f s%n",
-                        topics, o.events, capture.sent(), (System.nanoTime() - t0) / 1e9);
+                        "%s: %,d source transactions captured by Debezium into Kafka (%,d records) in %.1f s; "
+                                + "schema change: column channel added to the source's orders before transaction %,d%n",
+                        topics, o.events, capture.sent(), (System.nanoTime() - t0) / 1e9, schemaChangeAt(o));
             }
             Map<TopicPartition, Long> end = topics.latestOffsets();
             long total = end.values().stream().mapToLong(Long::longValue).sum();
             return replicate(o, servers, target, source, topics, end, total, sourceTables);
         }
+    }
+
+    /** The source transaction before which the source's orders gain a column: half-way. */
+    static long schemaChangeAt(DemoOptions o) {
+        return o.events / 2;
     }
 
     private static Run replicate(
@@ -150,7 +159,8 @@ final class CdcDemo {
         String schema = o.table;
         ReplicaTables tables;
         try (Connection c = servers.connect()) {
-            tables = ReplicaTables.read(c, schema, sourceTables);
+            // Evolving: the replica's tables gain the columns the source's events bring (orders.channel, half-way).
+            tables = ReplicaTables.readEvolving(c, schema, sourceTables);
         }
         ExactlyOnceSink<SourceChanges> sink = PostgresSink.<SourceChanges>builder()
                 .jdbcUrl(servers.jdbcUrl)
@@ -232,6 +242,16 @@ final class CdcDemo {
                                 .map(e -> e.getKey() + " " + e.getValue().size())
                                 .collect(Collectors.joining(", "))
                         + " rows)");
+                try (Statement st = t.createStatement();
+                        java.sql.ResultSet rs = st.executeQuery("SELECT count(channel) FROM " + schema + ".orders")) {
+                    rs.next();
+                    System.out.printf(
+                            "replica's orders: column channel added by the sink mid-run, %,d orders carry it%n",
+                            rs.getLong(1));
+                } catch (java.sql.SQLException missing) {
+                    equal = false;
+                    System.out.println("replica's orders: column channel MISSING: " + missing.getMessage());
+                }
             }
             List<String> prepared = target.preparedGids(TransactionId.sinkPrefix(o.sinkId));
             System.out.println("prepared transactions left: " + prepared.size());

@@ -90,7 +90,7 @@ public final class RoutedTables<IN> implements Serializable {
     public String describe() {
         List<String> names = new ArrayList<>();
         tables.forEach(t -> names.add(t.table().toString()));
-        return "tables " + names;
+        return "tables " + names + (evolving ? " and those the route's shapes create" : "");
     }
 
     @Override

@@ -8,7 +8,6 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.core.spi.OwnCommits;
 import dev.eosink.jdbc.io.IoWatchdog;
-import dev.eosink.jdbc.route.RoutedTable;
 import dev.eosink.jdbc.route.TableChanges;
 import dev.eosink.jdbc.route.TableRoute;
 import dev.eosink.jdbc.route.TableShape;
@@ -21,12 +20,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * Upserts and deletes of many tables in the session's one transaction, as a {@link TableRoute} makes them of
@@ -71,9 +68,8 @@ final class TablesPath<IN> implements WritePath<IN> {
      */
     private final List<TableBuffer> order;
 
-    private final WritePlan.Evolution evolution;
-    /** Each table's last shape that was found in place: a shape repeated costs a comparison. */
-    private final Map<String, TableShape> shapes = new HashMap<>();
+    /** Creates and widens the tables as the route's shapes ask, or checks them against fixed ones. */
+    private final TableShapes shapes;
     /** Whether the record being routed made a change yet: its shapes must come first. */
     private boolean changed;
     /** Whether this writer prepared a transaction since it started (see {@link #evolve}). */
@@ -94,8 +90,8 @@ final class TablesPath<IN> implements WritePath<IN> {
             WritePlan.Resources session, TableRoute<IN> route, List<TableBuffer> order, WritePlan.Evolution evolution) {
         this.route = route;
         this.order = new ArrayList<>(order);
-        this.evolution = evolution;
         order.forEach(t -> byName.put(t.table().name(), t));
+        this.shapes = new TableShapes(this.order, byName, evolution, session.connection(), session.io());
         this.connection = session.connection();
         this.io = session.io();
         this.batchSize = session.batchSize();
@@ -278,15 +274,15 @@ final class TablesPath<IN> implements WritePath<IN> {
         deferConstraints();
         for (Map.Entry<String, byte[]> table : RoutedCarried.decode(carried).entrySet()) {
             TableBuffer t = byName.get(table.getKey());
-            if (t == null && evolution instanceof WritePlan.Evolving evolving) {
-                t = plannedOnRestore(table.getKey(), evolving);
+            if (t == null) {
+                t = shapes.plannedOnRestore(table.getKey()).orElse(null);
             }
             if (t == null) {
                 throw new CarriedStatementsRefused("the restored state carries upserts and deletes of table "
                         + table.getKey() + ", which this sink no longer declares (it declares " + byName.keySet()
                         + "). Remedy: declare the table again for this restore, or restore without the sink's state");
             }
-            t.loadCarried(table.getValue(), evolution instanceof WritePlan.Evolving);
+            t.loadCarried(table.getValue(), shapes.evolving());
         }
         OwnCommits live = ownCommits;
         ownCommits = OwnCommits.NONE; // they run before any record, once nothing of their writer is prepared
@@ -295,100 +291,6 @@ final class TablesPath<IN> implements WritePath<IN> {
         } finally {
             ownCommits = live;
         }
-    }
-
-    /**
-     * Plans a table an evolving sink created in an epoch whose changes were carried: that epoch's commit, which the
-     * restore made, created it; null when it does not exist.
-     */
-    private TableBuffer plannedOnRestore(String name, WritePlan.Evolving evolving) throws SQLException, IOException {
-        int dot = name.indexOf('.');
-        RoutedTable declared;
-        TableEvolution tables =
-                new TableEvolution(connection, io, evolving.planner().context());
-        dev.eosink.jdbc.sql.SqlIdentifier id = dot < 0
-                ? new dev.eosink.jdbc.sql.SqlIdentifier(null, name)
-                : new dev.eosink.jdbc.sql.SqlIdentifier(name.substring(0, dot), name.substring(dot + 1));
-        List<String> columns = tables.columns(id);
-        List<String> key = tables.primaryKey(id);
-        if (columns.isEmpty() || key.isEmpty()) {
-            return null;
-        }
-        declared = RoutedTable.of(id.schema(), id.name(), columns, key);
-        TableBuffer t = evolving.planner().planOne(declared, false).newTableBuffer();
-        order.add(t);
-        byName.put(name, t);
-        return t;
-    }
-
-    /** Gives the shape's table what it lacks, or checks that a fixed one has it: see {@link TableChanges#evolve}. */
-    private void evolve(TableShape shape) throws SQLException, IOException {
-        if (changed) {
-            throw new IllegalStateException("the route gave the shape of table " + shape.name() + " after a change "
-                    + "of the same record: give every shape of a record before its changes (a table created or "
-                    + "widened within a record would split it)");
-        }
-        if (shape.equals(shapes.get(shape.name()))) {
-            return;
-        }
-        TableBuffer t = byName.get(shape.name());
-        List<String> names =
-                shape.columns().stream().map(TableShape.Column::name).collect(Collectors.toList());
-        if (evolution instanceof WritePlan.Evolving evolving) {
-            TableEvolution tables =
-                    new TableEvolution(connection, io, evolving.planner().context());
-            List<String> ddl = tables.statements(shape);
-            if (!ddl.isEmpty()) {
-                // The previous epoch's prepared transaction may hold locks on the table until its commit, which the
-                // DDL would wait for: wait for that commit first. When it cannot be waited for (its checkpoint was
-                // declined or was a savepoint), it commits only with a later checkpoint, whose barrier this thread
-                // would hold up: restart instead, which rolls it back. A restored run that prepared nothing yet has
-                // no such transaction (the restore finished the earlier run's), so its DDL goes ahead.
-                if (ownCommits.pending() && !ownCommits.await() && preparedThisRun) {
-                    throw new SinkException(evolving.planner().context() + ": routed table " + shape.table()
-                            + " must change (" + String.join("; ", ddl) + ") while this writer's previous "
-                            + "transaction, which may lock the table, cannot commit yet: its checkpoint was declined, "
-                            + "or was a savepoint, and it commits only with a later checkpoint, whose barrier this "
-                            + "writer would hold up. The job restarts from its last completed checkpoint (that "
-                            + "transaction is rolled back, its records replayed) and changes the table then. Nothing of "
-                            + "this epoch becomes visible.");
-                }
-                tables.apply(shape, ddl);
-            }
-            if (t == null || !t.table().columns().containsAll(names)) {
-                replan(shape, t, tables, evolving);
-            }
-        } else if (t == null
-                || !t.table().columns().containsAll(names)
-                || !t.table().key().equals(shape.key())) {
-            throw new IllegalArgumentException(
-                    "the route gives table " + shape.name() + " the shape " + shape
-                            + ", which "
-                            + (t == null ? "the sink does not declare" : "its declaration " + t.table() + " lacks")
-                            + ", and the sink's tables are not evolving. Remedy: declare the table with those columns and key, "
-                            + "or build the tables with RoutedTables.Builder.evolving() to have the sink create and widen them");
-        }
-        shapes.put(shape.name(), shape);
-    }
-
-    /** Plans the table anew with every column it now has; its buffered changes move over. */
-    private void replan(TableShape shape, TableBuffer old, TableEvolution tables, WritePlan.Evolving evolving)
-            throws SQLException, IOException {
-        RoutedTable declared = RoutedTable.of(
-                shape.table().schema(), shape.table().name(), tables.columns(shape.table()), shape.key());
-        TableBuffer fresh = evolving.planner()
-                .planOne(declared, old != null && old.parent())
-                .newTableBuffer();
-        if (old == null) {
-            order.add(fresh);
-        } else {
-            Optional<byte[]> pending = old.carried();
-            if (pending.isPresent()) {
-                fresh.loadCarried(pending.get(), true);
-            }
-            order.set(order.indexOf(old), fresh);
-        }
-        byName.put(shape.name(), fresh);
     }
 
     @Override
@@ -423,8 +325,13 @@ final class TablesPath<IN> implements WritePath<IN> {
 
         @Override
         public void evolve(TableShape shape) {
+            if (changed) {
+                throw new IllegalStateException("the route gave the shape of table " + shape.name() + " after a "
+                        + "change of the same record: give every shape of a record before its changes (a table "
+                        + "created or widened within a record would split it)");
+            }
             try {
-                TablesPath.this.evolve(shape);
+                shapes.evolve(shape, ownCommits, preparedThisRun);
             } catch (SinkException e) {
                 throw new EvolutionFailed(e);
             } catch (SQLException | IOException e) {

@@ -53,8 +53,32 @@ public final class SourceBank {
         }
     }
 
+    /**
+     * A schema change mid-run: adds column {@code channel} (text) to the source's orders, in a transaction of its own
+     * (autocommit off), after which {@link #transaction(Connection, long, boolean)} with {@code channel} fills it.
+     */
+    public static void addChannel(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("ALTER TABLE public.orders ADD COLUMN channel text");
+        }
+        c.commit();
+    }
+
+    /** Transaction {@code i}'s order's channel, once the orders have the column. */
+    static String channel(long i) {
+        return i % 3 == 0 ? "store" : "web";
+    }
+
     /** Runs transaction {@code i} on {@code c} (autocommit off) and commits it. */
     public static void transaction(Connection c, long i) throws SQLException {
+        transaction(c, i, false);
+    }
+
+    /**
+     * Runs transaction {@code i} on {@code c} (autocommit off) and commits it; with {@code channel}, its order gets a
+     * channel ({@link #addChannel} ran before).
+     */
+    public static void transaction(Connection c, long i, boolean channel) throws SQLException {
         long from = from(i);
         long to = to(i);
         String amount = java.math.BigDecimal.valueOf(amountCents(i), 2).toPlainString();
@@ -66,7 +90,7 @@ public final class SourceBank {
             if (i % 2 == 0) {
                 long lines = 1 + i % 3;
                 s.execute("INSERT INTO public.orders VALUES (" + i + ", 0, date '2026-01-01' + " + (i % 300) + ", '"
-                        + new java.util.UUID(i, 42) + "')");
+                        + new java.util.UUID(i, 42) + "'" + (channel ? ", '" + channel(i) + "'" : "") + ")");
                 for (long k = 0; k < lines; k++) {
                     s.execute("INSERT INTO public.lines VALUES (" + i + ", " + k + ", " + (10 + k + i % 5) + ".25, "
                             + (k == 0 ? "'{\"gift\": " + (i % 4 == 0) + "}'" : "NULL") + ")");
