@@ -26,12 +26,13 @@ import java.util.stream.Collectors;
 
 /**
  * Turns one change event into the upsert or delete of its replica table: an insert, a snapshot read or an update
- * upserts the row after the change (every target column's value, by name); a delete deletes the event's key.
- * Values of events with their schema go as they are; values of events without it are converted to their target
- * column's type ({@link SchemalessValues}).
+ * upserts the row after the change (every target column's value, by name); a delete deletes the event's key; a
+ * truncate empties the table ({@code TableChanges.truncate}: Debezium sends truncates with {@code
+ * skipped.operations} other than its default {@code t}). Values of events with their schema go as they are; values
+ * of events without it are converted to their target column's type ({@link SchemalessValues}).
  *
  * <p>Refused, naming the table, the column and the remedy: a change of a table that is not replicated; a target
- * column the event does not have; a TRUNCATE (routed tables take upserts and deletes only); and Debezium's
+ * column the event does not have (unless the tables are evolving); and Debezium's
  * placeholder for a TOASTed value an update left unchanged (without {@code REPLICA IDENTITY FULL} at the source
  * an update does not carry it), which written as it is would overwrite the value with the placeholder's text.
  */
@@ -101,8 +102,10 @@ public final class ChangeEventRouter implements Serializable {
                 out.delete(target.name(), values(event, replica, target.key(), key));
                 return;
             case TRUNCATE:
+                out.truncate(target.name());
+                return;
             default:
-                throw truncate(source, target.table());
+                throw new IllegalStateException("no change kind " + event.kind());
         }
     }
 
@@ -171,8 +174,10 @@ public final class ChangeEventRouter implements Serializable {
                 out.delete(target, key.values().toArray());
                 return;
             case TRUNCATE:
+                out.truncate(target);
+                return;
             default:
-                throw truncate(source, target);
+                throw new IllegalStateException("no change kind " + event.kind());
         }
     }
 
@@ -184,12 +189,6 @@ public final class ChangeEventRouter implements Serializable {
                     + " REPLICA IDENTITY FULL at the source");
         }
         return value;
-    }
-
-    private static IllegalArgumentException truncate(String source, Object target) {
-        return new IllegalArgumentException("a TRUNCATE of source table " + source + ": replication into "
-                + target + " takes inserts, updates and deletes only. Remedy: have the connector skip "
-                + "truncates (skipped.operations=t, its default) and truncate the target yourself");
     }
 
     private Object[] values(ChangeEvent event, ReplicaTable replica, List<String> columns, Row row) {

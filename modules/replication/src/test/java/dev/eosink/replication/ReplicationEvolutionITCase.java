@@ -62,7 +62,7 @@ class ReplicationEvolutionITCase {
                     .build());
 
     private static final Duration WAIT = Duration.ofSeconds(90);
-    private static final List<String> CAPTURED = List.of("items", "tags", "widened", "rekeyed");
+    private static final List<String> CAPTURED = List.of("items", "tags", "widened", "rekeyed", "wiped");
     /** Source transactions of items and tags (after the schema changes between them). */
     private static final int ITEM_TRANSACTIONS = 40;
 
@@ -79,6 +79,7 @@ class ReplicationEvolutionITCase {
             s.execute("CREATE TABLE public.items (id int PRIMARY KEY, name text NOT NULL)");
             s.execute("CREATE TABLE public.widened (id int PRIMARY KEY, n int)");
             s.execute("CREATE TABLE public.rekeyed (a int PRIMARY KEY, b int NOT NULL)");
+            s.execute("CREATE TABLE public.wiped (id int PRIMARY KEY, v text NOT NULL)");
         }
         try (DebeziumCapture capture = new DebeziumCapture("evolving", engineProperties())) {
             Thread.sleep(3_000); // the engine's slot and publication, before the first change
@@ -109,6 +110,14 @@ class ReplicationEvolutionITCase {
                     }
                     c.commit();
                 }
+                s.execute("INSERT INTO public.wiped SELECT g, 'before ' || g FROM generate_series(1, 5) g");
+                c.commit();
+                // A truncate and rows after it, in one transaction; then rows in the next.
+                s.execute("TRUNCATE public.wiped");
+                s.execute("INSERT INTO public.wiped VALUES (3, 'after')");
+                c.commit();
+                s.execute("INSERT INTO public.wiped VALUES (7, 'later')");
+                c.commit();
                 s.execute("INSERT INTO public.widened VALUES (1, 1)");
                 c.commit();
                 s.execute("ALTER TABLE public.widened ALTER COLUMN n TYPE bigint");
@@ -174,6 +183,7 @@ class ReplicationEvolutionITCase {
                 "table.include.list", CAPTURED.stream().map(t -> "public." + t).collect(Collectors.joining(",")));
         p.setProperty("snapshot.mode", "no_data");
         p.setProperty("provide.transaction.metadata", "true");
+        p.setProperty("skipped.operations", "none"); // truncates too
         p.setProperty("converter.schemas.enable", "true");
         // The source's varchar length and numeric precision, which the created columns take.
         p.setProperty("column.propagate.source.type", ".*");
@@ -305,6 +315,16 @@ class ReplicationEvolutionITCase {
         assertThat(rows(schema, "tags")).as("tags").isEqualTo(rows("public", "tags"));
         // Inserted one per transaction; deleted one per transaction after the half: 40 - 19.
         assertThat(rows(schema, "items")).as("items replicated").hasSize(21);
+    }
+
+    /** A TRUNCATE at the source empties the replica's table in the transaction of the rows that follow it. */
+    @Test
+    void aTruncateAtTheSourceEmptiesTheReplica() throws Exception {
+        replicate("replica_wiped", List.of("wiped"), false);
+        assertThat(rows("replica_wiped", "wiped"))
+                .as("the replica, as the source")
+                .isEqualTo(rows("public", "wiped"))
+                .containsExactly("(3,after)", "(7,later)");
     }
 
     /** A column the source widened (int to bigint) is refused: the sink never retypes. */

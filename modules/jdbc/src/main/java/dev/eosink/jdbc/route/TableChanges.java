@@ -27,6 +27,15 @@ public interface TableChanges {
     void delete(String table, Object... key);
 
     /**
+     * Deletes every row of {@code table}, as a {@code TRUNCATE} at the source did: the changes routed to it before
+     * are dropped, those after it apply to the emptied table. The rows go by {@code DELETE} in the epoch's
+     * transaction, so readers see them go with the commit, as any other change; tables that others refer to are
+     * emptied after them (children first). A table an {@linkplain RoutedTables.Builder#evolving() evolving} sink
+     * never made is left alone.
+     */
+    void truncate(String table);
+
+    /**
      * The columns {@code table} has now, in the order {@link #upsert} takes their values: the declared ones, and
      * for an {@linkplain RoutedTables.Builder#evolving() evolving} sink the table's columns as {@link #evolve} left
      * them (a column the source no longer has stays; give it null).

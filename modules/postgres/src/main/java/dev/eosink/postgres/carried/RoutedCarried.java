@@ -32,6 +32,37 @@ public final class RoutedCarried {
     /** The first byte of a routed sink's carried writes: 'R'. */
     public static final byte MARK = 'R';
 
+    /**
+     * The first byte of a table's carried bytes when the table was truncated before its statements: its rows are
+     * deleted first, then the statements that follow (none when the bytes end there) run. Never a first byte of
+     * {@link CarriedStatements}.
+     */
+    public static final byte TRUNCATED = 'T';
+
+    /** A truncated table's carried bytes: {@link #TRUNCATED}, then its statements if any. */
+    public static byte[] truncated(java.util.Optional<byte[]> statements) {
+        byte[] rest = statements.orElse(new byte[0]);
+        byte[] bytes = new byte[rest.length + 1];
+        bytes[0] = TRUNCATED;
+        System.arraycopy(rest, 0, bytes, 1, rest.length);
+        return bytes;
+    }
+
+    /** Whether a table's carried bytes begin with its truncation. */
+    public static boolean isTruncated(byte[] table) {
+        return table.length > 0 && table[0] == TRUNCATED;
+    }
+
+    /** A table's carried statements, without the truncation before them; empty when there are none. */
+    public static java.util.Optional<byte[]> statementsOf(byte[] table) {
+        if (!isTruncated(table)) {
+            return java.util.Optional.of(table);
+        }
+        return table.length == 1
+                ? java.util.Optional.empty()
+                : java.util.Optional.of(java.util.Arrays.copyOfRange(table, 1, table.length));
+    }
+
     private RoutedCarried() {}
 
     /** Whether {@code bytes} are a routed sink's carried writes. */

@@ -6,6 +6,7 @@ package dev.eosink.postgres.internal;
 
 import dev.eosink.jdbc.route.RoutedTable;
 import dev.eosink.jdbc.sql.CarriedStatementsRefused;
+import dev.eosink.postgres.carried.RoutedCarried;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -26,6 +27,8 @@ final class TableBuffer {
     private final int[] keyIndexes;
     /** What a failure of this table's statements reads like: it names this table. */
     private final WriteErrors errors;
+    /** A truncation was routed since the last run: the rows go before the buffered changes run. */
+    private boolean truncated;
 
     TableBuffer(RoutedTable table, UpsertBuffer<Object[]> buffer, boolean parent) {
         this.table = table;
@@ -88,6 +91,26 @@ final class TableBuffer {
         return buffer.size();
     }
 
+    /** Drops the buffered changes; the next run deletes every row first. */
+    void truncate() {
+        buffer.clear();
+        truncated = true;
+    }
+
+    boolean truncated() {
+        return truncated;
+    }
+
+    /** Deletes every row, in the open transaction, if a truncation was routed: see {@link #truncate}. */
+    void executeTruncate(Connection c) throws SQLException {
+        if (truncated) {
+            try (java.sql.Statement s = c.createStatement()) {
+                s.executeUpdate("DELETE FROM " + table.table().sql());
+            }
+            truncated = false;
+        }
+    }
+
     long firstPosition() {
         return buffer.firstPosition();
     }
@@ -104,9 +127,9 @@ final class TableBuffer {
         buffer.executeDeletes(c);
     }
 
-    /** This table's changes, to carry past a barrier; empty when it has none. */
+    /** This table's changes, to carry past a barrier, its truncation first ({@link RoutedCarried}); empty when none. */
     Optional<byte[]> carried() {
-        return buffer.carried();
+        return truncated ? Optional.of(RoutedCarried.truncated(buffer.carried())) : buffer.carried();
     }
 
     /**
@@ -114,7 +137,11 @@ final class TableBuffer {
      * carried for some of its columns (an evolving table that gained columns since: they get null).
      */
     void loadCarried(byte[] carried, boolean widened) throws CarriedStatementsRefused {
-        buffer.loadCarried(buffer.readCarried(carried, widened));
+        truncated = RoutedCarried.isTruncated(carried);
+        Optional<byte[]> statements = RoutedCarried.statementsOf(carried);
+        if (statements.isPresent()) {
+            buffer.loadCarried(buffer.readCarried(statements.get(), widened));
+        }
     }
 
     void carriedIntoNextEpoch() {
@@ -123,5 +150,6 @@ final class TableBuffer {
 
     void clear() {
         buffer.clear();
+        truncated = false;
     }
 }

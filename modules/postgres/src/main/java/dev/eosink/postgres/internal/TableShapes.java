@@ -125,11 +125,11 @@ final class TableShapes {
     }
 
     /**
-     * For a restored state's changes of a table the sink does not declare: an evolving sink created it in the epoch
-     * that carried them, whose commit the restore made, and plans it now (its primary key as the key). Empty for a
-     * fixed sink, or when no such table exists.
+     * For a table the sink does not declare that an evolving sink made before (in the epoch whose carried changes a
+     * restore brings, which the restore committed, or in an earlier run, for a truncate): plans it now, its primary
+     * key as the key. Empty for a fixed sink, or when no such table exists.
      */
-    Optional<TableBuffer> plannedOnRestore(String name) throws SQLException, IOException {
+    Optional<TableBuffer> planExisting(String name) throws SQLException, IOException {
         if (!(evolution instanceof WritePlan.Evolving evolving)) {
             return Optional.empty();
         }

@@ -173,6 +173,10 @@ final class TablesPath<IN> implements WritePath<IN> {
             return;
         }
         held = false;
+        // Truncations first, children first: the rows they delete are those before the run's changes.
+        for (int i = order.size() - 1; i >= 0; i--) {
+            truncate(order.get(i), carried);
+        }
         for (TableBuffer t : order) {
             if (!t.parent()) {
                 runOne(t, false, carried);
@@ -186,6 +190,28 @@ final class TablesPath<IN> implements WritePath<IN> {
         }
         order.forEach(TableBuffer::clear);
         routed = 0;
+    }
+
+    private void truncate(TableBuffer t, boolean carried) throws IOException, SQLException {
+        if (!t.truncated()) {
+            return;
+        }
+        try {
+            io.call("deleting every row of a truncated routed table", () -> {
+                t.executeTruncate(connection);
+                return null;
+            });
+        } catch (SQLException e) {
+            if (carried) {
+                throw e;
+            }
+            throw new SinkException(
+                    "emptying " + t.errors().target() + " (a truncate routed to it) failed: " + Catalog.oneLine(e)
+                            + " (SQLSTATE " + e.getSQLState() + "). When another table's NOT DEFERRABLE foreign key "
+                            + "refers to it, truncate that table too (the source's TRUNCATE ... CASCADE does), or "
+                            + "make the key DEFERRABLE. Nothing of this epoch becomes visible",
+                    e);
+        }
     }
 
     private void runOne(TableBuffer t, boolean upserts, boolean carried) throws IOException, SQLException {
@@ -250,7 +276,7 @@ final class TablesPath<IN> implements WritePath<IN> {
     public int heldWrites() {
         int n = 0;
         for (TableBuffer t : order) {
-            n += t.size();
+            n += t.size() + (t.truncated() ? 1 : 0);
         }
         return n;
     }
@@ -275,7 +301,7 @@ final class TablesPath<IN> implements WritePath<IN> {
         for (Map.Entry<String, byte[]> table : RoutedCarried.decode(carried).entrySet()) {
             TableBuffer t = byName.get(table.getKey());
             if (t == null) {
-                t = shapes.plannedOnRestore(table.getKey()).orElse(null);
+                t = shapes.planExisting(table.getKey()).orElse(null);
             }
             if (t == null) {
                 throw new CarriedStatementsRefused("the restored state carries upserts and deletes of table "
@@ -314,6 +340,28 @@ final class TablesPath<IN> implements WritePath<IN> {
         @Override
         public void delete(String table, Object... key) {
             buffer(table).delete(key, position);
+            routed++;
+            changed = true;
+        }
+
+        @Override
+        public void truncate(String table) {
+            TableBuffer t = byName.get(table);
+            if (t == null) {
+                try {
+                    // An evolving sink's table made by an earlier run (or not at all: nothing to empty).
+                    t = shapes.planExisting(table).orElse(null);
+                } catch (SQLException | IOException e) {
+                    throw new EvolutionFailed(new SinkException(
+                            "reading routed table " + table + " to truncate it failed: " + e.getMessage()
+                                    + ". Nothing of this epoch becomes visible; the job restarts and tries again",
+                            e));
+                }
+                if (t == null && shapes.evolving()) {
+                    return;
+                }
+            }
+            buffer(table).truncate();
             routed++;
             changed = true;
         }

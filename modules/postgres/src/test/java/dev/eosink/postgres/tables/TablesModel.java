@@ -106,6 +106,11 @@ final class TablesModel implements TableChanges {
     }
 
     @Override
+    public void truncate(String table) {
+        rows.get(table).clear();
+    }
+
+    @Override
     public void evolve(dev.eosink.jdbc.route.TableShape shape) {
         throw new UnsupportedOperationException("the model's tables are fixed");
     }
