@@ -59,8 +59,9 @@ final class TableEvolution {
         SqlIdentifier table = shape.table();
         Map<String, String> types = new LinkedHashMap<>();
         List<String> key = new ArrayList<>();
+        java.util.Set<String> notNull = new java.util.HashSet<>();
         io.call("reading the columns of routed table " + table, () -> {
-            read(table, types, key);
+            read(table, types, key, notNull);
             return null;
         });
         if (types.isEmpty()) {
@@ -86,7 +87,13 @@ final class TableEvolution {
             String existing = types.get(col.name());
             if (existing == null) {
                 added.add("ADD COLUMN IF NOT EXISTS " + SqlIdentifier.quote(col.name()) + " " + col.type());
-            } else if (!TypeWidening.holds(existing, col.type())) {
+                continue;
+            }
+            if (col.nullable() && notNull.contains(col.name()) && !key.contains(col.name())) {
+                // The source now allows null where the column does not: relaxing it takes nothing from anyone.
+                added.add("ALTER COLUMN " + SqlIdentifier.quote(col.name()) + " DROP NOT NULL");
+            }
+            if (!TypeWidening.holds(existing, col.type())) {
                 throw new SinkException(context + ": routed table " + table + ", column " + col.name() + ": the "
                         + "column is " + existing + ", but the changes routed to it now carry " + col.type()
                         + ", which " + existing + " cannot hold every value of (the source's type changed). The sink "
@@ -125,9 +132,14 @@ final class TableEvolution {
     }
 
     private void read(SqlIdentifier table, Map<String, String> types, List<String> key) throws SQLException {
+        read(table, types, key, new java.util.HashSet<>());
+    }
+
+    private void read(SqlIdentifier table, Map<String, String> types, List<String> key, java.util.Set<String> notNull)
+            throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT a.attname, format_type(a.atttypid, a.atttypmod), "
                 // indkey is an int2vector, whose array starts at 0 (a position of 0 is a key column): hence + 1.
-                + "coalesce(array_position(i.indkey::int2[], a.attnum) + 1, 0) FROM pg_attribute a "
+                + "coalesce(array_position(i.indkey::int2[], a.attnum) + 1, 0), a.attnotnull FROM pg_attribute a "
                 + "LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary "
                 + "WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum")) {
             s.setString(1, table.sql());
@@ -135,6 +147,9 @@ final class TableEvolution {
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     types.put(rs.getString(1), rs.getString(2));
+                    if (rs.getBoolean(4)) {
+                        notNull.add(rs.getString(1));
+                    }
                     if (rs.getInt(3) > 0) {
                         keyByPosition.put(rs.getInt(3), rs.getString(1));
                     }

@@ -21,11 +21,13 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * The route's {@linkplain dev.eosink.jdbc.route.TableChanges#evolve shapes} for a {@link TablesPath}: with a
- * {@link WritePlan.Fixed} sink, a check that the declared table has the shape; with a {@link WritePlan.Evolving} one,
- * the table created or widened ({@link TableEvolution}) and planned anew, its buffered changes moved into the new
- * buffer, which takes the old one's place in the path's run order (a created table goes last: no routed table's key
- * refers to it). A shape that was found in place before costs a comparison.
+ * The tables of a {@link TablesPath} as the route's {@linkplain dev.eosink.jdbc.route.TableChanges#evolve shapes}
+ * make them. With a {@link WritePlan.Fixed} sink, a check that the declared table has the shape. With a {@link
+ * WritePlan.Evolving} one, every table is planned when first used, from the catalog as it is then (after the restore
+ * finished earlier runs' transactions, so never blocked by one of their locks): its every column, the declared key or
+ * its primary key, its place in the run order and its parent flag from the foreign keys read at start; a shape creates
+ * or widens it first ({@link TableEvolution}), and a widened table is planned anew, its buffered changes moved into
+ * the new buffer. A shape that was found in place before costs a comparison.
  */
 final class TableShapes {
 
@@ -70,14 +72,17 @@ final class TableShapes {
         if (evolution instanceof WritePlan.Evolving evolving) {
             TableEvolution tables =
                     new TableEvolution(connection, io, evolving.planner().context());
+            // The previous epoch's prepared transaction may have made the table or its columns, which this epoch's
+            // transaction sees only once it is committed, and holds locks that the DDL would wait for: wait for
+            // that commit first, then read the catalog.
+            boolean committed = !ownCommits.pending() || ownCommits.await();
             List<String> ddl = tables.statements(shape);
             if (!ddl.isEmpty()) {
-                // The previous epoch's prepared transaction may hold locks on the table until its commit, which the
-                // DDL would wait for: wait for that commit first. When it cannot be waited for (its checkpoint was
-                // declined or was a savepoint), it commits only with a later checkpoint, whose barrier this thread
-                // would hold up: restart instead, which rolls it back. A restored run that prepared nothing yet has
-                // no such transaction (the restore finished the earlier run's), so its DDL goes ahead.
-                if (ownCommits.pending() && !ownCommits.await() && preparedThisRun) {
+                // When that commit cannot be waited for (its checkpoint was declined or was a savepoint), it comes
+                // only with a later checkpoint, whose barrier this thread would hold up: restart instead, which rolls
+                // it back. A restored run that prepared nothing yet has no such transaction (the restore finished
+                // the earlier run's), so its DDL goes ahead.
+                if (!committed && preparedThisRun) {
                     throw new SinkException(evolving.planner().context() + ": routed table " + shape.table()
                             + " must change (" + String.join("; ", ddl) + ") while this writer's previous "
                             + "transaction, which may lock the table, cannot commit yet: its checkpoint was declined, "
@@ -89,7 +94,7 @@ final class TableShapes {
                 tables.apply(shape, ddl);
             }
             if (t == null || !t.table().columns().containsAll(names)) {
-                replan(shape, t, tables, evolving);
+                plan(shape.table(), shape.key(), t, tables, evolving);
             }
         } else if (t == null
                 || !t.table().columns().containsAll(names)
@@ -104,16 +109,49 @@ final class TableShapes {
         found.put(shape.name(), shape);
     }
 
-    /** Plans the table anew with every column it now has; its buffered changes move over. */
-    private void replan(TableShape shape, TableBuffer old, TableEvolution tables, WritePlan.Evolving evolving)
+    /**
+     * An evolving sink's table that the route names before any shape of this run (a change after a restart, a
+     * restored state's carried changes, a truncate), planned from the catalog: declared, or made by an earlier run.
+     * Empty for a fixed sink, or when no such table exists.
+     */
+    Optional<TableBuffer> planExisting(String name) throws SQLException, IOException {
+        if (!(evolution instanceof WritePlan.Evolving evolving)) {
+            return Optional.empty();
+        }
+        Optional<RoutedTable> declared =
+                evolving.declared().stream().filter(t -> t.name().equals(name)).findFirst();
+        int dot = name.indexOf('.');
+        SqlIdentifier id = declared.map(RoutedTable::table)
+                .orElseGet(() -> dot < 0
+                        ? new SqlIdentifier(null, name)
+                        : new SqlIdentifier(name.substring(0, dot), name.substring(dot + 1)));
+        TableEvolution tables =
+                new TableEvolution(connection, io, evolving.planner().context());
+        List<String> key = declared.map(RoutedTable::key).orElse(tables.primaryKey(id));
+        if (tables.columns(id).isEmpty() || key.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(plan(id, key, null, tables, evolving));
+    }
+
+    /**
+     * Plans the table with every column it now has, in its place in the run order; the buffered changes of {@code
+     * old}, its previous plan, move over.
+     */
+    private TableBuffer plan(
+            SqlIdentifier id, List<String> key, TableBuffer old, TableEvolution tables, WritePlan.Evolving evolving)
             throws SQLException, IOException {
-        RoutedTable declared = RoutedTable.of(
-                shape.table().schema(), shape.table().name(), tables.columns(shape.table()), shape.key());
+        RoutedTable table = RoutedTable.of(id.schema(), id.name(), tables.columns(id), key);
         TableBuffer fresh = evolving.planner()
-                .planOne(declared, old != null && old.parent())
+                .planOne(table, evolving.parents().contains(table.name()))
                 .newTableBuffer();
         if (old == null) {
-            order.add(fresh);
+            int rank = evolving.rank(table.name());
+            int at = 0;
+            while (at < order.size() && evolving.rank(order.get(at).table().name()) <= rank) {
+                at++;
+            }
+            order.add(at, fresh);
         } else {
             Optional<byte[]> pending = old.carried();
             if (pending.isPresent()) {
@@ -121,34 +159,7 @@ final class TableShapes {
             }
             order.set(order.indexOf(old), fresh);
         }
-        byName.put(shape.name(), fresh);
-    }
-
-    /**
-     * For a table the sink does not declare that an evolving sink made before (in the epoch whose carried changes a
-     * restore brings, which the restore committed, or in an earlier run, for a truncate): plans it now, its primary
-     * key as the key. Empty for a fixed sink, or when no such table exists.
-     */
-    Optional<TableBuffer> planExisting(String name) throws SQLException, IOException {
-        if (!(evolution instanceof WritePlan.Evolving evolving)) {
-            return Optional.empty();
-        }
-        int dot = name.indexOf('.');
-        SqlIdentifier id = dot < 0
-                ? new SqlIdentifier(null, name)
-                : new SqlIdentifier(name.substring(0, dot), name.substring(dot + 1));
-        TableEvolution tables =
-                new TableEvolution(connection, io, evolving.planner().context());
-        List<String> columns = tables.columns(id);
-        List<String> key = tables.primaryKey(id);
-        if (columns.isEmpty() || key.isEmpty()) {
-            return Optional.empty();
-        }
-        TableBuffer t = evolving.planner()
-                .planOne(RoutedTable.of(id.schema(), id.name(), columns, key), false)
-                .newTableBuffer();
-        order.add(t);
-        byName.put(name, t);
-        return Optional.of(t);
+        byName.put(table.name(), fresh);
+        return fresh;
     }
 }

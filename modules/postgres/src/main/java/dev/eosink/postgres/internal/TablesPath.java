@@ -346,20 +346,8 @@ final class TablesPath<IN> implements WritePath<IN> {
 
         @Override
         public void truncate(String table) {
-            TableBuffer t = byName.get(table);
-            if (t == null) {
-                try {
-                    // An evolving sink's table made by an earlier run (or not at all: nothing to empty).
-                    t = shapes.planExisting(table).orElse(null);
-                } catch (SQLException | IOException e) {
-                    throw new EvolutionFailed(new SinkException(
-                            "reading routed table " + table + " to truncate it failed: " + e.getMessage()
-                                    + ". Nothing of this epoch becomes visible; the job restarts and tries again",
-                            e));
-                }
-                if (t == null && shapes.evolving()) {
-                    return;
-                }
+            if (!byName.containsKey(table) && shapes.evolving() && find(table) == null) {
+                return; // an evolving sink's table that was never made: nothing to empty
             }
             buffer(table).truncate();
             routed++;
@@ -391,11 +379,29 @@ final class TablesPath<IN> implements WritePath<IN> {
         }
 
         private TableBuffer buffer(String table) {
-            TableBuffer t = byName.get(table);
+            TableBuffer t = find(table);
             if (t == null) {
                 throw new IllegalArgumentException(
                         "the route names table " + table + ", which the sink does not declare: it writes "
-                                + byName.keySet() + " (names as declared, schema.table)");
+                                + byName.keySet() + " (names as declared, schema.table)"
+                                + (shapes.evolving() ? "; an evolving sink's table exists once a shape made it" : ""));
+            }
+            return t;
+        }
+
+        /** The table of that name, planned now if an evolving sink's; null when there is none. */
+        private TableBuffer find(String table) {
+            TableBuffer t = byName.get(table);
+            if (t == null && shapes.evolving()) {
+                try {
+                    // An evolving sink plans a table when first used: declared, or made by an earlier run.
+                    t = shapes.planExisting(table).orElse(null);
+                } catch (SQLException | IOException e) {
+                    throw new EvolutionFailed(new SinkException(
+                            "reading routed table " + table + " failed: " + e.getMessage()
+                                    + ". Nothing of this epoch becomes visible; the job restarts and tries again",
+                            e));
+                }
             }
             return t;
         }

@@ -38,24 +38,46 @@ final class TablesPreflight {
     }
 
     <IN> WritePlan<IN> plan(RoutedTables<IN> routes) throws SQLException, SinkException {
-        List<RoutedTable> declared = routes.tables();
         if (routes.evolving()) {
-            // A declared table may be missing: the route's shapes create it, and it is planned then.
-            List<RoutedTable> existing = new ArrayList<>();
-            for (RoutedTable t : declared) {
-                if (Catalog.exists(c, t.table())) {
-                    existing.add(t);
-                }
-            }
-            declared = existing;
+            return evolving(routes);
         }
         List<WritePlan.RoutedTablePlan> tables = new ArrayList<>();
-        TableOrder order = TableOrder.read(c, context, declared);
+        TableOrder order = TableOrder.read(c, context, routes.tables());
         for (RoutedTable table : order.order()) {
             tables.add(planOne(table, order.isParent(table)));
         }
-        return new WritePlan.Tables<>(
-                routes.route(), tables, routes.evolving() ? new WritePlan.Evolving(this) : WritePlan.Fixed.FIXED);
+        return new WritePlan.Tables<>(routes.route(), tables, WritePlan.Fixed.FIXED);
+    }
+
+    /**
+     * An evolving sink's plan: only the order its foreign keys ask for, read from the catalog. Each table is checked
+     * and planned when first used ({@link TableShapes}): a declared table may be missing (a shape creates it), or be
+     * locked by a transaction of an earlier run that altered it, which the restore rolls back only after this check.
+     */
+    private <IN> WritePlan<IN> evolving(RoutedTables<IN> routes) throws SQLException, SinkException {
+        if (context.parallelism() > 1) {
+            throw new MisconfigurationException(context + ": routed " + routes.describe() + " are evolving, at "
+                    + "parallelism " + context.parallelism() + ". A table's DDL waits for every transaction on the "
+                    + "table, the other subtasks' prepared ones among them, whose commits wait for this subtask's "
+                    + "barrier: a deadlock PostgreSQL cannot see, met again after every restart. Remedy: run the sink "
+                    + "at parallelism 1 (one consistency group), create and widen the tables beforehand and build them "
+                    + "without evolving(), or give each subtask tables of its own.");
+        }
+        List<RoutedTable> existing = new ArrayList<>();
+        List<RoutedTable> missing = new ArrayList<>();
+        for (RoutedTable t : routes.tables()) {
+            (Catalog.exists(c, t.table()) ? existing : missing).add(t);
+        }
+        TableOrder order = TableOrder.read(c, context, existing);
+        List<RoutedTable> ranked = new ArrayList<>(order.order());
+        ranked.addAll(missing);
+        java.util.Set<String> parents = new java.util.HashSet<>();
+        for (RoutedTable t : existing) {
+            if (order.isParent(t)) {
+                parents.add(t.name());
+            }
+        }
+        return new WritePlan.Tables<>(routes.route(), List.of(), new WritePlan.Evolving(this, ranked, parents));
     }
 
     /**

@@ -30,7 +30,14 @@ final class TypeWidening {
             Map.entry("int8", "bigint"),
             Map.entry("int2", "smallint"),
             Map.entry("float8", "double precision"),
+            Map.entry("float", "double precision"),
             Map.entry("float4", "real"),
+            Map.entry("serial", "integer"),
+            Map.entry("serial4", "integer"),
+            Map.entry("bigserial", "bigint"),
+            Map.entry("serial8", "bigint"),
+            Map.entry("smallserial", "smallint"),
+            Map.entry("serial2", "smallint"),
             Map.entry("bool", "boolean"),
             Map.entry("decimal", "numeric"),
             Map.entry("varchar", "character varying"),
@@ -44,12 +51,22 @@ final class TypeWidening {
 
     /** Whether a column of type {@code column} holds every value of type {@code values}. */
     static boolean holds(String column, String values) {
+        boolean columnArray = column.trim().endsWith("[]");
+        if (columnArray || values.trim().endsWith("[]")) {
+            // An array holds the values of an array whose elements its own elements hold.
+            return columnArray && values.trim().endsWith("[]") && holds(element(column), element(values));
+        }
         Optional<Type> c = Type.parse(column);
         Optional<Type> v = Type.parse(values);
         if (c.isEmpty() || v.isEmpty()) {
             return column.trim().equalsIgnoreCase(values.trim());
         }
         return holds(c.get(), v.get());
+    }
+
+    private static String element(String array) {
+        String t = array.trim();
+        return t.substring(0, t.length() - 2);
     }
 
     private static boolean holds(Type c, Type v) {
@@ -121,6 +138,14 @@ final class TypeWidening {
                 zone = "without time zone";
             }
             int precision = m.group(2) == null ? -1 : Integer.parseInt(m.group(2));
+            if (base.equals("double precision") && precision >= 0) {
+                // float(p): real up to 24 binary digits, double precision above; so PostgreSQL spells it.
+                base = precision <= 24 ? "real" : "double precision";
+                precision = -1;
+            }
+            if ((base.equals("character") || base.equals("bit")) && precision < 0) {
+                precision = 1; // char and bit without a length are of length 1
+            }
             int scale = m.group(3) == null ? 0 : Integer.parseInt(m.group(3));
             return Optional.of(new Type(base, precision, scale, zone));
         }
