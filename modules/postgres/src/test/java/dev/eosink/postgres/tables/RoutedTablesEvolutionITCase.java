@@ -226,11 +226,12 @@ class RoutedTablesEvolutionITCase extends ExactlyOnceTestBase {
         long n = 3_000;
         Workload workload = new Workload(table, 1_000, 2_000);
         Faults.arm(sinkId, Point.WRITE, 1_010);
-        Faults.arm(sinkId, Point.AFTER_PREPARE, 4);
-        Faults.arm(sinkId, Point.BEFORE_COMMIT, 8);
+        Faults.arm(sinkId, Point.AFTER_PREPARE, 3);
+        Faults.arm(sinkId, Point.BEFORE_COMMIT, 5);
         StreamExecutionEnvironment env = TestJobs.env(1, 100, TestJobs.fixedDelayRestarts(20, Duration.ofMillis(100)));
         env.disableOperatorChaining();
-        TestJobs.ids(env, n, 1_500).sinkTo(sink(workload));
+        // 3 s of records: checkpoints enough for both commit faults even on a busy machine.
+        TestJobs.ids(env, n, 1_000).sinkTo(sink(workload));
         env.execute("evolving routed tables through failures");
 
         assertExact(workload, n);
