@@ -60,7 +60,17 @@ final class CapturedBank implements AutoCloseable {
 
     /** Starts a source, runs {@code transactions} of {@link SourceBank} on it and captures them into new topics. */
     static CapturedBank capture(String bootstrap, long transactions, String topicPrefix) throws Exception {
-        StandalonePostgres source = PostgresFixture.startNew(Map.of("wal_level", "logical"));
+        return capture(bootstrap, startSource(), transactions, topicPrefix);
+    }
+
+    /** A new source server, empty: {@code wal_level=logical}, for Debezium. */
+    static StandalonePostgres startSource() {
+        return PostgresFixture.startNew(Map.of("wal_level", "logical"));
+    }
+
+    /** As {@link #capture(String, long, String)} on {@code source} ({@link #startSource()}), which this then owns. */
+    static CapturedBank capture(String bootstrap, StandalonePostgres source, long transactions, String topicPrefix)
+            throws Exception {
         try {
             System.out.println("source PostgreSQL (wal_level=logical): " + source.describe());
             try (Connection c = source.connect();

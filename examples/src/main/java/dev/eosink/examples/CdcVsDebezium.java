@@ -71,7 +71,7 @@ final class CdcVsDebezium {
     static final String PEER = "debezium-jdbc";
 
     /** Where {@code ./demo --cdc-vs-debezium} writes its results when run from the repository. */
-    static final Path DEFAULT_RESULTS = Path.of("examples", "results", "replication-vs-debezium-jdbc.md");
+    static final Path DEFAULT_RESULTS = Path.of("benchmarks", "results", "replication-vs-debezium-jdbc.md");
 
     private static final long POLL_MILLIS = 20;
 
@@ -169,14 +169,27 @@ final class CdcVsDebezium {
 
     /** One run into {@code servers}' PostgreSQL (an embedded one: the replica server) through their broker. */
     static Report run(DemoOptions o, KafkaDemo.Servers servers) throws Exception {
+        return run(o, servers, CompletableFuture.supplyAsync(CapturedBank::startSource));
+    }
+
+    /** As {@link #run(DemoOptions, KafkaDemo.Servers)}, with a source server ({@link CapturedBank#startSource()}). */
+    static Report run(DemoOptions o, KafkaDemo.Servers servers, CompletableFuture<StandalonePostgres> source)
+            throws Exception {
         StandalonePostgres target = Objects.requireNonNull(servers.postgres, "the replicas are an embedded PostgreSQL");
         String bootstrap = servers.broker.bootstrapServers();
         Report report = new Report();
         Duration timeout = Duration.ofSeconds(120 + o.events / 50);
-        // The worker starts (a JVM, its plugins) while the source's transactions are captured.
+        // The worker (a JVM, its plugins) and the Flink cluster start while the source's transactions are captured.
+        CompletableFuture<LocalCluster> starting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return LocalCluster.start(KafkaDemo.clusterConfiguration(o), 1, 1);
+            } catch (Exception e) {
+                throw new IllegalStateException("the Flink cluster did not start", e);
+            }
+        });
         try (DebeziumJdbcSink worker = DebeziumJdbcSink.launch(bootstrap);
-                CapturedBank bank =
-                        CapturedBank.capture(bootstrap, o.events, "eosink-cmp-" + System.currentTimeMillis())) {
+                CapturedBank bank = CapturedBank.capture(
+                        bootstrap, source.join(), o.events, "eosink-cmp-" + System.currentTimeMillis())) {
             report.transactions = o.events;
             report.tableRecords = bank.tableRecords();
             report.transactionRecords = bank.transactionRecords();
@@ -185,6 +198,7 @@ final class CdcVsDebezium {
             try (Connection s = bank.source.connect()) {
                 want = SourceBank.read(s, "public");
             }
+            LocalCluster cluster = starting.join();
             worker.awaitReady();
             System.out.printf(
                     "peer: %s, tasks.max=%d, batch.size=%s; its log: %s%n",
@@ -196,20 +210,18 @@ final class CdcVsDebezium {
                     "eosink --cdc-vs-debezium: %,d source transactions, %,d records in the table topics (+%,d in the "
                             + "transaction topic), %d round(s), each sink replicating everything into a fresh schema%n",
                     report.transactions, report.tableRecords, report.transactionRecords, o.rounds);
-            LocalCluster cluster = LocalCluster.start(KafkaDemo.clusterConfiguration(o), 1, 1);
-            try {
-                for (int round = 1; round <= o.rounds; round++) {
-                    boolean eosinkFirst = round % 2 == 1;
-                    for (int order = 1; order <= 2; order++) {
-                        Side side = (order == 1) == eosinkFirst
-                                ? eosink(o, servers, target, bank, want, cluster, round, order, timeout)
-                                : peer(o, servers, target, bank, want, worker, round, order, timeout);
-                        report.sides.add(side);
-                    }
+            for (int round = 1; round <= o.rounds; round++) {
+                boolean eosinkFirst = round % 2 == 1;
+                for (int order = 1; order <= 2; order++) {
+                    Side side = (order == 1) == eosinkFirst
+                            ? eosink(o, servers, target, bank, want, cluster, round, order, timeout)
+                            : peer(o, servers, target, bank, want, worker, round, order, timeout);
+                    report.sides.add(side);
                 }
-            } finally {
-                cluster.close();
             }
+        } finally {
+            // Once it started: at once, or when it does (a capture that failed left it starting).
+            starting.thenAccept(CdcVsDebezium::closeQuietly);
         }
         summarize(report);
         return report;
@@ -523,7 +535,8 @@ final class CdcVsDebezium {
         b.append("# Replication beside Debezium's JDBC sink connector\n\n");
         b.append("Written by `")
                 .append(command)
-                .append("` (docs/benchmarks.md#replication-beside-debeziums-jdbc-sink), ")
+                .append(
+                        "` ([docs/benchmarks.md](../../docs/benchmarks.md#replication-beside-debeziums-jdbc-sink-connector)), ")
                 .append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")))
                 .append(".\n\n");
         b.append("- Machine: ")
@@ -623,6 +636,14 @@ final class CdcVsDebezium {
             }
         }
         return b.toString();
+    }
+
+    private static void closeQuietly(LocalCluster cluster) {
+        try {
+            cluster.close();
+        } catch (Exception e) {
+            // closing after a failure: the failure is what the run reports
+        }
     }
 
     private static String rowsText(Map<String, Integer> rows) {

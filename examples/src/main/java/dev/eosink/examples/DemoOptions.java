@@ -76,7 +76,7 @@ final class DemoOptions {
             + "                      alternating order; throughput, the reader's verdict and the final state of\n"
             + "                      each; --events source transactions (default 10000), --rounds R (default 3),\n"
             + "                      --peer-tasks N (tasks.max, default 1), --peer-batch-size N (default: the\n"
-            + "                      connector's), --results FILE (default examples/results/replication-vs-\n"
+            + "                      connector's), --results FILE (default benchmarks/results/replication-vs-\n"
             + "                      debezium-jdbc.md when run from the repository) (docs/benchmarks.md)\n"
             + "  --postgres-url URL  jdbc:postgresql://host:port/db (default: start an embedded PostgreSQL)\n"
             + "  --mariadb-url URL   jdbc:mariadb://host:port/db: write to MariaDB through the XA sink instead\n"
