@@ -227,15 +227,15 @@ final class DemoOptions {
                         || (o.postgresUrl != null && !o.postgresUrl.startsWith("jdbc:postgresql:")))) {
             throw new IllegalArgumentException("--sql runs the windows job into PostgreSQL");
         }
-        if (o.source.equals("cdc")) {
-            return cdc(o, eventsGiven, rateGiven, perCheckpoint);
-        }
         if (o.source.equals("cdc-vs-debezium")) {
             return cdcVsDebezium(o, eventsGiven, rateGiven, perCheckpoint);
         }
         if (o.rounds != 3 || o.peerTasks != 1 || o.peerBatchSize != null || o.results != null) {
             throw new IllegalArgumentException(
                     "--rounds, --peer-tasks, --peer-batch-size and --results go with --cdc-vs-debezium");
+        }
+        if (o.source.equals("cdc")) {
+            return cdc(o, eventsGiven, rateGiven, perCheckpoint);
         }
         boolean kafka = o.source.equals("kafka");
         if (kafka
