@@ -210,6 +210,7 @@ final class CdcVsDebezium {
                     "eosink --cdc-vs-debezium: %,d source transactions, %,d records in the table topics (+%,d in the "
                             + "transaction topic), %d round(s), each sink replicating everything into a fresh schema%n",
                     report.transactions, report.tableRecords, report.transactionRecords, o.rounds);
+            rounds:
             for (int round = 1; round <= o.rounds; round++) {
                 boolean eosinkFirst = round % 2 == 1;
                 for (int order = 1; order <= 2; order++) {
@@ -217,6 +218,11 @@ final class CdcVsDebezium {
                             ? eosink(o, servers, target, bank, want, cluster, round, order, timeout)
                             : peer(o, servers, target, bank, want, worker, round, order, timeout);
                     report.sides.add(side);
+                    if (side.failure != null) {
+                        // A job still running, or a worker in trouble, would disturb the rounds after it.
+                        System.out.println("stopping after this failure: the rounds after it would not be comparable");
+                        break rounds;
+                    }
                 }
             }
         } finally {
@@ -499,6 +505,8 @@ final class CdcVsDebezium {
                         && s.inconsistentCommits == 0
                         && s.observed > 0);
         boolean peerOk = r.of(PEER).stream().allMatch(s -> s.failure == null && s.equal);
+        eosinkOk &= !r.of(EOSINK).isEmpty();
+        peerOk &= !r.of(PEER).isEmpty();
         r.exit = eosinkOk && peerOk ? 0 : 1;
         System.out.println();
         for (String sink : List.of(EOSINK, PEER)) {
