@@ -53,6 +53,8 @@ final class DemoOptions {
     int peerTasks = 1;
     /** {@code --cdc-vs-debezium}: the JDBC sink connector's batch.size; null: its default. */
     Integer peerBatchSize;
+    /** {@code --cdc-vs-debezium}: the peer's tables keep their foreign keys (its task fails: docs/benchmarks.md). */
+    boolean peerForeignKeys;
     /** {@code --cdc-vs-debezium}: the results file (markdown); null: the default ({@link CdcVsDebezium}). */
     Path results;
 
@@ -76,8 +78,10 @@ final class DemoOptions {
             + "                      alternating order; throughput, the reader's verdict and the final state of\n"
             + "                      each; --events source transactions (default 10000), --rounds R (default 3),\n"
             + "                      --peer-tasks N (tasks.max, default 1), --peer-batch-size N (default: the\n"
-            + "                      connector's), --results FILE (default benchmarks/results/replication-vs-\n"
-            + "                      debezium-jdbc.md when run from the repository) (docs/benchmarks.md)\n"
+            + "                      connector's), --peer-foreign-keys (the connector's tables keep their\n"
+            + "                      foreign keys: its task fails), --results FILE (default benchmarks/results/\n"
+            + "                      replication-vs-debezium-jdbc.md when run from the repository)\n"
+            + "                      (docs/benchmarks.md)\n"
             + "  --postgres-url URL  jdbc:postgresql://host:port/db (default: start an embedded PostgreSQL)\n"
             + "  --mariadb-url URL   jdbc:mariadb://host:port/db: write to MariaDB through the XA sink instead\n"
             + "  --user U            database user (password: env EOSINK_DEMO_PASSWORD)\n"
@@ -173,6 +177,9 @@ final class DemoOptions {
                 case "--peer-batch-size":
                     o.peerBatchSize = Integer.parseInt(value(args, ++i, a).replace("_", ""));
                     break;
+                case "--peer-foreign-keys":
+                    o.peerForeignKeys = true;
+                    break;
                 case "--results":
                     o.results = Path.of(value(args, ++i, a));
                     break;
@@ -230,9 +237,9 @@ final class DemoOptions {
         if (o.source.equals("cdc-vs-debezium")) {
             return cdcVsDebezium(o, eventsGiven, rateGiven, perCheckpoint);
         }
-        if (o.rounds != 3 || o.peerTasks != 1 || o.peerBatchSize != null || o.results != null) {
-            throw new IllegalArgumentException(
-                    "--rounds, --peer-tasks, --peer-batch-size and --results go with --cdc-vs-debezium");
+        if (o.rounds != 3 || o.peerTasks != 1 || o.peerBatchSize != null || o.peerForeignKeys || o.results != null) {
+            throw new IllegalArgumentException("--rounds, --peer-tasks, --peer-batch-size, --peer-foreign-keys and "
+                    + "--results go with --cdc-vs-debezium");
         }
         if (o.source.equals("cdc")) {
             return cdc(o, eventsGiven, rateGiven, perCheckpoint);

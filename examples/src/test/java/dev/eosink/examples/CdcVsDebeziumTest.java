@@ -25,11 +25,22 @@ class CdcVsDebeziumTest {
         assertThat(o.rounds).isEqualTo(3);
         assertThat(o.peerTasks).isEqualTo(1);
         assertThat(o.peerBatchSize).isNull();
+        assertThat(o.peerForeignKeys).isFalse();
         assertThat(o.chaos).isFalse();
 
         o = DemoOptions.parse(new String[] {
-            "--cdc-vs-debezium", "--events", "500", "--rounds", "1", "--peer-tasks", "4", "--peer-batch-size", "2_000"
+            "--cdc-vs-debezium",
+            "--events",
+            "500",
+            "--rounds",
+            "1",
+            "--peer-tasks",
+            "4",
+            "--peer-batch-size",
+            "2_000",
+            "--peer-foreign-keys"
         });
+        assertThat(o.peerForeignKeys).isTrue();
         assertThat(o.events).isEqualTo(500);
         assertThat(o.rounds).isEqualTo(1);
         assertThat(o.peerTasks).isEqualTo(4);

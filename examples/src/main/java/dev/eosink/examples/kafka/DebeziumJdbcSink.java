@@ -36,8 +36,8 @@ import java.util.stream.Stream;
  *
  * <p>The worker starts with no connector: {@link #startConnector} adds one through the worker's REST API (on a free
  * port of localhost), so that one worker serves several rounds, each a connector of its own name, hence a consumer
- * group of its own that reads the topics from the start. {@link #close()} stops the worker and deletes its directory;
- * a shutdown hook closes any left open.
+ * group of its own that reads the topics from the start. {@link #close()} stops the worker and deletes its directory
+ * (kept when a connector failed, or with {@code -Deosink.connect.keep=true}); a shutdown hook closes any left open.
  */
 public final class DebeziumJdbcSink implements AutoCloseable {
 
@@ -51,6 +51,10 @@ public final class DebeziumJdbcSink implements AutoCloseable {
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private Process process;
+    /** A connector failed: its directory (the log with the trace) is kept. */
+    private volatile boolean failed;
+
+    private boolean closed;
 
     private DebeziumJdbcSink(Path directory, int port) {
         this.directory = directory;
@@ -126,10 +130,19 @@ public final class DebeziumJdbcSink implements AutoCloseable {
      */
     public String failure(String name) throws IOException, InterruptedException {
         HttpResponse<String> r = get("/connectors/" + name + "/status");
-        if (r.statusCode() == 200 && r.body().contains("\"FAILED\"")) {
-            return r.body().replace("\\n", "\n").replace("\\t", "  ");
+        if (r.statusCode() != 200 || !r.body().contains("\"FAILED\"")) {
+            return null;
         }
-        return null;
+        failed = true;
+        // The trace's root cause says what happened (a constraint refused a write, say); the whole trace is in the log.
+        String cause = "see its status";
+        for (String line : r.body().replace("\\t", " ").split("\\\\n")) {
+            if (line.startsWith("Caused by: ")) {
+                cause = line.substring("Caused by: ".length()).replace("\\\"", "\"");
+            }
+        }
+        return "the connector's task FAILED: " + (cause.length() > 300 ? cause.substring(0, 300) + "..." : cause)
+                + " (the whole trace: the worker's log, " + log() + ")";
     }
 
     /** Deletes the connector: its tasks stop (their last offsets committed), its consumer group stays. */
@@ -164,6 +177,10 @@ public final class DebeziumJdbcSink implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        if (closed) {
+            return; // closed already (the shutdown hook after the run's own close)
+        }
+        closed = true;
         if (process != null) {
             process.destroy();
             try {
@@ -177,7 +194,9 @@ public final class DebeziumJdbcSink implements AutoCloseable {
             }
             process = null;
         }
-        if (!Boolean.getBoolean("eosink.connect.keep")) {
+        if (failed || Boolean.getBoolean("eosink.connect.keep")) {
+            System.out.println("the Kafka Connect worker's directory, its log included, is kept: " + directory);
+        } else {
             deleteRecursively(directory);
         }
     }
