@@ -77,6 +77,9 @@ public final class Demo {
         if ("cdc".equals(o.source)) {
             return CdcDemo.run(o);
         }
+        if ("cdc-vs-debezium".equals(o.source)) {
+            return CdcVsDebezium.run(o);
+        }
         Chaos.resetCounters();
         String url = o.postgresUrl;
         String user = o.user;

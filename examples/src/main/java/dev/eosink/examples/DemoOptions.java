@@ -47,6 +47,17 @@ final class DemoOptions {
     /** Port (or range, {@code 9249-9259}) of Flink's Prometheus reporter in the local MiniCluster; null: none. */
     String prometheusPort;
 
+    /** {@code --cdc-vs-debezium}: rounds, each replicating the same topics with each sink ({@link CdcVsDebezium}). */
+    int rounds = 3;
+    /** {@code --cdc-vs-debezium}: the JDBC sink connector's tasks.max. */
+    int peerTasks = 1;
+    /** {@code --cdc-vs-debezium}: the JDBC sink connector's batch.size; null: its default. */
+    Integer peerBatchSize;
+    /** {@code --cdc-vs-debezium}: the peer's tables keep their foreign keys (its task fails: docs/benchmarks.md). */
+    boolean peerForeignKeys;
+    /** {@code --cdc-vs-debezium}: the results file (markdown); null: the default ({@link CdcVsDebezium}). */
+    Path results;
+
     final Map<String, String> flinkConf = new LinkedHashMap<>();
 
     static final String USAGE = "usage: demo [run|verify] [options] [-D<flink.key>=<value>...]\n"
@@ -62,6 +73,15 @@ final class DemoOptions {
             + "                      Kafka, replicated whole into PostgreSQL (schema --table, default replica)\n"
             + "                      while a reader checks every commit; --events source transactions (default\n"
             + "                      2000), --rate change events a second (default 2000) (docs/demo.md)\n"
+            + "  --cdc-vs-debezium   the replication of --cdc beside Debezium's JDBC sink connector (Kafka Connect):\n"
+            + "                      the same topics, captured once, replicated by each into fresh schemas, in\n"
+            + "                      alternating order; throughput, the reader's verdict and the final state of\n"
+            + "                      each; --events source transactions (default 10000), --rounds R (default 3),\n"
+            + "                      --peer-tasks N (tasks.max, default 1), --peer-batch-size N (default: the\n"
+            + "                      connector's), --peer-foreign-keys (the connector's tables keep their\n"
+            + "                      foreign keys: its task fails), --results FILE (default benchmarks/results/\n"
+            + "                      replication-vs-debezium-jdbc.md when run from the repository)\n"
+            + "                      (docs/benchmarks.md)\n"
             + "  --postgres-url URL  jdbc:postgresql://host:port/db (default: start an embedded PostgreSQL)\n"
             + "  --mariadb-url URL   jdbc:mariadb://host:port/db: write to MariaDB through the XA sink instead\n"
             + "  --user U            database user (password: env EOSINK_DEMO_PASSWORD)\n"
@@ -145,6 +165,24 @@ final class DemoOptions {
                 case "--cdc":
                     o.source = "cdc";
                     break;
+                case "--cdc-vs-debezium":
+                    o.source = "cdc-vs-debezium";
+                    break;
+                case "--rounds":
+                    o.rounds = Integer.parseInt(value(args, ++i, a));
+                    break;
+                case "--peer-tasks":
+                    o.peerTasks = Integer.parseInt(value(args, ++i, a));
+                    break;
+                case "--peer-batch-size":
+                    o.peerBatchSize = Integer.parseInt(value(args, ++i, a).replace("_", ""));
+                    break;
+                case "--peer-foreign-keys":
+                    o.peerForeignKeys = true;
+                    break;
+                case "--results":
+                    o.results = Path.of(value(args, ++i, a));
+                    break;
                 case "--per-checkpoint":
                     perCheckpoint = Integer.parseInt(value(args, ++i, a).replace("_", ""));
                     break;
@@ -195,6 +233,13 @@ final class DemoOptions {
                 && (o.job.equals("events")
                         || (o.postgresUrl != null && !o.postgresUrl.startsWith("jdbc:postgresql:")))) {
             throw new IllegalArgumentException("--sql runs the windows job into PostgreSQL");
+        }
+        if (o.source.equals("cdc-vs-debezium")) {
+            return cdcVsDebezium(o, eventsGiven, rateGiven, perCheckpoint);
+        }
+        if (o.rounds != 3 || o.peerTasks != 1 || o.peerBatchSize != null || o.peerForeignKeys || o.results != null) {
+            throw new IllegalArgumentException("--rounds, --peer-tasks, --peer-batch-size, --peer-foreign-keys and "
+                    + "--results go with --cdc-vs-debezium");
         }
         if (o.source.equals("cdc")) {
             return cdc(o, eventsGiven, rateGiven, perCheckpoint);
@@ -252,6 +297,39 @@ final class DemoOptions {
         o.sinkId = o.sinkId != null ? o.sinkId : "demo-cdc";
         if (o.events < 1 || o.events > Integer.MAX_VALUE || o.rate <= 0) {
             throw new IllegalArgumentException("--events 1.." + Integer.MAX_VALUE + ", --rate > 0");
+        }
+        o.pace = Pace.perSecond(o.rate);
+        return o;
+    }
+
+    /** The options of {@code --cdc-vs-debezium} ({@link CdcVsDebezium}): no chaos, no pace, its own servers. */
+    private static DemoOptions cdcVsDebezium(
+            DemoOptions o, boolean eventsGiven, boolean rateGiven, Integer perCheckpoint) {
+        if (o.sql
+                || o.job.equals("events")
+                || o.resume
+                || o.mode.equals("verify")
+                || perCheckpoint != null
+                || rateGiven
+                || Boolean.TRUE.equals(o.chaos)
+                || o.postgresUrl != null
+                || o.table != null) {
+            throw new IllegalArgumentException("--cdc-vs-debezium replicates its own source into an embedded "
+                    + "PostgreSQL, unthrottled and without failures (not with --sql, --job events, --resume, verify, "
+                    + "--per-checkpoint, --rate, --chaos on, --postgres-url or --table)");
+        }
+        if (!eventsGiven) {
+            o.events = 10_000; // source transactions
+        }
+        o.chaos = false;
+        o.sinkId = o.sinkId != null ? o.sinkId : "cmp-cdc";
+        if (o.events < 1
+                || o.events > Integer.MAX_VALUE
+                || o.rounds < 1
+                || o.peerTasks < 1
+                || (o.peerBatchSize != null && o.peerBatchSize < 1)) {
+            throw new IllegalArgumentException(
+                    "--events 1.." + Integer.MAX_VALUE + ", --rounds >= 1, --peer-tasks >= 1, --peer-batch-size >= 1");
         }
         o.pace = Pace.perSecond(o.rate);
         return o;

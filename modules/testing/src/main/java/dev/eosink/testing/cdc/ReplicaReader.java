@@ -27,6 +27,7 @@ public final class ReplicaReader implements Runnable {
     private final Thread thread = new Thread(this, "replica reader");
     private volatile Exception failure;
     private int observed;
+    private int inconsistentCommits;
     private long lastTransfers = -1;
     private int reconnects;
 
@@ -56,6 +57,14 @@ public final class ReplicaReader implements Runnable {
 
     public int observed() {
         return observed;
+    }
+
+    /**
+     * How many of the {@link #observed()} commits broke an invariant: a commit may break several, each one line of
+     * {@link #inconsistent()}.
+     */
+    public int inconsistentCommits() {
+        return inconsistentCommits;
     }
 
     /** How often the reader lost its connection (the database restarted) and connected again. */
@@ -107,6 +116,7 @@ public final class ReplicaReader implements Runnable {
                 List<String> wrong = SourceBank.violations(s, schema); // first: a look that fails counts nothing
                 lastTransfers = m;
                 observed++;
+                inconsistentCommits += wrong.isEmpty() ? 0 : 1;
                 inconsistent.addAll(wrong);
             }
         }
