@@ -258,7 +258,7 @@ final class CdcDemo {
             List<String> wrong = reader.inconsistent();
             System.out.printf(
                     "consistent at every observed commit: %d of %d%s%n",
-                    reader.observed() - wrong.size(),
+                    reader.observed() - reader.inconsistentCommits(),
                     reader.observed(),
                     wrong.isEmpty() ? "" : "; first inconsistent: " + wrong.get(0));
             if (reader.failure() != null) {
