@@ -19,7 +19,7 @@ import java.time.Duration;
 class PostgresExplorerITCase extends ExplorerSuite {
 
     PostgresExplorerITCase() {
-        super(new PostgresBackend(), Duration.ofSeconds(90));
+        super(new PostgresBackend(), Duration.ofSeconds(60));
     }
 
     /**

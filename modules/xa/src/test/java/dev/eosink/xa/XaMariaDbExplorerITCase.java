@@ -12,6 +12,6 @@ import java.time.Duration;
 class XaMariaDbExplorerITCase extends ExplorerSuite {
 
     XaMariaDbExplorerITCase() {
-        super(new XaMariaDbBackend(), Duration.ofSeconds(90));
+        super(new XaMariaDbBackend(), Duration.ofSeconds(60));
     }
 }
