@@ -76,7 +76,8 @@ final class TableShapes {
             // transaction sees only once it is committed, and holds locks that the DDL would wait for: wait for
             // that commit first, then read the catalog.
             boolean committed = !ownCommits.pending() || ownCommits.await();
-            List<String> ddl = tables.statements(shape);
+            TableEvolution.Existing is = tables.existing(shape.table());
+            List<String> ddl = tables.statements(shape, is);
             if (!ddl.isEmpty()) {
                 // When that commit cannot be waited for (its checkpoint was declined or was a savepoint), it comes
                 // only with a later checkpoint, whose barrier this thread would hold up: restart instead, which rolls
@@ -92,9 +93,10 @@ final class TableShapes {
                             + "this epoch becomes visible.");
                 }
                 tables.apply(shape, ddl);
+                is = tables.existing(shape.table());
             }
             if (t == null || !t.table().columns().containsAll(names)) {
-                plan(shape.table(), shape.key(), t, tables, evolving);
+                plan(shape.table(), is.columns(), shape.key(), t, evolving);
             }
         } else if (t == null
                 || !t.table().columns().containsAll(names)
@@ -125,23 +127,23 @@ final class TableShapes {
                 .orElseGet(() -> dot < 0
                         ? new SqlIdentifier(null, name)
                         : new SqlIdentifier(name.substring(0, dot), name.substring(dot + 1)));
-        TableEvolution tables =
-                new TableEvolution(connection, io, evolving.planner().context());
-        List<String> key = declared.map(RoutedTable::key).orElse(tables.primaryKey(id));
-        if (tables.columns(id).isEmpty() || key.isEmpty()) {
+        TableEvolution.Existing is =
+                new TableEvolution(connection, io, evolving.planner().context()).existing(id);
+        List<String> key = declared.map(RoutedTable::key).orElse(is.key());
+        if (is.types().isEmpty() || key.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(plan(id, key, null, tables, evolving));
+        return Optional.of(plan(id, is.columns(), key, null, evolving));
     }
 
     /**
-     * Plans the table with every column it now has, in its place in the run order; the buffered changes of {@code
-     * old}, its previous plan, move over.
+     * Plans the table with {@code columns}, every column the catalog shows it has now, in its place in the run order;
+     * the buffered changes of {@code old}, its previous plan, move over.
      */
     private TableBuffer plan(
-            SqlIdentifier id, List<String> key, TableBuffer old, TableEvolution tables, WritePlan.Evolving evolving)
+            SqlIdentifier id, List<String> columns, List<String> key, TableBuffer old, WritePlan.Evolving evolving)
             throws SQLException, IOException {
-        RoutedTable table = RoutedTable.of(id.schema(), id.name(), tables.columns(id), key);
+        RoutedTable table = RoutedTable.of(id.schema(), id.name(), columns, key);
         TableBuffer fresh = evolving.planner()
                 .planOne(table, evolving.parents().contains(table.name()))
                 .newTableBuffer();
