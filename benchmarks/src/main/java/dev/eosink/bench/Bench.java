@@ -126,6 +126,13 @@ public final class Bench {
             }
             commitTimestamps = mariaDb == null && "on".equals(server.get("track_commit_timestamp"));
             printHeader();
+            java.util.Optional<PreparedCost> txCost = java.util.Optional.empty();
+            if (mariaDb == null) {
+                try (Connection c = connect()) {
+                    txCost = java.util.Optional.of(PreparedCost.measure(c));
+                }
+                System.out.println(txCost.get().summary());
+            }
 
             List<Spec> specs = plan();
             List<Measured> all = new ArrayList<>();
@@ -172,7 +179,7 @@ public final class Bench {
                         runsDir);
                 return all.stream().allMatch(Measured::ok) ? 0 : 1;
             }
-            Report report = new Report(o, specs, all, server, machine(), minutes, commitTimestamps, runsDir);
+            Report report = new Report(o, specs, all, server, machine(), minutes, commitTimestamps, runsDir, txCost);
             for (Spec s : specs) {
                 report.copyBytes(s, expected(s).copyBytes);
             }
@@ -223,6 +230,15 @@ public final class Bench {
             }
             specs.add(new Spec(Writer.EO_COPY, 1, o.heapIntervalMs, Spec.Purpose.HEAP, o.rows));
         }
+        for (int p : o.parallelisms) {
+            for (Writer w : o.freshnessWriters) {
+                if (o.writers.contains(w)) {
+                    for (long ms : o.freshnessIntervals) {
+                        need(specs, w, p, ms, Workload.NARROW, o.rows, Spec.Purpose.FRESHNESS);
+                    }
+                }
+            }
+        }
         if (o.sweep) {
             for (int p : o.sweepParallelisms) {
                 for (Writer w : o.sweepWriters) {
@@ -242,12 +258,18 @@ public final class Bench {
 
     /** The spec that measures this, added (for the sweep) when the plan does not have it yet. */
     private static Spec need(List<Spec> specs, Writer w, int p, long intervalMs, int columns, long rows) {
+        return need(specs, w, p, intervalMs, columns, rows, Spec.Purpose.SWEEP);
+    }
+
+    /** The spec that measures this, added for {@code purpose} when the plan does not have it yet. */
+    private static Spec need(
+            List<Spec> specs, Writer w, int p, long intervalMs, int columns, long rows, Spec.Purpose purpose) {
         for (Spec s : specs) {
             if (s.is(w, p, intervalMs, columns, rows)) {
                 return s;
             }
         }
-        Spec s = new Spec(w, p, intervalMs, Spec.Purpose.SWEEP, columns, rows);
+        Spec s = new Spec(w, p, intervalMs, purpose, columns, rows);
         specs.add(s);
         return s;
     }
@@ -255,7 +277,7 @@ public final class Bench {
     private Measured runOne(Spec spec, int round, int n, int attempt) throws Exception {
         String table = String.format(
                         Locale.ROOT, "bench_%03d_%s_p%d", n, spec.writer.id.replace('-', '_'), spec.parallelism)
-                + (spec.purpose == Spec.Purpose.SWEEP
+                + (spec.purpose == Spec.Purpose.SWEEP || spec.purpose == Spec.Purpose.FRESHNESS
                         ? (spec.wide() ? "_c" + spec.columns : "") + (spec.writer.flink ? "_i" + spec.intervalMs : "")
                         : "")
                 + (attempt > 0 ? "_a" + (attempt + 1) : "");
@@ -374,6 +396,9 @@ public final class Bench {
                             failure = "no steady-state window (first row " + first + " us, end " + end + " us)";
                         } else {
                             rowsPerS = spec.rows / steady;
+                        }
+                        if (failure == null && commitTimestamps && spec.writer.flink && !spec.wide()) {
+                            Freshness.measure(s, table, clockOffsetMicros, r);
                         }
                     }
                 }

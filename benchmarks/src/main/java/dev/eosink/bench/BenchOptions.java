@@ -71,6 +71,10 @@ final class BenchOptions {
             "                           those at --interval-ms and --heap-interval-ms are the runs above)",
             "  --sweep-writers a,b      writers on the 20-column table (default raw-copy,eo-copy; also eo-batch,",
             "                           peer-eo-xa, peer-alo; raw-copy is always added: ratios are to it)",
+            "  --freshness-intervals a,b  checkpoint intervals in ms, besides --interval-ms, at which the",
+            "                           --freshness-writers run too (default 100,250; empty: none). Every Flink run",
+            "                           reports freshness: p50/p99/max of record made -> row committed (latest.md)",
+            "  --freshness-writers a,b  (default eo-copy,eo-upsert,peer-eo-xa; those not in --writers are skipped)",
             "  --batch-size N           JDBC batch size of every batching sink (default 1000)",
             "  --max-copy-backlog B     the eosink sinks' maxCopyBacklog, COPY flow control (default 524288;",
             "                           0: off, which shows what it does to throughput and checkpoint time)",
@@ -109,6 +113,11 @@ final class BenchOptions {
     long sweepRows = -1;
     List<Long> sweepIntervals = List.of(100L, 1000L, 10_000L);
     List<Writer> sweepWriters = List.of(Writer.RAW_COPY, Writer.EO_COPY);
+    /** The other checkpoint intervals at which the freshness writers run (the throughput runs are at --interval-ms). */
+    List<Long> freshnessIntervals = List.of(100L, 250L);
+
+    List<Writer> freshnessWriters = List.of(Writer.EO_COPY, Writer.EO_UPSERT, Writer.PEER_EO_XA);
+    private boolean freshnessIntervalsGiven;
     /** The parallelisms of the sweep: --parallelism; p1 only in a smoke run. */
     List<Integer> sweepParallelisms;
 
@@ -156,14 +165,26 @@ final class BenchOptions {
                     o.sweepRows = positive(a, value(args, ++i, a));
                     break;
                 case "--sweep-intervals":
-                    List<Long> intervals = new ArrayList<>();
-                    for (String ms : value(args, ++i, a).split(",")) {
-                        if (!ms.isBlank()) {
-                            intervals.add(positive(a, ms.trim()));
+                    o.sweepIntervals = millis(a, value(args, ++i, a));
+                    o.sweepIntervalsGiven = true;
+                    break;
+                case "--freshness-intervals":
+                    o.freshnessIntervals = millis(a, value(args, ++i, a));
+                    o.freshnessIntervalsGiven = true;
+                    break;
+                case "--freshness-writers":
+                    List<Writer> fw = new ArrayList<>();
+                    for (String w : value(args, ++i, a).split(",")) {
+                        if (!w.isBlank()) {
+                            Writer writer = Writer.byId(w.trim());
+                            if (!writer.flink) {
+                                throw new IllegalArgumentException(a + ": " + writer.id
+                                        + " has no checkpoint interval (a Flink writer: eo-*, peer-*)");
+                            }
+                            fw.add(writer);
                         }
                     }
-                    o.sweepIntervals = intervals;
-                    o.sweepIntervalsGiven = true;
+                    o.freshnessWriters = fw;
                     break;
                 case "--sweep-writers":
                     List<Writer> ws = new ArrayList<>(List.of(Writer.RAW_COPY));
@@ -300,9 +321,10 @@ final class BenchOptions {
             }
         }
         if (o.database == Database.MARIADB) {
-            // The heap case and the sweep measure eo-copy, PostgreSQL's writer.
+            // The heap case, the sweep and freshness (commit timestamps) are PostgreSQL's.
             o.heap = false;
             o.sweep = false;
+            o.freshnessIntervals = List.of();
             if (o.postgresUrl != null || !o.serverSettings.isEmpty()) {
                 throw new IllegalArgumentException("--database mariadb runs on the embedded MariaDB of the tests only");
             }
@@ -335,6 +357,10 @@ final class BenchOptions {
             }
             if (!o.warmupGiven) {
                 o.warmupPercent = 0; // a second Flink job per run, for speed a smoke run does not measure
+            }
+            // Every smoke run measures freshness already (at its short interval): no more runs for it.
+            if (!o.freshnessIntervalsGiven) {
+                o.freshnessIntervals = List.of();
             }
             // The sweep's only code of its own is the 20-column table: check it, at p1, and no more.
             if (!o.sweepIntervalsGiven) {
@@ -406,6 +432,17 @@ final class BenchOptions {
             throw new IllegalArgumentException(option + " must be >= 1");
         }
         return v;
+    }
+
+    /** A comma-separated list of positive milliseconds; empty for none. */
+    private static List<Long> millis(String option, String value) {
+        List<Long> list = new ArrayList<>();
+        for (String ms : value.split(",")) {
+            if (!ms.isBlank()) {
+                list.add(positive(option, ms.trim()));
+            }
+        }
+        return list;
     }
 
     private static List<String> quoted(String[] args) {

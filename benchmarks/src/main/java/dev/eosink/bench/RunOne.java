@@ -352,7 +352,7 @@ public final class RunOne {
 
         @Override
         public BenchRow map(Long index) {
-            return Workload.row(workload, index, rows);
+            return Workload.made(workload, index, rows);
         }
     }
 

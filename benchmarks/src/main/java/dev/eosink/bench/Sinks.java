@@ -183,10 +183,21 @@ final class Sinks {
         ps.setObject(4, r.ts());
     };
 
+    /**
+     * The peer's batching: {@code batchSize} rows or, for its at-least-once sinks (the retrying ones),
+     * {@link #PEER_FLUSH_INTERVAL_MS} since the last flush, whichever comes first; the exactly-once (XA)
+     * sink takes no interval (its rows become visible at the checkpoint anyway).
+     */
+    /**
+     * The flush interval of the peer's at-least-once sinks: what a user who wants fresh rows sets, and so
+     * the freshness an at-least-once sink offers ({@code sink.buffer-flush.interval} in SQL).
+     */
+    static final long PEER_FLUSH_INTERVAL_MS = 100;
+
     private static JdbcExecutionOptions execution(int batchSize, int maxRetries) {
         return JdbcExecutionOptions.builder()
                 .withBatchSize(batchSize)
-                .withBatchIntervalMs(0)
+                .withBatchIntervalMs(maxRetries > 0 ? PEER_FLUSH_INTERVAL_MS : 0)
                 .withMaxRetries(maxRetries)
                 .build();
     }

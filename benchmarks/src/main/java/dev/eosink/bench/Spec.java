@@ -17,6 +17,8 @@ final class Spec {
         THROUGHPUT,
         /** Only for the heap comparison (long checkpoint interval). */
         HEAP,
+        /** Only for the freshness section (a writer at a shorter checkpoint interval). */
+        FRESHNESS,
         /** Only for the sensitivity section (row width, checkpoint interval): sweep.csv. */
         SWEEP
     }

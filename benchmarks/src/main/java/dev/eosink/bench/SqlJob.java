@@ -110,9 +110,9 @@ final class SqlJob {
                 with.put("connector", "jdbc");
                 with.put("url", t.url);
                 with.put("table-name", t.table);
-                // as the DataStream peer: a batch of batchSize rows, no timer, the default retries
+                // as the DataStream peer: a batch of batchSize rows or 100 ms, the default retries
                 with.put("sink.buffer-flush.max-rows", String.valueOf(t.batchSize));
-                with.put("sink.buffer-flush.interval", "0");
+                with.put("sink.buffer-flush.interval", Sinks.PEER_FLUSH_INTERVAL_MS + "ms");
                 break;
             default:
                 throw new IllegalArgumentException(writer.id + " is not a SQL writer");
@@ -160,7 +160,7 @@ final class SqlJob {
 
         @Override
         public RowData map(Long index) {
-            BenchRow r = Workload.row(workload, index, rows);
+            BenchRow r = Workload.made(workload, index, rows);
             return GenericRowData.of(r.id, StringData.fromString(r.k), r.v, TimestampData.fromEpochMillis(r.tsMillis));
         }
     }

@@ -7,7 +7,8 @@ package dev.eosink.bench;
 import java.util.Locale;
 
 /**
- * The data: record {@code i} (0..N-1) is a pure function of {@code i}, the same in every process.
+ * The data: record {@code i} (0..N-1) is a pure function of {@code i}, the same in every process, but for
+ * the time the Flink jobs' source made it ({@link #made}).
  *
  * <p>Append: record i is the row with id i; the table ends with ids 0..N-1.
  *
@@ -84,6 +85,17 @@ final class Workload {
             return i;
         }
         return i - repeatDistance(rows);
+    }
+
+    /**
+     * Record i as the Flink jobs' source makes it: {@link #row}, but with {@code ts} the wall-clock time
+     * of its making (milliseconds), so that the table holds, for every row, when its record entered the
+     * job, the start of its freshness ({@link Freshness}). Raw COPY keeps the fixed ts of {@link #row}.
+     */
+    static BenchRow made(Case workload, long i, long rows) {
+        BenchRow r = row(workload, i, rows);
+        r.tsMillis = System.currentTimeMillis();
+        return r;
     }
 
     static BenchRow row(Case workload, long i, long rows) {

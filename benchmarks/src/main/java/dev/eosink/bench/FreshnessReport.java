@@ -1,0 +1,224 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package dev.eosink.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalDouble;
+import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
+
+/**
+ * The freshness section of latest.md, its chart (latest-freshness.png) and freshness.csv: every Flink
+ * writer's run on the 4-column workload, at each checkpoint interval it ran at, with its throughput.
+ */
+final class FreshnessReport {
+
+    static final String CSV = "freshness.csv";
+    static final String PNG = "latest-freshness.png";
+    static final String CSV_HEADER = "case,writer,parallelism,interval_ms,rows_per_s,ratio_to_copy,"
+            + "freshness_p50_ms,freshness_p99_ms,freshness_max_ms";
+
+    /** One writer at one parallelism and checkpoint interval: medians over the rounds. */
+    static final class Point {
+        final Spec spec;
+        final List<Measured> rounds;
+        final OptionalDouble rowsPerS;
+        final OptionalDouble ratio;
+        final OptionalDouble p50Ms;
+        final OptionalDouble p99Ms;
+        final OptionalDouble maxMs;
+
+        Point(Spec spec, List<Measured> rounds, OptionalDouble copyRowsPerS) {
+            this.spec = spec;
+            this.rounds = rounds;
+            this.rowsPerS = median(rounds, m -> m.rowsPerS);
+            this.ratio = rowsPerS.isPresent() && copyRowsPerS.isPresent()
+                    ? OptionalDouble.of(rowsPerS.getAsDouble() / copyRowsPerS.getAsDouble())
+                    : OptionalDouble.empty();
+            this.p50Ms = median(rounds, m -> m.result.getLong(Freshness.P50, 0) / 1000.0);
+            this.p99Ms = median(rounds, m -> m.result.getLong(Freshness.P99, 0) / 1000.0);
+            this.maxMs = median(rounds, m -> m.result.getLong(Freshness.MAX, 0) / 1000.0);
+        }
+
+        private static OptionalDouble median(List<Measured> rounds, ToDoubleFunction<Measured> value) {
+            return Report.median(rounds.stream()
+                    .filter(Freshness::of)
+                    .map(value::applyAsDouble)
+                    .collect(Collectors.toList()));
+        }
+
+        /** The interval as shown: the peer's at-least-once sinks flush on their own timer too. */
+        String interval() {
+            String i = Spec.interval(spec.intervalMs);
+            return spec.writer.id.startsWith("peer-") && spec.writer.id.contains("alo")
+                    ? i + " (flush " + Sinks.PEER_FLUSH_INTERVAL_MS + " ms)"
+                    : i;
+        }
+    }
+
+    private final List<Point> points = new ArrayList<>();
+
+    FreshnessReport(List<Spec> specs, List<Measured> runs, long rows) {
+        for (Spec s : specs) {
+            if (!s.writer.flink || s.wide() || s.rows != rows) {
+                continue;
+            }
+            List<Measured> rounds = runs.stream().filter(m -> m.spec == s).collect(Collectors.toList());
+            if (rounds.stream().noneMatch(Freshness::of)) {
+                continue;
+            }
+            OptionalDouble copy = Report.median(runs.stream()
+                    .filter(m -> m.ok() && m.spec.is(Writer.RAW_COPY, s.parallelism, 0, Workload.NARROW, rows))
+                    .map(m -> m.rowsPerS)
+                    .collect(Collectors.toList()));
+            points.add(new Point(s, rounds, copy));
+        }
+        points.sort(Comparator.<Point>comparingInt(p -> p.spec.writer.workload.ordinal())
+                .thenComparingInt(p -> p.spec.writer.ordinal())
+                .thenComparingInt(p -> p.spec.parallelism)
+                .thenComparingLong(p -> p.spec.intervalMs));
+    }
+
+    boolean isEmpty() {
+        return points.isEmpty();
+    }
+
+    List<Point> points() {
+        return points;
+    }
+
+    /** The point of that writer, parallelism and interval, or null. */
+    Point point(Writer w, int p, long intervalMs) {
+        return points.stream()
+                .filter(x -> x.spec.writer == w && x.spec.parallelism == p && x.spec.intervalMs == intervalMs)
+                .findFirst()
+                .orElse(null);
+    }
+
+    void write(Path dir, String title) throws IOException {
+        Files.writeString(dir.resolve(CSV), csv(), StandardCharsets.UTF_8);
+        FreshnessChart.draw(points, title, dir.resolve(PNG));
+    }
+
+    String csv() {
+        StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
+        for (Point p : points) {
+            b.append(p.spec.writer.workload.id())
+                    .append(',')
+                    .append(p.spec.writer.id)
+                    .append(',')
+                    .append(p.spec.parallelism)
+                    .append(',')
+                    .append(p.spec.intervalMs)
+                    .append(',')
+                    .append(csv(p.rowsPerS, "%.0f"))
+                    .append(',')
+                    .append(csv(p.ratio, "%.3f"))
+                    .append(',')
+                    .append(csv(p.p50Ms, "%.1f"))
+                    .append(',')
+                    .append(csv(p.p99Ms, "%.1f"))
+                    .append(',')
+                    .append(csv(p.maxMs, "%.1f"))
+                    .append('\n');
+        }
+        return b.toString();
+    }
+
+    void markdown(StringBuilder b) {
+        b.append("## Freshness\n\n");
+        b.append("For every row: from its record's making in the job's source to the commit of the transaction ")
+                .append("that made it visible (PostgreSQL's commit timestamp of the row's `xmin`), at full speed, so ")
+                .append("with the records that wait in the job's buffers. p50, p99 and max over all rows of a run; ")
+                .append("median of each over the rounds. rows/s and × raw COPY as in the throughput table, the runs ")
+                .append("at other checkpoint intervals included. The at-least-once peers flush every ")
+                .append(Sinks.PEER_FLUSH_INTERVAL_MS)
+                .append(" ms or ")
+                .append("batch, whichever comes first. Milliseconds.\n\n");
+        b.append("| case | writer | p | checkpoint interval | rows/s | × raw COPY | freshness p50 | p99 | max ")
+                .append("| p99 each round |\n|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n");
+        for (Point p : points) {
+            b.append("| ")
+                    .append(p.spec.writer.workload.id())
+                    .append(" | ")
+                    .append(p.spec.writer.id)
+                    .append(" | ")
+                    .append(p.spec.parallelism)
+                    .append(" | ")
+                    .append(p.interval())
+                    .append(" | ")
+                    .append(fmt(p.rowsPerS, "%,.0f"))
+                    .append(" | ")
+                    .append(fmt(p.ratio, "%.2f"))
+                    .append(" | ")
+                    .append(fmt(p.p50Ms, "%,.0f"))
+                    .append(" | ")
+                    .append(fmt(p.p99Ms, "%,.0f"))
+                    .append(" | ")
+                    .append(fmt(p.maxMs, "%,.0f"))
+                    .append(" | ")
+                    .append(p.rounds.stream()
+                            .map(m -> Freshness.of(m)
+                                    ? String.format(Locale.ROOT, "%,.0f", m.result.getLong(Freshness.P99, 0) / 1000.0)
+                                    : "failed")
+                            .collect(Collectors.joining(", ")))
+                    .append(" |\n");
+        }
+        b.append("\n![throughput against p99 freshness](").append(PNG).append(")\n\n");
+    }
+
+    /** The freshness targets, as lines of latest.md's target table. */
+    void targets(StringBuilder b, List<Integer> parallelisms) {
+        for (int p : parallelisms) {
+            Point at250 = point(Writer.EO_COPY, p, 250);
+            target(
+                    b,
+                    "eo-copy p99 freshness ≤ 500 ms at 250 ms, p" + p,
+                    at250 == null ? null : at250.p99Ms,
+                    "%,.0f ms",
+                    v -> v <= 500);
+            target(
+                    b,
+                    "eo-copy ≥ 0.85 × raw COPY at 250 ms, p" + p,
+                    at250 == null ? null : at250.ratio,
+                    "%.2f ×",
+                    v -> v >= 0.85);
+            Point at100 = point(Writer.EO_COPY, p, 100);
+            target(
+                    b,
+                    "eo-copy ≥ 0.8 × raw COPY at 100 ms, p" + p,
+                    at100 == null ? null : at100.ratio,
+                    "%.2f ×",
+                    v -> v >= 0.8);
+        }
+    }
+
+    private static void target(
+            StringBuilder b, String name, OptionalDouble value, String format, java.util.function.DoublePredicate met) {
+        boolean measured = value != null && value.isPresent();
+        b.append("| ")
+                .append(name)
+                .append(" | ")
+                .append(measured ? String.format(Locale.ROOT, format, value.getAsDouble()) : "–")
+                .append(" | ")
+                .append(measured ? (met.test(value.getAsDouble()) ? "met" : "not met") : "not measured")
+                .append(" |\n");
+    }
+
+    private static String fmt(OptionalDouble v, String format) {
+        return v.isPresent() ? String.format(Locale.ROOT, format, v.getAsDouble()) : "–";
+    }
+
+    private static String csv(OptionalDouble v, String format) {
+        return v.isPresent() ? String.format(Locale.ROOT, format, v.getAsDouble()) : "";
+    }
+}
