@@ -48,9 +48,9 @@ public final class PeerOptions {
                         + "interval ('execution.checkpointing.interval') sets how soon rows show. Remove it");
         refused.put(
                 "sink.max-retries",
-                "not needed: a write the database refuses fails the task, and Flink's restart strategy "
+                "not needed: a failed write fails the task, and Flink's restart strategy "
                         + "('restart-strategy.*') writes the checkpoint's rows again in a new transaction, "
-                        + "never twice; a commit whose outcome is unknown is retried by the sink "
+                        + "so none is written twice; a commit whose outcome is unknown is retried by the sink "
                         + "('sink.commit-retries'). Remove it");
         refused.put(
                 "connection.max-retry-timeout",
@@ -71,14 +71,15 @@ public final class PeerOptions {
             "firebirdsql", Set.of("org.firebirdsql.jdbc.FBDriver"));
 
     /**
-     * What is wrong with the table's options as given, for a user of flink-connector-jdbc: one line for
+     * What is wrong with the table's options as given, for a user of flink-connector-jdbc: a first line
+     * that says what the lines after it are, then one line for
      * each of its options that these connectors refuse, with the remedy, and, when the table has any such
      * option or no {@code sink.id}, one for each required option missing, {@code sink.id} with what it
      * is. Empty when there is nothing to say.
      */
     static List<String> problems(Map<String, String> given) {
         List<String> problems = new ArrayList<>();
-        for (String key : given.keySet()) {
+        for (String key : new TreeSet<>(given.keySet())) {
             String remedy = REFUSED.get(key);
             if (remedy == null && SOURCE_PREFIXES.stream().anyMatch(key::startsWith)) {
                 remedy = SOURCE;
@@ -108,6 +109,14 @@ public final class PeerOptions {
         boolean noSinkId = !given.containsKey(JdbcTableOptions.SINK_ID.key());
         if (problems.isEmpty() && !noSinkId) {
             return problems;
+        }
+        if (!problems.isEmpty()) {
+            problems.add(
+                    0,
+                    "it has options of flink-connector-jdbc ('connector' = 'jdbc') that it takes otherwise "
+                            + "(docs/migrating-from-jdbc.md maps each):");
+        } else {
+            problems.add("required options are missing:");
         }
         // Said here rather than by Flink's list of missing options, which names them only.
         for (String required : List.of(JdbcTableOptions.URL.key(), JdbcTableOptions.TABLE_NAME.key())) {

@@ -73,9 +73,7 @@ public final class TableOptions {
         // Options of flink-connector-jdbc, and a missing sink.id, with what to write instead.
         List<String> problems = PeerOptions.problems(read.given);
         if (!problems.isEmpty()) {
-            throw read.refused("it has options of flink-connector-jdbc ('connector' = 'jdbc') that it takes "
-                    + "otherwise, or lacks one of its own (docs/migrating-from-jdbc.md maps each):\n- "
-                    + String.join("\n- ", problems));
+            throw read.refused(problems.get(0) + "\n- " + String.join("\n- ", problems.subList(1, problems.size())));
         }
         helper.validate();
         return read;
