@@ -5,6 +5,7 @@
 package dev.eosink.sql;
 
 import dev.eosink.core.LeftoverPolicy;
+import dev.eosink.core.RewindPolicy;
 import dev.eosink.core.SinkSettings;
 import dev.eosink.jdbc.JdbcSinkBuilderBase;
 
@@ -41,6 +42,15 @@ public final class JdbcTableOptions {
             .noDefaultValue()
             .withDescription("The user's password (password). Never shown in plans, summaries, logs or messages.");
 
+    /** {@code driver}: flink-connector-jdbc's option, taken when it names the driver of the URL's scheme. */
+    public static final ConfigOption<String> DRIVER = ConfigOptions.key("driver")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Optional, as in flink-connector-jdbc: the class of the JDBC driver. The sink uses the "
+                    + "driver that the URL's scheme names, so a value must be that driver's class "
+                    + "(jdbc:postgresql: org.postgresql.Driver, jdbc:mariadb: org.mariadb.jdbc.Driver, jdbc:mysql: "
+                    + "com.mysql.cj.jdbc.Driver); another is refused.");
+
     public static final ConfigOption<String> TABLE_NAME = ConfigOptions.key("table-name")
             .stringType()
             .noDefaultValue()
@@ -60,8 +70,9 @@ public final class JdbcTableOptions {
     public static final ConfigOption<Integer> BATCH_SIZE = ConfigOptions.key("sink.batch-size")
             .intType()
             .defaultValue(JdbcSinkBuilderBase.DEFAULT_BATCH_SIZE)
+            .withFallbackKeys("sink.buffer-flush.max-rows")
             .withDescription("Rows per JDBC batch or upsert statement, or at most held before they are sent (COPY) "
-                    + "(batchSize). At least 1.");
+                    + "(batchSize). At least 1. flink-connector-jdbc's 'sink.buffer-flush.max-rows' is taken for it.");
 
     public static final ConfigOption<LeftoverPolicy> LEFTOVER_POLICY = ConfigOptions.key("sink.leftover-policy")
             .enumType(LeftoverPolicy.class)
@@ -103,4 +114,46 @@ public final class JdbcTableOptions {
             .withDescription("How long a transaction a writer prepared may stay prepared, its commit not known, "
                     + "before the writer warns in its log, once per transaction (preparedAgeWarning). Default: three "
                     + "checkpoint intervals, at least 1 min; 10 min when the sink cannot see the interval.");
+
+    /** {@code sink.rewind-policy}: {@link JdbcSinkBuilderBase#rewindPolicy}. */
+    public static final ConfigOption<RewindPolicy> REWIND_POLICY = ConfigOptions.key("sink.rewind-policy")
+            .enumType(RewindPolicy.class)
+            .defaultValue(SinkSettings.DEFAULT_REWIND_POLICY)
+            .withDescription("What a job restored from a checkpoint older than what the sink committed since does "
+                    + "(rewindPolicy): WARN logs what will be written again and goes on; FAIL refuses to start.");
+
+    /** {@code sink.claim-wait}: {@link JdbcSinkBuilderBase#claimWait}. */
+    public static final ConfigOption<Duration> CLAIM_WAIT = ConfigOptions.key("sink.claim-wait")
+            .durationType()
+            .defaultValue(SinkSettings.DEFAULT_CLAIM_WAIT)
+            .withDescription("How long a starting writer waits for the ownership guard held by a task going away "
+                    + "(claimWait). Zero or more.");
+
+    /** {@code sink.marker-table.retention}: {@link JdbcSinkBuilderBase#markerRetention}. */
+    public static final ConfigOption<Duration> MARKER_RETENTION = ConfigOptions.key("sink.marker-table.retention")
+            .durationType()
+            .defaultValue(SinkSettings.DEFAULT_MARKER_RETENTION)
+            .withDescription("Marker rows older than this are pruned (markerRetention): keep it longer than the "
+                    + "oldest savepoint you may restore. Positive.");
+
+    /** {@code sink.marker-table.prune-interval}: {@link JdbcSinkBuilderBase#markerPruneInterval}. */
+    public static final ConfigOption<Duration> MARKER_PRUNE_INTERVAL = ConfigOptions.key(
+                    "sink.marker-table.prune-interval")
+            .durationType()
+            .defaultValue(SinkSettings.DEFAULT_MARKER_PRUNE_INTERVAL)
+            .withDescription(
+                    "How often subtask 0's committer prunes the marker table (markerPruneInterval). Positive.");
+
+    /** {@code sink.commit-retries}: {@link JdbcSinkBuilderBase#commitRetries}. */
+    public static final ConfigOption<Integer> COMMIT_RETRIES = ConfigOptions.key("sink.commit-retries")
+            .intType()
+            .defaultValue(SinkSettings.DEFAULT_COMMIT_RETRIES)
+            .withDescription("How often a commit whose outcome is unknown is looked at again before the task fails "
+                    + "over (commitRetries). Zero or more.");
+
+    /** {@code sink.commit-retry-backoff}: {@link JdbcSinkBuilderBase#commitRetryBackoff}. */
+    public static final ConfigOption<Duration> COMMIT_RETRY_BACKOFF = ConfigOptions.key("sink.commit-retry-backoff")
+            .durationType()
+            .defaultValue(SinkSettings.DEFAULT_COMMIT_RETRY_BACKOFF)
+            .withDescription("The first wait between those looks, doubled each time (commitRetryBackoff). Positive.");
 }

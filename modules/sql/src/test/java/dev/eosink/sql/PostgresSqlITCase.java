@@ -91,7 +91,8 @@ class PostgresSqlITCase {
      * {@code INSERT INTO ... SELECT ... FROM} a bounded datagen source, checkpointing every 200 ms,
      * with a failure after 1,000 rows: exactly ids 0..n-1 in the table. The sink connects as a role
      * with a password, which appears in no log line, no message of the failure, no REST view of the
-     * job and no plan.
+     * job and no plan. The table is written as for flink-connector-jdbc, with the options of it that
+     * carry over ({@code driver}, {@code sink.buffer-flush.max-rows}), and a {@code sink.id}.
      */
     @Test
     void appendsExactlyOnceThroughAFailure(@InjectMiniCluster MiniCluster cluster) throws Exception {
@@ -103,6 +104,8 @@ class PostgresSqlITCase {
         Map<String, String> options = options(name, name.replace('_', '-'));
         options.put("username", role);
         options.put("password", password);
+        options.put("driver", "org.postgresql.Driver");
+        options.put("sink.buffer-flush.max-rows", "100");
         StreamTableEnvironment tEnv = SqlJobs.tableEnvironment(2);
         SqlJobs.ids(tEnv, "ids", n, 3_000);
         tEnv.executeSql("CREATE TEMPORARY TABLE pg_sink (id BIGINT, payload STRING) " + SqlJobs.with(options));

@@ -4,6 +4,11 @@
  */
 package dev.eosink.sql;
 
+import dev.eosink.core.RewindPolicy;
+import dev.eosink.core.SinkSettings;
+import dev.eosink.postgres.internal.PostgresDatabase;
+import dev.eosink.sql.internal.ExactlyOnceTableSink;
+
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -26,6 +31,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -100,7 +106,7 @@ class TableFactoryTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"url", "table-name", "sink.id"})
+    @ValueSource(strings = {"url", "table-name"})
     void aMissingRequiredOptionIsNamed(String option) {
         for (String connector :
                 List.of(PostgresDynamicTableSinkFactory.IDENTIFIER, XaDynamicTableSinkFactory.IDENTIFIER)) {
@@ -148,6 +154,15 @@ class TableFactoryTest {
                 "eosink-xa       | url                           | jdbc:db2://db/x   | by URL the XA sink speaks jdbc:mariadb:, jdbc:mysql: and jdbc:postgresql:",
                 "eosink-xa       | sink.lock-timeout             | 0 s               | lockTimeout must be at least 1 s",
                 "eosink-xa       | sink.batch-size               | -1                | batchSize must be >= 1",
+                "eosink-postgres | sink.buffer-flush.max-rows    | many              | Expected an integer",
+                "eosink-xa       | sink.buffer-flush.max-rows    | -5                | batchSize must be >= 1",
+                "eosink-postgres | sink.rewind-policy            | SOMETIMES         | Expected one of [WARN, FAIL]",
+                "eosink-xa       | sink.claim-wait               | soon              | Expected a duration",
+                "eosink-postgres | sink.marker-table.retention   | 0 d               | Expected a positive duration",
+                "eosink-xa       | sink.marker-table.prune-interval | 0 s            | Expected a positive duration",
+                "eosink-postgres | sink.commit-retries           | -1                | Expected 0 or more",
+                "eosink-postgres | sink.commit-retries           | often             | Expected an integer",
+                "eosink-xa       | sink.commit-retry-backoff     | 0 ms              | Expected a positive duration",
             })
     void aBadValueIsNamedWithWhatIsAllowed(String connector, String option, String value, String allowed) {
         Map<String, String> options = options(connector);
@@ -156,6 +171,157 @@ class TableFactoryTest {
                 .contains("Table `default_catalog`.`default_database`.`snk` ('connector' = '" + connector + "')")
                 .contains("invalid value for option '" + option + "': '" + value + "'")
                 .contains(allowed);
+    }
+
+    /**
+     * The builder's settings that have an option each: rewind policy, claim wait, marker retention and
+     * pruning, commit retries; their defaults are the builder's.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {PostgresDynamicTableSinkFactory.IDENTIFIER, XaDynamicTableSinkFactory.IDENTIFIER})
+    void theBuildersSettingsHaveOptions(String connector) {
+        SinkSettings defaults = SinkSettings.defaults("orders");
+        SinkSettings settings = settings(tableSink(connector, false, options(connector)));
+        assertThat(settings.rewindPolicy()).isEqualTo(defaults.rewindPolicy());
+        assertThat(settings.claimWait()).isEqualTo(defaults.claimWait());
+        assertThat(settings.markerRetention()).isEqualTo(defaults.markerRetention());
+        assertThat(settings.markerPruneInterval()).isEqualTo(defaults.markerPruneInterval());
+        assertThat(settings.commitRetries()).isEqualTo(defaults.commitRetries());
+        assertThat(settings.commitRetryBackoff()).isEqualTo(defaults.commitRetryBackoff());
+
+        Map<String, String> options = options(connector);
+        options.put("sink.rewind-policy", "fail");
+        options.put("sink.claim-wait", "0 s");
+        options.put("sink.marker-table.retention", "30 d");
+        options.put("sink.marker-table.prune-interval", "10 min");
+        options.put("sink.commit-retries", "0");
+        options.put("sink.commit-retry-backoff", "1 s");
+        settings = settings(tableSink(connector, false, options));
+        assertThat(settings.rewindPolicy()).isEqualTo(RewindPolicy.FAIL);
+        assertThat(settings.claimWait()).isEqualTo(Duration.ZERO);
+        assertThat(settings.markerRetention()).isEqualTo(Duration.ofDays(30));
+        assertThat(settings.markerPruneInterval()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(settings.commitRetries()).isZero();
+        assertThat(settings.commitRetryBackoff()).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    /**
+     * A table written for flink-connector-jdbc ('connector' = 'jdbc'), with only the connector changed:
+     * refused, each of its options that does not carry over named with what to write instead, and the
+     * missing sink id with what it is. Done as the message says, the table is planned, and the options
+     * that carry over (the driver, the flush row count) took effect.
+     */
+    @Test
+    void aTableWrittenForTheJdbcConnectorIsRefusedWithTheMapping() {
+        Map<String, String> jdbc = new LinkedHashMap<>();
+        jdbc.put("connector", PostgresDynamicTableSinkFactory.IDENTIFIER); // was 'jdbc'
+        jdbc.put("url", "jdbc:postgresql://db:5432/shop");
+        jdbc.put("table-name", "public.orders");
+        jdbc.put("driver", "org.postgresql.Driver");
+        jdbc.put("username", "flink_sink");
+        jdbc.put("password", PASSWORD);
+        jdbc.put("sink.buffer-flush.max-rows", "500");
+        jdbc.put("sink.buffer-flush.interval", "2s");
+        jdbc.put("sink.max-retries", "5");
+        jdbc.put("sink.parallelism", "2");
+        String refusal = refusal("id BIGINT, name STRING", jdbc);
+        assertThat(refusal)
+                .contains("Table `default_catalog`.`default_database`.`snk` ('connector' = 'eosink-postgres')")
+                .contains("options of flink-connector-jdbc ('connector' = 'jdbc')")
+                .contains("docs/migrating-from-jdbc.md")
+                .contains("- 'sink.buffer-flush.interval': not needed")
+                .contains("'execution.checkpointing.interval'")
+                .contains("- 'sink.max-retries': not needed")
+                .contains("'restart-strategy.*'")
+                .contains("- 'sink.id' is missing, and required here");
+        for (String carried : List.of("url", "table-name", "driver", "username", "sink.buffer-flush.max-rows")) {
+            assertThat(refusal).as(carried).doesNotContain("- '" + carried + "'");
+        }
+
+        jdbc.remove("sink.buffer-flush.interval");
+        jdbc.remove("sink.max-retries");
+        jdbc.put("sink.id", "orders");
+        assertThat(plan("id BIGINT, name STRING", jdbc, "SELECT id, name FROM src"))
+                .contains("Sink(table=[default_catalog.default_database.snk]");
+        PostgresDatabase<?> database =
+                (PostgresDatabase<?>) tableSink(PostgresDynamicTableSinkFactory.IDENTIFIER, false, jdbc)
+                        .sink()
+                        .database();
+        assertThat(database.options().batchSize()).isEqualTo(500);
+    }
+
+    /** Each option of flink-connector-jdbc that does not carry over is refused with its counterpart or why none. */
+    @ParameterizedTest(name = "{0} {1} = {2}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "eosink-postgres | sink.buffer-flush.interval    | 1s                | 'sink.batch-size'",
+                "eosink-xa       | sink.max-retries              | 3                 | 'sink.commit-retries'",
+                "eosink-postgres | connection.max-retry-timeout  | 60s               | use 'sink.network-timeout'",
+                "eosink-xa       | compatible-mode               | mysql             | the URL's scheme picks the database",
+                "eosink-postgres | scan.fetch-size               | 100               | this connector only writes",
+                "eosink-postgres | scan.partition.column         | id                | this connector only writes",
+                "eosink-xa       | lookup.cache.max-rows         | 100               | 'connector' = 'jdbc'",
+                "eosink-postgres | lookup.cache                  | PARTIAL           | this connector only writes",
+                "eosink-postgres | filter.handling.policy        | NEVER             | this connector only writes",
+                "eosink-postgres | sink.buffer-flush.max-rows    | 0                 | has no counterpart",
+                "eosink-postgres | driver                        | com.mysql.cj.jdbc.Driver | jdbc:postgresql: org.postgresql.Driver",
+                "eosink-xa       | driver                        | org.postgresql.Driver | jdbc:mariadb: org.mariadb.jdbc.Driver",
+            })
+    void anOptionOfTheJdbcConnectorIsRefusedWithItsCounterpart(
+            String connector, String option, String value, String remedy) {
+        Map<String, String> options = options(connector);
+        options.put(option, value);
+        String refusal = refusal("id BIGINT, name STRING", options);
+        assertThat(refusal)
+                .contains("('connector' = '" + connector + "'): it has options of flink-connector-jdbc")
+                .contains("- '" + option + "'")
+                .contains(remedy)
+                .doesNotContain("'sink.id' is missing");
+    }
+
+    @Test
+    void theJdbcConnectorsFlushRowCountIsTheBatchSize() {
+        Map<String, String> options = options(PostgresDynamicTableSinkFactory.IDENTIFIER);
+        options.put("sink.buffer-flush.max-rows", "100");
+        options.put("sink.batch-size", "200");
+        assertThat(refusal("id BIGINT, name STRING", options))
+                .contains("'sink.buffer-flush.max-rows' and 'sink.batch-size' are one option here");
+    }
+
+    /** {@code driver} is taken when it names the driver of the URL's scheme. */
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "eosink-postgres | jdbc:postgresql://db:5432/shop | org.postgresql.Driver",
+                "eosink-xa       | jdbc:mariadb://db:3306/shop    | org.mariadb.jdbc.Driver",
+                "eosink-xa       | jdbc:mysql://db:3306/shop      | com.mysql.cj.jdbc.Driver",
+                "eosink-xa       | jdbc:postgresql://db:5432/shop | org.postgresql.Driver",
+            })
+    void theDriverOfTheUrlIsTaken(String connector, String url, String driver) {
+        Map<String, String> options = options(connector);
+        options.put("url", url);
+        options.put("driver", driver);
+        assertThat(plan("id BIGINT, name STRING", options, "SELECT id, name FROM src"))
+                .contains("Sink(table=[default_catalog.default_database.snk]");
+    }
+
+    /** A table without {@code sink.id} is refused saying what the option is, on both connectors. */
+    @ParameterizedTest
+    @ValueSource(strings = {PostgresDynamicTableSinkFactory.IDENTIFIER, XaDynamicTableSinkFactory.IDENTIFIER})
+    void aMissingSinkIdIsNamedWithWhatItIs(String connector) {
+        Map<String, String> options = options(connector);
+        options.remove("sink.id");
+        options.remove("url");
+        assertThat(refusal("id BIGINT, name STRING", options))
+                .contains("- 'url' is missing, and required.")
+                .contains("- 'sink.id' is missing, and required here")
+                .contains("a stable name for this sink");
+    }
+
+    private static SinkSettings settings(ExactlyOnceTableSink sink) {
+        return sink.sink().settings();
     }
 
     /**
@@ -313,6 +479,11 @@ class TableFactoryTest {
 
     /** The table sink as the factory of {@code 'connector'} makes it for {@code snk (id BIGINT, name STRING)}. */
     private static DynamicTableSink sink(String connector, boolean primaryKey) {
+        return tableSink(connector, primaryKey, options(connector));
+    }
+
+    /** As {@link #sink(String, boolean)}, with the given options. */
+    private static ExactlyOnceTableSink tableSink(String connector, boolean primaryKey, Map<String, String> options) {
         ResolvedSchema schema = new ResolvedSchema(
                 List.of(
                         Column.physical("id", DataTypes.BIGINT().notNull()),
@@ -321,9 +492,9 @@ class TableFactoryTest {
                 primaryKey ? UniqueConstraint.primaryKey("pk", List.of("id")) : null);
         CatalogTable table = CatalogTable.newBuilder()
                 .schema(Schema.newBuilder().fromResolvedSchema(schema).build())
-                .options(options(connector))
+                .options(options)
                 .build();
-        return FactoryUtil.createDynamicTableSink(
+        return (ExactlyOnceTableSink) FactoryUtil.createDynamicTableSink(
                 null,
                 ObjectIdentifier.of("c", "d", "snk"),
                 new ResolvedCatalogTable(table, schema),

@@ -12,6 +12,7 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.FactoryUtil;
 
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -37,13 +38,20 @@ public final class CommonOptions {
         Set<ConfigOption<?>> options = new LinkedHashSet<>(List.of(
                 JdbcTableOptions.USERNAME,
                 JdbcTableOptions.PASSWORD,
+                JdbcTableOptions.DRIVER,
                 JdbcTableOptions.BATCH_SIZE,
                 JdbcTableOptions.LEFTOVER_POLICY,
                 JdbcTableOptions.DEAD_LETTER_TABLE,
                 JdbcTableOptions.MARKER_TABLE,
                 JdbcTableOptions.CREATE_MARKER_TABLE,
                 JdbcTableOptions.MAX_PREPARED_PER_SUBTASK,
-                JdbcTableOptions.PREPARED_AGE_WARNING));
+                JdbcTableOptions.PREPARED_AGE_WARNING,
+                JdbcTableOptions.REWIND_POLICY,
+                JdbcTableOptions.CLAIM_WAIT,
+                JdbcTableOptions.MARKER_RETENTION,
+                JdbcTableOptions.MARKER_PRUNE_INTERVAL,
+                JdbcTableOptions.COMMIT_RETRIES,
+                JdbcTableOptions.COMMIT_RETRY_BACKOFF));
         options.addAll(List.of(specific));
         options.add(FactoryUtil.SINK_PARALLELISM);
         return options;
@@ -63,6 +71,34 @@ public final class CommonOptions {
         options.set(JdbcTableOptions.CREATE_MARKER_TABLE, builder::createMarkerTable);
         options.set(JdbcTableOptions.MAX_PREPARED_PER_SUBTASK, builder::maxPreparedPerSubtask);
         options.set(JdbcTableOptions.PREPARED_AGE_WARNING, builder::preparedAgeWarning);
+        options.set(JdbcTableOptions.REWIND_POLICY, builder::rewindPolicy);
+        // The builder checks these at build(), in a message that names its setter: checked here too, so
+        // that the refusal names the option.
+        options.set(JdbcTableOptions.CLAIM_WAIT, wait -> builder.claimWait(notNegative(wait)));
+        options.set(JdbcTableOptions.MARKER_RETENTION, retention -> builder.markerRetention(positive(retention)));
+        options.set(
+                JdbcTableOptions.MARKER_PRUNE_INTERVAL, interval -> builder.markerPruneInterval(positive(interval)));
+        options.set(JdbcTableOptions.COMMIT_RETRIES, retries -> {
+            if (retries < 0) {
+                throw new IllegalArgumentException("Expected 0 or more.");
+            }
+            builder.commitRetries(retries);
+        });
+        options.set(JdbcTableOptions.COMMIT_RETRY_BACKOFF, backoff -> builder.commitRetryBackoff(positive(backoff)));
+    }
+
+    private static Duration positive(Duration duration) {
+        if (duration.isZero() || duration.isNegative()) {
+            throw new IllegalArgumentException("Expected a positive duration.");
+        }
+        return duration;
+    }
+
+    private static Duration notNegative(Duration duration) {
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("Expected zero or a positive duration.");
+        }
+        return duration;
     }
 
     /**

@@ -67,6 +67,11 @@ public final class ExactlyOnceTableSink implements DynamicTableSink {
         this.name = Objects.requireNonNull(name, "name");
     }
 
+    /** The sink the table's rows go to, as its options built it. */
+    public ExactlyOnceSink<RowData> sink() {
+        return sink;
+    }
+
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
         return columns.hasPrimaryKey() ? UPSERT : ChangelogMode.insertOnly();

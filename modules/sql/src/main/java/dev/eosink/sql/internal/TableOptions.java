@@ -9,6 +9,7 @@ import dev.eosink.sql.JdbcTableOptions;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.FallbackKey;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
@@ -18,6 +19,7 @@ import org.apache.flink.table.factories.FactoryUtil;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -67,6 +69,11 @@ public final class TableOptions {
         declared.addAll(factory.optionalOptions());
         for (ConfigOption<?> option : declared) {
             read.parsed(option);
+        }
+        // Options of flink-connector-jdbc, and a missing sink.id, with what to write instead.
+        List<String> problems = PeerOptions.problems(read.given);
+        if (!problems.isEmpty()) {
+            throw read.refused(problems.get(0) + "\n- " + String.join("\n- ", problems.subList(1, problems.size())));
         }
         helper.validate();
         return read;
@@ -166,7 +173,19 @@ public final class TableOptions {
 
     private ValidationException invalid(ConfigOption<?> option, String reason) {
         return new ValidationException(
-                prefix() + "invalid value for option '" + option.key() + "': " + shown(option) + ". " + reason);
+                prefix() + "invalid value for option '" + givenKey(option) + "': " + shown(option) + ". " + reason);
+    }
+
+    /** The option's key as the table gives it: its own, or a fallback key (flink-connector-jdbc's name). */
+    private String givenKey(ConfigOption<?> option) {
+        if (!given.containsKey(option.key())) {
+            for (FallbackKey fallback : option.fallbackKeys()) {
+                if (given.containsKey(fallback.getKey())) {
+                    return fallback.getKey();
+                }
+            }
+        }
+        return option.key();
     }
 
     private <T> T parsed(ConfigOption<T> option) {
@@ -179,7 +198,7 @@ public final class TableOptions {
 
     /** The value as given, in quotes, or the default's; passwords in it (a JDBC URL's) masked. */
     private String shown(ConfigOption<?> option) {
-        String value = given.get(option.key());
+        String value = given.get(givenKey(option));
         if (value == null) {
             return "(default) " + option.defaultValue();
         }
