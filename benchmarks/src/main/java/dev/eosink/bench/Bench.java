@@ -129,7 +129,8 @@ public final class Bench {
             java.util.Optional<PreparedCost> txCost = java.util.Optional.empty();
             if (mariaDb == null) {
                 try (Connection c = connect()) {
-                    txCost = java.util.Optional.of(PreparedCost.measure(c));
+                    txCost = java.util.Optional.of(PreparedCost.measure(
+                            c, o.smoke ? PreparedCost.SMOKE_TRANSACTIONS : PreparedCost.TRANSACTIONS));
                 }
                 System.out.println(txCost.get().summary());
             }

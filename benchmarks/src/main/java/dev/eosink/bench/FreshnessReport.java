@@ -176,6 +176,39 @@ final class FreshnessReport {
         b.append("\n![throughput against p99 freshness](").append(PNG).append(")\n\n");
     }
 
+    /**
+     * The results page's freshness table: per writer and checkpoint interval, × raw COPY and freshness
+     * p50 / p99 at each parallelism; then the chart, linked as {@code png}.
+     */
+    void summary(StringBuilder b, List<Integer> parallelisms, String png) {
+        b.append("\n| writer | checkpoint interval");
+        for (int p : parallelisms) {
+            b.append(" | × raw COPY p")
+                    .append(p)
+                    .append(" | freshness p50 / p99 p")
+                    .append(p);
+        }
+        b.append(" |\n|---|--:|").append("--:|--:|".repeat(parallelisms.size())).append('\n');
+        List<String> done = new ArrayList<>();
+        for (Point first : points) {
+            String key = first.spec.writer.id + "/" + first.spec.intervalMs;
+            if (done.contains(key)) {
+                continue;
+            }
+            done.add(key);
+            b.append("| ").append(first.spec.writer.id).append(" | ").append(first.interval());
+            for (int p : parallelisms) {
+                Point x = point(first.spec.writer, p, first.spec.intervalMs);
+                b.append(" | ")
+                        .append(x == null ? "" : fmt(x.ratio, "%.2f"))
+                        .append(" | ")
+                        .append(x == null ? "" : fmt(x.p50Ms, "%,.0f") + " / " + fmt(x.p99Ms, "%,.0f") + " ms");
+            }
+            b.append(" |\n");
+        }
+        b.append("\n![throughput against p99 freshness](").append(png).append(")\n");
+    }
+
     /** The freshness targets, as lines of latest.md's target table. */
     void targets(StringBuilder b, List<Integer> parallelisms) {
         for (int p : parallelisms) {

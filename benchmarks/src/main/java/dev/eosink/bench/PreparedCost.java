@@ -21,8 +21,13 @@ import java.util.Locale;
  */
 final class PreparedCost {
 
-    /** Transactions of each kind; the first tenth of each is a warm-up and not counted. */
+    /** Transactions of each kind in a full run; the first tenth of each is a warm-up and not counted. */
     static final int TRANSACTIONS = 400;
+
+    /** In a smoke run, which checks that it works: a few seconds less. */
+    static final int SMOKE_TRANSACTIONS = 40;
+
+    private final int transactions;
 
     final List<Long> plainTx = new ArrayList<>();
     final List<Long> plainCommit = new ArrayList<>();
@@ -30,16 +35,19 @@ final class PreparedCost {
     final List<Long> prepare = new ArrayList<>();
     final List<Long> commitPrepared = new ArrayList<>();
 
-    private PreparedCost() {}
+    private PreparedCost(int transactions) {
+        this.transactions = transactions;
+    }
 
-    static PreparedCost measure(Connection c) throws SQLException {
-        PreparedCost cost = new PreparedCost();
+    /** Runs {@code transactions} of each kind on {@code c}, alternating, into a scratch table it drops after. */
+    static PreparedCost measure(Connection c, int transactions) throws SQLException {
+        PreparedCost cost = new PreparedCost(transactions);
         c.setAutoCommit(true); // BEGIN and COMMIT are the statements timed; COMMIT PREPARED needs no open transaction
         try (Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS bench_tx_cost");
             s.execute("CREATE TABLE bench_tx_cost (id bigint, v bigint)");
-            for (int i = 0; i < TRANSACTIONS; i++) {
-                boolean counted = i >= TRANSACTIONS / 10;
+            for (int i = 0; i < transactions; i++) {
+                boolean counted = i >= transactions / 10;
                 long t0 = System.nanoTime();
                 s.execute("BEGIN");
                 s.execute("INSERT INTO bench_tx_cost VALUES (" + i + ", 0)");
@@ -90,8 +98,8 @@ final class PreparedCost {
                         + "The floor under every epoch of an exactly-once sink: a prepared transaction waits for two WAL "
                         + "flushes (PREPARE, COMMIT PREPARED) where a plain one waits for one.\n\n",
                 fsync,
-                TRANSACTIONS - TRANSACTIONS / 10,
-                TRANSACTIONS / 10));
+                transactions - transactions / 10,
+                transactions / 10));
         b.append("| | p50 | p99 |\n|---|--:|--:|\n");
         row(b, "plain: BEGIN; INSERT; COMMIT", plainTx);
         row(b, "of which COMMIT", plainCommit);

@@ -946,6 +946,10 @@ final class Report {
         b.append("\n![throughput](")
                 .append(slashes(results.resolve("latest.png")))
                 .append(")\n");
+        FreshnessReport freshness = freshness();
+        if (!freshness.isEmpty()) {
+            freshness.summary(b, o.parallelisms, slashes(results.resolve(FreshnessReport.PNG)));
+        }
         b.append(RESULTS_END);
         String updated = text.substring(0, from) + b + text.substring(to + RESULTS_END.length());
         Files.writeString(page, updated, StandardCharsets.UTF_8);

@@ -88,6 +88,30 @@ abstract class BenchSmokeRuns {
         }
         assertThat(seen).as("cases in latest.csv").containsExactlyInAnyOrderElementsOf(expected);
 
+        assertThat(md).contains("## PostgreSQL's own cost per transaction", "| of which PREPARE TRANSACTION |");
+        if (external == null || external.isBlank()) { // the embedded server tracks commit timestamps
+            // Freshness: a line for every Flink writer's successful case, with 0 < p50 <= p99 <= max.
+            List<String> fresh = Files.readAllLines(out.resolve(FreshnessReport.CSV));
+            assertThat(fresh.get(0)).isEqualTo(FreshnessReport.CSV_HEADER);
+            for (String line : lines.subList(1, lines.size())) {
+                String[] f = line.split(",", -1);
+                if (f[1].equals(Writer.RAW_COPY.id) || f[3].isEmpty()) {
+                    continue; // no checkpoints; or the peer's known failure, above
+                }
+                String prefix = f[0] + "," + f[1] + "," + f[2] + ",";
+                String[] x = fresh.stream()
+                        .filter(l -> l.startsWith(prefix))
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError("no freshness line for " + prefix + " in " + fresh))
+                        .split(",", -1);
+                double p50 = Double.parseDouble(x[6]);
+                double p99 = Double.parseDouble(x[7]);
+                double max = Double.parseDouble(x[8]);
+                assertThat(p50).as("freshness p50 of %s", prefix).isPositive().isLessThanOrEqualTo(p99);
+                assertThat(p99).as("freshness p99 of %s", prefix).isLessThanOrEqualTo(max);
+            }
+        }
+
         if (!withSweep) {
             return;
         }

@@ -263,6 +263,10 @@ class SweepTest {
                 .endsWith(Report.RESULTS_END + "\nrest\n")
                 .contains("](../benchmarks/results/latest.md)).\n", "![throughput](../benchmarks/results/latest.png)\n")
                 .contains(
+                        "| eo-copy | 250 ms | 0.80 | 150 / 375 ms | 0.80 | 150 / 375 ms |\n",
+                        "| peer-alo | 1 s (flush 100 ms) | 0.80 | 600 / 1,500 ms | 0.80 | 600 / 1,500 ms |\n",
+                        "![throughput against p99 freshness](../benchmarks/results/latest-freshness.png)\n")
+                .contains(
                         "| append | eo-copy | 80,002 | 0.80 | 80,002 | 0.80 |\n",
                         "| eo-copy × raw COPY | p1 | p2 |\n|---|--:|--:|\n"
                                 + "| 4 → 20 columns | 0.80 → 0.80 | 0.80 → 0.80 |\n"
