@@ -401,6 +401,9 @@ public final class Bench {
                         if (failure == null && commitTimestamps && spec.writer.flink && !spec.wide()) {
                             Freshness.measure(s, table, clockOffsetMicros, r);
                         }
+                        if (spec.writer.isEosink()) {
+                            PrepareBreakdown.read(log, table, r);
+                        }
                     }
                 }
             }

@@ -375,6 +375,39 @@ final class Report {
         }
         b.append('\n');
 
+        b.append(
+                        "Where the prepares' time went, from each writer's own DEBUG line per prepare (`PostgresWriterSession`): ")
+                .append("*end of COPY*, the server storing the rows still in flight; the *marker* row; ")
+                .append("*PREPARE TRANSACTION*, with its WAL flush; and how long COPY flow control paused the writer ")
+                .append("in each epoch (the server was behind). Milliseconds, p50 / p99, pooled as above.\n\n");
+        b.append(
+                        "| writer | p | interval | prepares | end of COPY | marker | PREPARE | flow-control pause per epoch |\n")
+                .append("|---|--:|--:|--:|--:|--:|--:|--:|\n");
+        for (Spec s : specs) {
+            if (!s.writer.isEosink() || s.purpose == Spec.Purpose.SWEEP) {
+                continue;
+            }
+            List<Long> endOfCopy = pooled(s, PrepareBreakdown.END_OF_COPY);
+            b.append("| ")
+                    .append(s.writer.id)
+                    .append(" | ")
+                    .append(s.parallelism)
+                    .append(" | ")
+                    .append(Spec.interval(s.intervalMs))
+                    .append(" | ")
+                    .append(endOfCopy.size())
+                    .append(" | ")
+                    .append(p5099(endOfCopy))
+                    .append(" | ")
+                    .append(p5099(pooled(s, PrepareBreakdown.MARKER)))
+                    .append(" | ")
+                    .append(p5099(pooled(s, PrepareBreakdown.PREPARE)))
+                    .append(" | ")
+                    .append(p5099(pooled(s, PrepareBreakdown.FLOW_CONTROL)))
+                    .append(" |\n");
+        }
+        b.append('\n');
+
         txCost.ifPresent(c -> c.markdown(b, server.get("fsync")));
 
         // ---- freshness
