@@ -6,6 +6,7 @@ package dev.eosink.examples;
 
 import dev.eosink.examples.cluster.ProcessCluster;
 import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.PsqlScript;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -14,7 +15,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -29,7 +29,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -244,9 +243,9 @@ class ClusterClientITCase {
     }
 
     /**
-     * A database of its own, set up with the repository's scripts for the least-privileged role, each as
-     * written on a fresh database: only the role's name and password are this test's (roles are the
-     * server's, not the database's).
+     * A database of its own, set up with the repository's scripts for the least-privileged role, each run as
+     * written on a fresh database, as psql runs it: only the role's name and password are this test's, given as
+     * the scripts' psql variables (roles are the server's, not the database's).
      */
     private String database(String name, String role, String password) throws IOException {
         db.execute("CREATE DATABASE " + name);
@@ -254,7 +253,8 @@ class ClusterClientITCase {
         try (Connection c = DriverManager.getConnection(url, credentials(db.user(), db.password()))) {
             for (String script : List.of("01-marker-table.sql", "02-sink-role.sql", "04-example-tables.sql")) {
                 try (Statement s = c.createStatement()) {
-                    s.execute(script(script).replace("flink_sink", role).replace("'change-me'", "'" + password + "'"));
+                    s.execute(PsqlScript.render(
+                            Path.of("..", "sql", script), Map.of("role", role, "password", password)));
                 } catch (java.sql.SQLException e) {
                     throw new IllegalStateException(
                             "sql/" + script + " as written failed on the fresh database " + name, e);
@@ -264,14 +264,6 @@ class ClusterClientITCase {
             throw new IllegalStateException("connecting to the fresh database " + name + " failed", e);
         }
         return url;
-    }
-
-    /** A script of the repository's sql/ folder, comments removed. */
-    private static String script(String name) throws IOException {
-        return Files.readAllLines(Path.of("..", "sql", name), StandardCharsets.UTF_8).stream()
-                .map(line -> line.replaceAll("--.*$", ""))
-                .filter(line -> !line.isBlank())
-                .collect(Collectors.joining("\n"));
     }
 
     private static Properties credentials(String user, String password) {

@@ -36,8 +36,8 @@ public final class PrometheusServer implements AutoCloseable {
 
     /** What to do when a binary is missing: said by every failure to find one. */
     public static final String REMEDY =
-            "install Debian's prometheus package (apt-get install prometheus; .ci/run does), "
-                    + "which brings both prometheus and promtool, or put them on the PATH";
+            "run the tests with ./test, which obtains Debian's prometheus package (prometheus and promtool) "
+                    + "without root, or apt-get install prometheus, or put both on the PATH";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -54,10 +54,20 @@ public final class PrometheusServer implements AutoCloseable {
     }
 
     /**
-     * {@code prometheus} or {@code promtool}: from the PATH, else /usr/bin. Throws, naming the remedy,
-     * when neither has it.
+     * {@code prometheus} or {@code promtool}: from the directory of Debian's packages that {@code ./test} unpacked
+     * ({@code $EOSINK_TEST_PACKAGES/usr/bin}) when that variable is set, and only there; else from the PATH, else
+     * /usr/bin. Throws, naming the remedy, when none has it.
      */
     public static Path binary(String name) {
+        String unpacked = System.getenv("EOSINK_TEST_PACKAGES");
+        if (unpacked != null && !unpacked.isBlank()) {
+            Path binary = Path.of(unpacked, "usr", "bin", name);
+            if (!Files.isExecutable(binary)) {
+                throw new IllegalStateException(
+                        binary + " is missing (EOSINK_TEST_PACKAGES=" + unpacked + "): " + REMEDY);
+            }
+            return binary;
+        }
         List<Path> candidates = new ArrayList<>();
         String path = System.getenv("PATH");
         if (path != null) {

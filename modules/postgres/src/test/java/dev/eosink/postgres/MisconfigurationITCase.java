@@ -10,6 +10,7 @@ import dev.eosink.core.SinkException;
 import dev.eosink.core.TransactionId;
 import dev.eosink.postgres.table.PostgresRowDataSink;
 import dev.eosink.testing.PostgresFixture;
+import dev.eosink.testing.PsqlScript;
 import dev.eosink.testing.StandalonePostgres;
 import dev.eosink.testing.faults.FaultInjectingDatabase;
 import dev.eosink.testing.faults.Faults;
@@ -47,9 +48,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -78,7 +76,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * stack. Every job expected to fail connects as a role of this test's own with a password, given both as a
  * property and in the JDBC URL, and no message in its whole failure chain may contain that password.
  *
- * <p>The privileges come from sql/02-sink-role.sql itself (names substituted), so the script the README and
+ * <p>The privileges come from sql/02-sink-role.sql itself (run as psql runs it, with this test's schema, role and
+ * table as its variables), so the script the README and
  * docs/postgresql.md point operators to is the one proven sufficient here, and each of its grants is proven necessary.
  */
 class MisconfigurationITCase extends ExactlyOnceTestBase {
@@ -635,39 +634,15 @@ class MisconfigurationITCase extends ExactlyOnceTestBase {
     }
 
     /**
-     * Creates the marker table with sql/01-marker-table.sql and the role with sql/02-sink-role.sql, in this
-     * test's schema, with the scripts' example names replaced by this test's.
+     * Creates the marker table with sql/01-marker-table.sql and the role with sql/02-sink-role.sql, each run as
+     * written, as psql runs it with this test's schema, role, password and table as its variables
+     * ({@code psql -v schema=... -v role=... -f ...}: {@link PsqlScript}).
      */
     private void grantPerScript() throws IOException {
-        db.execute("SET search_path = " + schema + "; " + script("01-marker-table.sql"));
-        String grants = (script("02-sink-role.sql") + "\n" + targetTableGrant())
-                .replace("flink_sink", role)
-                .replace("'change-me'", "'" + password + "'")
-                .replaceAll("\\bpublic\\b", schema)
-                .replaceAll("\\borders\\b", table);
-        db.execute(grants);
-    }
-
-    /**
-     * The grant on the target table, as sql/02-sink-role.sql shows it for an operator to copy (commented out:
-     * the table does not exist where the script runs as written, a fresh database).
-     */
-    private static String targetTableGrant() throws IOException {
-        return Files.readAllLines(Paths.get("../../sql", "02-sink-role.sql"), StandardCharsets.UTF_8).stream()
-                .map(String::trim)
-                .filter(line -> line.matches("--\\s+GRANT INSERT ON public\\.orders TO flink_sink;"))
-                .map(line -> line.replaceFirst("^--\\s+", ""))
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("sql/02-sink-role.sql shows no grant on public.orders"));
-    }
-
-    /** A script of the repository's sql/ folder, comments removed. */
-    private static String script(String name) throws IOException {
-        Path path = Paths.get("../../sql", name);
-        return Files.readAllLines(path, StandardCharsets.UTF_8).stream()
-                .map(line -> line.replaceAll("--.*$", ""))
-                .filter(line -> !line.isBlank())
-                .collect(Collectors.joining("\n"));
+        db.execute(PsqlScript.render(Paths.get("../../sql", "01-marker-table.sql"), Map.of("schema", schema)));
+        db.execute(PsqlScript.render(
+                Paths.get("../../sql", "02-sink-role.sql"),
+                Map.of("schema", schema, "role", role, "password", password, "table", table)));
     }
 
     private long rowsIn(String qualifiedTable) {

@@ -22,7 +22,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real Firebird 3 server for tests: Debian's {@code firebird3.0-server} package, never its system service. Each
+ * A real Firebird 3 server for tests: Debian's {@code firebird3.0-server} package, installed or unpacked by {@code
+ * ./test} ({@link DebianPackages}), never its system service. Each
  * fixture runs {@code /usr/sbin/firebird} (SuperServer: one process, no guardian, so one SIGKILL ends the whole
  * server) on a temporary directory of its own and a free loopback port.
  *
@@ -38,8 +39,8 @@ import java.util.concurrent.TimeUnit;
  * wrote itself; {@link #restart()} starts the server again on the same directory and port (Firebird has no log to
  * replay: a transaction that was prepared is in limbo, one that was active is dead).
  *
- * <p>Without the package the fixture fails naming it: a test that needs Firebird never skips ({@code .ci/run}
- * installs it).
+ * <p>Without the package the fixture fails naming it: a test that needs Firebird never skips ({@code ./test}
+ * obtains it).
  */
 public final class FirebirdFixture implements AutoCloseable {
 
@@ -55,8 +56,8 @@ public final class FirebirdFixture implements AutoCloseable {
 
     public static final String SINK_PASSWORD = "sink-secret-pw";
 
-    private static final Path SERVER = Path.of("/usr/sbin/firebird");
-    private static final Path ISQL = Path.of("/usr/bin/isql-fb");
+    private static final Path SERVER = DebianPackages.file("/usr/sbin/firebird");
+    private static final Path ISQL = DebianPackages.file("/usr/bin/isql-fb");
     private static final Duration START_LIMIT = Duration.ofSeconds(60);
     private static final Duration EXIT_LIMIT = Duration.ofSeconds(30);
     private static final String SERVER_ZONE = "NPT-5:45";
@@ -72,7 +73,8 @@ public final class FirebirdFixture implements AutoCloseable {
     private FirebirdFixture(Path root, int port) {
         this.root = root;
         this.port = port;
-        this.environment = Map.of(
+        Map<String, String> env = new java.util.HashMap<>(DebianPackages.environment());
+        env.putAll(Map.of(
                 "FIREBIRD",
                 root.toString(),
                 "FIREBIRD_LOCK",
@@ -82,7 +84,8 @@ public final class FirebirdFixture implements AutoCloseable {
                 // Firebird 3 keeps only its local time and tells no offset: the server runs 5 h 45 min ahead of UTC
                 // (a POSIX zone, no tzdata needed), so that anything comparing its time with UTC shows in the tests.
                 "TZ",
-                SERVER_ZONE);
+                SERVER_ZONE));
+        this.environment = Map.copyOf(env);
     }
 
     /**
@@ -111,18 +114,17 @@ public final class FirebirdFixture implements AutoCloseable {
 
     /**
      * The package's root directory ({@code /usr/lib/<arch>/firebird/3.0}, where its plugins are); fails naming
-     * the package and {@code .ci/run} when it is not installed.
+     * the package and {@code ./test} when it is missing.
      */
     private static Path packageRoot() {
-        String missing = "Firebird 3 is missing: this test runs a real Firebird server from Debian's " + PACKAGE
-                + " package (apt-get install " + PACKAGE + "; .ci/run installs it). Not found: ";
+        String missing = "Firebird 3 is missing: this test runs a real Firebird server. ";
         if (!Files.isExecutable(SERVER)) {
-            throw new IllegalStateException(missing + SERVER);
+            throw new IllegalStateException(missing + DebianPackages.missing(SERVER, PACKAGE));
         }
         if (!Files.isExecutable(ISQL)) {
-            throw new IllegalStateException(missing + ISQL + " (firebird3.0-utils, which " + PACKAGE + " depends on)");
+            throw new IllegalStateException(missing + DebianPackages.missing(ISQL, PACKAGE));
         }
-        try (DirectoryStream<Path> arches = Files.newDirectoryStream(Path.of("/usr/lib"))) {
+        try (DirectoryStream<Path> arches = Files.newDirectoryStream(DebianPackages.file("/usr/lib"))) {
             for (Path arch : arches) {
                 Path candidate = arch.resolve("firebird/3.0");
                 if (Files.exists(candidate.resolve("plugins/libEngine12.so"))) {
@@ -132,7 +134,9 @@ public final class FirebirdFixture implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        throw new IllegalStateException(missing + "/usr/lib/<arch>/firebird/3.0/plugins/libEngine12.so");
+        throw new IllegalStateException(missing
+                + DebianPackages.missing(
+                        DebianPackages.file("/usr/lib/<arch>/firebird/3.0/plugins/libEngine12.so"), PACKAGE));
     }
 
     /** Writes the server's root directory and creates its security database with the two users. */
@@ -141,8 +145,10 @@ public final class FirebirdFixture implements AutoCloseable {
             Files.createDirectories(root.resolve(dir));
         }
         for (String shared : List.of("plugins", "intl", "UDF", "lib", "firebird.msg", "plugins.conf")) {
+            // Inside the unpacked packages, a link to /etc/... leads to their etc/, not the system's.
             Files.createSymbolicLink(
-                    root.resolve(shared), packageRoot.resolve(shared).toRealPath());
+                    root.resolve(shared),
+                    DebianPackages.followLinks(packageRoot.resolve(shared)).toRealPath());
         }
         Files.writeString(root.resolve("databases.conf"), "");
         Path security = root.resolve("security3.fdb");
@@ -328,6 +334,19 @@ public final class FirebirdFixture implements AutoCloseable {
     /** The server's root directory (configuration, security database, {@code data/}, {@code server.log}). */
     public Path root() {
         return root;
+    }
+
+    /**
+     * A process of {@code isql-fb} with {@code args}, in the fixture's environment (its root directory, the unpacked
+     * packages' libraries): a client of its own for a test.
+     */
+    public ProcessBuilder isqlProcess(String... args) {
+        List<String> command = new java.util.ArrayList<>();
+        command.add(ISQL.toString());
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(environment);
+        return builder;
     }
 
     /** Runs {@code isql-fb} with the fixture's environment on {@code script}; fails with its output. */

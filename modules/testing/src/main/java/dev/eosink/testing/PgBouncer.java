@@ -17,13 +17,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real PgBouncer (Debian's {@code pgbouncer} package, {@code /usr/sbin/pgbouncer}) in front of a PostgreSQL, on a
+ * A real PgBouncer (Debian's {@code pgbouncer} package, {@code /usr/sbin/pgbouncer}, installed or unpacked by
+ * {@code ./test}: {@link DebianPackages}) in front of a PostgreSQL, on a
  * free loopback port and a temporary directory of its own, in the pooling mode a test asks for. Its server login is
  * the given user and password; clients log in as that user without a password ({@code auth_type = trust}). As root it
  * runs under {@code unshare -U}, as the embedded PostgreSQL does (PgBouncer refuses to run as root).
  *
  * <p>Without the package the constructor fails, naming it: a test that needs PgBouncer must never skip
- * ({@code .ci/run} installs it).
+ * ({@code ./test} obtains it).
  */
 public final class PgBouncer implements AutoCloseable {
 
@@ -33,7 +34,7 @@ public final class PgBouncer implements AutoCloseable {
         TRANSACTION
     }
 
-    private static final Path BINARY = Path.of("/usr/sbin/pgbouncer");
+    private static final String BINARY = "/usr/sbin/pgbouncer";
 
     private final Path dir;
     private final int port;
@@ -46,9 +47,10 @@ public final class PgBouncer implements AutoCloseable {
      */
     public PgBouncer(String jdbcUrl, String user, String password, PoolMode mode)
             throws IOException, InterruptedException {
-        if (!Files.isExecutable(BINARY)) {
-            throw new IllegalStateException(BINARY + " is missing: this test runs a real PgBouncer. Install Debian's "
-                    + "pgbouncer package (apt-get install pgbouncer; .ci/run does)");
+        Path binary = DebianPackages.file(BINARY);
+        if (!Files.isExecutable(binary)) {
+            throw new IllegalStateException(
+                    "this test runs a real PgBouncer: " + DebianPackages.missing(binary, "pgbouncer"));
         }
         URI server = URI.create(jdbcUrl.substring("jdbc:".length()));
         database = server.getPath().substring(1);
@@ -80,8 +82,8 @@ public final class PgBouncer implements AutoCloseable {
         if ("root".equals(System.getProperty("user.name"))) {
             command.addAll(List.of("unshare", "-U"));
         }
-        command.addAll(List.of(BINARY.toString(), dir.resolve("pgbouncer.ini").toString()));
-        process = new ProcessBuilder(command)
+        command.addAll(List.of(binary.toString(), dir.resolve("pgbouncer.ini").toString()));
+        process = DebianPackages.process(command)
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("stdout.log").toFile())
                 .start();

@@ -391,8 +391,7 @@ class FirebirdDialectITCase {
         assertThat(plain.getAutoCommit()).isTrue();
 
         // isql-fb, another process, holds the guard's row lock; SIGKILL ends it without a goodbye.
-        Process isql = new ProcessBuilder(
-                        "/usr/bin/isql-fb",
+        Process isql = firebird.isqlProcess(
                         "-q",
                         "-user",
                         FirebirdFixture.SINK_USER,
