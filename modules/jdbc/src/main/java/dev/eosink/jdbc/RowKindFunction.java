@@ -20,5 +20,9 @@ import java.io.Serializable;
 @PublicEvolving
 @FunctionalInterface
 public interface RowKindFunction<IN> extends Serializable {
+    /**
+     * The changelog kind of {@code record}: INSERT, UPDATE_BEFORE, UPDATE_AFTER or DELETE (see the class comment for
+     * what each does); never null. Called once per record, on the writer's thread.
+     */
     RowKind kindOf(IN record);
 }

@@ -16,6 +16,11 @@ import java.io.Serializable;
 @PublicEvolving
 @FunctionalInterface
 public interface RowMapper<IN> extends Serializable {
+    /**
+     * The values of {@code record}'s row, one per column of the sink's {@code columns}, in that order, as JDBC {@code
+     * setObject} takes them (null for SQL NULL). An exception thrown here fails the epoch, naming the record as {@link
+     * #shown} shows it.
+     */
     Object[] toRow(IN record) throws Exception;
 
     /**
