@@ -92,7 +92,9 @@ public final class PoisonableLongSerializer extends TypeSerializerSingleton<Long
         return new Snapshot();
     }
 
+    /** The serializer's snapshot, for Flink's compatibility check: a restore reads with this serializer again. */
     public static final class Snapshot extends SimpleTypeSerializerSnapshot<Long> {
+        /** The snapshot Flink reads back by reflection. */
         public Snapshot() {
             super(PoisonableLongSerializer::new);
         }

@@ -44,6 +44,7 @@ public abstract class HardCaseSuite implements HardCaseSupport {
     private String target;
     private String sinkId;
 
+    /** A suite on {@code backend}; throws {@link NullPointerException} for null. */
     protected HardCaseSuite(ResourceBackend backend) {
         this.backend = Objects.requireNonNull(backend, "backend");
     }

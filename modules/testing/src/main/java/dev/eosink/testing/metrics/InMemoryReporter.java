@@ -64,22 +64,27 @@ public final class InMemoryReporter implements MetricReporter {
             return identifier;
         }
 
+        /** The job's name; empty for a metric outside a job. */
         public String jobName() {
             return variables.getOrDefault("<job_name>", "");
         }
 
+        /** The operator's name; empty for a metric outside an operator. */
         public String operatorName() {
             return variables.getOrDefault("<operator_name>", "");
         }
 
+        /** The subtask's index; -1 for a metric outside a task. */
         public int subtask() {
             return Integer.parseInt(variables.getOrDefault("<subtask_index>", "-1"));
         }
 
+        /** The attempt of the subtask's task; -1 for a metric outside a task. */
         public int attempt() {
             return Integer.parseInt(variables.getOrDefault("<task_attempt_num>", "-1"));
         }
 
+        /** The metric as Flink registered it: a gauge, a counter, a meter or a histogram. */
         public Metric metric() {
             return metric;
         }
