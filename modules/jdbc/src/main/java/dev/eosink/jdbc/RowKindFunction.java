@@ -22,7 +22,7 @@ import java.io.Serializable;
 public interface RowKindFunction<IN> extends Serializable {
     /**
      * The changelog kind of {@code record}: INSERT, UPDATE_BEFORE, UPDATE_AFTER or DELETE (see the class comment for
-     * what each does); never null. Called once per record, on the writer's thread.
+     * what each does); never null.
      */
     RowKind kindOf(IN record);
 }

@@ -50,7 +50,7 @@ public final class FirebirdFixture implements AutoCloseable {
 
     /** The server's administrator, which creates the databases and the sink's user. */
     public static final String ADMIN_USER = "SYSDBA";
-    /** {@link #ADMIN_USER}'s password, set in the fixture's own security database; a test's, not a secret. */
+    /** {@link #ADMIN_USER}'s password on the fixture's own server; a test's, not a secret. */
     public static final String ADMIN_PASSWORD = "fixture-admin-pw";
     /** A user without any privilege but its own: what a sink's user would be. */
     public static final String SINK_USER = "EOSINK_SINK";

@@ -52,7 +52,7 @@ public final class MariaDbFixture {
 
     /** The database the fixture creates and the tests write into. */
     public static final String DATABASE = "eosink";
-    /** A user with only the grants a sink needs: what a sink's user would be. */
+    /** The user the tests' sinks connect as, with only the privileges a sink needs in {@link #DATABASE}. */
     public static final String SINK_USER = "eosink_sink";
     /** {@link #SINK_USER}'s password; a test's, not a secret. */
     public static final String SINK_PASSWORD = "sink-secret-pw";
@@ -399,7 +399,7 @@ public final class MariaDbFixture {
         return adminUser;
     }
 
-    /** The administrator's password; empty for none (root of the own mariadbd, which logs in without one). */
+    /** The administrator's password; empty for none. */
     public String adminPassword() {
         return adminPassword;
     }

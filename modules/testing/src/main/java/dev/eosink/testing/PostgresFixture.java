@@ -261,7 +261,7 @@ public class PostgresFixture {
         return jdbcUrl;
     }
 
-    /** The user the tests connect as: an administrator of the server. */
+    /** The user the tests and their sinks connect as. */
     public String user() {
         return user;
     }

@@ -31,7 +31,7 @@ public final class DebeziumCapture implements AutoCloseable {
          * The Kafka topic the record would go to: {@code <topic.prefix>.<schema>.<table>}, or the transaction topic.
          */
         public final String topic;
-        /** The key as JSON bytes; null for a record without a key (a transaction boundary, a heartbeat). */
+        /** The key as JSON bytes; null for a record without one. */
         public final byte[] key;
         /** The value as JSON bytes; null for a tombstone. */
         public final byte[] value;

@@ -51,9 +51,7 @@ public sealed interface Step {
         /** Whether the sink keeps its uid, so that a restore gives it its state; else it is renamed. */
         public final boolean sinkState;
 
-        /**
-         * Whether the job runs under the scenario's fixed job id (as a job restarted by an HA setup does) or a new one.
-         */
+        /** Whether the job runs under the scenario's fixed job id, or a new one. */
         public final boolean fixedJobId;
         /** The job's parallelism. */
         public final int parallelism;

@@ -215,10 +215,7 @@ public final class Faults {
         return f == null ? 0 : f.get();
     }
 
-    /**
-     * How many times {@code sinkId}'s subtasks arrived at {@code point} since it was last armed (or since the first
-     * arrival).
-     */
+    /** How many times {@code sinkId}'s subtasks arrived at {@code point} since it was last armed or reset. */
     public static int hits(String sinkId, Point point) {
         AtomicInteger h = HITS.get(key(sinkId, point));
         return h == null ? 0 : h.get();

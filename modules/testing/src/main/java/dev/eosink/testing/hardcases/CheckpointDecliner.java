@@ -126,7 +126,7 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         public final long notifiedCheckpointId;
         /** The checkpoint that failed, whose transactions were observed. */
         public final long checkpointId;
-        /** The subtask of this map that observed, and of the sink's writer it feeds. */
+        /** The subtask of this map that observed. */
         public final int subtask;
         /**
          * The sink's transactions that hold the records this subtask passed on before the failed checkpoint's barrier.
