@@ -28,16 +28,20 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Every public declaration of the published modules ({@link #MODULES}, the artifacts of {@code bom/pom.xml} that have
- * sources) has a Javadoc comment: each public type, and each public or protected constructor, method, field, enum
- * constant and nested type of a type a user sees. A method marked {@code @Override} inherits its overridden
+ * sources) has a Javadoc comment: each package with a public type (in its {@code package-info.java}), each public
+ * type, and each public or protected constructor, method, field, enum constant and nested type of a type a user
+ * sees. A method marked {@code @Override} inherits its overridden
  * method's comment and needs none; the {@code internal} packages and the types marked {@code @Internal}
  * (docs/architecture.md#api-annotations) are not the API and are not checked.
  *
@@ -87,6 +91,9 @@ class PublicJavadocTest {
 
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         List<String> missing = new ArrayList<>();
+        // Package -> where a type of its API is, for the packages that have one; and those with a package comment.
+        Map<String, Path> apiPackages = new TreeMap<>();
+        Set<String> documentedPackages = new HashSet<>();
         try (StandardJavaFileManager files = compiler.getStandardFileManager(null, null, StandardCharsets.UTF_8)) {
             Iterable<? extends JavaFileObject> units = files.getJavaFileObjectsFromPaths(sources);
             JavacTask task = (JavacTask) compiler.getTask(null, files, null, List.of("-proc:none"), null, units);
@@ -99,14 +106,25 @@ class PublicJavadocTest {
                     continue;
                 }
                 Path file = root.relativize(Path.of(unit.getSourceFile().toUri()));
+                if (unit.getPackage() != null
+                        && docs.getDocCommentTree(new TreePath(new TreePath(unit), unit.getPackage())) != null) {
+                    documentedPackages.add(pkg);
+                }
                 for (Tree type : unit.getTypeDecls()) {
                     if (type instanceof ClassTree declared
-                            && declared.getModifiers().getFlags().contains(Modifier.PUBLIC)) {
+                            && declared.getModifiers().getFlags().contains(Modifier.PUBLIC)
+                            && !annotated(declared.getModifiers(), "Internal")) {
+                        apiPackages.putIfAbsent(pkg, file.getParent());
                         check(docs, unit, file, new TreePath(new TreePath(unit), declared), missing);
                     }
                 }
             }
         }
+        apiPackages.forEach((pkg, dir) -> {
+            if (!documentedPackages.contains(pkg)) {
+                missing.add(dir + ": package " + pkg + " (its package-info.java, with what the package is for)");
+            }
+        });
         if (!missing.isEmpty()) {
             fail(missing.size() + " public declarations of the published modules have no Javadoc: write what each does,"
                     + " the limits of its arguments and what it throws (or mark a method that overrides"
