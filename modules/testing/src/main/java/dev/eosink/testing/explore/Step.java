@@ -177,6 +177,10 @@ public sealed interface Step {
 
     /** Triggers a checkpoint and waits for it. */
     final class Checkpoint implements Step {
+
+        /** This step, which has no parameters. */
+        public Checkpoint() {}
+
         @Override
         public String toString() {
             return "checkpoint";
@@ -185,6 +189,10 @@ public sealed interface Step {
 
     /** A checkpoint that the gate operator declines (its asynchronous part fails); the job goes on. */
     final class Decline implements Step {
+
+        /** This step, which has no parameters. */
+        public Decline() {}
+
         @Override
         public String toString() {
             return "decline";
@@ -193,6 +201,10 @@ public sealed interface Step {
 
     /** A plain savepoint: Flink does not notify the sink of it. */
     final class Savepoint implements Step {
+
+        /** This step, which has no parameters. */
+        public Savepoint() {}
+
         @Override
         public String toString() {
             return "savepoint";
@@ -220,6 +232,10 @@ public sealed interface Step {
 
     /** Cancels the job; its newest checkpoint is retained and joins the history. */
     final class Cancel implements Step {
+
+        /** This step, which has no parameters. */
+        public Cancel() {}
+
         @Override
         public String toString() {
             return "cancel";
@@ -233,6 +249,9 @@ public sealed interface Step {
      * or not.
      */
     final class SlowCommits implements Step {
+
+        /** This step, which has no parameters. */
+        public SlowCommits() {}
         /** How long after its checkpoint completed each commit comes. */
         public static final java.time.Duration LAG = java.time.Duration.ofMillis(150);
 
@@ -283,6 +302,10 @@ public sealed interface Step {
 
     /** The database is killed (SIGKILL) and started again on the same data, as after a power loss. */
     final class Crash implements Step {
+
+        /** This step, which has no parameters. */
+        public Crash() {}
+
         @Override
         public String toString() {
             return "crash";
@@ -314,6 +337,10 @@ public sealed interface Step {
      * the newest snapshot of the job that ran last (docs/operations.md), while no job runs.
      */
     final class Resolve implements Step {
+
+        /** This step, which has no parameters. */
+        public Resolve() {}
+
         @Override
         public String toString() {
             return "resolve";

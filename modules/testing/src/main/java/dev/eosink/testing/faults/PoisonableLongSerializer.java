@@ -31,6 +31,9 @@ public final class PoisonableLongSerializer extends TypeSerializerSingleton<Long
     /** How long the asynchronous part of a snapshot of {@link #SLOW} takes: above half a minute. */
     public static final long SLOW_MILLIS = 35_000;
 
+    /** A serializer; every instance is equal to every other, as a {@link TypeSerializerSingleton} is. */
+    public PoisonableLongSerializer() {}
+
     @Override
     public boolean isImmutableType() {
         return true;

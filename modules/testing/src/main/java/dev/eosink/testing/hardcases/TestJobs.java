@@ -183,6 +183,9 @@ public final class TestJobs {
         private transient ListState<Long> state;
         private transient long count;
 
+        /** A map that starts counting at 0, or at its restored count. */
+        public CountingMap() {}
+
         @Override
         public Long map(Long value) {
             count++;

@@ -40,6 +40,9 @@ public final class InMemoryReporter implements MetricReporter {
 
     private static final ConcurrentLinkedQueue<Registration> REGISTERED = new ConcurrentLinkedQueue<>();
 
+    /** A reporter, as {@link Factory} makes one for each MiniCluster; every one keeps into the same static list. */
+    public InMemoryReporter() {}
+
     /** One metric as registered by one task attempt. */
     public static final class Registration {
         private final String name;
@@ -177,6 +180,9 @@ public final class InMemoryReporter implements MetricReporter {
 
     /** Found by Flink through {@code META-INF/services}; named in {@code metrics.reporter.<name>.factory.class}. */
     public static final class Factory implements MetricReporterFactory {
+        /** The factory Flink finds through {@code META-INF/services}. */
+        public Factory() {}
+
         @Override
         public MetricReporter createMetricReporter(Properties properties) {
             return new InMemoryReporter();
