@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Every public declaration of the published modules ({@link #MODULES}, the artifacts of {@code bom/pom.xml} that have
  * sources) has a Javadoc comment: each package with a public type (in its {@code package-info.java}), each public
  * type, and each public or protected constructor, method, field, enum constant and nested type of a type a user
- * sees. A method marked {@code @Override} inherits its overridden
+ * sees, the compiler's default constructor included (a class of the API declares its constructor, with a comment). A method marked {@code @Override} inherits its overridden
  * method's comment and needs none; the {@code internal} packages and the types marked {@code @Internal}
  * (docs/architecture.md#api-annotations) are not the API and are not checked.
  *
@@ -140,6 +140,16 @@ class PublicJavadocTest {
             return;
         }
         requireComment(docs, unit, file, typePath, kind(type) + " " + type.getSimpleName(), missing);
+        if (type.getKind() == Tree.Kind.CLASS
+                && type.getMembers().stream()
+                        .noneMatch(m -> m instanceof MethodTree method
+                                && method.getName().contentEquals("<init>"))) {
+            // The compiler's default constructor is as public as its class, and has no comment to show.
+            long line =
+                    unit.getLineMap().getLineNumber(docs.getSourcePositions().getStartPosition(unit, type));
+            missing.add(file + ":" + line + ": constructor " + type.getSimpleName()
+                    + "() (the compiler's default: declare it, with its comment)");
+        }
         boolean implicitlyPublic = type.getKind() == Tree.Kind.INTERFACE || type.getKind() == Tree.Kind.ANNOTATION_TYPE;
         for (Tree member : type.getMembers()) {
             TreePath path = new TreePath(typePath, member);
