@@ -90,6 +90,9 @@ class PublicJavadocTest {
         }
 
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
+        if (compiler == null) {
+            fail("no Java compiler in " + System.getProperty("java.home") + ": run the build with a JDK, not a JRE");
+        }
         List<String> missing = new ArrayList<>();
         // Package -> where a type of its API is, for the packages that have one; and those with a package comment.
         Map<String, Path> apiPackages = new TreeMap<>();
