@@ -81,7 +81,10 @@ public final class JdbcTableOptions {
                     + "restarts and upgrades of the job (a new one leaves the old one's prepared transactions behind, "
                     + "holding their locks), and give every sink writing to the same database its own.");
 
-    /** {@code 'sink.batch-size'}: as {@link JdbcSinkBuilderBase#batchSize}; at least 1. */
+    /**
+     * {@code 'sink.batch-size'} (or flink-connector-jdbc's {@code 'sink.buffer-flush.max-rows'}): as {@link
+     * JdbcSinkBuilderBase#batchSize}; at least 1.
+     */
     public static final ConfigOption<Integer> BATCH_SIZE = ConfigOptions.key("sink.batch-size")
             .intType()
             .defaultValue(JdbcSinkBuilderBase.DEFAULT_BATCH_SIZE)
