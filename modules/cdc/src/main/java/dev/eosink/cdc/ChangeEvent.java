@@ -66,6 +66,7 @@ public final class ChangeEvent implements CdcEvent {
         }
     }
 
+    /** Where the event comes from: its table, its position at the source and its source transaction. */
     public EventOrigin origin() {
         return origin;
     }
@@ -85,6 +86,7 @@ public final class ChangeEvent implements CdcEvent {
         return origin.position();
     }
 
+    /** What the change is: an insert, a snapshot read, an update, a delete or a truncate. */
     public ChangeKind kind() {
         return kind;
     }

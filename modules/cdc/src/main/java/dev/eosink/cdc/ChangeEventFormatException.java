@@ -18,11 +18,16 @@ public class ChangeEventFormatException extends IllegalArgumentException {
 
     private final String fieldPath;
 
+    /**
+     * The field at {@code fieldPath} (dotted, from the record: {@code value.payload.after.price}) is wrong as {@code
+     * problem} says; the message is both.
+     */
     public ChangeEventFormatException(String fieldPath, String problem) {
         super(fieldPath + ": " + problem);
         this.fieldPath = fieldPath;
     }
 
+    /** The same, caused by {@code cause}, the exception that reading the value threw. */
     public ChangeEventFormatException(String fieldPath, String problem, Throwable cause) {
         super(fieldPath + ": " + problem, cause);
         this.fieldPath = fieldPath;

@@ -36,6 +36,11 @@ public final class ColumnSchema implements Serializable {
     private final boolean optional;
     private final Map<String, String> parameters;
 
+    /**
+     * A column {@code name} of {@code type}, which may be null when {@code optional}, with the schema's {@code
+     * parameters} (copied; none: an empty map). Throws {@link NullPointerException} for a null name, type or
+     * parameters.
+     */
     public ColumnSchema(String name, ColumnType type, boolean optional, Map<String, String> parameters) {
         this.name = Objects.requireNonNull(name, "name");
         this.type = Objects.requireNonNull(type, "type");
@@ -43,10 +48,12 @@ public final class ColumnSchema implements Serializable {
         this.parameters = Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
     }
 
+    /** The column's name, as the event gives it. */
     public String name() {
         return name;
     }
 
+    /** The column's type, which tells the Java type of its values. */
     public ColumnType type() {
         return type;
     }

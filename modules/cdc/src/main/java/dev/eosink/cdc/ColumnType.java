@@ -25,13 +25,21 @@ import java.util.UUID;
  */
 @PublicEvolving
 public enum ColumnType {
+    /** Kafka Connect's {@code int8}: a {@link Byte}. */
     INT8("int8", null, Byte.class),
+    /** Kafka Connect's {@code int16}: a {@link Short}. */
     INT16("int16", null, Short.class),
+    /** Kafka Connect's {@code int32}: an {@link Integer}. */
     INT32("int32", null, Integer.class),
+    /** Kafka Connect's {@code int64}: a {@link Long}. */
     INT64("int64", null, Long.class),
+    /** Kafka Connect's {@code float32}: a {@link Float}. */
     FLOAT32("float32", null, Float.class),
+    /** Kafka Connect's {@code float64}: a {@link Double}. */
     FLOAT64("float64", null, Double.class),
+    /** Kafka Connect's {@code boolean}: a {@link Boolean}. */
     BOOLEAN("boolean", null, Boolean.class),
+    /** Kafka Connect's {@code string} without a logical name: a {@link String}. */
     STRING("string", null, String.class),
     /** Base64 in JSON ({@code binary.handling.mode=bytes}, the default); a copy of the bytes on every read. */
     BYTES("bytes", null, byte[].class),
@@ -59,6 +67,7 @@ public enum ColumnType {
     ZONED_TIME("string", "io.debezium.time.ZonedTime", OffsetTime.class),
     /** JSON text, as the source database wrote it. */
     JSON("string", "io.debezium.data.Json", String.class),
+    /** Debezium's {@code io.debezium.data.Uuid}, a string in the event: a {@link java.util.UUID}. */
     UUID("string", "io.debezium.data.Uuid", UUID.class),
     /** The label; the schema's {@code allowed} parameter lists the labels. */
     ENUM("string", "io.debezium.data.Enum", String.class),

@@ -39,6 +39,9 @@ public final class DebeziumJsonParser implements Serializable {
     /** Created on first use after deserialization: the mapper is configuration, not state, and is not shipped. */
     private transient JsonMapper mapper;
 
+    /** A parser; it needs no configuration, since each record says whether it has its schema. */
+    public DebeziumJsonParser() {}
+
     /**
      * The event of one record.
      *

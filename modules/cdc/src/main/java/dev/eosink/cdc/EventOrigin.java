@@ -24,16 +24,22 @@ public final class EventOrigin implements Serializable {
     /** Null without transaction metadata (and for snapshot reads, which belong to no source transaction). */
     private final SourceTransaction transaction;
 
+    /**
+     * The origin of an event of {@code table} at {@code position}, in {@code transaction} (empty without transaction
+     * metadata and for snapshot reads). Throws {@link NullPointerException} for a null argument.
+     */
     public EventOrigin(TableId table, SourcePosition position, Optional<SourceTransaction> transaction) {
         this.table = Objects.requireNonNull(table, "table");
         this.position = Objects.requireNonNull(position, "position");
         this.transaction = transaction.orElse(null);
     }
 
+    /** The source table the change was made in. */
     public TableId table() {
         return table;
     }
 
+    /** Where and when the change happened at the source. */
     public SourcePosition position() {
         return position;
     }

@@ -23,8 +23,11 @@ public final class JsonScalar implements Serializable {
     /** The JSON kind of a value. */
     @PublicEvolving
     public enum Kind {
+        /** A JSON string; the text is its content, unescaped. */
         STRING,
+        /** A JSON number; the text is its exact literal. */
         NUMBER,
+        /** A JSON {@code true} or {@code false}; the text is that word. */
         BOOLEAN,
         /** An object or array, such as a {@code VariableScaleDecimal} struct; the text is its JSON. */
         STRUCTURE
@@ -33,11 +36,16 @@ public final class JsonScalar implements Serializable {
     private final Kind kind;
     private final String text;
 
+    /**
+     * A value of {@code kind} with {@code text} as {@link Kind} says it is written. Throws {@link NullPointerException}
+     * for a null argument.
+     */
     public JsonScalar(Kind kind, String text) {
         this.kind = Objects.requireNonNull(kind, "kind");
         this.text = Objects.requireNonNull(text, "text");
     }
 
+    /** The JSON kind of the value, which says how to read {@link #text()}. */
     public Kind kind() {
         return kind;
     }

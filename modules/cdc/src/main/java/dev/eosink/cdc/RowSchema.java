@@ -42,6 +42,7 @@ public final class RowSchema implements Serializable {
         }
     }
 
+    /** The name Debezium gave the struct; empty when the schema names none. */
     public Optional<String> name() {
         return Optional.ofNullable(name);
     }

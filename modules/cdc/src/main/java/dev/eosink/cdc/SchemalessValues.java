@@ -71,10 +71,12 @@ public final class SchemalessValues implements Serializable {
         return unit;
     }
 
+    /** The unit of a number in a {@code timestamp} column: MILLIS, MICROS or NANOS. */
     public ChronoUnit timestampUnit() {
         return timestampUnit;
     }
 
+    /** The unit of a number in a {@code time} column: MILLIS, MICROS or NANOS. */
     public ChronoUnit timeUnit() {
         return timeUnit;
     }

@@ -49,6 +49,10 @@ public final class SourcePosition implements Serializable {
         this.fields = Collections.unmodifiableMap(new LinkedHashMap<>(fields));
     }
 
+    /**
+     * The connector that captured the change, as the {@code source} block's {@code connector} names it ({@code
+     * postgresql}, {@code mysql}, ...).
+     */
     public String connector() {
         return connector;
     }

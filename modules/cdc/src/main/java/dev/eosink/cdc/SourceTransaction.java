@@ -56,10 +56,12 @@ public final class SourceTransaction implements Serializable {
         return TransactionKeys.of(id);
     }
 
+    /** The event's place among all change events of its transaction, from 1. */
     public long totalOrder() {
         return totalOrder;
     }
 
+    /** The event's place among its transaction's change events of its table, from 1; at most {@link #totalOrder()}. */
     public long dataCollectionOrder() {
         return dataCollectionOrder;
     }

@@ -40,14 +40,17 @@ public final class TableId implements Serializable {
         }
     }
 
+    /** The source database, when the connector names one. */
     public Optional<String> database() {
         return Optional.ofNullable(database);
     }
 
+    /** The source schema, when the connector names one (PostgreSQL does, MySQL does not). */
     public Optional<String> schema() {
         return Optional.ofNullable(schema);
     }
 
+    /** The table's name, without schema or database. */
     public String table() {
         return table;
     }

@@ -30,7 +30,9 @@ public final class TransactionBoundary implements CdcEvent {
     /** Whether the event opens or closes the transaction. */
     @PublicEvolving
     public enum Status {
+        /** The transaction begins; no counts yet. */
         BEGIN,
+        /** The transaction ends; the event carries its {@link Totals}. */
         END
     }
 
@@ -53,6 +55,7 @@ public final class TransactionBoundary implements CdcEvent {
             this.perDataCollection = Collections.unmodifiableMap(new LinkedHashMap<>(perDataCollection));
         }
 
+        /** How many change events the transaction has, over all tables. */
         public long eventCount() {
             return eventCount;
         }
@@ -103,6 +106,7 @@ public final class TransactionBoundary implements CdcEvent {
         }
     }
 
+    /** Whether this event opens (BEGIN) or closes (END) the transaction. */
     public Status status() {
         return status;
     }
@@ -112,7 +116,6 @@ public final class TransactionBoundary implements CdcEvent {
         return id;
     }
 
-    /** What every event of the transaction shares: as {@link SourceTransaction#transactionKey()}. */
     /**
      * The source's position of this event, where its id carries one (PostgreSQL: the LSN after the colon), which
      * grows with the commit order from one END to the next; empty for other connectors.
@@ -121,6 +124,7 @@ public final class TransactionBoundary implements CdcEvent {
         return TransactionKeys.position(id);
     }
 
+    /** What every event of the transaction shares: as {@link SourceTransaction#transactionKey()}. */
     public String transactionKey() {
         return TransactionKeys.of(id);
     }

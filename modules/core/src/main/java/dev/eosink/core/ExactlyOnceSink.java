@@ -134,10 +134,12 @@ public class ExactlyOnceSink<IN>
         this.distribution = Objects.requireNonNull(distribution, "distribution");
     }
 
+    /** The database the sink writes to and commits in, as given to the constructor; never null. */
     public TransactionalDatabase<IN> database() {
         return database;
     }
 
+    /** The protocol's settings the sink runs with, as given to the constructor; never null. */
     public SinkSettings settings() {
         return settings;
     }

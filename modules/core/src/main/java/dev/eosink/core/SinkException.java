@@ -20,10 +20,17 @@ public class SinkException extends IOException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A failure described by {@code message}, which names the sink, the subtask and the remedy (see the class comment).
+     */
     public SinkException(String message) {
         super(message);
     }
 
+    /**
+     * A failure described by {@code message}, caused by {@code cause} (the database's or the driver's exception), which
+     * Flink's failure report shows below it.
+     */
     public SinkException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -22,11 +22,23 @@ public final class SinkSettings implements Serializable {
 
     private static final long serialVersionUID = 2L;
 
+    /**
+     * What becomes of another job's prepared transactions of the sink id at a start without state: {@link
+     * LeftoverPolicy#FAIL}, the sink refuses to start.
+     */
     public static final LeftoverPolicy DEFAULT_LEFTOVER_POLICY = LeftoverPolicy.FAIL;
+    /** Retries of a commit whose outcome is unknown, before the committer fails the task: 5. */
     public static final int DEFAULT_COMMIT_RETRIES = 5;
+    /** The first wait between two such retries: 200 ms. */
     public static final Duration DEFAULT_COMMIT_RETRY_BACKOFF = Duration.ofMillis(200);
+    /** How long a starting writer waits for the ownership guard held by a task going away: 30 s. */
     public static final Duration DEFAULT_CLAIM_WAIT = Duration.ofSeconds(30);
+    /**
+     * How long a marker row, the proof of a commit, is kept before the committer may delete it: 7 days. Keep it longer
+     * than the age of any savepoint that may be restored.
+     */
     public static final Duration DEFAULT_MARKER_RETENTION = Duration.ofDays(7);
+    /** How often the committer deletes marker rows older than the retention: every hour. */
     public static final Duration DEFAULT_MARKER_PRUNE_INTERVAL = Duration.ofHours(1);
     /**
      * Prepared transactions one writer subtask may hold: one being committed, the next one, and room
@@ -35,6 +47,10 @@ public final class SinkSettings implements Serializable {
      */
     public static final int DEFAULT_MAX_PREPARED_PER_SUBTASK = 5;
 
+    /**
+     * What a job restored from a checkpoint older than what the sink already committed does: {@link RewindPolicy#WARN},
+     * it warns and replays.
+     */
     public static final RewindPolicy DEFAULT_REWIND_POLICY = RewindPolicy.WARN;
 
     private final String sinkId;
@@ -86,10 +102,19 @@ public final class SinkSettings implements Serializable {
         return new SinkSettings(v);
     }
 
+    /**
+     * These settings with {@code policy} for another job's prepared transactions at a start without state. Throws
+     * {@link NullPointerException} for a null policy.
+     */
     public SinkSettings withLeftoverPolicy(LeftoverPolicy policy) {
         return with(v -> v.leftoverPolicy = policy);
     }
 
+    /**
+     * These settings with {@code retries} (at least 0) retries of a commit whose outcome is unknown, the first after
+     * {@code backoff} (positive). Throws {@link IllegalArgumentException} for a negative count or a backoff that is
+     * null, zero or negative.
+     */
     public SinkSettings withCommitRetries(int retries, Duration backoff) {
         return with(v -> {
             v.commitRetries = retries;
@@ -97,10 +122,18 @@ public final class SinkSettings implements Serializable {
         });
     }
 
+    /**
+     * These settings with a starting writer waiting up to {@code wait} (zero or positive; zero: not at all) for the
+     * ownership guard of a task going away. Throws {@link IllegalArgumentException} for a null or negative wait.
+     */
     public SinkSettings withClaimWait(Duration wait) {
         return with(v -> v.claimWait = wait);
     }
 
+    /**
+     * These settings with marker rows kept for {@code retention} and the older ones deleted every {@code
+     * pruneInterval}; both positive, else {@link IllegalArgumentException}.
+     */
     public SinkSettings withMarkerRetention(Duration retention, Duration pruneInterval) {
         return with(v -> {
             v.markerRetention = retention;
@@ -108,10 +141,19 @@ public final class SinkSettings implements Serializable {
         });
     }
 
+    /**
+     * These settings with at most {@code max} prepared, not yet committed transactions per writer subtask (see {@link
+     * #maxPreparedPerSubtask()}). Throws {@link IllegalArgumentException} below 2: the transaction being committed and
+     * the next one.
+     */
     public SinkSettings withMaxPreparedPerSubtask(int max) {
         return with(v -> v.maxPreparedPerSubtask = max);
     }
 
+    /**
+     * These settings with {@code policy} for a restore from a checkpoint older than what the sink committed. Throws
+     * {@link NullPointerException} for a null policy.
+     */
     public SinkSettings withRewindPolicy(RewindPolicy policy) {
         return with(v -> v.rewindPolicy = policy);
     }
@@ -173,30 +215,39 @@ public final class SinkSettings implements Serializable {
         return d;
     }
 
+    /**
+     * The sink's id, which every transaction id of the sink carries, as {@link TransactionId#checkSinkId} accepts it.
+     */
     public String sinkId() {
         return sinkId;
     }
 
+    /** What becomes of another job's prepared transactions of the sink id at a start without state. */
     public LeftoverPolicy leftoverPolicy() {
         return leftoverPolicy;
     }
 
+    /** Retries of a commit whose outcome is unknown before the task fails over; 0 or more. */
     public int commitRetries() {
         return commitRetries;
     }
 
+    /** The wait before the first retry of such a commit; positive. */
     public Duration commitRetryBackoff() {
         return commitRetryBackoff;
     }
 
+    /** How long a starting writer waits for the ownership guard held by a task going away; zero or positive. */
     public Duration claimWait() {
         return claimWait;
     }
 
+    /** How long marker rows are kept before the committer may delete them; positive. */
     public Duration markerRetention() {
         return markerRetention;
     }
 
+    /** How often the committer deletes marker rows older than {@link #markerRetention()}; positive. */
     public Duration markerPruneInterval() {
         return markerPruneInterval;
     }
@@ -206,6 +257,7 @@ public final class SinkSettings implements Serializable {
         return maxPreparedPerSubtask;
     }
 
+    /** What a job restored from a checkpoint older than what the sink already committed does. */
     public RewindPolicy rewindPolicy() {
         return rewindPolicy;
     }

@@ -16,6 +16,9 @@ public class TransactionLostException extends SinkException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A lost transaction described by {@code message}, which names the transaction, its sink, subtask and checkpoint.
+     */
     public TransactionLostException(String message) {
         super(message);
     }

@@ -44,7 +44,9 @@ import java.util.Properties;
 @PublicEvolving
 public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<IN, SELF>> {
 
+    /** Records per JDBC batch when {@code batchSize} is not set: 1000. */
     public static final int DEFAULT_BATCH_SIZE = 1000;
+    /** The marker table, in the connection's default schema or database, when {@code markerTable} is not set. */
     public static final String DEFAULT_MARKER_TABLE = "eosink_markers";
 
     /** The concrete builder's other source of connections, for messages: "dataSource", "xaDataSource". */
@@ -62,16 +64,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     private final WriteModeSettings<IN> writeMode = new WriteModeSettings<>();
     private SqlIdentifier markerTable = new SqlIdentifier(null, DEFAULT_MARKER_TABLE);
     private boolean createMarkerTable = true;
-    private LeftoverPolicy leftoverPolicy = SinkSettings.DEFAULT_LEFTOVER_POLICY;
-    private int maxPreparedPerSubtask = SinkSettings.DEFAULT_MAX_PREPARED_PER_SUBTASK;
-    private RewindPolicy rewindPolicy = SinkSettings.DEFAULT_REWIND_POLICY;
-    private int commitRetries = SinkSettings.DEFAULT_COMMIT_RETRIES;
-    private Duration commitRetryBackoff = SinkSettings.DEFAULT_COMMIT_RETRY_BACKOFF;
-    private Duration claimWait = SinkSettings.DEFAULT_CLAIM_WAIT;
-    private Duration markerRetention = SinkSettings.DEFAULT_MARKER_RETENTION;
-    private Duration markerPruneInterval = SinkSettings.DEFAULT_MARKER_PRUNE_INTERVAL;
-    /** Null: derived from the job's checkpoint interval. */
-    private Duration preparedAgeWarning;
+    private final ProtocolSettings protocol = new ProtocolSettings();
     /** password(null) was given: build() refuses it (see {@link #password}). */
     private boolean nullPassword;
 
@@ -103,6 +96,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         return self();
     }
 
+    /** The user of a {@link #jdbcUrl(String)} connection (driver property {@code user}); not null. */
     public SELF username(String username) {
         return property("user", Objects.requireNonNull(username, "username"));
     }
@@ -169,6 +163,11 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         return self();
     }
 
+    /**
+     * The columns of {@link #table(String)} that the sink writes, in the order of the values of {@link #rows};
+     * case-sensitive, quoted as given. Throws {@link IllegalArgumentException} for no column, a column listed twice, or
+     * a name that is empty or contains NUL.
+     */
     public SELF columns(String... columns) {
         List<String> list = Arrays.asList(columns);
         if (list.isEmpty()) {
@@ -282,12 +281,13 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
 
     /** Marker rows older than this are deleted (default 7 days). Keep it longer than savepoints you may restore. */
     public SELF markerRetention(Duration retention) {
-        this.markerRetention = retention;
+        protocol.markerRetention = retention;
         return self();
     }
 
+    /** How often marker rows older than {@link #markerRetention} are deleted (default 1 hour; positive). */
     public SELF markerPruneInterval(Duration interval) {
-        this.markerPruneInterval = interval;
+        protocol.markerPruneInterval = interval;
         return self();
     }
 
@@ -298,7 +298,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
      * when they start without state. See {@link LeftoverPolicy}.
      */
     public SELF leftoverPolicy(LeftoverPolicy policy) {
-        this.leftoverPolicy = Objects.requireNonNull(policy, "policy");
+        protocol.leftoverPolicy = Objects.requireNonNull(policy, "policy");
         return self();
     }
 
@@ -314,7 +314,7 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
             throw new IllegalArgumentException("maxPreparedPerSubtask must be >= 2 (the transaction being committed "
                     + "and the next one), was " + max);
         }
-        this.maxPreparedPerSubtask = max;
+        protocol.maxPreparedPerSubtask = max;
         return self();
     }
 
@@ -323,18 +323,19 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
      * replay (WARN, the default), or refuse to start (FAIL). See {@link RewindPolicy}.
      */
     public SELF rewindPolicy(RewindPolicy policy) {
-        this.rewindPolicy = Objects.requireNonNull(policy, "policy");
+        protocol.rewindPolicy = Objects.requireNonNull(policy, "policy");
         return self();
     }
 
     /** Retries of a commit whose outcome is unknown, before the task fails over (default 5). */
     public SELF commitRetries(int retries) {
-        this.commitRetries = retries;
+        protocol.commitRetries = retries;
         return self();
     }
 
+    /** The wait before the first retry of a commit (see {@link #commitRetries}; default 200 ms, positive). */
     public SELF commitRetryBackoff(Duration backoff) {
-        this.commitRetryBackoff = backoff;
+        protocol.commitRetryBackoff = backoff;
         return self();
     }
 
@@ -349,13 +350,13 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
         if (threshold == null || threshold.isNegative() || threshold.isZero()) {
             throw new IllegalArgumentException("preparedAgeWarning must be a positive duration, was " + threshold);
         }
-        this.preparedAgeWarning = threshold;
+        protocol.preparedAgeWarning = threshold;
         return self();
     }
 
     /** How long a starting writer waits for the ownership guard held by a task going away (default 30 s). */
     public SELF claimWait(Duration wait) {
-        this.claimWait = wait;
+        protocol.claimWait = wait;
         return self();
     }
 
@@ -363,6 +364,13 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
     // build()
     // ---------------------------------------------------------------------------------------------
 
+    /**
+     * The sink, once the settings are checked together. Throws {@link IllegalStateException}, naming the sink, the
+     * setting and the remedy, without a sink id, with a null password, without exactly one of a JDBC URL and a data
+     * source, with credentials or properties beside a data source, without a complete table (table, columns and rows)
+     * or {@code sql(...)}, or with a write mode the sink does not support; {@link IllegalArgumentException} for a
+     * duration or count out of its range.
+     */
     public final ExactlyOnceSink<IN> build() {
         if (sinkId == null) {
             throw new IllegalStateException(
@@ -391,20 +399,13 @@ public abstract class JdbcSinkBuilderBase<IN, SELF extends JdbcSinkBuilderBase<I
                 .batchSize(batchSize)
                 .markerTable(markerTable)
                 .createTables(createMarkerTable)
-                .maxPreparedPerSubtask(maxPreparedPerSubtask);
+                .maxPreparedPerSubtask(protocol.maxPreparedPerSubtask);
         if (jdbcUrl != null) {
             shared.jdbcUrl(jdbcUrl, properties);
         }
         JdbcSinkOptions<IN> options = shared.build();
         checkOwnOptions(options);
-        SinkSettings settings = SinkSettings.defaults(sinkId)
-                .withLeftoverPolicy(leftoverPolicy)
-                .withCommitRetries(commitRetries, commitRetryBackoff)
-                .withClaimWait(claimWait)
-                .withMarkerRetention(markerRetention, markerPruneInterval)
-                .withMaxPreparedPerSubtask(maxPreparedPerSubtask)
-                .withRewindPolicy(rewindPolicy)
-                .withPreparedAgeWarning(preparedAgeWarning);
+        SinkSettings settings = protocol.toSinkSettings(sinkId);
         return new ExactlyOnceSink<>(database(options), settings, distribution(options));
     }
 

@@ -79,6 +79,7 @@ public final class JdbcSinkOptions<IN> implements Serializable {
         return copy(properties);
     }
 
+    /** What the sink writes and how: inserts, upserts by key, or routed tables. */
     public WriteMode<IN> writeMode() {
         return writeMode;
     }
@@ -100,6 +101,7 @@ public final class JdbcSinkOptions<IN> implements Serializable {
         return batchSize;
     }
 
+    /** The table of the sink's marker rows, the proof of each commit. */
     public SqlIdentifier markerTable() {
         return markerTable;
     }
@@ -143,26 +145,37 @@ public final class JdbcSinkOptions<IN> implements Serializable {
             return this;
         }
 
+        /** Records per JDBC batch; {@link #build()} throws {@link IllegalArgumentException} unless it is at least 1. */
         public Builder<IN> batchSize(int records) {
             this.batchSize = records;
             return this;
         }
 
+        /** The table of the sink's marker rows; {@link #build()} throws {@link NullPointerException} for null. */
         public Builder<IN> markerTable(SqlIdentifier table) {
             this.markerTable = table;
             return this;
         }
 
+        /** Whether the sink creates its marker table (and its dead-letter table) when missing. */
         public Builder<IN> createTables(boolean create) {
             this.createTables = create;
             return this;
         }
 
+        /**
+         * Prepared, not yet committed transactions one writer subtask may hold; {@link #build()} throws {@link
+         * IllegalArgumentException} unless it is at least 1 (the sink's builders ask for at least 2).
+         */
         public Builder<IN> maxPreparedPerSubtask(int transactions) {
             this.maxPreparedPerSubtask = transactions;
             return this;
         }
 
+        /**
+         * The options as set. Throws {@link NullPointerException} for a null write mode or marker table, {@link
+         * IllegalArgumentException} for a batch size or bound below 1.
+         */
         public JdbcSinkOptions<IN> build() {
             return new JdbcSinkOptions<>(this);
         }

@@ -21,10 +21,15 @@ import java.util.Objects;
 public sealed interface RefusedRecords extends Serializable
         permits RefusedRecords.FailTheEpoch, RefusedRecords.DeadLetterTable {
 
+    /** The default: a refused record fails its epoch, naming the record. */
     static RefusedRecords failTheEpoch() {
         return new FailTheEpoch();
     }
 
+    /**
+     * Refused records kept in {@code table} with the database's error, in the epoch's transaction. Throws {@link
+     * NullPointerException} for a null table.
+     */
     static RefusedRecords deadLetterTable(SqlIdentifier table) {
         return new DeadLetterTable(table);
     }
@@ -51,6 +56,7 @@ public sealed interface RefusedRecords extends Serializable
 
     /** Kept in {@code table} with the database's error; the rest of the epoch commits. */
     record DeadLetterTable(SqlIdentifier table) implements RefusedRecords {
+        /** Checks that {@code table} is not null ({@link NullPointerException}). */
         public DeadLetterTable {
             Objects.requireNonNull(table, "table");
         }

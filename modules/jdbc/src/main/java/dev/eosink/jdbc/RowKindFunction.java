@@ -20,5 +20,9 @@ import java.io.Serializable;
 @PublicEvolving
 @FunctionalInterface
 public interface RowKindFunction<IN> extends Serializable {
+    /**
+     * The changelog kind of {@code record}: INSERT, UPDATE_BEFORE, UPDATE_AFTER or DELETE (see the class comment for
+     * what each does); never null.
+     */
     RowKind kindOf(IN record);
 }

@@ -16,6 +16,11 @@ import java.io.Serializable;
 @PublicEvolving
 @FunctionalInterface
 public interface RowMapper<IN> extends Serializable {
+    /**
+     * The values of {@code record}'s row, one per column of the sink's {@code columns}, in that order, as JDBC {@code
+     * setObject} takes them (null for SQL NULL). A record whose mapping throws is refused as the database's refusals
+     * are ({@link RefusedRecords}): it fails the epoch, or goes to the dead-letter table of a sink that has one.
+     */
     Object[] toRow(IN record) throws Exception;
 
     /**

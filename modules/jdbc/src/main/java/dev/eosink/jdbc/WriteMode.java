@@ -31,6 +31,10 @@ public sealed interface WriteMode<IN> extends Serializable
     /** What each record becomes: a table's row, or the user's statement; empty for {@link Routed}. */
     Optional<InsertStatement<IN>> statement();
 
+    /**
+     * Inserts by {@code statement}, a refused record going as {@code refused} says. Throws {@link NullPointerException}
+     * for a null argument.
+     */
     static <IN> Inserts<IN> inserts(InsertStatement<IN> statement, RefusedRecords refused) {
         return new Inserts<>(statement, refused);
     }
@@ -53,6 +57,7 @@ public sealed interface WriteMode<IN> extends Serializable
 
     /** Every record is inserted; a record the database refuses goes as {@code refused} says. */
     record Inserts<IN>(InsertStatement<IN> insert, RefusedRecords refused) implements WriteMode<IN> {
+        /** Checks that neither component is null ({@link NullPointerException}). */
         public Inserts {
             Objects.requireNonNull(insert, "insert");
             Objects.requireNonNull(refused, "refused");
@@ -157,6 +162,7 @@ public sealed interface WriteMode<IN> extends Serializable
      * change of a key wins; all of an epoch's tables commit in one transaction.
      */
     record Routed<IN>(RoutedTables<IN> tables) implements WriteMode<IN> {
+        /** Checks that {@code tables} is not null ({@link NullPointerException}). */
         public Routed {
             Objects.requireNonNull(tables, "tables");
         }

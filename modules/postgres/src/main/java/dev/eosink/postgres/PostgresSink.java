@@ -30,6 +30,10 @@ public final class PostgresSink {
 
     private PostgresSink() {}
 
+    /**
+     * A new builder of an exactly-once PostgreSQL sink: set at least {@code sinkId}, {@code jdbcUrl} (or {@code
+     * dataSource}) and what to write, then call {@code build()}. Each call returns a builder of its own.
+     */
     public static <IN> PostgresSinkBuilder<IN> builder() {
         return new PostgresSinkBuilder<>();
     }

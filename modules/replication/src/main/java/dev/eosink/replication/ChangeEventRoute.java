@@ -24,6 +24,7 @@ public final class ChangeEventRoute implements TableRoute<ChangeEvent> {
 
     private final ChangeEventRouter router;
 
+    /** A route of each change event by {@code router}. Throws {@link NullPointerException} for a null router. */
     public ChangeEventRoute(ChangeEventRouter router) {
         this.router = Objects.requireNonNull(router, "router");
     }

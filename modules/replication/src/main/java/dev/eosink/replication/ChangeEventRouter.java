@@ -59,6 +59,7 @@ public final class ChangeEventRouter implements Serializable {
         this.schemaless = Objects.requireNonNull(schemaless, "schemaless");
     }
 
+    /** The replicated tables: what each source table's changes go to. */
     public ReplicaTables tables() {
         return tables;
     }

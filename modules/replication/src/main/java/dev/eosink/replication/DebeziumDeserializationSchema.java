@@ -26,6 +26,9 @@ public final class DebeziumDeserializationSchema implements KafkaRecordDeseriali
 
     private final DebeziumJsonParser parser = new DebeziumJsonParser();
 
+    /** A deserializer of both kinds of topic, with or without the embedded schema: each record says which. */
+    public DebeziumDeserializationSchema() {}
+
     @Override
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<CdcEvent> out) {
         try {

@@ -42,10 +42,12 @@ public final class ReplicaTable implements Serializable {
         }
     }
 
+    /** The source table as Debezium names it ({@code schema.table}). */
     public String source() {
         return source;
     }
 
+    /** The target table, its columns and its key. */
     public RoutedTable target() {
         return target;
     }

@@ -25,6 +25,10 @@ public final class SourceChangesRoute implements TableRoute<SourceChanges> {
 
     private final ChangeEventRouter router;
 
+    /**
+     * A route of each whole source transaction, its changes made by {@code router}. Throws {@link NullPointerException}
+     * for a null router.
+     */
     public SourceChangesRoute(ChangeEventRouter router) {
         this.router = Objects.requireNonNull(router, "router");
     }

@@ -26,17 +26,23 @@ public final class JdbcTableOptions {
 
     private JdbcTableOptions() {}
 
+    /**
+     * {@code 'url'}, required: the JDBC URL, as {@link JdbcSinkBuilderBase#jdbcUrl} takes it; a scheme the connector's
+     * builder does not know is refused.
+     */
     public static final ConfigOption<String> URL = ConfigOptions.key("url")
             .stringType()
             .noDefaultValue()
             .withDescription("The database's JDBC URL (jdbcUrl). Driver properties may go in it (sslmode=...); "
                     + "messages show it with any password in it masked.");
 
+    /** {@code 'username'}, optional: as {@link JdbcSinkBuilderBase#username}. */
     public static final ConfigOption<String> USERNAME = ConfigOptions.key("username")
             .stringType()
             .noDefaultValue()
             .withDescription("The database user the sink connects as (username).");
 
+    /** {@code 'password'}, optional: as {@link JdbcSinkBuilderBase#password}; never shown. */
     public static final ConfigOption<String> PASSWORD = ConfigOptions.key("password")
             .stringType()
             .noDefaultValue()
@@ -51,6 +57,10 @@ public final class JdbcTableOptions {
                     + "(jdbc:postgresql: org.postgresql.Driver, jdbc:mariadb: org.mariadb.jdbc.Driver, jdbc:mysql: "
                     + "com.mysql.cj.jdbc.Driver); another is refused.");
 
+    /**
+     * {@code 'table-name'}, required: {@code name} or {@code schema.name}, as {@link JdbcSinkBuilderBase#table(String,
+     * String)} takes them.
+     */
     public static final ConfigOption<String> TABLE_NAME = ConfigOptions.key("table-name")
             .stringType()
             .noDefaultValue()
@@ -58,6 +68,10 @@ public final class JdbcTableOptions {
                     + "MySQL: 'database.name'). Quoted as given, so case-sensitive. The Flink table's physical "
                     + "columns are written into the database table's columns of the same names.");
 
+    /**
+     * {@code 'sink.id'}, required: as {@link JdbcSinkBuilderBase#sinkId}, checked as {@link
+     * dev.eosink.core.TransactionId#checkSinkId} checks it.
+     */
     public static final ConfigOption<String> SINK_ID = ConfigOptions.key("sink.id")
             .stringType()
             .noDefaultValue()
@@ -67,6 +81,10 @@ public final class JdbcTableOptions {
                     + "restarts and upgrades of the job (a new one leaves the old one's prepared transactions behind, "
                     + "holding their locks), and give every sink writing to the same database its own.");
 
+    /**
+     * {@code 'sink.batch-size'} (or flink-connector-jdbc's {@code 'sink.buffer-flush.max-rows'}): as {@link
+     * JdbcSinkBuilderBase#batchSize}; at least 1.
+     */
     public static final ConfigOption<Integer> BATCH_SIZE = ConfigOptions.key("sink.batch-size")
             .intType()
             .defaultValue(JdbcSinkBuilderBase.DEFAULT_BATCH_SIZE)
@@ -74,6 +92,7 @@ public final class JdbcTableOptions {
             .withDescription("Rows per JDBC batch or upsert statement, or at most held before they are sent (COPY) "
                     + "(batchSize). At least 1. flink-connector-jdbc's 'sink.buffer-flush.max-rows' is taken for it.");
 
+    /** {@code 'sink.leftover-policy'}: as {@link JdbcSinkBuilderBase#leftoverPolicy}; FAIL or ROLLBACK. */
     public static final ConfigOption<LeftoverPolicy> LEFTOVER_POLICY = ConfigOptions.key("sink.leftover-policy")
             .enumType(LeftoverPolicy.class)
             .defaultValue(SinkSettings.DEFAULT_LEFTOVER_POLICY)
@@ -81,6 +100,10 @@ public final class JdbcTableOptions {
                     + "sink.id that another job left (leftoverPolicy): FAIL refuses to start, naming them; ROLLBACK "
                     + "rolls them back, for sources that start over.");
 
+    /**
+     * {@code 'sink.dead-letter-table'}, optional: as {@link JdbcSinkBuilderBase#deadLetterTable}; refused with a
+     * PRIMARY KEY.
+     */
     public static final ConfigOption<String> DEAD_LETTER_TABLE = ConfigOptions.key("sink.dead-letter-table")
             .stringType()
             .noDefaultValue()
@@ -88,18 +111,21 @@ public final class JdbcTableOptions {
                     + "database refuses for their data go to, in the epoch's own transaction, instead of failing "
                     + "the job. Inserts only: not with a PRIMARY KEY.");
 
+    /** {@code 'sink.marker-table'}: as {@link JdbcSinkBuilderBase#markerTable}. */
     public static final ConfigOption<String> MARKER_TABLE = ConfigOptions.key("sink.marker-table")
             .stringType()
             .defaultValue(JdbcSinkBuilderBase.DEFAULT_MARKER_TABLE)
             .withDescription("The table of the marker rows that prove which transactions committed (markerTable): "
                     + "'name' or 'schema.name'.");
 
+    /** {@code 'sink.marker-table.create'}: as {@link JdbcSinkBuilderBase#createMarkerTable}. */
     public static final ConfigOption<Boolean> CREATE_MARKER_TABLE = ConfigOptions.key("sink.marker-table.create")
             .booleanType()
             .defaultValue(true)
             .withDescription(
                     "Whether the sink creates the marker table at start when it is missing " + "(createMarkerTable).");
 
+    /** {@code 'sink.max-prepared-per-subtask'}: as {@link JdbcSinkBuilderBase#maxPreparedPerSubtask}; at least 2. */
     public static final ConfigOption<Integer> MAX_PREPARED_PER_SUBTASK = ConfigOptions.key(
                     "sink.max-prepared-per-subtask")
             .intType()
@@ -108,6 +134,7 @@ public final class JdbcTableOptions {
                     + "after it prepared (maxPreparedPerSubtask); past it the subtask fails over. At least 2, and 2 "
                     + "more than the job's concurrent checkpoints.");
 
+    /** {@code 'sink.prepared-age-warning'}, optional: as {@link JdbcSinkBuilderBase#preparedAgeWarning}; positive. */
     public static final ConfigOption<Duration> PREPARED_AGE_WARNING = ConfigOptions.key("sink.prepared-age-warning")
             .durationType()
             .noDefaultValue()

@@ -45,6 +45,9 @@ public final class PostgresDynamicTableSinkFactory implements DynamicTableSinkFa
     /** The value of {@code 'connector'}. */
     public static final String IDENTIFIER = "eosink-postgres";
 
+    /** The factory Flink finds through {@code META-INF/services} for {@code 'connector' = 'eosink-postgres'}. */
+    public PostgresDynamicTableSinkFactory() {}
+
     @Override
     public String factoryIdentifier() {
         return IDENTIFIER;

@@ -23,6 +23,7 @@ public final class PostgresTableOptions {
 
     private PostgresTableOptions() {}
 
+    /** {@code 'sink.write-method'}: as {@link PostgresSinkBuilder#writeMethod}; COPY or BATCH. */
     public static final ConfigOption<WriteMethod> WRITE_METHOD = ConfigOptions.key("sink.write-method")
             .enumType(WriteMethod.class)
             .defaultValue(WriteMethod.COPY)
@@ -31,6 +32,10 @@ public final class PostgresTableOptions {
                     + "(saying so at start) for a column type it cannot encode; BATCH sends JDBC batches and "
                     + "statements only.");
 
+    /**
+     * {@code 'sink.copy.max-backlog'}: as {@link PostgresSinkBuilder#maxCopyBacklog}; at least 64 kb, or 0 for no
+     * bound.
+     */
     public static final ConfigOption<MemorySize> COPY_MAX_BACKLOG = ConfigOptions.key("sink.copy.max-backlog")
             .memoryType()
             .defaultValue(new MemorySize(PostgresSinkBuilder.DEFAULT_MAX_COPY_BACKLOG))
@@ -38,6 +43,9 @@ public final class PostgresTableOptions {
                     + "and not yet read, which bounds the COPY's share of the time from barrier to prepared. At "
                     + "least 64 kb, or 0 to turn it off.");
 
+    /**
+     * {@code 'sink.network-timeout'}: as {@link PostgresSinkBuilder#networkTimeout}; at least 1 s, or 0 for no bound.
+     */
     public static final ConfigOption<Duration> NETWORK_TIMEOUT = ConfigOptions.key("sink.network-timeout")
             .durationType()
             .defaultValue(PostgresSinkBuilder.DEFAULT_NETWORK_TIMEOUT)

@@ -48,6 +48,9 @@ public final class XaDynamicTableSinkFactory implements DynamicTableSinkFactory 
     /** The value of {@code 'connector'}. */
     public static final String IDENTIFIER = "eosink-xa";
 
+    /** The factory Flink finds through {@code META-INF/services} for {@code 'connector' = 'eosink-xa'}. */
+    public XaDynamicTableSinkFactory() {}
+
     @Override
     public String factoryIdentifier() {
         return IDENTIFIER;

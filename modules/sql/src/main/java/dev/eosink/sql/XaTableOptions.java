@@ -21,6 +21,7 @@ public final class XaTableOptions {
 
     private XaTableOptions() {}
 
+    /** {@code 'sink.network-timeout'}: as {@link XaSinkBuilder#networkTimeout}; at least 1 s, or 0 for no bound. */
     public static final ConfigOption<Duration> NETWORK_TIMEOUT = ConfigOptions.key("sink.network-timeout")
             .durationType()
             .defaultValue(XaSinkBuilder.DEFAULT_NETWORK_TIMEOUT)
@@ -28,6 +29,7 @@ public final class XaTableOptions {
                     + "aborted and the task fails over, or the commit is retried (networkTimeout). At least 1 s, "
                     + "or 0 for no bound; above sink.lock-timeout.");
 
+    /** {@code 'sink.lock-timeout'}: as {@link XaSinkBuilder#lockTimeout}; at least 1 s. */
     public static final ConfigOption<Duration> LOCK_TIMEOUT = ConfigOptions.key("sink.lock-timeout")
             .durationType()
             .defaultValue(XaSinkBuilder.DEFAULT_LOCK_TIMEOUT)

@@ -49,11 +49,14 @@ public final class FirebirdFixture implements AutoCloseable {
     /** The Debian package the fixture runs. */
     public static final String PACKAGE = "firebird3.0-server";
 
+    /** The server's administrator, which creates the databases and the sink's user. */
     public static final String ADMIN_USER = "SYSDBA";
+    /** {@link #ADMIN_USER}'s password on the fixture's own server; a test's, not a secret. */
     public static final String ADMIN_PASSWORD = "fixture-admin-pw";
     /** A user without any privilege but its own: what a sink's user would be. */
     public static final String SINK_USER = "EOSINK_SINK";
 
+    /** {@link #SINK_USER}'s password; a test's, not a secret. */
     public static final String SINK_PASSWORD = "sink-secret-pw";
 
     private static final Path SERVER = DebianPackages.file("/usr/sbin/firebird");
@@ -323,10 +326,12 @@ public final class FirebirdFixture implements AutoCloseable {
         return "jdbc:firebird://" + host() + ":" + port + "/" + databasePath(name);
     }
 
+    /** The host the server listens on: the loopback address. */
     public String host() {
         return "127.0.0.1";
     }
 
+    /** The free loopback port the server listens on. */
     public int port() {
         return port;
     }

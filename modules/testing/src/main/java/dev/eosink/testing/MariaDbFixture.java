@@ -50,8 +50,11 @@ public final class MariaDbFixture {
     static final String ENV_PASSWORD = "EOSINK_TEST_MARIADB_PASSWORD";
     static final String ENV_VERSION = "EOSINK_TEST_MARIADB_VERSION";
 
+    /** The database the fixture creates and the tests write into. */
     public static final String DATABASE = "eosink";
+    /** The user the tests' sinks connect as, with only the privileges a sink needs in {@link #DATABASE}. */
     public static final String SINK_USER = "eosink_sink";
+    /** {@link #SINK_USER}'s password; a test's, not a secret. */
     public static final String SINK_PASSWORD = "sink-secret-pw";
 
     private static final Object LOCK = new Object();
@@ -396,10 +399,12 @@ public final class MariaDbFixture {
         return adminUser;
     }
 
+    /** The administrator's password; empty for none. */
     public String adminPassword() {
         return adminPassword;
     }
 
+    /** {@code user} and, if not empty, {@code password} of the administrator: for {@code DriverManager} or a pool. */
     public Properties adminProperties() {
         Properties p = new Properties();
         p.setProperty("user", adminUser);

@@ -30,7 +30,9 @@ public final class PgBouncer implements AutoCloseable {
 
     /** PgBouncer's {@code pool_mode}. */
     public enum PoolMode {
+        /** A server connection per client connection, for as long as the client stays. */
         SESSION,
+        /** A server connection per transaction: the next transaction of a client may run on another one. */
         TRANSACTION
     }
 

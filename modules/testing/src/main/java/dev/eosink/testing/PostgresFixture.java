@@ -215,8 +215,11 @@ public class PostgresFixture {
 
     /** Where a server came from. */
     public enum Source {
+        /** A server that {@code EOSINK_TEST_JDBC_URL} names, which the fixture neither starts nor stops. */
         EXTERNAL("external server from " + ENV_JDBC_URL),
+        /** A server in a Docker container, by Testcontainers. */
         DOCKER("Testcontainers " + PostgresSources.DOCKER_IMAGE),
+        /** An embedded server (zonky), started from the binaries in a jar, where no Docker engine answers. */
         EMBEDDED("embedded PostgreSQL (zonky)");
 
         private final String label;
@@ -248,18 +251,22 @@ public class PostgresFixture {
         this.stopper = stopper;
     }
 
+    /** Where the server came from. */
     public Source source() {
         return source;
     }
 
+    /** The server's JDBC URL, for a test's own connections and its sinks. */
     public String jdbcUrl() {
         return jdbcUrl;
     }
 
+    /** The user the tests and their sinks connect as. */
     public String user() {
         return user;
     }
 
+    /** {@link #user()}'s password; empty for none. */
     public String password() {
         return password;
     }

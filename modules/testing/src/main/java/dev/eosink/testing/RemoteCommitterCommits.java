@@ -26,6 +26,7 @@ public final class RemoteCommitterCommits implements OwnCommits {
     private boolean committedSeen;
     private int looks;
 
+    /** The commits {@code session} sees of its {@code previous} transaction, not prepared until {@link #prepared()}. */
     public RemoteCommitterCommits(WriterSession<?> session, TransactionId previous) {
         this.session = session;
         this.previous = previous;

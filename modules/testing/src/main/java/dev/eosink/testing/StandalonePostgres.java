@@ -57,14 +57,17 @@ public final class StandalonePostgres extends PostgresFixture implements AutoClo
         server.stall(pause);
     }
 
+    /** Whether the server's postmaster runs: false after {@link #crash()} until it is started again. */
     public boolean isRunning() {
         return server.isRunning();
     }
 
+    /** The loopback port the server listens on. */
     public int port() {
         return server.port();
     }
 
+    /** The server's data directory, which {@link #close()} deletes. */
     public Path dataDirectory() {
         return server.dataDirectory();
     }

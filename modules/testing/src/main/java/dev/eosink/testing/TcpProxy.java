@@ -180,6 +180,7 @@ public final class TcpProxy implements AutoCloseable {
         LOG.info("{}: resumed", this);
     }
 
+    /** Whether the proxy holds every byte back now (between a stall and its resume). */
     public boolean isStalled() {
         synchronized (gate) {
             return stalled;

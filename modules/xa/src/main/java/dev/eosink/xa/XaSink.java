@@ -31,6 +31,10 @@ public final class XaSink {
 
     private XaSink() {}
 
+    /**
+     * A new builder of an exactly-once sink for any {@code XADataSource}: set at least {@code sinkId}, {@code jdbcUrl}
+     * (or {@code xaDataSource}) and what to write, then call {@code build()}. Each call returns a builder of its own.
+     */
     public static <IN> XaSinkBuilder<IN> builder() {
         return new XaSinkBuilder<>();
     }

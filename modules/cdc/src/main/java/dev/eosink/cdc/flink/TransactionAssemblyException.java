@@ -16,6 +16,7 @@ public final class TransactionAssemblyException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** A failure described by {@code message}, which names the transaction, the counts and what to check. */
     public TransactionAssemblyException(String message) {
         super(message);
     }

@@ -23,6 +23,7 @@ import java.util.Objects;
 @PublicEvolving
 public record CarriedNotice(TransactionId transaction, long writes) {
 
+    /** Checks that {@code transaction} is not null ({@link NullPointerException}). */
     public CarriedNotice {
         Objects.requireNonNull(transaction, "transaction");
     }

@@ -21,8 +21,10 @@ import java.util.Objects;
 @PublicEvolving
 public abstract class ForwardingEpochWriter<IN> implements EpochWriter<IN> {
 
+    /** The writer every call is passed to; never null. */
     protected final EpochWriter<IN> delegate;
 
+    /** A writer that passes every call to {@code delegate}. Throws {@link NullPointerException} for a null delegate. */
     protected ForwardingEpochWriter(EpochWriter<IN> delegate) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
     }

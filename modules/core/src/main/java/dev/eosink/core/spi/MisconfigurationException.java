@@ -29,10 +29,15 @@ public class MisconfigurationException extends SinkException {
 
     private static final long serialVersionUID = 1L;
 
+    /** A misconfiguration described by {@code message}, which names what was found and the remedy. */
     public MisconfigurationException(String message) {
         super(message);
     }
 
+    /**
+     * A misconfiguration described by {@code message}, which names what was found and the remedy, as the resource
+     * reported it in {@code cause}.
+     */
     public MisconfigurationException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -19,6 +19,10 @@ public class RetriableCommitException extends IOException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A commit attempt described by {@code message} (the transaction and what happened to the call), whose outcome
+     * {@code cause} left unknown.
+     */
     public RetriableCommitException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -25,6 +25,7 @@ import java.util.OptionalLong;
 @PublicEvolving
 public record SubtaskContext(String sinkId, int subtask, int parallelism, int attempt, JobRun run) {
 
+    /** Checks that {@code sinkId} and {@code run} are not null ({@link NullPointerException}). */
     public SubtaskContext {
         Objects.requireNonNull(sinkId, "sinkId");
         Objects.requireNonNull(run, "run");
@@ -43,6 +44,7 @@ public record SubtaskContext(String sinkId, int subtask, int parallelism, int at
     @PublicEvolving
     public record JobRun(String jobId, String execution, OptionalLong restoredCheckpointId) {
 
+        /** Checks that none of the components is null ({@link NullPointerException}). */
         public JobRun {
             Objects.requireNonNull(jobId, "jobId");
             Objects.requireNonNull(execution, "execution");

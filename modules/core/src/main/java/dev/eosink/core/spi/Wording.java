@@ -54,6 +54,9 @@ public record Wording(
             "by their names, with the resource's own tools",
             "what the resource keeps for it until it is committed or rolled back");
 
+    /**
+     * Checks that each text is given: {@link IllegalArgumentException} for a null or blank one, naming the component.
+     */
     public Wording {
         requireText(missingMarker, "missingMarker");
         requireText(manualResolution, "manualResolution");

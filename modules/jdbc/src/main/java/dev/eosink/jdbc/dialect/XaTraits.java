@@ -146,6 +146,7 @@ public interface XaTraits {
     /** Statements run by {@link #pastPrepared}. */
     @FunctionalInterface
     interface SqlWork<T> {
+        /** Runs the statements and returns their result; a {@link SQLException} is the caller's to handle. */
         T run() throws SQLException;
     }
 }

@@ -64,14 +64,17 @@ public final class RoutedTable implements Serializable {
         return table.schema() == null ? table.name() : table.schema() + "." + table.name();
     }
 
+    /** The table's schema (null: the connection's default) and name. */
     public SqlIdentifier table() {
         return table;
     }
 
+    /** The columns the route writes, in the order of the route's values; unmodifiable. */
     public List<String> columns() {
         return columns;
     }
 
+    /** The key columns, by which a change upserts or deletes a row; each among {@link #columns()}, unmodifiable. */
     public List<String> key() {
         return key;
     }

@@ -61,6 +61,7 @@ public final class RoutedTables<IN> implements Serializable {
         return tables;
     }
 
+    /** The route that makes each record's changes of these tables. */
     public TableRoute<IN> route() {
         return route;
     }

@@ -69,6 +69,7 @@ public final class TableShape implements Serializable {
         return table.schema() == null ? table.name() : table.schema() + "." + table.name();
     }
 
+    /** The table's schema (null: the connection's default) and name. */
     public SqlIdentifier table() {
         return table;
     }
@@ -134,14 +135,17 @@ public final class TableShape implements Serializable {
             this.nullable = nullable;
         }
 
+        /** The column's name, as given (case-sensitive). */
         public String name() {
             return name;
         }
 
+        /** The column's SQL type, as the database would write it. */
         public String type() {
             return type;
         }
 
+        /** Whether the column takes NULL. */
         public boolean nullable() {
             return nullable;
         }

@@ -41,10 +41,18 @@ public sealed interface InsertStatement<IN> extends Serializable
         return record;
     }
 
+    /**
+     * Rows of {@code columns} of {@code table}, one value per column from {@code mapper}. Throws {@link
+     * NullPointerException} for a null table, columns or mapper.
+     */
     static <IN> Columns<IN> forColumns(SqlIdentifier table, List<String> columns, RowMapper<IN> mapper) {
         return new Columns<>(table, columns, mapper);
     }
 
+    /**
+     * The user's statement {@code sql}, its parameters bound by {@code builder} (flink-connector-jdbc's interface).
+     * Throws {@link NullPointerException} for a null argument.
+     */
     static <IN> UserSql<IN> forSql(String sql, JdbcStatementBuilder<IN> builder) {
         return new UserSql<>(sql, builder);
     }
@@ -62,6 +70,7 @@ public sealed interface InsertStatement<IN> extends Serializable
             this.mapper = Objects.requireNonNull(mapper, "mapper");
         }
 
+        /** The table the rows go to: its schema (null: the connection's default) and name. */
         public SqlIdentifier table() {
             return table;
         }

@@ -27,8 +27,13 @@ public final class DebeziumCapture implements AutoCloseable {
 
     /** One record as the engine's converter wrote it. */
     public static final class Captured {
+        /**
+         * The Kafka topic the record would go to: {@code <topic.prefix>.<schema>.<table>}, or the transaction topic.
+         */
         public final String topic;
+        /** The key as JSON bytes; null for a record without one. */
         public final byte[] key;
+        /** The value as JSON bytes; null for a tombstone. */
         public final byte[] value;
 
         Captured(String topic, byte[] key, byte[] value) {
@@ -53,6 +58,10 @@ public final class DebeziumCapture implements AutoCloseable {
 
     private boolean stopped;
 
+    /**
+     * Starts an engine named {@code name} with the Debezium {@code properties} (connector, offsets, converter), on a
+     * thread of its own; {@link #close()} stops it.
+     */
     public DebeziumCapture(String name, Properties properties) {
         this.name = name;
         this.engine = DebeziumEngine.create(JsonByteArray.class)

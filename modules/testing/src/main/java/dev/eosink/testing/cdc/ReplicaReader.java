@@ -31,11 +31,13 @@ public final class ReplicaReader implements Runnable {
     private long lastTransfers = -1;
     private int reconnects;
 
+    /** A reader of the replica in {@code schema} of {@code db}; {@link #start()} starts it. */
     public ReplicaReader(PostgresFixture db, String schema) {
         this.db = db;
         this.schema = schema;
     }
 
+    /** Starts polling on a thread of its own; returns this reader. */
     public ReplicaReader start() {
         thread.start();
         return this;
@@ -47,14 +49,23 @@ public final class ReplicaReader implements Runnable {
         thread.join();
     }
 
+    /**
+     * What stopped the reader before {@link #stop()} asked it to (a failed look, or the database down for good); null
+     * if nothing did. A test fails on it.
+     */
     public Exception failure() {
         return failure;
     }
 
+    /**
+     * The invariants the observed commits broke, one line each; empty for a consistent replica. Read it after {@link
+     * #stop()}.
+     */
     public List<String> inconsistent() {
         return inconsistent;
     }
 
+    /** How many commits the reader saw (changes of the number of transfers): a verdict on none proves nothing. */
     public int observed() {
         return observed;
     }

@@ -22,8 +22,11 @@ import java.util.TreeMap;
  */
 public final class SourceBank {
 
+    /** How many accounts the bank opens. */
     public static final int ACCOUNTS = 20;
+    /** The sum of every balance, at every commit. */
     public static final long TOTAL = ACCOUNTS * 1_000L;
+    /** The bank's tables, parents before children (the foreign keys' order). */
     public static final List<String> TABLES = List.of("accounts", "transfers", "orders", "lines");
 
     private SourceBank() {}
@@ -46,6 +49,7 @@ public final class SourceBank {
                         + "amount numeric(12,2) NOT NULL, note jsonb, PRIMARY KEY (order_id, line_no))");
     }
 
+    /** Opens the {@link #ACCOUNTS} accounts in {@code public}, 1000 each; commits only if {@code c} autocommits. */
     public static void openAccounts(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("INSERT INTO public.accounts SELECT g, 'owner ' || g, 1000 FROM generate_series(0, "
@@ -249,6 +253,10 @@ public final class SourceBank {
         return ids;
     }
 
+    /**
+     * The one value of the one row {@code sql} returns, as a {@code long}. Throws {@link NumberFormatException} for a
+     * value that is not a number, {@link SQLException} for a query with no row.
+     */
     public static long one(Statement s, String sql) throws SQLException {
         return Long.parseLong(text(s, sql));
     }

@@ -84,8 +84,11 @@ public final class Explorer implements AutoCloseable {
 
     /** What one run of a scenario showed. */
     public static final class Outcome {
+        /** The scenario that ran. */
         public final Scenario scenario;
+        /** What the run showed: the jobs, their snapshots, what the database held. */
         public final History history;
+        /** What the oracle found wrong in the history, one line each; empty when it found nothing. Unmodifiable. */
         public final List<String> violations;
 
         Outcome(Scenario scenario, History history, List<String> violations) {
@@ -94,6 +97,7 @@ public final class Explorer implements AutoCloseable {
             this.violations = List.copyOf(violations);
         }
 
+        /** Whether the oracle found anything wrong. */
         public boolean violates() {
             return !violations.isEmpty();
         }

@@ -50,6 +50,9 @@ public abstract class ExplorerSuite {
     private final Duration ciBudget;
     private final Optional<Function<ResourceBackend, Resolver>> resolver;
 
+    /**
+     * Explores {@code backend} for about {@code ciBudget} in CI, without the operator's tool (no {@code resolve} step).
+     */
     protected ExplorerSuite(ResourceBackend backend, Duration ciBudget) {
         this(backend, ciBudget, Optional.empty());
     }

@@ -28,6 +28,10 @@ public final class History {
         FINISHED,
         /** Stopped with a savepoint. */
         STOPPED,
+        /**
+         * Cancelled, without a savepoint: its newest retained checkpoint, when newer than its savepoints, becomes a
+         * snapshot.
+         */
         CANCELED,
         /** The sink refused it at start (a refusal the docs describe: leftovers, a rewind). */
         REFUSED,
@@ -43,11 +47,14 @@ public final class History {
 
     /** One submitted job. */
     public static final class Run {
+        /** The run's place in the history, from 0. */
         public final int index;
+        /** The step that submitted it. */
         public final Step.Start start;
         /** The snapshot it was restored from; null for a fresh start. */
         public final Snapshot origin;
 
+        /** The sink's uid in this run: a new one when the step dropped the sink's state. */
         public final String sinkUid;
         /** Whether the sink's state was restored (a snapshot, and the sink's uid unchanged). */
         public final boolean sinkStateRestored;
@@ -92,10 +99,18 @@ public final class History {
 
     /** A savepoint, or a retained checkpoint of a cancelled job. */
     public static final class Snapshot {
+        /** The snapshot's place in the history, from 0: what a step's snapshot number counts. */
         public final int index;
+        /** Where Flink wrote it. */
         public final String path;
+        /** The id of the checkpoint it holds, whose transactions it promised. */
         public final long checkpointId;
+        /** The run that took it. */
         public final Run run;
+        /**
+         * How it was taken, for messages: {@code savepoint}, {@code stop savepoint}, {@code stop --drain savepoint} or
+         * {@code retained checkpoint}.
+         */
         public final String kind;
         /** Taken by a stop with {@code --drain}: its operators are recorded finished. */
         public final boolean drained;
@@ -126,7 +141,9 @@ public final class History {
         /** The snapshot it was given: the newest of that job. */
         public final Snapshot snapshot;
 
+        /** The tool's exit code: 0 when it resolved every transaction. */
         public final int exitCode;
+        /** Everything the tool printed, for the report of a violation. */
         public final String printed;
 
         Resolution(Run run, Snapshot snapshot, int exitCode, String printed) {
@@ -166,10 +183,15 @@ public final class History {
         this.mode = mode;
     }
 
+    /** The jobs submitted, in order, the closing run last; each with its start, origin and end. */
     public List<Run> runs() {
         return runs;
     }
 
+    /**
+     * What the runner noted while running: steps it skipped and why, transactions left prepared by abandoned lines of
+     * history.
+     */
     public List<String> notes() {
         return notes;
     }

@@ -20,9 +20,12 @@ public interface Resolver {
 
     /** The tool's exit code (0: done) and everything it printed. */
     final class Outcome {
+        /** The tool's exit code: 0 when it resolved every transaction. */
         public final int exitCode;
+        /** Everything the tool printed, standard output and error. */
         public final String printed;
 
+        /** The outcome of a run of the tool that exited with {@code exitCode} after printing {@code printed}. */
         public Outcome(int exitCode, String printed) {
             this.exitCode = exitCode;
             this.printed = printed;

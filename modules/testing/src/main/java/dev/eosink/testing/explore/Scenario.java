@@ -26,6 +26,10 @@ public final class Scenario {
     private final WriteMode mode;
     private final List<Step> steps;
 
+    /**
+     * The scenario of {@code steps} (copied) in {@code mode}, drawn from {@code seed} (0 for one read from text).
+     * Throws {@link NullPointerException} for a null mode or step.
+     */
     public Scenario(long seed, WriteMode mode, List<Step> steps) {
         this.seed = seed;
         this.mode = Objects.requireNonNull(mode);
@@ -37,10 +41,12 @@ public final class Scenario {
         return seed;
     }
 
+    /** What the scenario's jobs write: inserts of ids, or a changelog upserted by key. */
     public WriteMode mode() {
         return mode;
     }
 
+    /** The steps, in order; unmodifiable. */
     public List<Step> steps() {
         return steps;
     }

@@ -120,6 +120,11 @@ public final class ScenarioRunner {
         this.fixedJobId = new JobID(bytes.array());
     }
 
+    /**
+     * Runs {@code scenario} against a fresh table and sink id, then closes it (the last line of history runs to its
+     * end) and reads what the database holds; the history, for the oracle. Throws what the cluster or the database
+     * threw where the runner cannot go on; a job that fails is part of the history, not an exception.
+     */
     public History run(Scenario scenario) throws Exception {
         history = new History(scenario.mode());
         Faults.reset(sinkId);

@@ -44,20 +44,31 @@ public sealed interface Step {
 
     /** Submits a job: the source of ids, a gate operator, the sink. */
     final class Start implements Step {
+        /** Where the job's state comes from. */
         public final Origin origin;
+        /** With {@link Origin#PICKED}, which snapshot: its place in the history, modulo the number taken so far. */
         public final int snapshot;
         /** Whether the sink keeps its uid, so that a restore gives it its state; else it is renamed. */
         public final boolean sinkState;
 
+        /** Whether the job runs under the scenario's fixed job id, or a new one. */
         public final boolean fixedJobId;
+        /** The job's parallelism. */
         public final int parallelism;
+        /** How the job chains its operators. */
         public final Chaining chaining;
         /** Whether the stateful gate operator is chained to the sink (its task is then always restored). */
         public final boolean gateChained;
 
+        /** The sink's leftover policy in this job. */
         public final LeftoverPolicy leftoverPolicy;
+        /** The sink's rewind policy in this job. */
         public final RewindPolicy rewindPolicy;
 
+        /**
+         * A start with these parameters, each as its field says. Throws {@link NullPointerException} for a null origin,
+         * chaining or policy.
+         */
         public Start(
                 Origin origin,
                 int snapshot,
@@ -150,8 +161,10 @@ public sealed interface Step {
 
     /** Waits until the writers took {@code records} more records (or the job ended). */
     final class Progress implements Step {
+        /** How many more records the writers must take. */
         public final int records;
 
+        /** Waits for {@code records} more records. */
         public Progress(int records) {
             this.records = records;
         }
@@ -164,6 +177,10 @@ public sealed interface Step {
 
     /** Triggers a checkpoint and waits for it. */
     final class Checkpoint implements Step {
+
+        /** This step, which has no parameters. */
+        public Checkpoint() {}
+
         @Override
         public String toString() {
             return "checkpoint";
@@ -172,6 +189,10 @@ public sealed interface Step {
 
     /** A checkpoint that the gate operator declines (its asynchronous part fails); the job goes on. */
     final class Decline implements Step {
+
+        /** This step, which has no parameters. */
+        public Decline() {}
+
         @Override
         public String toString() {
             return "decline";
@@ -180,6 +201,10 @@ public sealed interface Step {
 
     /** A plain savepoint: Flink does not notify the sink of it. */
     final class Savepoint implements Step {
+
+        /** This step, which has no parameters. */
+        public Savepoint() {}
+
         @Override
         public String toString() {
             return "savepoint";
@@ -188,8 +213,13 @@ public sealed interface Step {
 
     /** Stop with a savepoint, draining the input or not. */
     final class Stop implements Step {
+        /**
+         * Whether the stop drains the input ({@code --drain}): the sources end, and the snapshot marks the operators
+         * finished.
+         */
         public final boolean drain;
 
+        /** A stop with a savepoint, draining or not. */
         public Stop(boolean drain) {
             this.drain = drain;
         }
@@ -202,6 +232,10 @@ public sealed interface Step {
 
     /** Cancels the job; its newest checkpoint is retained and joins the history. */
     final class Cancel implements Step {
+
+        /** This step, which has no parameters. */
+        public Cancel() {}
+
         @Override
         public String toString() {
             return "cancel";
@@ -215,6 +249,10 @@ public sealed interface Step {
      * or not.
      */
     final class SlowCommits implements Step {
+
+        /** This step, which has no parameters. */
+        public SlowCommits() {}
+        /** How long after its checkpoint completed each commit comes. */
         public static final java.time.Duration LAG = java.time.Duration.ofMillis(150);
 
         @Override
@@ -225,8 +263,10 @@ public sealed interface Step {
 
     /** The next arrival of the sink at {@code point} throws: the task fails and the job fails over. */
     final class Fail implements Step {
+        /** Where the sink fails. */
         public final Faults.Point point;
 
+        /** Fails the next arrival at {@code point}. */
         public Fail(Faults.Point point) {
             this.point = Objects.requireNonNull(point);
         }
@@ -243,9 +283,12 @@ public sealed interface Step {
      * the next barrier, a failover or a stop).
      */
     final class Delay implements Step {
+        /** Where the sink waits. */
         public final Faults.Point point;
+        /** How long it waits, in milliseconds. */
         public final int millis;
 
+        /** Delays the next arrival at {@code point} by {@code millis}. */
         public Delay(Faults.Point point, int millis) {
             this.point = Objects.requireNonNull(point);
             this.millis = millis;
@@ -259,6 +302,10 @@ public sealed interface Step {
 
     /** The database is killed (SIGKILL) and started again on the same data, as after a power loss. */
     final class Crash implements Step {
+
+        /** This step, which has no parameters. */
+        public Crash() {}
+
         @Override
         public String toString() {
             return "crash";
@@ -271,8 +318,10 @@ public sealed interface Step {
      * commit, a recovery query) waits.
      */
     final class Stall implements Step {
+        /** How long the database stops answering, in milliseconds. */
         public final int millis;
 
+        /** Freezes the database for {@code millis}. */
         public Stall(int millis) {
             this.millis = millis;
         }
@@ -288,6 +337,10 @@ public sealed interface Step {
      * the newest snapshot of the job that ran last (docs/operations.md), while no job runs.
      */
     final class Resolve implements Step {
+
+        /** This step, which has no parameters. */
+        public Resolve() {}
+
         @Override
         public String toString() {
             return "resolve";

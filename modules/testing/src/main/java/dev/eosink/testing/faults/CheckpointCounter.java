@@ -19,14 +19,20 @@ public final class CheckpointCounter<T> implements MapFunction<T, T>, Checkpoint
 
     private final String key;
 
+    /** Counts the completed checkpoints of the job it runs in under {@code key}. */
     public CheckpointCounter(String key) {
         this.key = key;
     }
 
+    /** Starts the count of {@code key} again at 0: call it before each test. */
     public static void reset(String key) {
         COMPLETED.put(key, new AtomicLong());
     }
 
+    /**
+     * How many checkpoints completed under {@code key} since its {@link #reset}, as its subtasks heard of them (each
+     * subtask counts each notification).
+     */
     public static long completed(String key) {
         AtomicLong n = COMPLETED.get(key);
         return n == null ? 0 : n.get();

@@ -39,16 +39,23 @@ public final class Faults {
     /** What happens at an armed point. May throw; may touch the database. */
     @FunctionalInterface
     public interface Action {
+        /** Acts at {@code arrival}; an exception thrown here is what the sink sees at that point. */
         void run(Arrival arrival) throws IOException;
     }
 
     /** Where the action fires: which sink, subtask and, for commit points, which transaction. */
     public static final class Arrival {
+        /** The sink that arrived. */
         public final String sinkId;
+        /** Where it arrived. */
         public final Point point;
+        /** The arriving subtask. */
         public final int subtask;
+        /** The attempt of the arriving subtask's task. */
         public final int attempt;
+        /** The transaction at the point; null at {@link Point#WRITE}. */
         public final String transactionId; // null at WRITE
+        /** Which arrival at the point this is, since it was armed, from 1. */
         public final int n;
 
         Arrival(String sinkId, Point point, int subtask, int attempt, String transactionId, int n) {
@@ -202,16 +209,19 @@ public final class Faults {
         LAGS.put(key(sinkId, point), lag);
     }
 
+    /** How many times the action armed at {@code point} of {@code sinkId} ran since it was armed. */
     public static int fired(String sinkId, Point point) {
         AtomicInteger f = FIRED.get(key(sinkId, point));
         return f == null ? 0 : f.get();
     }
 
+    /** How many times {@code sinkId}'s subtasks arrived at {@code point} since it was last armed or reset. */
     public static int hits(String sinkId, Point point) {
         AtomicInteger h = HITS.get(key(sinkId, point));
         return h == null ? 0 : h.get();
     }
 
+    /** Disarms and forgets everything of {@code sinkId}: armed points, counts, lags. Call it after each test. */
     public static void reset(String sinkId) {
         String prefix = sinkId + "/";
         HITS.keySet().removeIf(k -> k.startsWith(prefix));
@@ -304,6 +314,7 @@ public final class Faults {
     public static final class InjectedFault extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
+        /** A fault described by {@code message}, which names the sink, the point and the arrival. */
         public InjectedFault(String message) {
             super(message);
         }

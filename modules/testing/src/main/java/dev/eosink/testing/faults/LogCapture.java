@@ -31,6 +31,7 @@ public final class LogCapture extends AbstractAppender {
         this.rootLevelBefore = rootLevelBefore;
     }
 
+    /** Starts capturing, with the root logger at INFO until {@link #detach()}. */
     public static LogCapture attach() {
         LoggerContext context = (LoggerContext) LogManager.getContext(false);
         Configuration configuration = context.getConfiguration();
@@ -56,10 +57,12 @@ public final class LogCapture extends AbstractAppender {
         }
     }
 
+    /** Everything captured so far, one event per line, stack traces included. */
     public String text() {
         return text.toString();
     }
 
+    /** Stops capturing and sets the root logger's level back. */
     public void detach() {
         LoggerContext context = (LoggerContext) LogManager.getContext(false);
         Configuration configuration = context.getConfiguration();

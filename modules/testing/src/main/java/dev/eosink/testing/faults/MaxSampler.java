@@ -18,6 +18,9 @@ public final class MaxSampler implements AutoCloseable {
     private final AtomicInteger samples = new AtomicInteger();
     private final Thread thread;
 
+    /**
+     * Starts sampling {@code count} every 10 ms on a daemon thread named after {@code name}, until {@link #close()}.
+     */
     public MaxSampler(String name, IntSupplier count) {
         thread = new Thread(
                 () -> {
@@ -36,10 +39,12 @@ public final class MaxSampler implements AutoCloseable {
         thread.start();
     }
 
+    /** The largest value sampled so far. */
     public int max() {
         return max.get();
     }
 
+    /** How many samples were taken: a bound checked on none proves nothing. */
     public int samples() {
         return samples.get();
     }

@@ -31,6 +31,9 @@ public final class PoisonableLongSerializer extends TypeSerializerSingleton<Long
     /** How long the asynchronous part of a snapshot of {@link #SLOW} takes: above half a minute. */
     public static final long SLOW_MILLIS = 35_000;
 
+    /** A serializer; every instance is equal to every other, as a {@link TypeSerializerSingleton} is. */
+    public PoisonableLongSerializer() {}
+
     @Override
     public boolean isImmutableType() {
         return true;
@@ -92,7 +95,9 @@ public final class PoisonableLongSerializer extends TypeSerializerSingleton<Long
         return new Snapshot();
     }
 
+    /** The serializer's snapshot, for Flink's compatibility check: a restore reads with this serializer again. */
     public static final class Snapshot extends SimpleTypeSerializerSnapshot<Long> {
+        /** The snapshot Flink reads back by reflection. */
         public Snapshot() {
             super(PoisonableLongSerializer::new);
         }

@@ -77,11 +77,17 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
 
     private static final long serialVersionUID = 1L;
 
+    /** How the map makes a checkpoint fail, or not (the class comment says what Flink does with each). */
     public enum How {
+        /** The asynchronous part of the snapshot fails: the task declines the checkpoint. */
         ASYNC_DECLINE,
+        /** As {@link #ASYNC_DECLINE}, once every writer of the sink prepared its transaction for the checkpoint. */
         ASYNC_DECLINE_ONCE_SINK_PREPARED,
+        /** {@code snapshotState} throws: the task fails over. */
         SYNC_THROW,
+        /** {@code snapshotState} waits until the checkpoint was aborted (it expires). */
         BLOCK_UNTIL_ABORTED,
+        /** The asynchronous part is slow: the checkpoint completes, late. */
         SLOW_ASYNC
     }
 
@@ -111,10 +117,20 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
 
     /** What the database showed of checkpoint {@code checkpointId}'s transactions of one subtask. */
     public static final class Observation {
+        /**
+         * When it was observed: {@code aborted} (at the abort notification) or {@code completed} (at the first
+         * completion after it).
+         */
         public final String when;
+        /** The checkpoint whose notification made the observation. */
         public final long notifiedCheckpointId;
+        /** The checkpoint that failed, whose transactions were observed. */
         public final long checkpointId;
+        /** The subtask of this map that observed. */
         public final int subtask;
+        /**
+         * The sink's transactions that hold the records this subtask passed on before the failed checkpoint's barrier.
+         */
         public final List<String> gids;
         /** Of {@code gids}, the ones still prepared. */
         public final List<String> stillPrepared;
@@ -200,6 +216,7 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         VIEWS.put(key, view);
     }
 
+    /** Forgets everything recorded and registered for decliners of {@code key}: call it after each test. */
     public static void reset(String key) {
         VIEWS.remove(key);
         FAILED_CHECKPOINT.remove(key);
@@ -232,6 +249,7 @@ public final class CheckpointDecliner extends RichMapFunction<Long, Long>
         return result;
     }
 
+    /** What the database showed, for decliners of {@code key}, in the order observed; a copy. */
     public static List<Observation> observations(String key) {
         List<Observation> list = OBSERVATIONS.getOrDefault(key, List.of());
         synchronized (list) {

@@ -61,6 +61,7 @@ public abstract class FixedJobIdHardCases extends HardCaseSuite {
                     .setNumberSlotsPerTaskManager(SLOTS)
                     .build());
 
+    /** The cases on {@code backend}, each job run under one fixed job id. */
     protected FixedJobIdHardCases(ResourceBackend backend) {
         super(backend);
     }

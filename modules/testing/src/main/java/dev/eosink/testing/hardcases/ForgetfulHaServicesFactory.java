@@ -34,6 +34,9 @@ public final class ForgetfulHaServicesFactory implements HighAvailabilityService
     /** Cleanups per job id, in this JVM: what a submission under a fixed job id waits for. */
     private static final Map<JobID, AtomicInteger> CLEANED_UP = new ConcurrentHashMap<>();
 
+    /** The factory Flink instantiates by the class name that {@link #configure} sets. */
+    public ForgetfulHaServicesFactory() {}
+
     /** The MiniCluster's configuration: these services instead of the embedded ones. */
     public static Configuration configure(Configuration conf) {
         conf.set(HighAvailabilityOptions.HA_MODE, ForgetfulHaServicesFactory.class.getName());

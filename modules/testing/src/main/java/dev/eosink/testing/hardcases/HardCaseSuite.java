@@ -44,6 +44,7 @@ public abstract class HardCaseSuite implements HardCaseSupport {
     private String target;
     private String sinkId;
 
+    /** A suite on {@code backend}; throws {@link NullPointerException} for null. */
     protected HardCaseSuite(ResourceBackend backend) {
         this.backend = Objects.requireNonNull(backend, "backend");
     }
@@ -159,6 +160,9 @@ public abstract class HardCaseSuite implements HardCaseSupport {
     /** The cases of {@link ResourceHardCases}, run on the suite's backend, target and sink id. */
     protected class ResourceCases implements FailoverCases, StartupCases, SavepointCases, RescaleCases {
 
+        /** The resource-neutral cases of this suite. */
+        protected ResourceCases() {}
+
         @Override
         public ResourceBackend backend() {
             return HardCaseSuite.this.backend();
@@ -177,6 +181,9 @@ public abstract class HardCaseSuite implements HardCaseSupport {
 
     /** The cases that need JDBC ({@link HardCases}), run on the suite's backend, target and sink id. */
     protected class JdbcCases extends ResourceCases implements ConnectionCases, SqlCases {
+
+        /** The JDBC cases of this suite. */
+        protected JdbcCases() {}
 
         @Override
         public HardCaseBackend backend() {

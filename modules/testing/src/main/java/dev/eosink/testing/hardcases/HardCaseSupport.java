@@ -31,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public interface HardCaseSupport {
 
+    /** The resource the test runs against: its sinks and what it shows. */
     ResourceBackend backend();
 
     /** This test's sink id: unique, short enough for every database's session names. */
@@ -72,6 +73,7 @@ public interface HardCaseSupport {
                 .name("eosink");
     }
 
+    /** {@link #pipeline(StreamExecutionEnvironment, long, long, double)} from id 0. */
     default void pipeline(StreamExecutionEnvironment env, long n, double perSecond) {
         pipeline(env, 0, n, perSecond);
     }
@@ -96,10 +98,12 @@ public interface HardCaseSupport {
 
     // ---------------------------------------------------------------- what the resource shows
 
+    /** How many rows the target holds, duplicates included. */
     default long rows() {
         return backend().rows(target());
     }
 
+    /** How many distinct ids the target holds. */
     default long distinctRows() {
         return idCounts().size();
     }
@@ -114,6 +118,7 @@ public interface HardCaseSupport {
         return prepared().stream().map(TransactionId::toString).sorted().collect(Collectors.toList());
     }
 
+    /** This sink's prepared transactions, as the resource lists them. */
     default List<TransactionId> prepared() {
         return backend().prepared(sinkId());
     }

@@ -16,6 +16,7 @@ public abstract class HardCases extends ResourceHardCases implements ConnectionC
 
     private final HardCaseBackend backend;
 
+    /** Every case on the JDBC database of {@code backend}. */
     protected HardCases(HardCaseBackend backend) {
         super(backend);
         this.backend = backend;

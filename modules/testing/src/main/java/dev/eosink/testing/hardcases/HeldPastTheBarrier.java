@@ -34,6 +34,7 @@ public final class HeldPastTheBarrier {
 
     private final String sinkId;
 
+    /** The order of events for the sink {@code sinkId}, traced by {@link ProtocolTrace}. */
     public HeldPastTheBarrier(String sinkId) {
         this.sinkId = sinkId;
     }

@@ -22,6 +22,7 @@ import java.nio.file.Path;
  */
 public abstract class JdbcFixedJobIdHardCases extends FixedJobIdHardCases {
 
+    /** The fixed-job-id cases on the JDBC database of {@code backend}. */
     protected JdbcFixedJobIdHardCases(HardCaseBackend backend) {
         super(backend);
     }

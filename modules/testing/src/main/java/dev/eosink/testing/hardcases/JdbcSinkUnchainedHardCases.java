@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class JdbcSinkUnchainedHardCases extends SinkUnchainedHardCases {
 
+    /** The cases with the sink unchained on the JDBC database of {@code backend}. */
     protected JdbcSinkUnchainedHardCases(HardCaseBackend backend) {
         super(backend);
     }

@@ -13,6 +13,7 @@ package dev.eosink.testing.hardcases;
  */
 public abstract class JobUnchainedHardCases extends UnchainedHardCases {
 
+    /** The cases with the job's chaining disabled, on {@code backend}. */
     protected JobUnchainedHardCases(ResourceBackend backend) {
         super(backend, RunDimension.JOB_CHAINING_DISABLED);
     }

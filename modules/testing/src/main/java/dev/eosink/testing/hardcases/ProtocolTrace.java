@@ -84,11 +84,17 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
 
     /** One thing the sink did. */
     public static final class Event {
+        /** Its place among all events recorded, of any sink: a later event has a higher one. */
         public final long seq;
+        /** What the sink did. */
         public final Kind kind;
+        /** The writer's or committer's subtask; -1 for {@link Kind#RESOLVED}. */
         public final int subtask;
+        /** The attempt of that subtask's task; -1 for {@link Kind#RESOLVED}. */
         public final int attempt;
+        /** The transaction's name, as the database knows it; null where its {@link Kind} says so. */
         public final String gid;
+        /** What came of it, as its {@link Kind} says. */
         public final String outcome;
         /** The ids written in the epoch of a PREPARED event, in the order written; empty for the others. */
         private final long[] ids;
@@ -106,14 +112,17 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
             this.nanos = System.nanoTime();
         }
 
+        /** How many records the epoch of a PREPARED event wrote; 0 for the other events. */
         public long rows() {
             return ids.length;
         }
 
+        /** The smallest id of a PREPARED event's epoch; {@link Long#MAX_VALUE} for an event without ids. */
         public long minId() {
             return Arrays.stream(ids).min().orElse(Long.MAX_VALUE);
         }
 
+        /** The largest id of a PREPARED event's epoch; {@link Long#MIN_VALUE} for an event without ids. */
         public long maxId() {
             return Arrays.stream(ids).max().orElse(Long.MIN_VALUE);
         }
@@ -135,6 +144,10 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
             return sorted;
         }
 
+        /**
+         * The checkpoint that {@link #gid} names. Throws {@link java.util.NoSuchElementException} when the gid is not
+         * the sink's transaction id.
+         */
         public long checkpointOfGid() {
             return TransactionId.parse(gid).orElseThrow().checkpointId();
         }
@@ -166,6 +179,7 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
         return new ExactlyOnceSink<>(new ProtocolTrace(sink.database()), sink.settings(), sink.distribution());
     }
 
+    /** Forgets everything recorded for {@code sinkId}: call it after each test. */
     public static void reset(String sinkId) {
         EVENTS.remove(sinkId);
         OPEN.remove(sinkId);
@@ -189,6 +203,7 @@ public final class ProtocolTrace implements TransactionalDatabase<Long> {
         }
     }
 
+    /** The events of {@code kind} recorded for {@code sinkId}, in order; a copy. */
     public static List<Event> events(String sinkId, Kind kind) {
         return events(sinkId).stream().filter(e -> e.kind == kind).collect(Collectors.toList());
     }

@@ -42,6 +42,7 @@ public abstract class ResourceHardCases extends HardCaseSuite
                     .setNumberSlotsPerTaskManager(SLOTS)
                     .build());
 
+    /** Every resource-neutral case on {@code backend}. */
     protected ResourceHardCases(ResourceBackend backend) {
         super(backend);
     }

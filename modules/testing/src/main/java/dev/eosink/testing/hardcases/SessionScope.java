@@ -49,10 +49,12 @@ public sealed interface SessionScope {
         }
     }
 
+    /** Every session of the sink. */
     static SessionScope all() {
         return new All();
     }
 
+    /** The session of writer {@code subtask}'s open transaction. */
     static SessionScope writer(int subtask) {
         return new Writer(subtask);
     }

@@ -51,6 +51,10 @@ public record SinkSpec(
         Optional<Duration> networkTimeout,
         Map<String, String> driverProperties) {
 
+    /**
+     * Checks that the sink id and the table are not null ({@link NullPointerException}) and copies the driver
+     * properties.
+     */
     public SinkSpec {
         Objects.requireNonNull(sinkId, "sinkId");
         Objects.requireNonNull(table, "table");
@@ -75,6 +79,7 @@ public record SinkSpec(
                 Map.of());
     }
 
+    /** This spec under the sink id {@code id}. */
     public SinkSpec withSinkId(String id) {
         return new SinkSpec(
                 id,
@@ -92,6 +97,7 @@ public record SinkSpec(
                 driverProperties);
     }
 
+    /** This spec writing into the table {@code name}. */
     public SinkSpec withTable(String name) {
         return new SinkSpec(
                 sinkId,
@@ -109,6 +115,7 @@ public record SinkSpec(
                 driverProperties);
     }
 
+    /** This spec connecting to {@code url} instead of the backend's own URL (a proxy in front of it). */
     public SinkSpec withJdbcUrl(String url) {
         return new SinkSpec(
                 sinkId,
@@ -126,6 +133,7 @@ public record SinkSpec(
                 driverProperties);
     }
 
+    /** This spec with {@code records} per JDBC batch. */
     public SinkSpec withBatchSize(int size) {
         return new SinkSpec(
                 sinkId,
@@ -143,6 +151,7 @@ public record SinkSpec(
                 driverProperties);
     }
 
+    /** This spec with a starting writer waiting up to {@code wait} for the guard of a task going away. */
     public SinkSpec withClaimWait(Duration wait) {
         return new SinkSpec(
                 sinkId,
@@ -160,6 +169,7 @@ public record SinkSpec(
                 driverProperties);
     }
 
+    /** This spec with {@code policy} for other jobs' leftovers at a start without state. */
     public SinkSpec withLeftoverPolicy(LeftoverPolicy policy) {
         return new SinkSpec(
                 sinkId,
@@ -177,6 +187,7 @@ public record SinkSpec(
                 driverProperties);
     }
 
+    /** This spec with {@code policy} for a restore that rewinds the sink. */
     public SinkSpec withRewindPolicy(RewindPolicy policy) {
         return new SinkSpec(
                 sinkId,
@@ -194,6 +205,7 @@ public record SinkSpec(
                 driverProperties);
     }
 
+    /** This spec with at most {@code max} prepared transactions per writer subtask. */
     public SinkSpec withMaxPreparedPerSubtask(int max) {
         return new SinkSpec(
                 sinkId,
@@ -211,6 +223,7 @@ public record SinkSpec(
                 driverProperties);
     }
 
+    /** This spec with marker rows kept for {@code retention} and pruned every {@code pruneInterval}. */
     public SinkSpec withMarkerRetention(Duration retention, Duration pruneInterval) {
         return new SinkSpec(
                 sinkId,
@@ -228,6 +241,7 @@ public record SinkSpec(
                 driverProperties);
     }
 
+    /** This spec with {@code timeout} as the sink's bound on every call to the database. */
     public SinkSpec withNetworkTimeout(Duration timeout) {
         return new SinkSpec(
                 sinkId,
@@ -245,6 +259,7 @@ public record SinkSpec(
                 driverProperties);
     }
 
+    /** This spec with the driver property {@code key} set to {@code value}, replacing an earlier value of it. */
     public SinkSpec withDriverProperty(String key, String value) {
         Map<String, String> properties = new LinkedHashMap<>(driverProperties);
         properties.put(key, value);

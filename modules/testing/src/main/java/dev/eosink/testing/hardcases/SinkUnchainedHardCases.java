@@ -32,6 +32,7 @@ import java.nio.file.Path;
  */
 public abstract class SinkUnchainedHardCases extends UnchainedHardCases {
 
+    /** The cases with the sink unchained from its input, on {@code backend}. */
     protected SinkUnchainedHardCases(ResourceBackend backend) {
         super(backend, RunDimension.SINK_CHAINING_DISABLED);
     }

@@ -114,6 +114,7 @@ public final class TestJobs {
         return manualEnv(parallelism, new Configuration());
     }
 
+    /** {@link #manualEnv(int)} with {@code extra} configuration, which wins over this method's. */
     public static StreamExecutionEnvironment manualEnv(int parallelism, Configuration extra) {
         Configuration conf = new Configuration();
         conf.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, Duration.ofMillis(MANUAL));
@@ -121,6 +122,7 @@ public final class TestJobs {
         return env(parallelism, MANUAL, conf);
     }
 
+    /** A restart strategy of {@code attempts} restarts, {@code delay} apart, to pass to an environment. */
     public static Configuration fixedDelayRestarts(int attempts, Duration delay) {
         Configuration conf = new Configuration();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
@@ -129,6 +131,7 @@ public final class TestJobs {
         return conf;
     }
 
+    /** No restarts: the first failure fails the job. */
     public static Configuration noRestarts() {
         Configuration conf = new Configuration();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
@@ -179,6 +182,9 @@ public final class TestJobs {
         private static final long serialVersionUID = 1L;
         private transient ListState<Long> state;
         private transient long count;
+
+        /** A map that starts counting at 0, or at its restored count. */
+        public CountingMap() {}
 
         @Override
         public Long map(Long value) {
@@ -379,6 +385,7 @@ public final class TestJobs {
         assertStatus(job, status);
     }
 
+    /** Fails the test ({@link AssertionError}) unless the job is in {@code status} now. */
     public static void assertStatus(JobClient job, JobStatus status) throws Exception {
         JobStatus actual = job.getJobStatus().get();
         if (actual != status) {
@@ -435,10 +442,15 @@ public final class TestJobs {
         }
     }
 
+    /** {@link #await(BooleanSupplier, String, Duration)} up to {@link #TIMEOUT}. */
     public static void await(BooleanSupplier condition, String what) throws InterruptedException {
         await(condition, what, TIMEOUT);
     }
 
+    /**
+     * Waits until {@code condition} holds, checking every 20 ms; {@link AssertionError} naming {@code what} when it
+     * does not within {@code limit}.
+     */
     public static void await(BooleanSupplier condition, String what, Duration limit) throws InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();
         while (!condition.getAsBoolean()) {
@@ -517,6 +529,7 @@ public final class TestJobs {
     /** A call that may throw anything. */
     @FunctionalInterface
     public interface ThrowingCall {
+        /** Runs the call, which may throw anything. */
         void run() throws Throwable;
     }
 }

@@ -40,6 +40,9 @@ public final class InMemoryReporter implements MetricReporter {
 
     private static final ConcurrentLinkedQueue<Registration> REGISTERED = new ConcurrentLinkedQueue<>();
 
+    /** A reporter, as {@link Factory} makes one for each MiniCluster; every one keeps into the same static list. */
+    public InMemoryReporter() {}
+
     /** One metric as registered by one task attempt. */
     public static final class Registration {
         private final String name;
@@ -64,22 +67,27 @@ public final class InMemoryReporter implements MetricReporter {
             return identifier;
         }
 
+        /** The job's name; empty for a metric outside a job. */
         public String jobName() {
             return variables.getOrDefault("<job_name>", "");
         }
 
+        /** The operator's name; empty for a metric outside an operator. */
         public String operatorName() {
             return variables.getOrDefault("<operator_name>", "");
         }
 
+        /** The subtask's index; -1 for a metric outside a task. */
         public int subtask() {
             return Integer.parseInt(variables.getOrDefault("<subtask_index>", "-1"));
         }
 
+        /** The attempt of the subtask's task; -1 for a metric outside a task. */
         public int attempt() {
             return Integer.parseInt(variables.getOrDefault("<task_attempt_num>", "-1"));
         }
 
+        /** The metric as Flink registered it: a gauge, a counter, a meter or a histogram. */
         public Metric metric() {
             return metric;
         }
@@ -172,6 +180,9 @@ public final class InMemoryReporter implements MetricReporter {
 
     /** Found by Flink through {@code META-INF/services}; named in {@code metrics.reporter.<name>.factory.class}. */
     public static final class Factory implements MetricReporterFactory {
+        /** The factory Flink finds through {@code META-INF/services}. */
+        public Factory() {}
+
         @Override
         public MetricReporter createMetricReporter(Properties properties) {
             return new InMemoryReporter();

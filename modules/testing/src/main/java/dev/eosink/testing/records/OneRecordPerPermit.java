@@ -17,6 +17,9 @@ import java.util.concurrent.CompletionStage;
 @SuppressWarnings("rawtypes") // RateLimiter is generic in Flink 2 and not in Flink 1.20
 public abstract class OneRecordPerPermit implements RateLimiter {
 
+    /** For a subclass, which implements {@link #acquire()}. */
+    protected OneRecordPerPermit() {}
+
     @Override
     public abstract CompletionStage<Void> acquire();
 

@@ -30,12 +30,14 @@ public final class UpsertRecords {
     /** A serializable key function of the record index, for a sink's row mapper. */
     @FunctionalInterface
     public interface KeyFunction extends Serializable {
+        /** The key of record {@code i}. */
         long of(long i);
     }
 
     /** A serializable changelog kind of the record index, for a sink's {@code changelog(...)}. */
     @FunctionalInterface
     public interface KindFunction extends Serializable {
+        /** The changelog kind of record {@code i}. */
         RowKind of(long i);
     }
 
