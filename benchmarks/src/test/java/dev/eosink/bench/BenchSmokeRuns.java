@@ -27,13 +27,17 @@ abstract class BenchSmokeRuns {
     @TempDir
     Path out;
 
-    /** {@code ./bench --smoke --parallelism p}; the sweep at parallelism 1 only. */
+    /**
+     * {@code ./bench --smoke --parallelism p}; the sweep and the heap case at parallelism 1 only (the heap
+     * case runs eo-copy at parallelism 1 whatever the runs' parallelism: once is enough).
+     */
     void smokeRunWritesOneCsvLinePerCase(int p) throws Exception {
         boolean withSweep = p == 1;
         List<String> args =
                 new ArrayList<>(List.of("--smoke", "--out", out.toString(), "--parallelism", Integer.toString(p)));
         if (!withSweep) {
             args.add("--no-sweep");
+            args.add("--no-heap");
         }
         String external = setting("EOSINK_TEST_JDBC_URL");
         if (external != null && !external.isBlank()) {
