@@ -25,8 +25,8 @@ import java.util.stream.Stream;
  * and one log summary per cell in {@code matrix/cells/*.txt} ({@code key: value} lines up to the first blank
  * line, as {@code ./matrix} writes them).
  *
- * <p>A claim holds when the cell's summary says it passed: result {@code pass}, tests run, none failed or
- * skipped. The claims hold together when every claimed cell's summary names one commit, a commit and not a
+ * <p>A claim holds when the cell's summary says the hard-case suite of its database passed: result {@code
+ * pass}, tests run, none failed or skipped. The claims hold together when every claimed cell's summary names one commit, a commit and not a
  * tree with uncommitted changes, and the page states that commit.
  */
 final class CompatibilityClaims {
@@ -81,6 +81,12 @@ final class CompatibilityClaims {
                         + summary.get("result") + ", " + summary.get("tests") + " tests, "
                         + summary.get("failures") + " failed, " + summary.get("skipped") + " skipped"
                         + note(summary) + ": fix the cell or drop it from docs/matrix/claims.txt");
+            }
+            String suite = cell.contains(", MariaDB ") ? "XaMariaDbHardCasesITCase" : "PostgresHardCasesITCase";
+            if (!suite.equals(summary.get("suite"))) {
+                problems.add("the page claims " + cell + ", but its summary " + source + " is of "
+                        + summary.get("suite") + ", not of the hard-case suite " + suite
+                        + ": run ./matrix --claimed without --postgres-tests or --mariadb-tests");
             }
             String commit = summary.getOrDefault("commit", "");
             if (commit.isEmpty() || commit.equals("unknown") || commit.contains("+")) {

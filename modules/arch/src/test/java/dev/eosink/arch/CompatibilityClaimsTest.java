@@ -89,6 +89,18 @@ class CompatibilityClaimsTest {
     }
 
     @Test
+    void anotherSuiteThanTheHardCasesFails() throws Exception {
+        summary("pg14-flink-default-java17", PG14, "pass", "43", "0", "abc1234");
+        summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "43", "0", "abc1234");
+        write(
+                "docs/matrix/cells/pg14-flink-default-java17.txt",
+                read("docs/matrix/cells/pg14-flink-default-java17.txt")
+                        .replace("suite: PostgresHardCasesITCase", "suite: UpsertITCase"));
+        writePage();
+        assertProblem("is of UpsertITCase, not of the hard-case suite PostgresHardCasesITCase");
+    }
+
+    @Test
     void aRunOnUncommittedChangesFails() throws Exception {
         summary("pg14-flink-default-java17", PG14, "pass", "43", "0", "abc1234+changes");
         summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "43", "0", "abc1234+changes");
@@ -120,7 +132,9 @@ class CompatibilityClaimsTest {
             throws IOException {
         write(
                 "docs/matrix/cells/" + slug + ".txt",
-                "cell: " + cell + "\nsuite: PostgresHardCasesITCase\nresult: "
+                "cell: " + cell + "\nsuite: "
+                        + (cell.contains("MariaDB") ? "XaMariaDbHardCasesITCase" : "PostgresHardCasesITCase")
+                        + "\nresult: "
                         + result + "\ntests: " + tests + "\nfailures: " + failures + "\nskipped: 0\nminutes: 2.5\n"
                         + "versions: Flink 2.2.1, Java 17\ndate: 2026-12-07 21:00\ncommit: " + commit + "\nnote: \n\n"
                         + "Log summary\n[INFO] Tests run: " + tests + ", Failures: " + failures + "\n");
