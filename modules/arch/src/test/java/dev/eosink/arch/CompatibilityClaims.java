@@ -1,0 +1,196 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package dev.eosink.arch;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The check of the compatibility page's claims against the version matrix's committed evidence, on a docs
+ * directory laid out as the repository's: {@code compatibility.md} with its table of claimed cells between
+ * the {@value #BEGIN} and {@value #END} markers (written by {@code ./matrix} from {@code matrix/claims.txt}),
+ * and one log summary per cell in {@code matrix/cells/*.txt} ({@code key: value} lines up to the first blank
+ * line, as {@code ./matrix} writes them).
+ *
+ * <p>A claim holds when the cell's summary says the hard-case suite of its database passed: result {@code
+ * pass}, tests run, none failed or skipped. The claims hold together when every claimed cell's summary names one commit, a commit and not a
+ * tree with uncommitted changes, and the page states that commit.
+ */
+final class CompatibilityClaims {
+
+    static final String BEGIN = "<!-- claimed cells: begin";
+    static final String END = "<!-- claimed cells: end -->";
+    static final String REMEDY = "run ./matrix --claimed at one commit and commit docs/matrix/cells/ and"
+            + " docs/compatibility.md (./matrix --write-page only regenerates the page's table)";
+
+    private static final Pattern MEASURED_AT = Pattern.compile("Measured at commit `([^`]+)`");
+
+    private CompatibilityClaims() {}
+
+    /** Every way the page's claims lack their evidence under {@code docs}; empty when they hold. */
+    static List<String> problems(Path docs) throws IOException {
+        List<String> problems = new ArrayList<>();
+        Path page = docs.resolve("compatibility.md");
+        String name = "docs/compatibility.md";
+        String text = Files.readString(page, StandardCharsets.UTF_8);
+        int begin = text.indexOf(BEGIN);
+        int end = text.indexOf(END);
+        if (begin < 0 || end < begin) {
+            problems.add(name + " has no table of claimed cells between '" + BEGIN + " ...' and '" + END
+                    + "': restore the markers and run ./matrix --write-page");
+            return problems;
+        }
+        String section = text.substring(begin, end);
+        List<String> claimed = claimedCells(section);
+        if (claimed.isEmpty()) {
+            problems.add(name + " claims no cell: its table of claimed cells has no row; list the cells in "
+                    + "docs/matrix/claims.txt and run ./matrix --write-page");
+            return problems;
+        }
+        int listed = claimsListed(docs.resolve("matrix/claims.txt"));
+        if (listed != claimed.size()) {
+            problems.add(name + " claims " + claimed.size() + " cells, docs/matrix/claims.txt lists " + listed
+                    + ": the page's table is stale; run ./matrix --write-page");
+        }
+
+        Map<String, Map<String, String>> evidence = summaries(docs.resolve("matrix/cells"), problems);
+        Set<String> commits = new LinkedHashSet<>();
+        List<String> unbacked = new ArrayList<>();
+        for (String cell : claimed) {
+            Map<String, String> summary = evidence.get(cell);
+            if (summary == null) {
+                unbacked.add(cell);
+                continue;
+            }
+            String source = summary.get("file");
+            if (!passed(summary)) {
+                problems.add("the page claims " + cell + ", but its summary " + source + " says result "
+                        + summary.get("result") + ", " + summary.get("tests") + " tests, "
+                        + summary.get("failures") + " failed, " + summary.get("skipped") + " skipped"
+                        + note(summary) + ": fix the cell or drop it from docs/matrix/claims.txt");
+            }
+            String suite = cell.contains(", MariaDB ") ? "XaMariaDbHardCasesITCase" : "PostgresHardCasesITCase";
+            if (!suite.equals(summary.get("suite"))) {
+                problems.add("the page claims " + cell + ", but its summary " + source + " is of "
+                        + summary.get("suite") + ", not of the hard-case suite " + suite
+                        + ": run ./matrix --claimed without --postgres-tests or --mariadb-tests");
+            }
+            String commit = summary.getOrDefault("commit", "");
+            if (commit.isEmpty() || commit.equals("unknown") || commit.contains("+")) {
+                problems.add(source + " ran at '" + commit + "', not at a commit (uncommitted changes or no" + " git): "
+                        + REMEDY);
+            }
+            commits.add(commit);
+        }
+        if (!unbacked.isEmpty()) {
+            problems.add("the page claims " + unbacked.size() + " of its " + claimed.size() + " cells without a"
+                    + " summary of them in docs/matrix/cells/ (" + String.join("; ", unbacked) + "): " + REMEDY);
+        }
+        if (commits.size() > 1) {
+            problems.add("the claimed cells' summaries come from " + commits.size() + " commits " + commits
+                    + ", not one: " + REMEDY);
+        }
+        Matcher measured = MEASURED_AT.matcher(section);
+        if (!measured.find()) {
+            problems.add(name + " does not say at which commit its claims were measured (no \"Measured at"
+                    + " commit `...`\"): " + REMEDY);
+        } else if (commits.size() == 1 && !commits.contains(measured.group(1))) {
+            problems.add(name + " says it was measured at " + measured.group(1) + ", its evidence at "
+                    + commits.iterator().next() + ": run ./matrix --write-page");
+        }
+        return problems;
+    }
+
+    /** The first column of the table's rows, its header and rule aside. */
+    static List<String> claimedCells(String section) {
+        List<String> cells = new ArrayList<>();
+        for (String line : section.split("\n")) {
+            if (line.startsWith("| ") && !line.startsWith("| Cell |")) {
+                cells.add(line.substring(2, line.indexOf(" |", 1)).trim());
+            }
+        }
+        return cells;
+    }
+
+    private static int claimsListed(Path claims) throws IOException {
+        if (!Files.isRegularFile(claims)) {
+            return 0;
+        }
+        int n = 0;
+        for (String line : Files.readAllLines(claims, StandardCharsets.UTF_8)) {
+            String trimmed = line.trim();
+            if (!trimmed.isEmpty() && !trimmed.startsWith("#")) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Each summary's {@code key: value} lines by its cell, with "file" its path. */
+    private static Map<String, Map<String, String>> summaries(Path dir, List<String> problems) throws IOException {
+        Map<String, Map<String, String>> byCell = new LinkedHashMap<>();
+        if (!Files.isDirectory(dir)) {
+            return byCell;
+        }
+        List<Path> files;
+        try (Stream<Path> list = Files.list(dir)) {
+            files = list.filter(p -> p.toString().endsWith(".txt")).sorted().toList();
+        }
+        for (Path file : files) {
+            Map<String, String> fields = new LinkedHashMap<>();
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                if (line.isBlank()) {
+                    break;
+                }
+                int colon = line.indexOf(':');
+                if (colon > 0) {
+                    fields.put(
+                            line.substring(0, colon).trim(),
+                            line.substring(colon + 1).trim());
+                }
+            }
+            fields.put("file", dir.getFileName() + "/" + file.getFileName());
+            String cell = fields.get("cell");
+            if (cell == null) {
+                problems.add("docs/matrix/cells/" + file.getFileName()
+                        + " has no 'cell:' line: it is not a summary ./matrix wrote; delete it");
+            } else if (byCell.put(cell, fields) != null) {
+                problems.add("two summaries of " + cell + " in docs/matrix/cells/: keep the one ./matrix wrote last");
+            }
+        }
+        return byCell;
+    }
+
+    private static boolean passed(Map<String, String> summary) {
+        return "pass".equals(summary.get("result"))
+                && number(summary.get("tests")) > 0
+                && number(summary.get("failures")) == 0
+                && number(summary.get("skipped")) == 0;
+    }
+
+    private static long number(String value) {
+        try {
+            return Long.parseLong(value == null ? "" : value.trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static String note(Map<String, String> summary) {
+        String note = summary.getOrDefault("note", "");
+        return note.isEmpty() ? "" : " (" + note + ")";
+    }
+}

@@ -1,0 +1,174 @@
+/*
+ * Copyright 2026 The eosink authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package dev.eosink.arch;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The compatibility page claims only cells that the committed evidence of the version matrix backs, all
+ * measured at one commit ({@link CompatibilityClaims}). The first test checks the repository's own docs; the
+ * others check the checker on made-up evidence in a temporary directory, with the page's table written by
+ * the repository's {@code ./matrix --write-page}, so that the script's output and the check agree.
+ */
+class CompatibilityClaimsTest {
+
+    private static final String PG14 = "Flink 2.2 (default), PostgreSQL 14, Java 17";
+    private static final String MARIADB = "Flink 1.20, MariaDB 10.11, Java 17";
+
+    @TempDir
+    Path tree;
+
+    @Test
+    void theCommittedEvidenceBacksEveryClaimOfTheCompatibilityPage() throws IOException {
+        List<String> problems = CompatibilityClaims.problems(repositoryRoot().resolve("docs"));
+        if (!problems.isEmpty()) {
+            fail("docs/compatibility.md claims what docs/matrix/cells/ does not back:\n  "
+                    + String.join("\n  ", problems));
+        }
+    }
+
+    @BeforeEach
+    void madeUpTree() throws IOException {
+        Files.copy(repositoryRoot().resolve("matrix"), tree.resolve("matrix"));
+        write("pom.xml", "<project><properties><flink.version>2.2.1</flink.version></properties></project>\n");
+        write(
+                "docs/compatibility.md",
+                "# Compatibility\n\n## Claimed cells\n\n" + CompatibilityClaims.BEGIN + " -->\n"
+                        + CompatibilityClaims.END + "\n");
+        write("docs/matrix/claims.txt", "# kind flink db java\npostgres default 14 17\nmariadb flink-1.20 10.11 17\n");
+    }
+
+    @Test
+    void claimsPassingAtOneCommitHold() throws Exception {
+        summary("pg14-flink-default-java17", PG14, "pass", "43", "0", "abc1234");
+        summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "43", "0", "abc1234");
+        writePage();
+        assertEquals(List.of(), problems());
+        assertTrue(read("docs/compatibility.md").contains("Measured at commit `abc1234`"));
+    }
+
+    @Test
+    void aClaimedCellWithoutSummaryFails() throws Exception {
+        summary("pg14-flink-default-java17", PG14, "pass", "43", "0", "abc1234");
+        writePage();
+        assertProblem(
+                "the page claims 1 of its 2 cells without a summary of them in docs/matrix/cells/ (" + MARIADB + ")");
+    }
+
+    @Test
+    void summariesFromTwoCommitsFail() throws Exception {
+        summary("pg14-flink-default-java17", PG14, "pass", "43", "0", "abc1234");
+        summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "43", "0", "def5678");
+        writePage();
+        assertProblem("come from 2 commits [abc1234, def5678], not one");
+        assertProblem("does not say at which commit");
+    }
+
+    @Test
+    void aClaimedCellThatFailedFails() throws Exception {
+        summary("pg14-flink-default-java17", PG14, "fail", "43", "1", "abc1234");
+        summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "43", "0", "abc1234");
+        writePage();
+        assertProblem(
+                "the page claims " + PG14 + ", but its summary cells/pg14-flink-default-java17.txt says result fail");
+    }
+
+    @Test
+    void anotherSuiteThanTheHardCasesFails() throws Exception {
+        summary("pg14-flink-default-java17", PG14, "pass", "43", "0", "abc1234");
+        summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "43", "0", "abc1234");
+        write(
+                "docs/matrix/cells/pg14-flink-default-java17.txt",
+                read("docs/matrix/cells/pg14-flink-default-java17.txt")
+                        .replace("suite: PostgresHardCasesITCase", "suite: UpsertITCase"));
+        writePage();
+        assertProblem("is of UpsertITCase, not of the hard-case suite PostgresHardCasesITCase");
+    }
+
+    @Test
+    void aRunOnUncommittedChangesFails() throws Exception {
+        summary("pg14-flink-default-java17", PG14, "pass", "43", "0", "abc1234+changes");
+        summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "43", "0", "abc1234+changes");
+        writePage();
+        assertProblem("ran at 'abc1234+changes', not at a commit");
+    }
+
+    @Test
+    void aPageNotRegeneratedFails() throws Exception {
+        summary("pg14-flink-default-java17", PG14, "pass", "43", "0", "abc1234");
+        summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "43", "0", "abc1234");
+        writePage();
+        write("docs/compatibility.md", read("docs/compatibility.md").replace("`abc1234`", "`0000000`"));
+        write("docs/matrix/claims.txt", read("docs/matrix/claims.txt") + "postgres default 18 17\n");
+        assertProblem("says it was measured at 0000000, its evidence at abc1234");
+        assertProblem("claims 2 cells, docs/matrix/claims.txt lists 3");
+    }
+
+    private List<String> problems() throws IOException {
+        return CompatibilityClaims.problems(tree.resolve("docs"));
+    }
+
+    private void assertProblem(String part) throws IOException {
+        List<String> problems = problems();
+        assertTrue(problems.stream().anyMatch(p -> p.contains(part)), "no problem with '" + part + "' in " + problems);
+    }
+
+    private void summary(String slug, String cell, String result, String tests, String failures, String commit)
+            throws IOException {
+        write(
+                "docs/matrix/cells/" + slug + ".txt",
+                "cell: " + cell + "\nsuite: "
+                        + (cell.contains("MariaDB") ? "XaMariaDbHardCasesITCase" : "PostgresHardCasesITCase")
+                        + "\nresult: "
+                        + result + "\ntests: " + tests + "\nfailures: " + failures + "\nskipped: 0\nminutes: 2.5\n"
+                        + "versions: Flink 2.2.1, Java 17\ndate: 2026-12-07 21:00\ncommit: " + commit + "\nnote: \n\n"
+                        + "Log summary\n[INFO] Tests run: " + tests + ", Failures: " + failures + "\n");
+    }
+
+    /** Runs the repository's ./matrix --write-page in the made-up tree. */
+    private void writePage() throws Exception {
+        Process process = new ProcessBuilder("bash", tree.resolve("matrix").toString(), "--write-page")
+                .directory(tree.toFile())
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            fail("./matrix --write-page failed in " + tree + ":\n" + output);
+        }
+    }
+
+    private void write(String path, String text) throws IOException {
+        Path file = tree.resolve(path);
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, text, StandardCharsets.UTF_8);
+    }
+
+    private String read(String path) throws IOException {
+        return Files.readString(tree.resolve(path), StandardCharsets.UTF_8);
+    }
+
+    private static Path repositoryRoot() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("README.md")) && Files.isDirectory(dir.resolve("docs"))) {
+                return dir;
+            }
+        }
+        throw new IllegalStateException(
+                "no README.md with docs/ above " + Path.of("").toAbsolutePath());
+    }
+}
