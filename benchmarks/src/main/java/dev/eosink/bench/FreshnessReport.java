@@ -112,24 +112,7 @@ final class FreshnessReport {
     String csv() {
         StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
         for (Point p : points) {
-            b.append(p.spec.writer.workload.id())
-                    .append(',')
-                    .append(p.spec.writer.id)
-                    .append(',')
-                    .append(p.spec.parallelism)
-                    .append(',')
-                    .append(p.spec.intervalMs)
-                    .append(',')
-                    .append(csv(p.rowsPerS, "%.0f"))
-                    .append(',')
-                    .append(csv(p.ratio, "%.3f"))
-                    .append(',')
-                    .append(csv(p.p50Ms, "%.1f"))
-                    .append(',')
-                    .append(csv(p.p99Ms, "%.1f"))
-                    .append(',')
-                    .append(csv(p.maxMs, "%.1f"))
-                    .append('\n');
+            b.append(String.join(",", cells(p, Style.CSV))).append('\n');
         }
         return b.toString();
     }
@@ -148,23 +131,7 @@ final class FreshnessReport {
                 .append("| p99 each round |\n|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n");
         for (Point p : points) {
             b.append("| ")
-                    .append(p.spec.writer.workload.id())
-                    .append(" | ")
-                    .append(p.spec.writer.id)
-                    .append(" | ")
-                    .append(p.spec.parallelism)
-                    .append(" | ")
-                    .append(p.interval())
-                    .append(" | ")
-                    .append(fmt(p.rowsPerS, "%,.0f"))
-                    .append(" | ")
-                    .append(fmt(p.ratio, "%.2f"))
-                    .append(" | ")
-                    .append(fmt(p.p50Ms, "%,.0f"))
-                    .append(" | ")
-                    .append(fmt(p.p99Ms, "%,.0f"))
-                    .append(" | ")
-                    .append(fmt(p.maxMs, "%,.0f"))
+                    .append(String.join(" | ", cells(p, Style.TABLE)))
                     .append(" | ")
                     .append(p.rounds.stream()
                             .map(m -> Freshness.of(m)
@@ -200,9 +167,9 @@ final class FreshnessReport {
             for (int p : parallelisms) {
                 Point x = point(first.spec.writer, p, first.spec.intervalMs);
                 b.append(" | ")
-                        .append(x == null ? "" : fmt(x.ratio, "%.2f"))
+                        .append(x == null ? "" : Style.TABLE.ratio(x))
                         .append(" | ")
-                        .append(x == null ? "" : fmt(x.p50Ms, "%,.0f") + " / " + fmt(x.p99Ms, "%,.0f") + " ms");
+                        .append(x == null ? "" : Style.TABLE.ms(x.p50Ms) + " / " + Style.TABLE.ms(x.p99Ms) + " ms");
             }
             b.append(" |\n");
         }
@@ -213,20 +180,20 @@ final class FreshnessReport {
     void targets(StringBuilder b, List<Integer> parallelisms) {
         for (int p : parallelisms) {
             Point at250 = point(Writer.EO_COPY, p, 250);
-            target(
+            Report.target(
                     b,
                     "eo-copy p99 freshness ≤ 500 ms at 250 ms, p" + p,
                     at250 == null ? null : at250.p99Ms,
                     "%,.0f ms",
                     v -> v <= 500);
-            target(
+            Report.target(
                     b,
                     "eo-copy ≥ 0.85 × raw COPY at 250 ms, p" + p,
                     at250 == null ? null : at250.ratio,
                     "%.2f ×",
                     v -> v >= 0.85);
             Point at100 = point(Writer.EO_COPY, p, 100);
-            target(
+            Report.target(
                     b,
                     "eo-copy ≥ 0.8 × raw COPY at 100 ms, p" + p,
                     at100 == null ? null : at100.ratio,
@@ -235,23 +202,47 @@ final class FreshnessReport {
         }
     }
 
-    private static void target(
-            StringBuilder b, String name, OptionalDouble value, String format, java.util.function.DoublePredicate met) {
-        boolean measured = value != null && value.isPresent();
-        b.append("| ")
-                .append(name)
-                .append(" | ")
-                .append(measured ? String.format(Locale.ROOT, format, value.getAsDouble()) : "–")
-                .append(" | ")
-                .append(measured ? (met.test(value.getAsDouble()) ? "met" : "not met") : "not measured")
-                .append(" |\n");
+    /** How figures are written: plain numbers, empty when missing, in the CSV; grouped, a dash, in tables. */
+    private enum Style {
+        CSV("", "%.0f", "%.3f", "%.1f"),
+        TABLE("–", "%,.0f", "%.2f", "%,.0f");
+
+        private final String missing;
+        private final String rate;
+        private final String ratio;
+        private final String ms;
+
+        Style(String missing, String rate, String ratio, String ms) {
+            this.missing = missing;
+            this.rate = rate;
+            this.ratio = ratio;
+            this.ms = ms;
+        }
+
+        String ratio(Point p) {
+            return format(p.ratio, ratio);
+        }
+
+        String ms(OptionalDouble v) {
+            return format(v, ms);
+        }
+
+        private String format(OptionalDouble v, String format) {
+            return v.isPresent() ? String.format(Locale.ROOT, format, v.getAsDouble()) : missing;
+        }
     }
 
-    private static String fmt(OptionalDouble v, String format) {
-        return v.isPresent() ? String.format(Locale.ROOT, format, v.getAsDouble()) : "–";
-    }
-
-    private static String csv(OptionalDouble v, String format) {
-        return v.isPresent() ? String.format(Locale.ROOT, format, v.getAsDouble()) : "";
+    /** A point's fields in {@link #CSV_HEADER}'s order (the table shows the interval as {@link Point#interval}). */
+    private static List<String> cells(Point p, Style style) {
+        return List.of(
+                p.spec.writer.workload.id(),
+                p.spec.writer.id,
+                String.valueOf(p.spec.parallelism),
+                style == Style.CSV ? String.valueOf(p.spec.intervalMs) : p.interval(),
+                style.format(p.rowsPerS, style.rate),
+                style.ratio(p),
+                style.ms(p.p50Ms),
+                style.ms(p.p99Ms),
+                style.ms(p.maxMs));
     }
 }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.function.DoublePredicate;
 import java.util.stream.Collectors;
 
 /** latest.csv, latest.md, latest.png and the results block of docs/benchmarks.md, from the runs of one benchmark. */
@@ -348,20 +349,11 @@ final class Report {
         b.append(
                 "| writer | p | interval | checkpoints | barrier → prepared p50 / p99 | prepare call p50 / p99 | commits | notify → committed p50 / p99 |\n");
         b.append("|---|--:|--:|--:|--:|--:|--:|--:|\n");
-        for (Spec s : specs) {
-            if (!s.writer.isEosink() || s.purpose == Spec.Purpose.SWEEP) {
-                continue; // the sweep's own runs: in its section
-            }
+        for (Spec s : timedSpecs()) {
             List<Long> btp = pooled(s, "barrier_to_prepared_us");
             List<Long> prep = pooled(s, "prepare_us");
             List<Long> ntc = pooled(s, "notify_to_committed_us");
-            b.append("| ")
-                    .append(s.writer.id)
-                    .append(" | ")
-                    .append(s.parallelism)
-                    .append(" | ")
-                    .append(Spec.interval(s.intervalMs))
-                    .append(" | ")
+            b.append(specCells(s))
                     .append(btp.size())
                     .append(" | ")
                     .append(p5099(btp))
@@ -383,18 +375,9 @@ final class Report {
         b.append(
                         "| writer | p | interval | prepares | end of COPY | marker | PREPARE | flow-control pause per epoch |\n")
                 .append("|---|--:|--:|--:|--:|--:|--:|--:|\n");
-        for (Spec s : specs) {
-            if (!s.writer.isEosink() || s.purpose == Spec.Purpose.SWEEP) {
-                continue;
-            }
+        for (Spec s : timedSpecs()) {
             List<Long> endOfCopy = pooled(s, PrepareBreakdown.END_OF_COPY);
-            b.append("| ")
-                    .append(s.writer.id)
-                    .append(" | ")
-                    .append(s.parallelism)
-                    .append(" | ")
-                    .append(Spec.interval(s.intervalMs))
-                    .append(" | ")
+            b.append(specCells(s))
                     .append(endOfCopy.size())
                     .append(" | ")
                     .append(p5099(endOfCopy))
@@ -584,13 +567,31 @@ final class Report {
     }
 
     private static void target(StringBuilder b, String name, OptionalDouble value, double atLeast) {
+        target(b, name, value, "%.2f ×", v -> v >= atLeast);
+    }
+
+    /** One line of the targets table: the measured value in {@code format}, met or not, or not measured. */
+    static void target(StringBuilder b, String name, OptionalDouble value, String format, DoublePredicate met) {
+        boolean measured = value != null && value.isPresent();
         b.append("| ")
                 .append(name)
                 .append(" | ")
-                .append(value.isPresent() ? String.format(Locale.ROOT, "%.2f ×", value.getAsDouble()) : "–")
+                .append(measured ? String.format(Locale.ROOT, format, value.getAsDouble()) : "–")
                 .append(" | ")
-                .append(value.isPresent() ? (value.getAsDouble() >= atLeast ? "met" : "not met") : "not measured")
+                .append(measured ? (met.test(value.getAsDouble()) ? "met" : "not met") : "not measured")
                 .append(" |\n");
+    }
+
+    /** The runs the checkpoint tables show: this project's sinks, the sweep's own runs left to its section. */
+    private List<Spec> timedSpecs() {
+        return specs.stream()
+                .filter(s -> s.writer.isEosink() && s.purpose != Spec.Purpose.SWEEP)
+                .collect(Collectors.toList());
+    }
+
+    /** A checkpoint table's first cells: "| writer | p | interval | ". */
+    private static String specCells(Spec s) {
+        return "| " + s.writer.id + " | " + s.parallelism + " | " + Spec.interval(s.intervalMs) + " | ";
     }
 
     private static String p5099(List<Long> micros) {

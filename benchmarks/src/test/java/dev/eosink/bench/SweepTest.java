@@ -235,6 +235,21 @@ class SweepTest {
         assertThat(cost.lines().filter(l -> l.startsWith("| eo-copy | 1 | 1 s |")))
                 .hasSize(2);
 
+        // The files of the run: both charts drawn, at their sizes, with more than a background and a title.
+        Path out = java.nio.file.Files.createDirectories(dir.resolve("out"));
+        report.write(out);
+        for (String png : List.of("latest.png", FreshnessReport.PNG)) {
+            java.awt.image.BufferedImage image =
+                    javax.imageio.ImageIO.read(out.resolve(png).toFile());
+            assertThat(image.getWidth()).as(png).isEqualTo(1200);
+            java.util.Set<Integer> colours = new java.util.HashSet<>();
+            for (int x = 0; x < image.getWidth(); x += 3) {
+                for (int y = 0; y < image.getHeight(); y += 3) {
+                    colours.add(image.getRGB(x, y));
+                }
+            }
+            assertThat(colours).as(png).hasSizeGreaterThan(8);
+        }
         // The results page's block, with its links relative to the page (docs/ next to benchmarks/results/).
         Path page = dir.resolve(Report.RESULTS_PAGE);
         java.nio.file.Files.createDirectories(page.getParent());
