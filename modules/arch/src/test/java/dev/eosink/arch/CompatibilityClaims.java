@@ -26,7 +26,8 @@ import java.util.stream.Stream;
  * line, as {@code ./matrix} writes them).
  *
  * <p>A claim holds when the cell's summary says the hard-case suite of its database passed: result {@code
- * pass}, tests run, none failed or skipped. The claims hold together when every claimed cell's summary names one commit, a commit and not a
+ * pass}, tests run, none failed or skipped, and the versions that ran, as the run's log says, are the cell's:
+ * its Flink line, its database version and its JDK. The claims hold together when every claimed cell's summary names one commit, a commit and not a
  * tree with uncommitted changes, and the page states that commit.
  */
 final class CompatibilityClaims {
@@ -36,6 +37,8 @@ final class CompatibilityClaims {
     static final String REMEDY = "run ./matrix --claimed at one commit and commit docs/matrix/cells/ and"
             + " docs/compatibility.md (./matrix --write-page only regenerates the page's table)";
 
+    private static final Pattern CELL =
+            Pattern.compile("Flink (\\S+)(?: \\(default\\))?, (PostgreSQL|MariaDB) (\\S+), Java (\\S+)");
     private static final Pattern MEASURED_AT = Pattern.compile("Measured at commit `([^`]+)`");
 
     private CompatibilityClaims() {}
@@ -81,6 +84,13 @@ final class CompatibilityClaims {
                         + summary.get("result") + ", " + summary.get("tests") + " tests, "
                         + summary.get("failures") + " failed, " + summary.get("skipped") + " skipped"
                         + note(summary) + ": fix the cell or drop it from docs/matrix/claims.txt");
+            }
+            String ran = summary.getOrDefault("versions", "");
+            if (!ranTheCell(cell, ran)) {
+                problems.add("the page claims " + cell + ", but its summary " + source
+                        + (ran.isEmpty() ? " does not say which versions ran" : " says " + ran + " ran")
+                        + ": the run did not measure the cell; fix the cell's profile, database or JDK and run it"
+                        + " again");
             }
             String suite = cell.contains(", MariaDB ") ? "XaMariaDbHardCasesITCase" : "PostgresHardCasesITCase";
             if (!suite.equals(summary.get("suite"))) {
@@ -137,6 +147,23 @@ final class CompatibilityClaims {
             }
         }
         return n;
+    }
+
+    /** Whether the versions a run's log says ran are the cell's: its Flink line, database and JDK. */
+    static boolean ranTheCell(String cell, String versions) {
+        Matcher asked = CELL.matcher(cell);
+        if (!asked.matches()) {
+            return false;
+        }
+        for (String version :
+                List.of("Flink " + asked.group(1), asked.group(2) + " " + asked.group(3), "Java " + asked.group(4))) {
+            if (!Pattern.compile("(^|, )" + Pattern.quote(version) + "([.+-][^,]*)?(,|$)")
+                    .matcher(versions)
+                    .find()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Each summary's {@code key: value} lines by its cell, with "file" its path. */

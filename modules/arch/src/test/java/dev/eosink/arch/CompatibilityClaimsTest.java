@@ -119,6 +119,36 @@ class CompatibilityClaimsTest {
         assertProblem("claims 2 cells, docs/matrix/claims.txt lists 3");
     }
 
+    @Test
+    void aSummaryOfOtherVersionsThanTheCellsFails() throws Exception {
+        bothPassAt("abc1234");
+        replace(
+                "docs/matrix/cells/pg14-flink-default-java17.txt",
+                "versions: Flink 2.2.1, Java 17.0.15+6-Debian-1deb12u1, PostgreSQL 14.22",
+                "versions: Flink 2.2.1, Java 17.0.15+6-Debian-1deb12u1, PostgreSQL 16.4");
+        replace(
+                "docs/matrix/cells/mariadb10.11-flink-flink-1.20-java17.txt",
+                "versions: Flink 1.20.5, Java 17.0.15+6-Debian-1deb12u1,",
+                "versions: Flink 2.2.1, Java 21.0.5,");
+        writePage();
+        assertProblem("the page claims " + PG14 + ", but its summary cells/pg14-flink-default-java17.txt says"
+                + " Flink 2.2.1, Java 17.0.15+6-Debian-1deb12u1, PostgreSQL 16.4 ran");
+        assertProblem("the page claims " + MARIADB + ", but its summary cells/mariadb10.11-flink-flink-1.20-java17.txt"
+                + " says Flink 2.2.1, Java 21.0.5, MariaDB 10.11.9 ran");
+    }
+
+    @Test
+    void aSummaryThatDoesNotSayWhichVersionsRanFails() throws Exception {
+        bothPassAt("abc1234");
+        replace(
+                "docs/matrix/cells/pg14-flink-default-java17.txt",
+                "versions: Flink 2.2.1, Java 17.0.15+6-Debian-1deb12u1, PostgreSQL 14.22",
+                "versions: ");
+        writePage();
+        assertProblem("the page claims " + PG14
+                + ", but its summary cells/pg14-flink-default-java17.txt does not say which versions ran");
+    }
+
     private List<String> problems() throws IOException {
         return CompatibilityClaims.problems(tree.resolve("docs"));
     }
@@ -136,8 +166,27 @@ class CompatibilityClaimsTest {
                         + (cell.contains("MariaDB") ? "XaMariaDbHardCasesITCase" : "PostgresHardCasesITCase")
                         + "\nresult: "
                         + result + "\ntests: " + tests + "\nfailures: " + failures + "\nskipped: 0\nminutes: 2.5\n"
-                        + "versions: Flink 2.2.1, Java 17\ndate: 2026-12-07 21:00\ncommit: " + commit + "\nnote: \n\n"
+                        + "versions: " + versionsThatRan(cell) + "\ndate: 2026-12-07 21:00\ncommit: " + commit
+                        + "\nnote: \n\n"
                         + "Log summary\n[INFO] Tests run: " + tests + ", Failures: " + failures + "\n");
+    }
+
+    /** What a run of the cell logs as the versions that ran. */
+    private static String versionsThatRan(String cell) {
+        return cell.contains("MariaDB")
+                ? "Flink 1.20.5, Java 17.0.15+6-Debian-1deb12u1, MariaDB 10.11.9"
+                : "Flink 2.2.1, Java 17.0.15+6-Debian-1deb12u1, PostgreSQL 14.22";
+    }
+
+    private void bothPassAt(String commit) throws Exception {
+        summary("pg14-flink-default-java17", PG14, "pass", "43", "0", commit);
+        summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "43", "0", commit);
+    }
+
+    private void replace(String path, String from, String to) throws IOException {
+        String text = read(path);
+        assertTrue(text.contains(from), path + " has no '" + from + "'");
+        write(path, text.replace(from, to));
     }
 
     /** Runs the repository's ./matrix --write-page in the made-up tree. */
