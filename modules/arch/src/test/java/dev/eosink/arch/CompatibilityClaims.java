@@ -37,8 +37,11 @@ final class CompatibilityClaims {
     static final String REMEDY = "run ./matrix --claimed at one commit and commit docs/matrix/cells/ and"
             + " docs/compatibility.md (./matrix --write-page only regenerates the page's table)";
 
+    private static final Pattern RULE = Pattern.compile("\\|[-:| ]*");
     private static final Pattern CELL =
             Pattern.compile("Flink (\\S+)(?: \\(default\\))?, (PostgreSQL|MariaDB) (\\S+), Java (\\S+)");
+    private static final Pattern DEFAULT_FLINK =
+            Pattern.compile("<flink.version>(\\d+\\.\\d+)\\.[^<]*</flink.version>");
     private static final Pattern MEASURED_AT = Pattern.compile("Measured at commit `([^`]+)`");
 
     private CompatibilityClaims() {}
@@ -57,16 +60,25 @@ final class CompatibilityClaims {
             return problems;
         }
         String section = text.substring(begin, end);
-        List<String> claimed = claimedCells(section);
+        List<List<String>> rows = rows(section);
+        List<String> claimed = rows.stream().map(row -> row.get(0)).toList();
         if (claimed.isEmpty()) {
             problems.add(name + " claims no cell: its table of claimed cells has no row; list the cells in "
                     + "docs/matrix/claims.txt and run ./matrix --write-page");
             return problems;
         }
-        int listed = claimsListed(docs.resolve("matrix/claims.txt"));
-        if (listed != claimed.size()) {
-            problems.add(name + " claims " + claimed.size() + " cells, docs/matrix/claims.txt lists " + listed
+        List<String> listed = claimsListed(docs, problems);
+        if (listed.size() != claimed.size()) {
+            problems.add(name + " claims " + claimed.size() + " cells, docs/matrix/claims.txt lists " + listed.size()
                     + ": the page's table is stale; run ./matrix --write-page");
+        } else if (!listed.equals(claimed)) {
+            List<String> notListed = new ArrayList<>(claimed);
+            notListed.removeAll(listed);
+            List<String> notClaimed = new ArrayList<>(listed);
+            notClaimed.removeAll(claimed);
+            problems.add(name + "'s table of claimed cells is not docs/matrix/claims.txt's: it claims " + notListed
+                    + ", which claims.txt does not list, and lacks " + notClaimed + " (or repeats a cell, or orders"
+                    + " them otherwise): the page's table is stale or was edited by hand; run ./matrix --write-page");
         }
 
         Map<String, Map<String, String>> evidence = summaries(docs.resolve("matrix/cells"), problems);
@@ -91,6 +103,21 @@ final class CompatibilityClaims {
                         + (ran.isEmpty() ? " does not say which versions ran" : " says " + ran + " ran")
                         + ": the run did not measure the cell; fix the cell's profile, database or JDK and run it"
                         + " again");
+            }
+            List<String> row = rows.get(claimed.indexOf(cell));
+            List<String> expected = Stream.of(
+                            cell,
+                            summary.getOrDefault("result", ""),
+                            summary.getOrDefault("tests", ""),
+                            ran,
+                            summary.getOrDefault("date", ""),
+                            summary.getOrDefault("commit", ""),
+                            "[" + slug(source) + "](matrix/" + source + ")")
+                    .map(column -> column.replace("|", "/"))
+                    .toList();
+            if (!row.equals(expected)) {
+                problems.add("the page's row of " + cell + " says " + row + ", its summary " + expected
+                        + ": the table was edited by hand; run ./matrix --write-page");
             }
             String suite = cell.contains(", MariaDB ") ? "XaMariaDbHardCasesITCase" : "PostgresHardCasesITCase";
             if (!suite.equals(summary.get("suite"))) {
@@ -124,29 +151,67 @@ final class CompatibilityClaims {
         return problems;
     }
 
-    /** The first column of the table's rows, its header and rule aside. */
-    static List<String> claimedCells(String section) {
-        List<String> cells = new ArrayList<>();
+    /**
+     * The table's rows, its header and rule aside: each a list of its columns, trimmed. A row is any line
+     * that Markdown takes for one, with or without spaces around its bars.
+     */
+    static List<List<String>> rows(String section) {
+        List<List<String>> rows = new ArrayList<>();
         for (String line : section.split("\n")) {
-            if (line.startsWith("| ") && !line.startsWith("| Cell |")) {
-                cells.add(line.substring(2, line.indexOf(" |", 1)).trim());
+            String row = line.strip();
+            if (!row.startsWith("|") || RULE.matcher(row).matches()) {
+                continue;
+            }
+            row = row.substring(1);
+            if (row.endsWith("|")) {
+                row = row.substring(0, row.length() - 1);
+            }
+            List<String> columns =
+                    Stream.of(row.split("\\|", -1)).map(String::strip).toList();
+            if (!columns.get(0).equals("Cell")) {
+                rows.add(columns);
             }
         }
-        return cells;
+        return rows;
     }
 
-    private static int claimsListed(Path claims) throws IOException {
+    /** The names of the cells docs/matrix/claims.txt lists, as ./matrix names them. */
+    private static List<String> claimsListed(Path docs, List<String> problems) throws IOException {
+        Path claims = docs.resolve("matrix/claims.txt");
+        List<String> cells = new ArrayList<>();
         if (!Files.isRegularFile(claims)) {
-            return 0;
+            return cells;
         }
-        int n = 0;
-        for (String line : Files.readAllLines(claims, StandardCharsets.UTF_8)) {
-            String trimmed = line.trim();
-            if (!trimmed.isEmpty() && !trimmed.startsWith("#")) {
-                n++;
+        String defaultLine = "default";
+        Path pom = docs.toAbsolutePath().getParent().resolve("pom.xml");
+        if (Files.isRegularFile(pom)) {
+            Matcher flink = DEFAULT_FLINK.matcher(Files.readString(pom, StandardCharsets.UTF_8));
+            if (flink.find()) {
+                defaultLine = flink.group(1);
             }
         }
-        return n;
+        for (String line : Files.readAllLines(claims, StandardCharsets.UTF_8)) {
+            String trimmed = line.strip();
+            if (trimmed.isEmpty() || trimmed.startsWith("#")) {
+                continue;
+            }
+            String[] fields = trimmed.split("\\s+");
+            if (fields.length != 4) {
+                problems.add("docs/matrix/claims.txt: '" + trimmed + "' is not 'kind flink-profile database-version"
+                        + " java'");
+                continue;
+            }
+            String flinkLine = fields[1].equals("default")
+                    ? defaultLine + " (default)"
+                    : fields[1].startsWith("flink-") ? fields[1].substring("flink-".length()) : fields[1];
+            String cell = "Flink " + flinkLine + ", " + (fields[0].equals("postgres") ? "PostgreSQL " : "MariaDB ")
+                    + fields[2] + ", Java " + fields[3];
+            if (cells.contains(cell)) {
+                problems.add("docs/matrix/claims.txt lists " + cell + " twice: list each cell once");
+            }
+            cells.add(cell);
+        }
+        return cells;
     }
 
     /** Whether the versions a run's log says ran are the cell's: its Flink line, database and JDK. */
@@ -164,6 +229,11 @@ final class CompatibilityClaims {
             }
         }
         return true;
+    }
+
+    private static String slug(String source) {
+        String file = source.substring(source.lastIndexOf('/') + 1);
+        return file.endsWith(".txt") ? file.substring(0, file.length() - ".txt".length()) : file;
     }
 
     /** Each summary's {@code key: value} lines by its cell, with "file" its path. */

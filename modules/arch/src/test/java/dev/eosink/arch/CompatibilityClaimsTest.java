@@ -149,6 +149,45 @@ class CompatibilityClaimsTest {
                 + ", but its summary cells/pg14-flink-default-java17.txt does not say which versions ran");
     }
 
+    @Test
+    void aRowAddedByHandWithoutSpacesFails() throws Exception {
+        bothPassAt("abc1234");
+        writePage();
+        replace(
+                "docs/compatibility.md",
+                "\n\n" + CompatibilityClaims.END,
+                "\n|Flink 2.3, MariaDB 12.0, Java 25|pass|43||||\n\n" + CompatibilityClaims.END);
+        assertProblem("Flink 2.3, MariaDB 12.0, Java 25");
+    }
+
+    @Test
+    void aRowReplacedByHandWithAnotherCellFails() throws Exception {
+        bothPassAt("abc1234");
+        summary("pg18-flink-default-java17", PG14.replace("14", "18"), "pass", "43", "0", "abc1234");
+        replace("docs/matrix/cells/pg18-flink-default-java17.txt", "PostgreSQL 14.22", "PostgreSQL 18.1");
+        writePage();
+        // The page's rows are as many as claims.txt's, but not its cells.
+        replace("docs/compatibility.md", "| " + MARIADB + " |", "| " + PG14.replace("14", "18") + " |");
+        assertProblem(MARIADB);
+    }
+
+    @Test
+    void aRowEditedByHandFails() throws Exception {
+        summary("pg14-flink-default-java17", PG14, "pass", "43", "0", "abc1234");
+        summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "1", "0", "abc1234");
+        writePage();
+        replace("docs/compatibility.md", "| " + MARIADB + " | pass | 1 |", "| " + MARIADB + " | pass | 43 |");
+        assertProblem("the page's row of " + MARIADB);
+    }
+
+    @Test
+    void aCellListedTwiceFails() throws Exception {
+        bothPassAt("abc1234");
+        write("docs/matrix/claims.txt", read("docs/matrix/claims.txt") + "postgres  default\t14 17\n");
+        writePage();
+        assertProblem("docs/matrix/claims.txt lists " + PG14 + " twice");
+    }
+
     private List<String> problems() throws IOException {
         return CompatibilityClaims.problems(tree.resolve("docs"));
     }
