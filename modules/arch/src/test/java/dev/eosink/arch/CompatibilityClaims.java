@@ -59,6 +59,12 @@ final class CompatibilityClaims {
                     + "': restore the markers and run ./matrix --write-page");
             return problems;
         }
+        int begins = occurrences(text, BEGIN);
+        int ends = occurrences(text, END);
+        if (begins != 1 || ends != 1) {
+            problems.add(name + " has '" + BEGIN + "' " + begins + " times and '" + END + "' " + ends
+                    + " times: one table of claimed cells, the one ./matrix --write-page rewrites; remove the others");
+        }
         String section = text.substring(begin, end);
         List<List<String>> rows = rows(section);
         List<String> claimed = rows.stream().map(row -> row.get(0)).toList();
@@ -234,6 +240,14 @@ final class CompatibilityClaims {
     private static String slug(String source) {
         String file = source.substring(source.lastIndexOf('/') + 1);
         return file.endsWith(".txt") ? file.substring(0, file.length() - ".txt".length()) : file;
+    }
+
+    private static int occurrences(String text, String part) {
+        int n = 0;
+        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {
+            n++;
+        }
+        return n;
     }
 
     /** Each summary's {@code key: value} lines by its cell, with "file" its path. */

@@ -188,6 +188,18 @@ class CompatibilityClaimsTest {
         assertProblem("docs/matrix/claims.txt lists " + PG14 + " twice");
     }
 
+    @Test
+    void aSecondBlockOfClaimedCellsFails() throws Exception {
+        bothPassAt("abc1234");
+        writePage();
+        String page = read("docs/compatibility.md");
+        String block = page.substring(page.indexOf(CompatibilityClaims.BEGIN));
+        write(
+                "docs/compatibility.md",
+                page + "\n## More claimed cells\n\n" + block.replace(MARIADB, "Flink 2.3, MariaDB 12.0, Java 25"));
+        assertProblem("2 times");
+    }
+
     private List<String> problems() throws IOException {
         return CompatibilityClaims.problems(tree.resolve("docs"));
     }
