@@ -131,6 +131,15 @@ final class CompatibilityClaims {
                         + summary.get("suite") + ", not of the hard-case suite " + suite
                         + ": run ./matrix --claimed without --postgres-tests or --mariadb-tests");
             }
+            String command = summary.getOrDefault("command", "");
+            List<String> chosen = Stream.of(command.split("\\s+"))
+                    .filter(argument -> argument.startsWith("-Dit.test="))
+                    .toList();
+            if (!chosen.equals(List.of("-Dit.test=" + suite))) {
+                problems.add("the page claims " + cell + ", but its summary " + source + " ran " + command
+                        + ", whose tests are " + chosen + ", not only -Dit.test=" + suite
+                        + ": run ./matrix --claimed without an -Dit.test in --maven-args");
+            }
             String commit = summary.getOrDefault("commit", "");
             if (commit.isEmpty() || commit.equals("unknown") || commit.contains("+")) {
                 problems.add(source + " ran at '" + commit + "', not at a commit (uncommitted changes or no" + " git): "

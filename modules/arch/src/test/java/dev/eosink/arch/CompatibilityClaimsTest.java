@@ -101,6 +101,21 @@ class CompatibilityClaimsTest {
     }
 
     @Test
+    void aRunWhoseMavenArgumentsChoseOtherTestsFails() throws Exception {
+        // ./matrix --claimed --maven-args "-Dit.test=..." appends its -Dit.test after the suite's; Maven takes
+        // the last, and the summary still names the suite.
+        summary("pg14-flink-default-java17", PG14, "pass", "1", "0", "abc1234");
+        summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "43", "0", "abc1234");
+        replace(
+                "docs/matrix/cells/pg14-flink-default-java17.txt",
+                " -Dtest=NoSuchTest\n",
+                " -Dtest=NoSuchTest -Dit.test=PostgresHardCasesITCase#oneTest\n");
+        writePage();
+        assertProblem(
+                "the page claims " + PG14 + ", but its summary cells/pg14-flink-default-java17.txt ran" + " ./mvnw");
+    }
+
+    @Test
     void aRunOnUncommittedChangesFails() throws Exception {
         summary("pg14-flink-default-java17", PG14, "pass", "43", "0", "abc1234+changes");
         summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "43", "0", "abc1234+changes");
@@ -218,7 +233,10 @@ class CompatibilityClaimsTest {
                         + "\nresult: "
                         + result + "\ntests: " + tests + "\nfailures: " + failures + "\nskipped: 0\nminutes: 2.5\n"
                         + "versions: " + versionsThatRan(cell) + "\ndate: 2026-12-07 21:00\ncommit: " + commit
-                        + "\nnote: \n\n"
+                        + "\ncommand: ./mvnw -B -ntp -pl modules/" + (cell.contains("MariaDB") ? "xa" : "postgres")
+                        + " -am verify -Dit.test="
+                        + (cell.contains("MariaDB") ? "XaMariaDbHardCasesITCase" : "PostgresHardCasesITCase")
+                        + " -Dtest=NoSuchTest\nnote: \n\n"
                         + "Log summary\n[INFO] Tests run: " + tests + ", Failures: " + failures + "\n");
     }
 
