@@ -14,6 +14,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -27,7 +28,7 @@ import java.util.stream.Stream;
  *
  * <p>A claim holds when the cell's summary says the hard-case suite of its database passed: result {@code
  * pass}, tests run, none failed or skipped, and the versions that ran, as the run's log says, are the cell's:
- * its Flink line, its database version and its JDK. The claims hold together when every claimed cell's summary names one commit, a commit and not a
+ * its Flink line, its database version and its JDK. The claims hold together when every claimed cell's summary names one commit of the repository's history (when the docs are in a git work tree), a commit and not a
  * tree with uncommitted changes, and the page states that commit.
  */
 final class CompatibilityClaims {
@@ -151,6 +152,21 @@ final class CompatibilityClaims {
             problems.add("the page claims " + unbacked.size() + " of its " + claimed.size() + " cells without a"
                     + " summary of them in docs/matrix/cells/ (" + String.join("; ", unbacked) + "): " + REMEDY);
         }
+        Path root = docs.toAbsolutePath().getParent();
+        if (git(root, "rev-parse", "--is-inside-work-tree") != null) {
+            for (String commit : commits) {
+                if (commit.isEmpty() || commit.equals("unknown") || commit.contains("+")) {
+                    continue;
+                }
+                String full = commit.matches("[0-9a-f]{7,40}")
+                        ? git(root, "rev-parse", "--verify", "--quiet", commit + "^{commit}")
+                        : null;
+                if (full == null || git(root, "merge-base", "--is-ancestor", full.strip(), "HEAD") == null) {
+                    problems.add("the claimed cells' summaries name " + commit + ", but " + commit + " is not a commit"
+                            + " of this repository's history (nor an abbreviation of only one): " + REMEDY);
+                }
+            }
+        }
         if (commits.size() > 1) {
             problems.add("the claimed cells' summaries come from " + commits.size() + " commits " + commits
                     + ", not one: " + REMEDY);
@@ -249,6 +265,24 @@ final class CompatibilityClaims {
     private static String slug(String source) {
         String file = source.substring(source.lastIndexOf('/') + 1);
         return file.endsWith(".txt") ? file.substring(0, file.length() - ".txt".length()) : file;
+    }
+
+    /** git's output in {@code dir}, or null when it fails. */
+    private static String git(Path dir, String... arguments) throws IOException {
+        List<String> command = new ArrayList<>(List.of("git", "-C", dir.toString()));
+        command.addAll(List.of(arguments));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                return null;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted waiting for " + command, e);
+        }
+        return process.exitValue() == 0 ? output : null;
     }
 
     private static int occurrences(String text, String part) {

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -113,6 +114,49 @@ class CompatibilityClaimsTest {
         writePage();
         assertProblem(
                 "the page claims " + PG14 + ", but its summary cells/pg14-flink-default-java17.txt ran" + " ./mvnw");
+    }
+
+    @Test
+    void summariesOfACommitOfTheHistoryHold() throws Exception {
+        String head = commitTheTree();
+        bothPassAt(head);
+        writePage();
+        assertEquals(List.of(), problems());
+    }
+
+    @Test
+    void summariesOfACommitNotInTheHistoryFail() throws Exception {
+        commitTheTree();
+        bothPassAt("abc1234");
+        writePage();
+        assertProblem("abc1234 is not a commit of this repository's history");
+    }
+
+    @Test
+    void summariesNamingARefInsteadOfACommitFail() throws Exception {
+        commitTheTree();
+        bothPassAt("HEAD");
+        writePage();
+        assertProblem("HEAD is not a commit of this repository's history");
+    }
+
+    /** Makes the made-up tree a git repository of one commit; its abbreviated name. */
+    private String commitTheTree() throws Exception {
+        git("init", "-q");
+        git("add", "-A");
+        git("-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "tree");
+        return git("rev-parse", "--short", "HEAD").strip();
+    }
+
+    private String git(String... arguments) throws Exception {
+        List<String> command = new ArrayList<>(List.of("git", "-C", tree.toString()));
+        command.addAll(List.of(arguments));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            fail(command + " failed:\n" + output);
+        }
+        return output;
     }
 
     @Test
