@@ -302,6 +302,33 @@ class CompatibilityClaimsTest {
         write(path, text.replace(from, to));
     }
 
+    @Test
+    void aMalformedClaimStopsTheScriptBeforeItWritesAnything() throws Exception {
+        bothPassAt("abc1234");
+        write(
+                "docs/matrix/claims.txt",
+                "postgres default 14 17\npostgres default 18 17 # the newest\nmariadb flink-1.20 10.11 17\n");
+        String page = read("docs/compatibility.md");
+        for (String option : List.of("--write-page", "--claimed --dry-run")) {
+            Process process = matrix(option.split(" "));
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(process.waitFor(60, TimeUnit.SECONDS));
+            assertTrue(process.exitValue() != 0, "./matrix " + option + " went on after the bad line:\n" + output);
+            assertTrue(!output.contains("Flink 2.2 (default), PostgreSQL 14"), "./matrix " + option + ":\n" + output);
+        }
+        assertEquals(page, read("docs/compatibility.md"));
+    }
+
+    private Process matrix(String... options) throws IOException {
+        List<String> command =
+                new ArrayList<>(List.of("bash", tree.resolve("matrix").toString()));
+        command.addAll(List.of(options));
+        return new ProcessBuilder(command)
+                .directory(tree.toFile())
+                .redirectErrorStream(true)
+                .start();
+    }
+
     /** Runs the repository's ./matrix --write-page in the made-up tree. */
     private void writePage() throws Exception {
         Process process = new ProcessBuilder("bash", tree.resolve("matrix").toString(), "--write-page")
