@@ -90,6 +90,22 @@ class CompatibilityClaimsTest {
     }
 
     @Test
+    void aPassWithNoTestOrWithSkippedTestsFails() throws Exception {
+        summary("pg14-flink-default-java17", PG14, "pass", "0", "0", "abc1234");
+        summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "43", "0", "abc1234");
+        replace("docs/matrix/cells/mariadb10.11-flink-flink-1.20-java17.txt", "skipped: 0", "skipped: 2");
+        writePage();
+        assertProblem("cells/pg14-flink-default-java17.txt says result pass, 0 tests");
+        assertProblem("cells/mariadb10.11-flink-flink-1.20-java17.txt says result pass, 43 tests, 0 failed, 2 skipped");
+    }
+
+    @Test
+    void noDirectoryOfSummariesFails() throws Exception {
+        writePage();
+        assertProblem("the page claims 2 of its 2 cells without a summary");
+    }
+
+    @Test
     void anotherSuiteThanTheHardCasesFails() throws Exception {
         summary("pg14-flink-default-java17", PG14, "pass", "43", "0", "abc1234");
         summary("mariadb10.11-flink-flink-1.20-java17", MARIADB, "pass", "43", "0", "abc1234");
