@@ -355,7 +355,8 @@ class SoakITCase {
         r.append(String.format("- faults injected and survived: %d of %d kinds%n", total, injected.size()));
         r.append(String.format("- recoveries (failovers Flink reported): %d%n", failovers.size()));
         r.append(String.format(
-                "- longest recovery (fault to all tasks running and a newer checkpoint completed): %.1f s, after %s%n",
+                "- longest recovery (from the end of the fault's injection, e.g. a stall over or a replacement"
+                        + " TaskManager started, to all tasks running and a newer checkpoint completed): %.1f s, after %s%n",
                 longestRecovery.toMillis() / 1000.0, longestRecoveryAfter));
         r.append("- ").append(latency).append('\n');
         r.append("- verdict: ").append(v).append("\n\n");
@@ -374,7 +375,8 @@ class SoakITCase {
         r.append("\nFailover causes (Flink's exception history):\n\n");
         causes.forEach((cause, n) ->
                 r.append("- ").append(n).append(" x ").append(cause).append('\n'));
-        r.append("\nTimeline (seconds since start):\n\n```\n");
+        r.append("\nTimeline (seconds since start; \"healthy again after\" counts from the fault's start, its"
+                + " own length included):\n\n```\n");
         timeline.forEach(line -> r.append(line).append('\n'));
         r.append("```\n");
         return r.toString();
