@@ -156,6 +156,19 @@ class CompatibilityClaimsTest {
         assertProblem("HEAD is not a commit of this repository's history");
     }
 
+    @Test
+    void aShallowCloneDoesNotJudgeACommitItLacks() throws Exception {
+        // CI may clone with --depth 1: the measured commit is then not in the clone, which says nothing about it.
+        String measured = commitTheTree();
+        bothPassAt(measured);
+        writePage();
+        git("add", "-A");
+        git("-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "evidence");
+        Path clone = tree.resolve("shallow");
+        git("clone", "-q", "--depth", "1", "file://" + tree, clone.toString());
+        assertEquals(List.of(), CompatibilityClaims.problems(clone.resolve("docs")));
+    }
+
     /** Makes the made-up tree a git repository of one commit; its abbreviated name. */
     private String commitTheTree() throws Exception {
         git("init", "-q");
